@@ -1,0 +1,105 @@
+package sse
+
+import "fmt"
+
+// idKey is the key written when a chunk has no top-level "id" of its own.
+const idKey = `"id":`
+
+// RewriteID appends the JSON object raw to dst with the value of every
+// top-level "id" member replaced by id (as a JSON string); a raw without one
+// gets `"id":<id>` inserted as its first member. Everything else is copied
+// byte for byte, except that line breaks in insignificant whitespace become
+// spaces so that the result fits on one SSE data line. Nested "id" keys are
+// not touched. When raw is not a valid JSON object the result is dst
+// unchanged and an error wrapping ErrMalformedChunk.
+//
+// It does not allocate when dst has room and id is a plain ASCII id of up
+// to 62 bytes (Writer.Chunk never allocates: it encodes its id once).
+func RewriteID(dst, raw []byte, id string) ([]byte, error) {
+	var tmp [64]byte
+	return appendRewritten(dst, raw, AppendString(tmp[:0], id))
+}
+
+// appendRewritten is RewriteID with the id already encoded as a JSON string.
+func appendRewritten(dst, raw, idJSON []byte) ([]byte, error) {
+	start := len(dst)
+	s := scanner{data: raw}
+	if err := s.openObject(); err != nil {
+		return dst, fmt.Errorf("%w: %w", ErrMalformedChunk, err)
+	}
+	open := s.pos
+	copied, found, members := 0, false, false
+	for first := true; ; first = false {
+		m, ok, err := s.nextMember(first)
+		if err != nil {
+			return dst[:start], fmt.Errorf("%w: %w", ErrMalformedChunk, err)
+		}
+		if !ok {
+			break
+		}
+		members = true
+		if keyIs(m.key, "id") {
+			dst = append(dst, raw[copied:m.valueStart]...)
+			dst = append(dst, idJSON...)
+			copied, found = m.valueEnd, true
+		}
+	}
+	if err := s.end(); err != nil {
+		return dst[:start], fmt.Errorf("%w: %w", ErrMalformedChunk, err)
+	}
+	dst = append(dst, raw[copied:]...)
+	if !found {
+		dst = insertID(dst, start+open, idJSON, members)
+	}
+	if s.newline {
+		flattenLines(dst[start:])
+	}
+	return dst, nil
+}
+
+// insertID inserts `"id":<idJSON>` at dst[at], followed by a comma when the
+// object has other members.
+func insertID(dst []byte, at int, idJSON []byte, comma bool) []byte {
+	n := len(idKey) + len(idJSON)
+	if comma {
+		n++
+	}
+	dst = append(dst, make([]byte, n)...)
+	copy(dst[at+n:], dst[at:len(dst)-n])
+	i := at + copy(dst[at:], idKey)
+	i += copy(dst[i:], idJSON)
+	if comma {
+		dst[i] = ','
+	}
+	return dst
+}
+
+// flattenLines turns \r and \n into spaces. In valid JSON they can only be
+// insignificant whitespace, which a space replaces without changing meaning.
+func flattenLines(b []byte) {
+	for i, c := range b {
+		if c == '\n' || c == '\r' {
+			b[i] = ' '
+		}
+	}
+}
+
+// Field returns the raw value of the first top-level member of the JSON
+// object raw whose key is key, without decoding anything else. ok is false
+// when there is no such member or raw is not a JSON object up to it (the
+// part after the member is not validated). Nested keys never match.
+func Field(raw []byte, key string) (value []byte, ok bool) {
+	s := scanner{data: raw}
+	if s.openObject() != nil {
+		return nil, false
+	}
+	for first := true; ; first = false {
+		m, more, err := s.nextMember(first)
+		if err != nil || !more {
+			return nil, false
+		}
+		if keyIs(m.key, key) {
+			return raw[m.valueStart:m.valueEnd], true
+		}
+	}
+}
