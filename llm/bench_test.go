@@ -1,0 +1,86 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentgw/agentgw/sse"
+)
+
+// benchStream is a recorded-style stream of 22 chunks and the terminator.
+func benchStream() []string {
+	const head = `{"id":"chatcmpl-9xYzAbCdEfGhIjKlMnOpQrStUvW","object":"chat.completion.chunk","created":1712345678,` +
+		`"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_abc123","choices":[{"index":0,"delta":`
+	events := []string{"data: " + head + `{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}` + "\n\n"}
+	for i := range 20 {
+		events = append(events, fmt.Sprintf("data: %s{\"content\":\" token%02d\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n", head, i))
+	}
+	events = append(events, "data: "+head+`{},"logprobs":null,"finish_reason":"stop"}]}`+"\n\n", "data: [DONE]\n\n")
+	return events
+}
+
+// benchUpstream serves benchStream, flushing every event.
+func benchUpstream(b *testing.B) *httptest.Server {
+	events := benchStream()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range events {
+			_, _ = io.WriteString(w, ev)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// BenchmarkStreamRelay relays whole streams of 22 chunks into an sse.Writer;
+// one op is one stream.
+func BenchmarkStreamRelay(b *testing.B) {
+	srv := benchUpstream(b)
+	client := defaultHTTPClient()
+	b.Cleanup(client.CloseIdleConnections)
+	c, err := New(Config{BaseURL: srv.URL + "/v1", HTTPClient: client, FirstByteTimeout: time.Minute, IdleTimeout: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		w := sse.NewWriter(io.Discard, sse.Options{ID: "chatcmpl-gw", Model: "m", Created: 1})
+		res, err := c.Stream(ctx, simpleRequest, w)
+		if err != nil || res.Chunks != 22 {
+			b.Fatalf("Stream = %+v, %v", res, err)
+		}
+		if err := w.End(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStreamBaseline reads the same streams with a bare http.Client and
+// io.Copy, the floor that BenchmarkStreamRelay is compared with.
+func BenchmarkStreamBaseline(b *testing.B) {
+	srv := benchUpstream(b)
+	client := defaultHTTPClient()
+	b.Cleanup(client.CloseIdleConnections)
+	body, err := simpleRequest.Body()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := client.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(string(body)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}

@@ -1,0 +1,133 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// AuthMode selects how the upstream call is authenticated.
+type AuthMode string
+
+const (
+	// AuthForward forwards the plugin's Authorization and other end-to-end
+	// headers (see ForwardHeaders).
+	AuthForward AuthMode = "forward"
+	// AuthKey sends only the gateway's own headers plus a configured key.
+	AuthKey AuthMode = "key"
+)
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the platform's base URL; "/chat/completions" is appended
+	// (a trailing slash is tolerated).
+	BaseURL string
+	// Auth is the authentication mode; "" means AuthForward.
+	Auth AuthMode
+	// APIKey is sent as "Authorization: Bearer <key>" in AuthKey mode. It
+	// is never logged.
+	APIKey string
+	// FirstByteTimeout bounds the wait from sending the request until the
+	// first upstream event (for Complete: until the answer); 0 means none.
+	FirstByteTimeout time.Duration
+	// IdleTimeout is the longest silence allowed between two upstream
+	// events; 0 means none.
+	IdleTimeout time.Duration
+	// HTTPClient makes the calls; nil means a default tuned for streaming
+	// (no compression, many idle connections per host, no overall timeout).
+	HTTPClient *http.Client
+	// Logger receives debug logs (never secrets); nil discards them.
+	Logger *slog.Logger
+}
+
+// Client calls the upstream model platform. It is safe for concurrent use.
+type Client struct {
+	cfg     Config
+	baseURL string
+	// url is the chat completions endpoint.
+	url    string
+	http   *http.Client
+	log    *slog.Logger
+	openai *openai.Client
+}
+
+// New returns a Client for cfg. It fails when BaseURL is not an absolute
+// http(s) URL or the auth settings are inconsistent.
+func New(cfg Config) (*Client, error) {
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("llm: parsing base URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("llm: base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	}
+	switch cfg.Auth {
+	case "":
+		cfg.Auth = AuthForward
+	case AuthForward:
+	case AuthKey:
+		if cfg.APIKey == "" {
+			return nil, fmt.Errorf("llm: auth mode %q needs an API key", AuthKey)
+		}
+	default:
+		return nil, fmt.Errorf("llm: unknown auth mode %q (want %q or %q)", cfg.Auth, AuthForward, AuthKey)
+	}
+	c := &Client{
+		cfg:     cfg,
+		baseURL: strings.TrimRight(cfg.BaseURL, "/"),
+		http:    cfg.HTTPClient,
+		log:     cfg.Logger,
+	}
+	c.url = c.baseURL + "/chat/completions"
+	if c.http == nil {
+		c.http = defaultHTTPClient()
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	oc := openai.DefaultConfig("")
+	oc.BaseURL = c.baseURL
+	oc.HTTPClient = policyDoer{c}
+	c.openai = openai.NewClientWithConfig(oc)
+	return c, nil
+}
+
+// defaultHTTPClient is tuned for long-lived streams to one host: bodies are
+// not compressed (a gzip layer would buffer tokens), many connections stay
+// idle for reuse, and there is no overall timeout (the watchdog bounds
+// silence instead).
+func defaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableCompression = true
+	t.MaxIdleConns = 512
+	t.MaxIdleConnsPerHost = 256
+	return &http.Client{Transport: t}
+}
+
+// BaseURL returns the configured base URL without a trailing slash.
+func (c *Client) BaseURL() string { return c.baseURL }
+
+// newRequest builds a POST of body to url with the header policy applied:
+// the inbound headers in forward mode, the key in key mode, and always our
+// Content-Type and Accept.
+func (c *Client) newRequest(ctx context.Context, url string, body []byte, inbound http.Header, accept string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("llm: building request: %w", err)
+	}
+	if c.cfg.Auth == AuthKey {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	} else {
+		ForwardHeaders(req.Header, inbound)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	return req, nil
+}

@@ -1,0 +1,88 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// outbound is what Complete puts on the context for policyDoer: the body to
+// send and the plugin's headers.
+type outbound struct {
+	body   []byte
+	header http.Header
+}
+
+type outboundKey struct{}
+
+// policyDoer is the HTTPDoer of the go-openai client. It sends our own
+// request instead of go-openai's: the exact body ChatRequest built (so that
+// pass-through fields and raw messages go out verbatim, as in Stream) with
+// our header policy, through our *http.Client.
+type policyDoer struct{ c *Client }
+
+// Do sends the request Complete prepared to the URL go-openai built.
+func (d policyDoer) Do(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_ = r.Body.Close()
+	}
+	out, ok := r.Context().Value(outboundKey{}).(*outbound)
+	if !ok {
+		return nil, errors.New("llm: request not prepared by Complete")
+	}
+	req, err := d.c.newRequest(r.Context(), r.URL.String(), out.body, out.header, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	return d.c.http.Do(req)
+}
+
+// Complete makes a non-streamed call ("stream": false) through go-openai's
+// client and returns the first choice's content. FirstByteTimeout bounds the
+// whole call, since a non-streamed upstream answers only when it is done.
+// Failures are *Error.
+func (c *Client) Complete(ctx context.Context, req *ChatRequest) (string, error) {
+	body, err := req.body(false)
+	if err != nil {
+		return "", err
+	}
+	call, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	wd := startWatchdog(cancel, c.cfg.FirstByteTimeout, 0)
+	defer wd.stop()
+	r := relay{ctx: ctx, call: call}
+	call = context.WithValue(call, outboundKey{}, &outbound{body: body, header: req.Header})
+	resp, err := c.openai.CreateChatCompletion(call, openai.ChatCompletionRequest{Model: req.Model})
+	if err != nil {
+		return "", r.completeError(err)
+	}
+	if len(resp.Choices) == 0 {
+		return "", &Error{Kind: KindStream, Message: "the upstream answered without any choice"}
+	}
+	return resp.Choices[0].Message.Content, nil
+}
+
+// completeError turns an error of go-openai into an *Error.
+func (r *relay) completeError(err error) *Error {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	var urlErr *url.Error
+	switch {
+	case r.ctx.Err() != nil || context.Cause(r.call) != nil:
+		return r.fail(err, KindStream, "the upstream call was interrupted")
+	case errors.As(err, &apiErr):
+		return &Error{Kind: KindStatus, Status: apiErr.HTTPStatusCode, Message: truncate(apiErr.Message, maxMessage), Err: err}
+	case errors.As(err, &reqErr):
+		msg := upstreamMessage(reqErr.Body)
+		if msg == "" {
+			msg = http.StatusText(reqErr.HTTPStatusCode)
+		}
+		return &Error{Kind: KindStatus, Status: reqErr.HTTPStatusCode, Message: msg, Err: err}
+	case errors.As(err, &urlErr):
+		return &Error{Kind: KindUnavailable, Message: "cannot connect to the upstream model platform", Err: err}
+	}
+	return &Error{Kind: KindStream, Message: "the upstream answer is not a chat completion", Err: err}
+}

@@ -1,0 +1,144 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrorKind classifies an upstream failure.
+type ErrorKind int
+
+const (
+	// KindUnavailable is a connection failure before any response.
+	KindUnavailable ErrorKind = iota + 1
+	// KindStatus is an HTTP status >= 400 from the upstream.
+	KindStatus
+	// KindStream is an error object or event mid-stream, a malformed chunk
+	// or a broken stream.
+	KindStream
+	// KindTimeout is the first-byte or idle timeout.
+	KindTimeout
+	// KindCanceled is the caller's context ending (the plugin went away) or
+	// the sink failing to write to the client.
+	KindCanceled
+)
+
+// String returns the kind's name.
+func (k ErrorKind) String() string {
+	switch k {
+	case KindUnavailable:
+		return "unavailable"
+	case KindStatus:
+		return "status"
+	case KindStream:
+		return "stream"
+	case KindTimeout:
+		return "timeout"
+	case KindCanceled:
+		return "canceled"
+	}
+	return fmt.Sprintf("ErrorKind(%d)", int(k))
+}
+
+// Error is an upstream failure. Message is the upstream's own message when
+// it gave one, else a description; it holds no secret.
+type Error struct {
+	Kind ErrorKind
+	// Status is the upstream HTTP status for KindStatus, else 0.
+	Status  int
+	Message string
+	// Err is the underlying cause, if any.
+	Err error
+}
+
+// Error describes the failure.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("upstream ")
+	b.WriteString(e.Kind.String())
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " %d", e.Status)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Err != nil && (e.Message == "" || !strings.Contains(e.Message, e.Err.Error())) {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Code returns the protocol's error code (PROTOCOL.md section 5):
+// UPSTREAM_UNAVAILABLE, UPSTREAM_ERROR, UPSTREAM_TIMEOUT, or CANCELED.
+func (e *Error) Code() string {
+	switch e.Kind {
+	case KindUnavailable:
+		return "UPSTREAM_UNAVAILABLE"
+	case KindTimeout:
+		return "UPSTREAM_TIMEOUT"
+	case KindCanceled:
+		return "CANCELED"
+	}
+	return "UPSTREAM_ERROR"
+}
+
+// Recoverable reports whether trying again may succeed: 429, 5xx,
+// timeouts and unavailability.
+func (e *Error) Recoverable() bool {
+	switch e.Kind {
+	case KindUnavailable, KindTimeout:
+		return true
+	case KindStatus:
+		return e.Status == http.StatusTooManyRequests || e.Status >= 500
+	}
+	return false
+}
+
+// maxMessage caps the upstream message kept in an Error.
+const maxMessage = 2048
+
+// upstreamMessage extracts the message of an upstream error body: OpenAI's
+// {"error":{"message"}}, {"error":"…"}, {"message"}, or the trimmed text.
+// The result is at most about maxMessage bytes.
+func upstreamMessage(body []byte) string {
+	var shape struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	msg := ""
+	if json.Unmarshal(body, &shape) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		switch {
+		case json.Unmarshal(shape.Error, &inner) == nil && inner.Message != "":
+			msg = inner.Message
+		case json.Unmarshal(shape.Error, &msg) == nil && msg != "":
+		default:
+			msg = shape.Message
+		}
+	}
+	if msg == "" {
+		msg = string(body)
+	}
+	return truncate(strings.TrimSpace(strings.ToValidUTF8(msg, "\uFFFD")), maxMessage)
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

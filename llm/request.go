@@ -1,0 +1,103 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/agentgw/agentgw/sse"
+)
+
+// Message is one message of the prompt.
+type Message struct {
+	Role    string
+	Content string
+	// Raw, when set, is sent verbatim instead of Role and Content: a
+	// conversation turn passed through with tool_calls, multi-part content…
+	Raw json.RawMessage
+}
+
+// Field is a pass-through field of the agent request (temperature, top_p,
+// max_tokens, stop, user, tools, ...), its value kept as raw JSON.
+type Field struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// ChatRequest is one chat completion call.
+type ChatRequest struct {
+	// Model is the model name; "" sends no "model" key.
+	Model    string
+	Messages []Message
+	// Extra are the pass-through fields in request order. Keys "model",
+	// "messages" and "stream" are dropped: ours win.
+	Extra []Field
+	// Header are the plugin's inbound request headers, forwarded in
+	// AuthForward mode.
+	Header http.Header
+}
+
+// Body returns the JSON body of the streamed call:
+// {<extra...>,"model":…,"messages":[…],"stream":true}. Strings are escaped
+// with sse.AppendString (valid JSON for any input, <, > and & left as they
+// are); raw values are checked and copied verbatim.
+func (r *ChatRequest) Body() ([]byte, error) {
+	return r.body(true)
+}
+
+func (r *ChatRequest) body(stream bool) ([]byte, error) {
+	b := make([]byte, 0, r.sizeHint())
+	b = append(b, '{')
+	for _, f := range r.Extra {
+		switch f.Key {
+		case "model", "messages", "stream":
+			continue
+		}
+		if !json.Valid(f.Value) {
+			return nil, fmt.Errorf("llm: pass-through field %q is not valid JSON", f.Key)
+		}
+		b = sse.AppendString(b, f.Key)
+		b = append(b, ':')
+		b = append(b, f.Value...)
+		b = append(b, ',')
+	}
+	if r.Model != "" {
+		b = append(b, `"model":`...)
+		b = sse.AppendString(b, r.Model)
+		b = append(b, ',')
+	}
+	b = append(b, `"messages":[`...)
+	for i, m := range r.Messages {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if m.Raw != nil {
+			if !json.Valid(m.Raw) {
+				return nil, fmt.Errorf("llm: raw message %d is not valid JSON", i)
+			}
+			b = append(b, m.Raw...)
+			continue
+		}
+		b = append(b, `{"role":`...)
+		b = sse.AppendString(b, m.Role)
+		b = append(b, `,"content":`...)
+		b = sse.AppendString(b, m.Content)
+		b = append(b, '}')
+	}
+	if stream {
+		return append(b, `],"stream":true}`...), nil
+	}
+	return append(b, `],"stream":false}`...), nil
+}
+
+// sizeHint estimates the body size to allocate it once.
+func (r *ChatRequest) sizeHint() int {
+	n := 64 + len(r.Model)
+	for _, f := range r.Extra {
+		n += len(f.Key) + len(f.Value) + 4
+	}
+	for _, m := range r.Messages {
+		n += len(m.Raw) + len(m.Role) + len(m.Content) + 32
+	}
+	return n + n/16
+}
