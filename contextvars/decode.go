@@ -1,0 +1,190 @@
+package contextvars
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// listName names the request field Decode reads.
+const listName = "contextVariables"
+
+// Decode decodes a request's "contextVariables": a JSON array of {name,
+// value}. nil, empty input and null give an empty Set. Every problem is an
+// *Error: an element without a name (named by its index), a known variable
+// whose value has the wrong shape (named with the field's path), a name given
+// twice. A null value means the variable is absent; unknown names go to Other.
+func Decode(data []byte) (*Set, error) {
+	s := &Set{}
+	p := &parser{data: data}
+	switch p.peek() {
+	case 0:
+		if p.i == len(data) {
+			return s, nil
+		}
+	case 'n':
+		if err := p.literal("null"); err != nil {
+			return nil, asError(err, listName)
+		}
+		return finish(s, p)
+	case '[':
+		d := decoder{set: s, seen: map[string]int{}}
+		if err := p.array(func() error { return d.element(p) }); err != nil {
+			return nil, asError(err, listName)
+		}
+		return finish(s, p)
+	}
+	if err := p.typeErr("an array of {name, value}"); err != nil {
+		return nil, asError(err, listName)
+	}
+	return nil, nil // unreachable: typeErr always fails
+}
+
+// finish checks that only whitespace follows the list.
+func finish(s *Set, p *parser) (*Set, error) {
+	if p.peek(); p.i != len(p.data) {
+		return nil, asError(p.unexpected("after the top-level value"), listName)
+	}
+	return s, nil
+}
+
+// decoder holds the state of one Decode.
+type decoder struct {
+	set  *Set
+	seen map[string]int // name -> index of the element that gave it
+	n    int            // index of the current element
+}
+
+// element is what one {name, value} gave so far.
+type element struct {
+	idx                  int
+	name                 string
+	haveName, haveValue  bool
+	valueStart, valueEnd int // a value met before the name, decoded afterwards
+}
+
+// element decodes one {name, value}. The value is decoded in place when the
+// name comes first (the usual order), else validated and decoded afterwards.
+func (d *decoder) element(p *parser) error {
+	el := element{idx: d.n, valueStart: -1}
+	d.n++
+	where := listName + "[" + strconv.Itoa(el.idx) + "]"
+	if p.peek() != '{' {
+		return asError(p.typeErr("an object {name, value}"), where)
+	}
+	if err := p.object(func(key []byte) error { return d.member(p, key, &el) }); err != nil {
+		return asError(err, where)
+	}
+	if el.name == "" {
+		reason := "missing name"
+		if el.haveName {
+			reason = "empty name"
+		}
+		return &Error{Variable: where, Field: "name", Reason: reason}
+	}
+	if el.valueStart >= 0 {
+		return d.value(&parser{data: p.data[:el.valueEnd], i: el.valueStart, depth: p.depth + 1}, el.name, el.idx)
+	}
+	if !el.haveValue {
+		return d.register(el.name, el.idx)
+	}
+	return nil
+}
+
+// member reads one member of an element.
+func (d *decoder) member(p *parser, key []byte, el *element) error {
+	switch matchKey(key, "name", "value") {
+	case "name":
+		if el.haveName {
+			return &fieldError{reason: "given twice"}
+		}
+		el.haveName = true
+		if p.peek() != '"' {
+			return p.typeErr("string")
+		}
+		var err error
+		el.name, err = p.stringValue()
+		return err
+	case "value":
+		if el.haveValue {
+			return &fieldError{reason: "given twice"}
+		}
+		el.haveValue = true
+		if el.name != "" {
+			return d.value(p, el.name, el.idx)
+		}
+		el.valueStart = p.i
+		err := p.skipValue()
+		el.valueEnd = p.i
+		return err
+	}
+	return p.skipValue()
+}
+
+// register checks that name was not given before and records element idx.
+func (d *decoder) register(name string, idx int) error {
+	if prev, ok := d.seen[name]; ok {
+		return &Error{Variable: name, Reason: fmt.Sprintf("given twice (%s[%d] and %s[%d])", listName, prev, listName, idx)}
+	}
+	d.seen[name] = idx
+	return nil
+}
+
+// value decodes the value of variable name at the parser's position.
+func (d *decoder) value(p *parser, name string, idx int) error {
+	if err := d.register(name, idx); err != nil {
+		return err
+	}
+	if null, err := p.isNull(); null || err != nil {
+		return asErrorOrNil(err, name)
+	}
+	if err := d.set.decodeVar(p, name); err != nil {
+		return asError(err, name)
+	}
+	d.set.order = append(d.set.order, name)
+	return nil
+}
+
+func asErrorOrNil(err error, name string) error {
+	if err == nil {
+		return nil
+	}
+	return asError(err, name)
+}
+
+// decodeVar decodes the value of the (non-null) variable name into s.
+func (s *Set) decodeVar(p *parser, name string) error {
+	switch name {
+	case NameUserInputPrompt:
+		s.promptGiven = true
+		return p.str(&s.UserInputPrompt)
+	case NameUserInfo:
+		s.UserInfo = new(UserInfo)
+		return p.userInfo(s.UserInfo)
+	case NameVCS:
+		s.VCS = new(VCS)
+		return p.vcs(s.VCS)
+	case NameKnowledgeBase:
+		return decodeSlice(p, &s.KnowledgeBase, p.knowledgeBase)
+	case NameActiveEditor:
+		s.ActiveEditor = new(Editor)
+		return p.editor(s.ActiveEditor)
+	case NameGlobalPrompts:
+		return decodeSlice(p, &s.GlobalPrompts, p.prompt)
+	case NamePackageFiles:
+		return decodeSlice(p, &s.PackageFiles, p.packageFile)
+	}
+	start := p.i
+	if err := p.skipValue(); err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(p.data[start:p.i], &v); err != nil {
+		return &fieldError{reason: "cannot decode: " + err.Error()}
+	}
+	if s.Other == nil {
+		s.Other = map[string]any{}
+	}
+	s.Other[name] = v
+	return nil
+}

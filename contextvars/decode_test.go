@@ -1,0 +1,239 @@
+package contextvars
+
+import (
+	"errors"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func mustDecode(t *testing.T, in string) *Set {
+	t.Helper()
+	s, err := Decode([]byte(in))
+	if err != nil {
+		t.Fatalf("Decode(%s): %v", in, err)
+	}
+	return s
+}
+
+func TestDecodeFull(t *testing.T) {
+	data, err := os.ReadFile("testdata/full.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Set{
+		UserInputPrompt: `Why does this "loop" never end?`,
+		UserInfo:        &UserInfo{ID: "u-42", Name: "alice", Nickname: "Alice 爱丽丝"},
+		VCS: &VCS{Type: "git", BranchName: "feature/x", UpstreamBranchName: "origin/feature/x",
+			RemoteURL: "git@example.com:team/repo.git", Remotes: []string{"git@example.com:team/repo.git"}},
+		KnowledgeBase: []KnowledgeBase{
+			{KnowledgeBaseID: "kb1", References: []Reference{
+				{Score: 0.91, Chunk: "Loops must terminate.", Metadata: ReferenceMetadata{FileName: "/guide/loops.md",
+					SourceType: "doc", Source: "/home/a/guide/loops.md", StartPos: ptr(3), EndPos: ptr(9)}},
+				{Score: 0.2, Chunk: "for {}", Metadata: ReferenceMetadata{FileName: "main.go", SourceType: "code",
+					Source: "github.com/a/b/main.go"}},
+			}},
+			{KnowledgeBaseID: "kb2"},
+		},
+		ActiveEditor: &Editor{
+			FilePath: "/src/main.go", Language: "go",
+			Content:      "package main\n\nfunc main() {\n\tfor i := 0; i < 3; {\n\t\tprintln(i)\n\t}\n}\n",
+			CursorOffset: 48, StartLine: 4, StartColumn: 2, EndLine: 4, EndColumn: 22,
+			SelectedRanges: []Range{{Content: "for i := 0; i < 3; {", StartLine: 4, StartColumn: 2, EndLine: 4,
+				EndColumn: 22, ContentBeforeSelection: ptr("func main() {\n\t"), ContentAfterSelection: ptr("\n\t\tprintln(i)")}},
+			VisibleRange: &Span{Content: "package main\n\nfunc main() {", StartLine: 1, StartColumn: 1, EndLine: 3, EndColumn: 14},
+		},
+		GlobalPrompts: []Prompt{{Role: "system", Content: "Answer in English."}},
+		PackageFiles:  []PackageFile{{Filepath: "go.mod", Content: "module example.com/x\n"}},
+		Other: map[string]any{"ticket": map[string]any{"id": "JIRA-7", "points": 3.0,
+			"tags": []any{"a", "b"}, "open": true, "owner": nil}},
+		order:       []string{"userInputPrompt", "userInfo", "vcs", "knowledgeBase", "activeEditor", "globalPrompts", "packageFiles", "ticket"},
+		promptGiven: true,
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("Decode:\n got %#v\nwant %#v", s, want)
+	}
+	if got := s.Names(); !reflect.DeepEqual(got, want.order) {
+		t.Errorf("Names = %q", got)
+	}
+}
+
+func TestDecodeValues(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want *Set
+	}{
+		{"nil", ``, &Set{}},
+		{"whitespace", " \n\t", &Set{}},
+		{"null", ` null `, &Set{}},
+		{"empty list", `[]`, &Set{}},
+		{"null value is absent", `[{"name":"userInfo","value":null}]`, &Set{}},
+		{"missing value is absent", `[{"name":"vcs"}]`, &Set{}},
+		{"empty prompt is present", `[{"name":"userInputPrompt","value":""}]`,
+			&Set{order: []string{"userInputPrompt"}, promptGiven: true}},
+		{"empty slices stay non-nil", `[{"name":"knowledgeBase","value":[{"knowledgeBaseId":"k","references":[]}]},
+			{"name":"globalPrompts","value":[]},{"name":"packageFiles","value":[]},
+			{"name":"vcs","value":{"remotes":[]}},{"name":"activeEditor","value":{"selectedRanges":[]}}]`,
+			&Set{KnowledgeBase: []KnowledgeBase{{KnowledgeBaseID: "k", References: []Reference{}}},
+				GlobalPrompts: []Prompt{}, PackageFiles: []PackageFile{}, VCS: &VCS{Remotes: []string{}},
+				ActiveEditor: &Editor{SelectedRanges: []Range{}},
+				order:        []string{"knowledgeBase", "globalPrompts", "packageFiles", "vcs", "activeEditor"}}},
+		{"null fields stay zero", `[{"name":"activeEditor","value":{"content":null,"selectedRanges":null,"visibleRange":null,
+			"startLine":null}}]`, &Set{ActiveEditor: &Editor{}, order: []string{"activeEditor"}}},
+		{"null optional strings and ints", `[{"name":"activeEditor","value":{"selectedRanges":[{"contentBeforeSelection":null,
+			"contentAfterSelection":""}]}},{"name":"knowledgeBase","value":[{"references":[{"metadata":{"startPos":null,"endPos":0}}]}]}]`,
+			&Set{ActiveEditor: &Editor{SelectedRanges: []Range{{ContentAfterSelection: ptr("")}}},
+				KnowledgeBase: []KnowledgeBase{{References: []Reference{{Metadata: ReferenceMetadata{EndPos: ptr(0)}}}}},
+				order:         []string{"activeEditor", "knowledgeBase"}}},
+		{"value before name", `[{"value":{"id":"x"},"name":"userInfo"}]`,
+			&Set{UserInfo: &UserInfo{ID: "x"}, order: []string{"userInfo"}}},
+		{"extra members are ignored", `[{"name":"userInfo","resolverOptions":{"a":[1,2]},"value":{"id":"x","extra":{"b":[null]}}}]`,
+			&Set{UserInfo: &UserInfo{ID: "x"}, order: []string{"userInfo"}}},
+		{"keys match ignoring case", `[{"Name":"packageFiles","VALUE":[{"filePath":"a","Content":"b"}]}]`,
+			&Set{PackageFiles: []PackageFile{{Filepath: "a", Content: "b"}}, order: []string{"packageFiles"}}},
+		{"escapes", `[{"name":"userInputPrompt","value":"a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800x\u0000"}]`,
+			&Set{UserInputPrompt: "a\"\\/\b\f\n\r\té😀\uFFFDx\x00", promptGiven: true, order: []string{"userInputPrompt"}}},
+		{"invalid UTF-8 becomes U+FFFD", "[{\"name\":\"userInputPrompt\",\"value\":\"a\xffb\"}]",
+			&Set{UserInputPrompt: "a\uFFFDb", promptGiven: true, order: []string{"userInputPrompt"}}},
+		{"unknown names kept in order", `[{"name":"b","value":1},{"name":"a","value":"x"}]`,
+			&Set{Other: map[string]any{"a": "x", "b": 1.0}, order: []string{"b", "a"}}},
+		{"number forms", `[{"name":"knowledgeBase","value":[{"references":[{"score":-1.5e-3,"metadata":{"startPos":-0,"endPos":12345678901234}}]}]}]`,
+			&Set{KnowledgeBase: []KnowledgeBase{{References: []Reference{{Score: -0.0015,
+				Metadata: ReferenceMetadata{StartPos: ptr(0), EndPos: ptr(12345678901234)}}}}}, order: []string{"knowledgeBase"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := mustDecode(t, tt.in)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %#v\nwant %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		in                      string
+		variable, field, reason string
+	}{
+		{`{}`, "contextVariables", "", "expected an array of {name, value}, got object"},
+		{`"x"`, "contextVariables", "", "expected an array of {name, value}, got string"},
+		{`[1]`, "contextVariables[0]", "", "expected an object {name, value}, got number"},
+		{`[{"name":"a"},[]]`, "contextVariables[1]", "", "expected an object {name, value}, got array"},
+		{`[{"value":1}]`, "contextVariables[0]", "name", "missing name"},
+		{`[{"name":"","value":1}]`, "contextVariables[0]", "name", "empty name"},
+		{`[{"name":3}]`, "contextVariables[0]", "name", "expected string, got number"},
+		{`[{"name":"a","name":"b"}]`, "contextVariables[0]", "name", "given twice"},
+		{`[{"name":"a","value":1,"value":2}]`, "contextVariables[0]", "value", "given twice"},
+		{`[{"name":"vcs","value":{}},{"name":"vcs","value":null}]`, "vcs", "", "given twice (contextVariables[0] and contextVariables[1])"},
+		{`[{"name":"x","value":1},{"value":2,"name":"x"}]`, "x", "", "given twice (contextVariables[0] and contextVariables[1])"},
+		{`[{"name":"userInputPrompt","value":42}]`, "userInputPrompt", "", "expected string, got number"},
+		{`[{"name":"userInfo","value":"bob"}]`, "userInfo", "", "expected object, got string"},
+		{`[{"name":"userInfo","value":{"id":1}}]`, "userInfo", "id", "expected string, got number"},
+		{`[{"name":"userInfo","value":{"name":true}}]`, "userInfo", "name", "expected string, got boolean"},
+		{`[{"name":"userInfo","value":{"nickname":{}}}]`, "userInfo", "nickname", "expected string, got object"},
+		{`[{"name":"vcs","value":[]}]`, "vcs", "", "expected object, got array"},
+		{`[{"name":"vcs","value":{"type":1}}]`, "vcs", "type", "expected string, got number"},
+		{`[{"name":"vcs","value":{"branchName":[]}}]`, "vcs", "branchName", "expected string, got array"},
+		{`[{"name":"vcs","value":{"upstreamBranchName":false}}]`, "vcs", "upstreamBranchName", "expected string, got boolean"},
+		{`[{"name":"vcs","value":{"remoteUrl":1}}]`, "vcs", "remoteUrl", "expected string, got number"},
+		{`[{"name":"vcs","value":{"remotes":"a"}}]`, "vcs", "remotes", "expected array, got string"},
+		{`[{"name":"vcs","value":{"remotes":["a",1]}}]`, "vcs", "remotes", "expected string, got number"},
+		{`[{"name":"knowledgeBase","value":{}}]`, "knowledgeBase", "", "expected array, got object"},
+		{`[{"name":"knowledgeBase","value":["kb"]}]`, "knowledgeBase", "", "expected object, got string"},
+		{`[{"name":"knowledgeBase","value":[{"knowledgeBaseId":7}]}]`, "knowledgeBase", "knowledgeBaseId", "expected string, got number"},
+		{`[{"name":"knowledgeBase","value":[{"references":{}}]}]`, "knowledgeBase", "references", "expected array, got object"},
+		{`[{"name":"knowledgeBase","value":[{"references":[1]}]}]`, "knowledgeBase", "references", "expected object, got number"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"score":"high"}]}]}]`, "knowledgeBase", "references.score", "expected number, got string"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"score":1e999}]}]}]`, "knowledgeBase", "references.score", "number 1e999 is out of range"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"chunk":[]}]}]}]`, "knowledgeBase", "references.chunk", "expected string, got array"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":"m"}]}]}]`, "knowledgeBase", "references.metadata", "expected object, got string"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"fileName":1}}]}]}]`, "knowledgeBase", "references.metadata.fileName", "expected string, got number"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"sourceType":1}}]}]}]`, "knowledgeBase", "references.metadata.sourceType", "expected string, got number"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"source":1}}]}]}]`, "knowledgeBase", "references.metadata.source", "expected string, got number"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"startPos":"3"}}]}]}]`, "knowledgeBase", "references.metadata.startPos", "expected number, got string"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"endPos":2.5}}]}]}]`, "knowledgeBase", "references.metadata.endPos", "expected integer, got number 2.5"},
+		{`[{"name":"activeEditor","value":"x"}]`, "activeEditor", "", "expected object, got string"},
+		{`[{"name":"activeEditor","value":{"filePath":1}}]`, "activeEditor", "filePath", "expected string, got number"},
+		{`[{"name":"activeEditor","value":{"language":1}}]`, "activeEditor", "language", "expected string, got number"},
+		{`[{"name":"activeEditor","value":{"content":["a"]}}]`, "activeEditor", "content", "expected string, got array"},
+		{`[{"name":"activeEditor","value":{"cursorOffset":"1"}}]`, "activeEditor", "cursorOffset", "expected number, got string"},
+		{`[{"name":"activeEditor","value":{"startLine":true}}]`, "activeEditor", "startLine", "expected number, got boolean"},
+		{`[{"name":"activeEditor","value":{"startColumn":1.5}}]`, "activeEditor", "startColumn", "expected integer, got number 1.5"},
+		{`[{"name":"activeEditor","value":{"endLine":1e2}}]`, "activeEditor", "endLine", "expected integer, got number 1e2"},
+		{`[{"name":"activeEditor","value":{"endColumn":99999999999999999999}}]`, "activeEditor", "endColumn", "expected integer, got number 99999999999999999999"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":{}}}]`, "activeEditor", "selectedRanges", "expected array, got object"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":["x"]}}]`, "activeEditor", "selectedRanges", "expected object, got string"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"content":1}]}}]`, "activeEditor", "selectedRanges.content", "expected string, got number"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":"1"}]}}]`, "activeEditor", "selectedRanges.startLine", "expected number, got string"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{},{"startColumn":"1"}]}}]`, "activeEditor", "selectedRanges.startColumn", "expected number, got string"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"endLine":{}}]}}]`, "activeEditor", "selectedRanges.endLine", "expected number, got object"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"endColumn":[]}]}}]`, "activeEditor", "selectedRanges.endColumn", "expected number, got array"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"contentBeforeSelection":1}]}}]`, "activeEditor", "selectedRanges.contentBeforeSelection", "expected string, got number"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"contentAfterSelection":false}]}}]`, "activeEditor", "selectedRanges.contentAfterSelection", "expected string, got boolean"},
+		{`[{"name":"activeEditor","value":{"visibleRange":"x"}}]`, "activeEditor", "visibleRange", "expected object, got string"},
+		{`[{"name":"activeEditor","value":{"visibleRange":{"content":1}}}]`, "activeEditor", "visibleRange.content", "expected string, got number"},
+		{`[{"name":"activeEditor","value":{"visibleRange":{"endColumn":"9"}}}]`, "activeEditor", "visibleRange.endColumn", "expected number, got string"},
+		{`[{"name":"globalPrompts","value":"be nice"}]`, "globalPrompts", "", "expected array, got string"},
+		{`[{"name":"globalPrompts","value":[{"role":1}]}]`, "globalPrompts", "role", "expected string, got number"},
+		{`[{"name":"globalPrompts","value":[{"content":null},{"content":2}]}]`, "globalPrompts", "content", "expected string, got number"},
+		{`[{"name":"packageFiles","value":{"filepath":"a"}}]`, "packageFiles", "", "expected array, got object"},
+		{`[{"name":"packageFiles","value":[{"filepath":1}]}]`, "packageFiles", "filepath", "expected string, got number"},
+		{`[{"name":"packageFiles","value":[{"content":{}}]}]`, "packageFiles", "content", "expected string, got object"},
+		{`[{"value":{"id":7},"name":"userInfo"}]`, "userInfo", "id", "expected string, got number"},
+		{`[{"name":"ticket","value":1e999}]`, "ticket", "", "cannot decode: json: cannot unmarshal number 1e999 into Go value of type float64"},
+		// syntax errors
+		{`[`, "contextVariables[0]", "", "invalid JSON: unexpected end of input looking for the beginning of a value"},
+		{`[{"name":"a"}`, "contextVariables", "", "invalid JSON: unexpected end of input after an array element"},
+		{`[{"name":"a"}] x`, "contextVariables", "", "invalid JSON: invalid character 'x' after the top-level value at offset 15"},
+		{`[{"name":"a",}]`, "contextVariables[0]", "", "invalid JSON: invalid character '}' looking for an object key at offset 13"},
+		{`[{"name":"userInfo","value":{"id":"x}}]`, "userInfo", "id", "invalid JSON: unexpected end of input in string literal"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"content":"a` + "\x01" + `"}]}}]`, "activeEditor", "selectedRanges.content", "invalid JSON: invalid character '\\x01' in string literal at offset 64"},
+		{`[{"name":"activeEditor","value":{"content":"\x"}}]`, "activeEditor", "content", "invalid JSON: invalid character 'x' in string escape code at offset 45"},
+		{`[{"name":"activeEditor","value":{"x":[1,2}}}]`, "activeEditor", "x", "invalid JSON: invalid character '}' after a value at offset 41"},
+		{`[{"name":"activeEditor","value":{"startLine":01}}]`, "activeEditor", "", "invalid JSON: invalid character '1' after an object member at offset 46"},
+		{`[{"name":"userInfo","value":{"id":tru}}]`, "userInfo", "id", "invalid JSON: invalid character '}' in literal true at offset 37"},
+		{`[{"name":"x","value":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}]`, "x", "", "invalid JSON: nesting deeper than 10000 at offset 10020"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in[:min(len(tt.in), 60)], func(t *testing.T) {
+			s, err := Decode([]byte(tt.in))
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Decode = %v, %v; want an *Error", s, err)
+			}
+			if s != nil {
+				t.Errorf("Decode returned a set with the error")
+			}
+			if e.Variable != tt.variable || e.Field != tt.field || e.Reason != tt.reason {
+				t.Errorf("Error = {%q, %q, %q}\n want {%q, %q, %q}", e.Variable, e.Field, e.Reason, tt.variable, tt.field, tt.reason)
+			}
+		})
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	tests := []struct {
+		err  *Error
+		want string
+	}{
+		{&Error{"activeEditor", "selectedRanges.startLine", "expected number, got string"},
+			`context variable "activeEditor": field "selectedRanges.startLine": expected number, got string`},
+		{&Error{"vcs", "", "given twice (contextVariables[0] and contextVariables[1])"},
+			`context variable "vcs": given twice (contextVariables[0] and contextVariables[1])`},
+		{&Error{"contextVariables[3]", "name", "missing name"}, `contextVariables[3]: field "name": missing name`},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %s\n     want %s", got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package contextvars
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Error reports a context variable whose value has the wrong shape (an HTTP
+// 422 INVALID_CONTEXT_VARIABLE upstream of this package). For problems with
+// the list itself, Variable is "contextVariables" or "contextVariables[i]".
+type Error struct {
+	// Variable is the variable's name, or contextVariables[i] when the element has none.
+	Variable string
+	// Field is the dotted JSON path of the offending field inside the value ("" for the value itself).
+	Field string
+	// Reason says what is wrong, such as "expected number, got string".
+	Reason string
+}
+
+// Error renders the error as
+// `context variable "activeEditor": field "selectedRanges.startLine": expected number, got string`.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if strings.HasPrefix(e.Variable, "contextVariables") {
+		b.WriteString(e.Variable)
+	} else {
+		b.WriteString("context variable ")
+		b.WriteString(strconv.Quote(e.Variable))
+	}
+	if e.Field != "" {
+		b.WriteString(": field ")
+		b.WriteString(strconv.Quote(e.Field))
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// fieldError is a decoding problem inside a value, before the variable is known.
+type fieldError struct {
+	field  string
+	reason string
+}
+
+func (e *fieldError) Error() string {
+	if e.field == "" {
+		return e.reason
+	}
+	return "field " + strconv.Quote(e.field) + ": " + e.reason
+}
+
+// under prefixes err's field path with key when err is a *fieldError.
+func under(err error, key string) error {
+	if fe, ok := err.(*fieldError); ok {
+		if fe.field == "" {
+			fe.field = key
+		} else {
+			fe.field = key + "." + fe.field
+		}
+	}
+	return err
+}
+
+// asError turns a decoding error into an *Error for variable.
+func asError(err error, variable string) *Error {
+	if fe, ok := err.(*fieldError); ok {
+		return &Error{Variable: variable, Field: fe.field, Reason: fe.reason}
+	}
+	if e, ok := err.(*Error); ok {
+		return e
+	}
+	return &Error{Variable: variable, Reason: err.Error()}
+}

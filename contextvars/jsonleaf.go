@@ -1,0 +1,210 @@
+package contextvars
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// kindAt names the kind of JSON value at the current position, "" when no
+// value can start there.
+func (p *parser) kindAt() string {
+	switch c := p.peek(); {
+	case c == '"':
+		return "string"
+	case c == '{':
+		return "object"
+	case c == '[':
+		return "array"
+	case c == 't' || c == 'f':
+		return "boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "number"
+	}
+	return ""
+}
+
+// typeErr reports that the value at the current position is not a want,
+// unless the value is not even valid JSON: that is the error then.
+func (p *parser) typeErr(want string) error {
+	got := p.kindAt()
+	if q := *p; got != "" {
+		if err := q.skipValue(); err != nil {
+			return err
+		}
+	}
+	if got == "" {
+		return p.unexpected("looking for the beginning of a value")
+	}
+	return &fieldError{reason: "expected " + want + ", got " + got}
+}
+
+// isNull consumes a null at the current position and reports whether there was one.
+func (p *parser) isNull() (bool, error) {
+	if p.peek() != 'n' {
+		return false, nil
+	}
+	return true, p.literal("null")
+}
+
+// str decodes a string into dst; null leaves dst unchanged (as encoding/json does).
+func (p *parser) str(dst *string) error {
+	if p.peek() != '"' {
+		if null, err := p.isNull(); null || err != nil {
+			return err
+		}
+		return p.typeErr("string")
+	}
+	s, err := p.stringValue()
+	if err == nil {
+		*dst = s
+	}
+	return err
+}
+
+// strPtr decodes an optional string; null makes it nil.
+func (p *parser) strPtr(dst **string) error {
+	if null, err := p.isNull(); null || err != nil {
+		*dst = nil
+		return err
+	}
+	s := new(string)
+	if err := p.str(s); err != nil {
+		return err
+	}
+	*dst = s
+	return nil
+}
+
+// intVal decodes an integer into dst; null leaves dst unchanged.
+func (p *parser) intVal(dst *int) error {
+	c := p.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		if null, err := p.isNull(); null || err != nil {
+			return err
+		}
+		return p.typeErr("number")
+	}
+	num, err := p.number()
+	if err != nil {
+		return err
+	}
+	if n, ok := parseInt(num); ok {
+		*dst = n
+		return nil
+	}
+	return &fieldError{reason: "expected integer, got number " + string(num)}
+}
+
+// parseInt parses a JSON number that must be an integer fitting an int.
+func parseInt(num []byte) (int, bool) {
+	if len(num) < 19 {
+		n, neg := 0, false
+		for k, c := range num {
+			if k == 0 && c == '-' {
+				neg = true
+				continue
+			}
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		if neg {
+			n = -n
+		}
+		return n, true
+	}
+	n, err := strconv.ParseInt(string(num), 10, strconv.IntSize)
+	return int(n), err == nil
+}
+
+// intPtr decodes an optional integer; null makes it nil.
+func (p *parser) intPtr(dst **int) error {
+	if null, err := p.isNull(); null || err != nil {
+		*dst = nil
+		return err
+	}
+	n := new(int)
+	if err := p.intVal(n); err != nil {
+		return err
+	}
+	*dst = n
+	return nil
+}
+
+// float decodes a number into dst; null leaves dst unchanged.
+func (p *parser) float(dst *float64) error {
+	c := p.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		if null, err := p.isNull(); null || err != nil {
+			return err
+		}
+		return p.typeErr("number")
+	}
+	num, err := p.number()
+	if err != nil {
+		return err
+	}
+	f, err := strconv.ParseFloat(string(num), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return &fieldError{reason: "number " + string(num) + " is out of range"}
+	}
+	*dst = f
+	return nil
+}
+
+// fields decodes an object member by member; null leaves the target zero.
+func (p *parser) fields(fn func(key []byte) error) error {
+	if p.peek() != '{' {
+		if null, err := p.isNull(); null || err != nil {
+			return err
+		}
+		return p.typeErr("object")
+	}
+	return p.object(fn)
+}
+
+// decodeSlice decodes an array into dst with elem for each element; null
+// makes dst nil and [] a non-nil empty slice.
+func decodeSlice[T any](p *parser, dst *[]T, elem func(*T) error) error {
+	if p.peek() != '[' {
+		if null, err := p.isNull(); null || err != nil {
+			*dst = nil
+			return err
+		}
+		return p.typeErr("array")
+	}
+	out := make([]T, 0, 4)
+	err := p.array(func() error {
+		var v T
+		if err := elem(&v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	*dst = out
+	return nil
+}
+
+// matchKey returns the name in names that key matches, exactly or else
+// ignoring case (as encoding/json matches field names), or "".
+func matchKey(key []byte, names ...string) string {
+	for _, n := range names {
+		if string(key) == n {
+			return n
+		}
+	}
+	for _, n := range names {
+		if strings.EqualFold(string(key), n) {
+			return n
+		}
+	}
+	return ""
+}
