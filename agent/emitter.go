@@ -1,0 +1,158 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/sse"
+)
+
+// Emitter receives everything a run shows the user, in order. The SSE writer
+// is one implementation, the in-memory Recorder another.
+type Emitter interface {
+	// Text sends model-free text.
+	Text(content string) error
+	// Chunk relays one upstream chat.completion.chunk JSON object.
+	Chunk(raw []byte) error
+	// Action sends a confirm or tree action.
+	Action(a *actions.Action) error
+	// Error reports a failure inside the stream.
+	Error(e *Error) error
+	// End finishes the response; it is called exactly once per run.
+	End() error
+}
+
+var (
+	_ Emitter = (*SSEEmitter)(nil)
+	_ Emitter = (*Recorder)(nil)
+)
+
+// SSE event names.
+const (
+	EventAction = "copilot_action"
+	EventError  = "copilot_error"
+)
+
+// SSEEmitter writes a run to a Server-Sent-Events stream.
+type SSEEmitter struct {
+	w         *sse.Writer
+	requestID string
+}
+
+// NewSSEEmitter returns an emitter writing to w; requestID goes into error frames.
+func NewSSEEmitter(w *sse.Writer, requestID string) *SSEEmitter {
+	return &SSEEmitter{w: w, requestID: requestID}
+}
+
+// Text implements Emitter.
+func (e *SSEEmitter) Text(content string) error { return e.w.Text(content) }
+
+// Chunk implements Emitter.
+func (e *SSEEmitter) Chunk(raw []byte) error { return e.w.Chunk(raw) }
+
+// Action implements Emitter.
+func (e *SSEEmitter) Action(a *actions.Action) error {
+	data, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("encoding action: %w", err)
+	}
+	return e.w.Event(EventAction, data)
+}
+
+// Error implements Emitter.
+func (e *SSEEmitter) Error(er *Error) error {
+	data, err := json.Marshal(ErrorFrame(er, e.requestID))
+	if err != nil {
+		return fmt.Errorf("encoding error frame: %w", err)
+	}
+	return e.w.Event(EventError, data)
+}
+
+// End implements Emitter.
+func (e *SSEEmitter) End() error { return e.w.End() }
+
+// ErrorFrameData is the data of a copilot_error frame.
+type ErrorFrameData struct {
+	ErrorCode       string `json:"errorCode"`
+	Message         string `json:"message"`
+	Recoverable     bool   `json:"recoverable"`
+	SuggestedAction string `json:"suggestedAction,omitempty"`
+	RequestID       string `json:"requestId,omitempty"`
+	UpstreamStatus  int    `json:"upstreamStatus,omitempty"`
+}
+
+// ErrorFrame is the copilot_error data for e.
+func ErrorFrame(e *Error, requestID string) ErrorFrameData {
+	return ErrorFrameData{ErrorCode: e.Code, Message: e.Message, Recoverable: e.Recoverable,
+		SuggestedAction: e.SuggestedAction, RequestID: requestID, UpstreamStatus: e.UpstreamStatus}
+}
+
+// Frame is one thing a Recorder received.
+type Frame struct {
+	Kind   string // "text", "chunk", "action", "error" or "end"
+	Text   string // text, or the content of a relayed chunk
+	Raw    []byte // a relayed chunk as received
+	Action *actions.Action
+	Error  *Error
+}
+
+// Recorder is an Emitter that keeps frames in memory, for tests and for
+// runs whose output is captured rather than streamed.
+type Recorder struct {
+	mu     sync.Mutex
+	frames []Frame
+}
+
+func (r *Recorder) add(f Frame) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.frames = append(r.frames, f)
+	return nil
+}
+
+// Text implements Emitter.
+func (r *Recorder) Text(content string) error { return r.add(Frame{Kind: "text", Text: content}) }
+
+// Chunk implements Emitter.
+func (r *Recorder) Chunk(raw []byte) error {
+	var c struct {
+		Choices []struct {
+			Delta struct {
+				Content string `json:"content"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	_ = json.Unmarshal(raw, &c)
+	f := Frame{Kind: "chunk", Raw: append([]byte(nil), raw...)}
+	for _, ch := range c.Choices {
+		f.Text += ch.Delta.Content
+	}
+	return r.add(f)
+}
+
+// Action implements Emitter.
+func (r *Recorder) Action(a *actions.Action) error { return r.add(Frame{Kind: "action", Action: a}) }
+
+// Error implements Emitter.
+func (r *Recorder) Error(e *Error) error { return r.add(Frame{Kind: "error", Error: e}) }
+
+// End implements Emitter.
+func (r *Recorder) End() error { return r.add(Frame{Kind: "end"}) }
+
+// Frames returns a copy of what was received.
+func (r *Recorder) Frames() []Frame {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Frame(nil), r.frames...)
+}
+
+// Transcript is all text, model-free and relayed, in order.
+func (r *Recorder) Transcript() string {
+	var s string
+	for _, f := range r.Frames() {
+		s += f.Text
+	}
+	return s
+}

@@ -1,0 +1,136 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// PlatformDefinition is an agent in the IDE platform's JSON shape, ready to
+// paste into the platform's console (PROTOCOL.md section 7). Gateway
+// extensions (reply, actions, parameters, ...) are not part of it.
+type PlatformDefinition struct {
+	Name               string            `json:"name"`
+	Version            string            `json:"version"`
+	Type               string            `json:"type"`
+	Description        string            `json:"description"`
+	PublisherType      string            `json:"publisherType"`
+	Publisher          string            `json:"publisher"`
+	Service            Service           `json:"service"`
+	ModelConfiguration *platformModel    `json:"modelConfiguration,omitempty"`
+	Commands           []platformCommand `json:"commands"`
+}
+
+type platformModel struct {
+	ModelName string `json:"modelName"`
+}
+
+type platformCommand struct {
+	Name                              string            `json:"name"`
+	Description                       string            `json:"description"`
+	ModelConfiguration                *platformModel    `json:"modelConfiguration,omitempty"`
+	MessageTemplates                  []platformMessage `json:"messageTemplates,omitempty"`
+	ContextVariableCollectionStrategy *platformStrategy `json:"contextVariableCollectionStrategy,omitempty"`
+}
+
+type platformMessage struct {
+	Role     string `json:"role"`
+	Template string `json:"template"`
+}
+
+type platformStrategy struct {
+	Type             string           `json:"type"`
+	ContextVariables []map[string]any `json:"contextVariables"`
+}
+
+// Platform returns the definition in the platform's shape with
+// service.endpoint set to endpoint, this gateway's public URL.
+func (a *Agent) Platform(endpoint string) PlatformDefinition {
+	d := a.Def
+	p := PlatformDefinition{
+		Name: d.Name, Version: d.Version, Type: d.Type, Description: d.Description,
+		PublisherType: d.PublisherType, Publisher: d.Publisher,
+		Service:            Service{Endpoint: endpoint},
+		ModelConfiguration: exportModel(d.ModelConfiguration),
+		Commands:           []platformCommand{},
+	}
+	if p.Type == "" {
+		p.Type = "proxy"
+	}
+	for _, c := range d.Commands {
+		pc := platformCommand{Name: c.Name, Description: c.Description, ModelConfiguration: exportModel(c.ModelConfiguration)}
+		for _, mt := range c.MessageTemplates {
+			pc.MessageTemplates = append(pc.MessageTemplates, platformMessage{Role: mt.Role, Template: mt.Template.Src})
+		}
+		if s := c.ContextVariableCollectionStrategy; s != nil {
+			ps := &platformStrategy{Type: s.Type, ContextVariables: []map[string]any{}}
+			if ps.Type == "" {
+				ps.Type = "specify"
+			}
+			for _, v := range s.ContextVariables {
+				ps.ContextVariables = append(ps.ContextVariables, exportVariable(v))
+			}
+			pc.ContextVariableCollectionStrategy = ps
+		}
+		p.Commands = append(p.Commands, pc)
+	}
+	return p
+}
+
+func exportModel(m *ModelConfig) *platformModel {
+	if m == nil || m.ModelName == "" {
+		return nil
+	}
+	return &platformModel{ModelName: m.ModelName}
+}
+
+func exportVariable(v *ContextVariableSpec) map[string]any {
+	m := map[string]any{"name": v.Name}
+	key := v.ResolverOptionsKey
+	if key == "" {
+		key = "resolverOptions"
+	}
+	opts := v.ResolverOptions
+	if opts == nil {
+		opts = map[string]any{}
+	}
+	if len(opts) > 0 || v.ResolverOptionsKey != "" {
+		m[key] = opts
+	}
+	return m
+}
+
+// ExportJSON renders the platform definition as indented JSON.
+func (a *Agent) ExportJSON(endpoint string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(a.Platform(endpoint)); err != nil {
+		return nil, fmt.Errorf("exporting agent %s: %w", a.Name(), err)
+	}
+	return b.Bytes(), nil
+}
+
+// Summary is an agent as listed by GET /agents.
+type Summary struct {
+	Name        string           `json:"name"`
+	Version     string           `json:"version,omitempty"`
+	Description string           `json:"description"`
+	Commands    []CommandSummary `json:"commands"`
+}
+
+// CommandSummary is a command as listed by GET /agents.
+type CommandSummary struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// Summary describes the agent and its commands.
+func (a *Agent) Summary() Summary {
+	s := Summary{Name: a.Def.Name, Version: a.Def.Version, Description: a.Def.Description, Commands: []CommandSummary{}}
+	for _, c := range a.Def.Commands {
+		s.Commands = append(s.Commands, CommandSummary{Name: c.Name, Description: c.Description})
+	}
+	return s
+}

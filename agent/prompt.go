@@ -1,0 +1,176 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+
+	"github.com/agentgw/agentgw/llm"
+)
+
+// BudgetConfig sets the context budget of prompts.
+type BudgetConfig struct {
+	// DefaultContextLength is a model's context length in tokens when no
+	// entry of Models matches; 0 means 32768.
+	DefaultContextLength int
+	// ReplyReserve is kept free for the answer when neither the request nor
+	// the command sets max_tokens; 0 means 1024.
+	ReplyReserve int
+	// Models maps model names, or path.Match patterns such as "gpt-4o*",
+	// to their context length in tokens.
+	Models map[string]int
+}
+
+// contextLength returns the context length for model.
+func (b BudgetConfig) contextLength(model string) int {
+	if n, ok := b.Models[model]; ok {
+		return n
+	}
+	best, bestLen := 0, -1
+	for pat, n := range b.Models {
+		if ok, _ := path.Match(pat, model); ok && len(pat) > bestLen {
+			best, bestLen = n, len(pat)
+		}
+	}
+	if bestLen >= 0 {
+		return best
+	}
+	if b.DefaultContextLength > 0 {
+		return b.DefaultContextLength
+	}
+	return 32768
+}
+
+// promptTokens estimates the tokens of a prompt, with a small overhead per
+// message for the role and separators.
+func promptTokens(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Raw != nil && m.Content == "" {
+			n += llm.EstimateTokens(string(m.Raw))
+		} else {
+			n += llm.EstimateTokens(m.Content)
+		}
+		n += 4
+	}
+	return n
+}
+
+// renderPrompt assembles the prompt in the order of PROTOCOL.md section 8:
+// system templates, conversation turns, global prompts as rules, the user
+// templates or else the user's input as the last user message.
+func (run *Run) renderPrompt(data map[string]any) ([]llm.Message, error) {
+	cmd := run.cmd
+	var msgs []llm.Message
+	for _, t := range cmd.system {
+		s, err := execute(t, data)
+		if err != nil {
+			return nil, templateError(err)
+		}
+		if s != "" {
+			msgs = append(msgs, llm.Message{Role: "system", Content: s})
+		}
+	}
+	msgs = append(msgs, run.turns...)
+	for _, gp := range run.req.Context.GlobalPrompts {
+		role := gp.Role
+		if role == "" {
+			role = "system"
+		}
+		if gp.Content != "" {
+			msgs = append(msgs, llm.Message{Role: role, Content: gp.Content})
+		}
+	}
+	for _, rt := range cmd.others {
+		s, err := execute(rt.t, data)
+		if err != nil {
+			return nil, templateError(err)
+		}
+		if s != "" {
+			msgs = append(msgs, llm.Message{Role: rt.role, Content: s})
+		}
+	}
+	if !cmd.mentionsInput && run.req.Context.UserInputPrompt != "" {
+		msgs = append(msgs, llm.Message{Role: "user", Content: run.req.Context.UserInputPrompt})
+	}
+	return msgs, nil
+}
+
+// buildPrompt renders the prompt and, while it is over the model's budget,
+// cuts the least valuable context and renders again. It logs what it cut.
+func (run *Run) buildPrompt() ([]llm.Message, error) {
+	msgs, err := run.renderPrompt(run.templateData())
+	if err != nil {
+		return nil, err
+	}
+	budget := run.budget()
+	var cut []string
+	for range 64 {
+		total := promptTokens(msgs)
+		if total <= budget {
+			break
+		}
+		need := total - budget
+		step := run.req.Context.Cut(need, llm.EstimateTokens)
+		if len(step) == 0 {
+			step = run.cutTurns(need)
+		}
+		if len(step) == 0 {
+			run.log.Warn("prompt is over the model's budget and nothing is left to cut",
+				"model", run.model, "budget", budget, "tokens", total)
+			break
+		}
+		cut = append(cut, step...)
+		if msgs, err = run.renderPrompt(run.templateData()); err != nil {
+			return nil, err
+		}
+	}
+	if len(cut) > 0 {
+		run.log.Info("prompt over budget: cut context", "model", run.model, "budget", budget,
+			"tokens", promptTokens(msgs), "cut", cut)
+	}
+	return msgs, nil
+}
+
+// cutTurns drops the oldest conversation turns worth about need tokens.
+func (run *Run) cutTurns(need int) []string {
+	dropped, tokens := 0, 0
+	for len(run.turns) > 0 && tokens < need {
+		tokens += promptTokens(run.turns[:1])
+		run.turns = run.turns[1:]
+		dropped++
+	}
+	if dropped == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("messages: dropped the %d oldest turns (~%d tokens)", dropped, tokens)}
+}
+
+// budget is the model's context length less what the answer needs.
+func (run *Run) budget() int {
+	total := run.cmd.model.ContextLength
+	if total <= 0 {
+		total = run.cfg.Budget.contextLength(run.model)
+	}
+	reserve := run.cfg.Budget.ReplyReserve
+	if reserve <= 0 {
+		reserve = 1024
+	}
+	if n := run.maxTokens(); n > 0 {
+		reserve = n
+	}
+	return max(total-reserve, 256)
+}
+
+// maxTokens is the answer's max_tokens from the request or the command.
+func (run *Run) maxTokens() int {
+	for _, f := range run.extra {
+		if f.Key == "max_tokens" || f.Key == "max_completion_tokens" {
+			var n int
+			if json.Unmarshal(f.Value, &n) == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}

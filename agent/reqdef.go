@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// definitionCache keeps compiled request-carried definitions by content, so
+// a plugin that sends the same definition with every request pays once.
+type definitionCache struct {
+	mu    sync.Mutex
+	max   int
+	items map[[32]byte]*Agent
+}
+
+func newDefinitionCache(max int) *definitionCache {
+	return &definitionCache{max: max, items: map[[32]byte]*Agent{}}
+}
+
+// get compiles the safe part of a request's agentDefinition: message
+// templates, context strategy and the model name. Replies, actions,
+// parameters and everything later issues add never come from a client.
+func (c *definitionCache) get(name string, raw []byte) (*Agent, error) {
+	key := sha256.Sum256(append([]byte(name+"\x00"), raw...))
+	c.mu.Lock()
+	a, ok := c.items[key]
+	c.mu.Unlock()
+	if ok {
+		return a, nil
+	}
+	a, err := compileRequestDefinition(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.items) >= c.max {
+		clear(c.items)
+	}
+	c.items[key] = a
+	c.mu.Unlock()
+	return a, nil
+}
+
+func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, Errorf(CodeBadRequest, "agentDefinition: %v", err)
+	}
+	var diags Diagnostics
+	def := &Definition{}
+	(&nodeDecoder{file: "agentDefinition", diags: &diags}).decode(&doc, reflect.ValueOf(def).Elem(), "agent")
+	if def.Name == "" {
+		def.Name = name
+	}
+	if def.Name != name {
+		return nil, Errorf(CodeBadRequest, "agentDefinition names agent %q, but the request is for %q", def.Name, name)
+	}
+	sanitize(def)
+	a := compile(def, &diags)
+	if diags.Errors() > 0 {
+		var msgs []string
+		for _, d := range diags {
+			if d.Severity == SeverityError {
+				msgs = append(msgs, fmt.Sprintf("line %d: %s", d.Pos.Line, d.Message))
+			}
+		}
+		return nil, Errorf(CodeBadRequest, "agentDefinition is invalid: %s", strings.Join(msgs, "; "))
+	}
+	a.fromRequest = true
+	return a, nil
+}
+
+// sanitize keeps only what is safe to take from a client.
+func sanitize(def *Definition) {
+	def.ModelConfiguration = modelNameOnly(def.ModelConfiguration)
+	for _, c := range def.Commands {
+		if c == nil {
+			continue
+		}
+		c.Reply = nil
+		c.Actions = nil
+		c.ModelConfiguration = modelNameOnly(c.ModelConfiguration)
+	}
+}
+
+func modelNameOnly(m *ModelConfig) *ModelConfig {
+	if m == nil {
+		return nil
+	}
+	return &ModelConfig{ModelName: m.ModelName}
+}

@@ -1,0 +1,178 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/llm"
+)
+
+// Request is a decoded agent request (PROTOCOL.md section 1).
+type Request struct {
+	// ID is the request id, set by the server.
+	ID      string
+	Agent   string
+	Command string
+	Context *contextvars.Set
+	// Definition is the platform's copy of the agent definition, if sent.
+	Definition json.RawMessage
+	// Messages are the earlier turns of the conversation, passed through.
+	Messages []llm.Message
+	// Action is set on an action feedback request.
+	Action *actions.Feedback
+	// Model is the request's own "model" field, if any.
+	Model string
+	// Extra are the fields passed to the upstream model unchanged, by key.
+	Extra []llm.Field
+	// Header is the plugin's request header, for the forward auth policy.
+	Header http.Header
+}
+
+// protocolFields are request fields that are the gateway's, never the
+// model's: they are not passed upstream.
+var protocolFields = []string{
+	"agent", "command", "contextVariables", "agentDefinition", "messages", "action",
+	"messageTemplates", "modelConfiguration", "model", "stream",
+}
+
+// DecodeRequest decodes an agent request body. Errors are *Error with code
+// BAD_REQUEST (malformed JSON, wrong field types, a malformed action) or
+// INVALID_CONTEXT_VARIABLE. Pass-through fields are sorted by key.
+func DecodeRequest(body []byte) (*Request, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, badJSON("request body", err)
+	}
+	if fields == nil {
+		return nil, Errorf(CodeBadRequest, "the request body must be a JSON object")
+	}
+	r := &Request{}
+	var err error
+	if r.Agent, err = stringField(fields, "agent"); err != nil {
+		return nil, err
+	}
+	if r.Command, err = stringField(fields, "command"); err != nil {
+		return nil, err
+	}
+	if r.Model, err = stringField(fields, "model"); err != nil {
+		return nil, err
+	}
+	if r.Context, err = decodeContext(fields["contextVariables"]); err != nil {
+		return nil, err
+	}
+	if r.Messages, err = decodeMessages(fields["messages"]); err != nil {
+		return nil, err
+	}
+	if raw := fields["agentDefinition"]; !isJSONNull(raw) {
+		if raw[0] != '{' {
+			return nil, Errorf(CodeBadRequest, "agentDefinition: expected an object")
+		}
+		r.Definition = raw
+	}
+	if raw := fields["action"]; !isJSONNull(raw) {
+		fb, err := actions.DecodeFeedback(raw)
+		if err != nil {
+			return nil, Errorf(CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (PROTOCOL.md section 4)")
+		}
+		r.Action = fb
+	}
+	for k, v := range fields {
+		if !slices.Contains(protocolFields, k) {
+			r.Extra = append(r.Extra, llm.Field{Key: k, Value: v})
+		}
+	}
+	slices.SortFunc(r.Extra, func(a, b llm.Field) int { return strings.Compare(a.Key, b.Key) })
+	return r, nil
+}
+
+func isJSONNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+func stringField(fields map[string]json.RawMessage, key string) (string, error) {
+	raw := fields[key]
+	if isJSONNull(raw) {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", Errorf(CodeBadRequest, "%s: expected a string, got %s", key, jsonKind(raw))
+	}
+	return s, nil
+}
+
+func decodeContext(raw json.RawMessage) (*contextvars.Set, error) {
+	set, err := contextvars.Decode(raw)
+	if err != nil {
+		var ce *contextvars.Error
+		if errors.As(err, &ce) {
+			return nil, &Error{Code: CodeInvalidContext, Status: http.StatusUnprocessableEntity, Source: SourceClient,
+				Message: ce.Error(), Err: err, SuggestedAction: "send the variable in the shape of PROTOCOL.md section 6"}
+		}
+		return nil, Errorf(CodeBadRequest, "contextVariables: %v", err)
+	}
+	return set, nil
+}
+
+type wireMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
+	if isJSONNull(raw) {
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, Errorf(CodeBadRequest, "messages: expected a list of {role, content}, got %s", jsonKind(raw))
+	}
+	out := make([]llm.Message, 0, len(items))
+	for i, it := range items {
+		var m wireMessage
+		if err := json.Unmarshal(it, &m); err != nil || m.Role == "" {
+			return nil, Errorf(CodeBadRequest, "messages[%d]: expected an object with a string role", i)
+		}
+		msg := llm.Message{Role: m.Role, Raw: it}
+		if len(m.Content) > 0 && m.Content[0] == '"' {
+			_ = json.Unmarshal(m.Content, &msg.Content)
+		}
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
+func badJSON(what string, err error) *Error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &Error{Code: CodeBadRequest, Status: http.StatusBadRequest, Source: SourceClient,
+			Message: fmt.Sprintf("%s is not valid JSON: %v (at byte %d)", what, se, se.Offset), Err: err}
+	}
+	return &Error{Code: CodeBadRequest, Status: http.StatusBadRequest, Source: SourceClient,
+		Message: fmt.Sprintf("%s: expected a JSON object", what), Err: err}
+}
+
+func jsonKind(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}

@@ -1,0 +1,244 @@
+package agent
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// nodeDecoder fills Go structs from YAML nodes strictly, reporting every
+// problem with its file position instead of stopping at the first.
+type nodeDecoder struct {
+	file  string
+	diags *Diagnostics
+}
+
+var (
+	positionType = reflect.TypeFor[Position]()
+	textType     = reflect.TypeFor[Text]()
+	valueType    = reflect.TypeFor[Value]()
+	durationType = reflect.TypeFor[time.Duration]()
+)
+
+func (d *nodeDecoder) pos(n *yaml.Node) Position {
+	return Position{File: d.file, Line: n.Line, Column: n.Column}
+}
+
+func (d *nodeDecoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.diags.add(SeverityError, d.pos(n), fmt.Sprintf(format, args...))
+}
+
+// decode fills v (addressable) from n; what names the value in messages.
+func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
+	for n.Kind == yaml.AliasNode || n.Kind == yaml.DocumentNode {
+		if n.Kind == yaml.AliasNode {
+			n = n.Alias
+		} else if len(n.Content) > 0 {
+			n = n.Content[0]
+		} else {
+			return
+		}
+	}
+	if isNull(n) {
+		return
+	}
+	t := v.Type()
+	switch {
+	case t == textType:
+		if n.Kind != yaml.ScalarNode {
+			d.errorf(n, "%s: expected a string, got %s", what, kindName(n))
+			return
+		}
+		block := n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
+		v.Set(reflect.ValueOf(Text{Src: n.Value, Pos: d.pos(n), block: block}))
+		return
+	case t == valueType:
+		v.Set(reflect.ValueOf(Value{Pos: d.pos(n), node: n}))
+		return
+	case t == durationType:
+		d.decodeDuration(n, v, what)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		// A list item of the wrong kind stays nil rather than becoming an
+		// empty struct that later checks would complain about again.
+		if t.Elem().Kind() == reflect.Struct && t.Elem() != textType && t.Elem() != valueType && n.Kind != yaml.MappingNode {
+			d.errorf(n, "%s: expected a mapping, got %s", what, kindName(n))
+			return
+		}
+		if v.IsNil() {
+			v.Set(reflect.New(t.Elem()))
+		}
+		d.decode(n, v.Elem(), what)
+	case reflect.Struct:
+		d.decodeStruct(n, v, what)
+	case reflect.Slice:
+		d.decodeSlice(n, v, what)
+	case reflect.Map, reflect.Interface:
+		var out any
+		if err := n.Decode(&out); err != nil {
+			d.errorf(n, "%s: %v", what, err)
+			return
+		}
+		out = normalize(out)
+		if t.Kind() == reflect.Map {
+			m, ok := out.(map[string]any)
+			if !ok {
+				d.errorf(n, "%s: expected a mapping, got %s", what, kindName(n))
+				return
+			}
+			out = m
+		}
+		v.Set(reflect.ValueOf(out))
+	default:
+		d.decodeScalar(n, v, what)
+	}
+}
+
+func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s: expected a mapping, got %s", what, kindName(n))
+		return
+	}
+	fields := structFields(v.Type())
+	if f, ok := v.Type().FieldByName("Pos"); ok && f.Type == positionType {
+		v.FieldByIndex(f.Index).Set(reflect.ValueOf(d.pos(n)))
+	}
+	seen := map[int]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		f, ok := fields.byName[key.Value]
+		if !ok {
+			d.errorf(key, "%s: unknown field %q%s", what, key.Value, DidYouMean(key.Value, fields.names))
+			continue
+		}
+		if prev, dup := seen[f.index]; dup {
+			d.errorf(key, "%s: field %q given twice (also as %q)", what, key.Value, prev)
+			continue
+		}
+		seen[f.index] = key.Value
+		fv := v.Field(f.index)
+		d.decode(val, fv, what+"."+f.name)
+		if f.keyField >= 0 {
+			v.Field(f.keyField).SetString(key.Value)
+		}
+	}
+}
+
+func (d *nodeDecoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, "%s: expected a list, got %s", what, kindName(n))
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, e := range n.Content {
+		d.decode(e, s.Index(i), fmt.Sprintf("%s[%d]", what, i))
+	}
+	v.Set(s)
+}
+
+func (d *nodeDecoder) decodeScalar(n *yaml.Node, v reflect.Value, what string) {
+	if n.Kind != yaml.ScalarNode {
+		d.errorf(n, "%s: expected a %s, got %s", what, v.Kind(), kindName(n))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(n.Value)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(n.Value)
+		if err != nil || n.Tag == "!!str" {
+			d.errorf(n, "%s: expected true or false, got %q", what, n.Value)
+			return
+		}
+		v.SetBool(b)
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		i, err := strconv.ParseInt(n.Value, 0, 64)
+		if err != nil {
+			d.errorf(n, "%s: expected an integer, got %q", what, n.Value)
+			return
+		}
+		v.SetInt(i)
+	case reflect.Float64:
+		f, err := strconv.ParseFloat(n.Value, 64)
+		if err != nil {
+			d.errorf(n, "%s: expected a number, got %q", what, n.Value)
+			return
+		}
+		v.SetFloat(f)
+	default:
+		d.errorf(n, "%s: unsupported field type %s", what, v.Type())
+	}
+}
+
+func (d *nodeDecoder) decodeDuration(n *yaml.Node, v reflect.Value, what string) {
+	if n.Kind != yaml.ScalarNode {
+		d.errorf(n, "%s: expected a duration such as 30s, got %s", what, kindName(n))
+		return
+	}
+	dur, err := time.ParseDuration(n.Value)
+	if err != nil || dur < 0 {
+		d.errorf(n, "%s: expected a duration such as 30s or 2m, got %q", what, n.Value)
+		return
+	}
+	v.SetInt(int64(dur))
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	default:
+		return "something else"
+	}
+}
+
+type fieldInfo struct {
+	index    int
+	name     string
+	keyField int // index of a string field that records which alias was used, or -1
+}
+
+type fieldSet struct {
+	byName map[string]fieldInfo
+	names  []string
+}
+
+// structFields maps YAML keys (names and aliases) to struct fields. A string
+// field named <Field>Key, tagged yaml:"-", records the key spelling used.
+func structFields(t reflect.Type) fieldSet {
+	fs := fieldSet{byName: map[string]fieldInfo{}}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("yaml")
+		if tag == "" || tag == "-" || !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		info := fieldInfo{index: i, name: name, keyField: -1}
+		if kf, ok := t.FieldByName(f.Name + "Key"); ok && kf.Type.Kind() == reflect.String {
+			info.keyField = kf.Index[0]
+		}
+		fs.byName[name] = info
+		fs.names = append(fs.names, name)
+		for _, alias := range strings.Split(f.Tag.Get("alias"), ",") {
+			if alias != "" {
+				fs.byName[alias] = info
+			}
+		}
+	}
+	return fs
+}
