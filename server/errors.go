@@ -1,0 +1,83 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentgw/agentgw/agent"
+)
+
+// ErrorResponse is the seed-000 error shape (PROTOCOL.md section 5).
+type ErrorResponse struct {
+	Type    string       `json:"type"`
+	Content ErrorContent `json:"content"`
+}
+
+// ErrorContent is the content of an ErrorResponse.
+type ErrorContent struct {
+	ErrorCode       string       `json:"errorCode"`
+	Message         string       `json:"message"`
+	Details         ErrorDetails `json:"details"`
+	Source          string       `json:"source"`
+	Recoverable     bool         `json:"recoverable"`
+	SuggestedAction string       `json:"suggestedAction,omitempty"`
+}
+
+// ErrorDetails carries the request id and time of an error.
+type ErrorDetails struct {
+	RequestID string `json:"requestId"`
+	Timestamp string `json:"timestamp"`
+}
+
+// handleError renders any error returned before a stream started.
+func (s *Server) handleError(err error, c echo.Context) {
+	e := toAgentError(err)
+	rid := requestIDOf(c)
+	if e.Status >= 500 {
+		s.log.Error("request failed", "request_id", rid, "code", e.Code, "err", err)
+	}
+	if c.Response().Committed {
+		return
+	}
+	body := ErrorResponse{Type: "ERROR_RESPONSE", Content: ErrorContent{
+		ErrorCode: e.Code, Message: e.Message, Source: e.Source, Recoverable: e.Recoverable,
+		SuggestedAction: e.SuggestedAction,
+		Details:         ErrorDetails{RequestID: rid, Timestamp: time.Now().UTC().Format(time.RFC3339Nano)},
+	}}
+	data, _ := json.Marshal(body)
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	if e.Code == agent.CodeUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="agentgw"`)
+	}
+	c.Response().WriteHeader(e.Status)
+	_, _ = c.Response().Write(data)
+}
+
+// toAgentError maps echo's and other errors to the one client error type.
+func toAgentError(err error) *agent.Error {
+	var e *agent.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		switch he.Code {
+		case http.StatusNotFound:
+			return agent.Errorf(agent.CodeNotFound, "no such endpoint").Suggest("POST /agent, POST /agents/{name}, GET /agents, GET /agents/{name}, GET /healthz")
+		case http.StatusMethodNotAllowed:
+			return agent.Errorf(agent.CodeMethodNotAllowed, "method not allowed on this endpoint")
+		case http.StatusRequestEntityTooLarge:
+			return agent.Errorf(agent.CodePayloadTooLarge, "the request body is too large")
+		case http.StatusTooManyRequests:
+			return agent.Errorf(agent.CodeRateLimited, "too many requests")
+		case http.StatusUnauthorized:
+			return agent.Errorf(agent.CodeUnauthorized, "authentication required")
+		}
+	}
+	return agent.Internal(err)
+}

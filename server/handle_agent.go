@@ -1,0 +1,99 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/sse"
+)
+
+// postAgent serves POST /agent and POST /agents/{name}: it validates the
+// request, then streams the run as Server-Sent-Events.
+func (s *Server) postAgent(c echo.Context) error {
+	body, err := s.readBody(c)
+	if err != nil {
+		return err
+	}
+	req, err := agent.DecodeRequest(body)
+	if err != nil {
+		return err
+	}
+	if name := c.Param("name"); name != "" {
+		if req.Agent != "" && req.Agent != name {
+			return agent.Errorf(agent.CodeBadRequest, "the path names agent %q but the body names %q", name, req.Agent)
+		}
+		req.Agent = name
+	}
+	c.Set(keyAgent, req.Agent)
+	req.ID = requestIDOf(c)
+	req.Header = c.Request().Header
+	run, err := s.cfg.Runner.Prepare(req)
+	if err != nil {
+		return err
+	}
+	c.Set(keyCommand, run.Command())
+	s.stream(c, run)
+	return nil
+}
+
+// readBody enforces the media type and the body cap, reading nothing more
+// than the cap allows.
+func (s *Server) readBody(c echo.Context) ([]byte, error) {
+	r := c.Request()
+	mt, _, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
+	if err != nil || mt != echo.MIMEApplicationJSON {
+		return nil, agent.Errorf(agent.CodeUnsupportedMediaType, "the body must be JSON with Content-Type: application/json")
+	}
+	limit := s.cfg.BodyLimit
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit)
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, agent.Errorf(agent.CodeBadRequest, "reading the body: %v", err)
+	}
+	if int64(len(body)) > limit {
+		return nil, tooLarge(limit)
+	}
+	return body, nil
+}
+
+func tooLarge(limit int64) *agent.Error {
+	return agent.Errorf(agent.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", limit).
+		Suggest("send less context, e.g. a smaller selection or fewer package files")
+}
+
+// stream writes the SSE headers and runs the command into the stream. The
+// run's context ends when the client goes away, cancelling the upstream.
+func (s *Server) stream(c echo.Context, run *agent.Run) {
+	w := c.Response()
+	h := w.Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	// Streams outlive any server write timeout.
+	if err := http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.log.Debug("clearing write deadline", "err", err)
+	}
+	model := run.Model()
+	if model == "" {
+		model = run.Agent()
+	}
+	sw := sse.NewWriter(w, sse.Options{
+		ID: "chatcmpl-" + uuid.NewString(), Model: model, Created: time.Now().Unix(), Terminator: s.cfg.Terminator,
+	})
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	defer cancel()
+	go sw.KeepAlive(ctx, s.cfg.KeepAlive)
+	run.Execute(ctx, agent.NewSSEEmitter(sw, requestIDOf(c)))
+}

@@ -1,0 +1,57 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentgw/agentgw/agent"
+)
+
+// AgentList is the body of GET /agents.
+type AgentList struct {
+	Agents []agent.Summary `json:"agents"`
+}
+
+// listAgents serves GET /agents: every agent with its commands.
+func (s *Server) listAgents(c echo.Context) error {
+	list := AgentList{Agents: []agent.Summary{}}
+	for _, a := range s.cfg.Runner.Registry().List() {
+		list.Agents = append(list.Agents, a.Summary())
+	}
+	return c.JSON(http.StatusOK, list)
+}
+
+// getAgent serves GET /agents/{name}: the definition in the platform's JSON
+// shape with service.endpoint set to this gateway.
+func (s *Server) getAgent(c echo.Context) error {
+	name := c.Param("name")
+	reg := s.cfg.Runner.Registry()
+	a, ok := reg.Get(name)
+	if !ok {
+		return agent.Errorf(agent.CodeAgentNotFound, "no agent named %q%s", name, agent.DidYouMean(name, reg.Names())).
+			Suggest("GET /agents lists the agents")
+	}
+	c.Set(keyAgent, name)
+	return c.JSON(http.StatusOK, a.Platform(s.publicURL(c)))
+}
+
+// publicURL is the configured public URL, or the one the client used.
+func (s *Server) publicURL(c echo.Context) string {
+	if s.cfg.PublicURL != "" {
+		return s.cfg.PublicURL
+	}
+	return c.Scheme() + "://" + c.Request().Host
+}
+
+// Health is the body of GET /healthz.
+type Health struct {
+	Status  string `json:"status"`
+	Agents  int    `json:"agents"`
+	Version string `json:"version,omitempty"`
+}
+
+// health serves GET /healthz.
+func (s *Server) health(c echo.Context) error {
+	return c.JSON(http.StatusOK, Health{Status: "ok", Agents: len(s.cfg.Runner.Registry().Names()), Version: s.cfg.Version})
+}

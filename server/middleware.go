@@ -1,0 +1,174 @@
+package server
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+
+	"github.com/agentgw/agentgw/agent"
+)
+
+// Keys of values handlers leave on the echo context for the access log.
+const (
+	keyRequestID = "agentgw.request_id"
+	keyAgent     = "agentgw.agent"
+	keyCommand   = "agentgw.command"
+)
+
+// HeaderRequestID carries the request id in and out.
+const HeaderRequestID = "X-Request-Id"
+
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// requestID takes a sane X-Request-Id from the client or makes one.
+func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		rid := c.Request().Header.Get(HeaderRequestID)
+		if !saneRequestID.MatchString(rid) {
+			rid = uuid.NewString()
+		}
+		c.Set(keyRequestID, rid)
+		c.Response().Header().Set(HeaderRequestID, rid)
+		return next(c)
+	}
+}
+
+func requestIDOf(c echo.Context) string {
+	s, _ := c.Get(keyRequestID).(string)
+	return s
+}
+
+// accessLog writes one line per request with its id, agent, command,
+// status, time to first byte and duration.
+func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		tw := &timingWriter{ResponseWriter: c.Response().Writer}
+		c.Response().Writer = tw
+		if err := next(c); err != nil {
+			c.Error(err)
+		}
+		req := c.Request()
+		attrs := []any{
+			"request_id", requestIDOf(c), "method", req.Method, "path", req.URL.Path,
+			"status", c.Response().Status, "bytes", c.Response().Size,
+			"ttfb_ms", millis(tw.ttfb(start)), "duration_ms", millis(time.Since(start)), "remote", c.RealIP(),
+		}
+		if a, ok := c.Get(keyAgent).(string); ok {
+			attrs = append(attrs, "agent", a)
+		}
+		if cmd, ok := c.Get(keyCommand).(string); ok {
+			attrs = append(attrs, "command", cmd)
+		}
+		s.log.Info("request", attrs...)
+		return nil
+	}
+}
+
+// millis renders a duration as milliseconds with microsecond precision.
+func millis(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}
+
+// timingWriter notes when the first byte of the body was written.
+type timingWriter struct {
+	http.ResponseWriter
+	first time.Time
+}
+
+func (w *timingWriter) Write(b []byte) (int, error) {
+	if w.first.IsZero() {
+		w.first = time.Now()
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush implements http.Flusher.
+func (w *timingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *timingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *timingWriter) ttfb(start time.Time) time.Duration {
+	if w.first.IsZero() {
+		return 0
+	}
+	return w.first.Sub(start)
+}
+
+// recoverPanics turns a panic in a handler into an INTERNAL error.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				s.log.Error("panic", "request_id", requestIDOf(c), "panic", r, "stack", string(debug.Stack()))
+				err = agent.Internal(fmt.Errorf("panic: %v", r))
+			}
+		}()
+		return next(c)
+	}
+}
+
+// authenticate checks the inbound token on everything but /healthz. The
+// matched header is removed so it is never forwarded upstream.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Path() == "/healthz" {
+			return next(c)
+		}
+		h := c.Request().Header
+		if tok := h.Get("X-Agentgw-Token"); tok != "" && s.validToken(tok) {
+			h.Del("X-Agentgw-Token")
+			return next(c)
+		}
+		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && s.validToken(tok) {
+			h.Del("Authorization")
+			return next(c)
+		}
+		return agent.Errorf(agent.CodeUnauthorized, "missing or wrong gateway token").
+			Suggest("send Authorization: Bearer <token> or X-Agentgw-Token: <token>")
+	}
+}
+
+func (s *Server) validToken(tok string) bool {
+	ok := false
+	for _, t := range s.cfg.AuthTokens {
+		if subtle.ConstantTimeCompare([]byte(tok), []byte(t)) == 1 {
+			ok = true
+		}
+	}
+	return ok
+}
+
+// rateLimiter limits requests per client address.
+func (s *Server) rateLimiter() echo.MiddlewareFunc {
+	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate: rate.Limit(s.cfg.RateLimit), Burst: max(s.cfg.RateBurst, 1), ExpiresIn: 3 * time.Minute,
+	})
+	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Skipper: func(c echo.Context) bool { return c.Path() == "/healthz" },
+		Store:   store,
+		DenyHandler: func(c echo.Context, id string, err error) error {
+			return agent.Errorf(agent.CodeRateLimited, "too many requests from %s", id).Suggest("wait a moment and try again")
+		},
+		ErrorHandler: func(c echo.Context, err error) error {
+			return agent.Errorf(agent.CodeBadRequest, "cannot tell who is calling: %v", err)
+		},
+	})
+}

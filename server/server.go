@@ -1,0 +1,109 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentgw/agentgw/agent"
+)
+
+// Config configures the HTTP server.
+type Config struct {
+	Runner *agent.Runner
+	Logger *slog.Logger
+	// BodyLimit caps request bodies in bytes; 0 means 16 MiB.
+	BodyLimit int64
+	// KeepAlive is the silence after which a stream gets a ": ping"
+	// comment; 0 means 15s.
+	KeepAlive time.Duration
+	// Terminator is the end-of-stream literal: "[DONE]" (default) or "[Done]".
+	Terminator string
+	// PublicURL is this gateway's address as the platform reaches it, used
+	// as service.endpoint in exported definitions; "" means the request's host.
+	PublicURL string
+	// AuthTokens enables inbound auth when non-empty: requests need
+	// "Authorization: Bearer <token>" or "X-Agentgw-Token: <token>".
+	AuthTokens []string
+	// RateLimit is the sustained requests per second allowed per client
+	// address, with RateBurst; 0 disables rate limiting.
+	RateLimit float64
+	RateBurst int
+	// Version is reported by /healthz.
+	Version string
+}
+
+// Server is the gateway's HTTP server.
+type Server struct {
+	cfg  Config
+	echo *echo.Echo
+	log  *slog.Logger
+}
+
+// DefaultBodyLimit is the body cap when none is configured.
+const DefaultBodyLimit = 16 << 20
+
+// New builds the server and its routes.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.BodyLimit <= 0 {
+		cfg.BodyLimit = DefaultBodyLimit
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 15 * time.Second
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	s := &Server{cfg: cfg, echo: e, log: cfg.Logger}
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.recoverPanics, s.requestID, s.accessLog)
+	if len(cfg.AuthTokens) > 0 {
+		e.Use(s.authenticate)
+	}
+	if cfg.RateLimit > 0 {
+		e.Use(s.rateLimiter())
+	}
+	e.GET("/healthz", s.health)
+	e.GET("/agents", s.listAgents)
+	e.GET("/agents/:name", s.getAgent)
+	e.POST("/agent", s.postAgent)
+	e.POST("/agents/:name", s.postAgent)
+	return s
+}
+
+// Handler returns the server as an http.Handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Serve accepts connections on ln until ctx ends, then shuts down
+// gracefully, giving streams in flight up to grace to finish.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
