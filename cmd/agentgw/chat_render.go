@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentgw/agentgw/sse"
+)
+
+// streamRenderer prints an agent's SSE answer for a terminal: text as it
+// arrives, actions as readable blocks, errors with their hints.
+type streamRenderer struct {
+	out    io.Writer
+	failed bool
+	done   bool
+	// lastNewline tracks whether the text so far ended a line.
+	lastNewline bool
+}
+
+func (r *streamRenderer) render(body io.Reader) error {
+	rd := sse.NewReader(body)
+	r.lastNewline = true
+	for {
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading the stream: %w", err)
+		}
+		switch ev.Name {
+		case "", "message":
+			r.data(ev.Data)
+		case "copilot_action":
+			r.action(ev.Data)
+		case "copilot_error":
+			r.error(ev.Data)
+		}
+	}
+	r.newline()
+	if !r.done {
+		return errors.New("the stream ended without its terminator")
+	}
+	return nil
+}
+
+func (r *streamRenderer) data(data []byte) {
+	s := string(data)
+	if s == "[DONE]" || s == "[Done]" {
+		r.done = true
+		return
+	}
+	var chunk struct {
+		Choices []struct {
+			Delta struct {
+				Content string `json:"content"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(data, &chunk) != nil {
+		return
+	}
+	for _, c := range chunk.Choices {
+		if c.Delta.Content != "" {
+			fmt.Fprint(r.out, c.Delta.Content)
+			r.lastNewline = strings.HasSuffix(c.Delta.Content, "\n")
+		}
+	}
+}
+
+func (r *streamRenderer) newline() {
+	if !r.lastNewline {
+		fmt.Fprintln(r.out)
+		r.lastNewline = true
+	}
+}
+
+// wireAction is a copilot_action frame.
+type wireAction struct {
+	Action string `json:"action"`
+	Data   struct {
+		Title, Message, Command, Prompt string
+		TreeID                          string           `json:"treeId"`
+		RootPID                         string           `json:"rootPId"`
+		Nodes                           []map[string]any `json:"nodes"`
+		NodeActions                     []struct {
+			NodeType, NodeAction, Command, Prompt, PromptByNodeProperty string
+		} `json:"nodeActions"`
+	} `json:"data"`
+}
+
+func (r *streamRenderer) action(data []byte) {
+	var a wireAction
+	if err := json.Unmarshal(data, &a); err != nil {
+		fmt.Fprintf(r.out, "[unreadable action: %v]\n", err)
+		return
+	}
+	r.newline()
+	switch a.Action {
+	case "confirm":
+		fmt.Fprintf(r.out, "\n  [ %s ]  %s%s\n", a.Data.Title, a.Data.Message, follow(a.Data.Command, a.Data.Prompt, ""))
+	case "tree":
+		fmt.Fprintf(r.out, "\n  tree %s:\n", a.Data.TreeID)
+		printTree(r.out, a.Data.Nodes, a.Data.RootPID, "    ")
+		for _, na := range a.Data.NodeActions {
+			fmt.Fprintf(r.out, "    (%s on %s nodes%s)\n", na.NodeAction, na.NodeType, follow(na.Command, na.Prompt, na.PromptByNodeProperty))
+		}
+	default:
+		fmt.Fprintf(r.out, "  [%s action]\n", a.Action)
+	}
+}
+
+// follow describes what clicking does.
+func follow(command, prompt, byProperty string) string {
+	switch {
+	case command != "":
+		return " → runs command " + command
+	case prompt != "":
+		return fmt.Sprintf(" → asks %q", prompt)
+	case byProperty != "":
+		return " → asks the node's " + byProperty
+	}
+	return " → sends feedback"
+}
+
+func printTree(w io.Writer, nodes []map[string]any, parent, indent string) {
+	for _, n := range nodes {
+		if fmt.Sprint(n["pId"]) != parent {
+			continue
+		}
+		line := fmt.Sprintf("%s- %v", indent, n["name"])
+		if t, _ := n["type"].(string); t != "" {
+			line += " (" + t + ")"
+		}
+		if d, _ := n["description"].(string); d != "" {
+			line += ": " + d
+		}
+		fmt.Fprintln(w, line)
+		printTree(w, nodes, fmt.Sprint(n["id"]), indent+"  ")
+	}
+}
+
+func (r *streamRenderer) error(data []byte) {
+	r.failed = true
+	var e struct {
+		ErrorCode, Message, SuggestedAction string
+	}
+	_ = json.Unmarshal(data, &e)
+	r.newline()
+	fmt.Fprintf(r.out, "\nerror %s: %s\n", e.ErrorCode, e.Message)
+	if e.SuggestedAction != "" {
+		fmt.Fprintf(r.out, "  hint: %s\n", e.SuggestedAction)
+	}
+}

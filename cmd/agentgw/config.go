@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgw/agentgw/configs"
+)
+
+// Config is the gateway configuration file (configs/gateway.yaml documents
+// every key).
+type Config struct {
+	Addr                    string         `yaml:"addr"`
+	PublicURL               string         `yaml:"publicURL"`
+	Agents                  []string       `yaml:"agents"`
+	AllowRequestDefinitions bool           `yaml:"allowRequestDefinitions"`
+	Upstream                UpstreamConfig `yaml:"upstream"`
+	Server                  ServerConfig   `yaml:"server"`
+	State                   StateConfig    `yaml:"state"`
+	Budget                  BudgetConfig   `yaml:"budget"`
+	Log                     LogConfig      `yaml:"log"`
+}
+
+// UpstreamConfig is the model platform.
+type UpstreamConfig struct {
+	URL              string   `yaml:"url"`
+	Auth             string   `yaml:"auth"`
+	KeyEnv           string   `yaml:"keyEnv"`
+	DefaultModel     string   `yaml:"defaultModel"`
+	FirstByteTimeout Duration `yaml:"firstByteTimeout"`
+	IdleTimeout      Duration `yaml:"idleTimeout"`
+}
+
+// ServerConfig is the HTTP side.
+type ServerConfig struct {
+	BodyLimit     int64    `yaml:"bodyLimit"`
+	KeepAlive     Duration `yaml:"keepAlive"`
+	Terminator    string   `yaml:"terminator"`
+	AuthTokensEnv string   `yaml:"authTokensEnv"`
+	RateLimit     float64  `yaml:"rateLimit"`
+	RateBurst     int      `yaml:"rateBurst"`
+	ShutdownGrace Duration `yaml:"shutdownGrace"`
+}
+
+// StateConfig is the action state signing.
+type StateConfig struct {
+	SecretEnv string   `yaml:"secretEnv"`
+	TTL       Duration `yaml:"ttl"`
+}
+
+// BudgetConfig is the prompt context budget.
+type BudgetConfig struct {
+	DefaultContextLength int            `yaml:"defaultContextLength"`
+	ReplyReserve         int            `yaml:"replyReserve"`
+	Models               map[string]int `yaml:"models"`
+}
+
+// LogConfig is the logging.
+type LogConfig struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// Duration is a time.Duration written as "15s" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration such as 30s or 2m", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// defaultConfig is the embedded configs/gateway.yaml.
+func defaultConfig() (*Config, error) {
+	data, err := configs.FS.ReadFile(configs.GatewayFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading embedded gateway config: %w", err)
+	}
+	cfg := &Config{}
+	if err := decodeConfig(data, cfg); err != nil {
+		return nil, fmt.Errorf("embedded gateway config: %w", err)
+	}
+	return cfg, nil
+}
+
+// overlayFile reads a gateway config file over cfg: keys it sets win.
+func overlayFile(cfg *Config, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading config: %w", err)
+	}
+	if err := decodeConfig(data, cfg); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	// Relative agent paths in a config file are relative to the file.
+	for i, a := range cfg.Agents {
+		if !filepath.IsAbs(a) {
+			cfg.Agents[i] = filepath.Join(filepath.Dir(path), a)
+		}
+	}
+	return nil
+}
+
+func decodeConfig(data []byte, cfg *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// envOverlay applies the AGENTGW_* environment variables over cfg.
+func envOverlay(cfg *Config, getenv func(string) string) error {
+	if v := getenv("AGENTGW_ADDR"); v != "" {
+		cfg.Addr = v
+	}
+	if v := getenv("AGENTGW_AGENTS"); v != "" {
+		cfg.Agents = filepath.SplitList(v)
+	}
+	if v := getenv("AGENTGW_UPSTREAM_URL"); v != "" {
+		cfg.Upstream.URL = v
+	}
+	if v := getenv("AGENTGW_UPSTREAM_AUTH"); v != "" {
+		cfg.Upstream.Auth = v
+	}
+	if v := getenv("AGENTGW_DEFAULT_MODEL"); v != "" {
+		cfg.Upstream.DefaultModel = v
+	}
+	if v := getenv("AGENTGW_PUBLIC_URL"); v != "" {
+		cfg.PublicURL = v
+	}
+	if v := getenv("AGENTGW_ALLOW_REQUEST_DEFINITIONS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("AGENTGW_ALLOW_REQUEST_DEFINITIONS: %q is not true or false", v)
+		}
+		cfg.AllowRequestDefinitions = b
+	}
+	if v := getenv("AGENTGW_LOG_LEVEL"); v != "" {
+		cfg.Log.Level = v
+	}
+	if v := getenv("AGENTGW_LOG_FORMAT"); v != "" {
+		cfg.Log.Format = v
+	}
+	return nil
+}
+
+// validate checks values that would otherwise fail later and obscurely.
+func (c *Config) validate() error {
+	var errs []error
+	switch c.Upstream.Auth {
+	case "", "forward", "key":
+	default:
+		errs = append(errs, fmt.Errorf("upstream.auth: %q must be forward or key", c.Upstream.Auth))
+	}
+	switch c.Server.Terminator {
+	case "", "[DONE]", "[Done]":
+	default:
+		errs = append(errs, fmt.Errorf("server.terminator: %q must be [DONE] or [Done]", c.Server.Terminator))
+	}
+	if c.Server.BodyLimit < 0 {
+		errs = append(errs, errors.New("server.bodyLimit must not be negative"))
+	}
+	switch strings.ToLower(c.Log.Format) {
+	case "", "auto", "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("log.format: %q must be auto, text or json", c.Log.Format))
+	}
+	return errors.Join(errs...)
+}

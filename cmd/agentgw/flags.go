@@ -1,0 +1,73 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+// Set appends a value.
+func (s *stringList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+// gatewayFlags are the flags that override the gateway configuration.
+type gatewayFlags struct {
+	config   string
+	addr     string
+	agents   stringList
+	upstream string
+	fs       *flag.FlagSet
+}
+
+func newGatewayFlags(name string, stderr io.Writer) *gatewayFlags {
+	g := &gatewayFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	g.fs.SetOutput(stderr)
+	g.fs.StringVar(&g.config, "config", "", "gateway config `FILE` (env AGENTGW_CONFIG)")
+	g.fs.StringVar(&g.addr, "addr", "", "listen `address` (env AGENTGW_ADDR, default :18080)")
+	g.fs.Var(&g.agents, "agents", "agent definition `DIR` or file; repeatable (env AGENTGW_AGENTS, a path list); default: the embedded examples")
+	g.fs.StringVar(&g.upstream, "upstream", "", "model platform base `URL`; /chat/completions is appended (env AGENTGW_UPSTREAM_URL)")
+	return g
+}
+
+// load builds the configuration: embedded defaults, then the config file,
+// then the environment, then the flags that were given.
+func (g *gatewayFlags) load(getenv func(string) string) (*Config, error) {
+	cfg, err := defaultConfig()
+	if err != nil {
+		return nil, err
+	}
+	path := g.config
+	if path == "" {
+		path = getenv("AGENTGW_CONFIG")
+	}
+	if path != "" {
+		if err := overlayFile(cfg, path); err != nil {
+			return nil, err
+		}
+	}
+	if err := envOverlay(cfg, getenv); err != nil {
+		return nil, err
+	}
+	g.fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "addr":
+			cfg.Addr = g.addr
+		case "agents":
+			cfg.Agents = g.agents
+		case "upstream":
+			cfg.Upstream.URL = g.upstream
+		}
+	})
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("invalid configuration: %w", err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/server"
+)
+
+func cmdServe(args []string, getenv func(string) string, stderr io.Writer) int {
+	g := newGatewayFlags("serve", stderr)
+	if err := g.fs.Parse(args); err != nil {
+		return 2
+	}
+	cfg, err := g.load(getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentgw:", err)
+		return 2
+	}
+	log := newLogger(cfg.Log, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, cfg, getenv, log, nil); err != nil {
+		log.Error("agentgw stopped", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the gateway until ctx ends. When ready is not nil it receives
+// the listening address (tests use it).
+func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *slog.Logger, ready chan<- string) error {
+	reg := agent.NewRegistry(loadAgents(cfg.Agents, log))
+	client, err := newLLM(cfg, getenv, log)
+	if err != nil {
+		return err
+	}
+	secret := []byte(getenv(cfg.State.SecretEnv))
+	if len(secret) == 0 {
+		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
+	}
+	runner := agent.NewRunner(reg, agent.RunnerConfig{
+		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
+		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
+		Budget: agent.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
+		Logger: log,
+	})
+	srv := server.New(server.Config{
+		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
+		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
+		RateLimit: cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
+	})
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
+	}
+	go reloadOnHUP(ctx, reg, cfg.Agents, log)
+	log.Info("agentgw listening", "addr", ln.Addr().String(), "agents", reg.Names(), "upstream", upstreamLabel(cfg), "version", versionString())
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	grace := time.Duration(cfg.Server.ShutdownGrace)
+	if grace <= 0 {
+		grace = 10 * time.Second
+	}
+	return srv.Serve(ctx, ln, grace)
+}
+
+func upstreamLabel(cfg *Config) string {
+	if cfg.Upstream.URL == "" {
+		return "none (model commands will say how to configure one)"
+	}
+	return cfg.Upstream.URL + " (auth " + cfg.Upstream.Auth + ")"
+}
+
+// newLLM builds the upstream client, or nil when none is configured.
+func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger) (*llm.Client, error) {
+	u := cfg.Upstream
+	if u.URL == "" {
+		return nil, nil
+	}
+	lc := llm.Config{BaseURL: u.URL, Auth: llm.AuthMode(u.Auth), Logger: log,
+		FirstByteTimeout: time.Duration(u.FirstByteTimeout), IdleTimeout: time.Duration(u.IdleTimeout)}
+	if lc.Auth == llm.AuthKey {
+		lc.APIKey = getenv(u.KeyEnv)
+		if lc.APIKey == "" {
+			return nil, fmt.Errorf("upstream.auth is key but the environment variable %s is empty", u.KeyEnv)
+		}
+	}
+	c, err := llm.New(lc)
+	if err != nil {
+		return nil, fmt.Errorf("upstream: %w", err)
+	}
+	return c, nil
+}
+
+// loadAgents loads the configured definitions, or the embedded examples,
+// logging every problem; bad files are skipped.
+func loadAgents(paths []string, log *slog.Logger) []*agent.Agent {
+	agents, diags := readAgents(paths)
+	for _, d := range diags {
+		if d.Severity == agent.SeverityError {
+			log.Error("agent definition", "problem", d.String())
+		} else {
+			log.Warn("agent definition", "problem", d.String())
+		}
+	}
+	return agents
+}
+
+// readAgents loads definitions from paths, or the embedded examples.
+func readAgents(paths []string) ([]*agent.Agent, agent.Diagnostics) {
+	if len(paths) == 0 {
+		return agent.LoadFS(configs.FS, configs.AgentsDir)
+	}
+	return agent.Load(paths...)
+}
+
+// reloadOnHUP reloads the agent definitions on SIGHUP and swaps them in.
+func reloadOnHUP(ctx context.Context, reg *agent.Registry, paths []string, log *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			agents := loadAgents(paths, log)
+			reg.Swap(agents)
+			log.Info("agent definitions reloaded", "agents", reg.Names())
+		}
+	}
+}
+
+func splitTokens(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
