@@ -154,4 +154,3 @@ func splitTokens(s string) []string {
 	}
 	return out
 }
-
