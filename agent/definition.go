@@ -40,7 +40,7 @@ type Definition struct {
 
 // Service is where the platform reaches the agent.
 type Service struct {
-	Endpoint string `yaml:"endpoint"`
+	Endpoint string `yaml:"endpoint" json:"endpoint"`
 }
 
 // ModelConfig selects the upstream model.

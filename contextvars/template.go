@@ -7,7 +7,8 @@ import "strings"
 // names in plain maps, slices, strings, ints, float64s and bools, so that
 // templates say .activeEditor.filePath or range .knowledgeBase. Optional
 // fields that are absent are absent keys. activeEditor also gets
-// "selectedText": its selected ranges' content joined by "\n". Variables with
+// "selectedText", its selected ranges' content joined by "\n", and, when
+// there is a selected range, "selection": the first one. Variables with
 // unknown names appear under their own names, as decoded.
 func (s *Set) TemplateData() map[string]any {
 	m := make(map[string]any, len(s.order)+len(s.Other))
@@ -104,6 +105,9 @@ func editorData(e *Editor) map[string]any {
 	m["cursorOffset"] = e.CursorOffset
 	m["selectedRanges"] = ranges
 	m["selectedText"] = strings.Join(texts, "\n")
+	if len(ranges) > 0 {
+		m["selection"] = ranges[0]
+	}
 	if v := e.VisibleRange; v != nil {
 		m["visibleRange"] = positionData(v.Content, v.StartLine, v.StartColumn, v.EndLine, v.EndColumn)
 	}

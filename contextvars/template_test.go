@@ -30,7 +30,9 @@ func TestTemplateData(t *testing.T) {
 			"selectedRanges": []any{
 				map[string]any{"content": "a", "startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 2, "contentAfterSelection": "b"},
 				map[string]any{"content": "b", "startLine": 1, "startColumn": 2, "endLine": 1, "endColumn": 3},
-			}},
+			},
+			"selection": map[string]any{"content": "a", "startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 2, "contentAfterSelection": "b"},
+		},
 		"vcs": map[string]any{"type": "git", "branchName": "", "upstreamBranchName": "", "remoteUrl": "", "remotes": []any{}},
 		"x":   map[string]any{"n": 1.0},
 	}
