@@ -9,8 +9,11 @@ type Position struct {
 	Column int
 }
 
-// String renders file:line:col.
+// String renders file:line:col, or just the file when the line is unknown.
 func (p Position) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
 }
 

@@ -35,10 +35,17 @@ func Load(paths ...string) ([]*Agent, Diagnostics) {
 	var files []string
 	var diags Diagnostics
 	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			diags.add(SeverityError, Position{File: p}, fmt.Sprintf("reading agent definitions: %v", err))
+			continue
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
 		found, err := definitionFiles(os.DirFS(p), ".", p)
-		if errors.Is(err, errNotDir) {
-			found = []string{p}
-		} else if err != nil {
+		if err != nil {
 			diags.add(SeverityError, Position{File: p}, err.Error())
 			continue
 		}
@@ -56,8 +63,6 @@ func LoadFS(fsys fs.FS, root string) ([]*Agent, Diagnostics) {
 	return loadFiles(files, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }, nil)
 }
 
-var errNotDir = errors.New("not a directory")
-
 // definitionFiles lists the definition files under root in fsys, named with
 // prefix joined in front (the OS path) when prefix is set.
 func definitionFiles(fsys fs.FS, root, prefix string) ([]string, error) {
@@ -66,7 +71,7 @@ func definitionFiles(fsys fs.FS, root, prefix string) ([]string, error) {
 		return nil, fmt.Errorf("reading agent definitions: %w", err)
 	}
 	if !st.IsDir() {
-		return nil, errNotDir
+		return nil, fmt.Errorf("reading agent definitions: %s is not a directory", root)
 	}
 	var files []string
 	err = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {

@@ -22,27 +22,18 @@ type chatOptions struct {
 	url, agent, command, file, selection, dir, model, token, bearer string
 	rules                                                           stringList
 	prompt                                                          string
+	// sel is the parsed --selection, nil when none was given.
+	sel *contextvars.Selection
 }
 
 func cmdChat(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := chatOptions{}
-	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.url, "url", firstNonEmpty(getenv("AGENTGW_URL"), "http://localhost:18080"), "gateway `URL` (env AGENTGW_URL)")
-	fs.StringVar(&o.agent, "agent", "hello", "agent `name`")
-	fs.StringVar(&o.command, "command", "", "command `name` (default: the agent's default command)")
-	fs.StringVar(&o.file, "file", "", "the `file` open in the \"editor\" (activeEditor)")
-	fs.StringVar(&o.selection, "selection", "", "the selection in --file: `L1:C1-L2:C2`, L1-L2 or L")
-	fs.StringVar(&o.dir, "dir", ".", "the workspace `directory` (git and package files)")
-	fs.StringVar(&o.model, "model", "", "`model` to ask for (sent as the request's model)")
-	fs.StringVar(&o.token, "token", getenv("AGENTGW_TOKEN"), "gateway `token` for inbound auth (env AGENTGW_TOKEN)")
-	fs.StringVar(&o.bearer, "bearer", getenv("AGENTGW_BEARER"), "`token` sent as Authorization: Bearer, which a forward-auth gateway passes to the model platform (env AGENTGW_BEARER)")
-	fs.Var(&o.rules, "rule", "a global prompt (rule) to send; repeatable")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: agentgw chat [flags] [PROMPT...]   (PROMPT \"-\" reads it from stdin)")
-		fs.PrintDefaults()
-	}
+	fs := newChatFlags(&o, getenv, stderr)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := o.parseSelection(); err != nil {
+		fmt.Fprintln(stderr, "agentgw chat:", err)
 		return 2
 	}
 	o.prompt = strings.Join(fs.Args(), " ")
@@ -62,6 +53,44 @@ func cmdChat(args []string, getenv func(string) string, stdin io.Reader, stdout,
 		return 1
 	}
 	return 0
+}
+
+// parseSelection checks --selection before anything is sent, so that a typo
+// is an error rather than a request without the editor.
+func (o *chatOptions) parseSelection() error {
+	if o.selection == "" {
+		return nil
+	}
+	if o.file == "" {
+		return errors.New("--selection needs --file")
+	}
+	s, err := contextvars.ParseSelection(o.selection)
+	if err != nil {
+		return fmt.Errorf("--selection: %w", err)
+	}
+	o.sel = &s
+	return nil
+}
+
+// newChatFlags defines the flags of `agentgw chat` over o.
+func newChatFlags(o *chatOptions, getenv func(string) string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.url, "url", firstNonEmpty(getenv("AGENTGW_URL"), "http://localhost:18080"), "gateway `URL` (env AGENTGW_URL)")
+	fs.StringVar(&o.agent, "agent", "hello", "agent `name`")
+	fs.StringVar(&o.command, "command", "", "command `name` (default: the agent's default command)")
+	fs.StringVar(&o.file, "file", "", "the `file` open in the \"editor\" (activeEditor)")
+	fs.StringVar(&o.selection, "selection", "", "the selection in --file: `L1:C1-L2:C2`, L1-L2 or L")
+	fs.StringVar(&o.dir, "dir", ".", "the workspace `directory` (git and package files)")
+	fs.StringVar(&o.model, "model", "", "`model` to ask for (sent as the request's model)")
+	fs.StringVar(&o.token, "token", getenv("AGENTGW_TOKEN"), "gateway `token` for inbound auth (env AGENTGW_TOKEN)")
+	fs.StringVar(&o.bearer, "bearer", getenv("AGENTGW_BEARER"), "`token` sent as Authorization: Bearer, which a forward-auth gateway passes to the model platform (env AGENTGW_BEARER)")
+	fs.Var(&o.rules, "rule", "a global prompt (rule) to send; repeatable")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: agentgw chat [flags] [PROMPT...]   (PROMPT \"-\" reads it from stdin)")
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // chatClient behaves like an IDE plugin: it reads the command's context
@@ -259,13 +288,5 @@ func collectEditor(o chatOptions, opts contextvars.Options) (*contextvars.Editor
 	if o.file == "" {
 		return nil, errors.New("no --file given")
 	}
-	var sel *contextvars.Selection
-	if o.selection != "" {
-		s, err := contextvars.ParseSelection(o.selection)
-		if err != nil {
-			return nil, fmt.Errorf("--selection: %w", err)
-		}
-		sel = &s
-	}
-	return contextvars.CollectEditor(o.file, sel, opts)
+	return contextvars.CollectEditor(o.file, o.sel, opts)
 }

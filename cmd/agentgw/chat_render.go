@@ -126,11 +126,19 @@ func follow(command, prompt, byProperty string) string {
 	return " → sends feedback"
 }
 
+// printTree prints the nodes under parent, indented by depth. Each node is
+// printed at most once, so that a cycle in a malformed tree cannot recurse
+// forever.
 func printTree(w io.Writer, nodes []map[string]any, parent, indent string) {
-	for _, n := range nodes {
-		if fmt.Sprint(n["pId"]) != parent {
+	printSubtree(w, nodes, parent, indent, make([]bool, len(nodes)))
+}
+
+func printSubtree(w io.Writer, nodes []map[string]any, parent, indent string, printed []bool) {
+	for i, n := range nodes {
+		if printed[i] || fmt.Sprint(n["pId"]) != parent {
 			continue
 		}
+		printed[i] = true
 		line := fmt.Sprintf("%s- %v", indent, n["name"])
 		if t, _ := n["type"].(string); t != "" {
 			line += " (" + t + ")"
@@ -139,7 +147,7 @@ func printTree(w io.Writer, nodes []map[string]any, parent, indent string) {
 			line += ": " + d
 		}
 		fmt.Fprintln(w, line)
-		printTree(w, nodes, fmt.Sprint(n["id"]), indent+"  ")
+		printSubtree(w, nodes, fmt.Sprint(n["id"]), indent+"  ", printed)
 	}
 }
 
@@ -148,8 +156,11 @@ func (r *streamRenderer) error(data []byte) {
 	var e struct {
 		ErrorCode, Message, SuggestedAction string
 	}
-	_ = json.Unmarshal(data, &e)
 	r.newline()
+	if json.Unmarshal(data, &e) != nil || (e.ErrorCode == "" && e.Message == "") {
+		fmt.Fprintf(r.out, "\nerror: %s\n", data)
+		return
+	}
 	fmt.Fprintf(r.out, "\nerror %s: %s\n", e.ErrorCode, e.Message)
 	if e.SuggestedAction != "" {
 		fmt.Fprintf(r.out, "  hint: %s\n", e.SuggestedAction)

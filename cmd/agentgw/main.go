@@ -19,7 +19,8 @@ Usage:
   agentgw serve   [--addr :18080] [--agents DIR]... [--upstream URL] [--config FILE]
   agentgw chat    [--url http://localhost:18080] [--agent NAME] [--command NAME] [--file F --selection L1:C1-L2:C2] [PROMPT]
   agentgw lint    [DIR|FILE]...
-  agentgw export  [--agents DIR]... NAME
+  agentgw export  [--agents DIR]... [--endpoint URL] NAME
+  agentgw healthcheck [--addr :18080]
   agentgw version
 
 Run "agentgw <command> -h" for the flags of a command.
@@ -45,6 +46,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdExport(rest, getenv, stdout, stderr)
 	case "chat":
 		return cmdChat(rest, getenv, stdin, stdout, stderr)
+	case "healthcheck":
+		return cmdHealthcheck(rest, getenv, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "agentgw", versionString())
 		return 0

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentgw/agentgw/sse"
+)
+
+// fakeUpstream is an OpenAI-style model platform that replays a stream and
+// records the requests it got.
+type fakeUpstream struct {
+	*httptest.Server
+	chunks []string // the deltas it streams
+
+	mu       sync.Mutex
+	requests []upstreamRequest
+}
+
+// upstreamRequest is what the fake upstream received.
+type upstreamRequest struct {
+	Path   string
+	Header http.Header
+	Body   struct {
+		Model    string `json:"model"`
+		Stream   bool   `json:"stream"`
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+}
+
+func newFakeUpstream(t *testing.T, chunks ...string) *fakeUpstream {
+	u := &fakeUpstream{chunks: chunks}
+	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
+	t.Cleanup(u.Close)
+	return u
+}
+
+func (u *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
+	rec := upstreamRequest{Path: r.URL.Path, Header: r.Header.Clone()}
+	data, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(data, &rec.Body); err != nil {
+		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	u.mu.Lock()
+	u.requests = append(u.requests, rec)
+	u.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	const frame = `data: {"id":"chatcmpl-up1","object":"chat.completion.chunk","created":1712345678,"model":"fake-1","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}` + "\n\n"
+	fmt.Fprintf(w, frame, `{"role":"assistant","content":""}`, "null")
+	for _, c := range u.chunks {
+		delta, _ := json.Marshal(map[string]string{"content": c})
+		fmt.Fprintf(w, frame, delta, "null")
+		w.(http.Flusher).Flush()
+	}
+	fmt.Fprintf(w, frame, "{}", `"stop"`)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// received returns the requests so far.
+func (u *fakeUpstream) received() []upstreamRequest {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]upstreamRequest(nil), u.requests...)
+}
+
+// testConfig is the embedded configuration on a loopback port with upstream
+// as the model platform ("" for none).
+func testConfig(t *testing.T, upstream string) *Config {
+	t.Helper()
+	cfg, err := defaultConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Addr = "127.0.0.1:0"
+	cfg.Upstream.URL = upstream
+	cfg.Server.ShutdownGrace = Duration(5 * time.Second)
+	return cfg
+}
+
+// startGateway runs serve until the test ends and returns its base URL.
+// Cleanup checks that serve shut down gracefully (returned nil).
+func startGateway(t *testing.T, cfg *Config, env map[string]string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	errc := make(chan error, 1)
+	go func() { errc <- serve(ctx, cfg, envOf(env), slog.New(slog.DiscardHandler), ready) }()
+	select {
+	case addr := <-ready:
+		t.Cleanup(func() {
+			cancel()
+			if err := <-errc; err != nil {
+				t.Errorf("serve returned %v after cancel, want nil", err)
+			}
+		})
+		return "http://" + addr
+	case err := <-errc:
+		cancel()
+		t.Fatalf("serve failed to start: %v", err)
+	}
+	return ""
+}
+
+// streamEvent is one SSE event of an answer.
+type streamEvent struct {
+	Name string
+	Data string
+}
+
+// postAgent posts body to url and reads the whole SSE answer.
+func postAgent(t *testing.T, url, body string) (*http.Response, []streamEvent) {
+	t.Helper()
+	resp, events, err := readAgent(url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, events
+}
+
+// readAgent is postAgent for goroutines other than the test's.
+func readAgent(url, body string) (*http.Response, []streamEvent, error) {
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	var events []streamEvent
+	rd := sse.NewReader(resp.Body)
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return resp, events, nil
+		}
+		if err != nil {
+			return resp, events, fmt.Errorf("reading the stream: %w", err)
+		}
+		events = append(events, streamEvent{Name: ev.Name, Data: string(ev.Data)})
+	}
+}
+
+// streamText joins the text deltas of an answer.
+func streamText(t *testing.T, events []streamEvent) string {
+	t.Helper()
+	var b strings.Builder
+	for _, ev := range events {
+		if ev.Name != "" || ev.Data == "[DONE]" {
+			continue
+		}
+		var chunk struct {
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(ev.Data), &chunk); err != nil {
+			t.Fatalf("text frame %q: %v", ev.Data, err)
+		}
+		for _, c := range chunk.Choices {
+			b.WriteString(c.Delta.Content)
+		}
+	}
+	return b.String()
+}
