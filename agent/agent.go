@@ -17,8 +17,6 @@ const DefaultCommand = "default"
 type Agent struct {
 	Def      *Definition
 	commands map[string]*command
-	// fromRequest marks an agent built from a request's agentDefinition.
-	fromRequest bool
 }
 
 // Name returns the agent's name.
@@ -45,6 +43,15 @@ type command struct {
 	reply         *template.Template
 	actions       []*valueTemplate
 	vars          []contextOption
+}
+
+// templates lists the command's prompt templates.
+func (c *command) templates() []*template.Template {
+	ts := slices.Clone(c.system)
+	for _, rt := range c.others {
+		ts = append(ts, rt.t)
+	}
+	return ts
 }
 
 type roleTemplate struct {

@@ -71,7 +71,13 @@ func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
 		}
 		return nil, Errorf(CodeBadRequest, "agentDefinition is invalid: %s", strings.Join(msgs, "; "))
 	}
-	a.fromRequest = true
+	for _, c := range a.commands {
+		for _, t := range c.templates() {
+			if err := checkRestricted(t); err != nil {
+				return nil, Errorf(CodeBadRequest, "agentDefinition: command %q: %v", c.def.Name, err)
+			}
+		}
+	}
 	return a, nil
 }
 

@@ -204,3 +204,13 @@ func TestRequestDefinitions(t *testing.T) {
 		t.Errorf("registry agent overridden: %v %q", err, rec.Transcript())
 	}
 }
+
+func TestRequestDefinitionTemplatesRestricted(t *testing.T) {
+	r, _ := testRunner(t, runnerAgents, newFakeUpstream(t), RunnerConfig{AllowRequestDefinitions: true})
+	def := `{"commands":[{"name":"default","messageTemplates":[{"role":"system","template":"{{ define \"x\" }}{{ template \"x\" . }}{{ end }}{{ template \"x\" . }}"}]}]}`
+	_, err := runRequest(t, r, `{"agent":"evil","agentDefinition":`+def+`}`)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeBadRequest || !strings.Contains(e.Message, "not allowed") {
+		t.Fatalf("a recursive request template was accepted: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"reflect"
@@ -136,13 +137,85 @@ func mentions(t *template.Template, name string) bool {
 	return found
 }
 
+// maxRender caps what one template may render, so that a runaway template
+// fails with TEMPLATE_ERROR instead of exhausting memory.
+const maxRender = 64 << 20
+
+// errRenderTooLarge is returned when a template renders more than maxRender.
+var errRenderTooLarge = fmt.Errorf("template output is over %d MiB", maxRender>>20)
+
+// cappedBuffer is a bytes.Buffer that refuses to grow past maxRender.
+type cappedBuffer struct{ bytes.Buffer }
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > maxRender {
+		return 0, errRenderTooLarge
+	}
+	return b.Buffer.Write(p)
+}
+
 // execute renders t over data.
 func execute(t *template.Template, data any) (string, error) {
-	var b bytes.Buffer
+	var b cappedBuffer
 	if err := t.Execute(&b, data); err != nil {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+// checkRestricted refuses what a template from an untrusted client could
+// use to run for a long time or allocate without bound: defined templates
+// (recursion), printf (widths), and nested range loops.
+func checkRestricted(t *template.Template) error {
+	if len(t.Templates()) > 1 {
+		return errors.New("define and block are not allowed in request-carried templates")
+	}
+	var err error
+	var walk func(n parse.Node, ranges int)
+	walk = func(n parse.Node, ranges int) {
+		if err != nil || n == nil || reflect.ValueOf(n).IsNil() {
+			return
+		}
+		switch n := n.(type) {
+		case *parse.ListNode:
+			for _, c := range n.Nodes {
+				walk(c, ranges)
+			}
+		case *parse.TemplateNode:
+			err = errors.New("template calls are not allowed in request-carried templates")
+		case *parse.ActionNode:
+			walk(n.Pipe, ranges)
+		case *parse.PipeNode:
+			for _, c := range n.Cmds {
+				walk(c, ranges)
+			}
+		case *parse.CommandNode:
+			for _, a := range n.Args {
+				walk(a, ranges)
+			}
+		case *parse.IdentifierNode:
+			if n.Ident == "printf" {
+				err = errors.New("printf is not allowed in request-carried templates")
+			}
+		case *parse.RangeNode:
+			if ranges > 0 {
+				err = errors.New("nested range is not allowed in request-carried templates")
+			}
+			walk(n.Pipe, ranges)
+			walk(n.List, ranges+1)
+			walk(n.ElseList, ranges)
+		case *parse.IfNode:
+			walk(n.Pipe, ranges)
+			walk(n.List, ranges)
+			walk(n.ElseList, ranges)
+		case *parse.WithNode:
+			walk(n.Pipe, ranges)
+			walk(n.List, ranges)
+			walk(n.ElseList, ranges)
+		}
+	}
+	walk(t.Tree.Root, 0)
+	return err
 }
 
 func orEmpty(v any) any {

@@ -92,3 +92,40 @@ func TestTemplateParseError(t *testing.T) {
 		t.Fatalf("want a parse error naming the function, got %v", err)
 	}
 }
+
+func TestCheckRestricted(t *testing.T) {
+	tests := []struct {
+		src, err string
+	}{
+		{`{{ .userInputPrompt | trim }} {{ range .packageFiles }}{{ .filepath }}{{ end }}`, ""},
+		{`{{ if .a }}{{ range .b }}x{{ end }}{{ end }}{{ range .c }}y{{ end }}`, ""},
+		{`{{ define "x" }}{{ template "x" . }}{{ end }}{{ template "x" . }}`, "define"},
+		{`{{ template "y" }}`, "template calls"},
+		{`{{ printf "%0999999999d" 1 }}`, "printf"},
+		{`{{ .x | printf "%s" }}`, "printf"},
+		{`{{ range .a }}{{ range .b }}x{{ end }}{{ end }}`, "nested range"},
+		{`{{ range .a }}{{ with .b }}{{ range . }}x{{ end }}{{ end }}{{ end }}`, "nested range"},
+	}
+	for _, tc := range tests {
+		tpl, err := parseTemplate("t", tc.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = checkRestricted(tpl)
+		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("checkRestricted(%q) = %v, want %q", tc.src, err, tc.err)
+		}
+	}
+}
+
+func TestRenderCap(t *testing.T) {
+	tpl, err := parseTemplate("t", `{{ range .n }}{{ $.s }}{{ end }}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 1<<20)
+	_, err = execute(tpl, map[string]any{"n": make([]int, 100), "s": big})
+	if err == nil || !strings.Contains(err.Error(), "MiB") {
+		t.Fatalf("want the render cap, got %v", err)
+	}
+}
