@@ -24,7 +24,7 @@ type ErrorContent struct {
 	Details         ErrorDetails `json:"details"`
 	Source          string       `json:"source"`
 	Recoverable     bool         `json:"recoverable"`
-	SuggestedAction string       `json:"suggestedAction,omitempty"`
+	SuggestedAction string       `json:"suggestedAction"`
 }
 
 // ErrorDetails carries the request id and time of an error.
@@ -45,7 +45,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	body := ErrorResponse{Type: "ERROR_RESPONSE", Content: ErrorContent{
 		ErrorCode: e.Code, Message: e.Message, Source: e.Source, Recoverable: e.Recoverable,
-		SuggestedAction: e.SuggestedAction,
+		SuggestedAction: suggestion(e),
 		Details:         ErrorDetails{RequestID: rid, Timestamp: time.Now().UTC().Format(time.RFC3339Nano)},
 	}}
 	data, _ := json.Marshal(body)
@@ -68,7 +68,7 @@ func toAgentError(err error) *agent.Error {
 	if errors.As(err, &he) {
 		switch he.Code {
 		case http.StatusNotFound:
-			return agent.Errorf(agent.CodeNotFound, "no such endpoint").Suggest("POST /agent, POST /agents/{name}, GET /agents, GET /agents/{name}, GET /healthz")
+			return routeNotFound()
 		case http.StatusMethodNotAllowed:
 			return agent.Errorf(agent.CodeMethodNotAllowed, "method not allowed on this endpoint")
 		case http.StatusRequestEntityTooLarge:
@@ -80,4 +80,31 @@ func toAgentError(err error) *agent.Error {
 		}
 	}
 	return agent.Internal(err)
+}
+
+// suggestion is the error's suggested action, or a default for its code so
+// that every ERROR_RESPONSE carries one.
+func suggestion(e *agent.Error) string {
+	if e.SuggestedAction != "" {
+		return e.SuggestedAction
+	}
+	switch e.Code {
+	case agent.CodeBadRequest:
+		return "send a JSON object in the shape of the agent request (PROTOCOL.md section 1)"
+	case agent.CodeUnsupportedMediaType:
+		return "send the body as JSON with Content-Type: application/json"
+	case agent.CodeNotFound, agent.CodeMethodNotAllowed:
+		return endpoints
+	case agent.CodeInternal:
+		return "try again; if it keeps failing, give the gateway's operator this request id"
+	}
+	return "see the errors section of the gateway's protocol (PROTOCOL.md section 5)"
+}
+
+// endpoints lists the gateway's routes.
+const endpoints = "POST /agent, POST /agents/{name}, GET /agents, GET /agents/{name}, GET /healthz"
+
+// routeNotFound is the error of a path no route serves.
+func routeNotFound() *agent.Error {
+	return agent.Errorf(agent.CodeNotFound, "no such endpoint").Suggest(endpoints)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,6 +19,10 @@ import (
 // postAgent serves POST /agent and POST /agents/{name}: it validates the
 // request, then streams the run as Server-Sent-Events.
 func (s *Server) postAgent(c echo.Context) error {
+	name, err := agentParam(c)
+	if err != nil {
+		return err
+	}
 	body, err := s.readBody(c)
 	if err != nil {
 		return err
@@ -26,7 +31,7 @@ func (s *Server) postAgent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if name := c.Param("name"); name != "" {
+	if name != "" {
 		if req.Agent != "" && req.Agent != name {
 			return agent.Errorf(agent.CodeBadRequest, "the path names agent %q but the body names %q", name, req.Agent)
 		}
@@ -34,6 +39,8 @@ func (s *Server) postAgent(c echo.Context) error {
 	}
 	c.Set(keyAgent, req.Agent)
 	req.ID = requestIDOf(c)
+	// The gateway's own token never goes upstream, auth enabled or not.
+	c.Request().Header.Del(HeaderToken)
 	req.Header = c.Request().Header
 	run, err := s.cfg.Runner.Prepare(req)
 	if err != nil {
@@ -42,6 +49,17 @@ func (s *Server) postAgent(c echo.Context) error {
 	c.Set(keyCommand, run.Command())
 	s.stream(c, run)
 	return nil
+}
+
+// agentParam is the agent named in the path, "" on POST /agent. Echo lets
+// a route's last parameter run to the end of the path, so a name with a
+// slash means a path no route serves: /agents/x/y is not agent "x/y".
+func agentParam(c echo.Context) (string, error) {
+	name := c.Param("name")
+	if strings.Contains(name, "/") {
+		return "", routeNotFound()
+	}
+	return name, nil
 }
 
 // readBody enforces the media type and the body cap, reading nothing more

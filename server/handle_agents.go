@@ -25,7 +25,10 @@ func (s *Server) listAgents(c echo.Context) error {
 // getAgent serves GET /agents/{name}: the definition in the platform's JSON
 // shape with service.endpoint set to this gateway.
 func (s *Server) getAgent(c echo.Context) error {
-	name := c.Param("name")
+	name, err := agentParam(c)
+	if err != nil {
+		return err
+	}
 	reg := s.cfg.Runner.Registry()
 	a, ok := reg.Get(name)
 	if !ok {

@@ -125,16 +125,21 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// HeaderToken carries the gateway token when Authorization is the plugin's.
+const HeaderToken = "X-Agentgw-Token"
+
 // authenticate checks the inbound token on everything but /healthz. The
-// matched header is removed so it is never forwarded upstream.
+// matched header, and X-Agentgw-Token in any case, is removed so that no
+// gateway token is forwarded upstream.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if c.Path() == "/healthz" {
 			return next(c)
 		}
 		h := c.Request().Header
-		if tok := h.Get("X-Agentgw-Token"); tok != "" && s.validToken(tok) {
-			h.Del("X-Agentgw-Token")
+		tok := h.Get(HeaderToken)
+		h.Del(HeaderToken)
+		if tok != "" && s.validToken(tok) {
 			return next(c)
 		}
 		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && s.validToken(tok) {
@@ -142,7 +147,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		return agent.Errorf(agent.CodeUnauthorized, "missing or wrong gateway token").
-			Suggest("send Authorization: Bearer <token> or X-Agentgw-Token: <token>")
+			Suggest("send Authorization: Bearer <token> or " + HeaderToken + ": <token>")
 	}
 }
 

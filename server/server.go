@@ -61,6 +61,10 @@ func New(cfg Config) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	// The client address (rate limit, access log) comes from
+	// X-Forwarded-For only when a proxy on a loopback, link-local or
+	// private address sent it; echo's default believes any client.
+	e.IPExtractor = echo.ExtractIPFromXFFHeader()
 	s := &Server{cfg: cfg, echo: e, log: cfg.Logger}
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.recoverPanics, s.requestID, s.accessLog)

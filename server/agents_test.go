@@ -1,0 +1,110 @@
+package server_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/server"
+)
+
+// TestListAgents: GET /agents lists every agent with its commands, sorted.
+func TestListAgents(t *testing.T) {
+	t.Parallel()
+	gw := newGateway(t)
+	r := get(t, gw.URL+"/agents")
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		t.Fatalf("GET /agents: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	var list server.AgentList
+	if err := json.Unmarshal(r.body, &list); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range list.Agents {
+		var cmds []string
+		for _, c := range a.Commands {
+			cmds = append(cmds, c.Name)
+		}
+		got = append(got, a.Name+": "+strings.Join(cmds, ","))
+	}
+	want := []string{
+		"chat: default,templated,greet,explain",
+		"greeter: default",
+		"hello: default,version",
+		"models: default,pinned",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("agents:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if h := list.Agents[2]; h.Version != "1.0.0" || h.Description == "" || h.Commands[1].Description != "Tell the version." {
+		t.Errorf("hello summary %+v", h)
+	}
+}
+
+// TestGetAgent: GET /agents/{name} is the platform definition with
+// service.endpoint set to the gateway.
+func TestGetAgent(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		publicURL string
+	}{
+		{"request host", ""},
+		{"public URL", "https://agents.example.com/gw"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			gw := newGateway(t, withPublicURL(tt.publicURL))
+			r := get(t, gw.URL+"/agents/hello")
+			if r.status != 200 {
+				t.Fatalf("status %d: %s", r.status, r.body)
+			}
+			var def agent.PlatformDefinition
+			if err := json.Unmarshal(r.body, &def); err != nil {
+				t.Fatal(err)
+			}
+			want := tt.publicURL
+			if want == "" {
+				want = gw.URL
+			}
+			if def.Service.Endpoint != want {
+				t.Errorf("service.endpoint %q, want %q", def.Service.Endpoint, want)
+			}
+			if def.Name != "hello" || def.Type != "proxy" || len(def.Commands) != 2 || def.Commands[0].Name != "default" {
+				t.Errorf("definition %s", r.body)
+			}
+			// Gateway extensions are not part of the platform's shape.
+			for _, ext := range []string{"reply", "actions", "Welcome"} {
+				if strings.Contains(string(r.body), ext) {
+					t.Errorf("the platform definition carries the extension %q: %s", ext, r.body)
+				}
+			}
+		})
+	}
+	t.Run("unknown", func(t *testing.T) {
+		t.Parallel()
+		gw := newGateway(t)
+		c := errorResponse(t, get(t, gw.URL+"/agents/helo"), 404, agent.CodeAgentNotFound)
+		if !strings.Contains(c.Message, `did you mean "hello"`) || !strings.Contains(c.SuggestedAction, "GET /agents") {
+			t.Errorf("no suggestion: %+v", c)
+		}
+		errorResponse(t, get(t, gw.URL+"/agents/hello/more"), 404, agent.CodeNotFound)
+	})
+}
+
+// TestHealth: GET /healthz reports ok, the number of agents and the version.
+func TestHealth(t *testing.T) {
+	t.Parallel()
+	gw := newGateway(t, withServer(func(c *server.Config) { c.Version = "v9.9.9-test" }))
+	r := get(t, gw.URL+"/healthz")
+	var h server.Health
+	if err := json.Unmarshal(r.body, &h); err != nil || r.status != 200 {
+		t.Fatalf("%d %s: %v", r.status, r.body, err)
+	}
+	if h != (server.Health{Status: "ok", Agents: 4, Version: "v9.9.9-test"}) {
+		t.Errorf("health %+v", h)
+	}
+}
