@@ -44,7 +44,7 @@ func benchUpstream(b *testing.B) *httptest.Server {
 // one op is one stream.
 func BenchmarkStreamRelay(b *testing.B) {
 	srv := benchUpstream(b)
-	client := defaultHTTPClient()
+	client := defaultHTTPClient(false)
 	b.Cleanup(client.CloseIdleConnections)
 	c, err := New(Config{BaseURL: srv.URL + "/v1", HTTPClient: client, FirstByteTimeout: time.Minute, IdleTimeout: time.Minute})
 	if err != nil {
@@ -68,7 +68,7 @@ func BenchmarkStreamRelay(b *testing.B) {
 // io.Copy, the floor that BenchmarkStreamRelay is compared with.
 func BenchmarkStreamBaseline(b *testing.B) {
 	srv := benchUpstream(b)
-	client := defaultHTTPClient()
+	client := defaultHTTPClient(false)
 	b.Cleanup(client.CloseIdleConnections)
 	body, err := simpleRequest.Body()
 	if err != nil {

@@ -43,6 +43,10 @@ type Config struct {
 	// HTTPClient makes the calls; nil means a default tuned for streaming
 	// (no compression, many idle connections per host, no overall timeout).
 	HTTPClient *http.Client
+	// HTTP2Cleartext makes the default client speak HTTP/2 without TLS
+	// (prior knowledge) to an http:// upstream, multiplexing streams over
+	// a few connections as HTTPS upstreams do through ALPN anyway.
+	HTTP2Cleartext bool
 	// Logger receives debug logs (never secrets); nil discards them.
 	Logger *slog.Logger
 }
@@ -87,7 +91,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.url = c.baseURL + "/chat/completions"
 	if c.http == nil {
-		c.http = defaultHTTPClient()
+		c.http = defaultHTTPClient(cfg.HTTP2Cleartext)
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -102,12 +106,18 @@ func New(cfg Config) (*Client, error) {
 // defaultHTTPClient is tuned for long-lived streams to one host: bodies are
 // not compressed (a gzip layer would buffer tokens), many connections stay
 // idle for reuse, and there is no overall timeout (the watchdog bounds
-// silence instead).
-func defaultHTTPClient() *http.Client {
+// silence instead). With h2c it speaks HTTP/2 to http:// URLs instead of
+// HTTP/1.1.
+func defaultHTTPClient(h2c bool) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableCompression = true
 	t.MaxIdleConns = 512
 	t.MaxIdleConnsPerHost = 256
+	if h2c {
+		t.Protocols = new(http.Protocols)
+		t.Protocols.SetUnencryptedHTTP2(true)
+		t.Protocols.SetHTTP2(true)
+	}
 	return &http.Client{Transport: t}
 }
 

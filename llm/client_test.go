@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -147,4 +149,31 @@ func TestCompleteUnavailable(t *testing.T) {
 	u.Close()
 	_, err := c.Complete(context.Background(), simpleRequest)
 	asError(t, err, KindUnavailable)
+}
+
+// TestHTTP2Cleartext: with HTTP2Cleartext the stream reaches an h2c
+// upstream over HTTP/2.
+func TestHTTP2Cleartext(t *testing.T) {
+	var proto atomic.Value
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proto.Store(r.Proto)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte("data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"))
+	}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	defer srv.Close()
+	c, err := New(Config{BaseURL: srv.URL, HTTP2Cleartext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sink recordSink
+	if _, err := c.Stream(t.Context(), &ChatRequest{Model: "m"}, &sink); err != nil {
+		t.Fatal(err)
+	}
+	if got := proto.Load(); got != "HTTP/2.0" {
+		t.Fatalf("upstream saw %v, want HTTP/2.0", got)
+	}
 }

@@ -152,7 +152,7 @@ func newTestClient(t testing.TB, u *upstream, cfg Config) *Client {
 	t.Helper()
 	cfg.BaseURL = u.URL + "/v1/"
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = defaultHTTPClient()
+		cfg.HTTPClient = defaultHTTPClient(false)
 		t.Cleanup(cfg.HTTPClient.CloseIdleConnections)
 	}
 	c, err := New(cfg)

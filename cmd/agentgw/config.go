@@ -20,6 +20,7 @@ import (
 // every key).
 type Config struct {
 	Addr                    string         `yaml:"addr"`
+	DebugAddr               string         `yaml:"debugAddr"`
 	PublicURL               string         `yaml:"publicURL"`
 	Agents                  []string       `yaml:"agents"`
 	AllowRequestDefinitions bool           `yaml:"allowRequestDefinitions"`
@@ -38,6 +39,7 @@ type UpstreamConfig struct {
 	DefaultModel     string   `yaml:"defaultModel"`
 	FirstByteTimeout Duration `yaml:"firstByteTimeout"`
 	IdleTimeout      Duration `yaml:"idleTimeout"`
+	HTTP2Cleartext   bool     `yaml:"http2Cleartext"`
 }
 
 // ServerConfig is the HTTP side.
@@ -139,6 +141,9 @@ func envOverlay(cfg *Config, getenv func(string) string) error {
 	}
 	if v := getenv("AGENTGW_DEFAULT_MODEL"); v != "" {
 		cfg.Upstream.DefaultModel = v
+	}
+	if v := getenv("AGENTGW_DEBUG_ADDR"); v != "" {
+		cfg.DebugAddr = v
 	}
 	if v := getenv("AGENTGW_PUBLIC_URL"); v != "" {
 		cfg.PublicURL = v

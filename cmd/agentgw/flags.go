@@ -24,6 +24,7 @@ type gatewayFlags struct {
 	addr     string
 	agents   stringList
 	upstream string
+	debug    string
 	fs       *flag.FlagSet
 }
 
@@ -34,6 +35,7 @@ func newGatewayFlags(name string, stderr io.Writer) *gatewayFlags {
 	g.fs.StringVar(&g.addr, "addr", "", "listen `address` (env AGENTGW_ADDR, default :18080)")
 	g.fs.Var(&g.agents, "agents", "agent definition `DIR` or file; repeatable (env AGENTGW_AGENTS, a path list); default: the embedded examples")
 	g.fs.StringVar(&g.upstream, "upstream", "", "model platform base `URL`; /chat/completions is appended (env AGENTGW_UPSTREAM_URL)")
+	g.fs.StringVar(&g.debug, "debug-addr", "", "serve pprof and expvar on this separate `address`, e.g. 127.0.0.1:6060 (env AGENTGW_DEBUG_ADDR)")
 	return g
 }
 
@@ -64,6 +66,8 @@ func (g *gatewayFlags) load(getenv func(string) string) (*Config, error) {
 			cfg.Agents = g.agents
 		case "upstream":
 			cfg.Upstream.URL = g.upstream
+		case "debug-addr":
+			cfg.DebugAddr = g.debug
 		}
 	})
 	if err := cfg.validate(); err != nil {

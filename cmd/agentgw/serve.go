@@ -66,6 +66,12 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
 	}
+	if cfg.DebugAddr != "" {
+		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+			_ = ln.Close()
+			return err
+		}
+	}
 	go reloadOnHUP(ctx, reg, cfg.Agents, log)
 	log.Info("agentgw listening", "addr", ln.Addr().String(), "agents", reg.Names(), "upstream", upstreamLabel(cfg), "version", versionString())
 	if ready != nil {
@@ -91,7 +97,7 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger) (*llm.Cli
 	if u.URL == "" {
 		return nil, nil
 	}
-	lc := llm.Config{BaseURL: u.URL, Auth: llm.AuthMode(u.Auth), Logger: log,
+	lc := llm.Config{BaseURL: u.URL, Auth: llm.AuthMode(u.Auth), Logger: log, HTTP2Cleartext: u.HTTP2Cleartext,
 		FirstByteTimeout: time.Duration(u.FirstByteTimeout), IdleTimeout: time.Duration(u.IdleTimeout)}
 	if lc.Auth == llm.AuthKey {
 		lc.APIKey = getenv(u.KeyEnv)
