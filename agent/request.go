@@ -45,50 +45,73 @@ var protocolFields = []string{
 // BAD_REQUEST (malformed JSON, wrong field types, a malformed action) or
 // INVALID_CONTEXT_VARIABLE. Pass-through fields are sorted by key.
 func DecodeRequest(body []byte) (*Request, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
+	fields := map[string]json.RawMessage{}
+	r := &Request{}
+	err := splitObject(body, func(key string, raw []byte) error {
+		if !slices.Contains(protocolFields, key) {
+			// Pass-through values go upstream verbatim: they must be valid.
+			if !json.Valid(raw) {
+				return Errorf(CodeBadRequest, "%s: not valid JSON", key)
+			}
+			r.Extra = slices.DeleteFunc(r.Extra, func(f llm.Field) bool { return f.Key == key })
+			r.Extra = append(r.Extra, llm.Field{Key: key, Value: raw})
+			return nil
+		}
+		fields[key] = raw
+		return nil
+	})
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
 		return nil, badJSON("request body", err)
 	}
-	if fields == nil {
-		return nil, Errorf(CodeBadRequest, "the request body must be a JSON object")
+	if err := r.decodeKnown(fields); err != nil {
+		return nil, err
 	}
-	r := &Request{}
+	slices.SortFunc(r.Extra, func(a, b llm.Field) int { return strings.Compare(a.Key, b.Key) })
+	return r, nil
+}
+
+// decodeKnown decodes the protocol's own fields; each decoder validates
+// its value.
+func (r *Request) decodeKnown(fields map[string]json.RawMessage) error {
 	var err error
 	if r.Agent, err = stringField(fields, "agent"); err != nil {
-		return nil, err
+		return err
 	}
 	if r.Command, err = stringField(fields, "command"); err != nil {
-		return nil, err
+		return err
 	}
 	if r.Model, err = stringField(fields, "model"); err != nil {
-		return nil, err
+		return err
 	}
 	if r.Context, err = decodeContext(fields["contextVariables"]); err != nil {
-		return nil, err
+		return err
 	}
 	if r.Messages, err = decodeMessages(fields["messages"]); err != nil {
-		return nil, err
+		return err
 	}
 	if raw := fields["agentDefinition"]; !isJSONNull(raw) {
-		if raw[0] != '{' {
-			return nil, Errorf(CodeBadRequest, "agentDefinition: expected an object")
+		if raw[0] != '{' || !json.Valid(raw) {
+			return Errorf(CodeBadRequest, "agentDefinition: expected an object")
 		}
 		r.Definition = raw
 	}
 	if raw := fields["action"]; !isJSONNull(raw) {
 		fb, err := actions.DecodeFeedback(raw)
 		if err != nil {
-			return nil, Errorf(CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (PROTOCOL.md section 4)")
+			return Errorf(CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (PROTOCOL.md section 4)")
 		}
 		r.Action = fb
 	}
-	for k, v := range fields {
-		if !slices.Contains(protocolFields, k) {
-			r.Extra = append(r.Extra, llm.Field{Key: k, Value: v})
+	for _, key := range []string{"messageTemplates", "modelConfiguration", "stream"} {
+		if raw, ok := fields[key]; ok && !json.Valid(raw) {
+			return Errorf(CodeBadRequest, "%s: not valid JSON", key)
 		}
 	}
-	slices.SortFunc(r.Extra, func(a, b llm.Field) int { return strings.Compare(a.Key, b.Key) })
-	return r, nil
+	return nil
 }
 
 func isJSONNull(raw json.RawMessage) bool {
@@ -149,13 +172,11 @@ func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
 }
 
 func badJSON(what string, err error) *Error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return &Error{Code: CodeBadRequest, Status: http.StatusBadRequest, Source: SourceClient,
-			Message: fmt.Sprintf("%s is not valid JSON: %v (at byte %d)", what, se, se.Offset), Err: err}
+	msg := fmt.Sprintf("%s is not valid JSON: %v", what, err)
+	if errors.Is(err, errSplit) {
+		msg = fmt.Sprintf("%s is not a valid JSON object: %v", what, strings.TrimPrefix(err.Error(), errSplit.Error()+": "))
 	}
-	return &Error{Code: CodeBadRequest, Status: http.StatusBadRequest, Source: SourceClient,
-		Message: fmt.Sprintf("%s: expected a JSON object", what), Err: err}
+	return &Error{Code: CodeBadRequest, Status: http.StatusBadRequest, Source: SourceClient, Message: msg, Err: err}
 }
 
 func jsonKind(raw json.RawMessage) string {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -32,8 +33,8 @@ func TestDecodeRequestErrors(t *testing.T) {
 	tests := []struct {
 		body, code, contains string
 	}{
-		{``, CodeBadRequest, "not valid JSON"},
-		{`{`, CodeBadRequest, "not valid JSON"},
+		{``, CodeBadRequest, "not a valid JSON object: expected an object"},
+		{`{`, CodeBadRequest, "expected a member name"},
 		{`[]`, CodeBadRequest, "JSON object"},
 		{`null`, CodeBadRequest, "JSON object"},
 		{`"x"`, CodeBadRequest, "JSON object"},
@@ -80,6 +81,60 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		if r.Context == nil {
 			t.Fatal("nil context")
+		}
+	})
+}
+
+func TestDecodeRequestMalformed(t *testing.T) {
+	for _, body := range []string{
+		`{"a":1,}`, `{"a" 1}`, `{"a":}`, `{"a":[1,2}`, `{"a":{"b":"c"]}`, `{"a":"x}`, `{"a":1} x`,
+		`{"a":tru}`, `{"temperature":1.2.3}`, `{"x":"\u12"}`, `{"agent":"a" "command":"b"}`,
+		`{"contextVariables":[{"name":"userInputPrompt","value":"x}]}`, `{"messages":[{"role":"user","content":"x"]}`,
+		`{"agentDefinition":{"name":}}`, `{"stream":nope}`, `{"a":"` + "\x01" + `"}`,
+	} {
+		_, err := DecodeRequest([]byte(body))
+		var e *Error
+		if !errors.As(err, &e) || (e.Code != CodeBadRequest && e.Code != CodeInvalidContext) {
+			t.Errorf("DecodeRequest(%s) = %v, want a 400", body, err)
+		}
+	}
+}
+
+func TestDecodeRequestDuplicateKeys(t *testing.T) {
+	r, err := DecodeRequest([]byte(`{"agent":"a","agent":"b","x":1,"x":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Agent != "b" || len(r.Extra) != 1 || string(r.Extra[0].Value) != "2" {
+		t.Errorf("the last of duplicate keys should win: %+v", r)
+	}
+}
+
+// FuzzSplitObject: every object encoding/json accepts splits into exactly
+// the members encoding/json finds. (Split only checks the object's own
+// shape; what it lets through inside values, their decoders refuse: see
+// TestDecodeRequestMalformed and FuzzDecodeRequest.)
+func FuzzSplitObject(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1,"b":[{"c":"d\"}"}],"e":null}`, `{"a":"\\"}`, ` {"a" : { } } `, `[]`, `{"a":1,}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := map[string]string{}
+		err := splitObject(data, func(k string, raw []byte) error {
+			got[k] = string(raw)
+			return nil
+		})
+		var want map[string]json.RawMessage
+		werr := json.Unmarshal(data, &want)
+		if werr == nil && want != nil {
+			if err != nil {
+				t.Fatalf("split failed on a valid object: %v", err)
+			}
+			for k, v := range want {
+				if got[k] != string(v) {
+					t.Fatalf("member %q: got %q, want %q", k, got[k], v)
+				}
+			}
 		}
 	})
 }
