@@ -96,10 +96,11 @@ func (run *Run) renderPrompt(data map[string]any) ([]llm.Message, error) {
 	return msgs, nil
 }
 
-// buildPrompt renders the prompt and, while it is over the model's budget,
-// cuts the least valuable context and renders again. It logs what it cut.
+// buildPrompt renders the prompt from the prepared template data and, while
+// it is over the model's budget, cuts the least valuable context, rebuilds
+// the data and renders again. It logs what it cut.
 func (run *Run) buildPrompt() ([]llm.Message, error) {
-	msgs, err := run.renderPrompt(run.templateData())
+	msgs, err := run.renderPrompt(run.data)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,101 @@
+// Command bench measures what agentgw adds between an IDE and the model:
+// first-byte time, per-chunk latency, throughput at saturation, CPU per
+// chunk and the memory of idle open streams, against a direct connection to
+// a mock model platform and against a bare httputil.ReverseProxy, all in one
+// run on loopback. It prints a markdown table; bench/README.md explains it.
+//
+//	go run ./bench          # a few minutes, stable numbers
+//	go run ./bench -quick   # a ~30 s smoke run
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// config is the run's settings (the flags).
+type config struct {
+	latencyStreams int
+	warmup         int
+	concurrency    int
+	satRounds      int
+	satDuration    time.Duration
+	idleStreams    int
+	jsonPath       string
+	profileDir     string
+	keep           bool
+	skip           map[string]bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "a ~30 s smoke run (smaller defaults for the flags not given)")
+	fs.IntVar(&c.latencyStreams, "latency-streams", 300, "sequential streams per path in the latency scenario")
+	fs.IntVar(&c.concurrency, "concurrency", 50, "concurrent workers in the saturation scenario")
+	fs.IntVar(&c.satRounds, "rounds", 5, "saturation rounds per path (after a warm-up round)")
+	fs.DurationVar(&c.satDuration, "round", 4*time.Second, "length of one saturation round of one path")
+	fs.IntVar(&c.idleStreams, "idle-streams", 10000, "streams held open in the idle scenario")
+	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
+	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw under saturation (one extra round each) to this `directory`")
+	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs)")
+	skip := fs.String("skip", "", "comma-separated scenarios to skip: latency, saturation, idle")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *quick {
+		quickDefault(set, "latency-streams", &c.latencyStreams, 40)
+		quickDefault(set, "rounds", &c.satRounds, 2)
+		quickDefault(set, "idle-streams", &c.idleStreams, 2000)
+		if !set["round"] {
+			c.satDuration = time.Second
+		}
+	}
+	c.warmup = max(c.latencyStreams/20, 3)
+	c.skip = map[string]bool{}
+	for _, s := range splitList(*skip) {
+		if s != "latency" && s != "saturation" && s != "idle" {
+			return nil, fmt.Errorf("-skip: unknown scenario %q", s)
+		}
+		c.skip[s] = true
+	}
+	return c, nil
+}
+
+func quickDefault(set map[string]bool, name string, v *int, quick int) {
+	if !set[name] {
+		*v = quick
+	}
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if err != nil {
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := runBench(ctx, cfg, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		stop()
+		os.Exit(1)
+	}
+	writeHeader(os.Stdout, res)
+	writeTable(os.Stdout, res)
+	if cfg.jsonPath != "" {
+		if err := writeJSON(cfg.jsonPath, res); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+}

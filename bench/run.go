@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// runBench builds and starts the servers, runs the scenarios and stops the
+// servers again, also when ctx ends early.
+func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, err error) {
+	fdLimit, err := raiseFDLimit()
+	if err != nil {
+		return nil, err
+	}
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "agentgw-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("creating the work directory: %w", err)
+	}
+	defer func() {
+		// Keep the process logs when asked to, or when something failed
+		// (not when the run was interrupted).
+		if cfg.keep || (err != nil && ctx.Err() == nil) {
+			fmt.Fprintf(log, "work directory kept (binaries, process logs): %s\n", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	}()
+	fmt.Fprintf(log, "building agentgw, mockupstream and refproxy into %s\n", dir)
+	if err := build(ctx, root, dir); err != nil {
+		return nil, err
+	}
+	ps := &procSet{dir: dir}
+	defer ps.stopAll()
+	st, err := startStack(ctx, ps, root)
+	if err != nil {
+		return nil, err
+	}
+	res = &results{Machine: describeMachine(ctx, root), Params: params{
+		LatencyStreams: cfg.latencyStreams, Concurrency: cfg.concurrency, SatRounds: cfg.satRounds,
+		SatDuration: cfg.satDuration, IdleStreams: cfg.idleStreams,
+		ChatBody: len(chatBody()), GatewayBody: len(gatewayBody()),
+	}}
+	res.Machine.FDLimit = fdLimit
+	if err := runScenarios(ctx, cfg, st, res, log); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runScenarios runs the latency, saturation and idle scenarios in turn.
+func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log io.Writer) error {
+	conns := cfg.concurrency + 16
+	chat, gw := chatBody(), gatewayBody()
+	direct := newTarget(pathDirect, "http://"+st.mock.addr+"/chat/completions", chat, st.mock.pid(), conns)
+	proxy := newTarget(pathProxy, "http://"+st.proxy.addr+"/chat/completions", chat, st.proxy.pid(), conns)
+	gateway := newTarget(pathGateway, "http://"+st.gw.addr+"/agents/bench", gw, st.gw.pid(), conns)
+	gwInfo := newTarget(pathGwInfo, "http://"+st.gwInfo.addr+"/agents/bench", gw, st.gwInfo.pid(), conns)
+	var err error
+	if !cfg.skip["latency"] {
+		fmt.Fprintf(log, "latency: %d streams per path\n", cfg.latencyStreams)
+		if res.Latency, err = runLatency(ctx, []*target{direct, proxy, gateway}, cfg.latencyStreams, cfg.warmup, log); err != nil {
+			return fmt.Errorf("latency scenario: %w", err)
+		}
+	}
+	if !cfg.skip["saturation"] {
+		fmt.Fprintf(log, "saturation: %d workers, %d rounds of %s per path\n", cfg.concurrency, cfg.satRounds, cfg.satDuration)
+		proxy.dbg, gateway.dbg = newDebugClient(st.proxy.debugAddr), newDebugClient(st.gw.debugAddr)
+		paths := []*target{direct, proxy, gateway, gwInfo}
+		o := satOptions{conc: cfg.concurrency, rounds: cfg.satRounds, dur: cfg.satDuration, profileDir: cfg.profileDir}
+		if res.Saturation, err = runSaturation(ctx, paths, o, log); err != nil {
+			return fmt.Errorf("saturation scenario: %w", err)
+		}
+	}
+	for _, t := range []*target{direct, proxy, gateway, gwInfo} {
+		t.client.CloseIdleConnections()
+	}
+	if !cfg.skip["idle"] {
+		if res.Idle, err = idleScenario(ctx, st, chat, gw, cfg.idleStreams, log); err != nil {
+			return fmt.Errorf("idle scenario: %w", err)
+		}
+	}
+	return nil
+}
+
+// idleScenario holds streams open through the h2c-upstream proxy, then
+// through the h2c-upstream agentgw.
+func idleScenario(ctx context.Context, st *stack, chat, gw []byte, n int, log io.Writer) (map[string]*idleResult, error) {
+	out := map[string]*idleResult{}
+	for _, p := range []struct {
+		name, url string
+		body      []byte
+		proc      *process
+	}{
+		{pathProxy, "http://" + st.proxyH2C.addr + "/chat/completions", chat, st.proxyH2C},
+		{pathGateway, "http://" + st.gwH2C.addr + "/agents/bench", gw, st.gwH2C},
+	} {
+		fmt.Fprintf(log, "idle %s: opening %d streams\n", p.name, n)
+		t := newTarget(p.name, p.url, p.body, p.proc.pid(), 16)
+		r, err := runIdle(ctx, t, newDebugClient(p.proc.debugAddr), n, log)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.name, err)
+		}
+		out[p.name] = r
+	}
+	return out, nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

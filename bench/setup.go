@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// stack is every server of a run.
+type stack struct {
+	mock     *process // the model platform, HTTP/1.1 and h2c
+	proxy    *process // the bare reference proxy, HTTP/1.1 upstream
+	proxyH2C *process // the bare reference proxy, h2c upstream (idle scenario)
+	gw       *process // agentgw, warn-level logs
+	gwInfo   *process // agentgw, info-level access logs (the default)
+	gwH2C    *process // agentgw, h2c upstream and no pings (idle scenario)
+}
+
+// idleConfig is the gateway config of the idle scenario's agentgw: HTTP/2
+// cleartext upstream (few connections, few fds), no ": ping" comments and
+// no upstream idle timeout while the streams sit idle.
+const idleConfig = `upstream:
+  http2Cleartext: true
+  idleTimeout: 1h
+server:
+  keepAlive: 1h
+`
+
+// moduleRoot is the directory of the go.mod of the current directory.
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("not inside the agentgw module: run go run ./bench from the repository")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// build compiles agentgw, the mock and the proxy into dir/bin.
+func build(ctx context.Context, root, dir string) error {
+	bin := filepath.Join(dir, "bin") + string(filepath.Separator)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/agentgw", "./bench/mockupstream", "./bench/refproxy")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// startStack starts the mock, the two proxies and the three gateways.
+func startStack(ctx context.Context, ps *procSet, root string) (*stack, error) {
+	bin := func(name string) string { return filepath.Join(ps.dir, "bin", name) }
+	s := &stack{}
+	var err error
+	if s.mock, err = ps.start(ctx, "mockupstream", bin("mockupstream"), []string{"-addr", "127.0.0.1:0"}, nil, "stdout", false); err != nil {
+		return nil, err
+	}
+	upstream := "http://" + s.mock.addr
+	proxyArgs := []string{"-addr", "127.0.0.1:0", "-upstream", upstream, "-debug-addr", "127.0.0.1:0"}
+	if s.proxy, err = ps.start(ctx, "refproxy", bin("refproxy"), proxyArgs, nil, "stdout", true); err != nil {
+		return nil, err
+	}
+	if s.proxyH2C, err = ps.start(ctx, "refproxy-h2c", bin("refproxy"), append(proxyArgs, "-h2c"), nil, "stdout", true); err != nil {
+		return nil, err
+	}
+	idleCfg := filepath.Join(ps.dir, "idle.yaml")
+	if err := os.WriteFile(idleCfg, []byte(idleConfig), 0o644); err != nil {
+		return nil, fmt.Errorf("writing the idle gateway config: %w", err)
+	}
+	agents := filepath.Join(root, "bench", "agents")
+	gws := []struct {
+		name string
+		p    **process
+		env  []string
+	}{
+		{"agentgw", &s.gw, []string{"AGENTGW_LOG_LEVEL=warn"}},
+		{"agentgw-info", &s.gwInfo, []string{"AGENTGW_LOG_LEVEL=info"}},
+		{"agentgw-h2c", &s.gwH2C, []string{"AGENTGW_LOG_LEVEL=warn", "AGENTGW_CONFIG=" + idleCfg}},
+	}
+	for _, g := range gws {
+		if *g.p, err = startGateway(ctx, ps, g.name, bin("agentgw"), agents, upstream, g.env); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// startGateway runs agentgw serve on free loopback ports.
+func startGateway(ctx context.Context, ps *procSet, name, bin, agents, upstream string, env []string) (*process, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	debug, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"serve", "--addr", addr, "--agents", agents, "--upstream", upstream, "--debug-addr", debug}
+	p, err := ps.start(ctx, name, bin, args, append(env, "AGENTGW_LOG_FORMAT=json"), addr, false)
+	if err != nil {
+		return nil, err
+	}
+	p.debugAddr = debug
+	return p, nil
+}
