@@ -57,7 +57,7 @@ func (r *relay) completion(body io.Reader) error {
 	if err != nil {
 		return err
 	}
-	return r.chunk(chunk)
+	return r.chunk(chunk, false)
 }
 
 // completionToChunk converts a chat.completion into a chunk.

@@ -1,24 +1,36 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"mime"
-	"net/http"
+	"strings"
 	"time"
 
 	"github.com/agentgw/agentgw/sse"
 )
 
-// Sink receives the relayed chunks; *sse.Writer satisfies it.
+// Sink receives the relayed chunks; *sse.Writer satisfies it. Chunk sends
+// one chunk to the client at once.
 type Sink interface {
 	Chunk(raw []byte) error
 }
 
-var _ Sink = (*sse.Writer)(nil)
+// BatchSink is a Sink that can hold chunks until Flush. Stream hands it a
+// chunk with BufferChunk while more upstream data is already buffered and
+// flushes as soon as none is, so chunks that arrived together leave together
+// and none waits for data that has not arrived. Its Chunk must do what
+// BufferChunk followed by Flush does (Stream uses it for the last chunk of a
+// burst). *sse.Writer satisfies it.
+type BatchSink interface {
+	Sink
+	// BufferChunk takes a chunk like Chunk but may hold it until Flush.
+	BufferChunk(raw []byte) error
+	// Flush sends every chunk held.
+	Flush() error
+}
+
+var _ BatchSink = (*sse.Writer)(nil)
 
 // Result describes a finished stream.
 type Result struct {
@@ -32,11 +44,18 @@ type Result struct {
 var errClientGone = errors.New("llm: the sink failed; upstream call abandoned")
 
 // Stream makes the streamed call and passes each upstream chunk to sink as
-// it arrives, unbuffered and undecoded (PROTOCOL.md section 9). The
-// upstream's terminator ("[DONE]" or "[Done]") ends the stream and is not
-// passed on; so does the end of the body after at least one chunk. An
-// upstream answering a non-streamed chat.completion (application/json) has
-// it converted into one chunk.
+// it arrives, undecoded (PROTOCOL.md section 9). The upstream's terminator
+// ("[DONE]" or "[Done]") ends the stream and is not passed on; so does the
+// end of the body after at least one chunk. An upstream answering a
+// non-streamed chat.completion (application/json) has it converted into one
+// chunk.
+//
+// When sink is a BatchSink, chunks read from the upstream in one read are
+// relayed with one flush, as a reverse proxy relays what one read returns:
+// every chunk but the last of those already read goes to BufferChunk, and
+// whatever is held is flushed before Stream waits for more upstream data
+// and before it returns, whatever the outcome. Other sinks get every chunk
+// through Chunk.
 //
 // Stream looks into a chunk only for a top-level "error" key (an error
 // object mid-stream); validating the chunk and rewriting its id is the
@@ -58,7 +77,8 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	r := relay{ctx: ctx, call: call, cancel: cancel, wd: wd, sink: sink, start: time.Now()}
+	r := &relay{ctx: ctx, call: call, cancel: cancel, wd: wd, sink: sink, start: time.Now()}
+	r.batch, _ = sink.(BatchSink)
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		return Result{}, r.fail(err, KindUnavailable, "cannot connect to the upstream model platform")
@@ -67,7 +87,7 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 	if resp.StatusCode >= 400 {
 		return Result{}, r.statusError(resp)
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+	if isJSON(resp.Header.Get("Content-Type")) {
 		err = r.completion(resp.Body)
 	} else {
 		err = r.events(resp.Body)
@@ -78,114 +98,9 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 	return r.res, err
 }
 
-// relay is the state of one streamed call.
-type relay struct {
-	ctx    context.Context // the caller's
-	call   context.Context // the call's, canceled by the watchdog or a sink error
-	cancel context.CancelCauseFunc
-	wd     *watchdog
-	sink   Sink
-	start  time.Time
-	res    Result
-}
-
-// Events beyond this many bytes after the terminator are not drained.
-const (
-	drainLimit = 64 << 10
-	drainGrace = 250 * time.Millisecond
-)
-
-var (
-	errorKey  = []byte(`"error"`)
-	doneUpper = []byte("[DONE]")
-	doneSeed  = []byte("[Done]")
-)
-
-// events relays an SSE body.
-func (r *relay) events(body io.Reader) error {
-	rd := sse.NewReader(body)
-	for {
-		ev, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			if r.res.Chunks > 0 {
-				return nil
-			}
-			return &Error{Kind: KindStream, Message: "the upstream ended the stream without sending anything"}
-		}
-		if err != nil {
-			return r.fail(err, KindStream, "the upstream stream broke")
-		}
-		r.event()
-		data := bytes.TrimSpace(ev.Data)
-		switch {
-		case ev.Name == "error":
-			return &Error{Kind: KindStream, Message: upstreamMessage(data)}
-		case ev.Name != "" && ev.Name != "message", len(data) == 0:
-			continue // not a chunk: an upstream extension or an empty event
-		case bytes.Equal(data, doneUpper) || bytes.Equal(data, doneSeed):
-			r.drain(body)
-			return nil
-		}
-		if bytes.Contains(data, errorKey) {
-			if v, ok := sse.Field(data, "error"); ok && string(v) != "null" {
-				return &Error{Kind: KindStream, Message: upstreamMessage(data)}
-			}
-		}
-		if err := r.chunk(data); err != nil {
-			return err
-		}
-	}
-}
-
-// event records the arrival of an upstream event.
-func (r *relay) event() {
-	if r.res.FirstByte == 0 {
-		r.res.FirstByte = time.Since(r.start)
-	}
-	r.wd.event()
-}
-
-// chunk passes one chunk to the sink.
-func (r *relay) chunk(data []byte) error {
-	if err := r.sink.Chunk(data); err != nil {
-		if errors.Is(err, sse.ErrMalformedChunk) {
-			return &Error{Kind: KindStream, Message: "the upstream sent a chunk that is not a JSON object", Err: err}
-		}
-		r.cancel(errClientGone)
-		return &Error{Kind: KindCanceled, Message: "writing to the client failed", Err: err}
-	}
-	r.res.Chunks++
-	return nil
-}
-
-// drain reads what follows the terminator, briefly, so that the connection
-// can be reused once the upstream ends the body.
-func (r *relay) drain(body io.Reader) {
-	t := time.AfterFunc(drainGrace, func() { r.cancel(nil) })
-	defer t.Stop()
-	_, _ = io.CopyN(io.Discard, body, drainLimit)
-}
-
-// fail turns an error of the call into an *Error: the caller's context
-// ending is KindCanceled, a watchdog timeout KindTimeout, anything else
-// kind with msg.
-func (r *relay) fail(err error, kind ErrorKind, msg string) *Error {
-	if r.ctx.Err() != nil {
-		return &Error{Kind: KindCanceled, Message: "the request was canceled", Err: context.Cause(r.ctx)}
-	}
-	var te *timeoutError
-	if errors.As(context.Cause(r.call), &te) {
-		return &Error{Kind: KindTimeout, Message: te.Error(), Err: err}
-	}
-	return &Error{Kind: kind, Message: msg, Err: err}
-}
-
-// statusError reads the body of a failed response for its message.
-func (r *relay) statusError(resp *http.Response) *Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	msg := upstreamMessage(body)
-	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
-	}
-	return &Error{Kind: KindStatus, Status: resp.StatusCode, Message: msg}
+// isJSON reports whether a Content-Type is application/json, parameters
+// aside.
+func isJSON(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
 }

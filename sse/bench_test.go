@@ -25,6 +25,8 @@ func BenchmarkChunk(b *testing.B) {
 	for _, bc := range []struct{ name, chunk string }{
 		{"id_first", typicalChunk},
 		{"no_id", strings.Replace(typicalChunk, `"id":"chatcmpl-9xYzAbCdEfGhIjKlMnOpQrStUvW",`, "", 1)},
+		// A tool call carries a nested "id": it takes the validating path.
+		{"tool_call", toolCallChunk},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			w := NewWriter(io.Discard, goldenOptions)
@@ -37,6 +39,53 @@ func BenchmarkChunk(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// toolCallChunk is the first chunk of a tool call.
+const toolCallChunk = `{"id":"chatcmpl-9xYzAbCdEfGhIjKlMnOpQrStUvW","object":"chat.completion.chunk",` +
+	`"created":1712345678,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,` +
+	`"id":"call_abc","type":"function","function":{"name":"get_weather","arguments":""}}]},"finish_reason":null}]}`
+
+// BenchmarkBufferChunk writes 10 chunks with BufferChunk and one Flush per
+// op, as a relay does with a burst.
+func BenchmarkBufferChunk(b *testing.B) {
+	w := NewWriter(discardFlusher{}, goldenOptions)
+	raw := []byte(typicalChunk)
+	b.SetBytes(10 * int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for range 10 {
+			if err := w.BufferChunk(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// discardFlusher is io.Discard with a Flush method.
+type discardFlusher struct{}
+
+func (discardFlusher) Write(p []byte) (int, error) { return len(p), nil }
+func (discardFlusher) Flush()                      {}
+
+// actionPayload is a ~300-byte copilot_action confirm frame.
+const actionPayload = `{"action":"confirm","state":"eyJjbWQiOiJyZXZpZXciLCJhZ2VudCI6ImhhcHB5IiwidHMiOjE3MDAwMDAwMDB9` +
+	`.c2lnbmF0dXJlLW9mLXRoZS1zdGF0ZQ","data":{"title":"Apply the suggested fix","message":"Replace the loop in ` +
+	`handler.go:42 with a call to slices.Index and remove the unused helper?","command":"apply","prompt":"apply fix 1"}}`
+
+func BenchmarkActionEvent(b *testing.B) {
+	w := NewWriter(io.Discard, goldenOptions)
+	data := []byte(actionPayload)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Event("copilot_action", data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -1,9 +1,69 @@
 package sse
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // idKey is the key written when a chunk has no top-level "id" of its own.
 const idKey = `"id":`
+
+// fastPrefix is how OpenAI and most compatible platforms start a chunk.
+const fastPrefix = `{"id":"`
+
+// escapedIDLetter starts \u0069 and \u0064, the escapes of "i" and
+// "d": a key written with escapes can only decode to "id" through them.
+const escapedIDLetter = `\u006`
+
+// appendChunk appends the chunk raw with its top-level id replaced by
+// idJSON, on the fast path when raw has the common layout (see
+// Writer.Chunk), else as appendRewritten does.
+func appendChunk(dst, raw, idJSON []byte) ([]byte, error) {
+	if rest, ok := fastRest(raw); ok {
+		dst = append(dst, fastPrefix[:len(idKey)+1]...)
+		dst = append(dst, idJSON...)
+		return append(dst, rest...), nil
+	}
+	return appendRewritten(dst, raw, idJSON)
+}
+
+// fastRest returns what follows the id value of a chunk that starts with
+// `{"id":"<id without escapes>",` and ends with '}' (or is just
+// `{"id":"<id>"}`), and has no line break and nothing after the id that
+// could spell the key "id" (no `"id"`, no \u006 escape). It checks this
+// with a few vectorized searches instead of scanning the chunk.
+func fastRest(raw []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(raw, []byte(fastPrefix)) || raw[len(raw)-1] != '}' {
+		return nil, false
+	}
+	rest := raw[len(fastPrefix):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return nil, false
+	}
+	rest = rest[end+1:]
+	if len(rest) == 0 || (rest[0] != ',' && string(rest) != "}") ||
+		bytes.IndexByte(rest, '\n') >= 0 || bytes.IndexByte(rest, '\r') >= 0 ||
+		hasQuotedID(rest) || bytes.Contains(rest, []byte(escapedIDLetter)) {
+		return nil, false
+	}
+	return rest, true
+}
+
+// hasQuotedID reports whether b contains `"id"`. It looks for the 'd',
+// which is much rarer in chunks than the quote bytes.Index would look for.
+func hasQuotedID(b []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(b[i:], 'd')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i >= 2 && i+1 < len(b) && b[i-2] == '"' && b[i-1] == 'i' && b[i+1] == '"' {
+			return true
+		}
+	}
+}
 
 // RewriteID appends the JSON object raw to dst with the value of every
 // top-level "id" member replaced by id (as a JSON string); a raw without one

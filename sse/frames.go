@@ -1,23 +1,44 @@
 package sse
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // Text writes a text frame: a chat.completion.chunk whose delta carries the
 // assistant role and content.
 func (w *Writer) Text(content string) error {
-	return w.frame(func(b []byte) ([]byte, error) {
+	return w.frame(true, func(b []byte) ([]byte, error) {
 		b = AppendString(append(b, w.textHead...), content)
 		return append(b, textTail...), nil
 	})
 }
 
 // Chunk relays one upstream chunk, a JSON object, as a data frame with its
-// top-level "id" replaced by ID() (see RewriteID); it is neither decoded nor
-// re-encoded. A raw that is not a JSON object is an error wrapping
-// ErrMalformedChunk and nothing is written.
-func (w *Writer) Chunk(raw []byte) error {
-	return w.frame(func(b []byte) ([]byte, error) {
-		b, err := appendRewritten(append(b, "data: "...), raw, w.idJSON)
+// top-level "id" replaced by ID(); it is neither decoded nor re-encoded, and
+// it is flushed together with any frame BufferChunk wrote before.
+//
+// A chunk in the common layout, `{"id":"<id without escapes>",...}` with no
+// other "id" key anywhere and no line break, takes a fast path: its id is
+// replaced and the rest is copied without being scanned. The frame is then
+// one data line, and its only top-level "id" is ours for any input a JSON
+// parser accepts (nothing after our id can spell the key "id"), but a chunk
+// that is malformed after its id is relayed as it is, as a plain proxy
+// would. Any other chunk is validated and rewritten as RewriteID does; one
+// that is not a JSON object is an error wrapping ErrMalformedChunk and
+// nothing is written.
+func (w *Writer) Chunk(raw []byte) error { return w.chunk(raw, true) }
+
+// BufferChunk is Chunk without the flush: the frame is written to the
+// underlying writer (which may hold it in its buffer) and goes out with the
+// next flush, that of Flush or of any other frame. A relay uses it for a
+// chunk that is followed by more upstream data already at hand, so that
+// chunks that arrived together leave together.
+func (w *Writer) BufferChunk(raw []byte) error { return w.chunk(raw, false) }
+
+func (w *Writer) chunk(raw []byte, flush bool) error {
+	return w.frame(flush, func(b []byte) ([]byte, error) {
+		b, err := appendChunk(append(b, "data: "...), raw, w.idJSON)
 		return append(b, '\n', '\n'), err
 	})
 }
@@ -29,7 +50,7 @@ func (w *Writer) Event(name string, data []byte) error {
 	if strings.ContainsAny(name, "\r\n") {
 		return ErrEventName
 	}
-	return w.frame(func(b []byte) ([]byte, error) {
+	return w.frame(true, func(b []byte) ([]byte, error) {
 		if name != "" {
 			b = append(append(append(b, "event: "...), name...), '\n')
 		}
@@ -40,14 +61,15 @@ func (w *Writer) Event(name string, data []byte) error {
 // Comment writes a comment frame, ": <text>\n\n", which readers ignore; each
 // line of a multi-line text becomes its own comment line.
 func (w *Writer) Comment(text string) error {
-	return w.frame(func(b []byte) ([]byte, error) {
+	return w.frame(true, func(b []byte) ([]byte, error) {
 		return append(appendLines(b, ": ", text), '\n'), nil
 	})
 }
 
 // frame builds a frame in the reused buffer with build and sends it, unless
-// the stream has ended or failed or build fails.
-func (w *Writer) frame(build func(b []byte) ([]byte, error)) error {
+// the stream has ended or failed or build fails; flush tells whether to
+// flush it.
+func (w *Writer) frame(flush bool, build func(b []byte) ([]byte, error)) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.writable(); err != nil {
@@ -58,7 +80,7 @@ func (w *Writer) frame(build func(b []byte) ([]byte, error)) error {
 		return err
 	}
 	w.buf = b
-	return w.send(b)
+	return w.send(b, flush)
 }
 
 // End writes the final chunk (empty delta, finish_reason "stop") and the
@@ -75,7 +97,7 @@ func (w *Writer) End() error {
 	if w.err != nil {
 		return w.err
 	}
-	return w.send(w.endFrames)
+	return w.send(w.endFrames, true)
 }
 
 // appendDataLines appends one "data: " line per line of data.
@@ -102,11 +124,29 @@ func appendLines[T []byte | string](b []byte, prefix string, text T) []byte {
 	}
 }
 
+// indexLineBreak returns the index of the first \r or \n of text, -1 when
+// there is none, with vectorized searches rather than a byte loop.
 func indexLineBreak[T []byte | string](text T) int {
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' || text[i] == '\r' {
-			return i
+	var lf, cr int
+	switch t := any(text).(type) {
+	case []byte:
+		lf = bytes.IndexByte(t, '\n')
+		if lf < 0 {
+			lf = len(t)
 		}
+		cr = bytes.IndexByte(t[:lf], '\r')
+	case string:
+		lf = strings.IndexByte(t, '\n')
+		if lf < 0 {
+			lf = len(t)
+		}
+		cr = strings.IndexByte(t[:lf], '\r')
+	}
+	switch {
+	case cr >= 0:
+		return cr
+	case lf < len(text):
+		return lf
 	}
 	return -1
 }

@@ -50,6 +50,13 @@ var chunkSeeds = []string{
 	"{\"a\":\"\xff\"}", `{"id":{"id":{}}}`,
 }
 
+// fastSeeds are chunks near the edges of the fast path.
+var fastSeeds = []string{
+	typicalChunk, `{"id":"x"}`, `{"id":"x","a":1}`, `{"id":"x"}}`, `{"id":"x","id":"y"}`, `{"id":"x","\u0069d":"y"}`,
+	`{"id":"x\"","a":1}`, `{"id":"x" ,"a":1}`, `{"id":"x","a":[}`, "{\"id\":\"x\",\"a\":\n1}", `{"id":"x","a":"id"}`,
+	`{"id":"x","b":{"id":1}}`, `{"id":"","a":"\u0060"}`, `{"id":"\u0041","a":1}`, "{\"id\":\"x\x01\",\"a\":1}",
+}
+
 func FuzzRewriteID(f *testing.F) {
 	for _, s := range chunkSeeds {
 		f.Add([]byte(s), "ours")
@@ -63,6 +70,9 @@ func FuzzRewriteID(f *testing.F) {
 
 func FuzzChunk(f *testing.F) {
 	for _, s := range chunkSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range fastSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -84,8 +94,35 @@ func FuzzChunk(f *testing.F) {
 		if bytes.ContainsAny(body, "\r\n") {
 			t.Fatalf("frame body spans lines: %q", frame)
 		}
+		if _, fast := fastRest(in); fast {
+			checkFast(t, in, body, w.ID())
+			return
+		}
 		checkRewritten(t, in, body, nil, w.ID())
 	})
+}
+
+// checkFast checks the output of the fast path: for a valid JSON object the
+// same bytes RewriteID gives; for any input our id first and no other way
+// to spell the key "id" after it.
+func checkFast(t *testing.T, in, body []byte, id string) {
+	t.Helper()
+	if _, isObject := decodeObject(in); isObject {
+		want, err := RewriteID(nil, in, id)
+		if err != nil || !bytes.Equal(body, want) {
+			t.Fatalf("fast path gave %q, RewriteID %q, %v", body, want, err)
+		}
+		checkRewritten(t, in, body, nil, id)
+		return
+	}
+	head := append([]byte(`{"id":`), AppendString(nil, id)...)
+	rest, ok := bytes.CutPrefix(body, head)
+	if !ok || !bytes.HasSuffix(body, []byte("}")) {
+		t.Fatalf("fast path output %q does not start with %s", body, head)
+	}
+	if bytes.Contains(rest, []byte(`"id"`)) || bytes.Contains(rest, []byte(`\u006`)) {
+		t.Fatalf("fast path output %q may carry a second top-level id", body)
+	}
 }
 
 // checkRewritten checks the result of rewriting the id of in: either in is

@@ -1,39 +1,56 @@
 package sse
 
 import (
-	"context"
+	"sync/atomic"
 	"time"
 )
 
-// KeepAlive writes a ": ping" comment whenever the stream has been silent
-// for every, until ctx is done, End is called or a write fails. It blocks:
-// run it in its own goroutine. A non-positive every returns at once.
+// StartKeepAlive writes a ": ping" comment whenever the stream has been
+// silent for every, until stop is called, End is called or a write fails.
+// A non-positive every does nothing.
 //
-// Frames cost it nothing but the atomic store of their time: one timer
-// sleeps until the silence could reach every and re-arms itself from the
-// time of the last frame.
-func (w *Writer) KeepAlive(ctx context.Context, every time.Duration) {
+// It holds no goroutine: one timer sleeps until the silence could reach
+// every and re-arms itself from the time of the last flushed frame, so a
+// stream costs a timer, and frames cost only the atomic store of their time.
+func (w *Writer) StartKeepAlive(every time.Duration) (stop func()) {
 	if every <= 0 {
+		return func() {}
+	}
+	k := &keepAlive{w: w, every: every}
+	k.timer = time.AfterFunc(every, k.fire)
+	return k.stop
+}
+
+type keepAlive struct {
+	w       *Writer
+	every   time.Duration
+	timer   *time.Timer
+	stopped atomic.Bool
+}
+
+func (k *keepAlive) stop() {
+	k.stopped.Store(true)
+	k.timer.Stop()
+}
+
+// fire runs on the timer's goroutine; it pings or re-arms. A ping racing
+// End finds the Writer ended and writes nothing.
+func (k *keepAlive) fire() {
+	if k.stopped.Load() {
 		return
 	}
-	t := time.NewTimer(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.done:
-			return
-		case <-t.C:
-		}
-		silence := time.Since(w.start) - time.Duration(w.last.Load())
-		if silence < every {
-			t.Reset(every - silence)
-			continue
-		}
-		if w.Comment("ping") != nil {
-			return
-		}
-		t.Reset(every)
+	select {
+	case <-k.w.done:
+		return
+	default:
 	}
+	silence := time.Since(k.w.start) - time.Duration(k.w.last.Load())
+	if silence < k.every {
+		k.timer.Reset(k.every - silence)
+		return
+	}
+	if k.w.Comment("ping") != nil {
+		return
+	}
+	k.timer.Reset(k.every)
 }

@@ -2,7 +2,6 @@ package sse
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -48,16 +47,12 @@ func TestKeepAlivePingsAfterSilenceAndStopsAtEnd(t *testing.T) {
 	if err := w.Text("a"); err != nil {
 		t.Fatal(err)
 	}
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		w.KeepAlive(context.Background(), 5*time.Millisecond)
-	}()
-	waitFor(t, "a ping", func() bool { return strings.Contains(out.String(), ": ping\n\n") })
+	stop := w.StartKeepAlive(5 * time.Millisecond)
+	defer stop()
+	waitFor(t, "a ping", func() bool { return strings.Count(out.String(), ": ping\n\n") >= 2 })
 	if err := w.End(); err != nil {
 		t.Fatal(err)
 	}
-	<-stopped // KeepAlive returns once End is called
 	ended := out.String()
 	time.Sleep(20 * time.Millisecond)
 	if got := out.String(); got != ended || !strings.HasSuffix(got, "data: [DONE]\n\n") {
@@ -65,29 +60,27 @@ func TestKeepAlivePingsAfterSilenceAndStopsAtEnd(t *testing.T) {
 	}
 }
 
-func TestKeepAliveStopsWithContext(t *testing.T) {
-	w := NewWriter(&syncBuffer{}, goldenOptions)
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		w.KeepAlive(ctx, time.Hour)
-	}()
-	cancel()
-	<-stopped
+func TestKeepAliveStop(t *testing.T) {
+	out := &syncBuffer{}
+	w := NewWriter(out, goldenOptions)
+	stop := w.StartKeepAlive(2 * time.Millisecond)
+	stop()
+	time.Sleep(20 * time.Millisecond)
+	if strings.Contains(out.String(), "ping") {
+		t.Errorf("pinged after stop: %q", out.String())
+	}
 }
 
 func TestKeepAliveStopsOnWriteError(t *testing.T) {
 	w := NewWriter(&failWriter{}, goldenOptions)
-	w.KeepAlive(context.Background(), time.Millisecond) // returns after the failed ping
-	if w.Err() == nil {
-		t.Error("no sticky error after a failed ping")
-	}
+	stop := w.StartKeepAlive(time.Millisecond)
+	defer stop()
+	waitFor(t, "the failed ping", func() bool { return w.Err() != nil })
 }
 
 func TestKeepAliveDisabled(t *testing.T) {
 	w := NewWriter(&syncBuffer{}, goldenOptions)
-	w.KeepAlive(context.Background(), 0) // must return at once
+	w.StartKeepAlive(0)() // nothing to stop
 }
 
 // TestConcurrentWrites writes every frame kind from many goroutines while
@@ -95,9 +88,7 @@ func TestKeepAliveDisabled(t *testing.T) {
 func TestConcurrentWrites(t *testing.T) {
 	out := &syncBuffer{}
 	w := NewWriter(out, goldenOptions)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go w.KeepAlive(ctx, time.Microsecond)
+	defer w.StartKeepAlive(time.Microsecond)()
 	const workers, perWorker = 8, 50
 	var wg sync.WaitGroup
 	for g := range workers {

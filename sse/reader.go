@@ -11,6 +11,21 @@ import (
 // MaxLineSize is the longest line a Reader accepts.
 const MaxLineSize = 16 << 20
 
+// Initial buffer sizes of a Reader: readBufSize for the input (it grows for
+// longer lines, up to MaxLineSize plus a line break) and dataBufSize for the
+// data of an event (it grows as needed). Both come from one allocation.
+// One read of an HTTP/1.1 response body seldom returns more than the 4 KiB
+// net/http's transport buffers, so a larger buffer would rarely batch more
+// events per read.
+const (
+	readBufSize = 4096
+	dataBufSize = 512
+)
+
+// maxEmptyReads is how many reads returning neither data nor an error in a
+// row end the stream with io.ErrNoProgress, as in bufio.
+const maxEmptyReads = 100
+
 // errLineTooLong is returned for a line longer than MaxLineSize.
 var errLineTooLong = fmt.Errorf("sse: line longer than %d bytes: %w", MaxLineSize, bufio.ErrTooLong)
 
@@ -28,9 +43,17 @@ type Event struct {
 
 // Reader reads the events of a Server-Sent-Events stream following the
 // WHATWG parsing rules: lines end with \r\n, \n or \r; comments, retry and
-// unknown fields are ignored; one leading space of a value is dropped.
+// unknown fields are ignored; one leading space of a value is dropped. It
+// reads from its source only when the data it holds has no complete line,
+// so an event is returned as soon as its last byte has been read.
 type Reader struct {
-	sc *bufio.Scanner
+	src io.Reader
+	// buf[r:w] has been read from src but not consumed yet.
+	buf  []byte
+	r, w int
+	// err is the error of src (io.EOF included) or errLineTooLong; it is
+	// returned once the buffered lines are used up.
+	err error
 	// skipLF is set after a line ended by a \r at the end of the buffered
 	// input, so that an \n arriving next is not read as an empty line.
 	skipLF bool
@@ -40,58 +63,41 @@ type Reader struct {
 	data   []byte
 }
 
-// NewReader returns a Reader reading from r. Lines may be up to MaxLineSize
-// bytes long.
-func NewReader(r io.Reader) *Reader {
-	rd := &Reader{first: true}
-	rd.sc = bufio.NewScanner(r)
-	rd.sc.Buffer(make([]byte, 4096), MaxLineSize+2)
-	rd.sc.Split(rd.splitLine)
-	return rd
+// NewReader returns a Reader reading from src. Lines may be up to
+// MaxLineSize bytes long.
+func NewReader(src io.Reader) *Reader {
+	b := make([]byte, readBufSize+dataBufSize)
+	return &Reader{
+		src:   src,
+		buf:   b[:readBufSize:readBufSize],
+		data:  b[readBufSize:readBufSize],
+		first: true,
+	}
 }
 
-// splitLine is a bufio.SplitFunc cutting lines at \r\n, \n or \r. A \r at
-// the end of the buffered input ends its line at once (an event must not
-// wait for the next byte); a \n that then follows is skipped.
-func (r *Reader) splitLine(data []byte, atEOF bool) (int, []byte, error) {
-	if r.skipLF && len(data) > 0 {
-		r.skipLF = false
-		if data[0] == '\n' {
-			return 1, nil, nil
-		}
-	}
-	lf := bytes.IndexByte(data, '\n')
-	limit := lf
-	if limit < 0 {
-		limit = len(data)
-	}
-	if cr := bytes.IndexByte(data[:limit], '\r'); cr >= 0 {
-		switch {
-		case cr+1 < len(data) && data[cr+1] == '\n':
-			return cr + 2, data[:cr], nil
-		case cr+1 == len(data):
-			r.skipLF = true
-		}
-		return cr + 1, data[:cr], nil
-	}
-	if lf >= 0 {
-		return lf + 1, data[:lf], nil
-	}
-	if atEOF && len(data) > 0 {
-		return len(data), data, nil
-	}
-	return 0, nil, nil
-}
+// Buffered returns the number of bytes read from the source but not yet
+// consumed by Next. When it is 0 the next call of Next reads from the
+// source; when it is not, those bytes may still hold only part of an event,
+// in which case Next reads too.
+func (r *Reader) Buffered() int { return r.w - r.r }
 
 // Next returns the next event that has data. An event cut short by the end
 // of the stream is still returned, then io.EOF. Read errors are wrapped.
 func (r *Reader) Next() (Event, error) {
 	r.data = r.data[:0]
 	hasData := false
-	for r.sc.Scan() {
-		line := r.sc.Bytes()
-		if len(line) > MaxLineSize {
-			return Event{}, errLineTooLong
+	for {
+		line, err := r.line()
+		switch {
+		case err == io.EOF:
+			if hasData {
+				return r.event(), nil
+			}
+			return Event{}, io.EOF
+		case err == errLineTooLong:
+			return Event{}, err
+		case err != nil:
+			return Event{}, fmt.Errorf("sse: reading stream: %w", err)
 		}
 		if r.first {
 			r.first = false
@@ -106,16 +112,103 @@ func (r *Reader) Next() (Event, error) {
 		}
 		hasData = r.field(line) || hasData
 	}
-	if err := r.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return Event{}, errLineTooLong
+}
+
+// line returns the next line without its line break, reading from the
+// source only when no whole line is buffered. At the end of the stream the
+// remaining bytes are the last line. The line is valid until the next call.
+func (r *Reader) line() ([]byte, error) {
+	for {
+		if r.skipLF && r.r < r.w {
+			r.skipLF = false
+			if r.buf[r.r] == '\n' {
+				r.r++
+			}
 		}
-		return Event{}, fmt.Errorf("sse: reading stream: %w", err)
+		if line, ok := r.cut(); ok {
+			if len(line) > MaxLineSize {
+				return nil, r.tooLong()
+			}
+			return line, nil
+		}
+		if r.err != nil {
+			if r.r == r.w {
+				return nil, r.err
+			}
+			line := r.buf[r.r:r.w]
+			r.r = r.w
+			return line, nil
+		}
+		if r.w-r.r > MaxLineSize {
+			return nil, r.tooLong()
+		}
+		r.fill()
 	}
-	if hasData {
-		return r.event(), nil
+}
+
+// cut consumes the first buffered line, which ends with \r\n, \n or \r. A
+// \r at the end of the buffered input ends its line at once (an event must
+// not wait for the next byte); a \n that then follows is skipped.
+func (r *Reader) cut() ([]byte, bool) {
+	data := r.buf[r.r:r.w]
+	lf := bytes.IndexByte(data, '\n')
+	limit := lf
+	if limit < 0 {
+		limit = len(data)
 	}
-	return Event{}, io.EOF
+	if cr := bytes.IndexByte(data[:limit], '\r'); cr >= 0 {
+		switch {
+		case cr+1 < len(data) && data[cr+1] == '\n':
+			r.r += cr + 2
+		case cr+1 == len(data):
+			r.skipLF = true
+			r.r += cr + 1
+		default:
+			r.r += cr + 1
+		}
+		return data[:cr], true
+	}
+	if lf >= 0 {
+		r.r += lf + 1
+		return data[:lf], true
+	}
+	return nil, false
+}
+
+// tooLong drops the buffered input and makes errLineTooLong sticky.
+func (r *Reader) tooLong() error {
+	r.r, r.w, r.err = 0, 0, errLineTooLong
+	return r.err
+}
+
+// fill moves the unconsumed bytes to the front of the buffer, grows it when
+// they fill it, and reads once from the source, retrying empty reads.
+func (r *Reader) fill() {
+	if r.r > 0 {
+		r.w = copy(r.buf, r.buf[r.r:r.w])
+		r.r = 0
+	}
+	if r.w == len(r.buf) {
+		grown := make([]byte, min(2*len(r.buf), MaxLineSize+2))
+		copy(grown, r.buf[:r.w])
+		r.buf = grown
+	}
+	for range maxEmptyReads {
+		n, err := r.src.Read(r.buf[r.w:])
+		if n < 0 || n > len(r.buf)-r.w {
+			r.err = errors.New("sse: the source returned an invalid count from Read")
+			return
+		}
+		r.w += n
+		if err != nil {
+			r.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
 }
 
 // event completes the event being read and resets the per-event state.

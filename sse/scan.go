@@ -36,7 +36,7 @@ func (s *scanner) fail() error {
 }
 
 func (s *scanner) skipSpace() {
-	for s.pos < len(s.data) {
+	for s.pos < len(s.data) && s.data[s.pos] <= ' ' {
 		switch s.data[s.pos] {
 		case ' ', '\t':
 		case '\n', '\r':

@@ -39,8 +39,10 @@ type Options struct {
 }
 
 // Writer writes the frames of one response stream (PROTOCOL.md section 2)
-// and flushes after each one. It is safe for concurrent use. The first write
-// error is sticky: later writes return it without writing.
+// and flushes after each one, except BufferChunk, which lets a relay send
+// chunks that arrived together with one flush. It is safe for concurrent
+// use. The first write error is sticky: later writes return it without
+// writing.
 type Writer struct {
 	mu    sync.Mutex
 	out   io.Writer
@@ -55,6 +57,8 @@ type Writer struct {
 	// buf is reused by every frame so that writing does not allocate.
 	buf   []byte
 	ended bool
+	// dirty is set while a frame has been written but not flushed.
+	dirty bool
 	err   error
 	// done is closed by End; it stops KeepAlive.
 	done chan struct{}
@@ -68,7 +72,7 @@ const textTail = `},"finish_reason":null}]}` + "\n\n"
 
 // NewWriter returns a Writer writing to w. When w has a FlushError() error,
 // Flush() error or Flush() method (an http.ResponseWriter has), every frame
-// is flushed as soon as it is written.
+// but those of BufferChunk is flushed as soon as it is written.
 func NewWriter(w io.Writer, o Options) *Writer {
 	if o.ID == "" {
 		o.ID = randomID()
@@ -80,25 +84,52 @@ func NewWriter(w io.Writer, o Options) *Writer {
 		o.Terminator = "[DONE]"
 	}
 	sw := &Writer{
-		out:    w,
-		flush:  flusherOf(w),
-		id:     o.ID,
-		idJSON: AppendString(nil, o.ID),
-		done:   make(chan struct{}),
-		start:  time.Now(),
-		buf:    make([]byte, 0, 512),
+		out:   w,
+		flush: flusherOf(w),
+		id:    o.ID,
+		done:  make(chan struct{}),
+		start: time.Now(),
 	}
-	head := append([]byte("data: {"+idKey), sw.idJSON...)
-	head = append(head, `,"object":"chat.completion.chunk","created":`...)
-	head = strconv.AppendInt(head, o.Created, 10)
-	head = append(head, `,"model":`...)
-	head = AppendString(head, o.Model)
-	head = append(head, `,"choices":[{"index":0,"delta":{`...)
-	sw.textHead = append(head[:len(head):len(head)], `"role":"assistant","content":`...)
-	sw.endFrames = append(head, `},"finish_reason":"stop"}]}`+"\n\n"...)
-	sw.endFrames = appendDataLines(sw.endFrames, o.Terminator)
-	sw.endFrames = append(sw.endFrames, '\n')
+	sw.build(o)
 	return sw
+}
+
+// Pieces of the frames a Writer creates itself.
+const (
+	idHead     = "data: {" + idKey
+	createdKey = `,"object":"chat.completion.chunk","created":`
+	choices    = `,"choices":[{"index":0,"delta":{`
+	textDelta  = `"role":"assistant","content":`
+	endTail    = `},"finish_reason":"stop"}]}` + "\n\n"
+	// frameBufSize is the initial size of the buffer frames are built in.
+	frameBufSize = 512
+)
+
+// build makes the fixed parts of the frames, textHead and endFrames (which
+// share a head up to the delta), idJSON and the frame buffer in one
+// allocation when the options need no escaping.
+func (w *Writer) build(o Options) {
+	head := len(idHead) + len(o.ID) + 2 + len(createdKey) + 20 + len(`,"model":`) + len(o.Model) + 2 + len(choices)
+	b := make([]byte, 0, 2*head+len(textDelta)+len(endTail)+len(o.Terminator)+16+frameBufSize)
+	b = append(b, idHead...)
+	b = AppendString(b, o.ID)
+	w.idJSON = b[len(idHead):len(b):len(b)]
+	b = append(b, createdKey...)
+	b = strconv.AppendInt(b, o.Created, 10)
+	b = append(b, `,"model":`...)
+	b = AppendString(b, o.Model)
+	b = append(b, choices...)
+	head = len(b)
+	b = append(b, textDelta...)
+	w.textHead = b[:len(b):len(b)]
+	end := len(b)
+	b = append(b, b[:head]...)
+	b = append(b, endTail...)
+	b = append(appendDataLines(b, o.Terminator), '\n')
+	w.endFrames = b[end:len(b):len(b)]
+	if cap(b)-len(b) >= frameBufSize {
+		w.buf = b[len(b):len(b)]
+	}
 }
 
 // flusherOf returns the flush method of w, nil when it has none.
@@ -139,12 +170,27 @@ func (w *Writer) writable() error {
 	return w.err
 }
 
-// send writes and flushes one frame; the caller holds mu.
-func (w *Writer) send(frame []byte) error {
+// send writes one frame and, with flush, flushes everything written so far;
+// the caller holds mu.
+func (w *Writer) send(frame []byte, flush bool) error {
 	if _, err := w.out.Write(frame); err != nil {
 		w.err = fmt.Errorf("sse: writing frame: %w", err)
 		return w.err
 	}
+	w.dirty = true
+	if flush {
+		return w.flushLocked()
+	}
+	return nil
+}
+
+// flushLocked flushes what was written since the last flush, if anything,
+// and records the time for KeepAlive; the caller holds mu.
+func (w *Writer) flushLocked() error {
+	if !w.dirty {
+		return nil
+	}
+	w.dirty = false
 	if w.flush != nil {
 		if err := w.flush(); err != nil {
 			w.err = fmt.Errorf("sse: flushing frame: %w", err)
@@ -153,4 +199,15 @@ func (w *Writer) send(frame []byte) error {
 	}
 	w.last.Store(int64(time.Since(w.start)))
 	return nil
+}
+
+// Flush flushes the frames BufferChunk wrote. It does nothing when every
+// frame has been flushed already, and returns the sticky error if any.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	return w.flushLocked()
 }

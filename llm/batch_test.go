@@ -1,0 +1,237 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentgw/agentgw/sse"
+)
+
+// TestStreamBatchesABurst: ten chunks that arrive in one read leave with
+// one flush: that of the last chunk, or the one made at the terminator when
+// it came in the same read.
+func TestStreamBatchesABurst(t *testing.T) {
+	burst, chunks := events(10)
+	buffered := slices.Repeat([]string{"buffer"}, 9)
+	tests := []struct {
+		name, tail string
+		want       []string
+	}{
+		{"then silence", "", slices.Concat(buffered, []string{"chunk"})},
+		{"with the terminator", "data: [DONE]\n\n", slices.Concat(buffered, []string{"buffer", "flush"})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, pw := pipeClient(t)
+			flushed := make(chan int, 10)
+			sink := &batchSink{onFlush: func(sent int) { flushed <- sent }}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = pw.Write([]byte(burst + tt.tail))
+				if !waitSent(flushed, 10) {
+					t.Error("the burst was not flushed")
+				}
+				pw.Close()
+			}()
+			res, err := c.Stream(context.Background(), simpleRequest, sink)
+			<-done
+			if err != nil || res.Chunks != 10 {
+				t.Fatalf("Stream = %+v, %v", res, err)
+			}
+			calls, got, held := sink.state()
+			if !slices.Equal(calls, tt.want) || !slices.Equal(got, chunks) || held != 0 {
+				t.Errorf("calls %q (held %d), want %q; chunks in order: %v", calls, held, tt.want, slices.Equal(got, chunks))
+			}
+		})
+	}
+}
+
+// TestStreamThroughWriterBatches relays a stream that arrives in one read
+// into an sse.Writer: the bytes are those of the unbatched relay (the golden
+// file of TestStreamThroughWriter), sent with one flush, plus End's.
+func TestStreamThroughWriterBatches(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "normal.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, pw := pipeClient(t)
+	go func() {
+		_, _ = pw.Write(data)
+		pw.Close()
+	}()
+	out := &countFlusher{}
+	w := sse.NewWriter(out, sse.Options{ID: "chatcmpl-gw", Model: "gpt-4o", Created: 1700000000})
+	if _, err := c.Stream(context.Background(), simpleRequest, w); err != nil {
+		t.Fatal(err)
+	}
+	if out.flushes != 1 {
+		t.Errorf("%d flushes for one upstream read, want 1", out.flushes)
+	}
+	if err := w.End(); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "normal.out.sse", out.buf.Bytes())
+}
+
+// TestStreamBatchesOverHTTP sends ten chunks in one Write through a real
+// HTTP upstream: the sink must see fewer flushes than chunks.
+func TestStreamBatchesOverHTTP(t *testing.T) {
+	stream, chunks := events(10)
+	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(stream))
+		w.(http.Flusher).Flush()
+		_, _ = w.Write([]byte("data: [DONE]\n\n"))
+	})
+	sink := &batchSink{}
+	if _, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, sink); err != nil {
+		t.Fatal(err)
+	}
+	calls, got, held := sink.state()
+	flushes := len(calls) - strings.Count(strings.Join(calls, " "), "buffer")
+	if !slices.Equal(got, chunks) || held != 0 || flushes >= len(chunks) {
+		t.Errorf("calls %q, %d held; want every chunk, in order, with fewer flushes than chunks", calls, held)
+	}
+}
+
+// TestStreamNoChunkWaits: the upstream sends a chunk together with the
+// first half of the next one and sends the rest only once the client has
+// the first chunk. A relay that held the first chunk until more data came
+// would never finish.
+func TestStreamNoChunkWaits(t *testing.T) {
+	c, pw := pipeClient(t)
+	_, chunks := events(3)
+	second := "data: " + chunks[1] + "\n\n"
+	flushed := make(chan int, 10)
+	sink := &batchSink{onFlush: func(sent int) { flushed <- sent }}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer pw.Close()
+		steps := []struct {
+			write string
+			// sent is how many chunks the client must have before the
+			// next write.
+			sent int
+		}{
+			{"data: " + chunks[0] + "\n\n" + second[:20], 1},
+			{second[20:], 2},
+			{"data: " + chunks[2] + "\n\n", 3},
+		}
+		for _, step := range steps {
+			if _, err := pw.Write([]byte(step.write)); err != nil {
+				t.Error(err)
+				return
+			}
+			if !waitSent(flushed, step.sent) {
+				t.Errorf("chunk %d was not flushed while the upstream waited", step.sent)
+				return
+			}
+		}
+	}()
+	res, err := c.Stream(context.Background(), simpleRequest, sink)
+	<-done
+	if err != nil || res.Chunks != 3 {
+		t.Fatalf("Stream = %+v, %v", res, err)
+	}
+	calls, got, _ := sink.state()
+	if want := []string{"buffer", "flush", "chunk", "chunk"}; !slices.Equal(calls, want) || !slices.Equal(got, chunks) {
+		t.Errorf("calls %q, want %q", calls, want)
+	}
+}
+
+// TestStreamFlushesOnEveryEnd: chunks held when the stream ends are flushed
+// before Stream returns, whatever ends it; after the terminator, before the
+// rest of the body is drained.
+func TestStreamFlushesOnEveryEnd(t *testing.T) {
+	burst, chunks := events(3)
+	tests := []struct {
+		name, tail string
+		// open keeps the body open until the client has the chunks.
+		open bool
+		kind ErrorKind
+	}{
+		{"terminator, body kept open", "data: [DONE]\n\n", true, 0},
+		{"end of body", "", false, 0},
+		{"error event", "event: error\ndata: {\"message\":\"Overloaded\"}\n\n", false, KindStream},
+		{"error chunk", `data: {"error":{"message":"boom"}}` + "\n\n", false, KindStream},
+		{"malformed chunk", "data: {oops\n\n", false, KindStream},
+		{"broken body", "data: {\"id\":", false, KindStream},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, pw := pipeClient(t)
+			flushed := make(chan int, 10)
+			sink := &batchSink{onFlush: func(sent int) { flushed <- sent }}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = pw.Write([]byte(burst + tt.tail))
+				if tt.open {
+					if !waitSent(flushed, 3) {
+						t.Error("the chunks were not flushed")
+					}
+					// The relay drains the body after flushing: it is still
+					// reading, the call has not been abandoned yet.
+					if _, err := pw.Write([]byte(": after the terminator\n\n")); err != nil {
+						t.Errorf("the chunks were flushed only after the body was abandoned: %v", err)
+					}
+				}
+				if tt.name == "broken body" {
+					pw.CloseWithError(io.ErrUnexpectedEOF)
+					return
+				}
+				pw.Close()
+			}()
+			res, err := c.Stream(context.Background(), simpleRequest, sink)
+			<-done
+			if tt.kind == 0 && err != nil {
+				t.Fatalf("Stream: %v", err)
+			}
+			if tt.kind != 0 {
+				asError(t, err, tt.kind)
+			}
+			_, got, held := sink.state()
+			if res.Chunks != 3 || !slices.Equal(got, chunks) || held != 0 {
+				t.Errorf("Result.Chunks %d, sink got %d chunks, %d still held", res.Chunks, len(got), held)
+			}
+		})
+	}
+}
+
+func TestStreamBatchSinkFailures(t *testing.T) {
+	errGone := errors.New("client went away")
+	tests := []struct {
+		name string
+		sink *batchSink
+	}{
+		{"flush fails", &batchSink{failFlush: errGone}},
+		{"buffer fails", &batchSink{failBuffer: errGone}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, pw := pipeClient(t)
+			burst, _ := events(3)
+			// Half an event follows the burst: the relay flushes before
+			// reading the rest, which never comes.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = pw.Write([]byte(burst + "data: {"))
+			}()
+			_, err := c.Stream(context.Background(), simpleRequest, tt.sink)
+			<-done // the canceled call broke the pipe
+			if e := asError(t, err, KindCanceled); !errors.Is(e, errGone) {
+				t.Errorf("error %v does not wrap the sink's", e)
+			}
+		})
+	}
+}

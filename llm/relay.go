@@ -1,0 +1,201 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/agentgw/agentgw/sse"
+)
+
+// relay is the state of one streamed call.
+type relay struct {
+	ctx    context.Context // the caller's
+	call   context.Context // the call's, canceled by the watchdog or a sink error
+	cancel context.CancelCauseFunc
+	wd     *watchdog
+	sink   Sink
+	// batch is sink as a BatchSink, nil when it is not one.
+	batch BatchSink
+	// pending is set while batch holds chunks.
+	pending bool
+	// src is the upstream body as the reader sees it: it flushes batch
+	// before every read.
+	src flushingReader
+	// sinkErr is the error of a flush made by src.
+	sinkErr error
+	// rest is the body after the terminator, drained up to drainLimit.
+	rest  io.LimitedReader
+	start time.Time
+	res   Result
+}
+
+// Events beyond this many bytes after the terminator are not drained.
+const (
+	drainLimit = 64 << 10
+	drainGrace = 250 * time.Millisecond
+)
+
+var (
+	errorKey  = []byte(`"error"`)
+	doneUpper = []byte("[DONE]")
+	doneSeed  = []byte("[Done]")
+)
+
+// events relays an SSE body. Whatever the outcome, nothing is left held in
+// the sink.
+func (r *relay) events(body io.Reader) error {
+	src := body
+	if r.batch != nil {
+		r.src = flushingReader{relay: r, body: body}
+		src = &r.src
+	}
+	err := r.relayEvents(sse.NewReader(src), body)
+	if ferr := r.flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// relayEvents relays the events of rd until the terminator, the end of the
+// body or an error.
+func (r *relay) relayEvents(rd *sse.Reader, body io.Reader) error {
+	for {
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			if r.res.Chunks > 0 {
+				return nil
+			}
+			return &Error{Kind: KindStream, Message: "the upstream ended the stream without sending anything"}
+		}
+		if err != nil {
+			if r.sinkErr != nil {
+				return r.sinkErr
+			}
+			return r.fail(err, KindStream, "the upstream stream broke")
+		}
+		r.event()
+		data := bytes.TrimSpace(ev.Data)
+		switch {
+		case ev.Name == "error":
+			return &Error{Kind: KindStream, Message: upstreamMessage(data)}
+		case ev.Name != "" && ev.Name != "message", len(data) == 0:
+			continue // not a chunk: an upstream extension or an empty event
+		case bytes.Equal(data, doneUpper) || bytes.Equal(data, doneSeed):
+			if err := r.flush(); err != nil {
+				return err
+			}
+			r.drain(body)
+			return nil
+		}
+		if bytes.Contains(data, errorKey) {
+			if v, ok := sse.Field(data, "error"); ok && string(v) != "null" {
+				return &Error{Kind: KindStream, Message: upstreamMessage(data)}
+			}
+		}
+		if err := r.chunk(data, rd.Buffered() > 0); err != nil {
+			return err
+		}
+	}
+}
+
+// event records the arrival of an upstream event.
+func (r *relay) event() {
+	if r.res.FirstByte == 0 {
+		r.res.FirstByte = time.Since(r.start)
+	}
+	r.wd.event()
+}
+
+// chunk passes one chunk to the sink; with more (more upstream data is
+// already buffered) a BatchSink may hold it.
+func (r *relay) chunk(data []byte, more bool) error {
+	var err error
+	if more && r.batch != nil {
+		if err = r.batch.BufferChunk(data); err == nil {
+			r.pending = true
+		}
+	} else if err = r.sink.Chunk(data); err == nil {
+		r.pending = false // Chunk flushed what BufferChunk held
+	}
+	if err != nil {
+		if errors.Is(err, sse.ErrMalformedChunk) {
+			return &Error{Kind: KindStream, Message: "the upstream sent a chunk that is not a JSON object", Err: err}
+		}
+		return r.sinkFailed(err)
+	}
+	r.res.Chunks++
+	return nil
+}
+
+// flush sends the chunks the sink holds, if any.
+func (r *relay) flush() error {
+	if !r.pending {
+		return nil
+	}
+	r.pending = false
+	if err := r.batch.Flush(); err != nil {
+		return r.sinkFailed(err)
+	}
+	return nil
+}
+
+// sinkFailed abandons the upstream call after the sink failed to write to
+// the client.
+func (r *relay) sinkFailed(err error) *Error {
+	r.cancel(errClientGone)
+	return &Error{Kind: KindCanceled, Message: "writing to the client failed", Err: err}
+}
+
+// flushingReader reads the upstream body for the sse.Reader, which reads
+// only when it holds no complete line: before a read, which may wait for
+// the upstream, it flushes the chunks the sink holds.
+type flushingReader struct {
+	relay *relay
+	body  io.Reader
+}
+
+// Read flushes the sink, then reads from the body.
+func (f *flushingReader) Read(p []byte) (int, error) {
+	if err := f.relay.flush(); err != nil {
+		f.relay.sinkErr = err
+		return 0, err
+	}
+	return f.body.Read(p)
+}
+
+// drain reads what follows the terminator, briefly, so that the connection
+// can be reused once the upstream ends the body.
+func (r *relay) drain(body io.Reader) {
+	t := time.AfterFunc(drainGrace, func() { r.cancel(nil) })
+	defer t.Stop()
+	r.rest = io.LimitedReader{R: body, N: drainLimit}
+	_, _ = io.Copy(io.Discard, &r.rest)
+}
+
+// fail turns an error of the call into an *Error: the caller's context
+// ending is KindCanceled, a watchdog timeout KindTimeout, anything else
+// kind with msg.
+func (r *relay) fail(err error, kind ErrorKind, msg string) *Error {
+	if r.ctx.Err() != nil {
+		return &Error{Kind: KindCanceled, Message: "the request was canceled", Err: context.Cause(r.ctx)}
+	}
+	var te *timeoutError
+	if errors.As(context.Cause(r.call), &te) {
+		return &Error{Kind: KindTimeout, Message: te.Error(), Err: err}
+	}
+	return &Error{Kind: kind, Message: msg, Err: err}
+}
+
+// statusError reads the body of a failed response for its message.
+func (r *relay) statusError(resp *http.Response) *Error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	msg := upstreamMessage(body)
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return &Error{Kind: KindStatus, Status: resp.StatusCode, Message: msg}
+}
