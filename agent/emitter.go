@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -25,8 +26,9 @@ type Emitter interface {
 }
 
 var (
-	_ Emitter = (*SSEEmitter)(nil)
-	_ Emitter = (*Recorder)(nil)
+	_ Emitter       = (*SSEEmitter)(nil)
+	_ Emitter       = (*Recorder)(nil)
+	_ llm.BatchSink = (*SSEEmitter)(nil)
 )
 
 // SSE event names.
@@ -51,6 +53,13 @@ func (e *SSEEmitter) Text(content string) error { return e.w.Text(content) }
 
 // Chunk implements Emitter.
 func (e *SSEEmitter) Chunk(raw []byte) error { return e.w.Chunk(raw) }
+
+// BufferChunk relays a chunk without flushing it: with Flush it makes the
+// emitter an llm.BatchSink, so chunks that arrived together leave together.
+func (e *SSEEmitter) BufferChunk(raw []byte) error { return e.w.BufferChunk(raw) }
+
+// Flush sends what BufferChunk held.
+func (e *SSEEmitter) Flush() error { return e.w.Flush() }
 
 // Action implements Emitter.
 func (e *SSEEmitter) Action(a *actions.Action) error {

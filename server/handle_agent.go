@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"io"
 	"mime"
@@ -110,8 +109,6 @@ func (s *Server) stream(c echo.Context, run *agent.Run) {
 	sw := sse.NewWriter(w, sse.Options{
 		ID: "chatcmpl-" + uuid.NewString(), Model: model, Created: time.Now().Unix(), Terminator: s.cfg.Terminator,
 	})
-	ctx, cancel := context.WithCancel(c.Request().Context())
-	defer cancel()
-	go sw.KeepAlive(ctx, s.cfg.KeepAlive)
-	run.Execute(ctx, agent.NewSSEEmitter(sw, requestIDOf(c)))
+	defer sw.StartKeepAlive(s.cfg.KeepAlive)()
+	run.Execute(c.Request().Context(), agent.NewSSEEmitter(sw, requestIDOf(c)))
 }
