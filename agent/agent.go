@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"text/template"
 
 	"github.com/agentgw/agentgw/contextvars"
 )
@@ -37,16 +36,16 @@ func (a *Agent) CommandNames() []string {
 type command struct {
 	def           *Command
 	model         ModelConfig // command's settings over the agent's
-	system        []*template.Template
+	system        []*tmpl
 	others        []roleTemplate
 	mentionsInput bool
-	reply         *template.Template
+	reply         *tmpl
 	actions       []*valueTemplate
 	vars          []contextOption
 }
 
 // templates lists the command's prompt templates.
-func (c *command) templates() []*template.Template {
+func (c *command) templates() []*tmpl {
 	ts := slices.Clone(c.system)
 	for _, rt := range c.others {
 		ts = append(ts, rt.t)
@@ -56,7 +55,7 @@ func (c *command) templates() []*template.Template {
 
 type roleTemplate struct {
 	role string
-	t    *template.Template
+	t    *tmpl
 }
 
 type contextOption struct {
@@ -151,7 +150,7 @@ func compileCommand(def *Definition, c *Command, diags *Diagnostics) *command {
 }
 
 // compileText parses a template, reporting errors at the line they are on.
-func compileText(where string, tx *Text, diags *Diagnostics) *template.Template {
+func compileText(where string, tx *Text, diags *Diagnostics) *tmpl {
 	t, err := parseTemplate(templateName(where), tx.Src)
 	if err != nil {
 		diags.add(SeverityError, templateErrorPos(tx, err), fmt.Sprintf("%s: bad template: %s", where, templateErrorMessage(err)))

@@ -2,48 +2,26 @@ package agent
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"reflect"
-	"strings"
 	"text/template"
 	"text/template/parse"
-	"unicode/utf8"
 )
 
 // emptyFunc is appended to every printing pipeline so that a missing value
 // renders as nothing instead of "<no value>" (PROTOCOL.md section 8).
 const emptyFunc = "_orEmpty"
 
-// TemplateFuncs are the helper functions available to prompt templates, in
-// addition to text/template's built-ins (and, or, not, len, index, print,
-// printf, eq, ...). Arguments put the piped value last.
-func TemplateFuncs() template.FuncMap {
-	return template.FuncMap{
-		emptyFunc:  orEmpty,
-		"default":  defaultValue,
-		"trim":     strings.TrimSpace,
-		"upper":    strings.ToUpper,
-		"lower":    strings.ToLower,
-		"contains": func(sub, s string) bool { return strings.Contains(s, sub) },
-		"replace":  func(old, new, s string) string { return strings.ReplaceAll(s, old, new) },
-		"indent":   indent,
-		"join":     join,
-		"json":     toJSON,
-		"fence":    fence,
-		"head":     head,
-		"tail":     tail,
-		"lines":    lines,
-		"truncate": truncate,
-		"basename": path.Base,
-	}
+// tmpl is a parsed template with its fast form, when it has one.
+type tmpl struct {
+	*template.Template
+	fast *fastTemplate
 }
 
 // parseTemplate compiles src, rewriting printing actions so missing values
 // render empty.
-func parseTemplate(name, src string) (*template.Template, error) {
+func parseTemplate(name, src string) (*tmpl, error) {
 	t, err := template.New(name).Funcs(TemplateFuncs()).Parse(src)
 	if err != nil {
 		return nil, err
@@ -53,7 +31,7 @@ func parseTemplate(name, src string) (*template.Template, error) {
 			emptyMissing(tt.Tree, tt.Tree.Root)
 		}
 	}
-	return t, nil
+	return &tmpl{Template: t, fast: compileFast(t)}, nil
 }
 
 func emptyMissing(tree *parse.Tree, n parse.Node) {
@@ -84,7 +62,7 @@ func emptyMissing(tree *parse.Tree, n parse.Node) {
 
 // mentions reports whether the template refers to the named top-level key,
 // as a field (.name) or a string ("name", e.g. in index).
-func mentions(t *template.Template, name string) bool {
+func mentions(t *tmpl, name string) bool {
 	found := false
 	var walk func(n parse.Node)
 	walk = func(n parse.Node) {
@@ -154,8 +132,15 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-// execute renders t over data.
-func execute(t *template.Template, data any) (string, error) {
+// execute renders t over data: with the fast evaluator when it can, else,
+// and for every error (so that errors read as text/template writes them),
+// with text/template.
+func execute(t *tmpl, data any) (string, error) {
+	if t.fast != nil {
+		if s, err := t.fast.execute(data); err == nil {
+			return s, nil
+		}
+	}
 	var b cappedBuffer
 	if err := t.Execute(&b, data); err != nil {
 		return "", err
@@ -166,7 +151,7 @@ func execute(t *template.Template, data any) (string, error) {
 // checkRestricted refuses what a template from an untrusted client could
 // use to run for a long time or allocate without bound: defined templates
 // (recursion), printf (widths), and nested range loops.
-func checkRestricted(t *template.Template) error {
+func checkRestricted(t *tmpl) error {
 	if len(t.Templates()) > 1 {
 		return errors.New("define and block are not allowed in request-carried templates")
 	}
@@ -218,117 +203,3 @@ func checkRestricted(t *template.Template) error {
 	return err
 }
 
-func orEmpty(v any) any {
-	if v == nil {
-		return ""
-	}
-	return v
-}
-
-func isEmpty(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.String, reflect.Slice, reflect.Map, reflect.Array:
-		return rv.Len() == 0
-	case reflect.Bool:
-		return !rv.Bool()
-	case reflect.Pointer, reflect.Interface:
-		return rv.IsNil()
-	}
-	return rv.IsZero()
-}
-
-// defaultValue returns v, or def when v is empty: {{ .x | default "none" }}.
-func defaultValue(def, v any) any {
-	if isEmpty(v) {
-		return def
-	}
-	return v
-}
-
-// indent prefixes every non-empty line of s with n spaces.
-func indent(n int, s string) string {
-	pad := strings.Repeat(" ", max(n, 0))
-	ls := strings.Split(s, "\n")
-	for i, l := range ls {
-		if l != "" {
-			ls[i] = pad + l
-		}
-	}
-	return strings.Join(ls, "\n")
-}
-
-// join joins the elements of a list, printed as text, with sep.
-func join(sep string, list any) string {
-	if s, ok := list.([]string); ok {
-		return strings.Join(s, sep)
-	}
-	rv := reflect.ValueOf(list)
-	if list == nil || (rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array) {
-		return fmt.Sprint(orEmpty(list))
-	}
-	parts := make([]string, rv.Len())
-	for i := range parts {
-		parts[i] = fmt.Sprint(rv.Index(i).Interface())
-	}
-	return strings.Join(parts, sep)
-}
-
-func toJSON(v any) (string, error) {
-	b, err := json.Marshal(v)
-	return string(b), err
-}
-
-// fence wraps text in a Markdown code fence longer than any backtick run
-// inside it, with the language as the info string.
-func fence(lang, text string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", max(3, longest+1))
-	return f + lang + "\n" + strings.TrimSuffix(text, "\n") + "\n" + f
-}
-
-// lines splits s into lines.
-func lines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-}
-
-// head keeps the first n lines of s.
-func head(n int, s string) string {
-	ls := lines(s)
-	if n < len(ls) {
-		ls = ls[:max(n, 0)]
-	}
-	return strings.Join(ls, "\n")
-}
-
-// tail keeps the last n lines of s.
-func tail(n int, s string) string {
-	ls := lines(s)
-	if n < len(ls) {
-		ls = ls[len(ls)-max(n, 0):]
-	}
-	return strings.Join(ls, "\n")
-}
-
-// truncate keeps at most n runes of s, marking a cut with "…".
-func truncate(n int, s string) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max(n, 0)]) + "…"
-}

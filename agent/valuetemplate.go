@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"text/template"
 
 	"go.yaml.in/yaml/v3"
 
@@ -20,7 +19,7 @@ type valueTemplate struct {
 	kind yaml.Kind
 	// scalars
 	lit  any
-	tmpl *template.Template
+	tmpl *tmpl
 	// mappings and lists
 	keys  []string
 	items []*valueTemplate
