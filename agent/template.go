@@ -202,4 +202,3 @@ func checkRestricted(t *tmpl) error {
 	walk(t.Tree.Root, 0)
 	return err
 }
-
