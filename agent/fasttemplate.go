@@ -111,11 +111,15 @@ func isDecimal(s string) bool {
 type fastState struct {
 	root any
 	out  strings.Builder
+	// args is a stack of function arguments: a call pushes its own above
+	// those of the calls it is nested in and pops them when it returns, so
+	// that calls do not allocate argument slices (helpers keep no args).
+	args []any
 }
 
 // execute renders the template over data.
 func (f *fastTemplate) execute(data any) (string, error) {
-	s := &fastState{root: data}
+	s := &fastState{root: data, args: make([]any, 0, 8)}
 	if err := s.walk(data, f.root); err != nil {
 		return "", err
 	}
@@ -314,17 +318,19 @@ func (s *fastState) call(dot any, name string, argNodes []parse.Node, final any,
 	if name == "and" || name == "or" {
 		return s.andOr(dot, name, argNodes, final, hasFinal)
 	}
-	args := make([]any, 0, len(argNodes)+1)
+	base := len(s.args)
+	defer func() { s.args = s.args[:base] }()
 	for _, a := range argNodes {
 		v, err := s.value(dot, a)
 		if err != nil {
 			return nil, err
 		}
-		args = append(args, arg(v))
+		s.args = append(s.args, arg(v))
 	}
 	if hasFinal {
-		args = append(args, arg(final))
+		s.args = append(s.args, arg(final))
 	}
+	args := s.args[base:]
 	if h, ok := helpers[name]; ok {
 		return h(args...)
 	}

@@ -15,8 +15,9 @@ import (
 )
 
 // TestStreamBatchesABurst: ten chunks that arrive in one read leave with
-// one flush: that of the last chunk, or the one made at the terminator when
-// it came in the same read.
+// one flush: that of the last chunk; or, when the terminator came in the
+// same read, none: they stay held for the caller's End to flush with its
+// own frames.
 func TestStreamBatchesABurst(t *testing.T) {
 	burst, chunks := events(10)
 	buffered := slices.Repeat([]string{"buffer"}, 9)
@@ -25,7 +26,7 @@ func TestStreamBatchesABurst(t *testing.T) {
 		want       []string
 	}{
 		{"then silence", "", slices.Concat(buffered, []string{"chunk"})},
-		{"with the terminator", "data: [DONE]\n\n", slices.Concat(buffered, []string{"buffer", "flush"})},
+		{"with the terminator", "data: [DONE]\n\n", slices.Concat(buffered, []string{"buffer"})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,7 +37,7 @@ func TestStreamBatchesABurst(t *testing.T) {
 			go func() {
 				defer close(done)
 				_, _ = pw.Write([]byte(burst + tt.tail))
-				if !waitSent(flushed, 10) {
+				if tt.tail == "" && !waitSent(flushed, 10) {
 					t.Error("the burst was not flushed")
 				}
 				pw.Close()
@@ -46,7 +47,11 @@ func TestStreamBatchesABurst(t *testing.T) {
 			if err != nil || res.Chunks != 10 {
 				t.Fatalf("Stream = %+v, %v", res, err)
 			}
-			calls, got, held := sink.state()
+			calls, _, _ := sink.state()
+			if err := sink.Flush(); err != nil { // what End does
+				t.Fatal(err)
+			}
+			_, got, held := sink.state()
 			if !slices.Equal(calls, tt.want) || !slices.Equal(got, chunks) || held != 0 {
 				t.Errorf("calls %q (held %d), want %q; chunks in order: %v", calls, held, tt.want, slices.Equal(got, chunks))
 			}
@@ -56,7 +61,7 @@ func TestStreamBatchesABurst(t *testing.T) {
 
 // TestStreamThroughWriterBatches relays a stream that arrives in one read
 // into an sse.Writer: the bytes are those of the unbatched relay (the golden
-// file of TestStreamThroughWriter), sent with one flush, plus End's.
+// file of TestStreamThroughWriter), sent with End's one flush.
 func TestStreamThroughWriterBatches(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "normal.sse"))
 	if err != nil {
@@ -72,11 +77,14 @@ func TestStreamThroughWriterBatches(t *testing.T) {
 	if _, err := c.Stream(context.Background(), simpleRequest, w); err != nil {
 		t.Fatal(err)
 	}
-	if out.flushes != 1 {
-		t.Errorf("%d flushes for one upstream read, want 1", out.flushes)
+	if out.flushes != 0 {
+		t.Errorf("%d flushes before End for one upstream read ending with the terminator, want 0", out.flushes)
 	}
 	if err := w.End(); err != nil {
 		t.Fatal(err)
+	}
+	if out.flushes != 1 {
+		t.Errorf("%d flushes in all, want 1", out.flushes)
 	}
 	golden(t, "normal.out.sse", out.buf.Bytes())
 }
@@ -95,7 +103,11 @@ func TestStreamBatchesOverHTTP(t *testing.T) {
 	if _, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, sink); err != nil {
 		t.Fatal(err)
 	}
-	calls, got, held := sink.state()
+	calls, _, _ := sink.state()
+	if err := sink.Flush(); err != nil { // what End does
+		t.Fatal(err)
+	}
+	_, got, held := sink.state()
 	flushes := len(calls) - strings.Count(strings.Join(calls, " "), "buffer")
 	if !slices.Equal(got, chunks) || held != 0 || flushes >= len(chunks) {
 		t.Errorf("calls %q, %d held; want every chunk, in order, with fewer flushes than chunks", calls, held)
@@ -149,8 +161,9 @@ func TestStreamNoChunkWaits(t *testing.T) {
 }
 
 // TestStreamFlushesOnEveryEnd: chunks held when the stream ends are flushed
-// before Stream returns, whatever ends it; after the terminator, before the
-// rest of the body is drained.
+// before Stream returns, whatever ends it, but the terminator: then they
+// stay held for the caller's End, and Stream returns without waiting for
+// the rest of the body, which it drains in the background.
 func TestStreamFlushesOnEveryEnd(t *testing.T) {
 	burst, chunks := events(3)
 	tests := []struct {
@@ -172,17 +185,16 @@ func TestStreamFlushesOnEveryEnd(t *testing.T) {
 			flushed := make(chan int, 10)
 			sink := &batchSink{onFlush: func(sent int) { flushed <- sent }}
 			done := make(chan struct{})
+			returned := make(chan struct{})
 			go func() {
 				defer close(done)
 				_, _ = pw.Write([]byte(burst + tt.tail))
 				if tt.open {
-					if !waitSent(flushed, 3) {
-						t.Error("the chunks were not flushed")
-					}
-					// The relay drains the body after flushing: it is still
-					// reading, the call has not been abandoned yet.
+					<-returned
+					// Stream returned; the drain is still reading: the call
+					// has not been abandoned.
 					if _, err := pw.Write([]byte(": after the terminator\n\n")); err != nil {
-						t.Errorf("the chunks were flushed only after the body was abandoned: %v", err)
+						t.Errorf("the body was abandoned instead of drained: %v", err)
 					}
 				}
 				if tt.name == "broken body" {
@@ -192,12 +204,21 @@ func TestStreamFlushesOnEveryEnd(t *testing.T) {
 				pw.Close()
 			}()
 			res, err := c.Stream(context.Background(), simpleRequest, sink)
+			close(returned)
 			<-done
 			if tt.kind == 0 && err != nil {
 				t.Fatalf("Stream: %v", err)
 			}
 			if tt.kind != 0 {
 				asError(t, err, tt.kind)
+			}
+			if _, _, held := sink.state(); tt.open && held != 3 {
+				t.Errorf("%d chunks held after the terminator, want 3 (for End)", held)
+			}
+			if tt.open {
+				if err := sink.Flush(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			_, got, held := sink.state()
 			if res.Chunks != 3 || !slices.Equal(got, chunks) || held != 0 {

@@ -27,8 +27,8 @@ type relay struct {
 	src flushingReader
 	// sinkErr is the error of a flush made by src.
 	sinkErr error
-	// rest is the body after the terminator, drained up to drainLimit.
-	rest  io.LimitedReader
+	// ended is set when the upstream sent its terminator.
+	ended bool
 	start time.Time
 	res   Result
 }
@@ -45,15 +45,20 @@ var (
 	doneSeed  = []byte("[Done]")
 )
 
-// events relays an SSE body. Whatever the outcome, nothing is left held in
-// the sink.
+// events relays an SSE body. After the upstream's terminator the last
+// chunks may still be held by a BatchSink: the caller's next frame or End
+// flushes them with its own, one write instead of two. On every other
+// outcome nothing is left held.
 func (r *relay) events(body io.Reader) error {
 	src := body
 	if r.batch != nil {
 		r.src = flushingReader{relay: r, body: body}
 		src = &r.src
 	}
-	err := r.relayEvents(sse.NewReader(src), body)
+	err := r.relayEvents(sse.NewReader(src))
+	if r.ended && err == nil {
+		return nil
+	}
 	if ferr := r.flush(); err == nil {
 		err = ferr
 	}
@@ -62,7 +67,7 @@ func (r *relay) events(body io.Reader) error {
 
 // relayEvents relays the events of rd until the terminator, the end of the
 // body or an error.
-func (r *relay) relayEvents(rd *sse.Reader, body io.Reader) error {
+func (r *relay) relayEvents(rd *sse.Reader) error {
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -85,10 +90,7 @@ func (r *relay) relayEvents(rd *sse.Reader, body io.Reader) error {
 		case ev.Name != "" && ev.Name != "message", len(data) == 0:
 			continue // not a chunk: an upstream extension or an empty event
 		case bytes.Equal(data, doneUpper) || bytes.Equal(data, doneSeed):
-			if err := r.flush(); err != nil {
-				return err
-			}
-			r.drain(body)
+			r.ended = true
 			return nil
 		}
 		if bytes.Contains(data, errorKey) {
@@ -167,13 +169,16 @@ func (f *flushingReader) Read(p []byte) (int, error) {
 	return f.body.Read(p)
 }
 
-// drain reads what follows the terminator, briefly, so that the connection
-// can be reused once the upstream ends the body.
-func (r *relay) drain(body io.Reader) {
-	t := time.AfterFunc(drainGrace, func() { r.cancel(nil) })
-	defer t.Stop()
-	r.rest = io.LimitedReader{R: body, N: drainLimit}
-	_, _ = io.Copy(io.Discard, &r.rest)
+// drainAndClose reads what follows the terminator, briefly, so that the
+// connection can be reused once the upstream ends the body, then closes the
+// body and ends the call. Stream runs it in the background: the client's
+// stream does not wait for the upstream's end of body.
+func drainAndClose(body io.ReadCloser, cancel context.CancelCauseFunc) {
+	t := time.AfterFunc(drainGrace, func() { cancel(nil) })
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+	t.Stop()
+	_ = body.Close()
+	cancel(nil)
 }
 
 // fail turns an error of the call into an *Error: the caller's context

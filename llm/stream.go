@@ -54,8 +54,11 @@ var errClientGone = errors.New("llm: the sink failed; upstream call abandoned")
 // relayed with one flush, as a reverse proxy relays what one read returns:
 // every chunk but the last of those already read goes to BufferChunk, and
 // whatever is held is flushed before Stream waits for more upstream data
-// and before it returns, whatever the outcome. Other sinks get every chunk
-// through Chunk.
+// and before it returns, except after the upstream's terminator: then the
+// last chunks may still be held, for the caller's next frame or End to
+// flush with its own. Other sinks get every chunk through Chunk. The rest
+// of the body after the terminator is drained in the background, so the
+// connection is reused without the caller waiting for it.
 //
 // Stream looks into a chunk only for a top-level "error" key (an error
 // object mid-stream); validating the chunk and rewriting its id is the
@@ -70,27 +73,34 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 		return Result{}, err
 	}
 	call, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	wd := startWatchdog(cancel, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
-	defer wd.stop()
 	hreq, err := c.newRequest(call, c.url, body, req.Header, "text/event-stream")
 	if err != nil {
+		wd.stop()
+		cancel(nil)
 		return Result{}, err
 	}
 	r := &relay{ctx: ctx, call: call, cancel: cancel, wd: wd, sink: sink, start: time.Now()}
 	r.batch, _ = sink.(BatchSink)
 	resp, err := c.http.Do(hreq)
 	if err != nil {
+		wd.stop()
+		cancel(nil)
 		return Result{}, r.fail(err, KindUnavailable, "cannot connect to the upstream model platform")
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode >= 400 {
-		return Result{}, r.statusError(resp)
-	}
-	if isJSON(resp.Header.Get("Content-Type")) {
+		err = r.statusError(resp)
+	} else if isJSON(resp.Header.Get("Content-Type")) {
 		err = r.completion(resp.Body)
 	} else {
 		err = r.events(resp.Body)
+	}
+	wd.stop()
+	if r.ended && err == nil {
+		go drainAndClose(resp.Body, cancel)
+	} else {
+		_ = resp.Body.Close()
+		cancel(nil)
 	}
 	if c.log.Enabled(ctx, slog.LevelDebug) {
 		c.log.DebugContext(ctx, "upstream stream finished", "chunks", r.res.Chunks, "first_byte", r.res.FirstByte, "error", err)

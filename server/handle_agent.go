@@ -73,6 +73,14 @@ func (s *Server) readBody(c echo.Context) ([]byte, error) {
 	if r.ContentLength > limit {
 		return nil, tooLarge(limit)
 	}
+	if r.ContentLength >= 0 {
+		// The common case: the size is known, read it in one go.
+		body := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, agent.Errorf(agent.CodeBadRequest, "reading the body: %v", err)
+		}
+		return body, nil
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		return nil, agent.Errorf(agent.CodeBadRequest, "reading the body: %v", err)
@@ -88,15 +96,23 @@ func tooLarge(limit int64) *agent.Error {
 		Suggest("send less context, e.g. a smaller selection or fewer package files")
 }
 
+// streamHeaders are the response headers of every stream (PROTOCOL.md
+// section 2), canonical and shared: net/http only reads them.
+var streamHeaders = http.Header{
+	"Content-Type":      {"text/event-stream"},
+	"Cache-Control":     {"no-cache"},
+	"Connection":        {"keep-alive"},
+	"X-Accel-Buffering": {"no"},
+}
+
 // stream writes the SSE headers and runs the command into the stream. The
 // run's context ends when the client goes away, cancelling the upstream.
 func (s *Server) stream(c echo.Context, run *agent.Run) {
 	w := c.Response()
 	h := w.Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
+	for k, v := range streamHeaders {
+		h[k] = v
+	}
 	w.WriteHeader(http.StatusOK)
 	// Streams outlive any server write timeout.
 	if err := http.NewResponseController(w.Writer).SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
