@@ -17,7 +17,9 @@ func (w *Writer) StartKeepAlive(every time.Duration) (stop func()) {
 		return func() {}
 	}
 	k := &keepAlive{w: w, every: every}
-	k.timer = time.AfterFunc(every, k.fire)
+	// Arm the timer only once k.timer is set: fire reads it.
+	k.timer = time.AfterFunc(time.Duration(1<<62), k.fire)
+	k.timer.Reset(every)
 	return k.stop
 }
 
