@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -34,6 +35,13 @@ func (p *parser) scanString() (end, flags int, err error) {
 			b := x ^ (swarLo * '\\')
 			special := ((x - swarLo*0x20) & ^x) | ((q - swarLo) & ^q) | ((b - swarLo) & ^b)
 			if special&swarHi != 0 {
+				// The lowest flagged byte is exact (borrows only run
+				// upwards): skip straight to it.
+				k := bits.TrailingZeros64(special&swarHi) / 8
+				if x&(1<<(8*k)-1)&swarHi != 0 {
+					flags |= strNonASCII
+				}
+				i += k
 				break
 			}
 			if x&swarHi != 0 {
