@@ -63,7 +63,8 @@ func (e *SSEEmitter) Flush() error { return e.w.Flush() }
 
 // Action implements Emitter.
 func (e *SSEEmitter) Action(a *actions.Action) error {
-	data, err := json.Marshal(a)
+	// MarshalJSON directly: json.Marshal would validate its output again.
+	data, err := a.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("encoding action: %w", err)
 	}
