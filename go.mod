@@ -3,6 +3,7 @@ module github.com/agentgw/agentgw
 go 1.26.0
 
 require (
+	github.com/expr-lang/expr v1.17.8
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/google/uuid v1.6.0
 	github.com/labstack/echo/v4 v4.16.0

@@ -1,0 +1,156 @@
+package steps
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// cycles returns one cycle per strongly connected component of more than one step, each as the step
+// indexes from its lowest-numbered step along dependencies back to (not repeating) it.
+func (p *Plan) cycles() [][]int {
+	var out [][]int
+	for _, comp := range p.components() {
+		if len(comp) > 1 {
+			out = append(out, p.cycleIn(comp))
+		}
+	}
+	slices.SortFunc(out, func(a, b []int) int { return a[0] - b[0] })
+	return out
+}
+
+// components returns the strongly connected components of the dependency graph (Tarjan).
+func (p *Plan) components() [][]int {
+	n := len(p.nodes)
+	t := &tarjan{deps: p.deps, index: make([]int, n), low: make([]int, n), on: make([]bool, n)}
+	for i := range t.index {
+		t.index[i] = -1
+	}
+	for i := 0; i < n; i++ {
+		if t.index[i] < 0 {
+			t.visit(i)
+		}
+	}
+	return t.comps
+}
+
+// tarjan is the state of Tarjan's algorithm.
+type tarjan struct {
+	deps       [][]int
+	index, low []int
+	on         []bool
+	stack      []int
+	next       int
+	comps      [][]int
+}
+
+// visit is Tarjan's strongconnect. Plans are small (tens of steps), so recursion is fine.
+func (t *tarjan) visit(v int) {
+	t.index[v], t.low[v] = t.next, t.next
+	t.next++
+	t.stack = append(t.stack, v)
+	t.on[v] = true
+	for _, w := range t.deps[v] {
+		switch {
+		case t.index[w] < 0:
+			t.visit(w)
+			t.low[v] = min(t.low[v], t.low[w])
+		case t.on[w]:
+			t.low[v] = min(t.low[v], t.index[w])
+		}
+	}
+	if t.low[v] != t.index[v] {
+		return
+	}
+	var comp []int
+	for {
+		w := t.stack[len(t.stack)-1]
+		t.stack = t.stack[:len(t.stack)-1]
+		t.on[w] = false
+		comp = append(comp, w)
+		if w == v {
+			break
+		}
+	}
+	slices.Sort(comp)
+	t.comps = append(t.comps, comp)
+}
+
+// cycleIn returns a shortest cycle through the component's lowest step (breadth-first inside it).
+func (p *Plan) cycleIn(comp []int) []int {
+	start := comp[0]
+	prev := map[int]int{start: -1}
+	queue := []int{start}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, w := range p.deps[v] {
+			if w == start {
+				return unwind(prev, v)
+			}
+			if _, seen := prev[w]; !seen && slices.Contains(comp, w) {
+				prev[w] = v
+				queue = append(queue, w)
+			}
+		}
+	}
+	return comp // unreachable for a real component
+}
+
+// unwind returns the path from the start to v recorded in prev.
+func unwind(prev map[int]int, v int) []int {
+	var path []int
+	for ; v >= 0; v = prev[v] {
+		path = append(path, v)
+	}
+	slices.Reverse(path)
+	return path
+}
+
+// cycleString renders a cycle as "a -> b -> a".
+func (p *Plan) cycleString(cyc []int) string {
+	ids := make([]string, 0, len(cyc)+1)
+	for _, i := range cyc {
+		ids = append(ids, p.nodes[i].ID)
+	}
+	ids = append(ids, p.nodes[cyc[0]].ID)
+	return strings.Join(ids, " -> ")
+}
+
+// suggest returns ` (did you mean "x"?)` for the known id closest to id when it is close enough (about
+// one edit per three bytes, at most three), or "".
+func (p *Plan) suggest(id string) string {
+	best, bestD := "", -1
+	for _, n := range p.nodes {
+		if n.ID == "" || n.ID == id {
+			continue
+		}
+		if d := distance(id, n.ID); bestD < 0 || d < bestD {
+			best, bestD = n.ID, d
+		}
+	}
+	if bestD < 0 || bestD >= len(id) || bestD > min(3, max(1, len(id)/3)) {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// distance is the Levenshtein distance between a and b, by bytes.
+func distance(a, b string) int {
+	row := make([]int, len(b)+1)
+	for j := range row {
+		row[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		diag := row[0]
+		row[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			diag, row[j] = row[j], min(row[j]+1, row[j-1]+1, diag+cost)
+		}
+	}
+	return row[len(b)]
+}
