@@ -1,0 +1,77 @@
+// Package store keeps short-lived server-side data by key: the state of a
+// plan that emitted actions, so that the feedback on those actions can use
+// it without it travelling in the (small, signed) action state.
+package store
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// ErrNotFound is returned for a key that is missing or expired.
+var ErrNotFound = errors.New("store: not found or expired")
+
+// Store keeps values by key for a time.
+type Store interface {
+	// Put stores value under key until ttl has passed.
+	Put(ctx context.Context, key string, value []byte, ttl time.Duration) error
+	// Get returns the value of key, or ErrNotFound.
+	Get(ctx context.Context, key string) ([]byte, error)
+}
+
+// Memory is a Store in this process's memory. Replicas do not share it.
+type Memory struct {
+	mu    sync.Mutex
+	items map[string]item
+	now   func() time.Time
+	puts  int
+}
+
+type item struct {
+	value   []byte
+	expires time.Time
+}
+
+var _ Store = (*Memory)(nil)
+
+// NewMemory returns an empty in-memory store.
+func NewMemory() *Memory {
+	return &Memory{items: map[string]item{}, now: time.Now}
+}
+
+// Put implements Store. Every 64th Put sweeps expired items.
+func (m *Memory) Put(_ context.Context, key string, value []byte, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	m.items[key] = item{value: append([]byte(nil), value...), expires: now.Add(ttl)}
+	if m.puts++; m.puts%64 == 0 {
+		for k, it := range m.items {
+			if !now.Before(it.expires) {
+				delete(m.items, k)
+			}
+		}
+	}
+	return nil
+}
+
+// Get implements Store.
+func (m *Memory) Get(_ context.Context, key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it, ok := m.items[key]
+	if !ok || !m.now().Before(it.expires) {
+		delete(m.items, key)
+		return nil, ErrNotFound
+	}
+	return append([]byte(nil), it.value...), nil
+}
+
+// Len counts the items held, expired ones included until swept.
+func (m *Memory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.items)
+}
