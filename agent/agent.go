@@ -40,9 +40,16 @@ type command struct {
 	others        []roleTemplate
 	mentionsInput bool
 	reply         *tmpl
-	actions       []*valueTemplate
+	actions       []*compiledAction
+	plan          *compiledPlan
 	vars          []contextOption
+	// actionsByKey holds every action the command can emit, its own and
+	// those of its plan and handlers, for routing feedback.
+	actionsByKey map[string]*compiledAction
 }
+
+// hasPrompt reports whether the command asks the model itself.
+func (c *command) hasPrompt() bool { return len(c.system)+len(c.others) > 0 }
 
 // templates lists the command's prompt templates.
 func (c *command) templates() []*tmpl {
@@ -66,31 +73,55 @@ type contextOption struct {
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
+// compiler is the state of compiling one definition.
+type compiler struct {
+	file  string
+	def   *Definition
+	diags *Diagnostics
+	cmd   *command // the command being compiled
+	// checks run once every command is compiled (handler targets).
+	checks []func(a *Agent)
+}
+
+func (c *compiler) errorf(pos Position, format string, args ...any) {
+	c.diags.add(SeverityError, pos, fmt.Sprintf(format, args...))
+}
+
+func (c *compiler) warnf(pos Position, format string, args ...any) {
+	c.diags.add(SeverityWarning, pos, fmt.Sprintf(format, args...))
+}
+
+func (c *compiler) later(check func(a *Agent)) { c.checks = append(c.checks, check) }
+
 // compile validates def and builds the runnable agent, adding problems to
 // diags. It returns nil when the definition is unusable.
 func compile(def *Definition, diags *Diagnostics) *Agent {
+	c := &compiler{file: def.Pos.File, def: def, diags: diags}
 	if def.Name == "" {
-		diags.add(SeverityError, def.Pos, "agent: name is required")
+		c.errorf(def.Pos, "agent: name is required")
 	} else if !validName.MatchString(def.Name) {
-		diags.add(SeverityError, def.Pos, fmt.Sprintf("agent: name %q may hold only letters, digits, '_', '.' and '-'", def.Name))
+		c.errorf(def.Pos, "agent: name %q may hold only letters, digits, '_', '.' and '-'", def.Name)
 	}
 	a := &Agent{Def: def, commands: map[string]*command{}}
-	for _, c := range def.Commands {
-		if c == nil {
+	for _, cd := range def.Commands {
+		if cd == nil {
 			continue
 		}
-		if c.Name == "" {
-			diags.add(SeverityError, c.Pos, "command: name is required")
+		if cd.Name == "" {
+			c.errorf(cd.Pos, "command: name is required")
 			continue
 		}
-		if _, dup := a.commands[c.Name]; dup {
-			diags.add(SeverityError, c.Pos, fmt.Sprintf("command %q is defined twice", c.Name))
+		if _, dup := a.commands[cd.Name]; dup {
+			c.errorf(cd.Pos, "command %q is defined twice", cd.Name)
 			continue
 		}
-		a.commands[c.Name] = compileCommand(def, c, diags)
+		a.commands[cd.Name] = c.compileCommand(cd)
 	}
 	if _, ok := a.commands[DefaultCommand]; !ok {
-		diags.add(SeverityError, def.Pos, fmt.Sprintf("agent %q: a %q command is required%s", def.Name, DefaultCommand, commandHint(a)))
+		c.errorf(def.Pos, "agent %q: a %q command is required%s", def.Name, DefaultCommand, commandHint(a))
+	}
+	for _, check := range c.checks {
+		check(a)
 	}
 	return a
 }
@@ -102,10 +133,39 @@ func commandHint(a *Agent) string {
 	return ""
 }
 
-func compileCommand(def *Definition, c *Command, diags *Diagnostics) *command {
-	cc := &command{def: c, model: mergeModel(def.ModelConfiguration, c.ModelConfiguration)}
-	what := fmt.Sprintf("command %q", c.Name)
-	for i, mt := range c.MessageTemplates {
+func (c *compiler) compileCommand(cd *Command) *command {
+	cc := &command{def: cd, model: mergeModel(c.def.ModelConfiguration, cd.ModelConfiguration), actionsByKey: map[string]*compiledAction{}}
+	c.cmd = cc
+	what := fmt.Sprintf("command %q", cd.Name)
+	cc.system, cc.others, cc.mentionsInput = c.compileMessages(what, cd.MessageTemplates)
+	if cd.Reply != nil {
+		cc.reply = compileText(what+": reply", cd.Reply, c.diags)
+	}
+	for i, v := range cd.Actions {
+		if v == nil {
+			continue
+		}
+		key := fmt.Sprintf("actions.%d", i)
+		if ca := c.compileAction(fmt.Sprintf("%s: actions[%d]", what, i), key, v); ca != nil {
+			cc.actions = append(cc.actions, ca)
+		}
+	}
+	if len(cd.Steps) > 0 {
+		cc.plan = c.compilePlan(what, "steps", cd.Steps, cd.Timeout, cd.Pos)
+	} else if cd.Timeout > 0 {
+		c.warnf(cd.Pos, "%s: timeout bounds a plan, and the command has no steps", what)
+	}
+	cc.vars = compileStrategy(what, cd.ContextVariableCollectionStrategy, c.diags)
+	if cd.Reply == nil && len(cd.MessageTemplates) == 0 && len(cd.Actions) == 0 && len(cd.Steps) == 0 {
+		c.warnf(cd.Pos, "%s: has no reply, messageTemplates, steps or actions; requests for it get an error", what)
+	}
+	return cc
+}
+
+// compileMessages compiles message templates: system ones apart, the others
+// in order, and whether any mentions the user's input.
+func (c *compiler) compileMessages(what string, mts []*MessageTemplate) (system []*tmpl, others []roleTemplate, mentionsInput bool) {
+	for i, mt := range mts {
 		if mt == nil {
 			continue
 		}
@@ -113,40 +173,25 @@ func compileCommand(def *Definition, c *Command, diags *Diagnostics) *command {
 		switch mt.Role {
 		case "system", "user", "assistant":
 		default:
-			diags.add(SeverityError, mt.Pos, fmt.Sprintf("%s: role %q must be system, user or assistant%s", where, mt.Role, DidYouMean(mt.Role, []string{"system", "user", "assistant"})))
+			c.errorf(mt.Pos, "%s: role %q must be system, user or assistant%s", where, mt.Role, DidYouMean(mt.Role, []string{"system", "user", "assistant"}))
 			continue
 		}
 		if mt.Template == nil || mt.Template.Src == "" {
-			diags.add(SeverityError, mt.Pos, where+": template is empty")
+			c.errorf(mt.Pos, "%s: template is empty", where)
 			continue
 		}
-		t := compileText(where, mt.Template, diags)
+		t := compileText(where, mt.Template, c.diags)
 		if t == nil {
 			continue
 		}
-		cc.mentionsInput = cc.mentionsInput || mentions(t, contextvars.NameUserInputPrompt)
+		mentionsInput = mentionsInput || mentions(t, contextvars.NameUserInputPrompt)
 		if mt.Role == "system" {
-			cc.system = append(cc.system, t)
+			system = append(system, t)
 		} else {
-			cc.others = append(cc.others, roleTemplate{role: mt.Role, t: t})
+			others = append(others, roleTemplate{role: mt.Role, t: t})
 		}
 	}
-	if c.Reply != nil {
-		cc.reply = compileText(what+": reply", c.Reply, diags)
-	}
-	for i, v := range c.Actions {
-		if v == nil {
-			continue
-		}
-		if at := compileAction(fmt.Sprintf("%s: actions[%d]", what, i), v, diags); at != nil {
-			cc.actions = append(cc.actions, at)
-		}
-	}
-	cc.vars = compileStrategy(what, c.ContextVariableCollectionStrategy, diags)
-	if c.Reply == nil && len(c.MessageTemplates) == 0 && len(c.Actions) == 0 {
-		diags.add(SeverityWarning, c.Pos, what+": has no reply, messageTemplates or actions; requests for it get an error")
-	}
-	return cc
+	return system, others, mentionsInput
 }
 
 // compileText parses a template, reporting errors at the line they are on.

@@ -1,6 +1,9 @@
 package agent
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Position is a place in a definition file; lines and columns count from 1.
 type Position struct {
@@ -69,7 +72,86 @@ type Command struct {
 	Reply *Text `yaml:"reply"`
 	// Actions (extension) are confirm and tree actions in their wire shape
 	// without state, emitted after the text; every string is a template.
+	// Beside action and data, an action may declare handlers for the
+	// feedback it sends: onAccept and onDismiss for a confirm, onExpand and
+	// onClick for a tree.
 	Actions []*Value `yaml:"actions"`
+	// Steps (extension) make the command a plan (see Step).
+	Steps []*Step `yaml:"steps"`
+	// Timeout (extension) bounds the whole plan.
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// Step is one step of a plan: an id, its dependencies and condition, one
+// kind (reply, llm, action, set, call or git), its inputs and where its
+// result goes.
+type Step struct {
+	Pos       Position `yaml:"-"`
+	ID        string   `yaml:"id"`
+	DependsOn []string `yaml:"dependsOn" alias:"dependencies"`
+	When      string   `yaml:"when" alias:"condition"`
+	// The kinds; exactly one is set.
+	Reply  *Text     `yaml:"reply"`
+	LLM    *LLMStep  `yaml:"llm"`
+	Action *Value    `yaml:"action"`
+	Set    *Value    `yaml:"set"`
+	Call   *CallStep `yaml:"call"`
+	Git    *GitStep  `yaml:"git"`
+	// With are the step's inputs: references ($state.x || $state.y),
+	// templates or literal values, seen by templates as .with.
+	With    *Value        `yaml:"with"`
+	Output  string        `yaml:"output"`
+	Timeout time.Duration `yaml:"timeout"`
+	Retry   *RetrySpec    `yaml:"retry"`
+	OnError string        `yaml:"onError"`
+}
+
+// LLMStep asks the model with its own templates.
+type LLMStep struct {
+	MessageTemplates   []*MessageTemplate `yaml:"messageTemplates" alias:"messages"`
+	ModelConfiguration *ModelConfig       `yaml:"modelConfiguration"`
+	// Stream sends the answer's tokens to the user; otherwise the answer
+	// is only captured as the step's result.
+	Stream bool `yaml:"stream"`
+	// Format "json" parses the answer as JSON.
+	Format string `yaml:"format"`
+}
+
+// CallStep runs another command of this or another agent.
+type CallStep struct {
+	Agent   string `yaml:"agent"`
+	Command string `yaml:"command"`
+	// Stream sends the called command's output to the user; otherwise its
+	// text is captured as the step's result.
+	Stream bool `yaml:"stream"`
+}
+
+// GitStep reads a server-side repository. String fields are references,
+// templates or literals.
+type GitStep struct {
+	Op        string `yaml:"op"`
+	Repo      string `yaml:"repo"`
+	Ref       string `yaml:"ref"`
+	From      string `yaml:"from"`
+	To        string `yaml:"to"`
+	Path      string `yaml:"path"`
+	Limit     int    `yaml:"limit"`
+	MergeBase bool   `yaml:"mergeBase"`
+}
+
+// RetrySpec retries a failed step.
+type RetrySpec struct {
+	Limit   int           `yaml:"limit"`
+	Backoff time.Duration `yaml:"backoff"`
+}
+
+// Handler is what feedback on an action runs: a command of the same agent,
+// or inline steps. In YAML it is a command name, a list of steps, or a
+// mapping with command or steps.
+type Handler struct {
+	Pos     Position `yaml:"-"`
+	Command string   `yaml:"command"`
+	Steps   []*Step  `yaml:"steps"`
 }
 
 // MessageTemplate is one templated prompt message.

@@ -8,10 +8,17 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/store"
 )
 
 // RunnerConfig holds what the runner needs besides the registry.
@@ -28,7 +35,17 @@ type RunnerConfig struct {
 	// AllowRequestDefinitions lets a request's agentDefinition define an
 	// agent the gateway does not know (message templates and context only).
 	AllowRequestDefinitions bool
-	Logger                  *slog.Logger
+	// Parallel bounds the steps of a plan running at once; 0 means 4.
+	Parallel int
+	// Git reads server-side repositories for git steps; nil means none.
+	Git *gitrepo.Manager
+	// Store keeps a plan's state for the handlers of the actions it sent;
+	// nil means handlers start with an empty state.
+	Store store.Store
+	// StateTTL is how long that state is kept: as long as actions stay
+	// clickable. 0 means 24h.
+	StateTTL time.Duration
+	Logger   *slog.Logger
 }
 
 // Runner executes commands of the registry's agents.
@@ -46,6 +63,9 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 	if cfg.Signer == nil {
 		cfg.Signer = actions.NewSigner(nil, 0)
 	}
+	if cfg.StateTTL <= 0 {
+		cfg.StateTTL = actions.DefaultStateTTL
+	}
 	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256)}
 }
 
@@ -55,16 +75,29 @@ func (r *Runner) Registry() *Registry { return r.reg }
 // Run is one prepared request: everything that can fail before the stream
 // starts has been checked.
 type Run struct {
-	cfg      *RunnerConfig
-	req      *Request
-	agent    *Agent
-	cmd      *command
+	cfg   *RunnerConfig
+	reg   *Registry
+	req   *Request
+	agent *Agent // the agent whose command runs
+	cmd   *command
+	// endpoint is the agent the plugin called: feedback comes back there.
+	endpoint string
+	// id names the run: the state its actions' handlers restore.
+	id       string
 	model    string
 	extra    []llm.Field
 	turns    []llm.Message
 	feedback *actions.Claims
 	log      *slog.Logger
-	data     map[string]any
+	// ctxData is the context variables as templates see them; data adds
+	// agent, command and messages.
+	ctxData map[string]any
+	data    map[string]any
+	// input is the request as plans see it ($input, .input).
+	input map[string]any
+	// depth counts nested calls.
+	depth       int
+	actionsSent atomic.Bool
 }
 
 // Agent names the run's agent.
@@ -74,13 +107,19 @@ func (run *Run) Agent() string { return run.agent.Name() }
 func (run *Run) Command() string { return run.cmd.def.Name }
 
 // Model is the upstream model the run uses, or "" when the command does
-// not call a model.
+// not call a model itself (its steps may).
 func (run *Run) Model() string {
-	if len(run.cmd.system)+len(run.cmd.others) == 0 {
+	if !run.cmd.hasPrompt() && run.cmd.plan == nil {
 		return ""
 	}
 	return run.model
 }
+
+// endpointAgent is the agent the plugin called.
+func (run *Run) endpointAgent() string { return run.endpoint }
+
+// contextData is the context variables by name, as templates see them.
+func (run *Run) contextData() map[string]any { return run.ctxData }
 
 // Prepare resolves the agent and command, verifies feedback state, decodes
 // and re-applies the context options. Its errors are *Error, for the client
@@ -93,7 +132,7 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{cfg: &r.cfg, req: req, agent: a, turns: req.Messages}
+	run := &Run{cfg: &r.cfg, reg: r.reg, req: req, agent: a, endpoint: a.Name(), turns: req.Messages, id: uuid.NewString()}
 	name := req.Command
 	if req.Action != nil {
 		if name, err = r.verifyFeedback(run); err != nil {
@@ -103,8 +142,11 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	if name == "" {
 		name = DefaultCommand
 	}
-	cmd, ok := a.commands[name]
+	cmd, ok := run.agent.commands[name]
 	if !ok {
+		if req.Action != nil {
+			return nil, stateInvalid(fmt.Sprintf("the action's command %q no longer exists", name), nil)
+		}
 		return nil, Errorf(CodeCommandNotFound, "agent %q has no command %q%s", a.Name(), name, DidYouMean(name, a.CommandNames())).
 			Suggest(fmt.Sprintf("GET /agents/%s lists its commands", a.Name()))
 	}
@@ -112,19 +154,63 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	if req.Context == nil {
 		req.Context = &contextvars.Set{}
 	}
-	for _, v := range cmd.vars {
-		if v.required && !req.Context.Has(v.name) {
-			return nil, &Error{Code: CodeInvalidContext, Status: 422, Source: SourceClient,
-				Message:         fmt.Sprintf("command %q needs the context variable %q, and the request has none", name, v.name),
-				SuggestedAction: fmt.Sprintf("collect %q as GET /agents/%s describes", v.name, a.Name())}
-		}
-		req.Context.Apply(v.name, v.opts)
+	if err := run.applyContext(); err != nil {
+		return nil, err
 	}
 	run.model = firstNonEmpty(cmd.model.ModelName, req.Model, r.cfg.DefaultModel)
 	run.extra = withDefaults(req.Extra, cmd.model.Parameters)
-	run.log = r.cfg.Logger.With("request_id", req.ID, "agent", a.Name(), "command", name)
+	run.log = r.cfg.Logger.With("request_id", req.ID, "agent", run.agent.Name(), "command", name)
+	run.ctxData = req.Context.TemplateData()
+	run.input = run.inputData()
 	run.data = run.templateData()
 	return run, nil
+}
+
+// applyContext checks required variables and re-applies resolver options.
+func (run *Run) applyContext() error {
+	for _, v := range run.cmd.vars {
+		if v.required && !run.req.Context.Has(v.name) {
+			return &Error{Code: CodeInvalidContext, Status: 422, Source: SourceClient,
+				Message:         fmt.Sprintf("command %q needs the context variable %q, and the request has none", run.cmd.def.Name, v.name),
+				SuggestedAction: fmt.Sprintf("collect %q as GET /agents/%s describes", v.name, run.agent.Name())}
+		}
+		run.req.Context.Apply(v.name, v.opts)
+	}
+	return nil
+}
+
+// inputData is the request as plans see it: agent, command, prompt, model
+// and, on feedback, the action.
+func (run *Run) inputData() map[string]any {
+	in := map[string]any{"agent": run.endpoint, "command": run.cmd.def.Name,
+		"prompt": run.req.Context.UserInputPrompt, "model": run.model}
+	if fb := run.req.Action; fb != nil {
+		act := map[string]any{"action": fb.Action, "accepted": fb.Accepted}
+		if fb.Action == actions.KindTree {
+			act["treeId"], act["nodeId"], act["nodeAction"] = fb.TreeID, fb.NodeID, fb.NodeAction
+			node := map[string]any{}
+			for k, v := range fb.Node {
+				node[k] = v
+			}
+			act["node"] = node
+		}
+		in["action"] = act
+	}
+	return in
+}
+
+// sub prepares a run of another command for a call step or a handler: same
+// request and context, the target's own options and model.
+func (run *Run) sub(a *Agent, cmd *command) *Run {
+	s := &Run{cfg: run.cfg, reg: run.reg, req: run.req, agent: a, cmd: cmd, endpoint: run.endpoint,
+		id: uuid.NewString(), turns: run.turns, feedback: run.feedback, depth: run.depth + 1}
+	s.model = firstNonEmpty(cmd.model.ModelName, run.req.Model, run.cfg.DefaultModel)
+	s.extra = withDefaults(run.req.Extra, cmd.model.Parameters)
+	s.log = run.log.With("sub_command", a.Name()+"/"+cmd.def.Name)
+	s.ctxData = run.ctxData
+	s.input = run.input
+	s.data = s.templateData()
+	return s
 }
 
 func (r *Runner) resolveAgent(req *Request) (*Agent, error) {
@@ -160,6 +246,15 @@ func (r *Runner) verifyFeedback(run *Run) (string, error) {
 	}
 	if fb.Action == actions.KindTree && claims.TreeID != "" && claims.TreeID != fb.TreeID {
 		return "", stateInvalid(fmt.Sprintf("the action state is for tree %q, not %q", claims.TreeID, fb.TreeID), nil)
+	}
+	if owner := claims.Data["agent"]; owner != "" {
+		// The action came from a command of another agent that a call step
+		// ran; its handlers live there.
+		a, ok := r.reg.Get(owner)
+		if !ok {
+			return "", stateInvalid(fmt.Sprintf("the action's agent %q no longer exists", owner), nil)
+		}
+		run.agent = a
 	}
 	run.feedback = claims
 	return claims.Command, nil
@@ -198,7 +293,8 @@ func withDefaults(extra []llm.Field, params map[string]any) []llm.Field {
 }
 
 // templateData is what templates see: the context variables by name plus
-// agent, command and messages.
+// agent, command, messages and input (the request, with the action on
+// feedback).
 func (run *Run) templateData() map[string]any {
 	data := run.req.Context.TemplateData()
 	data["agent"] = run.agent.Name()
@@ -208,13 +304,20 @@ func (run *Run) templateData() map[string]any {
 		turns = append(turns, map[string]any{"role": m.Role, "content": m.Content})
 	}
 	data["messages"] = turns
+	data["input"] = run.input
 	return data
 }
 
 // Execute runs the command, writing to em, and always ends the stream.
 func (run *Run) Execute(ctx context.Context, em Emitter) {
 	defer em.End()
-	if err := run.execute(ctx, em); err != nil {
+	var err error
+	if run.feedback != nil {
+		err = run.handleFeedback(ctx, em)
+	} else {
+		err = run.execute(ctx, em)
+	}
+	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
 			run.log.Error("run failed", "err", err)
@@ -230,14 +333,13 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 	}
 }
 
+// execute runs the command without ending the stream: its reply, its own
+// prompt, its plan, then its actions.
 func (run *Run) execute(ctx context.Context, em Emitter) error {
-	if run.feedback != nil {
-		return run.handleFeedback(em)
-	}
 	cmd := run.cmd
-	if cmd.reply == nil && len(cmd.system)+len(cmd.others) == 0 && len(cmd.actions) == 0 {
+	if cmd.reply == nil && !cmd.hasPrompt() && cmd.plan == nil && len(cmd.actions) == 0 {
 		return &Error{Code: CodeCommandEmpty, Status: 500, Source: SourceServer,
-			Message:         fmt.Sprintf("command %q of agent %q has no reply, messageTemplates or actions, so there is nothing to answer", cmd.def.Name, run.agent.Name()),
+			Message:         fmt.Sprintf("command %q of agent %q has no reply, messageTemplates, steps or actions, so there is nothing to answer", cmd.def.Name, run.agent.Name()),
 			SuggestedAction: "the gateway's operator should give the command a reply or messageTemplates"}
 	}
 	if cmd.reply != nil {
@@ -249,50 +351,34 @@ func (run *Run) execute(ctx context.Context, em Emitter) error {
 			return canceled(err)
 		}
 	}
-	if len(cmd.system)+len(cmd.others) > 0 {
+	if cmd.hasPrompt() {
 		if err := run.callModel(ctx, em); err != nil {
 			return err
 		}
 	}
-	return run.emitActions(em, cmd.actions)
-}
-
-// emitActions renders, validates, signs and sends actions.
-func (run *Run) emitActions(em Emitter, specs []*valueTemplate) error {
-	for _, spec := range specs {
-		a, err := renderAction(spec, run.data)
+	var state map[string]any
+	if cmd.plan != nil {
+		var err error
+		state, err = run.runPlan(ctx, cmd.plan, em, nil)
 		if err != nil {
-			return &Error{Code: CodeActionInvalid, Status: 500, Source: SourceServer,
-				Message: fmt.Sprintf("an action of command %q is invalid after rendering: %v", run.cmd.def.Name, err), Err: err}
-		}
-		claims := actions.Claims{Agent: run.agent.Name(), Command: run.cmd.def.Name, Kind: a.Kind}
-		if a.Tree != nil {
-			claims.TreeID = a.Tree.TreeID
-		}
-		if a.State, err = run.cfg.Signer.Sign(claims); err != nil {
-			return Internal(fmt.Errorf("signing action state: %w", err))
-		}
-		if err := em.Action(a); err != nil {
-			return canceled(err)
+			return err
 		}
 	}
+	env := run.renderEnv(state)
+	for _, ca := range cmd.actions {
+		if _, err := run.emitAction(em, ca, env); err != nil {
+			return err
+		}
+	}
+	run.saveState(ctx, state)
 	return nil
 }
 
-// handleFeedback answers an action feedback request. Commands that declare
-// handlers come with plans; until then the answer is polite and final.
-func (run *Run) handleFeedback(em Emitter) error {
-	fb := run.req.Action
-	var msg string
-	switch {
-	case fb.Action == actions.KindConfirm && !fb.Accepted:
-		msg = "OK, nothing was done."
-	case fb.Action == actions.KindConfirm:
-		msg = "Noted. This action has no follow-up configured."
-	default:
-		msg = fmt.Sprintf("Nothing to show for %s on node %q.", fb.NodeAction, fb.NodeID)
-	}
-	return canceled(em.Text(msg))
+// renderEnv is the environment of the command's own actions: the template
+// data, and a scope with the plan's final state.
+func (run *Run) renderEnv(state map[string]any) *renderEnv {
+	return &renderEnv{data: run.data, scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
+		Context: run.ctxData, Input: run.input}}
 }
 
 func templateError(err error) *Error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"text/template"
 	"text/template/parse"
 )
@@ -202,3 +203,6 @@ func checkRestricted(t *tmpl) error {
 	walk(t.Tree.Root, 0)
 	return err
 }
+
+// containsTemplate reports whether s has template actions.
+func containsTemplate(s string) bool { return strings.Contains(s, "{{") }

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/steps"
 )
 
 // valueTemplate is a YAML value of free shape whose strings are templates,
@@ -20,6 +22,7 @@ type valueTemplate struct {
 	// scalars
 	lit  any
 	tmpl *tmpl
+	ref  *steps.Ref // a string that is a reference ($state.x || $state.y)
 	// mappings and lists
 	keys  []string
 	items []*valueTemplate
@@ -46,7 +49,15 @@ func compileValue(file, where string, n *yaml.Node, diags *Diagnostics) *valueTe
 		if err := n.Decode(&v.lit); err != nil {
 			diags.add(SeverityError, v.pos, fmt.Sprintf("%s: %v", where, err))
 		}
-		if s, ok := v.lit.(string); ok && strings.Contains(s, "{{") {
+		s, ok := v.lit.(string)
+		switch {
+		case ok && steps.IsRef(s):
+			ref, err := steps.ParseRef(s)
+			if err != nil {
+				diags.add(SeverityError, v.pos, fmt.Sprintf("%s: %v", where, err))
+			}
+			v.ref = ref
+		case ok && strings.Contains(s, "{{"):
 			tx := &Text{Src: s, Pos: v.pos, block: n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0}
 			v.tmpl = compileText(where, tx, diags)
 		}
@@ -54,20 +65,51 @@ func compileValue(file, where string, n *yaml.Node, diags *Diagnostics) *valueTe
 	return v
 }
 
-// render evaluates the value over data into plain Go data.
-func (v *valueTemplate) render(data any) (any, error) {
+// renderEnv is what values render against: template data and the scope of
+// references.
+type renderEnv struct {
+	data  map[string]any
+	scope *steps.Scope
+}
+
+// render evaluates the value into plain Go data: templates rendered,
+// references resolved to their typed values (nil when absent).
+func (v *valueTemplate) render(env *renderEnv) (any, error) {
 	return v.walk(func(leaf *valueTemplate) (any, error) {
-		if leaf.tmpl != nil {
-			return execute(leaf.tmpl, data)
+		switch {
+		case leaf.ref != nil:
+			x, _ := leaf.ref.Resolve(env.scope)
+			return x, nil
+		case leaf.tmpl != nil:
+			return execute(leaf.tmpl, env.data)
 		}
 		return leaf.lit, nil
 	})
 }
 
-// literal is the value as written, templates unrendered.
+// literal is the value as written, templates unrendered and references
+// left out (null).
 func (v *valueTemplate) literal() any {
-	x, _ := v.walk(func(leaf *valueTemplate) (any, error) { return leaf.lit, nil })
+	x, _ := v.walk(func(leaf *valueTemplate) (any, error) {
+		if leaf.ref != nil {
+			return nil, nil
+		}
+		return leaf.lit, nil
+	})
 	return x
+}
+
+// hasRefs reports whether any leaf is a reference.
+func (v *valueTemplate) hasRefs() bool {
+	if v.ref != nil {
+		return true
+	}
+	for _, it := range v.items {
+		if it.hasRefs() {
+			return true
+		}
+	}
+	return false
 }
 
 // walk rebuilds the value as plain data, computing scalars with leaf.
@@ -97,38 +139,9 @@ func (v *valueTemplate) walk(leaf func(*valueTemplate) (any, error)) (any, error
 	return leaf(v)
 }
 
-// compileAction compiles an action spec and validates its static shape.
-func compileAction(where string, val *Value, diags *Diagnostics) *valueTemplate {
-	before := diags.Errors()
-	vt := compileValue(val.Pos.File, where, val.node, diags)
-	if diags.Errors() > before {
-		return nil
-	}
-	if vt.kind != yaml.MappingNode {
-		diags.add(SeverityError, val.Pos, where+": an action is a mapping with action and data")
-		return nil
-	}
-	raw, err := json.Marshal(vt.literal())
-	if err != nil {
-		diags.add(SeverityError, val.Pos, fmt.Sprintf("%s: %v", where, err))
-		return nil
-	}
-	a, err := actions.Parse(raw)
-	if err == nil {
-		err = a.Validate()
-	}
-	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			diags.add(SeverityError, val.Pos, fmt.Sprintf("%s: %s", where, line))
-		}
-		return nil
-	}
-	return vt
-}
-
 // renderAction renders an action spec and validates the result.
-func renderAction(vt *valueTemplate, data any) (*actions.Action, error) {
-	x, err := vt.render(data)
+func renderAction(vt *valueTemplate, env *renderEnv) (*actions.Action, error) {
+	x, err := vt.render(env)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +153,27 @@ func renderAction(vt *valueTemplate, data any) (*actions.Action, error) {
 	if err != nil {
 		return nil, err
 	}
+	dropUnusedNodeActions(a)
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// dropUnusedNodeActions removes a tree's nodeActions for node types this
+// tree does not have: a lazily loaded batch of children built from data (an
+// expanded folder holding only files) lacks some types, and the plugin
+// already has the gestures from the tree it merges the batch into. Trees
+// written out in full are checked strictly at load time instead.
+func dropUnusedNodeActions(a *actions.Action) {
+	if a.Tree == nil {
+		return
+	}
+	types := map[string]bool{}
+	for _, n := range a.Tree.Nodes {
+		types[n.Type] = true
+	}
+	a.Tree.NodeActions = slices.DeleteFunc(a.Tree.NodeActions, func(na actions.NodeAction) bool { return !types[na.NodeType] })
 }
 
 var templateErrLine = regexp.MustCompile(`^template: [^:]*:(\d+):(?:(\d+):)? ?(.*)$`)

@@ -22,6 +22,7 @@ var (
 	textType     = reflect.TypeFor[Text]()
 	valueType    = reflect.TypeFor[Value]()
 	durationType = reflect.TypeFor[time.Duration]()
+	handlerType  = reflect.TypeFor[Handler]()
 )
 
 func (d *nodeDecoder) pos(n *yaml.Node) Position {
@@ -62,12 +63,20 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 	case t == durationType:
 		d.decodeDuration(n, v, what)
 		return
+	case t == handlerType && n.Kind == yaml.ScalarNode:
+		v.Set(reflect.ValueOf(Handler{Pos: d.pos(n), Command: n.Value}))
+		return
+	case t == handlerType && n.Kind == yaml.SequenceNode:
+		h := Handler{Pos: d.pos(n)}
+		d.decode(n, reflect.ValueOf(&h.Steps).Elem(), what+".steps")
+		v.Set(reflect.ValueOf(h))
+		return
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		// A list item of the wrong kind stays nil rather than becoming an
 		// empty struct that later checks would complain about again.
-		if t.Elem().Kind() == reflect.Struct && t.Elem() != textType && t.Elem() != valueType && n.Kind != yaml.MappingNode {
+		if t.Elem().Kind() == reflect.Struct && t.Elem() != textType && t.Elem() != valueType && t.Elem() != handlerType && n.Kind != yaml.MappingNode {
 			d.errorf(n, "%s: expected a mapping, got %s", what, kindName(n))
 			return
 		}

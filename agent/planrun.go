@@ -1,0 +1,200 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+
+	"github.com/agentgw/agentgw/steps"
+)
+
+// Codes of plan failures inside the stream.
+const (
+	CodeStepFailed  = "STEP_FAILED"
+	CodeStepTimeout = "STEP_TIMEOUT"
+	CodePlanTimeout = "PLAN_TIMEOUT"
+)
+
+// stepRun is one execution of one step.
+type stepRun struct {
+	run  *Run
+	step *compiledStep
+	em   Emitter
+	inv  steps.Invocation
+	env  *renderEnv
+}
+
+// runPlan executes a plan, its steps' output in step order on em, starting
+// from state. It returns the plan's final state.
+func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state map[string]any) (map[string]any, error) {
+	seq := newSequencer(em, len(cp.steps))
+	opts := steps.Options{
+		Parallel: run.cfg.Parallel, Timeout: cp.timeout, State: state,
+		Context: run.contextData(), Input: run.input,
+		OnFinish: func(i int, r steps.Result) {
+			seq.finish(i)
+			run.log.Debug("step finished", "step", r.ID, "status", r.Status, "attempts", r.Attempts, "err", r.Err)
+		},
+	}
+	exec := func(ctx context.Context, i int, inv steps.Invocation) (any, error) {
+		cs := cp.steps[i]
+		if cs.kind == nil {
+			return nil, errors.New("the step did not compile")
+		}
+		sr := &stepRun{run: run, step: cs, em: seq.emitter(i), inv: inv}
+		if err := sr.prepare(); err != nil {
+			return nil, err
+		}
+		return cs.kind.run(ctx, sr)
+	}
+	rep, err := cp.plan.Run(ctx, exec, opts)
+	var final map[string]any
+	if rep != nil {
+		final = rep.State
+	}
+	return final, planError(ctx, err)
+}
+
+// planError maps the engine's failures to what the user sees. Only the
+// client going away (ctx ending) is a quiet end: a step's own deadline
+// cancels what it was doing, which is a failure of the step.
+func planError(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return canceled(err)
+	}
+	var se *steps.StepError
+	switch {
+	case errors.As(err, &se):
+		var e *Error
+		if errors.As(se.Err, &e) && e.Code != "CANCELED" {
+			c := *e
+			c.Message = fmt.Sprintf("step %q: %s", se.ID, e.Message)
+			return &c
+		}
+		if se.Status == steps.Timeout {
+			return &Error{Code: CodeStepTimeout, Status: 504, Source: SourceServer, Recoverable: true, Err: err,
+				Message: fmt.Sprintf("step %q did not finish within its timeout", se.ID)}
+		}
+		return &Error{Code: CodeStepFailed, Status: 500, Source: SourceServer, Err: err,
+			Message: fmt.Sprintf("step %q failed: %v", se.ID, se.Err)}
+	case errors.Is(err, steps.ErrPlanTimeout):
+		return &Error{Code: CodePlanTimeout, Status: 504, Source: SourceServer, Recoverable: true, Err: err,
+			Message: "the command's plan did not finish in time", SuggestedAction: "try again; the agent's author may raise the command's timeout"}
+	}
+	return &Error{Code: CodeStepFailed, Status: 500, Source: SourceServer, Err: err, Message: "the command's plan failed: " + err.Error()}
+}
+
+// prepare builds the step's template data and renders its inputs.
+func (sr *stepRun) prepare() error {
+	run := sr.run
+	data := maps.Clone(run.data)
+	stepsView := map[string]any{}
+	for id, v := range sr.inv.Scope.Steps {
+		stepsView[id] = v
+	}
+	data["state"] = sr.inv.Scope.State.Snapshot()
+	data["steps"] = stepsView
+	data["dependencies"] = stepsView
+	data["context"] = run.contextData()
+	data["input"] = run.input
+	sr.env = &renderEnv{data: data, scope: sr.inv.Scope}
+	with := make(map[string]any, len(sr.inv.Inputs)+len(sr.step.with))
+	for name, v := range sr.inv.Inputs {
+		with[name] = v
+	}
+	for name, vt := range sr.step.with {
+		v, err := vt.render(sr.env)
+		if err != nil {
+			return templateError(err)
+		}
+		with[name] = v
+	}
+	data["with"] = with
+	return nil
+}
+
+// saveState keeps the plan's state for the handlers of the actions it
+// sent, under the run's id, for as long as those actions stay clickable.
+func (run *Run) saveState(ctx context.Context, state map[string]any) {
+	if run.cfg.Store == nil || !run.actionsSent.Load() || len(state) == 0 {
+		return
+	}
+	data, err := json.Marshal(state)
+	if err != nil {
+		run.log.Warn("plan state cannot be saved", "err", err)
+		return
+	}
+	if len(data) > maxSavedState {
+		run.log.Warn("plan state too large to save for the actions' handlers", "bytes", len(data), "max", maxSavedState)
+		return
+	}
+	if err := run.cfg.Store.Put(ctx, stateKey(run.id), data, run.cfg.StateTTL); err != nil {
+		run.log.Warn("plan state not saved", "err", err)
+	}
+}
+
+// maxSavedState caps the state kept for handlers.
+const maxSavedState = 1 << 20
+
+func stateKey(runID string) string { return "run/" + runID + "/state" }
+
+// loadState restores the state saved by the run that sent an action; an
+// action whose run saved nothing (or whose state expired) starts empty.
+func (run *Run) loadState(ctx context.Context, runID string) map[string]any {
+	if run.cfg.Store == nil || runID == "" {
+		return nil
+	}
+	data, err := run.cfg.Store.Get(ctx, stateKey(runID))
+	if err != nil {
+		return nil
+	}
+	var state map[string]any
+	if json.Unmarshal(data, &state) != nil {
+		return nil
+	}
+	return state
+}
+
+// toPlain turns a value into JSON-shaped data (maps, slices, strings,
+// numbers, bools), so that templates and conditions see JSON field names.
+// Whole numbers become ints, so that they print as 1234, not 1.234e+03.
+func toPlain(v any) (any, error) {
+	switch v.(type) {
+	case nil, string, bool, int, float64, map[string]any, []any:
+		return v, nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return wholeNumbers(out), nil
+}
+
+// wholeNumbers turns the integral float64s of decoded JSON into ints.
+func wholeNumbers(v any) any {
+	switch t := v.(type) {
+	case float64:
+		if t == math.Trunc(t) && math.Abs(t) < 1<<53 {
+			return int(t)
+		}
+	case map[string]any:
+		for k, e := range t {
+			t[k] = wholeNumbers(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = wholeNumbers(e)
+		}
+	}
+	return v
+}

@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"reflect"
+	"slices"
+
+	"text/template/parse"
+
+	"github.com/agentgw/agentgw/steps"
+)
+
+// stepDeps lists the steps a step reads: through references in its kind's
+// values and inputs, and through .steps.X / .dependencies.X in its
+// templates. A step that reads another's result waits for it.
+func stepDeps(kind stepKind, with map[string]*valueTemplate) []string {
+	var ids []string
+	addTmpl := func(t *tmpl) {
+		if t != nil {
+			ids = append(ids, templateStepIDs(t)...)
+		}
+	}
+	var addValue func(v *valueTemplate)
+	addValue = func(v *valueTemplate) {
+		if v == nil {
+			return
+		}
+		if v.ref != nil {
+			ids = append(ids, v.ref.StepIDs()...)
+		}
+		addTmpl(v.tmpl)
+		for _, it := range v.items {
+			addValue(it)
+		}
+	}
+	switch k := kind.(type) {
+	case *replyKind:
+		addTmpl(k.t)
+	case *llmKind:
+		for _, t := range k.system {
+			addTmpl(t)
+		}
+		for _, rt := range k.others {
+			addTmpl(rt.t)
+		}
+	case *actionKind:
+		addValue(k.action.spec)
+	case *setKind:
+		for _, v := range k.values {
+			addValue(v)
+		}
+	case *gitKind:
+		for _, v := range []*valueTemplate{k.repo, k.ref, k.from, k.to, k.dir} {
+			addValue(v)
+		}
+	}
+	for _, v := range with {
+		addValue(v)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// templateStepIDs finds the step ids a template reads as .steps.X,
+// .dependencies.X or $.steps.X.
+func templateStepIDs(t *tmpl) []string {
+	var ids []string
+	chain := func(idents []string) {
+		if len(idents) >= 2 && (idents[0] == steps.RootSteps || idents[0] == steps.RootDependencies) {
+			ids = append(ids, idents[1])
+		}
+	}
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		if n == nil || reflect.ValueOf(n).IsNil() {
+			return
+		}
+		switch n := n.(type) {
+		case *parse.ListNode:
+			for _, c := range n.Nodes {
+				walk(c)
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			for _, c := range n.Cmds {
+				walk(c)
+			}
+		case *parse.CommandNode:
+			for _, a := range n.Args {
+				walk(a)
+			}
+		case *parse.FieldNode:
+			chain(n.Ident)
+		case *parse.VariableNode:
+			if len(n.Ident) > 0 && n.Ident[0] == "$" {
+				chain(n.Ident[1:])
+			}
+		case *parse.ChainNode:
+			walk(n.Node)
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.TemplateNode:
+			walk(n.Pipe)
+		}
+	}
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil {
+			walk(tt.Tree.Root)
+		}
+	}
+	return ids
+}

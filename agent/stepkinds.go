@@ -1,0 +1,279 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/steps"
+)
+
+// replyKind streams a template as text.
+type replyKind struct{ t *tmpl }
+
+func (k *replyKind) run(_ context.Context, sr *stepRun) (any, error) {
+	s, err := execute(k.t, sr.env.data)
+	if err != nil {
+		return nil, templateError(err)
+	}
+	if err := sr.em.Text(s); err != nil {
+		return nil, canceled(err)
+	}
+	return s, nil
+}
+
+// actionKind sends a confirm or tree action.
+type actionKind struct{ action *compiledAction }
+
+func (k *actionKind) run(_ context.Context, sr *stepRun) (any, error) {
+	a, err := sr.run.emitAction(sr.em, k.action, sr.env)
+	if err != nil {
+		return nil, err
+	}
+	return toPlain(a)
+}
+
+// llmKind asks the model with the step's own templates.
+type llmKind struct {
+	system []*tmpl
+	others []roleTemplate
+	model  ModelConfig
+	stream bool
+	json   bool
+}
+
+func (c *compiler) compileLLM(where string, sd *Step) stepKind {
+	l := sd.LLM
+	k := &llmKind{stream: l.Stream, model: mergeModel(nil, l.ModelConfiguration)}
+	k.system, k.others, _ = c.compileMessages(where+": llm", l.MessageTemplates)
+	if len(l.MessageTemplates) == 0 {
+		c.errorf(sd.Pos, "%s: an llm step needs messageTemplates", where)
+	}
+	switch l.Format {
+	case "", "text":
+	case "json":
+		k.json = true
+	default:
+		c.errorf(sd.Pos, "%s: llm.format %q must be text or json", where, l.Format)
+	}
+	return k
+}
+
+func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
+	run := sr.run
+	if run.cfg.LLM == nil {
+		return nil, notConfigured(run.cmd.def.Name)
+	}
+	var msgs []llm.Message
+	for _, t := range k.system {
+		if err := appendRendered(&msgs, "system", t, sr.env.data); err != nil {
+			return nil, err
+		}
+	}
+	for _, rt := range k.others {
+		if err := appendRendered(&msgs, rt.role, rt.t, sr.env.data); err != nil {
+			return nil, err
+		}
+	}
+	req := &llm.ChatRequest{Model: firstNonEmpty(k.model.ModelName, run.model), Messages: msgs,
+		Extra: withDefaults(run.extra, k.model.Parameters), Header: run.req.Header}
+	var text string
+	if k.stream {
+		sink := &captureSink{em: sr.em}
+		if _, err := run.cfg.LLM.Stream(ctx, req, sink); err != nil {
+			return nil, upstreamError(err)
+		}
+		text = sink.text.String()
+	} else {
+		var err error
+		if text, err = run.cfg.LLM.Complete(ctx, req); err != nil {
+			return nil, upstreamError(err)
+		}
+	}
+	if !k.json {
+		return text, nil
+	}
+	return parseJSONAnswer(text)
+}
+
+func appendRendered(msgs *[]llm.Message, role string, t *tmpl, data map[string]any) error {
+	s, err := execute(t, data)
+	if err != nil {
+		return templateError(err)
+	}
+	if s != "" {
+		*msgs = append(*msgs, llm.Message{Role: role, Content: s})
+	}
+	return nil
+}
+
+// parseJSONAnswer parses a model's JSON answer, tolerating a Markdown code
+// fence around it.
+func parseJSONAnswer(text string) (any, error) {
+	s := strings.TrimSpace(text)
+	if strings.HasPrefix(s, "```") {
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[i+1:]
+		}
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return nil, fmt.Errorf("the model's answer is not the JSON the step asked for: %w", err)
+	}
+	return wholeNumbers(v), nil
+}
+
+// captureSink relays chunks to the step's emitter and keeps their text.
+type captureSink struct {
+	em   Emitter
+	text strings.Builder
+}
+
+func (s *captureSink) Chunk(raw []byte) error {
+	var c struct {
+		Choices []struct {
+			Delta struct {
+				Content string `json:"content"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(raw, &c) == nil {
+		for _, ch := range c.Choices {
+			s.text.WriteString(ch.Delta.Content)
+		}
+	}
+	return s.em.Chunk(raw)
+}
+
+// setKind writes values into the plan's state.
+type setKind struct {
+	paths  []steps.Path
+	values []*valueTemplate
+}
+
+func (c *compiler) compileSet(where string, v *Value) stepKind {
+	if v.node.Kind != yaml.MappingNode {
+		c.errorf(v.Pos, "%s: set: expected a mapping of state paths to values", where)
+		return nil
+	}
+	k := &setKind{}
+	for i := 0; i+1 < len(v.node.Content); i += 2 {
+		key, val := v.node.Content[i], v.node.Content[i+1]
+		name := key.Value
+		if !strings.HasPrefix(name, steps.RootState+".") {
+			name = steps.RootState + "." + name
+		}
+		p, err := steps.ParsePath(name)
+		if err != nil {
+			c.errorf(Position{File: c.file, Line: key.Line, Column: key.Column}, "%s: set: %v", where, err)
+			continue
+		}
+		k.paths = append(k.paths, p)
+		k.values = append(k.values, compileValue(c.file, where+": set."+key.Value, val, c.diags))
+	}
+	return k
+}
+
+func (k *setKind) run(_ context.Context, sr *stepRun) (any, error) {
+	out := make(map[string]any, len(k.paths))
+	for i, p := range k.paths {
+		v, err := k.values[i].render(sr.env)
+		if err != nil {
+			return nil, templateError(err)
+		}
+		if err := sr.inv.Scope.State.Set(p, v); err != nil {
+			return nil, err
+		}
+		out[strings.Join(p[1:], ".")] = v
+	}
+	return out, nil
+}
+
+// callKind runs another command and captures or streams its output.
+type callKind struct {
+	agent, command string
+	stream         bool
+}
+
+// maxCallDepth bounds calls within calls.
+const maxCallDepth = 4
+
+func (c *compiler) compileCall(where string, sd *Step) stepKind {
+	k := &callKind{agent: sd.Call.Agent, command: firstNonEmpty(sd.Call.Command, DefaultCommand), stream: sd.Call.Stream}
+	if k.agent == "" || k.agent == c.def.Name {
+		k.agent = ""
+		name, pos := k.command, sd.Pos
+		c.later(func(a *Agent) {
+			if _, ok := a.commands[name]; !ok {
+				c.errorf(pos, "%s: call: no command %q in this agent%s", where, name, DidYouMean(name, a.CommandNames()))
+			}
+		})
+	}
+	return k
+}
+
+func (k *callKind) run(ctx context.Context, sr *stepRun) (any, error) {
+	run := sr.run
+	if run.depth >= maxCallDepth {
+		return nil, fmt.Errorf("calls are nested deeper than %d", maxCallDepth)
+	}
+	target := run.agent
+	if k.agent != "" {
+		a, ok := run.reg.Get(k.agent)
+		if !ok {
+			return nil, fmt.Errorf("call: no agent named %q", k.agent)
+		}
+		target = a
+	}
+	cmd, ok := target.commands[k.command]
+	if !ok {
+		return nil, fmt.Errorf("call: agent %q has no command %q", target.Name(), k.command)
+	}
+	sub := run.sub(target, cmd)
+	rec := &Recorder{}
+	var em Emitter = rec
+	if k.stream {
+		em = &teeEmitter{Emitter: sr.em, rec: rec}
+	}
+	if err := sub.execute(ctx, em); err != nil {
+		return nil, err
+	}
+	for _, f := range rec.Frames() {
+		if f.Kind == "error" {
+			return nil, f.Error
+		}
+	}
+	return rec.Transcript(), nil
+}
+
+// teeEmitter writes through and records.
+type teeEmitter struct {
+	Emitter
+	rec *Recorder
+}
+
+func (t *teeEmitter) Text(s string) error {
+	_ = t.rec.Text(s)
+	return t.Emitter.Text(s)
+}
+
+func (t *teeEmitter) Chunk(raw []byte) error {
+	_ = t.rec.Chunk(raw)
+	return t.Emitter.Chunk(raw)
+}
+
+// notConfigured is the error of a model step without an upstream.
+func notConfigured(command string) *Error {
+	return &Error{Code: CodeUpstreamNotConfigured, Status: 503, Source: SourceServer,
+		Message: fmt.Sprintf("command %q asks a model, but this gateway has no upstream model platform configured", command),
+		SuggestedAction: "start the gateway with --upstream URL (or AGENTGW_UPSTREAM_URL, or upstream.url in the config file), " +
+			"e.g. --upstream https://api.openai.com/v1 with upstream.auth key and OPENAI_API_KEY"}
+}
+
+var errNoRepositories = errors.New("git: this gateway has no repositories configured (the gateway config's git.repositories)")
