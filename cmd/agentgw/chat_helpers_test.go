@@ -23,6 +23,8 @@ type chatRequest struct {
 		Value json.RawMessage `json:"value"`
 	} `json:"contextVariables"`
 	Header http.Header `json:"-"`
+	// Members are the body's members as sent.
+	Members map[string]json.RawMessage `json:"-"`
 }
 
 // names lists the context variables in request order.
@@ -65,6 +67,9 @@ func (rec *recorder) record(t *testing.T, r *http.Request) {
 	if err := json.Unmarshal(data, &cr); err != nil {
 		t.Errorf("chat sent invalid JSON %q: %v", data, err)
 	}
+	if err := json.Unmarshal(data, &cr.Members); err != nil {
+		t.Errorf("chat sent a body that is not an object %q: %v", data, err)
+	}
 	cr.Header = r.Header.Clone()
 	rec.mu.Lock()
 	rec.requests = append(rec.requests, cr)
@@ -80,6 +85,13 @@ func (rec *recorder) last(t *testing.T) chatRequest {
 		t.Fatal("chat sent no agent request")
 	}
 	return rec.requests[len(rec.requests)-1]
+}
+
+// all returns the requests so far.
+func (rec *recorder) all() []chatRequest {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return append([]chatRequest(nil), rec.requests...)
 }
 
 // count returns how many requests were recorded.
@@ -121,6 +133,31 @@ func newCannedGateway(t *testing.T, definition, stream string) (string, *recorde
 		rec.record(t, r)
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, stream)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, rec
+}
+
+// newScriptedGateway answers GET /agents/{name} with definition and the
+// n-th POST with streams[n], recording the POSTs; a POST beyond the script
+// fails the test.
+func newScriptedGateway(t *testing.T, definition string, streams ...string) (string, *recorder) {
+	rec := &recorder{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, definition)
+			return
+		}
+		rec.record(t, r)
+		n := rec.count() - 1
+		if n >= len(streams) {
+			t.Errorf("POST %d, the script has %d answers", n+1, len(streams))
+			http.Error(w, "no more answers", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, streams[n])
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL, rec

@@ -18,6 +18,10 @@ type streamRenderer struct {
 	done   bool
 	// lastNewline tracks whether the text so far ended a line.
 	lastNewline bool
+	// keep, when set, keeps the confirm and tree actions in actions for the
+	// choices instead of printing them.
+	keep    bool
+	actions []wireAction
 }
 
 func (r *streamRenderer) render(body io.Reader) error {
@@ -78,24 +82,15 @@ func (r *streamRenderer) newline() {
 	}
 }
 
-// wireAction is a copilot_action frame.
-type wireAction struct {
-	Action string `json:"action"`
-	Data   struct {
-		Title, Message, Command, Prompt string
-		TreeID                          string           `json:"treeId"`
-		RootPID                         string           `json:"rootPId"`
-		Nodes                           []map[string]any `json:"nodes"`
-		NodeActions                     []struct {
-			NodeType, NodeAction, Command, Prompt, PromptByNodeProperty string
-		} `json:"nodeActions"`
-	} `json:"data"`
-}
-
 func (r *streamRenderer) action(data []byte) {
 	var a wireAction
 	if err := json.Unmarshal(data, &a); err != nil {
+		r.newline()
 		fmt.Fprintf(r.out, "[unreadable action: %v]\n", err)
+		return
+	}
+	if r.keep && (a.Action == "confirm" || a.Action == "tree") {
+		r.actions = append(r.actions, a)
 		return
 	}
 	r.newline()
@@ -104,7 +99,9 @@ func (r *streamRenderer) action(data []byte) {
 		fmt.Fprintf(r.out, "\n  [ %s ]  %s%s\n", a.Data.Title, a.Data.Message, follow(a.Data.Command, a.Data.Prompt, ""))
 	case "tree":
 		fmt.Fprintf(r.out, "\n  tree %s:\n", a.Data.TreeID)
-		printTree(r.out, a.Data.Nodes, a.Data.RootPID, "    ")
+		walkTree(a.Data.Nodes, a.Data.RootPID, func(n treeNode, depth int) {
+			fmt.Fprintf(r.out, "    %s- %s\n", strings.Repeat("  ", depth), n.label())
+		})
 		for _, na := range a.Data.NodeActions {
 			fmt.Fprintf(r.out, "    (%s on %s nodes%s)\n", na.NodeAction, na.NodeType, follow(na.Command, na.Prompt, na.PromptByNodeProperty))
 		}
@@ -124,31 +121,6 @@ func follow(command, prompt, byProperty string) string {
 		return " → asks the node's " + byProperty
 	}
 	return " → sends feedback"
-}
-
-// printTree prints the nodes under parent, indented by depth. Each node is
-// printed at most once, so that a cycle in a malformed tree cannot recurse
-// forever.
-func printTree(w io.Writer, nodes []map[string]any, parent, indent string) {
-	printSubtree(w, nodes, parent, indent, make([]bool, len(nodes)))
-}
-
-func printSubtree(w io.Writer, nodes []map[string]any, parent, indent string, printed []bool) {
-	for i, n := range nodes {
-		if printed[i] || fmt.Sprint(n["pId"]) != parent {
-			continue
-		}
-		printed[i] = true
-		line := fmt.Sprintf("%s- %v", indent, n["name"])
-		if t, _ := n["type"].(string); t != "" {
-			line += " (" + t + ")"
-		}
-		if d, _ := n["description"].(string); d != "" {
-			line += ": " + d
-		}
-		fmt.Fprintln(w, line)
-		printSubtree(w, nodes, fmt.Sprint(n["id"]), indent+"  ", printed)
-	}
 }
 
 func (r *streamRenderer) error(data []byte) {

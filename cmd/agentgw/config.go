@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/gitrepo"
 )
 
 // Config is the gateway configuration file (configs/gateway.yaml documents
@@ -28,7 +29,15 @@ type Config struct {
 	Server                  ServerConfig   `yaml:"server"`
 	State                   StateConfig    `yaml:"state"`
 	Budget                  BudgetConfig   `yaml:"budget"`
+	Plans                   PlansConfig    `yaml:"plans"`
+	Git                     gitrepo.Config `yaml:"git"`
 	Log                     LogConfig      `yaml:"log"`
+}
+
+// PlansConfig is how multi-step commands run.
+type PlansConfig struct {
+	// Parallel bounds the steps of one plan running at once.
+	Parallel int `yaml:"parallel"`
 }
 
 // UpstreamConfig is the model platform.
@@ -107,11 +116,19 @@ func overlayFile(cfg *Config, path string) error {
 	if err := decodeConfig(data, cfg); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	// Relative agent paths in a config file are relative to the file.
+	// Relative paths in a config file are relative to the file.
 	for i, a := range cfg.Agents {
 		if !filepath.IsAbs(a) {
 			cfg.Agents[i] = filepath.Join(filepath.Dir(path), a)
 		}
+	}
+	for i, r := range cfg.Git.Repositories {
+		if r.Path != "" && !filepath.IsAbs(r.Path) {
+			cfg.Git.Repositories[i].Path = filepath.Join(filepath.Dir(path), r.Path)
+		}
+	}
+	if d := cfg.Git.CacheDir; d != "" && !filepath.IsAbs(d) {
+		cfg.Git.CacheDir = filepath.Join(filepath.Dir(path), d)
 	}
 	return nil
 }

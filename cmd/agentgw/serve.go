@@ -15,8 +15,10 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/server"
+	"github.com/agentgw/agentgw/store"
 )
 
 func cmdServe(args []string, getenv func(string) string, stderr io.Writer) int {
@@ -51,8 +53,13 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if len(secret) == 0 {
 		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
 	}
+	repos, err := newRepos(cfg, getenv, log)
+	if err != nil {
+		return err
+	}
 	runner := agent.NewRunner(reg, agent.RunnerConfig{
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
+		Git: repos, Store: store.NewMemory(), StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
 		Budget: agent.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		Logger: log,
@@ -110,6 +117,20 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger) (*llm.Cli
 		return nil, fmt.Errorf("upstream: %w", err)
 	}
 	return c, nil
+}
+
+// newRepos builds the server-side repositories for git steps, or nil when
+// none are configured.
+func newRepos(cfg *Config, getenv func(string) string, log *slog.Logger) (*gitrepo.Manager, error) {
+	if len(cfg.Git.Repositories) == 0 {
+		return nil, nil
+	}
+	m, err := gitrepo.New(cfg.Git, getenv, log)
+	if err != nil {
+		return nil, fmt.Errorf("git repositories: %w", err)
+	}
+	log.Info("repositories for git steps", "names", m.Names())
+	return m, nil
 }
 
 // loadAgents loads the configured definitions, or the embedded examples,
