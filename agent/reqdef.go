@@ -23,8 +23,8 @@ func newDefinitionCache(max int) *definitionCache {
 }
 
 // get compiles the safe part of a request's agentDefinition: message
-// templates, context strategy and the model name. Replies, actions,
-// parameters and everything later issues add never come from a client.
+// templates, context strategy and the model name. Replies, actions, steps,
+// tools, parameters and context lengths never come from a client.
 func (c *definitionCache) get(name string, raw []byte) (*Agent, error) {
 	key := sha256.Sum256(append([]byte(name+"\x00"), raw...))
 	c.mu.Lock()
@@ -90,6 +90,8 @@ func sanitize(def *Definition) {
 		}
 		c.Reply = nil
 		c.Actions = nil
+		c.Steps = nil
+		c.Timeout = 0
 		c.ModelConfiguration = modelNameOnly(c.ModelConfiguration)
 	}
 }

@@ -174,6 +174,7 @@ func TestRequestDefinitions(t *testing.T) {
 	up := newFakeUpstream(t)
 	r, _ := testRunner(t, runnerAgents, up, RunnerConfig{AllowRequestDefinitions: true})
 	def := `{"name":"visitor","commands":[{"name":"default","reply":"NEVER","actions":[{"action":"confirm","data":{"title":"x","message":"y"}}],
+	  "steps":[{"id":"s","reply":"NEVER FROM A STEP"}],
 	  "modelConfiguration":{"modelName":"m1","parameters":{"temperature":2},"contextLength":99999999},
 	  "messageTemplates":[{"role":"system","template":"from the request: {{ .userInputPrompt }}"}]}]}`
 	rec, err := runRequest(t, r, `{"agent":"visitor","agentDefinition":`+def+`,"contextVariables":[{"name":"userInputPrompt","value":"q"}]}`)
@@ -181,7 +182,7 @@ func TestRequestDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := rec.Transcript(); got != "Hi there" {
-		t.Fatalf("transcript %q", got)
+		t.Fatalf("transcript %q (request-carried steps or replies ran?)", got)
 	}
 	for _, f := range rec.Frames() {
 		if f.Kind == "action" {

@@ -34,6 +34,7 @@ func TestListAgents(t *testing.T) {
 		"greeter: default",
 		"hello: default,version",
 		"models: default,pinned",
+		"planner: default,bye,tree,parallel,fails,upstreamfails",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("agents:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -104,7 +105,7 @@ func TestHealth(t *testing.T) {
 	if err := json.Unmarshal(r.body, &h); err != nil || r.status != 200 {
 		t.Fatalf("%d %s: %v", r.status, r.body, err)
 	}
-	if h != (server.Health{Status: "ok", Agents: 4, Version: "v9.9.9-test"}) {
+	if h != (server.Health{Status: "ok", Agents: 5, Version: "v9.9.9-test"}) {
 		t.Errorf("health %+v", h)
 	}
 }
