@@ -1,0 +1,70 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// errToolTimeout is the cause of a context whose tool deadline passed.
+var errToolTimeout = errors.New("tool timeout")
+
+// Call runs the tool once: parameters validated first (INVALID_PARAMETERS,
+// nothing runs), then the runtime under the tool's timeout. The Result is
+// SUCCESS, TIMEOUT when the tool's own deadline passed, or ERROR (CANCELED
+// when ctx ended first, the runtime's code, else TOOL_FAILED). Call never
+// panics.
+func (t *Tool) Call(ctx context.Context, call Call) (res Result) {
+	start := time.Now()
+	res.CallID = call.ID
+	defer func() {
+		if r := recover(); r != nil {
+			res.Status, res.Result = StatusError, nil
+			res.Error = errorf(CodeToolFailed, "tool %s panicked: %v", t.Name, r)
+		}
+		res.ExecutionTime = time.Since(start).Milliseconds()
+		t.m.log.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", t.Name),
+			slog.String("callId", call.ID), slog.String("status", res.Status),
+			slog.Int64("ms", res.ExecutionTime))
+	}()
+	if err := t.Validate(call.Parameters); err != nil {
+		return failed(res, StatusError, errorf(CodeInvalidParameters, "%s", err.Error()))
+	}
+	if call.Parameters == nil {
+		call.Parameters = map[string]any{}
+	}
+	if ctx.Err() != nil {
+		return failed(res, StatusError, errorf(CodeCanceled, "call canceled before it started: %v", context.Cause(ctx)))
+	}
+	runCtx, cancel := context.WithTimeoutCause(ctx, t.Timeout, errToolTimeout)
+	defer cancel()
+	v, err := t.rt.Run(runCtx, t, call)
+	if err == nil {
+		res.Status, res.Result = StatusSuccess, v
+		return res
+	}
+	return t.shapeError(ctx, runCtx, res, err)
+}
+
+// shapeError classifies a runtime error: the caller's cancellation, the
+// tool's own deadline, a coded *ResultError, or TOOL_FAILED.
+func (t *Tool) shapeError(ctx, runCtx context.Context, res Result, err error) Result {
+	switch {
+	case ctx.Err() != nil:
+		return failed(res, StatusError, errorf(CodeCanceled, "call canceled: %v", context.Cause(ctx)))
+	case errors.Is(context.Cause(runCtx), errToolTimeout):
+		return failed(res, StatusTimeout, errorf(CodeTimeout, "tool %s timed out after %s", t.Name, t.Timeout))
+	}
+	var re *ResultError
+	if errors.As(err, &re) {
+		return failed(res, StatusError, &ResultError{Code: re.Code, Message: re.Message})
+	}
+	return failed(res, StatusError, &ResultError{Code: CodeToolFailed, Message: err.Error()})
+}
+
+// failed sets res to a failure.
+func failed(res Result, status string, e *ResultError) Result {
+	res.Status, res.Result, res.Error = status, nil, e
+	return res
+}

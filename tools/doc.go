@@ -1,0 +1,30 @@
+// Package tools compiles and runs the tools agents may call: scripts run by
+// an interpreter over stdio (python, javascript), native binaries, WASI
+// modules run in-process with wazero, HTTP endpoints, builtin Go functions
+// and frontend tools that the IDE runs itself. Other runtimes (mcp) plug in
+// with Manager.Register.
+//
+// A Manager holds the runtimes and the gateway-wide limits (Config). Compile
+// turns an operator's Spec into a Tool: the parameters' JSON Schema compiled,
+// the working directory resolved and confined, the interpreter looked up, a
+// wasm module compiled. Tool.Call validates the parameters, applies the
+// tool's timeout and output cap, runs it and shapes a Result with the
+// protocol's statuses and error codes.
+//
+// What a tool sees:
+//
+//   - python, javascript: `<interpreter> <entry> <args...>` with
+//     {"command": ..., "parameters": {...}} on stdin; stdout is one JSON
+//     value (else its trimmed text) and is the result.
+//   - native: `<entry> <args...> <command> --key value ...`, never through a
+//     shell; keys sorted, arrays repeat the flag, objects are JSON text;
+//     stdout (trimmed) is the result, cut at the cap with a marker.
+//   - wasm: a WASI command with args [name, args...], the stdio message on
+//     stdin, no file system but the read-only mounts.
+//   - http: the parameters POSTed as JSON to the entry; the body is the result.
+//
+// Processes run in their own process group with only the environment
+// variables the tool lists, in the resolved workdir; the whole group is
+// killed at the deadline, on cancellation and when the process exits. A
+// non-zero exit is TOOL_FAILED with the start and end of stderr.
+package tools

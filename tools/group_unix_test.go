@@ -1,0 +1,66 @@
+//go:build unix
+
+package tools
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestTimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel()
+	_, pyErr := exec.LookPath("python3")
+	tests := []struct {
+		name string
+		spec func(t *testing.T) Spec
+	}{
+		{"native", func(t *testing.T) Spec {
+			return nativeSpec(t, "spawn")
+		}},
+		{"python", func(t *testing.T) Spec {
+			if pyErr != nil {
+				t.Skip("python3 not installed: the python runtime cannot be tested here")
+			}
+			return Spec{Name: "py_spawn", Runtime: "python", Entry: scriptPath(t, "tool.py"), Command: "spawn"}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			spec := tc.spec(t)
+			spec.Timeout = 3 * time.Second
+			tool := mustCompile(t, NewManager(Config{}), spec, dir)
+			pidfile := filepath.Join(dir, "pids")
+			res := call(tool, map[string]any{"pidfile": pidfile})
+			wantError(t, res, StatusTimeout, CodeTimeout, "timed out after 3s")
+			pids := readPids(t, pidfile)
+			if len(pids) != 2 {
+				t.Fatalf("pids %v, want parent and child", pids)
+			}
+			waitGone(t, pids)
+		})
+	}
+}
+
+func TestCancelKillsProcessGroup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tool := mustCompile(t, NewManager(Config{}), nativeSpec(t, "spawn"), dir)
+	pidfile := filepath.Join(dir, "pids")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Result, 1)
+	go func() { done <- tool.Call(ctx, Call{ID: "c", Parameters: map[string]any{"pidfile": pidfile}}) }()
+	pids := readPids(t, pidfile)
+	cancel()
+	res := <-done
+	wantError(t, res, StatusError, CodeCanceled)
+	waitGone(t, pids)
+	if _, err := os.Stat(pidfile); err != nil {
+		t.Fatal(err)
+	}
+}

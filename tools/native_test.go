@@ -1,0 +1,172 @@
+package tools
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// nativeSpec is a native tool running the test binary with command cmd.
+func nativeSpec(t testing.TB, cmd string) Spec {
+	return Spec{Name: "nt_" + cmd, Description: "test tool", Runtime: "native", Entry: nativeTool(t), Command: cmd}
+}
+
+// decodeText decodes a text result that holds JSON: native tools return
+// their stdout as text.
+func decodeText(t testing.TB, res Result) any {
+	t.Helper()
+	s, ok := res.Result.(string)
+	if !ok {
+		t.Fatalf("result %#v is not text", res.Result)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("result %q: %v", s, err)
+	}
+	return v
+}
+
+func TestNativeResults(t *testing.T) {
+	t.Parallel()
+	m := NewManager(Config{})
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		cmd    string
+		params map[string]any
+		want   any
+	}{
+		{"json argv sorted", "echo", map[string]any{"b": "two words", "a": 1.5, "c": true},
+			map[string]any{"argv": []any{"echo", "--a", "1.5", "--b", "two words", "--c", "true"}}},
+		{"array repeats flag", "echo", map[string]any{"tag": []any{"x", 2.0, map[string]any{"k": "v"}}},
+			map[string]any{"argv": []any{"echo", "--tag", "x", "--tag", "2", "--tag", `{"k":"v"}`}}},
+		{"shell metacharacters stay literal", "echo", map[string]any{"q": "$(rm -rf /); `id` | cat > x"},
+			map[string]any{"argv": []any{"echo", "--q", "$(rm -rf /); `id` | cat > x"}}},
+		{"text trimmed", "text", nil, "hello from native"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := mustCompile(t, m, nativeSpec(t, tc.cmd), dir)
+			res := call(tool, tc.params)
+			wantSuccess(t, res)
+			got := res.Result
+			if strings.HasPrefix(got.(string), "{") {
+				got = decodeText(t, res)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("result %#v, want %#v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNativeFailureCarriesStderr(t *testing.T) {
+	t.Parallel()
+	tool := mustCompile(t, NewManager(Config{}), nativeSpec(t, "fail"), t.TempDir())
+	res := call(tool, nil)
+	wantError(t, res, StatusError, CodeToolFailed, "exit status 3", "something broke")
+}
+
+func TestNativeOutputCap(t *testing.T) {
+	t.Parallel()
+	spec := nativeSpec(t, "big")
+	spec.MaxOutputBytes = 100
+	tool := mustCompile(t, NewManager(Config{}), spec, t.TempDir())
+	res := call(tool, map[string]any{"n": 5000.0})
+	wantSuccess(t, res)
+	want := strings.Repeat("x", 100) + "\n[output cut at 100 bytes]"
+	if res.Result != want {
+		t.Errorf("result %q, want %q", res.Result, want)
+	}
+	res = call(tool, map[string]any{"n": 100.0})
+	if res.Result != strings.Repeat("x", 100) {
+		t.Errorf("exactly the cap: result %q", res.Result)
+	}
+}
+
+func TestNativeEnvAllowList(t *testing.T) {
+	t.Setenv("TOOLS_TEST_ALLOWED", "yes")
+	t.Setenv("TOOLS_TEST_SECRET", "leak")
+	spec := nativeSpec(t, "env")
+	spec.Env = []string{"TOOLS_TEST_ALLOWED", "FIXED=1=2", "TOOLS_TEST_UNSET"}
+	tool := mustCompile(t, NewManager(Config{}), spec, t.TempDir())
+	res := call(tool, nil)
+	wantSuccess(t, res)
+	want := []any{"FIXED=1=2", "TOOLS_TEST_ALLOWED=yes"}
+	if got := decodeText(t, res); !reflect.DeepEqual(got, want) {
+		t.Errorf("environment %v, want exactly %v", got, want)
+	}
+}
+
+func TestNativeGetenvHook(t *testing.T) {
+	t.Parallel()
+	spec := nativeSpec(t, "env")
+	spec.Env = []string{"HOME"}
+	m := NewManager(Config{Getenv: func(k string) string { return "/home/" + k }})
+	res := call(mustCompile(t, m, spec, t.TempDir()), nil)
+	if got, want := decodeText(t, res), []any{"HOME=/home/HOME"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("environment %v, want %v", got, want)
+	}
+}
+
+func TestNativeWorkdir(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	if err := os.Mkdir(filepath.Join(base, "work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := nativeSpec(t, "pwd")
+	spec.Workdir = "work"
+	tool := mustCompile(t, NewManager(Config{}), spec, base)
+	res := call(tool, nil)
+	wantSuccess(t, res)
+	want, _ := filepath.EvalSymlinks(filepath.Join(base, "work"))
+	if res.Result != want || tool.Dir() != want {
+		t.Errorf("ran in %v (Dir %s), want %s", res.Result, tool.Dir(), want)
+	}
+}
+
+func TestInvalidParametersRunNothing(t *testing.T) {
+	t.Parallel()
+	side := filepath.Join(t.TempDir(), "ran")
+	spec := nativeSpec(t, "touch")
+	spec.Parameters = map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"path": map[string]any{"type": "string"}, "count": map[string]any{"type": "integer"}},
+		"required":   []any{"path"},
+	}
+	tool := mustCompile(t, NewManager(Config{}), spec, t.TempDir())
+	res := call(tool, map[string]any{"path": side, "count": "three"})
+	wantError(t, res, StatusError, CodeInvalidParameters, `"count"`, "want integer")
+	if _, err := os.Stat(side); !os.IsNotExist(err) {
+		t.Fatalf("the tool ran despite invalid parameters (stat: %v)", err)
+	}
+	wantSuccess(t, call(tool, map[string]any{"path": side, "count": 3.0}))
+	if _, err := os.Stat(side); err != nil {
+		t.Fatalf("valid call did not run the tool: %v", err)
+	}
+}
+
+func TestNativeBadParameterNames(t *testing.T) {
+	t.Parallel()
+	tool := mustCompile(t, NewManager(Config{}), nativeSpec(t, "echo"), t.TempDir())
+	for _, key := range []string{"--x", "a=b", "", "-", "a b"} {
+		res := call(tool, map[string]any{key: "v"})
+		wantError(t, res, StatusError, CodeInvalidParameters, "cannot be a command-line flag")
+	}
+	res := call(tool, map[string]any{"k": "a\x00b"})
+	wantError(t, res, StatusError, CodeInvalidParameters, "NUL")
+}
+
+func TestNativeMissingEntry(t *testing.T) {
+	t.Parallel()
+	spec := Spec{Name: "gone", Runtime: "native", Entry: "./bin/gone", Description: "d"}
+	tool, warns, err := NewManager(Config{}).Compile(spec, t.TempDir())
+	if err != nil || len(warns) != 1 || !strings.Contains(warns[0], "no such file") {
+		t.Fatalf("Compile: warnings %v, err %v; want one missing-entry warning", warns, err)
+	}
+	wantError(t, call(tool, nil), StatusError, CodeUnavailable, "no such file")
+}

@@ -1,0 +1,166 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// drainGrace is how long output pipes may stay open after the process
+// group is gone (held by a process that left the group) before they are
+// closed under it.
+const drainGrace = time.Second
+
+// procSpec is one process to run.
+type procSpec struct {
+	path   string   // the executable
+	args   []string // argv, argv[0] included
+	dir    string
+	env    []string
+	stdin  []byte
+	maxOut int
+}
+
+// procOutput is what a process left behind.
+type procOutput struct {
+	stdout []byte
+	cut    bool   // stdout went past maxOut
+	stderr string // the end of stderr
+}
+
+// runProcess runs ps in its own process group with stdout capped and the
+// start and end of stderr kept. When ctx ends the whole group is killed;
+// after the process exits any member left in its group is killed too. The
+// error is ctx's when ctx ended the process, a *ResultError (UNAVAILABLE)
+// when it could not start, or the exit status with stderr.
+func runProcess(ctx context.Context, ps procSpec) (procOutput, error) {
+	var out procOutput
+	p, err := openPipes()
+	if err != nil {
+		return out, err
+	}
+	cmd := &exec.Cmd{
+		Path: ps.path, Args: ps.args, Dir: ps.dir, Env: append([]string{}, ps.env...),
+		Stdin: p.inR, Stdout: p.outW, Stderr: p.errW,
+	}
+	setProcessGroup(cmd)
+	startErr := cmd.Start()
+	p.closeChildEnds()
+	if startErr != nil {
+		p.closeAll()
+		return out, errorf(CodeUnavailable, "starting %s: %v", ps.path, startErr)
+	}
+	stdout := &headBuffer{max: ps.maxOut}
+	stderr := newStderrBuffer(stderrKeep)
+	var wg sync.WaitGroup
+	wg.Go(func() { _, _ = io.Copy(stdout, p.outR) })
+	wg.Go(func() { _, _ = io.Copy(stderr, p.errR) })
+	go func() {
+		_, _ = p.inW.Write(ps.stdin)
+		_ = p.inW.Close()
+	}()
+	waitErr := waitOrKill(ctx, cmd)
+	killGroup(cmd)
+	drain(&wg, p)
+	out.stdout, out.cut = stdout.bytes()
+	out.stderr = strings.TrimSpace(stderr.String())
+	switch {
+	case waitErr == nil:
+		return out, nil
+	case ctx.Err() != nil:
+		return out, context.Cause(ctx)
+	}
+	return out, exitError(waitErr, out.stderr)
+}
+
+// waitOrKill waits for cmd, killing its process group when ctx ends first.
+func waitOrKill(ctx context.Context, cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		killGroup(cmd)
+		return <-done
+	}
+}
+
+// drain waits for the output copies to end, closing the pipes under them
+// after drainGrace, and closes the parent's pipe ends.
+func drain(wg *sync.WaitGroup, p *pipes) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(drainGrace)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		p.closeAll()
+		<-done
+	}
+	p.closeAll()
+}
+
+// exitError describes a failed process with the end of its stderr.
+func exitError(err error, stderr string) error {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return fmt.Errorf("waiting for the tool: %w", err)
+	}
+	if stderr == "" {
+		return fmt.Errorf("%s (no stderr)", ee.ProcessState.String())
+	}
+	return fmt.Errorf("%s: %s", ee.ProcessState.String(), stderr)
+}
+
+// pipes are the three stdio pipes of a child process.
+type pipes struct {
+	inR, inW, outR, outW, errR, errW *os.File
+}
+
+// openPipes creates the stdio pipes.
+func openPipes() (*pipes, error) {
+	var p pipes
+	var err error
+	if p.inR, p.inW, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("creating stdin pipe: %w", err)
+	}
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, fmt.Errorf("creating stdout pipe: %w", err)
+	}
+	if p.errR, p.errW, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, fmt.Errorf("creating stderr pipe: %w", err)
+	}
+	return &p, nil
+}
+
+// closeChildEnds closes the ends the child inherited.
+func (p *pipes) closeChildEnds() {
+	closeFiles(p.inR, p.outW, p.errW)
+}
+
+// closeAll closes every end; closing twice is harmless.
+func (p *pipes) closeAll() {
+	closeFiles(p.inR, p.inW, p.outR, p.outW, p.errR, p.errW)
+}
+
+// closeFiles closes the non-nil files, ignoring errors.
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}

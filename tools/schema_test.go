@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// searchSpec is a tool with a realistic schema.
+func searchSpec() Spec {
+	return Spec{
+		Name:        "search_code",
+		Description: "Searches the repository for a pattern.",
+		Runtime:     "builtin",
+		Entry:       "search",
+		Parameters: map[string]any{
+			"properties": map[string]any{
+				"pattern": map[string]any{"type": "string", "minLength": 1, "description": "A regular expression."},
+				"limit":   map[string]any{"type": "integer", "minimum": 1, "maximum": 100},
+				"paths":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+				"mode":    map[string]any{"enum": []any{"fast", "exact"}},
+			},
+			"required":             []any{"pattern"},
+			"additionalProperties": false,
+		},
+	}
+}
+
+// noop is a builtin that does nothing.
+func noop(context.Context, map[string]any) (any, error) { return nil, nil }
+
+// searchTool compiles searchSpec.
+func searchTool(t testing.TB) *Tool {
+	t.Helper()
+	m := NewManager(Config{Builtins: map[string]BuiltinFunc{"search": noop}})
+	return mustCompile(t, m, searchSpec(), ".")
+}
+
+func TestValidateMessages(t *testing.T) {
+	t.Parallel()
+	tool := searchTool(t)
+	tests := []struct {
+		name   string
+		params map[string]any
+		want   string // "" means valid
+	}{
+		{"valid", map[string]any{"pattern": "x", "limit": 5.0, "paths": []any{"a"}, "mode": "fast"}, ""},
+		{"valid with Go ints", map[string]any{"pattern": "x", "limit": 5}, ""},
+		{"nil params", nil, "invalid parameters: missing property 'pattern'"},
+		{"wrong type", map[string]any{"pattern": "x", "limit": "5"}, `invalid parameters: parameter "limit": got string, want integer`},
+		{"not integer", map[string]any{"pattern": "x", "limit": 1.5}, `invalid parameters: parameter "limit": got number, want integer`},
+		{"range", map[string]any{"pattern": "x", "limit": 500.0}, `invalid parameters: parameter "limit": maximum: got 500, want 100`},
+		{"nested", map[string]any{"pattern": "x", "paths": []any{"a", true}}, `invalid parameters: parameter "paths.1": got boolean, want string`},
+		{"enum", map[string]any{"pattern": "x", "mode": "slow"}, `invalid parameters: parameter "mode": value must be one of 'fast', 'exact'`},
+		{"unknown property", map[string]any{"pattern": "x", "extra": 1.0}, "invalid parameters: additional properties 'extra' not allowed"},
+		{"two problems", map[string]any{"pattern": "", "limit": 0.0},
+			`invalid parameters: parameter "limit": minimum: got 0, want 1; parameter "pattern": minLength: got 0, want 1`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tool.Validate(tc.params)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want && !sameParts(got, tc.want) {
+				t.Errorf("Validate:\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// sameParts compares "; "-joined messages ignoring their order (the
+// library reports sibling properties in map order).
+func sameParts(a, b string) bool {
+	pa, pb := strings.Split(a, "; "), strings.Split(b, "; ")
+	if len(pa) != len(pb) {
+		return false
+	}
+	for _, x := range pa {
+		if !strings.Contains(b, strings.TrimPrefix(x, "invalid parameters: ")) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestFunctionDefGolden(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file string
+		spec Spec
+	}{
+		{"functiondef_search.json", searchSpec()},
+		{"functiondef_noparams.json", Spec{Name: "now", Runtime: "builtin", Entry: "search"}},
+	}
+	m := NewManager(Config{Builtins: map[string]BuiltinFunc{"search": noop}})
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			got := mustCompile(t, m, tc.spec, ".").FunctionDef()
+			if !json.Valid(got) {
+				t.Fatalf("FunctionDef is not JSON: %s", got)
+			}
+			golden(t, tc.file, append(got, '\n'))
+		})
+	}
+}
+
+func TestResultJSONShape(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		res  Result
+		want string
+	}{
+		{Result{CallID: "call_123456", Status: StatusSuccess, Result: map[string]any{"value": 14, "unit": "meters"}, ExecutionTime: 123},
+			`{"callId":"call_123456","status":"SUCCESS","result":{"unit":"meters","value":14},"executionTime":123}`},
+		{Result{CallID: "c2", Status: StatusError, Error: &ResultError{Code: CodeToolFailed, Message: "exit status 3: boom"}},
+			`{"callId":"c2","status":"ERROR","error":{"code":"TOOL_FAILED","message":"exit status 3: boom"},"executionTime":0}`},
+		{Result{CallID: "c3", Status: StatusTimeout, Error: &ResultError{Code: CodeTimeout, Message: "tool x timed out after 30s"}, ExecutionTime: 30001},
+			`{"callId":"c3","status":"TIMEOUT","error":{"code":"TIMEOUT","message":"tool x timed out after 30s"},"executionTime":30001}`},
+		{Result{CallID: "c4", Status: StatusSuccess, Result: ""},
+			`{"callId":"c4","status":"SUCCESS","result":"","executionTime":0}`},
+	}
+	for _, tc := range tests {
+		b, err := json.Marshal(tc.res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tc.want {
+			t.Errorf("got  %s\nwant %s", b, tc.want)
+		}
+	}
+}
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs:\n got %s\nwant %s", path, got, want)
+	}
+}

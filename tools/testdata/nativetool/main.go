@@ -1,0 +1,75 @@
+// Command nativetool is the native tool the tests run: its first argument is
+// the command, the rest are --key value flags.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: nativetool command [--key value]...")
+		os.Exit(2)
+	}
+	flags := map[string]string{}
+	for i := 2; i+1 < len(os.Args); i += 2 {
+		flags[strings.TrimPrefix(os.Args[i], "--")] = os.Args[i+1]
+	}
+	switch os.Args[1] {
+	case "echo":
+		_ = json.NewEncoder(os.Stdout).Encode(map[string]any{"argv": os.Args[1:]})
+	case "text":
+		fmt.Println("  hello from native  ")
+	case "env":
+		env := os.Environ()
+		sort.Strings(env)
+		_ = json.NewEncoder(os.Stdout).Encode(env)
+	case "pwd":
+		wd, _ := os.Getwd()
+		fmt.Println(wd)
+	case "fail":
+		fmt.Fprintln(os.Stderr, "something broke")
+		os.Exit(3)
+	case "big":
+		n, _ := strconv.Atoi(flags["n"])
+		fmt.Print(strings.Repeat("x", n))
+	case "touch":
+		_ = os.WriteFile(flags["path"], []byte("ran"), 0o644)
+	case "spawn":
+		spawn(flags["pidfile"])
+	case "hang":
+		time.Sleep(time.Hour)
+	default:
+		fmt.Fprintf(os.Stderr, "unknown command %q\n", os.Args[1])
+		os.Exit(2)
+	}
+}
+
+// spawn starts a child that hangs, writes "parentpid childpid" to pidfile
+// and hangs itself.
+func spawn(pidfile string) {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	child := exec.Command(self, "hang")
+	if err := child.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	pids := fmt.Sprintf("%d %d", os.Getpid(), child.Process.Pid)
+	if err := os.WriteFile(pidfile+".tmp", []byte(pids), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = os.Rename(pidfile+".tmp", pidfile)
+	time.Sleep(time.Hour)
+}

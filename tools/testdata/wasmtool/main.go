@@ -1,0 +1,89 @@
+// Command wasmtool is the WASI module the tests run. It reads
+// {"command","parameters"} on stdin. It avoids fmt and encoding/json to
+// stay small: compiling the module is the slow part of the tests.
+package main
+
+import (
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	in, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fail(2, "reading stdin: "+err.Error())
+	}
+	msg := string(in)
+	switch cmd := field(msg, "command"); cmd {
+	case "echo":
+		env := os.Environ()
+		sort.Strings(env)
+		out("{\"stdin\":" + msg + ",\"args\":" + list(os.Args) + ",\"env\":" + list(env) + "}\n")
+	case "text":
+		out("plain text from wasm\n")
+	case "alloc":
+		mb, _ := strconv.Atoi(field(msg, "mb"))
+		b := make([]byte, mb<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		out(strconv.Itoa(len(b)))
+	case "loop":
+		for n := 0; ; n++ {
+		}
+	case "read":
+		b, err := os.ReadFile(field(msg, "path"))
+		if err != nil {
+			fail(1, "reading: "+err.Error())
+		}
+		out("{\"content\":" + strconv.Quote(string(b)) + "}")
+	case "big":
+		n, _ := strconv.Atoi(field(msg, "n"))
+		out(strings.Repeat("x", n))
+	case "fail":
+		fail(3, "wasm broke")
+	default:
+		fail(2, "unknown command "+cmd)
+	}
+}
+
+// field returns the string or integer value of "key" in flat JSON.
+func field(msg, key string) string {
+	i := strings.Index(msg, "\""+key+"\":")
+	if i < 0 {
+		return ""
+	}
+	v := msg[i+len(key)+3:]
+	if strings.HasPrefix(v, "\"") {
+		s, err := strconv.QuotedPrefix(v)
+		if err != nil {
+			return ""
+		}
+		u, _ := strconv.Unquote(s)
+		return u
+	}
+	end := strings.IndexAny(v, ",}")
+	if end < 0 {
+		return ""
+	}
+	return v[:end]
+}
+
+// list renders strings as a JSON array (ASCII test data only).
+func list(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return "[" + strings.Join(q, ",") + "]"
+}
+
+func out(s string) { _, _ = os.Stdout.WriteString(s) }
+
+func fail(code int, msg string) {
+	_, _ = os.Stderr.WriteString(msg + "\n")
+	os.Exit(code)
+}

@@ -1,0 +1,163 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// wasmEnv shares one manager, and so one compilation cache, among the wasm
+// tests: compiling the Go-built module is the slow part.
+var wasmEnv struct {
+	once sync.Once
+	m    *Manager
+}
+
+// wasmManager returns the shared manager; its roots are the system temp
+// dir, and its environment has TOOLS_WASM_ALLOWED and TOOLS_WASM_SECRET
+// (the tests run in parallel, so they cannot t.Setenv).
+func wasmManager() *Manager {
+	wasmEnv.once.Do(func() {
+		env := map[string]string{"TOOLS_WASM_ALLOWED": "ok", "TOOLS_WASM_SECRET": "leak"}
+		wasmEnv.m = NewManager(Config{
+			WorkRoots: []string{os.TempDir()},
+			Getenv: func(k string) string {
+				if v, ok := env[k]; ok {
+					return v
+				}
+				return os.Getenv(k)
+			},
+		})
+	})
+	return wasmEnv.m
+}
+
+// wasmSpec is a wasm tool running the test module with command cmd.
+func wasmSpec(t testing.TB, cmd string) Spec {
+	return Spec{Name: "w_" + cmd, Description: "test module", Runtime: "wasm", Entry: wasmTool(t), Command: cmd}
+}
+
+func TestWasmResults(t *testing.T) {
+	t.Parallel()
+	spec := wasmSpec(t, "echo")
+	spec.Args = []string{"a1"}
+	spec.Env = []string{"TOOLS_WASM_ALLOWED", "FIXED=v"}
+	tool := mustCompile(t, wasmManager(), spec, t.TempDir())
+	res := call(tool, map[string]any{"x": 1.0})
+	wantSuccess(t, res)
+	want := map[string]any{"stdin": map[string]any{"command": "echo", "parameters": map[string]any{"x": 1.0}},
+		"args": []any{"w_echo", "a1"}, "env": []any{"FIXED=v", "TOOLS_WASM_ALLOWED=ok"}}
+	if !reflect.DeepEqual(res.Result, want) {
+		t.Errorf("result %#v, want %#v", res.Result, want)
+	}
+	res = call(mustCompile(t, wasmManager(), wasmSpec(t, "text"), t.TempDir()), nil)
+	wantSuccess(t, res)
+	if res.Result != "plain text from wasm" {
+		t.Errorf("text result %q", res.Result)
+	}
+	res = call(mustCompile(t, wasmManager(), wasmSpec(t, "fail"), t.TempDir()), nil)
+	wantError(t, res, StatusError, CodeToolFailed, "exit code 3", "wasm broke")
+}
+
+func TestWasmMemoryLimit(t *testing.T) {
+	t.Parallel()
+	// The same allocation fits under 128 MiB and fails under 16 MiB.
+	tests := []struct {
+		mib int
+		ok  bool
+	}{{128, true}, {16, false}}
+	for _, tc := range tests {
+		spec := wasmSpec(t, "alloc")
+		spec.MemoryMiB = tc.mib
+		tool := mustCompile(t, wasmManager(), spec, t.TempDir())
+		res := call(tool, map[string]any{"mb": 20})
+		if tc.ok {
+			wantSuccess(t, res)
+			continue
+		}
+		wantError(t, res, StatusError, CodeToolFailed, "exit code 2", "out of memory")
+	}
+}
+
+func TestWasmTimeout(t *testing.T) {
+	t.Parallel()
+	spec := wasmSpec(t, "loop")
+	spec.Timeout = 500 * time.Millisecond
+	tool := mustCompile(t, wasmManager(), spec, t.TempDir())
+	wantError(t, call(tool, nil), StatusTimeout, CodeTimeout, "timed out")
+}
+
+func TestWasmOutputTooLarge(t *testing.T) {
+	t.Parallel()
+	spec := wasmSpec(t, "big")
+	spec.MaxOutputBytes = 10
+	tool := mustCompile(t, wasmManager(), spec, t.TempDir())
+	wantError(t, call(tool, map[string]any{"n": 11}), StatusError, CodeOutputTooLarge, "10 bytes")
+	res := call(tool, map[string]any{"n": 10})
+	wantSuccess(t, res)
+	if res.Result != "xxxxxxxxxx" {
+		t.Errorf("result %q at the cap", res.Result)
+	}
+}
+
+func TestWasmMounts(t *testing.T) {
+	t.Parallel()
+	hostDir := t.TempDir()
+	secret := filepath.Join(hostDir, "secret.txt")
+	if err := os.WriteFile(secret, []byte("granted"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		mounts []string
+		path   string
+		want   string // "" means the read fails
+	}{
+		{"no mounts", nil, secret, ""},
+		{"same path", []string{hostDir}, secret, "granted"},
+		{"guest path", []string{hostDir + ":/data"}, "/data/secret.txt", "granted"},
+		{"other path not granted", []string{hostDir + ":/data"}, secret, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := wasmSpec(t, "read")
+			spec.Mounts = tc.mounts
+			tool := mustCompile(t, wasmManager(), spec, hostDir)
+			res := call(tool, map[string]any{"path": tc.path})
+			if tc.want == "" {
+				wantError(t, res, StatusError, CodeToolFailed, "reading")
+				return
+			}
+			wantSuccess(t, res)
+			if got := res.Result.(map[string]any)["content"]; got != tc.want {
+				t.Errorf("content %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWasmCheck(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notWasm := filepath.Join(dir, "fake.wasm")
+	if err := os.WriteFile(notWasm, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(Config{WorkRoots: []string{dir}})
+	_, _, err := m.Compile(Spec{Name: "f", Runtime: "wasm", Entry: "fake.wasm"}, dir)
+	if err == nil || !strings.Contains(err.Error(), "not a WebAssembly module") {
+		t.Errorf("Compile of a non-wasm file: %v", err)
+	}
+	_, _, err = m.Compile(Spec{Name: "f", Runtime: "wasm", Entry: "fake.wasm", Mounts: []string{"/"}}, dir)
+	if err == nil || !strings.Contains(err.Error(), "outside the allowed roots") {
+		t.Errorf("Compile with a mount outside the roots: %v", err)
+	}
+	_, _, err = m.Compile(Spec{Name: "f", Runtime: "wasm", Entry: "fake.wasm", Mounts: []string{".:rel"}}, dir)
+	if err == nil || !strings.Contains(err.Error(), "must be absolute") {
+		t.Errorf("Compile with a relative guest path: %v", err)
+	}
+}
