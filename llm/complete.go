@@ -45,9 +45,32 @@ func (d policyDoer) Do(r *http.Request) (*http.Response, error) {
 // whole call, since a non-streamed upstream answers only when it is done.
 // Failures are *Error.
 func (c *Client) Complete(ctx context.Context, req *ChatRequest) (string, error) {
+	msg, err := c.complete(ctx, req)
+	return msg.Content, err
+}
+
+// CompleteTools is Complete for a request that offers tools (req.Tools): it
+// returns the first choice's content ("" when the model answered with tool
+// calls only) and its tool calls, nil when it made none.
+func (c *Client) CompleteTools(ctx context.Context, req *ChatRequest) (string, []ToolCall, error) {
+	msg, err := c.complete(ctx, req)
+	if err != nil {
+		return "", nil, err
+	}
+	var calls []ToolCall
+	for _, tc := range msg.ToolCalls {
+		calls = append(calls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return msg.Content, calls, nil
+}
+
+// complete makes the non-streamed call and returns the first choice's
+// message.
+func (c *Client) complete(ctx context.Context, req *ChatRequest) (openai.ChatCompletionMessage, error) {
+	var none openai.ChatCompletionMessage
 	body, err := req.body(false)
 	if err != nil {
-		return "", err
+		return none, err
 	}
 	call, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -57,12 +80,12 @@ func (c *Client) Complete(ctx context.Context, req *ChatRequest) (string, error)
 	call = context.WithValue(call, outboundKey{}, &outbound{body: body, header: req.Header})
 	resp, err := c.openai.CreateChatCompletion(call, openai.ChatCompletionRequest{Model: req.Model})
 	if err != nil {
-		return "", r.completeError(err)
+		return none, r.completeError(err)
 	}
 	if len(resp.Choices) == 0 {
-		return "", &Error{Kind: KindStream, Message: "the upstream answered without any choice"}
+		return none, &Error{Kind: KindStream, Message: "the upstream answered without any choice"}
 	}
-	return resp.Choices[0].Message.Content, nil
+	return resp.Choices[0].Message, nil
 }
 
 // completeError turns an error of go-openai into an *Error.

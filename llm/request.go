@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -30,17 +31,27 @@ type ChatRequest struct {
 	Model    string
 	Messages []Message
 	// Extra are the pass-through fields in request order. Keys "model",
-	// "messages" and "stream" are dropped: ours win.
+	// "messages" and "stream" are dropped: ours win. So are "tools" and
+	// "tool_choice" when Tools is set, and "tool_choice" when ToolChoice
+	// is set: a client's tool_choice names the client's tools.
 	Extra []Field
+	// Tools are the tool definitions offered to the model, each a JSON
+	// object such as {"type":"function","function":{"name",
+	// "description","parameters"}}, sent as "tools" when not empty.
+	Tools []json.RawMessage
+	// ToolChoice, when set, is sent as "tool_choice": "auto", "none",
+	// "required" or {"type":"function","function":{"name":…}}.
+	ToolChoice json.RawMessage
 	// Header are the plugin's inbound request headers, forwarded in
 	// AuthForward mode.
 	Header http.Header
 }
 
-// Body returns the JSON body of the streamed call:
-// {<extra...>,"model":…,"messages":[…],"stream":true}. Strings are escaped
-// with sse.AppendString (valid JSON for any input, <, > and & left as they
-// are); raw values are checked and copied verbatim.
+// Body returns the JSON body of the streamed call: {<extra...>,"model":…,
+// "tools":[…],"tool_choice":…,"messages":[…],"stream":true}, "model",
+// "tools" and "tool_choice" only when set. Strings are escaped with
+// sse.AppendString (valid JSON for any input, <, > and & left as they are);
+// raw values are checked and copied verbatim.
 func (r *ChatRequest) Body() ([]byte, error) {
 	return r.body(true)
 }
@@ -49,8 +60,7 @@ func (r *ChatRequest) body(stream bool) ([]byte, error) {
 	b := make([]byte, 0, r.sizeHint())
 	b = append(b, '{')
 	for _, f := range r.Extra {
-		switch f.Key {
-		case "model", "messages", "stream":
+		if r.ours(f.Key) {
 			continue
 		}
 		if !json.Valid(f.Value) {
@@ -65,6 +75,10 @@ func (r *ChatRequest) body(stream bool) ([]byte, error) {
 		b = append(b, `"model":`...)
 		b = sse.AppendString(b, r.Model)
 		b = append(b, ',')
+	}
+	b, err := r.appendTools(b)
+	if err != nil {
+		return nil, err
 	}
 	b = append(b, `"messages":[`...)
 	for i, m := range r.Messages {
@@ -90,9 +104,53 @@ func (r *ChatRequest) body(stream bool) ([]byte, error) {
 	return append(b, `],"stream":false}`...), nil
 }
 
+// ours reports whether the body's key is set by r itself, so that the
+// pass-through field of that key is dropped.
+func (r *ChatRequest) ours(key string) bool {
+	switch key {
+	case "model", "messages", "stream":
+		return true
+	case "tools":
+		return len(r.Tools) > 0
+	case "tool_choice":
+		return len(r.Tools) > 0 || r.ToolChoice != nil
+	}
+	return false
+}
+
+// appendTools appends "tools" and "tool_choice", when set, each followed by
+// a comma.
+func (r *ChatRequest) appendTools(b []byte) ([]byte, error) {
+	if len(r.Tools) > 0 {
+		b = append(b, `"tools":[`...)
+		for i, t := range r.Tools {
+			if !json.Valid(t) {
+				return nil, fmt.Errorf("llm: tool %d is not valid JSON", i)
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, t...)
+		}
+		b = append(b, "],"...)
+	}
+	if r.ToolChoice != nil {
+		if !json.Valid(r.ToolChoice) {
+			return nil, errors.New("llm: tool_choice is not valid JSON")
+		}
+		b = append(b, `"tool_choice":`...)
+		b = append(b, r.ToolChoice...)
+		b = append(b, ',')
+	}
+	return b, nil
+}
+
 // sizeHint estimates the body size to allocate it once.
 func (r *ChatRequest) sizeHint() int {
-	n := 64 + len(r.Model)
+	n := 64 + len(r.Model) + len(r.ToolChoice)
+	for _, t := range r.Tools {
+		n += len(t) + 1
+	}
 	for _, f := range r.Extra {
 		n += len(f.Key) + len(f.Value) + 4
 	}

@@ -1,6 +1,8 @@
 // Package store keeps short-lived server-side data by key: the state of a
-// plan that emitted actions, so that the feedback on those actions can use
-// it without it travelling in the (small, signed) action state.
+// plan that emitted actions, or of an agent run paused on a tool call, so
+// that the feedback on those actions can use it without it travelling in the
+// (small, signed) action state. Memory keeps it in one process; SQLite keeps
+// it in a file that several replicas can share.
 package store
 
 import (
@@ -19,6 +21,10 @@ type Store interface {
 	Put(ctx context.Context, key string, value []byte, ttl time.Duration) error
 	// Get returns the value of key, or ErrNotFound.
 	Get(ctx context.Context, key string) ([]byte, error)
+	// Take returns the value of key and deletes it, atomically: of several
+	// callers taking one key, even on different replicas sharing the
+	// store, exactly one gets the value and the others ErrNotFound.
+	Take(ctx context.Context, key string) ([]byte, error)
 }
 
 // Memory is a Store in this process's memory. Replicas do not share it.
@@ -67,6 +73,18 @@ func (m *Memory) Get(_ context.Context, key string) ([]byte, error) {
 		return nil, ErrNotFound
 	}
 	return append([]byte(nil), it.value...), nil
+}
+
+// Take implements Store.
+func (m *Memory) Take(_ context.Context, key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it, ok := m.items[key]
+	delete(m.items, key)
+	if !ok || !m.now().Before(it.expires) {
+		return nil, ErrNotFound
+	}
+	return it.value, nil // a copy made by Put, no longer held
 }
 
 // Len counts the items held, expired ones included until swept.

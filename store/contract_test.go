@@ -1,0 +1,220 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// clock is a settable time source shared by a test's stores.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// newClock starts at the real time: a store opened later with the real
+// clock (a second instance, a reopened file) must agree on what is live.
+func newClock() *clock { return &clock{t: time.Now()} }
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// impls are the Store implementations that must behave alike.
+var impls = []struct {
+	name string
+	open func(t *testing.T, c *clock) Store
+}{
+	{"memory", func(t *testing.T, c *clock) Store {
+		m := NewMemory()
+		m.now = c.now
+		return m
+	}},
+	{"sqlite", func(t *testing.T, c *clock) Store {
+		s := openTestSQLite(t, filepath.Join(t.TempDir(), "store.db"))
+		s.now = c.now
+		return s
+	}},
+}
+
+func openTestSQLite(t testing.TB, path string) *SQLite {
+	t.Helper()
+	s, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// op is one step of a behaviour case: "put" (key, val, ttl), "get" or
+// "take" (key; want the value or err), or "wait" (ttl passes).
+type op struct {
+	do       string
+	key, val string
+	ttl      time.Duration
+	want     string
+	err      error
+}
+
+func put(key, val string, ttl time.Duration) op { return op{do: "put", key: key, val: val, ttl: ttl} }
+func get(key, want string) op                   { return op{do: "get", key: key, want: want} }
+func take(key, want string) op                  { return op{do: "take", key: key, want: want} }
+func getNone(key string) op                     { return op{do: "get", key: key, err: ErrNotFound} }
+func takeNone(key string) op                    { return op{do: "take", key: key, err: ErrNotFound} }
+func wait(d time.Duration) op                   { return op{do: "wait", ttl: d} }
+
+var behaviour = []struct {
+	name string
+	ops  []op
+}{
+	{"put then get", []op{put("a", "1", time.Minute), get("a", "1"), get("a", "1")}},
+	{"missing", []op{getNone("a"), takeNone("a")}},
+	{"overwrite", []op{put("a", "1", time.Minute), put("a", "2", time.Minute), get("a", "2")}},
+	{"keys apart", []op{put("a", "1", time.Minute), put("b", "2", time.Minute), get("a", "1"), get("b", "2")}},
+	{"expires at ttl", []op{put("a", "1", time.Minute), wait(time.Minute - 1), get("a", "1"), wait(1), getNone("a"), takeNone("a")}},
+	{"zero ttl", []op{put("a", "1", 0), getNone("a"), takeNone("a")}},
+	{"overwrite renews the ttl", []op{put("a", "1", time.Second), wait(time.Second / 2), put("a", "2", time.Second),
+		wait(time.Second * 3 / 4), get("a", "2")}},
+	{"put again after expiry", []op{put("a", "1", time.Second), wait(time.Second), put("a", "2", time.Second), get("a", "2")}},
+	{"longest ttl", []op{put("a", "1", math.MaxInt64), wait(100 * 365 * 24 * time.Hour), get("a", "1")}},
+	{"negative ttl", []op{put("a", "1", -time.Hour), getNone("a")}},
+	{"take", []op{put("a", "1", time.Minute), take("a", "1"), getNone("a")}},
+	{"take twice", []op{put("a", "1", time.Minute), take("a", "1"), takeNone("a")}},
+	{"take leaves other keys", []op{put("a", "1", time.Minute), put("b", "2", time.Minute), take("a", "1"), get("b", "2")}},
+	{"take expired", []op{put("a", "1", time.Second), wait(time.Second), takeNone("a"), getNone("a")}},
+	{"put after take", []op{put("a", "1", time.Minute), take("a", "1"), put("a", "2", time.Minute), take("a", "2")}},
+	{"empty value", []op{put("a", "", time.Minute), get("a", ""), take("a", ""), takeNone("a")}},
+	{"binary value and key", []op{put("k\x00é", "\x00\xff\n", time.Minute), get("k\x00é", "\x00\xff\n"), getNone("k")}},
+}
+
+func TestBehaviour(t *testing.T) {
+	ctx := context.Background()
+	for _, impl := range impls {
+		for _, tc := range behaviour {
+			t.Run(impl.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				c := newClock()
+				s := impl.open(t, c)
+				for i, o := range tc.ops {
+					var got []byte
+					var err error
+					switch o.do {
+					case "put":
+						err = s.Put(ctx, o.key, []byte(o.val), o.ttl)
+					case "get":
+						got, err = s.Get(ctx, o.key)
+					case "take":
+						got, err = s.Take(ctx, o.key)
+					case "wait":
+						c.advance(o.ttl)
+					}
+					if !errors.Is(err, o.err) || (o.err == nil && string(got) != o.want) {
+						t.Fatalf("op %d %s(%q) = %q, %v; want %q, %v", i, o.do, o.key, got, err, o.want, o.err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestValueCopies: neither the caller's slice given to Put nor the one
+// returned by Get or Take is the stored value.
+func TestValueCopies(t *testing.T) {
+	ctx := context.Background()
+	for _, impl := range impls {
+		t.Run(impl.name, func(t *testing.T) {
+			s := impl.open(t, newClock())
+			v := []byte("abc")
+			if err := s.Put(ctx, "k", v, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			v[0] = 'x'
+			got, err := s.Get(ctx, "k")
+			if err != nil || string(got) != "abc" {
+				t.Fatalf("after changing Put's slice: Get = %q, %v", got, err)
+			}
+			got[0] = 'y'
+			got, err = s.Take(ctx, "k")
+			if err != nil || string(got) != "abc" {
+				t.Fatalf("after changing Get's slice: Take = %q, %v", got, err)
+			}
+		})
+	}
+}
+
+// TestConcurrentTake: many goroutines take the same keys; each key is won
+// exactly once, with its value.
+func TestConcurrentTake(t *testing.T) {
+	for _, impl := range impls {
+		t.Run(impl.name, func(t *testing.T) {
+			s := impl.open(t, newClock())
+			stores := []Store{s}
+			if sq, ok := s.(*SQLite); ok { // a second instance on the same file
+				other := openTestSQLite(t, sq.path)
+				other.now = sq.now
+				stores = append(stores, other)
+			}
+			takeRace(t, stores, 32, 12)
+		})
+	}
+}
+
+// takeRace puts keys values in stores[0], then workers spread over stores
+// take every key; it fails unless each key was won exactly once.
+func takeRace(t *testing.T, stores []Store, keys, workers int) {
+	t.Helper()
+	ctx := context.Background()
+	for k := range keys {
+		if err := stores[0].Put(ctx, fmt.Sprint("k", k), []byte(fmt.Sprint("v", k)), time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wins := make([]atomic.Int32, keys)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range workers {
+		s := stores[w%len(stores)]
+		wg.Go(func() {
+			<-start
+			for i := range keys {
+				k := (i + w) % keys // workers start apart and meet on every key
+				v, err := s.Take(ctx, fmt.Sprint("k", k))
+				switch {
+				case errors.Is(err, ErrNotFound):
+				case err != nil:
+					t.Errorf("Take(k%d): %v", k, err)
+				case string(v) != fmt.Sprint("v", k):
+					t.Errorf("Take(k%d) = %q", k, v)
+				default:
+					wins[k].Add(1)
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for k := range wins {
+		if n := wins[k].Load(); n != 1 {
+			t.Errorf("key k%d was taken %d times, want exactly once", k, n)
+		}
+	}
+}
