@@ -70,7 +70,9 @@ func (sr *stepRun) str(v *valueTemplate) (string, error) {
 func (k *gitKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	mgr := sr.run.cfg.Git
 	if mgr == nil {
-		return nil, errNoRepositories
+		return nil, &Error{Code: "REPOSITORIES_NOT_CONFIGURED", Status: 503, Source: SourceServer,
+			Message:         "git: this gateway has no repositories configured (git.repositories in its config)",
+			SuggestedAction: "the gateway's operator should add repositories under git.repositories in the gateway config"}
 	}
 	p, err := k.params(sr)
 	if err != nil {
@@ -165,8 +167,8 @@ func treeNodes(entries any, dir string) []any {
 		p, _ := m["path"].(string)
 		typ, _ := m["type"].(string)
 		desc := ""
-		if size, ok := m["size"].(float64); ok && typ == "file" {
-			desc = fmt.Sprintf("%d bytes", int64(size))
+		if size, ok := m["size"].(int); ok && typ == "file" {
+			desc = fmt.Sprintf("%d bytes", size)
 		}
 		nodes = append(nodes, map[string]any{"id": p, "pId": dir, "type": typ, "name": path.Base(p),
 			"description": desc, "labels": []any{}, "path": p})

@@ -180,7 +180,7 @@ func TestPlans(t *testing.T) {
 		{"refs", "Ann 3 hi Ann", ""},
 		{"outputs", "xxx FAILED ", ""},
 		{"cond", "ab[SKIPPED]", ""},
-		{"fails", "", CodeStepFailed},
+		{"fails", "", "REPOSITORIES_NOT_CONFIGURED"},
 		{"timeout", "", CodeStepTimeout},
 		{"plantimeout", "", CodePlanTimeout},
 		{"retry", "got ok after 3", ""},

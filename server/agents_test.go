@@ -34,7 +34,7 @@ func TestListAgents(t *testing.T) {
 		"greeter: default",
 		"hello: default,version",
 		"models: default,pinned",
-		"planner: default,bye,tree,parallel,fails,upstreamfails",
+		"planner: default,bye,tree,parallel,fails,upstreamfails,cmdtree,children",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("agents:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
