@@ -157,7 +157,7 @@ func (run *Run) emitAction(em Emitter, ca *compiledAction, env *renderEnv) (*act
 		if fb := run.feedback; fb != nil && fb.Kind == actions.KindTree && fb.TreeID == a.Tree.TreeID && len(ca.handlers) == 0 {
 			// A batch of children answering an expand extends the tree that
 			// asked for it: feedback on its nodes goes to that tree's handlers.
-			claims.Command, claims.Step = fb.Command, fb.Step
+			claims.Command, claims.Step, claims.Run = fb.Command, fb.Step, fb.Run
 		}
 	}
 	if a.State, err = run.cfg.Signer.Sign(claims); err != nil {

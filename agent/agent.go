@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/tools"
 )
 
 // DefaultCommand is the command a request without one runs.
@@ -16,6 +17,8 @@ const DefaultCommand = "default"
 type Agent struct {
 	Def      *Definition
 	commands map[string]*command
+	// tools are the agent's tools and the shared ones, by name.
+	tools map[string]*tools.Tool
 }
 
 // Name returns the agent's name.
@@ -43,6 +46,8 @@ type command struct {
 	actions       []*compiledAction
 	plan          *compiledPlan
 	vars          []contextOption
+	// tools are those the command's model may call, by name.
+	tools map[string]*tools.Tool
 	// actionsByKey holds every action the command can emit, its own and
 	// those of its plan and handlers, for routing feedback.
 	actionsByKey map[string]*compiledAction
@@ -75,9 +80,13 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // compiler is the state of compiling one definition.
 type compiler struct {
-	file  string
-	def   *Definition
-	diags *Diagnostics
+	file    string
+	baseDir string
+	opts    *LoadOptions
+	def     *Definition
+	diags   *Diagnostics
+	// tools are those the agent's commands may name: shared and its own.
+	tools map[string]*tools.Tool
 	cmd   *command // the command being compiled
 	// checks run once every command is compiled (handler targets).
 	checks []func(a *Agent)
@@ -95,14 +104,16 @@ func (c *compiler) later(check func(a *Agent)) { c.checks = append(c.checks, che
 
 // compile validates def and builds the runnable agent, adding problems to
 // diags. It returns nil when the definition is unusable.
-func compile(def *Definition, diags *Diagnostics) *Agent {
-	c := &compiler{file: def.Pos.File, def: def, diags: diags}
+func compile(def *Definition, diags *Diagnostics, opts *LoadOptions, baseDir string) *Agent {
+	c := &compiler{file: def.Pos.File, baseDir: baseDir, opts: opts, def: def, diags: diags}
 	if def.Name == "" {
 		c.errorf(def.Pos, "agent: name is required")
 	} else if !validName.MatchString(def.Name) {
 		c.errorf(def.Pos, "agent: name %q may hold only letters, digits, '_', '.' and '-'", def.Name)
 	}
 	a := &Agent{Def: def, commands: map[string]*command{}}
+	c.compileTools()
+	a.tools = c.tools
 	for _, cd := range def.Commands {
 		if cd == nil {
 			continue
@@ -140,6 +151,10 @@ func (c *compiler) compileCommand(cd *Command) *command {
 	cc.system, cc.others, cc.mentionsInput = c.compileMessages(what, cd.MessageTemplates)
 	if cd.Reply != nil {
 		cc.reply = compileText(what+": reply", cd.Reply, c.diags)
+	}
+	cc.tools = c.resolveTools(what, cd.Pos, cd.Tools)
+	if len(cc.tools) > 0 && !cc.hasPrompt() {
+		c.warnf(cd.Pos, "%s: tools are for the command's model, and it has no messageTemplates", what)
 	}
 	for i, v := range cd.Actions {
 		if v == nil {

@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"time"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 // Position is a place in a definition file; lines and columns count from 1.
@@ -42,6 +44,14 @@ type Definition struct {
 	Service            *Service     `yaml:"service"`
 	ModelConfiguration *ModelConfig `yaml:"modelConfiguration"`
 	Commands           []*Command   `yaml:"commands"`
+	// Tools (extension) are the agent's tools, usable by its commands.
+	Tools []*ToolDef `yaml:"tools"`
+}
+
+// ToolDef is a tool as written in a definition (see tools.Spec).
+type ToolDef struct {
+	Pos        Position `yaml:"-"`
+	tools.Spec `yaml:",inline"`
 }
 
 // Service is where the platform reaches the agent.
@@ -78,6 +88,9 @@ type Command struct {
 	Actions []*Value `yaml:"actions"`
 	// Steps (extension) make the command a plan (see Step).
 	Steps []*Step `yaml:"steps"`
+	// Tools (extension) are the tools the command's model may call, by name:
+	// the agent's, or the gateway's shared ones.
+	Tools []string `yaml:"tools"`
 	// Timeout (extension) bounds the whole plan.
 	Timeout time.Duration `yaml:"timeout"`
 }
@@ -97,6 +110,8 @@ type Step struct {
 	Set    *Value    `yaml:"set"`
 	Call   *CallStep `yaml:"call"`
 	Git    *GitStep  `yaml:"git"`
+	// Tool runs a tool by name, its parameters from With.
+	Tool string `yaml:"tool"`
 	// With are the step's inputs: references ($state.x || $state.y),
 	// templates or literal values, seen by templates as .with.
 	With    *Value        `yaml:"with"`
@@ -115,6 +130,8 @@ type LLMStep struct {
 	Stream bool `yaml:"stream"`
 	// Format "json" parses the answer as JSON.
 	Format string `yaml:"format"`
+	// Tools the model may call, by name.
+	Tools []string `yaml:"tools"`
 }
 
 // CallStep runs another command of this or another agent.

@@ -21,6 +21,8 @@ type Emitter interface {
 	Action(a *actions.Action) error
 	// Error reports a failure inside the stream.
 	Error(e *Error) error
+	// ToolCall asks the IDE to run a frontend tool.
+	ToolCall(f *ToolCallFrame) error
 	// End finishes the response; it is called exactly once per run.
 	End() error
 }
@@ -80,6 +82,15 @@ func (e *SSEEmitter) Error(er *Error) error {
 	return e.w.Event(EventError, data)
 }
 
+// ToolCall implements Emitter.
+func (e *SSEEmitter) ToolCall(f *ToolCallFrame) error {
+	data, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encoding tool call: %w", err)
+	}
+	return e.w.Event(EventToolCall, data)
+}
+
 // End implements Emitter.
 func (e *SSEEmitter) End() error { return e.w.End() }
 
@@ -101,11 +112,12 @@ func ErrorFrame(e *Error, requestID string) ErrorFrameData {
 
 // Frame is one thing a Recorder received.
 type Frame struct {
-	Kind   string // "text", "chunk", "action", "error" or "end"
+	Kind   string // "text", "chunk", "action", "error", "toolcall" or "end"
 	Text   string // text, or the content of a relayed chunk
 	Raw    []byte // a relayed chunk as received
-	Action *actions.Action
-	Error  *Error
+	Action   *actions.Action
+	Error    *Error
+	ToolCall *ToolCallFrame
 }
 
 // Recorder is an Emitter that keeps frames in memory, for tests and for
@@ -147,6 +159,9 @@ func (r *Recorder) Action(a *actions.Action) error { return r.add(Frame{Kind: "a
 
 // Error implements Emitter.
 func (r *Recorder) Error(e *Error) error { return r.add(Frame{Kind: "error", Error: e}) }
+
+// ToolCall implements Emitter.
+func (r *Recorder) ToolCall(f *ToolCallFrame) error { return r.add(Frame{Kind: "toolcall", ToolCall: f}) }
 
 // End implements Emitter.
 func (r *Recorder) End() error { return r.add(Frame{Kind: "end"}) }

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 // IsDefinitionFile reports whether a file name has one of the extensions
@@ -28,10 +30,33 @@ func IsDefinitionFile(name string) bool {
 	return false
 }
 
+// LoadOptions are what loading needs besides the files.
+type LoadOptions struct {
+	// Tools compiles the agents' tools; nil means a manager with default
+	// settings (no HTTP tools allowed, workdirs confined to the file's
+	// directory).
+	Tools *tools.Manager
+	// Shared are the gateway's shared tools, usable by every agent by name.
+	Shared map[string]*tools.Tool
+	// BaseDir is where relative tool paths of definitions not read from
+	// disk (the embedded examples) resolve; "" means the working directory.
+	BaseDir string
+}
+
+func (o *LoadOptions) manager() *tools.Manager {
+	if o.Tools == nil {
+		o.Tools = tools.NewManager(tools.Config{})
+	}
+	return o.Tools
+}
+
 // Load reads agent definitions from paths: files, or directories searched
 // recursively (hidden entries skipped) for definition files. A file with
 // errors is reported and skipped; the others still load.
-func Load(paths ...string) ([]*Agent, Diagnostics) {
+func Load(paths ...string) ([]*Agent, Diagnostics) { return LoadWith(LoadOptions{}, paths...) }
+
+// LoadWith is Load with options.
+func LoadWith(opts LoadOptions, paths ...string) ([]*Agent, Diagnostics) {
 	var files []string
 	var diags Diagnostics
 	for _, p := range paths {
@@ -51,16 +76,23 @@ func Load(paths ...string) ([]*Agent, Diagnostics) {
 		}
 		files = append(files, found...)
 	}
-	return loadFiles(files, func(name string) ([]byte, error) { return os.ReadFile(name) }, diags)
+	opts.manager()
+	return loadFiles(&opts, true, files, func(name string) ([]byte, error) { return os.ReadFile(name) }, diags)
 }
 
 // LoadFS is Load over a file system, such as the embedded example agents.
 func LoadFS(fsys fs.FS, root string) ([]*Agent, Diagnostics) {
+	return LoadFSWith(LoadOptions{}, fsys, root)
+}
+
+// LoadFSWith is LoadFS with options.
+func LoadFSWith(opts LoadOptions, fsys fs.FS, root string) ([]*Agent, Diagnostics) {
 	files, err := definitionFiles(fsys, root, "")
 	if err != nil {
 		return nil, Diagnostics{{Pos: Position{File: root}, Message: err.Error()}}
 	}
-	return loadFiles(files, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }, nil)
+	opts.manager()
+	return loadFiles(&opts, false, files, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }, nil)
 }
 
 // definitionFiles lists the definition files under root in fsys, named with
@@ -99,7 +131,7 @@ func definitionFiles(fsys fs.FS, root, prefix string) ([]string, error) {
 	return files, nil
 }
 
-func loadFiles(files []string, read func(string) ([]byte, error), diags Diagnostics) ([]*Agent, Diagnostics) {
+func loadFiles(opts *LoadOptions, onDisk bool, files []string, read func(string) ([]byte, error), diags Diagnostics) ([]*Agent, Diagnostics) {
 	var agents []*Agent
 	seen := map[string]*Agent{}
 	for _, f := range files {
@@ -108,7 +140,11 @@ func loadFiles(files []string, read func(string) ([]byte, error), diags Diagnost
 			diags.add(SeverityError, Position{File: f}, fmt.Sprintf("reading agent definition: %v", err))
 			continue
 		}
-		as, ds := Parse(f, data)
+		base := opts.BaseDir
+		if onDisk {
+			base = filepath.Dir(f)
+		}
+		as, ds := parseFile(opts, base, f, data)
 		diags = append(diags, ds...)
 		for _, a := range as {
 			if prev, dup := seen[a.Name()]; dup {
@@ -125,8 +161,15 @@ func loadFiles(files []string, read func(string) ([]byte, error), diags Diagnost
 
 // Parse reads the agent definitions in one file (several YAML documents
 // may hold several agents) and compiles them. Only agents without errors
-// are returned; every problem is in the diagnostics.
+// are returned; every problem is in the diagnostics. Relative tool paths
+// resolve against the file's directory.
 func Parse(file string, data []byte) ([]*Agent, Diagnostics) {
+	opts := LoadOptions{}
+	opts.manager()
+	return parseFile(&opts, filepath.Dir(file), file, data)
+}
+
+func parseFile(opts *LoadOptions, baseDir, file string, data []byte) ([]*Agent, Diagnostics) {
 	var diags Diagnostics
 	var agents []*Agent
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -147,7 +190,7 @@ func Parse(file string, data []byte) ([]*Agent, Diagnostics) {
 		def := &Definition{}
 		nd := &nodeDecoder{file: file, diags: &local}
 		nd.decode(&doc, reflect.ValueOf(def).Elem(), "agent")
-		a := compile(def, &local)
+		a := compile(def, &local, opts, baseDir)
 		diags = append(diags, local...)
 		if local.Errors() == 0 && a != nil {
 			agents = append(agents, a)

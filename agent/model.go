@@ -20,6 +20,11 @@ func (run *Run) callModel(ctx context.Context, em Emitter) error {
 	if err != nil {
 		return err
 	}
+	if len(run.cmd.tools) > 0 {
+		l := &toolLoop{run: run, tools: run.cmd.tools, model: run.model, msgs: msgs, stream: true}
+		_, err := l.converse(ctx, em)
+		return err
+	}
 	req := &llm.ChatRequest{Model: run.model, Messages: msgs, Extra: run.extra, Header: run.req.Header}
 	res, err := run.cfg.LLM.Stream(ctx, req, em)
 	if err != nil {

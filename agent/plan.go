@@ -180,9 +180,13 @@ func (c *compiler) compileKind(where, key string, sd *Step) stepKind {
 		kinds = append(kinds, "git")
 		k = c.compileGit(where, sd)
 	}
+	if sd.Tool != "" {
+		kinds = append(kinds, "tool")
+		k = c.compileTool(where, sd)
+	}
 	switch len(kinds) {
 	case 0:
-		c.errorf(sd.Pos, "%s: a step needs one kind: reply, llm, action, set, call or git", where)
+		c.errorf(sd.Pos, "%s: a step needs one kind: reply, llm, action, set, call, git or tool", where)
 	case 1:
 	default:
 		c.errorf(sd.Pos, "%s: a step has one kind, this one has %s", where, strings.Join(kinds, " and "))

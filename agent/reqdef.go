@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 // definitionCache keeps compiled request-carried definitions by content, so
@@ -61,7 +63,7 @@ func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
 		return nil, Errorf(CodeBadRequest, "agentDefinition names agent %q, but the request is for %q", def.Name, name)
 	}
 	sanitize(def)
-	a := compile(def, &diags)
+	a := compile(def, &diags, &LoadOptions{Tools: tools.NewManager(tools.Config{})}, "")
 	if diags.Errors() > 0 {
 		var msgs []string
 		for _, d := range diags {
@@ -83,6 +85,7 @@ func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
 
 // sanitize keeps only what is safe to take from a client.
 func sanitize(def *Definition) {
+	def.Tools = nil
 	def.ModelConfiguration = modelNameOnly(def.ModelConfiguration)
 	for _, c := range def.Commands {
 		if c == nil {
@@ -91,6 +94,7 @@ func sanitize(def *Definition) {
 		c.Reply = nil
 		c.Actions = nil
 		c.Steps = nil
+		c.Tools = nil
 		c.Timeout = 0
 		c.ModelConfiguration = modelNameOnly(c.ModelConfiguration)
 	}

@@ -26,6 +26,8 @@ type Request struct {
 	Messages []llm.Message
 	// Action is set on an action feedback request.
 	Action *actions.Feedback
+	// ToolResults are an IDE's answers to frontend tool calls.
+	ToolResults []ToolResult
 	// Model is the request's own "model" field, if any.
 	Model string
 	// Extra are the fields passed to the upstream model unchanged, by key.
@@ -37,7 +39,7 @@ type Request struct {
 // protocolFields are request fields that are the gateway's, never the
 // model's: they are not passed upstream.
 var protocolFields = []string{
-	"agent", "command", "contextVariables", "agentDefinition", "messages", "action",
+	"agent", "command", "contextVariables", "agentDefinition", "messages", "action", "toolResults",
 	"messageTemplates", "modelConfiguration", "model", "stream",
 }
 
@@ -105,6 +107,13 @@ func (r *Request) decodeKnown(fields map[string]json.RawMessage) error {
 			return Errorf(CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (PROTOCOL.md section 4)")
 		}
 		r.Action = fb
+	}
+	if raw := fields["toolResults"]; !isJSONNull(raw) {
+		rs, err := decodeToolResults(raw)
+		if err != nil {
+			return err
+		}
+		r.ToolResults = rs
 	}
 	for _, key := range []string{"messageTemplates", "modelConfiguration", "stream"} {
 		if raw, ok := fields[key]; ok && !json.Valid(raw) {

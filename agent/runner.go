@@ -45,6 +45,12 @@ type RunnerConfig struct {
 	// StateTTL is how long that state is kept: as long as actions stay
 	// clickable. 0 means 24h.
 	StateTTL time.Duration
+	// MaxToolRounds bounds a model's tool-calling rounds per answer; 0
+	// means DefaultMaxToolRounds.
+	MaxToolRounds int
+	// PauseTTL is how long a run waiting for a consent or a frontend tool's
+	// result is kept; 0 means DefaultPauseTTL.
+	PauseTTL time.Duration
 	Logger   *slog.Logger
 }
 
@@ -98,6 +104,8 @@ type Run struct {
 	// depth counts nested calls.
 	depth       int
 	actionsSent atomic.Bool
+	// paused is the conversation this request resumes, if any.
+	paused *pauseRecord
 }
 
 // Agent names the run's agent.
@@ -134,8 +142,18 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	}
 	run := &Run{cfg: &r.cfg, reg: r.reg, req: req, agent: a, endpoint: a.Name(), turns: req.Messages, id: uuid.NewString()}
 	name := req.Command
-	if req.Action != nil {
+	switch {
+	case req.Action != nil:
 		if name, err = r.verifyFeedback(run); err != nil {
+			return nil, err
+		}
+		if run.feedback.Step == consentKey {
+			if err := r.resumeConsent(run); err != nil {
+				return nil, err
+			}
+		}
+	case len(req.ToolResults) > 0:
+		if name, err = r.resumeToolResults(run); err != nil {
 			return nil, err
 		}
 	}
@@ -312,10 +330,16 @@ func (run *Run) templateData() map[string]any {
 func (run *Run) Execute(ctx context.Context, em Emitter) {
 	defer em.End()
 	var err error
-	if run.feedback != nil {
+	switch {
+	case run.paused != nil:
+		err = run.resume(ctx, em)
+	case run.feedback != nil:
 		err = run.handleFeedback(ctx, em)
-	} else {
+	default:
 		err = run.execute(ctx, em)
+	}
+	if errors.Is(err, errPaused) {
+		return
 	}
 	if err != nil {
 		var e *Error
@@ -356,6 +380,13 @@ func (run *Run) execute(ctx context.Context, em Emitter) error {
 			return err
 		}
 	}
+	return run.afterModel(ctx, em)
+}
+
+// afterModel runs what a command does after its own prompt: its plan,
+// then its actions.
+func (run *Run) afterModel(ctx context.Context, em Emitter) error {
+	cmd := run.cmd
 	var state map[string]any
 	if cmd.plan != nil {
 		var err error

@@ -58,6 +58,8 @@ func (s *sequencer) write(f Frame) error {
 		return s.out.Action(f.Action)
 	case "error":
 		return s.out.Error(f.Error)
+	case "toolcall":
+		return s.out.ToolCall(f.ToolCall)
 	}
 	return nil
 }
@@ -92,4 +94,7 @@ func (e *stepEmitter) Action(a *actions.Action) error {
 	return e.s.emit(e.i, Frame{Kind: "action", Action: a})
 }
 func (e *stepEmitter) Error(er *Error) error { return e.s.emit(e.i, Frame{Kind: "error", Error: er}) }
+func (e *stepEmitter) ToolCall(f *ToolCallFrame) error {
+	return e.s.emit(e.i, Frame{Kind: "toolcall", ToolCall: f})
+}
 func (e *stepEmitter) End() error            { return nil }

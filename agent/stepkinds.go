@@ -3,14 +3,16 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/tools"
 )
 
 // replyKind streams a template as text.
@@ -45,12 +47,15 @@ type llmKind struct {
 	model  ModelConfig
 	stream bool
 	json   bool
+	tools  map[string]*tools.Tool
 }
 
 func (c *compiler) compileLLM(where string, sd *Step) stepKind {
 	l := sd.LLM
 	k := &llmKind{stream: l.Stream, model: mergeModel(nil, l.ModelConfiguration)}
 	k.system, k.others, _ = c.compileMessages(where+": llm", l.MessageTemplates)
+	k.tools = c.resolveTools(where+": llm", sd.Pos, l.Tools)
+	c.noPause(where+": llm", sd.Pos, k.tools)
 	if len(l.MessageTemplates) == 0 {
 		c.errorf(sd.Pos, "%s: an llm step needs messageTemplates", where)
 	}
@@ -80,9 +85,20 @@ func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
 			return nil, err
 		}
 	}
-	req := &llm.ChatRequest{Model: firstNonEmpty(k.model.ModelName, run.model), Messages: msgs,
-		Extra: withDefaults(run.extra, k.model.Parameters), Header: run.req.Header}
+	model := firstNonEmpty(k.model.ModelName, run.model)
 	var text string
+	if len(k.tools) > 0 {
+		l := &toolLoop{run: run, tools: k.tools, model: model, params: k.model.Parameters, msgs: msgs, stream: k.stream}
+		var err error
+		if text, err = l.converse(ctx, sr.em); err != nil {
+			return nil, err
+		}
+		if !k.json {
+			return text, nil
+		}
+		return parseJSONAnswer(text)
+	}
+	req := &llm.ChatRequest{Model: model, Messages: msgs, Extra: withDefaults(run.extra, k.model.Parameters), Header: run.req.Header}
 	if k.stream {
 		sink := &captureSink{em: sr.em}
 		if _, err := run.cfg.LLM.Stream(ctx, req, sink); err != nil {
@@ -268,6 +284,51 @@ func (t *teeEmitter) Chunk(raw []byte) error {
 	return t.Emitter.Chunk(raw)
 }
 
+// toolKind runs a tool with the step's inputs as its parameters.
+type toolKind struct{ tool *tools.Tool }
+
+func (c *compiler) compileTool(where string, sd *Step) stepKind {
+	ts := c.resolveTools(where, sd.Pos, []string{sd.Tool})
+	t := ts[sd.Tool]
+	if t == nil {
+		return nil
+	}
+	c.noPause(where, sd.Pos, ts)
+	return &toolKind{tool: t}
+}
+
+func (k *toolKind) run(ctx context.Context, sr *stepRun) (any, error) {
+	with, _ := sr.env.data["with"].(map[string]any)
+	// A tool gets its parameters as JSON, as when a model calls it.
+	params := map[string]any{}
+	if data, err := json.Marshal(with); err != nil || json.Unmarshal(data, &params) != nil {
+		return nil, fmt.Errorf("tool %q: the step's inputs are not JSON", k.tool.Name)
+	}
+	r := k.tool.Call(ctx, tools.Call{ID: newCallID(), Parameters: params})
+	sr.run.log.Info("tool called", "tool", k.tool.Name, "status", r.Status, "ms", r.ExecutionTime)
+	if r.Status != tools.StatusSuccess {
+		msg := r.Status
+		if r.Error != nil {
+			msg = r.Error.Code + ": " + r.Error.Message
+		}
+		return nil, &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,
+			Message: fmt.Sprintf("tool %q: %s", k.tool.Name, msg)}
+	}
+	return toPlain(r.Result)
+}
+
+// noPause refuses tools that would pause a plan: a consent or an IDE tool
+// waits for another request, and a plan does not resume mid-way; a
+// command's own model can use them.
+func (c *compiler) noPause(where string, pos Position, ts map[string]*tools.Tool) {
+	for _, name := range slices.Sorted(maps.Keys(ts)) {
+		t := ts[name]
+		if t.NeedsConsent() || t.Runtime == "frontend" {
+			c.errorf(pos, "%s: tool %q waits for the user or the IDE, which a plan step cannot do; give it to the command's own model (the command's tools and messageTemplates)", where, name)
+		}
+	}
+}
+
 // notConfigured is the error of a model step without an upstream.
 func notConfigured(command string) *Error {
 	return &Error{Code: CodeUpstreamNotConfigured, Status: 503, Source: SourceServer,
@@ -275,5 +336,3 @@ func notConfigured(command string) *Error {
 		SuggestedAction: "start the gateway with --upstream URL (or AGENTGW_UPSTREAM_URL, or upstream.url in the config file), " +
 			"e.g. --upstream https://api.openai.com/v1 with upstream.auth key and OPENAI_API_KEY"}
 }
-
-var errNoRepositories = errors.New("git: this gateway has no repositories configured (the gateway config's git.repositories)")

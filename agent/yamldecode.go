@@ -118,7 +118,7 @@ func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 	if f, ok := v.Type().FieldByName("Pos"); ok && f.Type == positionType {
 		v.FieldByIndex(f.Index).Set(reflect.ValueOf(d.pos(n)))
 	}
-	seen := map[int]string{}
+	seen := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
 		f, ok := fields.byName[key.Value]
@@ -126,15 +126,14 @@ func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 			d.errorf(key, "%s: unknown field %q%s", what, key.Value, DidYouMean(key.Value, fields.names))
 			continue
 		}
-		if prev, dup := seen[f.index]; dup {
+		if prev, dup := seen[f.name]; dup {
 			d.errorf(key, "%s: field %q given twice (also as %q)", what, key.Value, prev)
 			continue
 		}
-		seen[f.index] = key.Value
-		fv := v.Field(f.index)
-		d.decode(val, fv, what+"."+f.name)
-		if f.keyField >= 0 {
-			v.Field(f.keyField).SetString(key.Value)
+		seen[f.name] = key.Value
+		d.decode(val, v.FieldByIndex(f.index), what+"."+f.name)
+		if f.keyField != nil {
+			v.FieldByIndex(f.keyField).SetString(key.Value)
 		}
 	}
 }
@@ -216,9 +215,9 @@ func kindName(n *yaml.Node) string {
 }
 
 type fieldInfo struct {
-	index    int
+	index    []int
 	name     string
-	keyField int // index of a string field that records which alias was used, or -1
+	keyField []int // a string field that records which alias was used, or nil
 }
 
 type fieldSet struct {
@@ -226,20 +225,31 @@ type fieldSet struct {
 	names  []string
 }
 
-// structFields maps YAML keys (names and aliases) to struct fields. A string
-// field named <Field>Key, tagged yaml:"-", records the key spelling used.
+// structFields maps YAML keys (names and aliases) to struct fields, those
+// of embedded structs tagged yaml:",inline" included. A string field named
+// <Field>Key, tagged yaml:"-", records the key spelling used.
 func structFields(t reflect.Type) fieldSet {
 	fs := fieldSet{byName: map[string]fieldInfo{}}
+	addFields(t, nil, &fs)
+	return fs
+}
+
+func addFields(t reflect.Type, prefix []int, fs *fieldSet) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("yaml")
+		index := append(append([]int(nil), prefix...), i)
+		if f.Anonymous && strings.Contains(tag, ",inline") && f.Type.Kind() == reflect.Struct {
+			addFields(f.Type, index, fs)
+			continue
+		}
 		if tag == "" || tag == "-" || !f.IsExported() {
 			continue
 		}
 		name, _, _ := strings.Cut(tag, ",")
-		info := fieldInfo{index: i, name: name, keyField: -1}
+		info := fieldInfo{index: index, name: name}
 		if kf, ok := t.FieldByName(f.Name + "Key"); ok && kf.Type.Kind() == reflect.String {
-			info.keyField = kf.Index[0]
+			info.keyField = append(append([]int(nil), prefix...), kf.Index...)
 		}
 		fs.byName[name] = info
 		fs.names = append(fs.names, name)
@@ -249,5 +259,4 @@ func structFields(t reflect.Type) fieldSet {
 			}
 		}
 	}
-	return fs
 }

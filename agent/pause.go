@@ -1,0 +1,209 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/tools"
+)
+
+// consentKey is the action key of a tool-consent confirm.
+const consentKey = "tool-consent"
+
+// EventToolCall is the SSE event of a frontend tool call.
+const EventToolCall = "copilot_tool_call"
+
+// DefaultPauseTTL is how long a paused run waits for its answer.
+const DefaultPauseTTL = time.Hour
+
+// ToolCallFrame asks the IDE to run a frontend tool (seed 000 section 4.5):
+// it answers with a feedback request carrying toolResults for callId.
+type ToolCallFrame struct {
+	CallID           string         `json:"callId"`
+	Name             string         `json:"name"`
+	Parameters       map[string]any `json:"parameters"`
+	UserPrompt       string         `json:"userPrompt,omitempty"`
+	FallbackBehavior string         `json:"fallbackBehavior,omitempty"`
+}
+
+// pendingCall is a tool call waiting for the user's consent or the IDE.
+type pendingCall struct {
+	Index    int          `json:"index"` // in the round's calls
+	Call     llm.ToolCall `json:"call"`
+	Frontend bool         `json:"frontend,omitempty"`
+	// ClientID is the id the IDE answers a frontend call with.
+	ClientID string `json:"clientId,omitempty"`
+}
+
+// pauseRecord is a paused model conversation, kept in the store so that any
+// replica sharing it can resume the run.
+type pauseRecord struct {
+	ID       string         `json:"id"`
+	Endpoint string         `json:"endpoint"`
+	Agent    string         `json:"agent"`
+	Command  string         `json:"command"`
+	Model    string         `json:"model"`
+	Params   map[string]any `json:"params,omitempty"`
+	Stream   bool           `json:"stream"`
+	Tools    []string       `json:"tools"`
+	Messages []llm.Message  `json:"messages"`
+	Calls    []llm.ToolCall `json:"calls"`
+	Results  []string       `json:"results"` // per call; "" while waiting
+	Waiting  []pendingCall  `json:"waiting"`
+	Round    int            `json:"round"`
+}
+
+func pauseKey(id string) string     { return "pause/" + id }
+func clientCallKey(id string) string { return "call/" + id }
+
+// pause keeps the conversation and asks the user (one confirm for the calls
+// that need consent) and the IDE (one copilot_tool_call per frontend call).
+func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, results []string, waiting []pendingCall) error {
+	run := l.run
+	if run.cfg.Store == nil {
+		return &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,
+			Message: "a tool needs the user's consent or the IDE, and this gateway keeps no store for paused runs"}
+	}
+	rec := &pauseRecord{ID: uuid.NewString(), Endpoint: run.endpoint, Agent: run.agent.Name(), Command: run.cmd.def.Name,
+		Model: l.model, Params: l.params, Stream: l.stream, Tools: slices.Sorted(maps.Keys(l.tools)),
+		Messages: l.msgs, Calls: calls, Results: results, Round: l.round}
+	for i, c := range calls {
+		for _, w := range waiting {
+			if w.Call.ID == c.ID {
+				w.Index = i
+				if w.Frontend {
+					w.ClientID = newCallID()
+				}
+				rec.Waiting = append(rec.Waiting, w)
+			}
+		}
+	}
+	if err := run.savePause(ctx, rec); err != nil {
+		return err
+	}
+	return l.askFor(em, rec, true)
+}
+
+// askFor emits what the paused round waits for; frontend calls only when
+// they were not sent before.
+func (l *toolLoop) askFor(em Emitter, rec *pauseRecord, frontend bool) error {
+	var consent []string
+	for _, w := range rec.Waiting {
+		t := l.tools[w.Call.Name]
+		if w.Frontend {
+			if !frontend {
+				continue
+			}
+			frame := &ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
+				UserPrompt: t.UserPrompt, FallbackBehavior: t.FallbackBehavior}
+			if err := em.ToolCall(frame); err != nil {
+				return canceled(err)
+			}
+			continue
+		}
+		consent = append(consent, consentQuestion(t, w.Call))
+	}
+	if len(consent) > 0 {
+		title := "Allow"
+		if len(consent) > 1 {
+			title = fmt.Sprintf("Allow %d tool runs", len(consent))
+		}
+		a := &actions.Action{Kind: actions.KindConfirm, Confirm: &actions.Confirm{Title: title, Message: strings.Join(consent, "\n")}}
+		claims := actions.Claims{Agent: l.run.endpoint, Command: rec.Command, Step: consentKey, Kind: actions.KindConfirm, Run: rec.ID}
+		if rec.Agent != rec.Endpoint {
+			claims.Data = map[string]string{"agent": rec.Agent}
+		}
+		var err error
+		if a.State, err = l.run.cfg.Signer.Sign(claims); err != nil {
+			return Internal(fmt.Errorf("signing consent state: %w", err))
+		}
+		if err := em.Action(a); err != nil {
+			return canceled(err)
+		}
+	}
+	return errPaused
+}
+
+// consentQuestion is what the user is asked before a tool runs.
+func consentQuestion(t *tools.Tool, c llm.ToolCall) string {
+	if t.UserPrompt != "" {
+		return t.UserPrompt + " " + argsSummary(c.Arguments)
+	}
+	return fmt.Sprintf("Run %s %s?", c.Name, argsSummary(c.Arguments))
+}
+
+func argsSummary(args string) string {
+	s := strings.Join(strings.Fields(args), " ")
+	if s == "{}" || s == "" {
+		return ""
+	}
+	if len(s) > 200 {
+		s = s[:197] + "..."
+	}
+	return s
+}
+
+func decodeArgs(args string) map[string]any {
+	m := map[string]any{}
+	_ = json.Unmarshal([]byte(args), &m)
+	return m
+}
+
+// savePause stores a paused run and the ids its frontend calls come back with.
+func (run *Run) savePause(ctx context.Context, rec *pauseRecord) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return Internal(fmt.Errorf("encoding a paused run: %w", err))
+	}
+	ttl := run.cfg.PauseTTL
+	if ttl <= 0 {
+		ttl = DefaultPauseTTL
+	}
+	if err := run.cfg.Store.Put(ctx, pauseKey(rec.ID), data, ttl); err != nil {
+		return Internal(fmt.Errorf("saving a paused run: %w", err))
+	}
+	for _, w := range rec.Waiting {
+		if w.Frontend {
+			if err := run.cfg.Store.Put(ctx, clientCallKey(w.ClientID), []byte(rec.ID), ttl); err != nil {
+				return Internal(fmt.Errorf("saving a paused run: %w", err))
+			}
+		}
+	}
+	return nil
+}
+
+// takePause loads a paused run and removes it, so that it resumes once.
+func takePause(ctx context.Context, st store.Store, id string) (*pauseRecord, error) {
+	if st == nil {
+		return nil, store.ErrNotFound
+	}
+	data, err := st.Take(ctx, pauseKey(id))
+	if err != nil {
+		return nil, err
+	}
+	var rec pauseRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("decoding a paused run: %w", err)
+	}
+	return &rec, nil
+}
+
+// pauseGone is the error of an answer to a run that is no longer waiting.
+func pauseGone(err error) *Error {
+	msg := "the run this answers is no longer waiting: it was answered already, or it expired"
+	if !errors.Is(err, store.ErrNotFound) {
+		msg = "the paused run cannot be read"
+	}
+	return stateInvalid(msg, err)
+}

@@ -1,0 +1,168 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/tools"
+)
+
+// ToolResult is an IDE's answer to a frontend tool call (a feedback request's
+// toolResults).
+type ToolResult struct {
+	CallID string             `json:"callId"`
+	Status string             `json:"status"`
+	Result any                `json:"result,omitempty"`
+	Error  *tools.ResultError `json:"error,omitempty"`
+}
+
+// resumeToolResults prepares a run that continues the conversation a
+// frontend tool call paused; its errors are for before the stream.
+func (r *Runner) resumeToolResults(run *Run) (string, error) {
+	results := run.req.ToolResults
+	pauseID, err := r.cfg.Store.Get(bgctx(), clientCallKey(results[0].CallID))
+	if err != nil {
+		return "", pauseGone(err)
+	}
+	rec, err := takePause(bgctx(), r.cfg.Store, string(pauseID))
+	if err != nil {
+		return "", pauseGone(err)
+	}
+	if rec.Endpoint != run.agent.Name() {
+		return "", stateInvalid(fmt.Sprintf("the tool call belongs to another agent, not %q", run.agent.Name()), nil)
+	}
+	if err := run.ownedBy(r, rec.Agent); err != nil {
+		return "", err
+	}
+	run.paused = rec
+	return rec.Command, nil
+}
+
+// resumeConsent prepares a run that continues after the user answered a
+// consent confirm.
+func (r *Runner) resumeConsent(run *Run) error {
+	rec, err := takePause(bgctx(), r.cfg.Store, run.feedback.Run)
+	if err != nil {
+		return pauseGone(err)
+	}
+	run.paused = rec
+	return nil
+}
+
+// ownedBy makes a the run's agent when the paused command is another agent's.
+func (run *Run) ownedBy(r *Runner, agent string) error {
+	if agent == run.agent.Name() {
+		return nil
+	}
+	a, ok := r.reg.Get(agent)
+	if !ok {
+		return stateInvalid(fmt.Sprintf("the paused run's agent %q no longer exists", agent), nil)
+	}
+	run.agent = a
+	return nil
+}
+
+// resume continues a paused conversation with the answers this request
+// brings, then what the command does after its model.
+func (run *Run) resume(ctx context.Context, em Emitter) error {
+	rec := run.paused
+	l := &toolLoop{run: run, tools: map[string]*tools.Tool{}, model: rec.Model, params: rec.Params,
+		msgs: rec.Messages, round: rec.Round, stream: rec.Stream}
+	for _, name := range rec.Tools {
+		if t := run.cmd.tools[name]; t != nil {
+			l.tools[name] = t
+		}
+	}
+	results := rec.Results
+	var still []pendingCall
+	for _, w := range rec.Waiting {
+		text, ok, err := run.answer(ctx, em, l, w)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			still = append(still, w)
+			continue
+		}
+		results[w.Index] = text
+	}
+	if len(still) > 0 {
+		rec.Results, rec.Waiting = results, still
+		return l.repause(ctx, em, rec)
+	}
+	for i, c := range rec.Calls {
+		l.msgs = append(l.msgs, llm.ToolMessage(c.ID, results[i]))
+	}
+	l.round++
+	if _, err := l.converse(ctx, em); err != nil {
+		return err
+	}
+	return run.afterModel(ctx, em)
+}
+
+// answer gives one waiting call its result from this request: the user's
+// consent (then the tool runs) or the IDE's result.
+func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCall) (string, bool, error) {
+	if w.Frontend {
+		for _, tr := range run.req.ToolResults {
+			if tr.CallID == w.ClientID {
+				return toolResultText(tools.Result{CallID: w.Call.ID, Status: firstNonEmpty(tr.Status, tools.StatusSuccess),
+					Result: tr.Result, Error: tr.Error}), true, nil
+			}
+		}
+		return "", false, nil
+	}
+	fb := run.req.Action
+	if fb == nil || fb.Action != actions.KindConfirm {
+		return "", false, nil
+	}
+	if !fb.Accepted {
+		return toolResultText(tools.Result{CallID: w.Call.ID, Status: tools.StatusError,
+			Error: &tools.ResultError{Code: "DECLINED", Message: "the user declined to run this tool"}}), true, nil
+	}
+	t := l.tools[w.Call.Name]
+	if t == nil {
+		return toolResultText(tools.Result{CallID: w.Call.ID, Status: tools.StatusError,
+			Error: &tools.ResultError{Code: "UNKNOWN_TOOL", Message: fmt.Sprintf("the tool %q is no longer defined", w.Call.Name)}}), true, nil
+	}
+	if err := em.Text(progressLine(w.Call)); err != nil {
+		return "", false, canceled(err)
+	}
+	return toolResultText(l.call(ctx, t, w.Call)), true, nil
+}
+
+// repause keeps a run whose round still waits for some answers.
+func (l *toolLoop) repause(ctx context.Context, em Emitter, rec *pauseRecord) error {
+	rec.ID = newCallID()
+	if err := l.run.savePause(ctx, rec); err != nil {
+		return err
+	}
+	return l.askFor(em, rec, false)
+}
+
+// decodeToolResults reads a feedback request's toolResults.
+func decodeToolResults(raw json.RawMessage) ([]ToolResult, error) {
+	var rs []ToolResult
+	if err := json.Unmarshal(raw, &rs); err != nil {
+		return nil, Errorf(CodeBadRequest, "toolResults: expected a list of {callId, status, result}")
+	}
+	for i, r := range rs {
+		if r.CallID == "" {
+			return nil, Errorf(CodeBadRequest, "toolResults[%d]: callId is required", i)
+		}
+		switch r.Status {
+		case "", tools.StatusSuccess, tools.StatusError, tools.StatusTimeout:
+		default:
+			return nil, Errorf(CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT", i, r.Status)
+		}
+	}
+	if len(rs) == 0 {
+		return nil, Errorf(CodeBadRequest, "toolResults: empty")
+	}
+	return rs, nil
+}
+
+func bgctx() context.Context { return context.Background() }

@@ -1,0 +1,113 @@
+package agent
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgw/agentgw/tools"
+)
+
+// compileTools compiles the agent's tools over the shared ones.
+func (c *compiler) compileTools() {
+	c.tools = maps.Clone(c.opts.Shared)
+	if c.tools == nil {
+		c.tools = map[string]*tools.Tool{}
+	}
+	own := map[string]bool{}
+	for _, td := range c.def.Tools {
+		if td == nil {
+			continue
+		}
+		if own[td.Name] {
+			c.errorf(td.Pos, "tool %q is defined twice", td.Name)
+			continue
+		}
+		own[td.Name] = true
+		if _, shared := c.opts.Shared[td.Name]; shared {
+			c.warnf(td.Pos, "tool %q hides the gateway's shared tool of that name", td.Name)
+		}
+		t, warns, err := c.opts.manager().Compile(td.Spec, c.toolBase())
+		for _, w := range warns {
+			c.warnf(td.Pos, "tool %q: %s", td.Name, w)
+		}
+		if err != nil {
+			c.errorf(td.Pos, "tool %q: %v", td.Name, err)
+			continue
+		}
+		c.tools[td.Name] = t
+	}
+}
+
+// toolBase is where the agent's relative tool paths resolve.
+func (c *compiler) toolBase() string {
+	if c.baseDir != "" {
+		return c.baseDir
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// resolveTools looks up the tools a command or step names.
+func (c *compiler) resolveTools(where string, pos Position, names []string) map[string]*tools.Tool {
+	if len(names) == 0 {
+		return nil
+	}
+	out := map[string]*tools.Tool{}
+	for _, n := range names {
+		t, ok := c.tools[n]
+		if !ok {
+			c.errorf(pos, "%s: no tool named %q%s", where, n, DidYouMean(n, slices.Sorted(maps.Keys(c.tools))))
+			continue
+		}
+		out[n] = t
+	}
+	return out
+}
+
+// LoadTools reads shared tool files: each a YAML list of tools (see
+// tools.Spec), their relative paths resolving against the file's directory.
+// A tool with errors is reported and skipped.
+func LoadTools(m *tools.Manager, paths ...string) (map[string]*tools.Tool, Diagnostics) {
+	out := map[string]*tools.Tool{}
+	var diags Diagnostics
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			diags.add(SeverityError, Position{File: p}, fmt.Sprintf("reading tools: %v", err))
+			continue
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			diags.add(SeverityError, yamlErrorPos(p, err), yamlErrorMessage(err))
+			continue
+		}
+		var defs []*ToolDef
+		(&nodeDecoder{file: p, diags: &diags}).decode(&doc, reflect.ValueOf(&defs).Elem(), "tools")
+		for _, td := range defs {
+			if td == nil {
+				continue
+			}
+			if _, dup := out[td.Name]; dup {
+				diags.add(SeverityError, td.Pos, fmt.Sprintf("tool %q is defined twice", td.Name))
+				continue
+			}
+			t, warns, err := m.Compile(td.Spec, filepath.Dir(p))
+			for _, w := range warns {
+				diags.add(SeverityWarning, td.Pos, fmt.Sprintf("tool %q: %s", td.Name, w))
+			}
+			if err != nil {
+				diags.add(SeverityError, td.Pos, fmt.Sprintf("tool %q: %v", td.Name, err))
+				continue
+			}
+			out[td.Name] = t
+		}
+	}
+	diags.Sort()
+	return out, diags
+}
