@@ -112,9 +112,9 @@ func ErrorFrame(e *Error, requestID string) ErrorFrameData {
 
 // Frame is one thing a Recorder received.
 type Frame struct {
-	Kind   string // "text", "chunk", "action", "error", "toolcall" or "end"
-	Text   string // text, or the content of a relayed chunk
-	Raw    []byte // a relayed chunk as received
+	Kind     string // "text", "chunk", "action", "error", "toolcall" or "end"
+	Text     string // text, or the content of a relayed chunk
+	Raw      []byte // a relayed chunk as received
 	Action   *actions.Action
 	Error    *Error
 	ToolCall *ToolCallFrame
@@ -161,7 +161,9 @@ func (r *Recorder) Action(a *actions.Action) error { return r.add(Frame{Kind: "a
 func (r *Recorder) Error(e *Error) error { return r.add(Frame{Kind: "error", Error: e}) }
 
 // ToolCall implements Emitter.
-func (r *Recorder) ToolCall(f *ToolCallFrame) error { return r.add(Frame{Kind: "toolcall", ToolCall: f}) }
+func (r *Recorder) ToolCall(f *ToolCallFrame) error {
+	return r.add(Frame{Kind: "toolcall", ToolCall: f})
+}
 
 // End implements Emitter.
 func (r *Recorder) End() error { return r.add(Frame{Kind: "end"}) }

@@ -64,7 +64,7 @@ type pauseRecord struct {
 	Round    int            `json:"round"`
 }
 
-func pauseKey(id string) string     { return "pause/" + id }
+func pauseKey(id string) string      { return "pause/" + id }
 func clientCallKey(id string) string { return "call/" + id }
 
 // pause keeps the conversation and asks the user (one confirm for the calls

@@ -97,4 +97,4 @@ func (e *stepEmitter) Error(er *Error) error { return e.s.emit(e.i, Frame{Kind: 
 func (e *stepEmitter) ToolCall(f *ToolCallFrame) error {
 	return e.s.emit(e.i, Frame{Kind: "toolcall", ToolCall: f})
 }
-func (e *stepEmitter) End() error            { return nil }
+func (e *stepEmitter) End() error { return nil }

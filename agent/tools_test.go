@@ -138,7 +138,9 @@ func toolRunner(t *testing.T, st store.Store) (*Runner, *toolModel) {
 		t.Fatal(err)
 	}
 	tm := tools.NewManager(tools.Config{Builtins: map[string]tools.BuiltinFunc{
-		"add": func(_ context.Context, p map[string]any) (any, error) { return p["a"].(float64) + p["b"].(float64), nil },
+		"add": func(_ context.Context, p map[string]any) (any, error) {
+			return p["a"].(float64) + p["b"].(float64), nil
+		},
 		"fail": func(context.Context, map[string]any) (any, error) {
 			return nil, errors.New("the disk is full")
 		},
