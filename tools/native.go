@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,10 +50,32 @@ func (nativeRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) {
 	out, err := runProcess(ctx, procSpec{
 		path: t.entry, args: argv, dir: t.dir, env: t.Environ(), maxOut: t.MaxOutputBytes,
 	})
+	if err != nil && ctx.Err() == nil && len(bytes.TrimSpace(out.stdout)) > 0 {
+		// Many programs (test runners, linters) report what failed on
+		// stdout: keep its end in the error.
+		return nil, fmt.Errorf("%w\n--- stdout (end) ---\n%s", err, stdoutTail(out.stdout, nativeFailureKeep))
+	}
 	if err != nil {
 		return nil, err
 	}
 	return cutText(out.stdout, out.cut, t.MaxOutputBytes), nil
+}
+
+// nativeFailureKeep is how much of a failed native tool's stdout its error
+// keeps.
+const nativeFailureKeep = 16 << 10
+
+// stdoutTail is the end of b, at most n bytes, cut at a line start.
+func stdoutTail(b []byte, n int) string {
+	b = bytes.TrimSpace(b)
+	if len(b) <= n {
+		return string(b)
+	}
+	b = b[len(b)-n:]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	return "[...]\n" + strings.ToValidUTF8(string(b), "")
 }
 
 // nativeArgv builds `entry args... command --key value ...` with the

@@ -170,3 +170,12 @@ func TestNativeMissingEntry(t *testing.T) {
 	}
 	wantError(t, call(tool, nil), StatusError, CodeUnavailable, "no such file")
 }
+
+func TestStdoutTail(t *testing.T) {
+	if got := stdoutTail([]byte("  a\nb  "), 10); got != "a\nb" {
+		t.Errorf("short: %q", got)
+	}
+	if got := stdoutTail([]byte("line one\nline two\nline three\n"), 12); got != "[...]\nline three" {
+		t.Errorf("long: %q", got)
+	}
+}

@@ -30,8 +30,34 @@ type Config struct {
 	State                   StateConfig    `yaml:"state"`
 	Budget                  BudgetConfig   `yaml:"budget"`
 	Plans                   PlansConfig    `yaml:"plans"`
+	Tools                   ToolsConfig    `yaml:"tools"`
+	Store                   StoreConfig    `yaml:"store"`
 	Git                     gitrepo.Config `yaml:"git"`
 	Log                     LogConfig      `yaml:"log"`
+}
+
+// ToolsConfig is how tools run.
+type ToolsConfig struct {
+	// Files are shared tool files: YAML lists of tools every agent may use.
+	Files []string `yaml:"files"`
+	// WorkRoots are the directories tools' workdirs must stay inside.
+	WorkRoots []string `yaml:"workRoots"`
+	// HTTPAllow are the URL prefixes http tools may call.
+	HTTPAllow []string `yaml:"httpAllow"`
+	// Python and Node are the interpreters; "" looks them up on PATH.
+	Python string `yaml:"python"`
+	Node   string `yaml:"node"`
+	// MaxRounds bounds a model's tool-calling rounds per answer.
+	MaxRounds int `yaml:"maxRounds"`
+	// PauseTTL is how long a run waits for a consent or a frontend tool.
+	PauseTTL Duration `yaml:"pauseTTL"`
+}
+
+// StoreConfig is where paused runs and plan state are kept.
+type StoreConfig struct {
+	// Path is a SQLite file replicas on one host share; "" keeps them in
+	// this process's memory.
+	Path string `yaml:"path"`
 }
 
 // PlansConfig is how multi-step commands run.
@@ -129,6 +155,16 @@ func overlayFile(cfg *Config, path string) error {
 	}
 	if d := cfg.Git.CacheDir; d != "" && !filepath.IsAbs(d) {
 		cfg.Git.CacheDir = filepath.Join(filepath.Dir(path), d)
+	}
+	for _, list := range [][]string{cfg.Tools.Files, cfg.Tools.WorkRoots} {
+		for i, p := range list {
+			if !filepath.IsAbs(p) {
+				list[i] = filepath.Join(filepath.Dir(path), p)
+			}
+		}
+	}
+	if p := cfg.Store.Path; p != "" && !filepath.IsAbs(p) {
+		cfg.Store.Path = filepath.Join(filepath.Dir(path), p)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 )
 
 // cmdLint loads definitions and prints their problems as file:line:col:
@@ -16,16 +17,16 @@ func cmdLint(args []string, getenv func(string) string, stdout, stderr io.Writer
 	if err := g.fs.Parse(args); err != nil {
 		return 2
 	}
-	paths := g.fs.Args()
-	if len(paths) == 0 {
-		cfg, err := g.load(getenv)
-		if err != nil {
-			fmt.Fprintln(stderr, "agentgw:", err)
-			return 2
-		}
-		paths = cfg.Agents
+	cfg, err := g.load(getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "agentgw:", err)
+		return 2
 	}
-	agents, diags := readAgents(paths)
+	ld := newLoader(cfg, getenv, nil, slog.New(slog.DiscardHandler))
+	if paths := g.fs.Args(); len(paths) > 0 {
+		ld.paths = paths
+	}
+	agents, diags := ld.read()
 	fmt.Fprint(stdout, diags.String())
 	errs := diags.Errors()
 	fmt.Fprintf(stderr, "%d agents loaded, %d errors, %d warnings\n", len(agents), errs, len(diags)-errs)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/server"
@@ -44,22 +43,29 @@ func cmdServe(args []string, getenv func(string) string, stderr io.Writer) int {
 // serve runs the gateway until ctx ends. When ready is not nil it receives
 // the listening address (tests use it).
 func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *slog.Logger, ready chan<- string) error {
-	reg := agent.NewRegistry(loadAgents(cfg.Agents, log))
 	client, err := newLLM(cfg, getenv, log)
 	if err != nil {
 		return err
-	}
-	secret := []byte(getenv(cfg.State.SecretEnv))
-	if len(secret) == 0 {
-		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
 	}
 	repos, err := newRepos(cfg, getenv, log)
 	if err != nil {
 		return err
 	}
+	ld := newLoader(cfg, getenv, repos, log)
+	reg := agent.NewRegistry(ld.load(log))
+	st, err := newStore(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	secret := []byte(getenv(cfg.State.SecretEnv))
+	if len(secret) == 0 {
+		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
+	}
 	runner := agent.NewRunner(reg, agent.RunnerConfig{
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
-		Git: repos, Store: store.NewMemory(), StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
+		Git: repos, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
+		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
 		Budget: agent.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		Logger: log,
@@ -79,7 +85,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 			return err
 		}
 	}
-	go reloadOnHUP(ctx, reg, cfg.Agents, log)
+	go reloadOnHUP(ctx, reg, ld, log)
 	log.Info("agentgw listening", "addr", ln.Addr().String(), "agents", reg.Names(), "upstream", upstreamLabel(cfg), "version", versionString())
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -119,6 +125,24 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger) (*llm.Cli
 	return c, nil
 }
 
+// openStore is the store of paused runs and plan state, and how to close it.
+type openStore struct {
+	store.Store
+	close func()
+}
+
+// newStore opens the configured SQLite store, or keeps things in memory.
+func newStore(cfg *Config) (*openStore, error) {
+	if cfg.Store.Path == "" {
+		return &openStore{Store: store.NewMemory(), close: func() {}}, nil
+	}
+	s, err := store.OpenSQLite(cfg.Store.Path)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return &openStore{Store: s, close: func() { _ = s.Close() }}, nil
+}
+
 // newRepos builds the server-side repositories for git steps, or nil when
 // none are configured.
 func newRepos(cfg *Config, getenv func(string) string, log *slog.Logger) (*gitrepo.Manager, error) {
@@ -133,30 +157,8 @@ func newRepos(cfg *Config, getenv func(string) string, log *slog.Logger) (*gitre
 	return m, nil
 }
 
-// loadAgents loads the configured definitions, or the embedded examples,
-// logging every problem; bad files are skipped.
-func loadAgents(paths []string, log *slog.Logger) []*agent.Agent {
-	agents, diags := readAgents(paths)
-	for _, d := range diags {
-		if d.Severity == agent.SeverityError {
-			log.Error("agent definition", "problem", d.String())
-		} else {
-			log.Warn("agent definition", "problem", d.String())
-		}
-	}
-	return agents
-}
-
-// readAgents loads definitions from paths, or the embedded examples.
-func readAgents(paths []string) ([]*agent.Agent, agent.Diagnostics) {
-	if len(paths) == 0 {
-		return agent.LoadFS(configs.FS, configs.AgentsDir)
-	}
-	return agent.Load(paths...)
-}
-
 // reloadOnHUP reloads the agent definitions on SIGHUP and swaps them in.
-func reloadOnHUP(ctx context.Context, reg *agent.Registry, paths []string, log *slog.Logger) {
+func reloadOnHUP(ctx context.Context, reg *agent.Registry, l *loader, log *slog.Logger) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -165,7 +167,7 @@ func reloadOnHUP(ctx context.Context, reg *agent.Registry, paths []string, log *
 		case <-ctx.Done():
 			return
 		case <-hup:
-			agents := loadAgents(paths, log)
+			agents := l.load(log)
 			reg.Swap(agents)
 			log.Info("agent definitions reloaded", "agents", reg.Names())
 		}
