@@ -24,6 +24,15 @@ type Agent struct {
 // Name returns the agent's name.
 func (a *Agent) Name() string { return a.Def.Name }
 
+// Tools lists the agent's tools and the shared ones it may use, by name.
+func (a *Agent) Tools() []*tools.Tool {
+	out := make([]*tools.Tool, 0, len(a.tools))
+	for _, name := range sortedKeys(a.tools) {
+		out = append(out, a.tools[name])
+	}
+	return out
+}
+
 // CommandNames lists the commands in definition order.
 func (a *Agent) CommandNames() []string {
 	names := make([]string, 0, len(a.Def.Commands))

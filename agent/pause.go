@@ -78,33 +78,24 @@ func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, 
 	rec := &pauseRecord{ID: uuid.NewString(), Endpoint: run.endpoint, Agent: run.agent.Name(), Command: run.cmd.def.Name,
 		Model: l.model, Params: l.params, Stream: l.stream, Tools: slices.Sorted(maps.Keys(l.tools)),
 		Messages: l.msgs, Calls: calls, Results: results, Round: l.round}
-	for i, c := range calls {
-		for _, w := range waiting {
-			if w.Call.ID == c.ID {
-				w.Index = i
-				if w.Frontend {
-					w.ClientID = newCallID()
-				}
-				rec.Waiting = append(rec.Waiting, w)
-			}
+	for _, w := range waiting {
+		if w.Frontend {
+			w.ClientID = newCallID()
 		}
+		rec.Waiting = append(rec.Waiting, w)
 	}
 	if err := run.savePause(ctx, rec); err != nil {
 		return err
 	}
-	return l.askFor(em, rec, true)
+	return l.askFor(em, rec)
 }
 
-// askFor emits what the paused round waits for; frontend calls only when
-// they were not sent before.
-func (l *toolLoop) askFor(em Emitter, rec *pauseRecord, frontend bool) error {
+// askFor emits what the paused round waits for.
+func (l *toolLoop) askFor(em Emitter, rec *pauseRecord) error {
 	var consent []string
 	for _, w := range rec.Waiting {
 		t := l.tools[w.Call.Name]
 		if w.Frontend {
-			if !frontend {
-				continue
-			}
 			frame := &ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
 				UserPrompt: t.UserPrompt, FallbackBehavior: t.FallbackBehavior}
 			if err := em.ToolCall(frame); err != nil {

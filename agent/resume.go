@@ -7,27 +7,39 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
 )
 
 // ToolResult is an IDE's answer to a frontend tool call (a feedback request's
 // toolResults).
 type ToolResult struct {
-	CallID string             `json:"callId"`
-	Status string             `json:"status"`
-	Result any                `json:"result,omitempty"`
-	Error  *tools.ResultError `json:"error,omitempty"`
+	CallID        string             `json:"callId"`
+	Status        string             `json:"status"`
+	Result        any                `json:"result,omitempty"`
+	Error         *tools.ResultError `json:"error,omitempty"`
+	ExecutionTime int64              `json:"executionTime,omitempty"`
 }
 
 // resumeToolResults prepares a run that continues the conversation a
 // frontend tool call paused; its errors are for before the stream.
 func (r *Runner) resumeToolResults(run *Run) (string, error) {
-	results := run.req.ToolResults
-	pauseID, err := r.cfg.Store.Get(bgctx(), clientCallKey(results[0].CallID))
-	if err != nil {
-		return "", pauseGone(err)
+	if r.cfg.Store == nil {
+		return "", pauseGone(store.ErrNotFound)
 	}
-	rec, err := takePause(bgctx(), r.cfg.Store, string(pauseID))
+	// Every result must answer a call of one and the same paused run.
+	var pauseID string
+	for i, tr := range run.req.ToolResults {
+		id, err := r.cfg.Store.Get(bgctx(), clientCallKey(tr.CallID))
+		if err != nil {
+			return "", pauseGone(err)
+		}
+		if i > 0 && string(id) != pauseID {
+			return "", stateInvalid("the toolResults answer calls of different runs; send one request per answer", nil)
+		}
+		pauseID = string(id)
+	}
+	rec, err := takePause(bgctx(), r.cfg.Store, pauseID)
 	if err != nil {
 		return "", pauseGone(err)
 	}
@@ -110,7 +122,7 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 		for _, tr := range run.req.ToolResults {
 			if tr.CallID == w.ClientID {
 				return toolResultText(tools.Result{CallID: w.Call.ID, Status: firstNonEmpty(tr.Status, tools.StatusSuccess),
-					Result: tr.Result, Error: tr.Error}), true, nil
+					Result: tr.Result, Error: tr.Error, ExecutionTime: tr.ExecutionTime}), true, nil
 			}
 		}
 		return "", false, nil
@@ -134,13 +146,14 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 	return toolResultText(l.call(ctx, t, w.Call)), true, nil
 }
 
-// repause keeps a run whose round still waits for some answers.
+// repause keeps a run whose round still waits for some answers, and asks
+// for them again, so that the client knows what is pending.
 func (l *toolLoop) repause(ctx context.Context, em Emitter, rec *pauseRecord) error {
 	rec.ID = newCallID()
 	if err := l.run.savePause(ctx, rec); err != nil {
 		return err
 	}
-	return l.askFor(em, rec, false)
+	return l.askFor(em, rec)
 }
 
 // decodeToolResults reads a feedback request's toolResults.

@@ -98,9 +98,9 @@ func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall)
 			results[i] = toolResultText(tools.Result{CallID: c.ID, Status: tools.StatusError,
 				Error: &tools.ResultError{Code: "UNKNOWN_TOOL", Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
 		case t.Runtime == "frontend":
-			waiting = append(waiting, pendingCall{Call: c, Frontend: true})
+			waiting = append(waiting, pendingCall{Index: i, Call: c, Frontend: true})
 		case t.NeedsConsent():
-			waiting = append(waiting, pendingCall{Call: c})
+			waiting = append(waiting, pendingCall{Index: i, Call: c})
 		default:
 			if err := em.Text(progressLine(c)); err != nil {
 				return canceled(err)

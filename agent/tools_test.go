@@ -347,3 +347,38 @@ func TestRequestDefinitionsNeverBringTools(t *testing.T) {
 		t.Fatalf("a request-carried tool reached the model: %s", up.last())
 	}
 }
+
+// TestFrontendToolResultsChecked: results for calls of another run, or
+// unknown calls, are refused before anything resumes; the IDE's
+// executionTime reaches the model.
+func TestFrontendToolResultsChecked(t *testing.T) {
+	r, m := toolRunner(t, store.NewMemory())
+	var ids []string
+	for range 2 {
+		rec, err := runRequest(t, r, promptBody("read"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rec.Frames() {
+			if f.Kind == "toolcall" {
+				ids = append(ids, f.ToolCall.CallID)
+			}
+		}
+	}
+	mixed := `{"agent":"t","toolResults":[{"callId":"` + ids[0] + `","status":"SUCCESS"},{"callId":"` + ids[1] + `","status":"SUCCESS"}]}`
+	if _, err := runRequest(t, r, mixed); err == nil || !strings.Contains(err.Error(), "different runs") {
+		t.Fatalf("results of two runs in one request: %v", err)
+	}
+	unknown := `{"agent":"t","toolResults":[{"callId":"` + ids[0] + `","status":"SUCCESS"},{"callId":"call_nope","status":"SUCCESS"}]}`
+	if _, err := runRequest(t, r, unknown); err == nil {
+		t.Fatal("an unknown call id was accepted beside a known one")
+	}
+	rec, err := runRequest(t, r, `{"agent":"t","toolResults":[{"callId":"`+ids[0]+`","status":"SUCCESS","result":"ok","executionTime":123}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rec.Transcript(), `"executionTime":123`) {
+		t.Fatalf("executionTime lost: %q", rec.Transcript())
+	}
+	_ = m
+}

@@ -36,6 +36,9 @@ type Config struct {
 	RateBurst int
 	// Version is reported by /healthz.
 	Version string
+	// MCP, when set, serves the Model Context Protocol (streamable HTTP)
+	// at /mcp.
+	MCP http.Handler
 }
 
 // Server is the gateway's HTTP server.
@@ -79,6 +82,9 @@ func New(cfg Config) *Server {
 	e.GET("/agents/:name", s.getAgent)
 	e.POST("/agent", s.postAgent)
 	e.POST("/agents/:name", s.postAgent)
+	if cfg.MCP != nil {
+		e.Any("/mcp", echo.WrapHandler(cfg.MCP))
+	}
 	return s
 }
 

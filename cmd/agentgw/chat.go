@@ -22,6 +22,8 @@ type chatOptions struct {
 	// interactive forces the choices prompt on; once forces it off. Without
 	// either, it is on when stdin is a terminal.
 	interactive, once bool
+	// allowTools lets the agent's frontend tools run without asking.
+	allowTools bool
 	// sel is the parsed --selection, nil when none was given.
 	sel *contextvars.Selection
 }
@@ -88,16 +90,19 @@ func newChatFlags(o *chatOptions, getenv func(string) string, stderr io.Writer) 
 	fs.StringVar(&o.command, "command", "", "command `name` (default: the agent's default command)")
 	fs.StringVar(&o.file, "file", "", "the `file` open in the \"editor\" (activeEditor)")
 	fs.StringVar(&o.selection, "selection", "", "the selection in --file: `L1:C1-L2:C2`, L1-L2 or L")
-	fs.StringVar(&o.dir, "dir", ".", "the workspace `directory` (git and package files)")
+	fs.StringVar(&o.dir, "dir", ".", "the workspace `directory` (git, package files, and the files the agent's tools read)")
 	fs.StringVar(&o.model, "model", "", "`model` to ask for (sent as the request's model)")
 	fs.StringVar(&o.token, "token", getenv("AGENTGW_TOKEN"), "gateway `token` for inbound auth (env AGENTGW_TOKEN)")
 	fs.StringVar(&o.bearer, "bearer", getenv("AGENTGW_BEARER"), "`token` sent as Authorization: Bearer, which a forward-auth gateway passes to the model platform (env AGENTGW_BEARER)")
 	fs.Var(&o.rules, "rule", "a global prompt (rule) to send; repeatable")
 	fs.BoolVar(&o.interactive, "interactive", false, "offer the answer's actions as numbered choices and send what you pick, even when stdin is not a terminal")
 	fs.BoolVar(&o.once, "once", false, "print one answer and exit, never offering its actions as choices")
+	fs.BoolVar(&o.allowTools, "allow-tools", false, "let the agent run chat's tools ("+toolNames+", confined to --dir) without asking; "+
+		"without it, when chat offers choices (a terminal, --interactive) it runs them, asking first when a call carries a prompt, and otherwise it declines them")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: agentgw chat [flags] [PROMPT...]   (PROMPT \"-\" reads it from stdin)")
 		fmt.Fprintln(stderr, "On a terminal, the answer's buttons and tree nodes are offered as numbered choices (see --interactive, --once).")
+		fmt.Fprintln(stderr, "The agent may ask chat to read, list and search files in --dir (see --allow-tools).")
 		fs.PrintDefaults()
 	}
 	return fs

@@ -25,6 +25,10 @@ type chatClient struct {
 	// commands maps the agent's command names to their context variables,
 	// read once from GET /agents/{name}.
 	commands map[string][]platformVar
+	// tools runs the agent's tool calls; made on the first one.
+	tools *toolbox
+	// toolRounds counts the answers with tool calls so far.
+	toolRounds int
 }
 
 func (c *chatClient) run(ctx context.Context) error {
@@ -33,7 +37,7 @@ func (c *chatClient) run(ctx context.Context) error {
 		return err
 	}
 	if c.in == nil {
-		_, err := c.send(ctx, body)
+		_, _, err := c.exchange(ctx, body)
 		return err
 	}
 	return c.converse(ctx, body)
@@ -136,9 +140,17 @@ func (c *chatClient) authorize(req *http.Request) {
 	}
 }
 
+// streamReply is what an answer carried besides its text: the actions kept
+// for the choices, and the tool calls.
+type streamReply struct {
+	actions []wireAction
+	calls   []wireToolCall
+}
+
 // send posts an agent request and renders the answer. When chat prompts, the
-// answer's actions are kept and returned instead of printed.
-func (c *chatClient) send(ctx context.Context, body map[string]any) ([]wireAction, error) {
+// answer's actions are kept and returned instead of printed. The reply is
+// nil when ctx ended.
+func (c *chatClient) send(ctx context.Context, body map[string]any) (*streamReply, error) {
 	data, err := encodeBody(body)
 	if err != nil {
 		return nil, err
@@ -168,7 +180,7 @@ func (c *chatClient) send(ctx context.Context, body map[string]any) ([]wireActio
 	if r.failed {
 		return nil, errors.New("the agent reported an error")
 	}
-	return r.actions, nil
+	return &streamReply{actions: r.actions, calls: r.calls}, nil
 }
 
 // encodeBody encodes a request body without escaping HTML, so that states

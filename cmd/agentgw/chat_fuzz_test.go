@@ -34,7 +34,7 @@ func FuzzChoices(f *testing.F) {
 			if c.feedback == nil {
 				continue
 			}
-			b := withoutAction(c.from.origin)
+			b := baseBody(c.from.origin)
 			b["action"] = c.feedback
 			data, err := encodeBody(b)
 			if err != nil {

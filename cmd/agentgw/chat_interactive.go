@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"strconv"
 	"strings"
 )
@@ -25,7 +24,8 @@ import (
 //     request with that userInputPrompt, to the command named beside it if
 //     any (the gateway never sends both), else to the default command;
 //   - with neither: feedback, the body of the request whose answer carried
-//     the action plus the action object, its state echoed as received;
+//     the action (without its own "action" or "toolResults") plus the action
+//     object, its state echoed as received;
 //     a confirm offers accepting and dismissing; nodeId is the node's id as
 //     text;
 //   - an expand answered with the same treeId is merged (see nextRound);
@@ -33,11 +33,11 @@ import (
 func (c *chatClient) converse(ctx context.Context, body map[string]any) error {
 	var picked *choice
 	for {
-		acts, err := c.send(ctx, body)
+		acts, origin, err := c.exchange(ctx, body)
 		if err != nil || ctx.Err() != nil {
 			return err
 		}
-		next := nextRound(acts, withoutAction(body), picked)
+		next := nextRound(acts, baseBody(origin), picked)
 		if len(next) == 0 {
 			return nil
 		}
@@ -90,7 +90,7 @@ func (c *chatClient) choose(ctx context.Context, m *menu) (*choice, error) {
 // request with the choice's command and prompt.
 func (c *chatClient) requestFor(ctx context.Context, ch *choice) (map[string]any, error) {
 	if ch.feedback != nil {
-		b := maps.Clone(ch.from.origin)
+		b := baseBody(ch.from.origin)
 		b["action"] = ch.feedback
 		return b, nil
 	}

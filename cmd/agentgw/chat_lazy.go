@@ -70,10 +70,12 @@ func (o *offered) mergeNodeAction(na nodeAction) {
 	o.Data.NodeActions = append(o.Data.NodeActions, na)
 }
 
-// withoutAction is body without its "action": the body of a feedback
-// request for an action that body's answer carried.
-func withoutAction(body map[string]any) map[string]any {
+// baseBody is body without its "action" and "toolResults": the body of a
+// feedback request for an action or a tool call that body's answer
+// carried, before its own "action" or "toolResults" is added.
+func baseBody(body map[string]any) map[string]any {
 	b := maps.Clone(body)
 	delete(b, "action")
+	delete(b, "toolResults")
 	return b
 }

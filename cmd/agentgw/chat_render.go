@@ -22,6 +22,8 @@ type streamRenderer struct {
 	// choices instead of printing them.
 	keep    bool
 	actions []wireAction
+	// calls are the answer's tool calls, in order.
+	calls []wireToolCall
 }
 
 func (r *streamRenderer) render(body io.Reader) error {
@@ -42,6 +44,8 @@ func (r *streamRenderer) render(body io.Reader) error {
 			r.action(ev.Data)
 		case "copilot_error":
 			r.error(ev.Data)
+		case "copilot_tool_call":
+			r.toolCall(ev.Data)
 		}
 	}
 	r.newline()
@@ -108,6 +112,22 @@ func (r *streamRenderer) action(data []byte) {
 	default:
 		fmt.Fprintf(r.out, "  [%s action]\n", a.Action)
 	}
+}
+
+// toolCall keeps a tool call; one that cannot be answered (no callId) is
+// shown and left out.
+func (r *streamRenderer) toolCall(data []byte) {
+	var c wireToolCall
+	err := json.Unmarshal(data, &c)
+	if err == nil && c.CallID == "" {
+		err = errors.New("it has no callId")
+	}
+	if err != nil {
+		r.newline()
+		fmt.Fprintf(r.out, "[unreadable tool call: %v]\n", err)
+		return
+	}
+	r.calls = append(r.calls, c)
 }
 
 // follow describes what clicking does.

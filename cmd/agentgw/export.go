@@ -22,7 +22,7 @@ func cmdExport(args []string, getenv func(string) string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "agentgw:", err)
 		return 2
 	}
-	agents, diags := newLoader(cfg, getenv, nil, slog.New(slog.DiscardHandler)).read()
+	agents, diags := newLoader(cfg, getenv, nil, nil, slog.New(slog.DiscardHandler)).read()
 	name := g.fs.Arg(0)
 	for _, a := range agents {
 		if a.Name() != name {

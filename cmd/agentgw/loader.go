@@ -6,6 +6,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -18,13 +19,13 @@ type loader struct {
 }
 
 // newLoader builds the tool manager from the configuration; repos (nil
-// when none) backs the git.* builtin tools.
-func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, log *slog.Logger) *loader {
+// when none) backs the git.* builtin tools, pool the mcp tools.
+func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, pool *mcp.Pool, log *slog.Logger) *loader {
 	tm := tools.NewManager(tools.Config{
 		WorkRoots: cfg.Tools.WorkRoots, HTTPAllow: cfg.Tools.HTTPAllow, Python: cfg.Tools.Python, Node: cfg.Tools.Node,
 		Getenv: getenv, Builtins: agent.GitBuiltins(repos), Logger: log,
 	})
-	registerRuntimes(tm, log)
+	registerRuntimes(tm, pool)
 	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm}
 }
 

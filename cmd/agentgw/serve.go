@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
 )
@@ -51,7 +52,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if err != nil {
 		return err
 	}
-	ld := newLoader(cfg, getenv, repos, log)
+	pool := mcp.NewPool(log)
+	defer pool.Close()
+	ld := newLoader(cfg, getenv, repos, pool, log)
 	reg := agent.NewRegistry(ld.load(log))
 	st, err := newStore(cfg)
 	if err != nil {
@@ -74,6 +77,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
 		RateLimit: cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
+		MCP: mcp.NewHandler("agentgw", versionString(), mcpHandler(reg, log).exported, log),
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

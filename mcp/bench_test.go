@@ -1,0 +1,55 @@
+package mcp
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/agentgw/agentgw/mcp/internal/testserver"
+)
+
+// BenchmarkHandlerCall measures one stateless tools/call through NewHandler,
+// without the network.
+func BenchmarkHandlerCall(b *testing.B) {
+	tool := ExportedTool{Name: "echo", Call: func(_ context.Context, args map[string]any) (any, bool, error) {
+		return args, false, nil
+	}}
+	h := NewHandler("agentgw", "v9", func() []ExportedTool { return []ExportedTool{tool} }, quiet)
+	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"path":"a/b.go","line":12}}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d", rec.Code)
+		}
+	}
+}
+
+// BenchmarkPoolCall measures a pooled call to a server over each transport.
+func BenchmarkPoolCall(b *testing.B) {
+	sw := &switchHandler{}
+	srv := testserver.New(testserver.Hooks{})
+	sw.set(sdkHandler(srv))
+	ts := httptest.NewServer(sw)
+	defer ts.Close()
+	for name, entry := range map[string]string{"http": ts.URL, "stdio": stdioEntry()} {
+		b.Run(name, func(b *testing.B) {
+			p := NewPool(quiet)
+			defer p.Close()
+			args := map[string]any{"text": "hello"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Call(b.Context(), entry, nil, "echo", args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,172 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// clientName identifies agentgw to the MCP servers it calls.
+const clientName = "agentgw"
+
+// waitDelay bounds how long closing a stdio server waits for its output pipes
+// once the process has exited (a grandchild may keep them open).
+const waitDelay = 2 * time.Second
+
+// Client talks to one MCP server: a command line (stdio) or an http(s) URL
+// (streamable HTTP). It is safe for concurrent use.
+type Client struct {
+	entry   string
+	session *sdk.ClientSession
+	stderr  *stderrLog // nil for HTTP servers
+	done    chan struct{}
+	log     *slog.Logger
+}
+
+// ToolInfo describes one tool offered by an MCP server.
+type ToolInfo struct {
+	Name        string
+	Description string
+	// InputSchema is the tool's JSON Schema for its arguments; {"type":"object"}
+	// when the server gave none.
+	InputSchema json.RawMessage
+}
+
+// Dial connects to the MCP server named by entry and initialises the session.
+// An entry starting with http:// or https:// is a streamable HTTP endpoint;
+// anything else is a command line, split with [SplitArgs] (never by a shell)
+// and run with exactly env as its environment (nil means an empty one).
+// ctx bounds the connection and the handshake only, not the Client's life.
+func Dial(ctx context.Context, entry string, env []string, log *slog.Logger) (*Client, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{entry: entry, done: make(chan struct{}), log: log.With("mcpServer", entry)}
+	transport, err := c.transport(entry, env)
+	if err != nil {
+		return nil, err
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion()},
+		&sdk.ClientOptions{Logger: c.log, Capabilities: &sdk.ClientCapabilities{}})
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to MCP server %s: %w%s", entry, err, c.stderr.tail())
+	}
+	c.session = session
+	go func() {
+		_ = session.Wait()
+		close(c.done)
+	}()
+	return c, nil
+}
+
+// transport builds the SDK transport for entry.
+func (c *Client) transport(entry string, env []string) (sdk.Transport, error) {
+	entry = strings.TrimSpace(entry)
+	if isHTTPEntry(entry) {
+		u, err := url.Parse(entry)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("parsing MCP server URL %q: invalid URL", entry)
+		}
+		return &sdk.StreamableClientTransport{Endpoint: entry, DisableStandaloneSSE: true}, nil
+	}
+	argv, err := SplitArgs(entry)
+	if err != nil {
+		return nil, fmt.Errorf("parsing MCP server command %q: %w", entry, err)
+	}
+	if len(argv) == 0 {
+		return nil, errors.New("parsing MCP server command: empty command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append([]string{}, env...) // never nil: nil would inherit ours
+	c.stderr = newStderrLog(c.log)
+	cmd.Stderr = c.stderr
+	cmd.WaitDelay = waitDelay
+	return &sdk.CommandTransport{Command: cmd}, nil
+}
+
+// clientVersion is agentgw's module version, as the binary was built.
+func clientVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// isHTTPEntry reports whether entry names a streamable HTTP endpoint.
+func isHTTPEntry(entry string) bool {
+	lower := strings.ToLower(entry)
+	return strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
+}
+
+// Tools lists the server's tools, following pagination.
+func (c *Client) Tools(ctx context.Context) ([]ToolInfo, error) {
+	var out []ToolInfo
+	for tool, err := range c.session.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("listing tools of MCP server %s: %w", c.entry, err)
+		}
+		schema := json.RawMessage(`{"type":"object"}`)
+		if tool.InputSchema != nil {
+			b, err := json.Marshal(tool.InputSchema)
+			if err != nil {
+				return nil, fmt.Errorf("encoding input schema of tool %q: %w", tool.Name, err)
+			}
+			schema = b
+		}
+		out = append(out, ToolInfo{Name: tool.Name, Description: tool.Description, InputSchema: schema})
+	}
+	return out, nil
+}
+
+// Call calls the named tool. The result is the tool's structuredContent when
+// present, else the text of its text contents joined with newlines (a text that
+// happens to be JSON stays a string). A result flagged isError becomes a
+// *ToolError carrying that text.
+func (c *Client) Call(ctx context.Context, name string, args map[string]any) (any, error) {
+	res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("calling tool %q on MCP server %s: %w", name, c.entry, err)
+	}
+	return resultValue(name, res)
+}
+
+// Close ends the session; for a stdio server it closes the server's stdin and
+// waits for it to exit (signalling it after a grace period).
+func (c *Client) Close() error {
+	if err := c.session.Close(); err != nil {
+		return fmt.Errorf("closing MCP server %s: %w", c.entry, err)
+	}
+	return nil
+}
+
+// broken reports whether the connection is gone, judging by err (from a call
+// on c) and by whether the session has ended.
+func (c *Client) broken(err error) bool {
+	var toolErr *ToolError
+	var wireErr *jsonrpc.Error
+	if errors.As(err, &toolErr) || errors.As(err, &wireErr) {
+		return false // the server answered
+	}
+	if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true // closed, unknown to the server, or the server's output ended
+	}
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,84 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/agentgw/agentgw/tools"
+)
+
+// TestRuntime: tools of runtime mcp, compiled by a tools.Manager, call the
+// tools of an MCP server over both transports; a tool's own failure is
+// TOOL_FAILED with its text, and parameters are validated first.
+func TestRuntime(t *testing.T) {
+	pool := NewPool(slog.New(slog.DiscardHandler))
+	defer pool.Close()
+	tm := tools.NewManager(tools.Config{})
+	tm.Register(&Runtime{Pool: pool})
+	for transport, entry := range transports(t) {
+		t.Run(transport, func(t *testing.T) {
+			add, _, err := tm.Compile(tools.Spec{Name: "plus", Description: "adds", Runtime: "mcp", Entry: entry, Remote: "add",
+				Parameters: map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "number"}, "b": map[string]any{"type": "number"}}, "required": []any{"a", "b"}}},
+				t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := add.Call(context.Background(), tools.Call{ID: "c1", Parameters: map[string]any{"a": 2.0, "b": 3.0}})
+			if r.Status != tools.StatusSuccess || !strings.Contains(toJSON(t, r.Result), "5") {
+				t.Fatalf("add: %+v", r)
+			}
+			if r := add.Call(context.Background(), tools.Call{ID: "c2", Parameters: map[string]any{"a": "x"}}); r.Error == nil || r.Error.Code != tools.CodeInvalidParameters {
+				t.Fatalf("invalid parameters reached the server: %+v", r)
+			}
+			fail, _, err := tm.Compile(tools.Spec{Name: "fail", Description: "fails", Runtime: "mcp", Entry: entry}, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := fail.Call(context.Background(), tools.Call{ID: "c3", Parameters: map[string]any{}}); r.Status != tools.StatusError || r.Error.Code != tools.CodeToolFailed {
+				t.Fatalf("fail: %+v", r)
+			}
+		})
+	}
+	if _, _, err := tm.Compile(tools.Spec{Name: "x", Description: "d", Runtime: "mcp", Entry: `server "unterminated`}, t.TempDir()); err == nil {
+		t.Fatal("a bad entry compiled")
+	}
+}
+
+// TestExportServes: a tool exported through Export answers MCP clients on
+// a handler, successes as results and failures as tool errors.
+func TestExportServes(t *testing.T) {
+	tm := tools.NewManager(tools.Config{Builtins: map[string]tools.BuiltinFunc{
+		"hello": func(_ context.Context, p map[string]any) (any, error) { return "hello " + p["name"].(string), nil },
+	}})
+	hello, _, err := tm.Compile(tools.Spec{Name: "hello", Description: "greets", Runtime: "builtin", Export: true,
+		Parameters: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"}}}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(NewHandler("test", "1", func() []ExportedTool { return []ExportedTool{Export(hello)} }, slog.New(slog.DiscardHandler)))
+	defer srv.Close()
+	c := dial(t, srv.URL, nil)
+	infos, err := c.Tools(context.Background())
+	if err != nil || len(infos) != 1 || infos[0].Name != "hello" || !strings.Contains(string(infos[0].InputSchema), `"name"`) {
+		t.Fatalf("tools %+v, %v", infos, err)
+	}
+	got, err := c.Call(context.Background(), "hello", map[string]any{"name": "ann"})
+	if err != nil || got != "hello ann" {
+		t.Fatalf("call: %v, %v", got, err)
+	}
+	if _, err := c.Call(context.Background(), "hello", map[string]any{}); err == nil || !strings.Contains(err.Error(), "INVALID_PARAMETERS") {
+		t.Fatalf("invalid call: %v", err)
+	}
+}
+
+func toJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
