@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentgw/agentgw/configs"
+)
+
+// fixerModel plays the model of the test fixer: it runs the tests, reads
+// the file the failure names, then proposes a fix quoting what it saw.
+type fixerModel struct {
+	mu   sync.Mutex
+	seen []string // the tool messages it received
+}
+
+func (m *fixerModel) serve(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	var tools []string
+	for _, msg := range body.Messages {
+		if msg.Role == "tool" {
+			tools = append(tools, fmt.Sprint(msg.Content))
+		}
+	}
+	m.mu.Lock()
+	m.seen = tools
+	m.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(delta map[string]any, finish string) {
+		choice := map[string]any{"index": 0, "delta": delta}
+		if finish != "" {
+			choice["finish_reason"] = finish
+		}
+		data, _ := json.Marshal(map[string]any{"id": "m", "object": "chat.completion.chunk", "choices": []any{choice}})
+		fmt.Fprintf(w, "data: %s\n\n", data)
+	}
+	call := func(name, args string) {
+		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "c" + fmt.Sprint(len(tools)), "type": "function",
+			"function": map[string]any{"name": name, "arguments": args}}}}, "")
+		chunk(map[string]any{}, "tool_calls")
+	}
+	switch len(tools) {
+	case 0:
+		chunk(map[string]any{"content": "Running the tests. "}, "")
+		call("run_tests", `{}`)
+	case 1:
+		chunk(map[string]any{"content": "A test fails; reading calc.go. "}, "")
+		call("read_file", `{"path": "calc.go"}`)
+	default:
+		chunk(map[string]any{"content": "Fix: calc.go returns a - b; it should return a + b."}, "stop")
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// TestFixerExample: the embedded test fixer asks before running the tests,
+// runs `go test` in the project for real, has the IDE read the failing file
+// through a frontend tool, and answers with a fix.
+func TestFixerExample(t *testing.T) {
+	project := t.TempDir()
+	files := map[string]string{
+		"go.mod":       "module fixme\n\ngo 1.26\n",
+		"calc.go":      "package fixme\n\n// Add adds.\nfunc Add(a, b int) int { return a - b }\n",
+		"calc_test.go": "package fixme\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n",
+	}
+	fixer, err := configs.FS.ReadFile("agents/fixer.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["agents/fixer.yaml"] = string(fixer)
+	for name, content := range files {
+		p := filepath.Join(project, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := &fixerModel{}
+	up := httptest.NewServer(http.HandlerFunc(model.serve))
+	defer up.Close()
+	cfg := testConfig(t, up.URL)
+	cfg.Agents = []string{filepath.Join(project, "agents")}
+	// The tool runs where the agent file is: point its workdir at the project.
+	cfg.Tools.WorkRoots = []string{project}
+	setWorkdir(t, filepath.Join(project, "agents", "fixer.yaml"), "..")
+	env := map[string]string{}
+	for _, k := range []string{"PATH", "HOME", "GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY"} {
+		env[k] = os.Getenv(k)
+	}
+	base := startGateway(t, cfg, env)
+	url := base + "/agents/fixer"
+
+	first := ask(t, url, `{"contextVariables":[{"name":"userInputPrompt","value":"fix my tests"}]}`)
+	consent := first.only(t)
+	if consent.Action != "confirm" || !strings.Contains(consent.Data.Message, "Run go test ./...") {
+		t.Fatalf("consent %+v", consent)
+	}
+	second := ask(t, url, `{"action":{"action":"confirm","state":`+string(consent.State)+`,"accepted":true}}`)
+	var callID string
+	for _, ev := range second.events {
+		if ev.Name == "copilot_tool_call" {
+			var f struct {
+				CallID string         `json:"callId"`
+				Name   string         `json:"name"`
+				Params map[string]any `json:"parameters"`
+			}
+			_ = json.Unmarshal([]byte(ev.Data), &f)
+			if f.Name != "read_file" || f.Params["path"] != "calc.go" {
+				t.Fatalf("tool call %s", ev.Data)
+			}
+			callID = f.CallID
+		}
+	}
+	if callID == "" || !strings.Contains(second.text, "> running run_tests") {
+		t.Fatalf("after consent: %q %v", second.text, second.events)
+	}
+	model.mu.Lock()
+	ran := strings.Join(model.seen, "\n")
+	model.mu.Unlock()
+	if !strings.Contains(ran, "Add(2, 3) = -1, want 5") {
+		t.Fatalf("the model did not get the test failure: %s", ran)
+	}
+	third := ask(t, url, `{"toolResults":[{"callId":"`+callID+`","status":"SUCCESS","result":{"path":"calc.go","content":`+jsonString(files["calc.go"])+`}}]}`)
+	if !strings.Contains(third.text, "it should return a + b") {
+		t.Fatalf("final answer %q", third.text)
+	}
+	model.mu.Lock()
+	defer model.mu.Unlock()
+	if !strings.Contains(strings.Join(model.seen, "\n"), "return a - b") {
+		t.Fatalf("the model did not get the file from the IDE: %v", model.seen)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// setWorkdir sets the workdir of every tool in an agent file.
+func setWorkdir(t *testing.T, file, dir string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := strings.ReplaceAll(string(data), "    runtime: native\n", "    runtime: native\n    workdir: "+dir+"\n")
+	if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
