@@ -18,7 +18,7 @@ const usage = `agentgw — an IDE copilot agent gateway
 Usage:
   agentgw serve   [--addr :18080] [--agents DIR]... [--upstream URL] [--config FILE]
   agentgw chat    [--url http://localhost:18080] [--agent NAME] [--command NAME] [--file F --selection L1:C1-L2:C2]
-                  [--interactive|--once] [PROMPT]
+                  [--dir D] [--interactive|--once] [--allow-tools] [PROMPT]
   agentgw lint    [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
   agentgw healthcheck [--addr :18080]
