@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
@@ -158,7 +159,7 @@ func toolRunner(t *testing.T, st store.Store) (*Runner, *toolModel) {
 	if diags.Errors() > 0 {
 		t.Fatalf("tool agents do not load:\n%s", diags)
 	}
-	cfg := RunnerConfig{LLM: c, Store: st, PauseTTL: time.Minute}
+	cfg := RunnerConfig{LLM: c, Store: st, PauseTTL: time.Minute, Signer: actions.NewSigner([]byte("shared by the replicas"), time.Hour)}
 	return NewRunner(NewRegistry(agents), cfg), m
 }
 
@@ -381,4 +382,37 @@ func TestFrontendToolResultsChecked(t *testing.T) {
 		t.Fatalf("executionTime lost: %q", rec.Transcript())
 	}
 	_ = m
+}
+
+// TestConsentResumesOnAnotherReplica: two gateways sharing a SQLite store
+// and a state secret, nothing else: a run paused by one resumes on the
+// other, once.
+func TestConsentResumesOnAnotherReplica(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "store.db")
+	open := func() store.Store {
+		s, err := store.OpenSQLite(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	a, _ := toolRunner(t, open())
+	b, _ := toolRunner(t, open())
+	rec, err := runRequest(t, a, promptBody("deploy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirm := lastAction(t, rec)
+	body := `{"agent":"t","action":{"action":"confirm","state":` + q(confirm.State) + `,"accepted":true}}`
+	rec, err = runRequest(t, b, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rec.Transcript(), `"result":"deployed"`) {
+		t.Fatalf("on the other replica: %q", rec.Transcript())
+	}
+	if _, err := runRequest(t, a, body); err == nil {
+		t.Fatal("the first replica resumed the run again")
+	}
 }
