@@ -3,65 +3,19 @@ package actions
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentgw/agentgw/internal/suggest"
 )
 
-// closest returns the candidate most likely meant by name: the first that
-// equals it ignoring case, else the nearest whose edit distance (with
-// transpositions) is at most a third of the candidate's length. Candidates
-// of one or two characters therefore only match ignoring case.
+// closest returns the candidate most likely meant by name. A candidate of
+// one or two characters only matches ignoring case: node properties such as
+// "ip" are not typos of "id".
 func closest(name string, candidates []string) (string, bool) {
-	for _, c := range candidates {
-		if strings.EqualFold(name, c) {
-			return c, true
-		}
+	c := suggest.Closest(name, candidates)
+	if len(c) <= 2 && !strings.EqualFold(c, name) {
+		c = ""
 	}
-	lower := []rune(strings.ToLower(name))
-	best, bestDist := "", -1
-	for _, c := range candidates {
-		limit := utf8.RuneCountInString(c) / 3
-		if limit == 0 || abs(len(lower)-utf8.RuneCountInString(c)) > limit {
-			continue
-		}
-		d := distance(lower, []rune(strings.ToLower(c)))
-		if d <= limit && (bestDist < 0 || d < bestDist) {
-			best, bestDist = c, d
-		}
-	}
-	return best, bestDist >= 0
-}
-
-// distance is the optimal string alignment distance between a and b:
-// insertions, deletions, substitutions and swaps of adjacent runes.
-func distance(a, b []rune) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
+	return c, c != ""
 }
 
 // didYouMean is the end of a message about an unknown name: a suggestion

@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"reflect"
 	"slices"
-
 	"text/template/parse"
 
 	"github.com/agentgw/agentgw/steps"
@@ -69,54 +67,15 @@ func templateStepIDs(t *tmpl) []string {
 			ids = append(ids, idents[1])
 		}
 	}
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
-		if n == nil || reflect.ValueOf(n).IsNil() {
-			return
-		}
+	eachNode(t, func(n parse.Node) {
 		switch n := n.(type) {
-		case *parse.ListNode:
-			for _, c := range n.Nodes {
-				walk(c)
-			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.PipeNode:
-			for _, c := range n.Cmds {
-				walk(c)
-			}
-		case *parse.CommandNode:
-			for _, a := range n.Args {
-				walk(a)
-			}
 		case *parse.FieldNode:
 			chain(n.Ident)
 		case *parse.VariableNode:
 			if len(n.Ident) > 0 && n.Ident[0] == "$" {
 				chain(n.Ident[1:])
 			}
-		case *parse.ChainNode:
-			walk(n.Node)
-		case *parse.IfNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.TemplateNode:
-			walk(n.Pipe)
 		}
-	}
-	for _, tt := range t.Templates() {
-		if tt.Tree != nil {
-			walk(tt.Tree.Root)
-		}
-	}
+	})
 	return ids
 }

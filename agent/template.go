@@ -65,11 +65,27 @@ func emptyMissing(tree *parse.Tree, n parse.Node) {
 // as a field (.name) or a string ("name", e.g. in index).
 func mentions(t *tmpl, name string) bool {
 	found := false
+	eachNode(t, func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.FieldNode:
+			found = found || (len(n.Ident) > 0 && n.Ident[0] == name)
+		case *parse.ChainNode:
+			found = found || (len(n.Field) > 0 && n.Field[0] == name)
+		case *parse.StringNode:
+			found = found || n.Text == name
+		}
+	})
+	return found
+}
+
+// eachNode calls fn for every node of every tree of t.
+func eachNode(t *tmpl, fn func(parse.Node)) {
 	var walk func(n parse.Node)
 	walk = func(n parse.Node) {
-		if found || n == nil || reflect.ValueOf(n).IsNil() {
+		if n == nil || reflect.ValueOf(n).IsNil() {
 			return
 		}
+		fn(n)
 		switch n := n.(type) {
 		case *parse.ListNode:
 			for _, c := range n.Nodes {
@@ -85,13 +101,8 @@ func mentions(t *tmpl, name string) bool {
 			for _, a := range n.Args {
 				walk(a)
 			}
-		case *parse.FieldNode:
-			found = len(n.Ident) > 0 && n.Ident[0] == name
 		case *parse.ChainNode:
 			walk(n.Node)
-			found = found || (len(n.Field) > 0 && n.Field[0] == name)
-		case *parse.StringNode:
-			found = n.Text == name
 		case *parse.IfNode:
 			walk(n.Pipe)
 			walk(n.List)
@@ -113,7 +124,6 @@ func mentions(t *tmpl, name string) bool {
 			walk(tt.Tree.Root)
 		}
 	}
-	return found
 }
 
 // maxRender caps what one template may render, so that a runaway template

@@ -1,6 +1,8 @@
 package contextvars
 
-import "strings"
+import (
+	"github.com/agentgw/agentgw/internal/suggest"
+)
 
 // The names of the context variables of PROTOCOL.md section 6.
 const (
@@ -48,42 +50,5 @@ func SuggestName(name string) string {
 	return closest(name, KnownNames())
 }
 
-// closest returns the candidate nearest to s by edit distance (ignoring case),
-// or "" when none is close enough to be a plausible typo.
-func closest(s string, candidates []string) string {
-	ls := strings.ToLower(s)
-	best, bestDist := "", -1
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		d := editDistance(ls, lc)
-		limit := max(2, len(lc)/3)
-		if ls != "" && (strings.Contains(lc, ls) || strings.Contains(ls, lc)) {
-			d = min(d, limit)
-		}
-		if d <= limit && (bestDist < 0 || d < bestDist) {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+// closest returns the candidate nearest to s, or "" when none is close.
+func closest(s string, candidates []string) string { return suggest.Closest(s, candidates) }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agentgw/agentgw/internal/suggest"
 )
 
 // cycles returns one cycle per strongly connected component of more than one step, each as the step
@@ -117,40 +119,17 @@ func (p *Plan) cycleString(cyc []int) string {
 	return strings.Join(ids, " -> ")
 }
 
-// suggest returns ` (did you mean "x"?)` for the known id closest to id when it is close enough (about
-// one edit per three bytes, at most three), or "".
+// suggest returns ` (did you mean "x"?)` for the known id closest to id,
+// or "".
 func (p *Plan) suggest(id string) string {
-	best, bestD := "", -1
+	var ids []string
 	for _, n := range p.nodes {
-		if n.ID == "" || n.ID == id {
-			continue
-		}
-		if d := distance(id, n.ID); bestD < 0 || d < bestD {
-			best, bestD = n.ID, d
+		if n.ID != "" && n.ID != id {
+			ids = append(ids, n.ID)
 		}
 	}
-	if bestD < 0 || bestD >= len(id) || bestD > min(3, max(1, len(id)/3)) {
-		return ""
+	if best := suggest.Closest(id, ids); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// distance is the Levenshtein distance between a and b, by bytes.
-func distance(a, b string) int {
-	row := make([]int, len(b)+1)
-	for j := range row {
-		row[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		diag := row[0]
-		row[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			diag, row[j] = row[j], min(row[j]+1, row[j-1]+1, diag+cost)
-		}
-	}
-	return row[len(b)]
+	return ""
 }
