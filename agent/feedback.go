@@ -34,11 +34,11 @@ func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
 	if run.feedback.Run != "" {
 		run.id = run.feedback.Run
 	}
-	state, err := run.runPlan(ctx, h.plan, em, run.loadState(ctx, run.feedback.Run))
+	rep, err := run.runPlan(ctx, h.plan, em, run.loadState(ctx, run.feedback.Run))
 	if err != nil {
 		return err
 	}
-	run.saveState(ctx, state)
+	run.saveState(ctx, rep.State)
 	return nil
 }
 

@@ -49,7 +49,9 @@ type pendingCall struct {
 // pauseRecord is a paused model conversation, kept in the store so that any
 // replica sharing it can resume the run.
 type pauseRecord struct {
-	ID       string         `json:"id"`
+	ID string `json:"id"`
+	// Kind is "" for a model conversation, pauseKindPlan for a plan.
+	Kind     string         `json:"kind,omitempty"`
 	Endpoint string         `json:"endpoint"`
 	Agent    string         `json:"agent"`
 	Command  string         `json:"command"`
@@ -62,7 +64,15 @@ type pauseRecord struct {
 	Results  []string       `json:"results"` // per call; "" while waiting
 	Waiting  []pendingCall  `json:"waiting"`
 	Round    int            `json:"round"`
+	// A paused plan: the step that waits, the plan's state, and the
+	// results of the steps that completed.
+	Step  string         `json:"step,omitempty"`
+	State map[string]any `json:"state,omitempty"`
+	Done  map[string]any `json:"done,omitempty"`
 }
+
+// pauseKindPlan marks a paused plan.
+const pauseKindPlan = "plan"
 
 func pauseKey(id string) string      { return "pause/" + id }
 func clientCallKey(id string) string { return "call/" + id }

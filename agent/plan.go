@@ -150,6 +150,7 @@ func (c *compiler) checkRefLike(where string, n *yaml.Node) {
 
 // compileKind compiles the one kind a step has.
 func (c *compiler) compileKind(where, key string, sd *Step) stepKind {
+	keyPrefix := strings.TrimSuffix(key, "."+sd.ID)
 	var kinds []string
 	var k stepKind
 	if sd.Reply != nil {
@@ -182,7 +183,7 @@ func (c *compiler) compileKind(where, key string, sd *Step) stepKind {
 	}
 	if sd.Tool != "" {
 		kinds = append(kinds, "tool")
-		k = c.compileTool(where, sd)
+		k = c.compileTool(where, keyPrefix, sd)
 	}
 	switch len(kinds) {
 	case 0:

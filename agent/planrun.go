@@ -28,8 +28,8 @@ type stepRun struct {
 }
 
 // runPlan executes a plan, its steps' output in step order on em, starting
-// from state. It returns the plan's final state.
-func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state map[string]any) (map[string]any, error) {
+// from state. It returns the engine's report (never nil).
+func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state map[string]any) (*steps.Report, error) {
 	seq := newSequencer(em, len(cp.steps))
 	opts := steps.Options{
 		Parallel: run.cfg.Parallel, Timeout: cp.timeout, State: state,
@@ -44,6 +44,9 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 		if cs.kind == nil {
 			return nil, errors.New("the step did not compile")
 		}
+		if v, ok := run.doneResult(cs.def.ID); ok {
+			return v, nil // completed before the plan paused: shown then
+		}
 		sr := &stepRun{run: run, step: cs, em: seq.emitter(i), inv: inv}
 		if err := sr.prepare(); err != nil {
 			return nil, err
@@ -51,11 +54,10 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 		return cs.kind.run(ctx, sr)
 	}
 	rep, err := cp.plan.Run(ctx, exec, opts)
-	var final map[string]any
-	if rep != nil {
-		final = rep.State
+	if rep == nil {
+		rep = &steps.Report{}
 	}
-	return final, planError(ctx, err)
+	return rep, planError(ctx, err)
 }
 
 // planError maps the engine's failures to what the user sees. Only the
@@ -67,6 +69,9 @@ func planError(ctx context.Context, err error) error {
 	}
 	if ctx.Err() != nil {
 		return canceled(err)
+	}
+	if errors.Is(err, errPaused) {
+		return errPaused
 	}
 	var se *steps.StepError
 	switch {

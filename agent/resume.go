@@ -81,6 +81,9 @@ func (run *Run) ownedBy(r *Runner, agent string) error {
 // brings, then what the command does after its model.
 func (run *Run) resume(ctx context.Context, em Emitter) error {
 	rec := run.paused
+	if rec.Kind == pauseKindPlan {
+		return run.afterModel(ctx, em)
+	}
 	l := &toolLoop{run: run, tools: map[string]*tools.Tool{}, model: rec.Model, params: rec.Params,
 		msgs: rec.Messages, round: rec.Round, stream: rec.Stream}
 	for _, name := range rec.Tools {

@@ -104,8 +104,10 @@ type Run struct {
 	// depth counts nested calls.
 	depth       int
 	actionsSent atomic.Bool
-	// paused is the conversation this request resumes, if any.
+	// paused is the conversation or plan this request resumes, if any.
 	paused *pauseRecord
+	// planWait is the consent a tool step of the plan waits for.
+	planWait planWait
 }
 
 // Agent names the run's agent.
@@ -389,11 +391,18 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 	cmd := run.cmd
 	var state map[string]any
 	if cmd.plan != nil {
-		var err error
-		state, err = run.runPlan(ctx, cmd.plan, em, nil)
+		var init map[string]any
+		if run.paused != nil && run.paused.Kind == pauseKindPlan {
+			init = run.paused.State
+		}
+		rep, err := run.runPlan(ctx, cmd.plan, em, init)
+		if perr := run.pausedPlan(ctx, em, rep); perr != nil {
+			return perr
+		}
 		if err != nil {
 			return err
 		}
+		state = rep.State
 	}
 	env := run.renderEnv(state)
 	for _, ca := range cmd.actions {

@@ -284,20 +284,41 @@ func (t *teeEmitter) Chunk(raw []byte) error {
 	return t.Emitter.Chunk(raw)
 }
 
-// toolKind runs a tool with the step's inputs as its parameters.
-type toolKind struct{ tool *tools.Tool }
+// toolKind runs a tool with the step's inputs as its parameters. A tool
+// that needs the user's consent pauses the plan the first time (see
+// planpause.go).
+type toolKind struct {
+	tool    *tools.Tool
+	consent bool
+}
 
-func (c *compiler) compileTool(where string, sd *Step) stepKind {
+func (c *compiler) compileTool(where, keyPrefix string, sd *Step) stepKind {
 	ts := c.resolveTools(where, sd.Pos, []string{sd.Tool})
 	t := ts[sd.Tool]
 	if t == nil {
 		return nil
+	}
+	// A command's own plan can pause for a consent; a handler's cannot.
+	if t.NeedsConsent() && keyPrefix == "steps" {
+		if sd.OnError == "continue" {
+			c.errorf(sd.Pos, "%s: a tool step that asks for consent stops the plan while it waits; onError continue would run its dependents without it", where)
+		}
+		return &toolKind{tool: t, consent: true}
 	}
 	c.noPause(where, sd.Pos, ts)
 	return &toolKind{tool: t}
 }
 
 func (k *toolKind) run(ctx context.Context, sr *stepRun) (any, error) {
+	if k.consent {
+		switch sr.run.approval(sr.step.def.ID) {
+		case approvalDenied:
+			return nil, &Error{Code: "DECLINED", Status: 403, Source: SourceClient,
+				Message: fmt.Sprintf("the user declined to run tool %q", k.tool.Name)}
+		case approvalNone:
+			return nil, sr.run.waitForConsent(sr.step.def.ID, consentQuestion(k.tool, llm.ToolCall{Name: k.tool.Name, Arguments: argsJSON(sr)}))
+		}
+	}
 	with, _ := sr.env.data["with"].(map[string]any)
 	// A tool gets its parameters as JSON, as when a model calls it.
 	params := map[string]any{}
@@ -317,14 +338,20 @@ func (k *toolKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	return toPlain(r.Result)
 }
 
-// noPause refuses tools that would pause a plan: a consent or an IDE tool
-// waits for another request, and a plan does not resume mid-way; a
-// command's own model can use them.
+// argsJSON is a step's inputs as the JSON a consent question shows.
+func argsJSON(sr *stepRun) string {
+	data, _ := json.Marshal(sr.env.data["with"])
+	return string(data)
+}
+
+// noPause refuses tools that would pause a plan where it cannot pause: a
+// model step's tools, a handler's tool steps, and IDE tools in steps; a
+// command's own model and its own plan's tool steps can wait.
 func (c *compiler) noPause(where string, pos Position, ts map[string]*tools.Tool) {
 	for _, name := range slices.Sorted(maps.Keys(ts)) {
 		t := ts[name]
 		if t.NeedsConsent() || t.Runtime == "frontend" {
-			c.errorf(pos, "%s: tool %q waits for the user or the IDE, which a plan step cannot do; give it to the command's own model (the command's tools and messageTemplates)", where, name)
+			c.errorf(pos, "%s: tool %q waits for the user or the IDE, which this step cannot do; give it to the command's own model (its tools and messageTemplates), or, for a consent, to a tool step of the command's own plan", where, name)
 		}
 	}
 }

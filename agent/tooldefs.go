@@ -37,7 +37,7 @@ func (c *compiler) compileTools() {
 			c.warnf(td.Pos, "tool %q: %s", td.Name, w)
 		}
 		if err != nil {
-			c.errorf(td.Pos, "tool %q: %v", td.Name, err)
+			c.errorf(td.Pos, "%v", err) // the error names the tool
 			continue
 		}
 		c.tools[td.Name] = t
@@ -102,7 +102,7 @@ func LoadTools(m *tools.Manager, paths ...string) (map[string]*tools.Tool, Diagn
 				diags.add(SeverityWarning, td.Pos, fmt.Sprintf("tool %q: %s", td.Name, w))
 			}
 			if err != nil {
-				diags.add(SeverityError, td.Pos, fmt.Sprintf("tool %q: %v", td.Name, err))
+				diags.add(SeverityError, td.Pos, err.Error()) // the error names the tool
 				continue
 			}
 			out[td.Name] = t

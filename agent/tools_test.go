@@ -27,7 +27,8 @@ tools:
      parameters: {type: object, properties: {a: {type: number}, b: {type: number}}, required: [a, b]}}
   - {name: fail, description: Fails, runtime: builtin, entry: fail}
   - {name: slow, description: Slow, runtime: builtin, entry: slow, timeout: 50ms}
-  - {name: deploy, description: Deploys, runtime: builtin, entry: deploy, permissionLevel: USER_CONSENT, userPrompt: "Deploy to production?"}
+  - {name: deploy, description: Deploys, runtime: builtin, entry: deploy, permissionLevel: USER_CONSENT, userPrompt: "Deploy to production?",
+     parameters: {type: object, properties: {env: {type: string}}}}
   - {name: read_file, description: Reads a file in the IDE, runtime: frontend, userPrompt: "Let the agent read a file?", fallbackBehavior: ABORT,
      parameters: {type: object, properties: {path: {type: string}}}}
 commands:
@@ -38,6 +39,20 @@ commands:
     actions:
       - action: confirm
         data: {title: After, message: the model, command: default}
+  - name: careful
+    steps:
+      - id: first
+        reply: "first|"
+      - id: deploy
+        tool: deploy
+        with: {env: prod}
+      - id: after
+        reply: "after:{{ .steps.deploy.result }}|"
+      - id: beside
+        reply: "beside|"
+    actions:
+      - action: confirm
+        data: {title: Done, message: the plan, command: default}
   - name: plan
     steps:
       - id: sum
@@ -318,15 +333,23 @@ commands:
     steps:
       - id: a
         tool: ask
+        onError: continue
       - id: b
         llm:
           tools: [ask]
           messageTemplates: [{role: user, template: u}]
+      - id: c
+        action:
+          action: confirm
+          data: {title: t, message: m}
+          onAccept:
+            - id: inner
+              tool: ask
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, diags := LoadWith(LoadOptions{Tools: tm}, file)
-	for _, want := range []string{`tool "ok" is defined twice`, `no tool named "nope"`, `tool "weird"`, `step "a": tool "ask" waits for the user`, `step "b": llm: tool "ask" waits`} {
+	for _, want := range []string{`tool "ok" is defined twice`, `no tool named "nope"`, `tool "weird"`, `step "a": a tool step that asks for consent stops the plan`, `step "b": llm: tool "ask" waits`, `step "inner": tool "ask" waits`} {
 		if !strings.Contains(diags.String(), want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, diags)
 		}
@@ -414,5 +437,47 @@ func TestConsentResumesOnAnotherReplica(t *testing.T) {
 	}
 	if _, err := runRequest(t, a, body); err == nil {
 		t.Fatal("the first replica resumed the run again")
+	}
+}
+
+// TestPlanConsent: a tool step that needs consent pauses its plan after the
+// steps that do not depend on it; accepting runs the tool and the rest of
+// the plan without showing the earlier steps again; declining fails it.
+func TestPlanConsent(t *testing.T) {
+	for _, accepted := range []bool{true, false} {
+		t.Run(fmt.Sprint("accepted=", accepted), func(t *testing.T) {
+			r, _ := toolRunner(t, store.NewMemory())
+			rec, err := runRequest(t, r, `{"agent":"t","command":"careful"}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rec.Transcript(); got != "first|beside|" {
+				t.Fatalf("before the consent: %q", got)
+			}
+			confirm := lastAction(t, rec)
+			if !strings.Contains(confirm.Confirm.Message, `Deploy to production? {"env":"prod"}`) {
+				t.Fatalf("consent %+v", confirm.Confirm)
+			}
+			rec, err = runRequest(t, r, `{"agent":"t","action":{"action":"confirm","state":`+q(confirm.State)+fmt.Sprintf(`,"accepted":%v}}`, accepted))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var code string
+			for _, f := range rec.Frames() {
+				if f.Kind == "error" {
+					code = f.Error.Code
+				}
+			}
+			if accepted {
+				if got := rec.Transcript(); got != "after:deployed|" || code != "" {
+					t.Fatalf("after accepting: %q %s", got, code)
+				}
+				if a := lastAction(t, rec); a.Confirm.Title != "Done" {
+					t.Fatalf("the command's actions did not follow the plan: %+v", a)
+				}
+			} else if code != "DECLINED" || strings.Contains(rec.Transcript(), "after:") {
+				t.Fatalf("after declining: %q %s", rec.Transcript(), code)
+			}
+		})
 	}
 }

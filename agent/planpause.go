@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/steps"
+)
+
+// A tool step whose tool needs the user's consent pauses its plan: the
+// plan runs on without it (its dependents wait), then the run is saved with
+// the plan's state and the results of the steps that completed, and the
+// user gets a confirm. Accepting runs the plan again from that state: the
+// completed steps give their saved results without running or showing
+// anything again, the tool runs, and the plan goes on.
+
+type approvalState int
+
+const (
+	approvalNone approvalState = iota
+	approvalGiven
+	approvalDenied
+)
+
+// planWait is a consent a plan's tool step waits for.
+type planWait struct {
+	mu       sync.Mutex
+	step     string
+	question string
+}
+
+// approval tells a consent tool step whether this request answers it.
+func (run *Run) approval(step string) approvalState {
+	rec := run.paused
+	if rec == nil || rec.Kind != pauseKindPlan || rec.Step != step || run.req.Action == nil {
+		return approvalNone
+	}
+	if run.req.Action.Accepted {
+		return approvalGiven
+	}
+	return approvalDenied
+}
+
+// waitForConsent records the step that waits (the first, when several
+// do) and fails it with errPaused.
+func (run *Run) waitForConsent(step, question string) error {
+	run.planWait.mu.Lock()
+	defer run.planWait.mu.Unlock()
+	if run.planWait.step == "" {
+		run.planWait.step, run.planWait.question = step, question
+	}
+	return errPaused
+}
+
+// pausedPlan saves a plan that waits for a consent and asks for it; it
+// returns errPaused, or nil when the plan waits for nothing.
+func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *steps.Report) error {
+	run.planWait.mu.Lock()
+	step, question := run.planWait.step, run.planWait.question
+	run.planWait.mu.Unlock()
+	if step == "" {
+		return nil
+	}
+	if run.cfg.Store == nil {
+		return &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,
+			Message: "a tool step needs the user's consent, and this gateway keeps no store for paused runs"}
+	}
+	rec := &pauseRecord{ID: uuid.NewString(), Kind: pauseKindPlan, Endpoint: run.endpoint, Agent: run.agent.Name(),
+		Command: run.cmd.def.Name, Step: step, State: rep.State, Done: map[string]any{}}
+	if prev := run.paused; prev != nil && prev.Kind == pauseKindPlan {
+		for id, v := range prev.Done {
+			rec.Done[id] = v
+		}
+	}
+	for _, r := range rep.Results {
+		if r.Status == steps.Completed {
+			rec.Done[r.ID] = r.Value
+		}
+	}
+	if err := run.savePause(ctx, rec); err != nil {
+		return err
+	}
+	a := &actions.Action{Kind: actions.KindConfirm, Confirm: &actions.Confirm{Title: "Allow", Message: question}}
+	claims := actions.Claims{Agent: run.endpoint, Command: rec.Command, Step: consentKey, Kind: actions.KindConfirm, Run: rec.ID}
+	if rec.Agent != rec.Endpoint {
+		claims.Data = map[string]string{"agent": rec.Agent}
+	}
+	var err error
+	if a.State, err = run.cfg.Signer.Sign(claims); err != nil {
+		return Internal(fmt.Errorf("signing consent state: %w", err))
+	}
+	if err := em.Action(a); err != nil {
+		return canceled(err)
+	}
+	return errPaused
+}
+
+// doneResult is the saved result of a step that completed before the plan
+// paused, when this run resumes that plan.
+func (run *Run) doneResult(step string) (any, bool) {
+	rec := run.paused
+	if rec == nil || rec.Kind != pauseKindPlan {
+		return nil, false
+	}
+	v, ok := rec.Done[step]
+	return v, ok
+}
