@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -46,24 +47,25 @@ func (run *Run) approval(step string) approvalState {
 }
 
 // waitForConsent records the step that waits (the first, when several
-// do) and fails it with errPaused.
+// do) and holds it: the plan runs what does not depend on it and ends.
 func (run *Run) waitForConsent(step, question string) error {
 	run.planWait.mu.Lock()
 	defer run.planWait.mu.Unlock()
 	if run.planWait.step == "" {
 		run.planWait.step, run.planWait.question = step, question
 	}
-	return errPaused
+	return fmt.Errorf("%w: %w", steps.ErrHold, errPaused)
 }
 
 // pausedPlan saves a plan that waits for a consent and asks for it; it
-// returns errPaused, or nil when the plan waits for nothing.
+// returns errPaused. It is called only for a plan that was held (and did
+// not fail besides: then the failure is what the user sees).
 func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *steps.Report) error {
 	run.planWait.mu.Lock()
 	step, question := run.planWait.step, run.planWait.question
 	run.planWait.mu.Unlock()
 	if step == "" {
-		return nil
+		return Internal(errors.New("a plan step was held with nothing to wait for"))
 	}
 	if run.cfg.Store == nil {
 		return &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,

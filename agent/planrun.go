@@ -70,9 +70,6 @@ func planError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return canceled(err)
 	}
-	if errors.Is(err, errPaused) {
-		return errPaused
-	}
 	var se *steps.StepError
 	switch {
 	case errors.As(err, &se):
@@ -88,6 +85,8 @@ func planError(ctx context.Context, err error) error {
 		}
 		return &Error{Code: CodeStepFailed, Status: 500, Source: SourceServer, Err: err,
 			Message: fmt.Sprintf("step %q failed: %v", se.ID, se.Err)}
+	case errors.Is(err, steps.ErrHold):
+		return errPaused
 	case errors.Is(err, steps.ErrPlanTimeout):
 		return &Error{Code: CodePlanTimeout, Status: 504, Source: SourceServer, Recoverable: true, Err: err,
 			Message: "the command's plan did not finish in time", SuggestedAction: "try again; the agent's author may raise the command's timeout"}

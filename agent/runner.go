@@ -396,8 +396,8 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 			init = run.paused.State
 		}
 		rep, err := run.runPlan(ctx, cmd.plan, em, init)
-		if perr := run.pausedPlan(ctx, em, rep); perr != nil {
-			return perr
+		if errors.Is(err, errPaused) {
+			return run.pausedPlan(ctx, em, rep)
 		}
 		if err != nil {
 			return err

@@ -53,6 +53,13 @@ commands:
     actions:
       - action: confirm
         data: {title: Done, message: the plan, command: default}
+  - name: risky
+    steps:
+      - id: deploy
+        tool: deploy
+        with: {env: prod}
+      - id: broken
+        tool: fail
   - name: plan
     steps:
       - id: sum
@@ -437,6 +444,29 @@ func TestConsentResumesOnAnotherReplica(t *testing.T) {
 	}
 	if _, err := runRequest(t, a, body); err == nil {
 		t.Fatal("the first replica resumed the run again")
+	}
+}
+
+// TestPlanConsentAndFailure: a plan with a step that waits for consent
+// and a step that fails reports the failure and asks nothing.
+func TestPlanConsentAndFailure(t *testing.T) {
+	st := store.NewMemory()
+	r, _ := toolRunner(t, st)
+	rec, err := runRequest(t, r, `{"agent":"t","command":"risky"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	for _, f := range rec.Frames() {
+		switch f.Kind {
+		case "action":
+			t.Fatalf("a failed plan asked for consent: %+v", f)
+		case "error":
+			errs = append(errs, f.Error.Code+": "+f.Error.Message)
+		}
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], `step "broken"`) {
+		t.Fatalf("errors: %q", errs)
 	}
 }
 

@@ -58,6 +58,13 @@ type Report struct {
 	State   map[string]any // the final state (a deep copy)
 }
 
+// ErrHold, wrapped by an Exec's error, holds its step instead of failing it: the step ends SKIPPED at
+// once (no retries, onError does not apply) with that error, the steps that depend on it, directly or
+// not, end SKIPPED without running, and the rest of the plan runs to its end. Run's error then wraps
+// the first held step's error. A caller uses it for a step that waits for something outside the plan
+// (a person's consent) and runs the plan again once it has it.
+var ErrHold = errors.New("step held")
+
 // ErrPlanTimeout is wrapped by Run's error, and recorded by the interrupted steps, when Options.Timeout
 // ends the plan.
 var ErrPlanTimeout = errors.New("plan timed out")
@@ -103,6 +110,8 @@ var errStepTimeout = errors.New("step timeout")
 // SKIPPED (so does a step already announced by OnStart whose first attempt had not begun), and Run
 // returns a *StepError. When nothing runs and no pending step can become ready (a gate
 // that is never satisfied), the remaining steps end SKIPPED with an error naming the missing paths.
+// A step whose Exec returns an error wrapping ErrHold is held (see ErrHold); a plan with a held step
+// and no failure returns an error wrapping the held step's error.
 // Options.Timeout ends everything: running steps end TIMEOUT, pending ones SKIPPED, and the error wraps
 // ErrPlanTimeout. The caller's ctx ending does the same and Run returns ctx.Err(); running steps end
 // TIMEOUT when ctx's deadline passed and FAILED when it was cancelled.
@@ -144,6 +153,7 @@ type runner struct {
 	running  int
 	failed   *StepError
 	aborted  bool
+	held     error // the first held step's error, wrapped
 }
 
 // outcome is a worker's report.
@@ -215,6 +225,9 @@ func (r *runner) err(ctx context.Context) error {
 	case r.failed != nil:
 		return r.failed
 	case !r.aborted:
+		if r.held != nil {
+			return r.held
+		}
 		return nil
 	case errors.Is(context.Cause(r.planCtx), ErrPlanTimeout) && ctx.Err() == nil:
 		return fmt.Errorf("running plan: %w after %v", ErrPlanTimeout, r.o.Timeout)

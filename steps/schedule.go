@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -98,10 +99,28 @@ func (r *runner) finish(i int, res Result) {
 	if r.o.OnFinish != nil {
 		r.o.OnFinish(i, res)
 	}
+	if res.Status == Skipped && errors.Is(res.Err, ErrHold) {
+		r.hold(i, res)
+	}
 	if res.Status.failed() && n.OnError != OnErrorContinue && !r.halted() {
 		r.failed = &StepError{ID: n.ID, Status: res.Status, Err: res.Err}
 		r.stop(stopCause{id: n.ID})
 		r.skipPending(fmt.Errorf("not started: step %q failed", n.ID))
+	}
+}
+
+// hold handles held step i: the first step held by its Exec becomes Run's error, and the pending
+// steps that depend on i end SKIPPED, their errors wrapping ErrHold so that their own dependents follow.
+func (r *runner) hold(i int, res Result) {
+	id := r.p.nodes[i].ID
+	if r.held == nil && res.Attempts > 0 {
+		r.held = fmt.Errorf("step %q held: %w", id, res.Err)
+	}
+	for j := range r.p.nodes {
+		if r.results[j].Status == Pending && slices.Contains(r.p.deps[j], i) {
+			err := fmt.Errorf("not started: step %q is held: %w", id, ErrHold)
+			r.finish(j, Result{ID: r.p.nodes[j].ID, Status: Skipped, Err: err, Finished: time.Now()})
+		}
 	}
 }
 

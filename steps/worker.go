@@ -34,6 +34,9 @@ func (r *runner) attempts(i int, in Invocation) (res Result) {
 		case err == nil:
 			res.Status, res.Value, res.Err = Completed, v, nil
 			return res
+		case errors.Is(err, ErrHold):
+			res.Status, res.Err = Skipped, err
+			return res
 		case r.stepsCtx.Err() != nil:
 			res.Status, res.Err = r.interrupted(nil)
 			return res
