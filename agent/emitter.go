@@ -139,19 +139,7 @@ func (r *Recorder) Text(content string) error { return r.add(Frame{Kind: "text",
 
 // Chunk implements Emitter.
 func (r *Recorder) Chunk(raw []byte) error {
-	var c struct {
-		Choices []struct {
-			Delta struct {
-				Content string `json:"content"`
-			} `json:"delta"`
-		} `json:"choices"`
-	}
-	_ = json.Unmarshal(raw, &c)
-	f := Frame{Kind: "chunk", Raw: append([]byte(nil), raw...)}
-	for _, ch := range c.Choices {
-		f.Text += ch.Delta.Content
-	}
-	return r.add(f)
+	return r.add(Frame{Kind: "chunk", Raw: append([]byte(nil), raw...), Text: llm.ChunkText(raw)})
 }
 
 // Action implements Emitter.

@@ -152,18 +152,7 @@ type captureSink struct {
 }
 
 func (s *captureSink) Chunk(raw []byte) error {
-	var c struct {
-		Choices []struct {
-			Delta struct {
-				Content string `json:"content"`
-			} `json:"delta"`
-		} `json:"choices"`
-	}
-	if json.Unmarshal(raw, &c) == nil {
-		for _, ch := range c.Choices {
-			s.text.WriteString(ch.Delta.Content)
-		}
-	}
+	s.text.WriteString(llm.ChunkText(raw))
 	return s.em.Chunk(raw)
 }
 

@@ -78,17 +78,23 @@ func (p *parser) strPtr(dst **string) error {
 	return nil
 }
 
+// numberToken reads a number's text. null reports a null (nothing else
+// read); any other kind of value is a type error.
+func (p *parser) numberToken() (num []byte, null bool, err error) {
+	if c := p.peek(); c != '-' && (c < '0' || c > '9') {
+		if null, err = p.isNull(); null || err != nil {
+			return nil, null, err
+		}
+		return nil, false, p.typeErr("number")
+	}
+	num, err = p.number()
+	return num, false, err
+}
+
 // intVal decodes an integer into dst; null leaves dst unchanged.
 func (p *parser) intVal(dst *int) error {
-	c := p.peek()
-	if c != '-' && (c < '0' || c > '9') {
-		if null, err := p.isNull(); null || err != nil {
-			return err
-		}
-		return p.typeErr("number")
-	}
-	num, err := p.number()
-	if err != nil {
+	num, null, err := p.numberToken()
+	if null || err != nil {
 		return err
 	}
 	if n, ok := parseInt(num); ok {
@@ -137,15 +143,8 @@ func (p *parser) intPtr(dst **int) error {
 
 // float decodes a number into dst; null leaves dst unchanged.
 func (p *parser) float(dst *float64) error {
-	c := p.peek()
-	if c != '-' && (c < '0' || c > '9') {
-		if null, err := p.isNull(); null || err != nil {
-			return err
-		}
-		return p.typeErr("number")
-	}
-	num, err := p.number()
-	if err != nil {
+	num, null, err := p.numberToken()
+	if null || err != nil {
 		return err
 	}
 	f, err := strconv.ParseFloat(string(num), 64)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
+
+	"github.com/agentgw/agentgw/internal/runes"
 )
 
 const (
@@ -195,7 +197,7 @@ func cutPatch(p string, n int) string {
 	if i := strings.LastIndexByte(p[:n], '\n'); i >= 0 {
 		return p[:i+1]
 	}
-	return string(trimPartialRune([]byte(p[:n])))
+	return runes.TrimPartial(p[:n])
 }
 
 // cleanPaths cleans a path filter; a root path means no filter.

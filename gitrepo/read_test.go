@@ -134,21 +134,6 @@ func TestShow(t *testing.T) {
 	})
 }
 
-func TestTrimPartialRune(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"abc", "abc"},
-		{"ab\xc3", "ab"},          // first byte of é
-		{"ab\xe2\x82", "ab"},      // two of three bytes of €
-		{"ab\xe2\x82\xac", "ab€"}, // complete
-		{"", ""},
-	}
-	for _, tt := range tests {
-		if got := string(trimPartialRune([]byte(tt.in))); got != tt.want {
-			t.Errorf("trimPartialRune(%q) = %q; want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestLog(t *testing.T) {
 	bothRepos(t, func(t *testing.T, r *Repo, f *fixture) {
 		ctx := context.Background()

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/agentgw/agentgw/internal/runes"
 )
 
 const (
@@ -90,21 +91,8 @@ func readBlob(b *object.Blob, maxBytes int, f *File) error {
 	}
 	if int64(len(buf)) < f.Size {
 		f.Truncated = true
-		buf = trimPartialRune(buf)
+		buf = runes.TrimPartial(buf)
 	}
 	f.Content = string(buf)
 	return nil
-}
-
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for k := 1; k <= utf8.UTFMax && k <= len(b); k++ {
-		if utf8.RuneStart(b[len(b)-k]) {
-			if !utf8.FullRune(b[len(b)-k:]) {
-				return b[:len(b)-k]
-			}
-			return b
-		}
-	}
-	return b
 }

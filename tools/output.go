@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+
+	"github.com/agentgw/agentgw/internal/runes"
 )
 
 // jsonOrText decodes b as one JSON value; output that is not JSON is the
@@ -36,18 +37,5 @@ func cutText(b []byte, cut bool, max int) string {
 	if !cut {
 		return string(bytes.TrimSpace(b))
 	}
-	return fmt.Sprintf("%s\n[output cut at %d bytes]", trimPartialRune(b), max)
-}
-
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for k := 1; k <= utf8.UTFMax && k <= len(b); k++ {
-		if utf8.RuneStart(b[len(b)-k]) {
-			if !utf8.FullRune(b[len(b)-k:]) {
-				return b[:len(b)-k]
-			}
-			return b
-		}
-	}
-	return b
+	return fmt.Sprintf("%s\n[output cut at %d bytes]", runes.TrimPartial(b), max)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -61,21 +62,9 @@ func (r *streamRenderer) data(data []byte) {
 		r.done = true
 		return
 	}
-	var chunk struct {
-		Choices []struct {
-			Delta struct {
-				Content string `json:"content"`
-			} `json:"delta"`
-		} `json:"choices"`
-	}
-	if json.Unmarshal(data, &chunk) != nil {
-		return
-	}
-	for _, c := range chunk.Choices {
-		if c.Delta.Content != "" {
-			fmt.Fprint(r.out, c.Delta.Content)
-			r.lastNewline = strings.HasSuffix(c.Delta.Content, "\n")
-		}
+	if text := llm.ChunkText(data); text != "" {
+		fmt.Fprint(r.out, text)
+		r.lastNewline = strings.HasSuffix(text, "\n")
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentgw/agentgw/internal/runes"
 )
 
 const (
@@ -184,14 +185,5 @@ func cutContent(content string, lineStart int, chunk []byte, cur, start int) (st
 	if cur > start {
 		return content[:lineStart], cur - 1
 	}
-	s := content + string(chunk[:readCap-len(content)])
-	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(s[i]) {
-			if !utf8.FullRuneInString(s[i:]) {
-				s = s[:i]
-			}
-			break
-		}
-	}
-	return s, cur
+	return runes.TrimPartial(content + string(chunk[:readCap-len(content)])), cur
 }
