@@ -189,6 +189,37 @@ func TestStreamBrokenBody(t *testing.T) {
 	}
 }
 
+// TestStreamReusesConnectionAfterCallerEnds checks that the background drain
+// outlives the caller's context: an HTTP handler returns, and net/http
+// cancels its request's context, as soon as Stream has relayed the
+// terminator, usually before the upstream's end of body arrives. The drain
+// must still read to that end so that the connection goes back to the pool.
+func TestStreamReusesConnectionAfterCallerEnds(t *testing.T) {
+	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		sendChunks(w, 2)
+		_, _ = w.Write([]byte("data: [DONE]\n\n"))
+		w.(http.Flusher).Flush()
+		time.Sleep(20 * time.Millisecond) // the end of body comes late
+	})
+	c := newTestClient(t, u, Config{})
+	for range 3 {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := c.Stream(ctx, simpleRequest, &recordSink{})
+		cancel() // the handler returned
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(40 * time.Millisecond) // the drain ends
+	}
+	var remotes []string
+	for _, r := range u.all() {
+		remotes = append(remotes, r.remote)
+	}
+	if len(remotes) != 3 || remotes[0] != remotes[1] || remotes[1] != remotes[2] {
+		t.Errorf("calls came from %v, want one connection", remotes)
+	}
+}
+
 // TestStreamReusesConnection checks that the body is drained after the
 // terminator so that the next call reuses the connection.
 func TestStreamReusesConnection(t *testing.T) {

@@ -72,10 +72,16 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 	if err != nil {
 		return Result{}, err
 	}
-	call, cancel := context.WithCancelCause(ctx)
+	// The call outlives the caller's context only to drain the body after
+	// the terminator (an HTTP handler's context ends when it returns, before
+	// the upstream's end of body arrives): until then the caller's end
+	// cancels it.
+	call, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	unlink := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	wd := startWatchdog(cancel, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
 	hreq, err := c.newRequest(call, c.url, body, req.Header, "text/event-stream")
 	if err != nil {
+		unlink()
 		wd.stop()
 		cancel(nil)
 		return Result{}, err
@@ -84,6 +90,7 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 	r.batch, _ = sink.(BatchSink)
 	resp, err := c.http.Do(hreq)
 	if err != nil {
+		unlink()
 		wd.stop()
 		cancel(nil)
 		return Result{}, r.fail(err, KindUnavailable, "cannot connect to the upstream model platform")
@@ -96,7 +103,7 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 		err = r.events(resp.Body)
 	}
 	wd.stop()
-	if r.ended && err == nil {
+	if unlink() && r.ended && err == nil {
 		go drainAndClose(resp.Body, cancel)
 	} else {
 		_ = resp.Body.Close()
