@@ -148,7 +148,7 @@ func (run *Run) emitAction(em Emitter, ca *compiledAction, env *renderEnv) (*act
 		return nil, &Error{Code: CodeActionInvalid, Status: 500, Source: SourceServer,
 			Message: fmt.Sprintf("action %s of command %q is invalid after rendering: %v", ca.key, run.cmd.def.Name, err), Err: err}
 	}
-	claims := actions.Claims{Agent: run.endpointAgent(), Command: run.cmd.def.Name, Step: ca.key, Kind: a.Kind, Run: run.id}
+	claims := actions.Claims{Agent: run.endpointAgent(), Command: run.cmd.def.Name, Step: ca.key, Kind: a.Kind, Run: run.runID()}
 	if run.agent.Name() != claims.Agent {
 		claims.Data = map[string]string{"agent": run.agent.Name()}
 	}

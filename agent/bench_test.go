@@ -117,7 +117,7 @@ func BenchmarkRenderPrompt(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := run.renderPrompt(run.templateData()); err != nil {
+		if _, err := run.renderPrompt(run.templateData(run.req.Context.TemplateData())); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -20,7 +20,7 @@ func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
 	if h == nil {
 		return canceled(em.Text(politeAnswer(fb)))
 	}
-	run.log.Debug("feedback", "action", ca.key, "gesture", gesture(fb))
+	run.logger().Debug("feedback", "action", ca.key, "gesture", gesture(fb))
 	if h.command != "" {
 		cmd, ok := run.agent.commands[h.command]
 		if !ok {

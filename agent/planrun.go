@@ -36,7 +36,7 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 		Context: run.contextData(), Input: run.input,
 		OnFinish: func(i int, r steps.Result) {
 			seq.finish(i)
-			run.log.Debug("step finished", "step", r.ID, "status", r.Status, "attempts", r.Attempts, "err", r.Err)
+			run.logger().Debug("step finished", "step", r.ID, "status", r.Status, "attempts", r.Attempts, "err", r.Err)
 		},
 	}
 	exec := func(ctx context.Context, i int, inv steps.Invocation) (any, error) {
@@ -131,15 +131,15 @@ func (run *Run) saveState(ctx context.Context, state map[string]any) {
 	}
 	data, err := json.Marshal(state)
 	if err != nil {
-		run.log.Warn("plan state cannot be saved", "err", err)
+		run.logger().Warn("plan state cannot be saved", "err", err)
 		return
 	}
 	if len(data) > maxSavedState {
-		run.log.Warn("plan state too large to save for the actions' handlers", "bytes", len(data), "max", maxSavedState)
+		run.logger().Warn("plan state too large to save for the actions' handlers", "bytes", len(data), "max", maxSavedState)
 		return
 	}
-	if err := run.cfg.Store.Put(ctx, stateKey(run.id), data, run.cfg.StateTTL); err != nil {
-		run.log.Warn("plan state not saved", "err", err)
+	if err := run.cfg.Store.Put(ctx, stateKey(run.runID()), data, run.cfg.StateTTL); err != nil {
+		run.logger().Warn("plan state not saved", "err", err)
 	}
 }
 

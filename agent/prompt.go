@@ -117,17 +117,17 @@ func (run *Run) buildPrompt() ([]llm.Message, error) {
 			step = run.cutTurns(need)
 		}
 		if len(step) == 0 {
-			run.log.Warn("prompt is over the model's budget and nothing is left to cut",
+			run.logger().Warn("prompt is over the model's budget and nothing is left to cut",
 				"model", run.model, "budget", budget, "tokens", total)
 			break
 		}
 		cut = append(cut, step...)
-		if msgs, err = run.renderPrompt(run.templateData()); err != nil {
+		if msgs, err = run.renderPrompt(run.templateData(run.req.Context.TemplateData())); err != nil {
 			return nil, err
 		}
 	}
 	if len(cut) > 0 {
-		run.log.Info("prompt over budget: cut context", "model", run.model, "budget", budget,
+		run.logger().Info("prompt over budget: cut context", "model", run.model, "budget", budget,
 			"tokens", promptTokens(msgs), "cut", cut)
 	}
 	return msgs, nil

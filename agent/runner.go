@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -88,13 +89,20 @@ type Run struct {
 	cmd   *command
 	// endpoint is the agent the plugin called: feedback comes back there.
 	endpoint string
-	// id names the run: the state its actions' handlers restore.
+	// id names the run: the state its actions' handlers restore. runID
+	// makes it on first use: most runs send no action.
 	id       string
+	idOnce   sync.Once
 	model    string
 	extra    []llm.Field
 	turns    []llm.Message
 	feedback *actions.Claims
-	log      *slog.Logger
+	// parent is the run a sub-run (a call step, a handler) belongs to.
+	parent *Run
+	// log is made by logger on first use: most runs never log, and a
+	// logger with attributes costs a JSON encoding of them up front.
+	log     *slog.Logger
+	logOnce sync.Once
 	// ctxData is the context variables as templates see them; data adds
 	// agent, command and messages.
 	ctxData map[string]any
@@ -142,7 +150,7 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{cfg: &r.cfg, reg: r.reg, req: req, agent: a, endpoint: a.Name(), turns: req.Messages, id: uuid.NewString()}
+	run := &Run{cfg: &r.cfg, reg: r.reg, req: req, agent: a, endpoint: a.Name(), turns: req.Messages}
 	name := req.Command
 	switch {
 	case req.Action != nil:
@@ -179,11 +187,32 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	}
 	run.model = firstNonEmpty(cmd.model.ModelName, req.Model, r.cfg.DefaultModel)
 	run.extra = withDefaults(req.Extra, cmd.model.Parameters)
-	run.log = r.cfg.Logger.With("request_id", req.ID, "agent", run.agent.Name(), "command", name)
 	run.ctxData = req.Context.TemplateData()
 	run.input = run.inputData()
-	run.data = run.templateData()
+	run.data = run.templateData(run.ctxData)
 	return run, nil
+}
+
+// runID is the run's id, made on first use.
+func (run *Run) runID() string {
+	run.idOnce.Do(func() {
+		if run.id == "" {
+			run.id = uuid.NewString()
+		}
+	})
+	return run.id
+}
+
+// logger is the run's logger, made on first use.
+func (run *Run) logger() *slog.Logger {
+	run.logOnce.Do(func() {
+		if run.parent != nil {
+			run.log = run.parent.logger().With("sub_command", run.agent.Name()+"/"+run.cmd.def.Name)
+		} else {
+			run.log = run.cfg.Logger.With("request_id", run.req.ID, "agent", run.agent.Name(), "command", run.cmd.def.Name)
+		}
+	})
+	return run.log
 }
 
 // applyContext checks required variables and re-applies resolver options.
@@ -223,13 +252,12 @@ func (run *Run) inputData() map[string]any {
 // request and context, the target's own options and model.
 func (run *Run) sub(a *Agent, cmd *command) *Run {
 	s := &Run{cfg: run.cfg, reg: run.reg, req: run.req, agent: a, cmd: cmd, endpoint: run.endpoint,
-		id: uuid.NewString(), turns: run.turns, feedback: run.feedback, depth: run.depth + 1}
+		turns: run.turns, feedback: run.feedback, depth: run.depth + 1, parent: run}
 	s.model = firstNonEmpty(cmd.model.ModelName, run.req.Model, run.cfg.DefaultModel)
 	s.extra = withDefaults(run.req.Extra, cmd.model.Parameters)
-	s.log = run.log.With("sub_command", a.Name()+"/"+cmd.def.Name)
 	s.ctxData = run.ctxData
 	s.input = run.input
-	s.data = s.templateData()
+	s.data = s.templateData(s.ctxData)
 	return s
 }
 
@@ -315,8 +343,11 @@ func withDefaults(extra []llm.Field, params map[string]any) []llm.Field {
 // templateData is what templates see: the context variables by name plus
 // agent, command, messages and input (the request, with the action on
 // feedback).
-func (run *Run) templateData() map[string]any {
-	data := run.req.Context.TemplateData()
+func (run *Run) templateData(ctxData map[string]any) map[string]any {
+	data := make(map[string]any, len(ctxData)+4)
+	for k, v := range ctxData {
+		data[k] = v
+	}
 	data["agent"] = run.agent.Name()
 	data["command"] = run.cmd.def.Name
 	turns := make([]any, 0, len(run.turns))
@@ -346,14 +377,14 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
-			run.log.Error("run failed", "err", err)
+			run.logger().Error("run failed", "err", err)
 			e = Internal(err)
 		}
 		if e.Code == "CANCELED" {
 			return
 		}
 		if e.Err != nil {
-			run.log.Warn("run ended with an error", "code", e.Code, "err", e.Err)
+			run.logger().Warn("run ended with an error", "code", e.Code, "err", e.Err)
 		}
 		_ = em.Error(e)
 	}
@@ -404,10 +435,12 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 		}
 		state = rep.State
 	}
-	env := run.renderEnv(state)
-	for _, ca := range cmd.actions {
-		if _, err := run.emitAction(em, ca, env); err != nil {
-			return err
+	if len(cmd.actions) > 0 {
+		env := run.renderEnv(state)
+		for _, ca := range cmd.actions {
+			if _, err := run.emitAction(em, ca, env); err != nil {
+				return err
+			}
 		}
 	}
 	run.saveState(ctx, state)

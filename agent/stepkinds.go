@@ -315,7 +315,7 @@ func (k *toolKind) run(ctx context.Context, sr *stepRun) (any, error) {
 		return nil, fmt.Errorf("tool %q: the step's inputs are not JSON", k.tool.Name)
 	}
 	r := k.tool.Call(ctx, tools.Call{ID: newCallID(), Parameters: params})
-	sr.run.log.Info("tool called", "tool", k.tool.Name, "status", r.Status, "ms", r.ExecutionTime)
+	sr.run.logger().Info("tool called", "tool", k.tool.Name, "status", r.Status, "ms", r.ExecutionTime)
 	if r.Status != tools.StatusSuccess {
 		msg := r.Status
 		if r.Error != nil {

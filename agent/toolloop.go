@@ -128,7 +128,7 @@ func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) tool
 		}
 	}
 	r := t.Call(ctx, tools.Call{ID: c.ID, Parameters: params})
-	l.run.log.Info("tool called", "tool", t.Name, "status", r.Status, "ms", r.ExecutionTime)
+	l.run.logger().Info("tool called", "tool", t.Name, "status", r.Status, "ms", r.ExecutionTime)
 	return r
 }
 
