@@ -20,7 +20,9 @@ func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
 	if h == nil {
 		return canceled(em.Text(politeAnswer(fb)))
 	}
-	run.logger().Debug("feedback", "action", ca.key, "gesture", gesture(fb))
+	if run.debugging() {
+		run.logger().Debug("feedback", "action", ca.key, "gesture", gesture(fb))
+	}
 	if h.command != "" {
 		cmd, ok := run.agent.commands[h.command]
 		if !ok {

@@ -30,7 +30,9 @@ func (run *Run) callModel(ctx context.Context, em Emitter) error {
 	if err != nil {
 		return upstreamError(err)
 	}
-	run.logger().Debug("upstream answered", "model", run.model, "chunks", res.Chunks, "first_byte", res.FirstByte)
+	if run.debugging() {
+		run.logger().Debug("upstream answered", "model", run.model, "chunks", res.Chunks, "first_byte", res.FirstByte)
+	}
 	return nil
 }
 

@@ -36,7 +36,9 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 		Context: run.contextData(), Input: run.input,
 		OnFinish: func(i int, r steps.Result) {
 			seq.finish(i)
-			run.logger().Debug("step finished", "step", r.ID, "status", r.Status, "attempts", r.Attempts, "err", r.Err)
+			if run.debugging() {
+				run.logger().Debug("step finished", "step", r.ID, "status", r.Status, "attempts", r.Attempts, "err", r.Err)
+			}
 		},
 	}
 	exec := func(ctx context.Context, i int, inv steps.Invocation) (any, error) {

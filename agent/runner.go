@@ -203,6 +203,12 @@ func (run *Run) runID() string {
 	return run.id
 }
 
+// debugging reports whether the gateway logs at debug level: callers check
+// it before logging, so that a run that logs nothing makes no logger.
+func (run *Run) debugging() bool {
+	return run.cfg.Logger.Enabled(context.Background(), slog.LevelDebug)
+}
+
 // logger is the run's logger, made on first use.
 func (run *Run) logger() *slog.Logger {
 	run.logOnce.Do(func() {

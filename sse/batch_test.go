@@ -63,14 +63,15 @@ func TestBufferChunkAndFlush(t *testing.T) {
 		}
 	}
 	frame := "data: " + strings.Replace(upstreamChunk, "chatcmpl-upstream-1", "chatcmpl-42", 1) + "\n\n"
-	if fr.flushes != 0 || fr.String() != strings.Repeat(frame, 3) || fr.unflushed != 3*len(frame) {
-		t.Fatalf("after 3 BufferChunk: %d flushes, %d bytes unflushed, wrote %q", fr.flushes, fr.unflushed, fr.String())
+	if fr.flushes != 0 || fr.writes != 0 {
+		t.Fatalf("after 3 BufferChunk: %d writes, %d flushes; want the frames held", fr.writes, fr.flushes)
 	}
 	if w.last.Load() != -1 {
 		t.Error("BufferChunk counted as a flushed frame for KeepAlive")
 	}
-	if err := w.Flush(); err != nil || fr.flushes != 1 || fr.unflushed != 0 {
-		t.Fatalf("Flush = %v: %d flushes, %d bytes unflushed", err, fr.flushes, fr.unflushed)
+	if err := w.Flush(); err != nil || fr.flushes != 1 || fr.unflushed != 0 || fr.writes != 1 || fr.String() != strings.Repeat(frame, 3) {
+		t.Fatalf("Flush = %v: %d writes, %d flushes, %d bytes unflushed, wrote %q; want the 3 frames in one write and a flush",
+			err, fr.writes, fr.flushes, fr.unflushed, fr.String())
 	}
 	if w.last.Load() < 0 {
 		t.Error("Flush did not record the time for KeepAlive")
@@ -96,6 +97,32 @@ func TestBufferChunkAndFlush(t *testing.T) {
 	}
 	if err := w.Flush(); err != nil || fr.flushes != 3 {
 		t.Errorf("Flush after End = %v, %d flushes", err, fr.flushes)
+	}
+}
+
+// TestBufferChunkBounded checks that a long burst is written out (without a
+// flush) once the held frames pass maxBatch, so that a stream never holds
+// more than about that much.
+func TestBufferChunkBounded(t *testing.T) {
+	fr := &flushRecorder{}
+	w := NewWriter(fr, goldenOptions)
+	chunk := []byte(upstreamChunk)
+	n := 0
+	for fr.writes == 0 {
+		if err := w.BufferChunk(chunk); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if n > maxBatch {
+			t.Fatal("BufferChunk never wrote")
+		}
+	}
+	if fr.flushes != 0 || fr.unflushed < maxBatch || fr.unflushed > maxBatch+len(chunk)+64 {
+		t.Errorf("after %d BufferChunk: %d bytes in %d writes, %d flushes; want about %d bytes unflushed",
+			n, fr.unflushed, fr.writes, fr.flushes, maxBatch)
+	}
+	if err := w.End(); err != nil || fr.flushes != 1 || fr.writes != 2 {
+		t.Errorf("End = %v: %d writes, %d flushes", err, fr.writes, fr.flushes)
 	}
 }
 

@@ -29,11 +29,13 @@ func (w *Writer) Text(content string) error {
 // nothing is written.
 func (w *Writer) Chunk(raw []byte) error { return w.chunk(raw, true) }
 
-// BufferChunk is Chunk without the flush: the frame is written to the
-// underlying writer (which may hold it in its buffer) and goes out with the
-// next flush, that of Flush or of any other frame. A relay uses it for a
-// chunk that is followed by more upstream data already at hand, so that
-// chunks that arrived together leave together.
+// BufferChunk is Chunk without the flush: the Writer holds the frame and
+// writes it, in one write with every frame held with it, at the next flush,
+// that of Flush, End or any other frame (or, unflushed, once more than 32
+// KiB are held). A relay uses it for a chunk that is followed by more
+// upstream data already at hand, so that chunks that arrived together
+// leave together: one write through the HTTP stack instead of one per
+// frame.
 func (w *Writer) BufferChunk(raw []byte) error { return w.chunk(raw, false) }
 
 func (w *Writer) chunk(raw []byte, flush bool) error {
@@ -66,21 +68,28 @@ func (w *Writer) Comment(text string) error {
 	})
 }
 
-// frame builds a frame in the reused buffer with build and sends it, unless
-// the stream has ended or failed or build fails; flush tells whether to
-// flush it.
+// frame builds a frame with build after the frames still held, unless the
+// stream has ended or failed or build fails (then nothing is added); with
+// flush, everything held is written and flushed, otherwise it is held until
+// a flush or until the batch is large.
 func (w *Writer) frame(flush bool, build func(b []byte) ([]byte, error)) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.writable(); err != nil {
 		return err
 	}
-	b, err := build(w.buf[:0])
+	b, err := build(w.buf)
 	if err != nil {
 		return err
 	}
 	w.buf = b
-	return w.send(b, flush)
+	if flush {
+		return w.flushLocked()
+	}
+	if len(w.buf) >= maxBatch {
+		return w.writeHeld()
+	}
+	return nil
 }
 
 // End writes the final chunk (empty delta, finish_reason "stop") and the
@@ -97,7 +106,8 @@ func (w *Writer) End() error {
 	if w.err != nil {
 		return w.err
 	}
-	return w.send(w.endFrames, true)
+	w.buf = append(w.buf, w.endFrames...)
+	return w.flushLocked()
 }
 
 // appendDataLines appends one "data: " line per line of data.

@@ -143,13 +143,14 @@ func TestWriteErrorIsSticky(t *testing.T) {
 // flushRecorder counts flushes, in the style of http.ResponseWriter.
 type flushRecorder struct {
 	bytes.Buffer
-	flushes int
+	flushes, writes int
 	// unflushed is the data written since the last flush.
 	unflushed int
 }
 
 func (f *flushRecorder) Write(p []byte) (int, error) {
 	f.unflushed += len(p)
+	f.writes++
 	return f.Buffer.Write(p)
 }
 

@@ -54,12 +54,14 @@ type Writer struct {
 	textHead []byte
 	// endFrames are the final chunk and the terminator.
 	endFrames []byte
-	// buf is reused by every frame so that writing does not allocate.
+	// buf holds the frames not yet written to out (those of BufferChunk
+	// until the next flush, the one being built otherwise); it is reused,
+	// so that writing does not allocate, and written out in one write.
 	buf   []byte
 	ended bool
-	// dirty is set while a frame has been written but not flushed.
-	dirty bool
-	err   error
+	// written is set while something was written to out but not flushed.
+	written bool
+	err     error
 	// done is closed by End; it stops KeepAlive.
 	done chan struct{}
 	// start and last (nanoseconds since start) time the last frame.
@@ -103,6 +105,9 @@ const (
 	endTail    = `},"finish_reason":"stop"}]}` + "\n\n"
 	// frameBufSize is the initial size of the buffer frames are built in.
 	frameBufSize = 512
+	// maxBatch bounds the frames held before a flush: beyond it they are
+	// written out (unflushed) at once.
+	maxBatch = 32 << 10
 )
 
 // build makes the fixed parts of the frames, textHead and endFrames (which
@@ -170,27 +175,33 @@ func (w *Writer) writable() error {
 	return w.err
 }
 
-// send writes one frame and, with flush, flushes everything written so far;
-// the caller holds mu.
-func (w *Writer) send(frame []byte, flush bool) error {
-	if _, err := w.out.Write(frame); err != nil {
+// writeHeld writes the frames held in buf to the underlying writer in one
+// write, without flushing it; the caller holds mu.
+func (w *Writer) writeHeld() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := w.out.Write(w.buf)
+	w.buf = w.buf[:0]
+	w.written = true
+	if err != nil {
 		w.err = fmt.Errorf("sse: writing frame: %w", err)
 		return w.err
-	}
-	w.dirty = true
-	if flush {
-		return w.flushLocked()
 	}
 	return nil
 }
 
-// flushLocked flushes what was written since the last flush, if anything,
-// and records the time for KeepAlive; the caller holds mu.
+// flushLocked writes the frames held, if any, flushes the underlying writer
+// when something was written since its last flush, and records the time for
+// KeepAlive; the caller holds mu.
 func (w *Writer) flushLocked() error {
-	if !w.dirty {
+	if err := w.writeHeld(); err != nil {
+		return err
+	}
+	if !w.written {
 		return nil
 	}
-	w.dirty = false
+	w.written = false
 	if w.flush != nil {
 		if err := w.flush(); err != nil {
 			w.err = fmt.Errorf("sse: flushing frame: %w", err)
