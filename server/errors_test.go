@@ -102,7 +102,7 @@ func TestRequestID(t *testing.T) {
 	if c := errorResponse(t, r, 404, agent.CodeAgentNotFound); c.Details.RequestID != "plugin-req.42:a_b" {
 		t.Errorf("requestId %q, want the client's", c.Details.RequestID)
 	}
-	for _, bad := range []string{"has space", strings.Repeat("a", 129), "a/b"} {
+	for _, bad := range []string{"has space", strings.Repeat("a", 129), "a/b", "é", "a\tb"} {
 		r := post(t, gw.URL+"/agent", helloBody, "X-Request-Id", bad)
 		if got := r.header.Get("X-Request-Id"); got == bad || got == "" {
 			t.Errorf("X-Request-Id %q came back as %q, want a fresh id", bad, got)

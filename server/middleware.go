@@ -3,8 +3,8 @@ package server
 import (
 	"crypto/subtle"
 	"fmt"
+	"log/slog"
 	"net/http"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -27,13 +27,26 @@ const (
 // HeaderRequestID carries the request id in and out.
 const HeaderRequestID = "X-Request-Id"
 
-var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// saneRequestID reports whether a client's request id may be used as it
+// is: 1 to 128 of A-Z a-z 0-9 . _ : -.
+func saneRequestID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // requestID takes a sane X-Request-Id from the client or makes one.
 func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		rid := c.Request().Header.Get(HeaderRequestID)
-		if !saneRequestID.MatchString(rid) {
+		if !saneRequestID(rid) {
 			rid = uuid.NewString()
 		}
 		c.Set(keyRequestID, rid)
@@ -48,9 +61,17 @@ func requestIDOf(c echo.Context) string {
 }
 
 // accessLog writes one line per request with its id, agent, command,
-// status, time to first byte and duration.
+// status, time to first byte and duration. With the log above info level it
+// does nothing but handle the handler's error.
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		if !s.log.Enabled(ctx, slog.LevelInfo) {
+			if err := next(c); err != nil {
+				c.Error(err)
+			}
+			return nil
+		}
 		start := time.Now()
 		tw := &timingWriter{ResponseWriter: c.Response().Writer}
 		c.Response().Writer = tw
@@ -58,18 +79,19 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		req := c.Request()
-		attrs := []any{
-			"request_id", requestIDOf(c), "method", req.Method, "path", req.URL.Path,
-			"status", c.Response().Status, "bytes", c.Response().Size,
-			"ttfb_ms", millis(tw.ttfb(start)), "duration_ms", millis(time.Since(start)), "remote", c.RealIP(),
-		}
+		attrs := make([]slog.Attr, 0, 12)
+		attrs = append(attrs,
+			slog.String("request_id", requestIDOf(c)), slog.String("method", req.Method), slog.String("path", req.URL.Path),
+			slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size),
+			slog.Float64("ttfb_ms", millis(tw.ttfb(start))), slog.Float64("duration_ms", millis(time.Since(start))),
+			slog.String("remote", c.RealIP()))
 		if a, ok := c.Get(keyAgent).(string); ok {
-			attrs = append(attrs, "agent", a)
+			attrs = append(attrs, slog.String("agent", a))
 		}
 		if cmd, ok := c.Get(keyCommand).(string); ok {
-			attrs = append(attrs, "command", cmd)
+			attrs = append(attrs, slog.String("command", cmd))
 		}
-		s.log.Info("request", attrs...)
+		s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 		return nil
 	}
 }
