@@ -101,28 +101,32 @@ func TestBufferChunkAndFlush(t *testing.T) {
 }
 
 // TestBufferChunkBounded checks that a long burst is written out (without a
-// flush) once the held frames pass maxBatch, so that a stream never holds
-// more than about that much.
+// flush) whenever the held frames fill the Writer's buffer, which never
+// grows for it: a stream holds at most frameBufSize bytes.
 func TestBufferChunkBounded(t *testing.T) {
 	fr := &flushRecorder{}
 	w := NewWriter(fr, goldenOptions)
 	chunk := []byte(upstreamChunk)
-	n := 0
-	for fr.writes == 0 {
+	size := cap(w.buf)
+	for range 100 {
 		if err := w.BufferChunk(chunk); err != nil {
 			t.Fatal(err)
 		}
-		n++
-		if n > maxBatch {
-			t.Fatal("BufferChunk never wrote")
-		}
 	}
-	if fr.flushes != 0 || fr.unflushed < maxBatch || fr.unflushed > maxBatch+len(chunk)+64 {
-		t.Errorf("after %d BufferChunk: %d bytes in %d writes, %d flushes; want about %d bytes unflushed",
-			n, fr.unflushed, fr.writes, fr.flushes, maxBatch)
+	if cap(w.buf) != size || size < frameBufSize {
+		t.Errorf("buffer of %d bytes became %d; want %d at least, unchanged", size, cap(w.buf), frameBufSize)
 	}
-	if err := w.End(); err != nil || fr.flushes != 1 || fr.writes != 2 {
-		t.Errorf("End = %v: %d writes, %d flushes", err, fr.writes, fr.flushes)
+	frame := len("data: "+strings.Replace(upstreamChunk, "chatcmpl-upstream-1", "chatcmpl-42", 1)) + 2
+	perWrite := size / frame
+	if fr.flushes != 0 || fr.writes < 100/perWrite-1 || fr.writes > 100/perWrite+1 {
+		t.Errorf("100 frames of %d bytes: %d writes, %d flushes; want about %d writes of %d frames, no flush",
+			frame, fr.writes, fr.flushes, 100/perWrite, perWrite)
+	}
+	if err := w.End(); err != nil || fr.flushes != 1 || cap(w.buf) != size {
+		t.Errorf("End = %v: %d flushes, buffer %d", err, fr.flushes, cap(w.buf))
+	}
+	if got, want := strings.Count(fr.String(), "chatcmpl-42"), 100+1; got != want {
+		t.Errorf("%d frames with our id written, want %d", got, want)
 	}
 }
 

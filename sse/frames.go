@@ -8,7 +8,7 @@ import (
 // Text writes a text frame: a chat.completion.chunk whose delta carries the
 // assistant role and content.
 func (w *Writer) Text(content string) error {
-	return w.frame(true, func(b []byte) ([]byte, error) {
+	return w.frame(true, len(w.textHead)+len(content)+len(textTail)+2, func(b []byte) ([]byte, error) {
 		b = AppendString(append(b, w.textHead...), content)
 		return append(b, textTail...), nil
 	})
@@ -30,16 +30,17 @@ func (w *Writer) Text(content string) error {
 func (w *Writer) Chunk(raw []byte) error { return w.chunk(raw, true) }
 
 // BufferChunk is Chunk without the flush: the Writer holds the frame and
-// writes it, in one write with every frame held with it, at the next flush,
-// that of Flush, End or any other frame (or, unflushed, once more than 32
-// KiB are held). A relay uses it for a chunk that is followed by more
+// writes it, in one write with the frames held with it, at the next flush,
+// that of Flush, End or any other frame, or, unflushed, when its 2 KiB
+// buffer is full. A relay uses it for a chunk that is followed by more
 // upstream data already at hand, so that chunks that arrived together
-// leave together: one write through the HTTP stack instead of one per
-// frame.
+// leave together, in a few writes through the HTTP stack instead of one
+// per frame.
 func (w *Writer) BufferChunk(raw []byte) error { return w.chunk(raw, false) }
 
 func (w *Writer) chunk(raw []byte, flush bool) error {
-	return w.frame(flush, func(b []byte) ([]byte, error) {
+	// A rewritten chunk is at most its own length plus our id.
+	return w.frame(flush, len("data: ")+len(raw)+len(w.idJSON)+2, func(b []byte) ([]byte, error) {
 		b, err := appendChunk(append(b, "data: "...), raw, w.idJSON)
 		return append(b, '\n', '\n'), err
 	})
@@ -52,7 +53,7 @@ func (w *Writer) Event(name string, data []byte) error {
 	if strings.ContainsAny(name, "\r\n") {
 		return ErrEventName
 	}
-	return w.frame(true, func(b []byte) ([]byte, error) {
+	return w.frame(true, len(name)+len(data)+16, func(b []byte) ([]byte, error) {
 		if name != "" {
 			b = append(append(append(b, "event: "...), name...), '\n')
 		}
@@ -63,20 +64,28 @@ func (w *Writer) Event(name string, data []byte) error {
 // Comment writes a comment frame, ": <text>\n\n", which readers ignore; each
 // line of a multi-line text becomes its own comment line.
 func (w *Writer) Comment(text string) error {
-	return w.frame(true, func(b []byte) ([]byte, error) {
+	return w.frame(true, len(text)+8, func(b []byte) ([]byte, error) {
 		return append(appendLines(b, ": ", text), '\n'), nil
 	})
 }
 
-// frame builds a frame with build after the frames still held, unless the
-// stream has ended or failed or build fails (then nothing is added); with
-// flush, everything held is written and flushed, otherwise it is held until
-// a flush or until the batch is large.
-func (w *Writer) frame(flush bool, build func(b []byte) ([]byte, error)) error {
+// frame builds a frame of about size bytes with build after the frames
+// still held, unless the stream has ended or failed or build fails (then
+// nothing is added); with flush, everything held is written and flushed.
+// Frames are held in the buffer the Writer was made with and do not grow
+// it: when a frame would not fit beside the held ones, they are written out
+// first (unflushed). Only a frame larger than the buffer (or than its size)
+// grows it.
+func (w *Writer) frame(flush bool, size int, build func(b []byte) ([]byte, error)) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := w.writable(); err != nil {
 		return err
+	}
+	if len(w.buf) > 0 && len(w.buf)+size > cap(w.buf) {
+		if err := w.writeHeld(); err != nil {
+			return err
+		}
 	}
 	b, err := build(w.buf)
 	if err != nil {
@@ -85,9 +94,6 @@ func (w *Writer) frame(flush bool, build func(b []byte) ([]byte, error)) error {
 	w.buf = b
 	if flush {
 		return w.flushLocked()
-	}
-	if len(w.buf) >= maxBatch {
-		return w.writeHeld()
 	}
 	return nil
 }
@@ -105,6 +111,11 @@ func (w *Writer) End() error {
 	close(w.done)
 	if w.err != nil {
 		return w.err
+	}
+	if len(w.buf)+len(w.endFrames) > cap(w.buf) {
+		if err := w.writeHeld(); err != nil {
+			return err
+		}
 	}
 	w.buf = append(w.buf, w.endFrames...)
 	return w.flushLocked()

@@ -57,6 +57,7 @@ type Writer struct {
 	// buf holds the frames not yet written to out (those of BufferChunk
 	// until the next flush, the one being built otherwise); it is reused,
 	// so that writing does not allocate, and written out in one write.
+	// Holding frames never grows it (see frame).
 	buf   []byte
 	ended bool
 	// written is set while something was written to out but not flushed.
@@ -103,11 +104,9 @@ const (
 	choices    = `,"choices":[{"index":0,"delta":{`
 	textDelta  = `"role":"assistant","content":`
 	endTail    = `},"finish_reason":"stop"}]}` + "\n\n"
-	// frameBufSize is the initial size of the buffer frames are built in.
-	frameBufSize = 512
-	// maxBatch bounds the frames held before a flush: beyond it they are
-	// written out (unflushed) at once.
-	maxBatch = 32 << 10
+	// frameBufSize is the size of the buffer frames are built and held in;
+	// only a single larger frame grows it.
+	frameBufSize = 2048
 )
 
 // build makes the fixed parts of the frames, textHead and endFrames (which
