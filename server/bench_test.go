@@ -22,6 +22,21 @@ func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discardWriter) WriteHeader(int)             {}
 func (d *discardWriter) Flush()                      {}
 
+// benchGateway is the gateway with the bench/ harness's agents and upstream
+// as its model platform, as an http.Handler.
+func benchGateway(b *testing.B, upstream string) http.Handler {
+	b.Helper()
+	agents, diags := agent.Load("../bench/agents")
+	if diags.Errors() > 0 {
+		b.Fatal(diags)
+	}
+	client, err := llm.New(llm.Config{BaseURL: upstream})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return server.New(server.Config{Runner: agent.NewRunner(agent.NewRegistry(agents), agent.RunnerConfig{LLM: client})}).Handler()
+}
+
 // BenchmarkModelStream runs one model command end to end in process: the
 // request through the middleware, decoding, options, prompt, the upstream
 // call to a loopback fake that answers 20 chunks at once, and the relay.
@@ -38,15 +53,7 @@ func BenchmarkModelStream(b *testing.B) {
 		_, _ = w.Write(frames)
 	}))
 	defer up.Close()
-	agents, diags := agent.Load("../bench/agents")
-	if diags.Errors() > 0 {
-		b.Fatal(diags)
-	}
-	client, err := llm.New(llm.Config{BaseURL: up.URL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := server.New(server.Config{Runner: agent.NewRunner(agent.NewRegistry(agents), agent.RunnerConfig{LLM: client})}).Handler()
+	h := benchGateway(b, up.URL)
 	body := []byte(`{"agent":"bench","contextVariables":[{"name":"userInputPrompt","value":"What does this do?"},` +
 		`{"name":"activeEditor","value":{"filePath":"/src/main.go","language":"go","content":"package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n",` +
 		`"selectedRanges":[{"content":"func main() {","startLine":3,"startColumn":1,"endLine":3,"endColumn":14}]}}]}`)

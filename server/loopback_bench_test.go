@@ -11,10 +11,6 @@ import (
 	"net/url"
 	"os"
 	"testing"
-
-	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/server"
 )
 
 // BenchmarkLoopback compares, in one process and over real loopback
@@ -58,15 +54,7 @@ func BenchmarkLoopback(b *testing.B) {
 		FlushInterval: -1,
 		Transport:     &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 256},
 	}
-	agents, diags := agent.Load("../bench/agents")
-	if diags.Errors() > 0 {
-		b.Fatal(diags)
-	}
-	client, err := llm.New(llm.Config{BaseURL: up.URL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	gw := server.New(server.Config{Runner: agent.NewRunner(agent.NewRegistry(agents), agent.RunnerConfig{LLM: client})}).Handler()
+	gw := benchGateway(b, up.URL)
 
 	chat, err1 := os.ReadFile("testdata/bench_chat.json")
 	plugin, err2 := os.ReadFile("testdata/bench_request.json")

@@ -122,23 +122,20 @@ func BenchmarkReaderNext(b *testing.B) {
 	}
 }
 
-// BenchmarkAppendString encodes a prompt-sized Go source: the upstream
-// request body's messages are encoded this way.
+// BenchmarkAppendString encodes a prompt-sized Go source (escapes on every
+// line) and English prose (escapes rare), as the upstream request body's
+// messages are encoded.
 func BenchmarkAppendString(b *testing.B) {
-	src := strings.Repeat("// Order returns the order with the given id.\nfunc (s *Store) Order(ctx context.Context, id int64) (*Order, error) {\n\treturn nil, fmt.Errorf(\"reading order %d: %w\", id, err)\n}\n", 16)
-	buf := make([]byte, 0, 2*len(src))
-	b.SetBytes(int64(len(src)))
-	for b.Loop() {
-		buf = AppendString(buf[:0], src)
-	}
-}
-
-// BenchmarkAppendStringProse encodes English prose, whose escapes are rare.
-func BenchmarkAppendStringProse(b *testing.B) {
-	src := strings.Repeat("The gateway resolves the context, builds the prompt and streams the answer through. ", 40)
-	buf := make([]byte, 0, 2*len(src))
-	b.SetBytes(int64(len(src)))
-	for b.Loop() {
-		buf = AppendString(buf[:0], src)
+	for _, bc := range []struct{ name, src string }{
+		{"source", strings.Repeat("// Order returns the order with the given id.\nfunc (s *Store) Order(ctx context.Context, id int64) (*Order, error) {\n\treturn nil, fmt.Errorf(\"reading order %d: %w\", id, err)\n}\n", 16)},
+		{"prose", strings.Repeat("The gateway resolves the context, builds the prompt and streams the answer through. ", 40)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			buf := make([]byte, 0, 2*len(bc.src))
+			b.SetBytes(int64(len(bc.src)))
+			for b.Loop() {
+				buf = AppendString(buf[:0], bc.src)
+			}
+		})
 	}
 }
