@@ -82,10 +82,8 @@ func (w *Writer) frame(flush bool, size int, build func(b []byte) ([]byte, error
 	if err := w.writable(); err != nil {
 		return err
 	}
-	if len(w.buf) > 0 && len(w.buf)+size > cap(w.buf) {
-		if err := w.writeHeld(); err != nil {
-			return err
-		}
+	if err := w.makeRoom(size); err != nil {
+		return err
 	}
 	b, err := build(w.buf)
 	if err != nil {
@@ -94,6 +92,15 @@ func (w *Writer) frame(flush bool, size int, build func(b []byte) ([]byte, error
 	w.buf = b
 	if flush {
 		return w.flushLocked()
+	}
+	return nil
+}
+
+// makeRoom writes the held frames out (unflushed) when size more bytes
+// would not fit beside them in the buffer; the caller holds mu.
+func (w *Writer) makeRoom(size int) error {
+	if len(w.buf) > 0 && len(w.buf)+size > cap(w.buf) {
+		return w.writeHeld()
 	}
 	return nil
 }
@@ -112,10 +119,8 @@ func (w *Writer) End() error {
 	if w.err != nil {
 		return w.err
 	}
-	if len(w.buf)+len(w.endFrames) > cap(w.buf) {
-		if err := w.writeHeld(); err != nil {
-			return err
-		}
+	if err := w.makeRoom(len(w.endFrames)); err != nil {
+		return err
 	}
 	w.buf = append(w.buf, w.endFrames...)
 	return w.flushLocked()
