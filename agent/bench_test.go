@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -136,6 +137,23 @@ func BenchmarkActionFrame(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := em.Action(a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeRequestIDE decodes the 3.6 KB request of the bench/
+// harness and server.BenchmarkLoopback: an activeEditor with a Go file, its
+// visible range and a selection, and a userInputPrompt.
+func BenchmarkDecodeRequestIDE(b *testing.B) {
+	body, err := os.ReadFile("../server/testdata/bench_request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeRequest(body); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -83,7 +83,7 @@ func (d *decoder) element(p *parser) error {
 		return &Error{Variable: where, Field: "name", Reason: reason}
 	}
 	if el.valueStart >= 0 {
-		return d.value(&parser{data: p.data[:el.valueEnd], i: el.valueStart, depth: p.depth + 1}, el.name, el.idx)
+		return d.value(&parser{data: p.data[:el.valueEnd], i: el.valueStart, depth: p.depth + 1, arena: p.arena}, el.name, el.idx)
 	}
 	if !el.haveValue {
 		return d.register(el.name, el.idx)

@@ -15,6 +15,7 @@ type parser struct {
 	data  []byte
 	i     int
 	depth int
+	arena []byte // the decoded strings (stringValue)
 }
 
 // ws skips JSON whitespace.
@@ -114,15 +115,16 @@ func (p *parser) object(fn func(key []byte) error) error {
 
 // key reads an object key; plain keys are returned without copying.
 func (p *parser) key() ([]byte, error) {
-	start := p.i + 1
+	start := p.i
 	end, flags, err := p.scanString()
 	if err != nil {
 		return nil, err
 	}
 	if flags == 0 {
-		return p.data[start:end], nil
+		return p.data[start+1 : end], nil
 	}
-	s, err := decodeString(p.data[start-1:end+1], flags)
+	p.i = start
+	s, err := p.stringValue()
 	return []byte(s), err
 }
 

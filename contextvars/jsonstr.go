@@ -1,14 +1,13 @@
 package contextvars
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
-	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Flags scanString reports about a string's raw text.
@@ -102,76 +101,99 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// stringValue reads the string at p.i and returns its decoded value.
+// stringValue reads the string at p.i and returns its decoded value,
+// validating and decoding in one pass. Its bytes go to the parser's arena,
+// eight at a time while none needs attention (each word is stored before
+// it is looked at; the arena's slack takes the bytes past a special one),
+// and the value is a string over them, so the strings of one request share
+// one allocation. Invalid UTF-8 and lone surrogates become U+FFFD, as with
+// encoding/json.
 func (p *parser) stringValue() (string, error) {
+	d := p.data
 	start := p.i
-	end, flags, err := p.scanString()
-	if err != nil {
-		return "", err
+	i := start + 1
+	// Decoded text is never longer than its JSON, so this string, however
+	// long, fits in len(d)-i bytes, plus a word of slack.
+	if need := len(d) - i + 8; cap(p.arena)-len(p.arena) < need {
+		p.arena = make([]byte, 0, need)
 	}
-	return decodeString(p.data[start:end+1], flags)
-}
-
-// decodeString decodes quoted, a validated JSON string literal, exactly as
-// encoding/json does (invalid UTF-8 and lone surrogates become U+FFFD).
-func decodeString(quoted []byte, flags int) (string, error) {
-	raw := quoted[1 : len(quoted)-1]
-	if flags&strNonASCII != 0 && !utf8.Valid(raw) {
-		var s string
-		if err := json.Unmarshal(quoted, &s); err != nil {
-			return "", &fieldError{reason: "invalid JSON: " + err.Error()}
-		}
-		return s, nil
-	}
-	if flags&strEscaped == 0 {
-		return string(raw), nil
-	}
-	return unescape(raw), nil
-}
-
-// unescape decodes the escapes of raw, which is valid UTF-8 with valid escapes.
-func unescape(raw []byte) string {
-	var b strings.Builder
-	b.Grow(len(raw))
+	buf := p.arena[:cap(p.arena)]
+	mark := len(p.arena)
+	o := mark
+	var seen uint64 // the bytes copied, or'ed: their high bits tell non-ASCII
 	for {
-		k := indexBackslash(raw)
-		if k < 0 {
-			b.Write(raw)
-			return b.String()
+		for i+8 <= len(d) {
+			x := binary.LittleEndian.Uint64(d[i:])
+			binary.LittleEndian.PutUint64(buf[o:], x)
+			q := x ^ (swarLo * '"')
+			b := x ^ (swarLo * '\\')
+			special := ((x - swarLo*0x20) & ^x) | ((q - swarLo) & ^q) | ((b - swarLo) & ^b)
+			if special&swarHi != 0 {
+				// The lowest flagged byte is exact (borrows only run
+				// upwards): keep the bytes before it.
+				k := bits.TrailingZeros64(special&swarHi) / 8
+				seen |= x & (1<<(8*k) - 1)
+				i += k
+				o += k
+				break
+			}
+			seen |= x
+			i += 8
+			o += 8
 		}
-		b.Write(raw[:k])
-		raw = raw[k:]
-		if c := raw[1]; c != 'u' {
-			b.WriteByte(unescaped[c])
-			raw = raw[2:]
-			continue
+		if i >= len(d) {
+			p.i = i
+			return "", p.unexpected("in string literal")
 		}
-		r, n := unicodeEscape(raw)
-		b.WriteRune(r)
-		raw = raw[n:]
+		switch c := d[i]; {
+		case c == '"':
+			p.i = i + 1
+			if o == mark {
+				return "", nil
+			}
+			// The arena only grows: these bytes are never written again.
+			s := unsafe.String(&buf[mark], o-mark)
+			if seen&swarHi != 0 && !utf8.ValidString(s) {
+				// Escapes decode to whole runes, so the text is invalid
+				// exactly where the JSON was: let encoding/json replace it.
+				var v string
+				if err := json.Unmarshal(d[start:i+1], &v); err != nil {
+					return "", &fieldError{reason: "invalid JSON: " + err.Error()}
+				}
+				return v, nil
+			}
+			p.arena = buf[:o]
+			return s, nil
+		case c == '\\':
+			if i+1 < len(d) {
+				if u := unescaped[d[i+1]]; u != 0 {
+					buf[o] = u
+					o++
+					i += 2
+					continue
+				}
+			}
+			if n, ok := escapeLen(d[i:]); !ok {
+				p.i = i + min(n, len(d)-i)
+				return "", p.unexpected("in string escape code")
+			}
+			r, n := unicodeEscape(d[i:])
+			o += utf8.EncodeRune(buf[o:], r)
+			i += n
+		case c < 0x20:
+			p.i = i
+			return "", p.unexpected("in string literal")
+		default:
+			seen |= uint64(c)
+			buf[o] = c
+			o++
+			i++
+		}
 	}
 }
 
 // unescaped maps the letter of a one-letter escape to the byte it stands for.
 var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-// indexBackslash is bytes.IndexByte(s, '\\') for text whose escapes are
-// dense, like source code, whose every line ends with one: the first 32
-// bytes are searched eight at a time inline, the rest by IndexByte.
-func indexBackslash(s []byte) int {
-	i := 0
-	for ; i+8 <= len(s) && i < 32; i += 8 {
-		x := binary.LittleEndian.Uint64(s[i:]) ^ (swarLo * '\\')
-		if t := (x - swarLo) &^ x & swarHi; t != 0 {
-			// The lowest flagged byte is exact (borrows only run upwards).
-			return i + bits.TrailingZeros64(t)/8
-		}
-	}
-	if k := bytes.IndexByte(s[i:], '\\'); k >= 0 {
-		return i + k
-	}
-	return -1
-}
 
 // unicodeEscape decodes the \uXXXX escape (and a following low surrogate)
 // at the start of s and returns the rune and the bytes consumed.
