@@ -11,6 +11,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentgw/agentgw/sse"
 )
 
 // AuthMode selects how the upstream call is authenticated.
@@ -60,6 +62,8 @@ type Client struct {
 	http   *http.Client
 	log    *slog.Logger
 	openai *openai.Client
+	// readers recycles the buffers of the streams' SSE readers.
+	readers sse.ReaderPool
 }
 
 // New returns a Client for cfg. It fails when BaseURL is not an absolute

@@ -31,6 +31,8 @@ type relay struct {
 	ended bool
 	start time.Time
 	res   Result
+	// readers is the client's pool of SSE reader buffers.
+	readers *sse.ReaderPool
 }
 
 // Events beyond this many bytes after the terminator are not drained.
@@ -55,7 +57,9 @@ func (r *relay) events(body io.Reader) error {
 		r.src = flushingReader{relay: r, body: body}
 		src = &r.src
 	}
-	err := r.relayEvents(sse.NewReader(src))
+	rd := r.readers.NewReader(src)
+	err := r.relayEvents(rd)
+	r.readers.Release(rd) // sinks copy what they keep; errors hold strings
 	if r.ended && err == nil {
 		return nil
 	}

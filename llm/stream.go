@@ -86,7 +86,7 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 		cancel(nil)
 		return Result{}, err
 	}
-	r := &relay{ctx: ctx, call: call, cancel: cancel, wd: wd, sink: sink, start: time.Now()}
+	r := &relay{ctx: ctx, call: call, cancel: cancel, wd: wd, sink: sink, start: time.Now(), readers: &c.readers}
 	r.batch, _ = sink.(BatchSink)
 	resp, err := c.http.Do(hreq)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // MaxLineSize is the longest line a Reader accepts.
@@ -48,6 +49,9 @@ type Event struct {
 // so an event is returned as soon as its last byte has been read.
 type Reader struct {
 	src io.Reader
+	// mem is the initial allocation behind buf and data, which a
+	// ReaderPool recycles.
+	mem *[]byte
 	// buf[r:w] has been read from src but not consumed yet.
 	buf  []byte
 	r, w int
@@ -67,12 +71,49 @@ type Reader struct {
 // MaxLineSize bytes long.
 func NewReader(src io.Reader) *Reader {
 	b := make([]byte, readBufSize+dataBufSize)
+	return newReader(src, &b)
+}
+
+func newReader(src io.Reader, mem *[]byte) *Reader {
+	b := *mem
 	return &Reader{
 		src:   src,
+		mem:   mem,
 		buf:   b[:readBufSize:readBufSize],
 		data:  b[readBufSize:readBufSize],
 		first: true,
 	}
+}
+
+// ReaderPool hands out Readers whose initial buffers are recycled: a relay
+// that reads one stream after another allocates them once per concurrent
+// stream instead of once per stream. The zero value is ready to use; it is
+// safe for concurrent use.
+type ReaderPool struct {
+	bufs sync.Pool // *[]byte of readBufSize+dataBufSize bytes
+}
+
+// NewReader is NewReader with a recycled buffer when there is one. A nil
+// pool recycles nothing.
+func (p *ReaderPool) NewReader(src io.Reader) *Reader {
+	if p == nil {
+		return NewReader(src)
+	}
+	mem, ok := p.bufs.Get().(*[]byte)
+	if !ok {
+		b := make([]byte, readBufSize+dataBufSize)
+		mem = &b
+	}
+	return newReader(src, mem)
+}
+
+// Release gives the initial buffers of r back to the pool. Neither r nor
+// the Data of any Event it returned may be used afterwards.
+func (p *ReaderPool) Release(r *Reader) {
+	if p != nil && r.mem != nil {
+		p.bufs.Put(r.mem)
+	}
+	r.mem, r.buf, r.data = nil, nil, nil
 }
 
 // Buffered returns the number of bytes read from the source but not yet

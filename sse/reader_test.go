@@ -3,6 +3,7 @@ package sse
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -137,5 +138,31 @@ func TestReaderNoAllocsPerEvent(t *testing.T) {
 	})
 	if allocs > 0.1 {
 		t.Errorf("Next allocates %.2f times per event", allocs)
+	}
+}
+
+// TestReaderPool reads streams one after another with recycled buffers,
+// one of them with a line longer than the initial buffer, and through a
+// nil pool: every event comes out whole, whatever the buffer held before.
+func TestReaderPool(t *testing.T) {
+	long := strings.Repeat("x", 3*readBufSize)
+	for _, pool := range []*ReaderPool{{}, nil} {
+		for i := range 20 {
+			want := fmt.Sprintf("event %d", i)
+			if i == 7 {
+				want = long
+			}
+			r := pool.NewReader(strings.NewReader("data: " + want + "\n\ndata: second\n\n"))
+			for _, w := range []string{want, "second"} {
+				ev, err := r.Next()
+				if err != nil || string(ev.Data) != w {
+					t.Fatalf("stream %d: Next = %.40q, %v; want %.40q", i, ev.Data, err, w)
+				}
+			}
+			pool.Release(r)
+			if r.buf != nil || r.data != nil {
+				t.Fatalf("stream %d: Release left the buffers in the Reader", i)
+			}
+		}
 	}
 }
