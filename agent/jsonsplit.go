@@ -15,7 +15,11 @@ var errSplit = errors.New("malformed JSON")
 // finds where each value ends, jumping over strings with bytes.IndexByte,
 // so an 8 MiB editor costs a memchr rather than a decode. It does not
 // validate inside values: whoever decodes a value validates it.
-func splitObject(data []byte, fn func(key string, raw []byte) error) error {
+//
+// A member whose key inPlace gives a decoder (inPlace may be nil) goes to
+// that decoder instead of fn: it gets data from the value on, decodes the
+// value there and returns its length, so that the value is read once.
+func splitObject(data []byte, inPlace func(key string) valueDecoder, fn func(key string, raw []byte) error) error {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return fmt.Errorf("%w: expected an object", errSplit)
@@ -41,12 +45,19 @@ func splitObject(data []byte, fn func(key string, raw []byte) error) error {
 			return fmt.Errorf("%w: expected ':' after %q", errSplit, key)
 		}
 		start := skipSpace(data, i+1)
-		end, err = skipValue(data, start)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, data[start:end]); err != nil {
-			return err
+		if dec := decoderFor(inPlace, key); dec != nil {
+			n, err := dec(data[start:])
+			if err != nil {
+				return err
+			}
+			end = start + n
+		} else {
+			if end, err = skipValue(data, start); err != nil {
+				return err
+			}
+			if err := fn(key, data[start:end]); err != nil {
+				return err
+			}
 		}
 		i = skipSpace(data, end)
 		if i < len(data) && data[i] == ',' {
@@ -58,6 +69,17 @@ func splitObject(data []byte, fn func(key string, raw []byte) error) error {
 		}
 		return fmt.Errorf("%w: expected ',' or '}' at byte %d", errSplit, i)
 	}
+}
+
+// valueDecoder decodes the JSON value at the start of rest and returns its
+// length.
+type valueDecoder func(rest []byte) (int, error)
+
+func decoderFor(inPlace func(key string) valueDecoder, key string) valueDecoder {
+	if inPlace == nil {
+		return nil
+	}
+	return inPlace(key)
 }
 
 func memberName(quoted []byte) (string, error) {

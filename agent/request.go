@@ -49,7 +49,23 @@ var protocolFields = []string{
 func DecodeRequest(body []byte) (*Request, error) {
 	fields := map[string]json.RawMessage{}
 	r := &Request{}
-	err := splitObject(body, func(key string, raw []byte) error {
+	// The context variables, the bulk of a request, are decoded where the
+	// split finds them rather than found first and decoded afterwards.
+	decodeVars := func(rest []byte) (int, error) {
+		set, n, err := contextvars.DecodePrefix(rest)
+		if err != nil {
+			return 0, contextError(err)
+		}
+		r.Context = set
+		return n, nil
+	}
+	inPlace := func(key string) valueDecoder {
+		if key == "contextVariables" {
+			return decodeVars
+		}
+		return nil
+	}
+	err := splitObject(body, inPlace, func(key string, raw []byte) error {
 		if !slices.Contains(protocolFields, key) {
 			// Pass-through values go upstream verbatim: they must be valid.
 			if !json.Valid(raw) {
@@ -89,8 +105,8 @@ func (r *Request) decodeKnown(fields map[string]json.RawMessage) error {
 	if r.Model, err = stringField(fields, "model"); err != nil {
 		return err
 	}
-	if r.Context, err = decodeContext(fields["contextVariables"]); err != nil {
-		return err
+	if r.Context == nil {
+		r.Context = &contextvars.Set{}
 	}
 	if r.Messages, err = decodeMessages(fields["messages"]); err != nil {
 		return err
@@ -139,17 +155,21 @@ func stringField(fields map[string]json.RawMessage, key string) (string, error) 
 	return s, nil
 }
 
-func decodeContext(raw json.RawMessage) (*contextvars.Set, error) {
-	set, err := contextvars.Decode(raw)
-	if err != nil {
-		var ce *contextvars.Error
-		if errors.As(err, &ce) {
-			return nil, &Error{Code: CodeInvalidContext, Status: http.StatusUnprocessableEntity, Source: SourceClient,
-				Message: ce.Error(), Err: err, SuggestedAction: "send the variable in the shape of PROTOCOL.md section 6"}
-		}
-		return nil, Errorf(CodeBadRequest, "contextVariables: %v", err)
+// contextError is the protocol error for a contextVariables list that did
+// not decode.
+func contextError(err error) *Error {
+	var ce *contextvars.Error
+	if errors.As(err, &ce) && ce.Syntax {
+		// Malformed JSON is a BAD_REQUEST wherever it is (PROTOCOL.md
+		// section 3), also inside a variable's value.
+		return &Error{Code: CodeBadRequest, Status: http.StatusBadRequest, Source: SourceClient,
+			Message: ce.Error(), Err: err}
 	}
-	return set, nil
+	if ce != nil {
+		return &Error{Code: CodeInvalidContext, Status: http.StatusUnprocessableEntity, Source: SourceClient,
+			Message: ce.Error(), Err: err, SuggestedAction: "send the variable in the shape of PROTOCOL.md section 6"}
+	}
+	return Errorf(CodeBadRequest, "contextVariables: %v", err)
 }
 
 type wireMessage struct {

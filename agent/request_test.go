@@ -101,12 +101,43 @@ func TestDecodeRequestMalformed(t *testing.T) {
 }
 
 func TestDecodeRequestDuplicateKeys(t *testing.T) {
-	r, err := DecodeRequest([]byte(`{"agent":"a","agent":"b","x":1,"x":2}`))
+	r, err := DecodeRequest([]byte(`{"agent":"a","agent":"b","x":1,"x":2,` +
+		`"contextVariables":[{"name":"userInputPrompt","value":"first"}],` +
+		`"contextVariables":[{"name":"userInputPrompt","value":"second"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Agent != "b" || len(r.Extra) != 1 || string(r.Extra[0].Value) != "2" {
+	if r.Agent != "b" || len(r.Extra) != 1 || string(r.Extra[0].Value) != "2" || r.Context.UserInputPrompt != "second" {
 		t.Errorf("the last of duplicate keys should win: %+v", r)
+	}
+}
+
+// TestDecodeRequestContextInPlace: the context variables are decoded where
+// the split meets them, so whatever follows the list must still be read
+// from the right place, and a broken list or a broken rest is refused.
+func TestDecodeRequestContextInPlace(t *testing.T) {
+	r, err := DecodeRequest([]byte(` { "contextVariables" : [ {"name":"userInputPrompt","value":"a ]}\" b"} ] , ` +
+		`"agent" : "x", "temperature": 0.5 } `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Context.UserInputPrompt != `a ]}" b` || r.Agent != "x" || len(r.Extra) != 1 || string(r.Extra[0].Value) != "0.5" {
+		t.Errorf("decoded %+v, context %+v", r, r.Context)
+	}
+	for body, code := range map[string]string{
+		`{"contextVariables":[] "agent":"x"}`:                        CodeBadRequest,
+		`{"contextVariables":[{"name":"activeEditor","value":5}]}`:   CodeInvalidContext,
+		`{"contextVariables":{}}`:                                    CodeInvalidContext,
+		`{"contextVariables":[{"name":"userInputPrompt","value":"`:   CodeBadRequest,
+		`{"contextVariables":[{"name":"activeEditor","value":tru}]}`: CodeBadRequest,
+		`{"contextVariables":nul}`:                                   CodeBadRequest,
+		`{"contextVariables":null,"agent":"x"} x`:                    CodeBadRequest,
+	} {
+		_, err := DecodeRequest([]byte(body))
+		var e *Error
+		if !errors.As(err, &e) || e.Code != code {
+			t.Errorf("DecodeRequest(%s) = %v, want %s", body, err, code)
+		}
 	}
 }
 
@@ -120,7 +151,21 @@ func FuzzSplitObject(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got := map[string]string{}
-		err := splitObject(data, func(k string, raw []byte) error {
+		// Keys starting with "a" take the in-place path with a decoder
+		// that measures the value as the split would.
+		inPlace := func(k string) valueDecoder {
+			if !strings.HasPrefix(k, "a") {
+				return nil
+			}
+			return func(rest []byte) (int, error) {
+				n, err := skipValue(rest, 0)
+				if err == nil {
+					got[k] = string(rest[:n])
+				}
+				return n, err
+			}
+		}
+		err := splitObject(data, inPlace, func(k string, raw []byte) error {
 			got[k] = string(raw)
 			return nil
 		})

@@ -15,29 +15,38 @@ const listName = "contextVariables"
 // whose value has the wrong shape (named with the field's path), a name given
 // twice. A null value means the variable is absent; unknown names go to Other.
 func Decode(data []byte) (*Set, error) {
+	s, n, err := DecodePrefix(data)
+	if err != nil {
+		return nil, err
+	}
+	return finish(s, &parser{data: data, i: n})
+}
+
+// DecodePrefix is Decode for a list at the start of data (after any
+// whitespace) followed by anything: it returns the Set and the length of
+// data the list took, so that a caller splitting a larger JSON object reads
+// the list once. Empty input gives an empty Set and 0.
+func DecodePrefix(data []byte) (*Set, int, error) {
 	s := &Set{}
 	p := &parser{data: data}
 	switch p.peek() {
 	case 0:
 		if p.i == len(data) {
-			return s, nil
+			return s, p.i, nil
 		}
 	case 'n':
 		if err := p.literal("null"); err != nil {
-			return nil, asError(err, listName)
+			return nil, 0, asError(err, listName)
 		}
-		return finish(s, p)
+		return s, p.i, nil
 	case '[':
 		d := decoder{set: s, seen: map[string]int{}}
 		if err := p.array(func() error { return d.element(p) }); err != nil {
-			return nil, asError(err, listName)
+			return nil, 0, asError(err, listName)
 		}
-		return finish(s, p)
+		return s, p.i, nil
 	}
-	if err := p.typeErr("an array of {name, value}"); err != nil {
-		return nil, asError(err, listName)
-	}
-	return nil, nil // unreachable: typeErr always fails
+	return nil, 0, asError(p.typeErr("an array of {name, value}"), listName)
 }
 
 // finish checks that only whitespace follows the list.

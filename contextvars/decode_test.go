@@ -225,15 +225,37 @@ func TestErrorMessage(t *testing.T) {
 		err  *Error
 		want string
 	}{
-		{&Error{"activeEditor", "selectedRanges.startLine", "expected number, got string"},
+		{&Error{Variable: "activeEditor", Field: "selectedRanges.startLine", Reason: "expected number, got string"},
 			`context variable "activeEditor": field "selectedRanges.startLine": expected number, got string`},
-		{&Error{"vcs", "", "given twice (contextVariables[0] and contextVariables[1])"},
+		{&Error{Variable: "vcs", Reason: "given twice (contextVariables[0] and contextVariables[1])"},
 			`context variable "vcs": given twice (contextVariables[0] and contextVariables[1])`},
-		{&Error{"contextVariables[3]", "name", "missing name"}, `contextVariables[3]: field "name": missing name`},
+		{&Error{Variable: "contextVariables[3]", Field: "name", Reason: "missing name"}, `contextVariables[3]: field "name": missing name`},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
 			t.Errorf("Error() = %s\n     want %s", got, tt.want)
+		}
+	}
+}
+
+// TestErrorSyntax: malformed JSON is marked as such (the gateway answers it
+// with BAD_REQUEST), a well-formed value of the wrong shape is not.
+func TestErrorSyntax(t *testing.T) {
+	for in, syntax := range map[string]bool{
+		`[{"name":"activeEditor","value":tru}]`:                  true,
+		`[{"name":"userInputPrompt","value":"abc`:                true,
+		`[{"name":"userInputPrompt","value":"a\x"}]`:             true,
+		`[{"name":"activeEditor","value":{"filePath":"a" "b"}}]`: true,
+		`nul`:                                 true,
+		`[{"name":"activeEditor","value":5}]`: false,
+		`[{"name":"activeEditor","value":{"filePath":1}}]`: false,
+		`{}`:            false,
+		`[{"value":1}]`: false,
+	} {
+		_, err := Decode([]byte(in))
+		var e *Error
+		if !errors.As(err, &e) || e.Syntax != syntax {
+			t.Errorf("Decode(%s) = %v (syntax %v), want an *Error with Syntax %v", in, err, e != nil && e.Syntax, syntax)
 		}
 	}
 }

@@ -15,6 +15,9 @@ type Error struct {
 	Field string
 	// Reason says what is wrong, such as "expected number, got string".
 	Reason string
+	// Syntax is set when the JSON itself is malformed (Reason starts with
+	// "invalid JSON"), not merely of the wrong shape.
+	Syntax bool
 }
 
 // Error renders the error as
@@ -40,6 +43,7 @@ func (e *Error) Error() string {
 type fieldError struct {
 	field  string
 	reason string
+	syntax bool // the JSON is malformed
 }
 
 func (e *fieldError) Error() string {
@@ -64,7 +68,7 @@ func under(err error, key string) error {
 // asError turns a decoding error into an *Error for variable.
 func asError(err error, variable string) *Error {
 	if fe, ok := err.(*fieldError); ok {
-		return &Error{Variable: variable, Field: fe.field, Reason: fe.reason}
+		return &Error{Variable: variable, Field: fe.field, Reason: fe.reason, Syntax: fe.syntax}
 	}
 	if e, ok := err.(*Error); ok {
 		return e

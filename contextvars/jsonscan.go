@@ -42,10 +42,10 @@ func (p *parser) peek() byte {
 // unexpected is the syntax error for whatever is at the current position.
 func (p *parser) unexpected(context string) error {
 	if p.i >= len(p.data) {
-		return &fieldError{reason: "invalid JSON: unexpected end of input " + context}
+		return &fieldError{reason: "invalid JSON: unexpected end of input " + context, syntax: true}
 	}
 	return &fieldError{reason: fmt.Sprintf("invalid JSON: invalid character %s %s at offset %d",
-		quoteChar(p.data[p.i]), context, p.i)}
+		quoteChar(p.data[p.i]), context, p.i), syntax: true}
 }
 
 func quoteChar(c byte) string {
@@ -66,7 +66,7 @@ func quoteChar(c byte) string {
 func (p *parser) enter() error {
 	p.depth++
 	if p.depth > maxDepth {
-		return &fieldError{reason: fmt.Sprintf("invalid JSON: nesting deeper than %d at offset %d", maxDepth, p.i)}
+		return &fieldError{reason: fmt.Sprintf("invalid JSON: nesting deeper than %d at offset %d", maxDepth, p.i), syntax: true}
 	}
 	return nil
 }

@@ -158,7 +158,7 @@ func (p *parser) stringValue() (string, error) {
 				// exactly where the JSON was: let encoding/json replace it.
 				var v string
 				if err := json.Unmarshal(d[start:i+1], &v); err != nil {
-					return "", &fieldError{reason: "invalid JSON: " + err.Error()}
+					return "", &fieldError{reason: "invalid JSON: " + err.Error(), syntax: true}
 				}
 				return v, nil
 			}
