@@ -1,6 +1,9 @@
 package sse
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -38,7 +41,10 @@ func AppendString(dst []byte, s string) []byte {
 			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 			q, bs := x^(swarLo*'"'), x^(swarLo*'\\')
-			if ((x-swarLo*0x20)&^x|(q-swarLo)&^q|(bs-swarLo)&^bs|x)&swarHi != 0 {
+			if t := ((x-swarLo*0x20)&^x | (q-swarLo)&^q | (bs-swarLo)&^bs | x) & swarHi; t != 0 {
+				// The lowest flagged byte is exact (borrows only run
+				// upwards): the bytes before it are plain.
+				i += bits.TrailingZeros64(t) / 8
 				break
 			}
 			i += 8
