@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"text/template"
 	"text/template/parse"
 )
@@ -17,7 +18,15 @@ import (
 // not handle, after which the caller runs text/template itself.
 type fastTemplate struct {
 	root *parse.ListNode
+	// lastLen is the length of the last output, the size the next one's
+	// buffer starts at (prompts of one command are about the same size),
+	// up to maxSizeHint.
+	lastLen atomic.Int64
 }
+
+// maxSizeHint caps the buffer an output starts with: a huge prompt once
+// does not make every later one start huge.
+const maxSizeHint = 64 << 10
 
 // errNotFast sends evaluation back to text/template.
 var errNotFast = errors.New("not in the fast subset")
@@ -114,15 +123,19 @@ type fastState struct {
 	// args is a stack of function arguments: a call pushes its own above
 	// those of the calls it is nested in and pops them when it returns, so
 	// that calls do not allocate argument slices (helpers keep no args).
-	args []any
+	args    []any
+	argsBuf [8]any
 }
 
 // execute renders the template over data.
 func (f *fastTemplate) execute(data any) (string, error) {
-	s := &fastState{root: data, args: make([]any, 0, 8)}
+	s := &fastState{root: data}
+	s.args = s.argsBuf[:0]
+	s.out.Grow(int(min(f.lastLen.Load(), maxSizeHint)))
 	if err := s.walk(data, f.root); err != nil {
 		return "", err
 	}
+	f.lastLen.Store(int64(s.out.Len()))
 	return s.out.String(), nil
 }
 

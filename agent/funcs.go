@@ -237,17 +237,32 @@ func indent(n int, s string) string {
 // fence wraps text in a Markdown code fence longer than any backtick run
 // inside it, with the language as the info string.
 func fence(lang, text string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
+	// The longest run of backticks, found backtick by backtick: source
+	// has few of them.
+	longest := 0
+	for i := strings.IndexByte(text, '`'); i >= 0; {
+		run := len(text[i:]) - len(strings.TrimLeft(text[i:], "`"))
+		longest = max(longest, run)
+		next := strings.IndexByte(text[i+run:], '`')
+		if next < 0 {
+			break
 		}
+		i += run + next
 	}
-	f := strings.Repeat("`", max(3, longest+1))
-	return f + lang + "\n" + strings.TrimSuffix(text, "\n") + "\n" + f
+	f := "```"
+	if longest >= 3 {
+		f = strings.Repeat("`", longest+1)
+	}
+	text = strings.TrimSuffix(text, "\n")
+	var b strings.Builder
+	b.Grow(2*len(f) + len(lang) + len(text) + 2)
+	b.WriteString(f)
+	b.WriteString(lang)
+	b.WriteByte('\n')
+	b.WriteString(text)
+	b.WriteByte('\n')
+	b.WriteString(f)
+	return b.String()
 }
 
 // lines splits s into lines.

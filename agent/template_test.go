@@ -129,3 +129,31 @@ func TestRenderCap(t *testing.T) {
 		t.Fatalf("want the render cap, got %v", err)
 	}
 }
+
+// fenceRef is fence as first written: a byte-by-byte count of the longest
+// backtick run.
+func fenceRef(lang, text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + lang + "\n" + strings.TrimSuffix(text, "\n") + "\n" + f
+}
+
+// FuzzFence checks fence against fenceRef.
+func FuzzFence(f *testing.F) {
+	for _, s := range []string{"", "a", "`", "a``b", "```", "x````\n", "``a```b`", "\n", "`````"} {
+		f.Add("go", s)
+	}
+	f.Fuzz(func(t *testing.T, lang, text string) {
+		if got, want := fence(lang, text), fenceRef(lang, text); got != want {
+			t.Fatalf("fence(%q, %q) = %q, want %q", lang, text, got, want)
+		}
+	})
+}

@@ -99,7 +99,10 @@ func editorData(e *Editor) map[string]any {
 		ranges[k] = rm
 		texts[k] = r.Content
 	}
-	m := positionData(e.Content, e.StartLine, e.StartColumn, e.EndLine, e.EndColumn)
+	// Sized for all its keys at once: growing past a small map's eight
+	// slots would build it twice.
+	m := make(map[string]any, 13)
+	setPosition(m, e.Content, e.StartLine, e.StartColumn, e.EndLine, e.EndColumn)
 	m["filePath"] = e.FilePath
 	m["language"] = e.Language
 	m["cursorOffset"] = e.CursorOffset
@@ -115,7 +118,11 @@ func editorData(e *Editor) map[string]any {
 }
 
 func positionData(content string, sl, sc, el, ec int) map[string]any {
-	return map[string]any{
-		"content": content, "startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec,
-	}
+	m := make(map[string]any, 7) // room for a range's before and after
+	setPosition(m, content, sl, sc, el, ec)
+	return m
+}
+
+func setPosition(m map[string]any, content string, sl, sc, el, ec int) {
+	m["content"], m["startLine"], m["startColumn"], m["endLine"], m["endColumn"] = content, sl, sc, el, ec
 }

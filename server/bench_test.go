@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -62,5 +63,53 @@ func BenchmarkModelStream(b *testing.B) {
 		req := httptest.NewRequest(http.MethodPost, "/agent", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		h.ServeHTTP(&discardWriter{h: http.Header{}}, req)
+	}
+}
+
+// cannedTransport answers every request with the same SSE body, without a
+// socket: what it costs is the gateway's own work.
+type cannedTransport struct{ body []byte }
+
+func (t cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	_ = r.Body.Close()
+	return &http.Response{StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(t.body)),
+		ContentLength: -1, Request: r}, nil
+}
+
+// BenchmarkGatewayOwn is the gateway's own CPU per stream, with no sockets:
+// the plugin's 3.6 KB request of server.BenchmarkLoopback through the
+// middleware, decoding, options and prompt, the upstream request built and
+// handed to a transport that answers the same 23 events at once, and the
+// relay to a response writer that discards. It is what BenchmarkLoopback's
+// agentgw case adds to its proxy case, less the sockets.
+func BenchmarkGatewayOwn(b *testing.B) {
+	var stream bytes.Buffer
+	for i := range 20 {
+		fmt.Fprintf(&stream, "data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %02d of the answer: some text of about a hundred bytes, as a model streams it to the IDE\"},\"finish_reason\":null}]}\n\n", i)
+	}
+	stream.WriteString("data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":900,\"completion_tokens\":20,\"total_tokens\":920}}\n\n" +
+		"data: [DONE]\n\n")
+	agents, diags := agent.Load("../bench/agents")
+	if diags.Errors() > 0 {
+		b.Fatal(diags)
+	}
+	client, err := llm.New(llm.Config{BaseURL: "http://upstream.invalid", HTTPClient: &http.Client{Transport: cannedTransport{stream.Bytes()}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := server.New(server.Config{Runner: agent.NewRunner(agent.NewRegistry(agents), agent.RunnerConfig{LLM: client})}).Handler()
+	body, err := os.ReadFile("testdata/bench_request.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/agents/bench", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		w := &discardWriter{h: http.Header{}}
+		h.ServeHTTP(w, req)
 	}
 }
