@@ -123,9 +123,12 @@ func (s *Server) stream(c echo.Context, run *agent.Run) {
 	if model == "" {
 		model = run.Agent()
 	}
-	sw := sse.NewWriter(w, sse.Options{
+	sw := s.writers.NewWriter(w, sse.Options{
 		ID: "chatcmpl-" + uuid.NewString(), Model: model, Created: time.Now().Unix(), Terminator: s.cfg.Terminator,
 	})
+	// Deferred first, so run last: after the keep-alive stopped and
+	// Execute ended the stream (a write after that returns ErrEnded).
+	defer s.writers.Release(sw)
 	defer sw.StartKeepAlive(s.cfg.KeepAlive)()
 	run.Execute(c.Request().Context(), agent.NewSSEEmitter(sw, requestIDOf(c)))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/sse"
 )
 
 // Config configures the HTTP server.
@@ -46,6 +47,8 @@ type Server struct {
 	cfg  Config
 	echo *echo.Echo
 	log  *slog.Logger
+	// writers recycles the buffers of the streams' SSE writers.
+	writers sse.WriterPool
 }
 
 // DefaultBodyLimit is the body cap when none is configured.

@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -269,4 +270,53 @@ func TestNoAllocs(t *testing.T) {
 			t.Errorf("%s allocates %.1f times per frame", name, n)
 		}
 	}
+}
+
+// TestWriterPool: a Writer from the pool writes what NewWriter's would; once
+// released it only answers ErrEnded, so a late write cannot reach the next
+// stream, which reuses its buffer; and the pool does nothing before End.
+func TestWriterPool(t *testing.T) {
+	var pool WriterPool
+	write := func(w *Writer) {
+		t.Helper()
+		for _, err := range []error{w.Text("Hello"), w.BufferChunk([]byte(typicalChunk)), w.Chunk([]byte(toolCallChunk)),
+			w.Event("copilot_action", []byte(actionPayload)), w.End()} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var want bytes.Buffer
+	write(NewWriter(&want, goldenOptions))
+	var late *Writer
+	for i := range 5 {
+		var got bytes.Buffer
+		w := pool.NewWriter(&got, goldenOptions)
+		if i == 1 {
+			pool.Release(w) // before End: a no-op
+			if err := w.Text("still open"); err != nil {
+				t.Fatalf("a Writer released before End stopped writing: %v", err)
+			}
+			got.Reset()
+		}
+		write(w)
+		if got.String() != want.String() {
+			t.Fatalf("stream %d from the pool:\n%s\nwant\n%s", i, got.String(), want.String())
+		}
+		if late != nil {
+			for _, err := range []error{late.Text("late"), late.Chunk([]byte(typicalChunk)), late.Comment("ping"), late.End()} {
+				if !errors.Is(err, ErrEnded) && err != nil {
+					t.Fatalf("a released Writer wrote: %v", err)
+				}
+			}
+			if late.Text("late") == nil {
+				t.Fatal("a released Writer accepted a frame")
+			}
+		}
+		pool.Release(w)
+		late = w
+	}
+	var nilPool *WriterPool
+	w := nilPool.NewWriter(io.Discard, goldenOptions)
+	nilPool.Release(w)
 }

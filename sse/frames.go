@@ -8,7 +8,7 @@ import (
 // Text writes a text frame: a chat.completion.chunk whose delta carries the
 // assistant role and content.
 func (w *Writer) Text(content string) error {
-	return w.frame(true, len(w.textHead)+len(content)+len(textTail)+2, func(b []byte) ([]byte, error) {
+	return w.frame(true, w.headLen+len(content)+len(textTail)+2, func(b []byte) ([]byte, error) {
 		b = AppendString(append(b, w.textHead...), content)
 		return append(b, textTail...), nil
 	})
@@ -40,7 +40,7 @@ func (w *Writer) BufferChunk(raw []byte) error { return w.chunk(raw, false) }
 
 func (w *Writer) chunk(raw []byte, flush bool) error {
 	// A rewritten chunk is at most its own length plus our id.
-	return w.frame(flush, len("data: ")+len(raw)+len(w.idJSON)+2, func(b []byte) ([]byte, error) {
+	return w.frame(flush, len("data: ")+len(raw)+w.idLen+2, func(b []byte) ([]byte, error) {
 		b, err := appendChunk(append(b, "data: "...), raw, w.idJSON)
 		return append(b, '\n', '\n'), err
 	})

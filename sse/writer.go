@@ -54,6 +54,12 @@ type Writer struct {
 	textHead []byte
 	// endFrames are the final chunk and the terminator.
 	endFrames []byte
+	// headLen and idLen are the lengths of textHead and idJSON, which
+	// stay readable without mu after a WriterPool took the slices back.
+	headLen, idLen int
+	// mem is the allocation behind the slices above and buf's first
+	// array, which a WriterPool recycles.
+	mem *[]byte
 	// buf holds the frames not yet written to out (those of BufferChunk
 	// until the next flush, the one being built otherwise); it is reused,
 	// so that writing does not allocate, and written out in one write.
@@ -77,6 +83,12 @@ const textTail = `},"finish_reason":null}]}` + "\n\n"
 // Flush() error or Flush() method (an http.ResponseWriter has), every frame
 // but those of BufferChunk is flushed as soon as it is written.
 func NewWriter(w io.Writer, o Options) *Writer {
+	return newWriter(w, o, nil, false)
+}
+
+// newWriter is NewWriter building in mem when it is large enough; with
+// pooled, a new buffer is kept in a *[]byte for the pool to take back.
+func newWriter(w io.Writer, o Options, mem *[]byte, pooled bool) *Writer {
 	if o.ID == "" {
 		o.ID = randomID()
 	}
@@ -93,8 +105,45 @@ func NewWriter(w io.Writer, o Options) *Writer {
 		done:  make(chan struct{}),
 		start: time.Now(),
 	}
-	sw.build(o)
+	sw.build(o, mem, pooled)
 	return sw
+}
+
+// WriterPool hands out Writers whose buffers are recycled: a gateway that
+// serves one stream after another allocates them once per concurrent
+// stream instead of once per stream. The zero value is ready to use; it is
+// safe for concurrent use.
+type WriterPool struct {
+	bufs sync.Pool // *[]byte
+}
+
+// NewWriter is NewWriter with a recycled buffer when there is one. A nil
+// pool recycles nothing.
+func (p *WriterPool) NewWriter(w io.Writer, o Options) *Writer {
+	if p == nil {
+		return NewWriter(w, o)
+	}
+	mem, _ := p.bufs.Get().(*[]byte)
+	return newWriter(w, o, mem, true)
+}
+
+// Release gives the buffers of an ended Writer back to the pool; it does
+// nothing before End. The Writer stays usable as an ended one: every write
+// returns ErrEnded (or its sticky error) without touching a buffer, so a
+// late write cannot reach the stream that reuses them.
+func (p *WriterPool) Release(w *Writer) {
+	if p == nil {
+		return
+	}
+	w.mu.Lock()
+	mem := w.mem
+	if !w.ended || mem == nil {
+		w.mu.Unlock()
+		return
+	}
+	w.mem, w.buf, w.idJSON, w.textHead, w.endFrames = nil, nil, nil, nil, nil
+	w.mu.Unlock()
+	p.bufs.Put(mem)
 }
 
 // Pieces of the frames a Writer creates itself.
@@ -112,9 +161,20 @@ const (
 // build makes the fixed parts of the frames, textHead and endFrames (which
 // share a head up to the delta), idJSON and the frame buffer in one
 // allocation when the options need no escaping.
-func (w *Writer) build(o Options) {
+func (w *Writer) build(o Options, mem *[]byte, pooled bool) {
 	head := len(idHead) + len(o.ID) + 2 + len(createdKey) + 20 + len(`,"model":`) + len(o.Model) + 2 + len(choices)
-	b := make([]byte, 0, 2*head+len(textDelta)+len(endTail)+len(o.Terminator)+16+frameBufSize)
+	size := 2*head + len(textDelta) + len(endTail) + len(o.Terminator) + 16 + frameBufSize
+	var b []byte
+	switch {
+	case mem != nil && cap(*mem) >= size:
+		b = (*mem)[:0]
+		w.mem = mem
+	case pooled:
+		nb := make([]byte, 0, size)
+		b, w.mem = nb, &nb
+	default:
+		b = make([]byte, 0, size)
+	}
 	b = append(b, idHead...)
 	b = AppendString(b, o.ID)
 	w.idJSON = b[len(idHead):len(b):len(b)]
@@ -131,6 +191,7 @@ func (w *Writer) build(o Options) {
 	b = append(b, endTail...)
 	b = append(appendDataLines(b, o.Terminator), '\n')
 	w.endFrames = b[end:len(b):len(b)]
+	w.headLen, w.idLen = len(w.textHead), len(w.idJSON)
 	if cap(b)-len(b) >= frameBufSize {
 		w.buf = b[len(b):len(b)]
 	}
