@@ -60,3 +60,16 @@ func median(xs []float64) float64 {
 	}
 	return (s[n/2-1] + s[n/2]) / 2
 }
+
+// pairedRatios returns num[i]/den[i] for the rounds both have, rounds that
+// ran next to each other: drift in the machine's speed between rounds
+// cancels out of each ratio. Rounds with no throughput are skipped.
+func pairedRatios(num, den []satRound) []float64 {
+	var rs []float64
+	for i := range min(len(num), len(den)) {
+		if den[i].PerSec > 0 {
+			rs = append(rs, num[i].PerSec/den[i].PerSec)
+		}
+	}
+	return rs
+}

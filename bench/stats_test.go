@@ -65,3 +65,12 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestPairedRatios(t *testing.T) {
+	num := []satRound{{PerSec: 90}, {PerSec: 50}, {PerSec: 30}}
+	den := []satRound{{PerSec: 100}, {PerSec: 0}, {PerSec: 20}, {PerSec: 10}}
+	got := pairedRatios(num, den)
+	if len(got) != 2 || got[0] != 0.9 || got[1] != 1.5 {
+		t.Errorf("pairedRatios = %v, want [0.9 1.5] (the zero round and the unpaired one skipped)", got)
+	}
+}
