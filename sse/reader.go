@@ -70,12 +70,12 @@ type Reader struct {
 // NewReader returns a Reader reading from src. Lines may be up to
 // MaxLineSize bytes long.
 func NewReader(src io.Reader) *Reader {
-	b := make([]byte, readBufSize+dataBufSize)
-	return newReader(src, &b)
+	return newReader(src, make([]byte, readBufSize+dataBufSize), nil)
 }
 
-func newReader(src io.Reader, mem *[]byte) *Reader {
-	b := *mem
+// newReader makes a Reader over b, which mem, when not nil, points to for
+// a ReaderPool to take back.
+func newReader(src io.Reader, b []byte, mem *[]byte) *Reader {
 	return &Reader{
 		src:   src,
 		mem:   mem,
@@ -104,7 +104,7 @@ func (p *ReaderPool) NewReader(src io.Reader) *Reader {
 		b := make([]byte, readBufSize+dataBufSize)
 		mem = &b
 	}
-	return newReader(src, mem)
+	return newReader(src, *mem, mem)
 }
 
 // Release gives the initial buffers of r back to the pool. Neither r nor
