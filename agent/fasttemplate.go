@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/agentgw/agentgw/contextvars"
 )
 
 // fastTemplate evaluates the common subset of text/template directly over
@@ -175,7 +177,7 @@ func (s *fastState) walk(dot any, n parse.Node) error {
 }
 
 func (s *fastState) print(v any) error {
-	switch t := v.(type) {
+	switch t := concrete(v).(type) {
 	case string:
 		s.out.WriteString(t)
 	case missingValue:
@@ -213,7 +215,7 @@ func (s *fastState) rangeOver(dot any, n *parse.RangeNode) error {
 		return err
 	}
 	var items []any
-	switch t := v.(type) {
+	switch t := concrete(v).(type) {
 	case []any:
 		items = t
 	case []string:
@@ -311,6 +313,12 @@ func fields(v any, idents []string) (any, error) {
 				x = missing
 			}
 			v = x
+		case contextvars.Fields:
+			x, ok := m.Field(id)
+			if !ok {
+				x = missing
+			}
+			v = x
 		case missingValue:
 		default:
 			return nil, errNotFast // text/template's error for fields of other values
@@ -319,10 +327,24 @@ func fields(v any, idents []string) (any, error) {
 	return v, nil
 }
 
-// arg turns a value into a function argument: missing becomes nil.
+// arg turns a value into a function argument: missing becomes nil, and
+// data read field by field is built whole.
 func arg(v any) any {
-	if _, ok := v.(missingValue); ok {
+	switch t := v.(type) {
+	case missingValue:
 		return nil
+	case contextvars.Fields:
+		return t.Map()
+	}
+	return v
+}
+
+// concrete is v, with data read field by field (contextvars.Fields) built
+// whole: whatever the evaluator does with a value other than reading its
+// fields, it does with what text/template would get.
+func concrete(v any) any {
+	if f, ok := v.(contextvars.Fields); ok {
+		return f.Map()
 	}
 	return v
 }
@@ -472,6 +494,8 @@ func truth(v any) (bool, error) {
 		return len(t) > 0, nil
 	case map[string]any:
 		return len(t) > 0, nil
+	case contextvars.Fields:
+		return len(t.Map()) > 0, nil
 	}
 	return false, errNotFast
 }

@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/llm"
 )
 
 // fastData is rich template data for comparing the two evaluators.
@@ -30,6 +32,20 @@ func fastData() map[string]any {
 		},
 	}
 }
+
+// mapFields serves a map field by field (contextvars.Fields), its map
+// values as mapFields again, as promptData and the lazy editor data do.
+type mapFields struct{ m map[string]any }
+
+func (f mapFields) Field(name string) (any, bool) {
+	v, ok := f.m[name]
+	if sub, isMap := v.(map[string]any); isMap {
+		return mapFields{sub}, ok
+	}
+	return v, ok
+}
+
+func (f mapFields) Map() map[string]any { return f.m }
 
 var fastSeeds = []string{
 	"plain text",
@@ -71,6 +87,11 @@ func FuzzFastTemplate(f *testing.F) {
 			return
 		}
 		got, ferr := tp.fast.execute(data)
+		// The same data read field by field renders the same, or falls
+		// back the same way.
+		if lazy, lerr := tp.fast.execute(mapFields{data}); (lerr == nil) != (ferr == nil) || lazy != got {
+			t.Fatalf("%q: over maps %q (%v), field by field %q (%v)", src, got, ferr, lazy, lerr)
+		}
 		if ferr != nil {
 			return // execute falls back to text/template
 		}
@@ -130,5 +151,54 @@ func TestFastTemplateMissingIntoHelpers(t *testing.T) {
 	tp, _ := parseTemplate("t", "{{ indent 2 }}")
 	if _, err := execute(tp, fastData()); err == nil || !strings.Contains(err.Error(), "indent takes 2 arguments") {
 		t.Errorf("arity error: %v", err)
+	}
+}
+
+// TestPromptDataMatchesMaps: every command of the example agents and of the
+// benchmark agent renders the same prompt from promptData, field by field,
+// as from the template data built whole, for a request with every variable.
+func TestPromptDataMatchesMaps(t *testing.T) {
+	agents, _ := LoadFS(configs.FS, configs.AgentsDir)
+	bench, diags := Load("../bench/agents")
+	if diags.Errors() > 0 {
+		t.Fatal(diags)
+	}
+	agents = append(agents, bench...)
+	body := []byte(`{"contextVariables":[` +
+		`{"name":"activeEditor","value":{"filePath":"/src/a/main.go","language":"go","content":"package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n",` +
+		`"cursorOffset":14,"startLine":3,"startColumn":1,"endLine":3,"endColumn":14,` +
+		`"selectedRanges":[{"content":"func main() {","startLine":3,"startColumn":1,"endLine":3,"endColumn":14}],` +
+		`"visibleRange":{"content":"package main","startLine":1,"startColumn":1,"endLine":1,"endColumn":13}}},` +
+		`{"name":"userInputPrompt","value":"what does it print?"},{"name":"userInfo","value":{"id":"u1","name":"Ann","nickname":"ann"}},` +
+		`{"name":"vcs","value":{"type":"git","branchName":"main","remotes":["origin"]}},` +
+		`{"name":"knowledgeBase","value":[{"knowledgeBaseId":"kb","references":[{"score":0.5,"chunk":"c","metadata":{"fileName":"f"}}]}]},` +
+		`{"name":"globalPrompts","value":[{"role":"system","content":"be brief"}]},` +
+		`{"name":"packageFiles","value":[{"filepath":"go.mod","content":"module a"}]},{"name":"custom","value":{"k":"v"}}],` +
+		`"messages":[{"role":"user","content":"earlier"},{"role":"assistant","content":"answer"}]}`)
+	r := NewRunner(NewRegistry(agents), RunnerConfig{})
+	n := 0
+	for _, a := range agents {
+		for _, name := range a.CommandNames() {
+			req, err := DecodeRequest(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Agent, req.Command = a.Name(), name
+			run, err := r.Prepare(req)
+			if err != nil || !run.cmd.hasPrompt() {
+				continue
+			}
+			lazy, lerr := run.renderPrompt(promptData{run})
+			whole, werr := run.renderPrompt(run.templateMap())
+			if (lerr == nil) != (werr == nil) || !slices.EqualFunc(lazy, whole, func(x, y llm.Message) bool {
+				return x.Role == y.Role && x.Content == y.Content
+			}) {
+				t.Errorf("%s/%s: field by field %v (%v), whole %v (%v)", a.Name(), name, lazy, lerr, whole, werr)
+			}
+			n++
+		}
+	}
+	if n < 5 {
+		t.Fatalf("only %d commands with prompts were compared", n)
 	}
 }

@@ -99,7 +99,7 @@ func planError(ctx context.Context, err error) error {
 // prepare builds the step's template data and renders its inputs.
 func (sr *stepRun) prepare() error {
 	run := sr.run
-	data := maps.Clone(run.data)
+	data := maps.Clone(run.templateMap())
 	stepsView := map[string]any{}
 	for id, v := range sr.inv.Scope.Steps {
 		stepsView[id] = v

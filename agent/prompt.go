@@ -59,7 +59,7 @@ func promptTokens(msgs []llm.Message) int {
 // renderPrompt assembles the prompt in the order of PROTOCOL.md section 8:
 // system templates, conversation turns, global prompts as rules, the user
 // templates or else the user's input as the last user message.
-func (run *Run) renderPrompt(data map[string]any) ([]llm.Message, error) {
+func (run *Run) renderPrompt(data any) ([]llm.Message, error) {
 	cmd := run.cmd
 	var msgs []llm.Message
 	for _, t := range cmd.system {
@@ -100,7 +100,13 @@ func (run *Run) renderPrompt(data map[string]any) ([]llm.Message, error) {
 // it is over the model's budget, cuts the least valuable context, rebuilds
 // the data and renders again. It logs what it cut.
 func (run *Run) buildPrompt() ([]llm.Message, error) {
-	msgs, err := run.renderPrompt(run.data)
+	var data any = promptData{run}
+	if run.parent != nil || run.frozen {
+		// A sub-run renders with the data it was given, and a run whose
+		// context was cut with the data from before the cut, as always.
+		data = run.templateMap()
+	}
+	msgs, err := run.renderPrompt(data)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +118,11 @@ func (run *Run) buildPrompt() ([]llm.Message, error) {
 			break
 		}
 		need := total - budget
+		if !run.frozen {
+			// What plans and later templates see stays the uncut data.
+			run.templateMap()
+			run.frozen = true
+		}
 		step := run.req.Context.Cut(need, llm.EstimateTokens)
 		if len(step) == 0 {
 			step = run.cutTurns(need)

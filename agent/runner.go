@@ -104,9 +104,14 @@ type Run struct {
 	log     *slog.Logger
 	logOnce sync.Once
 	// ctxData is the context variables as templates see them; data adds
-	// agent, command and messages.
-	ctxData map[string]any
-	data    map[string]any
+	// agent, command and messages. Both are built on first use (dataOnce):
+	// a prompt reads its fields through promptData instead.
+	ctxData  map[string]any
+	data     map[string]any
+	dataOnce sync.Once
+	// frozen is set once the prompt was cut to its budget: the data is
+	// then what it was before the cut (see buildPrompt).
+	frozen bool
 	// input is the request as plans see it ($input, .input).
 	input map[string]any
 	// depth counts nested calls.
@@ -137,7 +142,51 @@ func (run *Run) Model() string {
 func (run *Run) endpointAgent() string { return run.endpoint }
 
 // contextData is the context variables by name, as templates see them.
-func (run *Run) contextData() map[string]any { return run.ctxData }
+func (run *Run) contextData() map[string]any {
+	run.dataOnce.Do(run.buildData)
+	return run.ctxData
+}
+
+// templateMap is what templates see (templateData), built on first use.
+func (run *Run) templateMap() map[string]any {
+	run.dataOnce.Do(run.buildData)
+	return run.data
+}
+
+// buildData builds the template data a sub-run was not given.
+func (run *Run) buildData() {
+	if run.ctxData == nil {
+		run.ctxData = run.req.Context.TemplateData()
+	}
+	if run.data == nil {
+		run.data = run.templateData(run.ctxData)
+	}
+}
+
+// promptData is the template data of a run as the fast template evaluator
+// reads it, field by field (contextvars.Fields), so that a prompt builds
+// only the variables and fields its templates name; Map is templateMap.
+// It reads the request's context as it is, so it serves only before the
+// context is cut (buildPrompt).
+type promptData struct{ run *Run }
+
+// Field implements contextvars.Fields, with templateData's keys first.
+func (d promptData) Field(name string) (any, bool) {
+	switch name {
+	case "agent":
+		return d.run.agent.Name(), true
+	case "command":
+		return d.run.cmd.def.Name, true
+	case "messages":
+		return d.run.turnsData(), true
+	case "input":
+		return d.run.input, true
+	}
+	return d.run.req.Context.TemplateField(name)
+}
+
+// Map implements contextvars.Fields.
+func (d promptData) Map() map[string]any { return d.run.templateMap() }
 
 // Prepare resolves the agent and command, verifies feedback state, decodes
 // and re-applies the context options. Its errors are *Error, for the client
@@ -187,9 +236,7 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	}
 	run.model = firstNonEmpty(cmd.model.ModelName, req.Model, r.cfg.DefaultModel)
 	run.extra = withDefaults(req.Extra, cmd.model.Parameters)
-	run.ctxData = req.Context.TemplateData()
 	run.input = run.inputData()
-	run.data = run.templateData(run.ctxData)
 	return run, nil
 }
 
@@ -261,7 +308,7 @@ func (run *Run) sub(a *Agent, cmd *command) *Run {
 		turns: run.turns, feedback: run.feedback, depth: run.depth + 1, parent: run}
 	s.model = firstNonEmpty(cmd.model.ModelName, run.req.Model, run.cfg.DefaultModel)
 	s.extra = withDefaults(run.req.Extra, cmd.model.Parameters)
-	s.ctxData = run.ctxData
+	s.ctxData = run.contextData()
 	s.input = run.input
 	s.data = s.templateData(s.ctxData)
 	return s
@@ -356,13 +403,18 @@ func (run *Run) templateData(ctxData map[string]any) map[string]any {
 	}
 	data["agent"] = run.agent.Name()
 	data["command"] = run.cmd.def.Name
+	data["messages"] = run.turnsData()
+	data["input"] = run.input
+	return data
+}
+
+// turnsData is the conversation's turns as templates see them.
+func (run *Run) turnsData() []any {
 	turns := make([]any, 0, len(run.turns))
 	for _, m := range run.turns {
 		turns = append(turns, map[string]any{"role": m.Role, "content": m.Content})
 	}
-	data["messages"] = turns
-	data["input"] = run.input
-	return data
+	return turns
 }
 
 // Execute runs the command, writing to em, and always ends the stream.
@@ -406,7 +458,7 @@ func (run *Run) execute(ctx context.Context, em Emitter) error {
 			SuggestedAction: "the gateway's operator should give the command a reply or messageTemplates"}
 	}
 	if cmd.reply != nil {
-		s, err := execute(cmd.reply, run.data)
+		s, err := execute(cmd.reply, run.templateMap())
 		if err != nil {
 			return templateError(err)
 		}
@@ -456,8 +508,8 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 // renderEnv is the environment of the command's own actions: the template
 // data, and a scope with the plan's final state.
 func (run *Run) renderEnv(state map[string]any) *renderEnv {
-	return &renderEnv{data: run.data, scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
-		Context: run.ctxData, Input: run.input}}
+	return &renderEnv{data: run.templateMap(), scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
+		Context: run.contextData(), Input: run.input}}
 }
 
 func templateError(err error) *Error {

@@ -152,6 +152,7 @@ func execute(t *tmpl, data any) (string, error) {
 			return s, nil
 		}
 	}
+	data = concrete(data) // text/template gets the data built whole
 	var b cappedBuffer
 	if err := t.Execute(&b, data); err != nil {
 		return "", err

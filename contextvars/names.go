@@ -1,6 +1,8 @@
 package contextvars
 
 import (
+	"slices"
+
 	"github.com/agentgw/agentgw/internal/suggest"
 )
 
@@ -25,10 +27,13 @@ const (
 // KnownNames returns the names of the seven context variables of the protocol,
 // in protocol order, as a fresh slice the caller may modify.
 func KnownNames() []string {
-	return []string{
-		NameUserInputPrompt, NameUserInfo, NameVCS, NameKnowledgeBase,
-		NameActiveEditor, NameGlobalPrompts, NamePackageFiles,
-	}
+	return slices.Clone(knownNames[:])
+}
+
+// knownNames are the names KnownNames returns.
+var knownNames = [...]string{
+	NameUserInputPrompt, NameUserInfo, NameVCS, NameKnowledgeBase,
+	NameActiveEditor, NameGlobalPrompts, NamePackageFiles,
 }
 
 // isKnown reports whether name is one of KnownNames.

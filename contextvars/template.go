@@ -12,37 +12,10 @@ import "strings"
 // unknown names appear under their own names, as decoded.
 func (s *Set) TemplateData() map[string]any {
 	m := make(map[string]any, len(s.order)+len(s.Other))
-	if s.Has(NameUserInputPrompt) {
-		m[NameUserInputPrompt] = s.UserInputPrompt
-	}
-	if u := s.UserInfo; u != nil {
-		m[NameUserInfo] = map[string]any{"id": u.ID, "name": u.Name, "nickname": u.Nickname}
-	}
-	if v := s.VCS; v != nil {
-		m[NameVCS] = map[string]any{
-			"type": v.Type, "branchName": v.BranchName, "upstreamBranchName": v.UpstreamBranchName,
-			"remoteUrl": v.RemoteURL, "remotes": stringsData(v.Remotes),
+	for _, name := range knownNames {
+		if v, ok := s.knownData(name, false); ok {
+			m[name] = v
 		}
-	}
-	if s.KnowledgeBase != nil {
-		m[NameKnowledgeBase] = knowledgeData(s.KnowledgeBase)
-	}
-	if s.ActiveEditor != nil {
-		m[NameActiveEditor] = editorData(s.ActiveEditor)
-	}
-	if s.GlobalPrompts != nil {
-		l := make([]any, len(s.GlobalPrompts))
-		for k, p := range s.GlobalPrompts {
-			l[k] = map[string]any{"role": p.Role, "content": p.Content}
-		}
-		m[NameGlobalPrompts] = l
-	}
-	if s.PackageFiles != nil {
-		l := make([]any, len(s.PackageFiles))
-		for k, f := range s.PackageFiles {
-			l[k] = map[string]any{"filepath": f.Filepath, "content": f.Content}
-		}
-		m[NamePackageFiles] = l
 	}
 	for name, v := range s.Other {
 		if !isKnown(name) {
@@ -50,6 +23,73 @@ func (s *Set) TemplateData() map[string]any {
 		}
 	}
 	return m
+}
+
+// Fields is template data read field by field: a template evaluator asks
+// only for the fields a template names, and nothing else is built. Field
+// gives what Map()[name] holds, as Fields again where that is lazy too, and
+// whether Map has the key; Map builds the whole value as TemplateData would.
+type Fields interface {
+	Field(name string) (any, bool)
+	Map() map[string]any
+}
+
+// TemplateField is TemplateData()[name] without building the other
+// variables: activeEditor comes as Fields, built only as far as it is read.
+func (s *Set) TemplateField(name string) (any, bool) {
+	if isKnown(name) {
+		return s.knownData(name, true)
+	}
+	v, ok := s.Other[name]
+	return v, ok
+}
+
+// knownData is the template data of a known variable, whether present;
+// with lazy, activeEditor as Fields.
+func (s *Set) knownData(name string, lazy bool) (any, bool) {
+	switch name {
+	case NameUserInputPrompt:
+		return s.UserInputPrompt, s.Has(NameUserInputPrompt)
+	case NameUserInfo:
+		if u := s.UserInfo; u != nil {
+			return map[string]any{"id": u.ID, "name": u.Name, "nickname": u.Nickname}, true
+		}
+	case NameVCS:
+		if v := s.VCS; v != nil {
+			return map[string]any{
+				"type": v.Type, "branchName": v.BranchName, "upstreamBranchName": v.UpstreamBranchName,
+				"remoteUrl": v.RemoteURL, "remotes": stringsData(v.Remotes),
+			}, true
+		}
+	case NameKnowledgeBase:
+		if s.KnowledgeBase != nil {
+			return knowledgeData(s.KnowledgeBase), true
+		}
+	case NameActiveEditor:
+		if e := s.ActiveEditor; e != nil {
+			if lazy {
+				return editorFields{e}, true
+			}
+			return editorData(e), true
+		}
+	case NameGlobalPrompts:
+		if s.GlobalPrompts != nil {
+			l := make([]any, len(s.GlobalPrompts))
+			for k, p := range s.GlobalPrompts {
+				l[k] = map[string]any{"role": p.Role, "content": p.Content}
+			}
+			return l, true
+		}
+	case NamePackageFiles:
+		if s.PackageFiles != nil {
+			l := make([]any, len(s.PackageFiles))
+			for k, f := range s.PackageFiles {
+				l[k] = map[string]any{"filepath": f.Filepath, "content": f.Content}
+			}
+			return l, true
+		}
+	}
+	return nil, false
 }
 
 func stringsData(ss []string) []any {
@@ -86,19 +126,7 @@ func knowledgeData(kbs []KnowledgeBase) []any {
 }
 
 func editorData(e *Editor) map[string]any {
-	ranges := make([]any, len(e.SelectedRanges))
-	texts := make([]string, len(e.SelectedRanges))
-	for k, r := range e.SelectedRanges {
-		rm := positionData(r.Content, r.StartLine, r.StartColumn, r.EndLine, r.EndColumn)
-		if r.ContentBeforeSelection != nil {
-			rm["contentBeforeSelection"] = *r.ContentBeforeSelection
-		}
-		if r.ContentAfterSelection != nil {
-			rm["contentAfterSelection"] = *r.ContentAfterSelection
-		}
-		ranges[k] = rm
-		texts[k] = r.Content
-	}
+	ranges := rangesData(e)
 	// Sized for all its keys at once: growing past a small map's eight
 	// slots would build it twice.
 	m := make(map[string]any, 13)
@@ -107,7 +135,7 @@ func editorData(e *Editor) map[string]any {
 	m["language"] = e.Language
 	m["cursorOffset"] = e.CursorOffset
 	m["selectedRanges"] = ranges
-	m["selectedText"] = strings.Join(texts, "\n")
+	m["selectedText"] = selectedText(e)
 	if len(ranges) > 0 {
 		m["selection"] = ranges[0]
 	}
@@ -116,6 +144,114 @@ func editorData(e *Editor) map[string]any {
 	}
 	return m
 }
+
+func rangesData(e *Editor) []any {
+	ranges := make([]any, len(e.SelectedRanges))
+	for k := range e.SelectedRanges {
+		ranges[k] = rangeData(&e.SelectedRanges[k])
+	}
+	return ranges
+}
+
+func rangeData(r *Range) map[string]any {
+	m := positionData(r.Content, r.StartLine, r.StartColumn, r.EndLine, r.EndColumn)
+	if r.ContentBeforeSelection != nil {
+		m["contentBeforeSelection"] = *r.ContentBeforeSelection
+	}
+	if r.ContentAfterSelection != nil {
+		m["contentAfterSelection"] = *r.ContentAfterSelection
+	}
+	return m
+}
+
+// selectedText is the selected ranges' content joined by "\n".
+func selectedText(e *Editor) string {
+	switch len(e.SelectedRanges) {
+	case 0:
+		return ""
+	case 1:
+		return e.SelectedRanges[0].Content
+	}
+	texts := make([]string, len(e.SelectedRanges))
+	for k, r := range e.SelectedRanges {
+		texts[k] = r.Content
+	}
+	return strings.Join(texts, "\n")
+}
+
+// editorFields is activeEditor's template data, field by field.
+type editorFields struct{ e *Editor }
+
+// Field implements Fields.
+func (f editorFields) Field(name string) (any, bool) {
+	e := f.e
+	switch name {
+	case "content":
+		return e.Content, true
+	case "startLine":
+		return e.StartLine, true
+	case "startColumn":
+		return e.StartColumn, true
+	case "endLine":
+		return e.EndLine, true
+	case "endColumn":
+		return e.EndColumn, true
+	case "filePath":
+		return e.FilePath, true
+	case "language":
+		return e.Language, true
+	case "cursorOffset":
+		return e.CursorOffset, true
+	case "selectedRanges":
+		return rangesData(e), true
+	case "selectedText":
+		return selectedText(e), true
+	case "selection":
+		if len(e.SelectedRanges) > 0 {
+			return rangeFields{&e.SelectedRanges[0]}, true
+		}
+	case "visibleRange":
+		if v := e.VisibleRange; v != nil {
+			return positionData(v.Content, v.StartLine, v.StartColumn, v.EndLine, v.EndColumn), true
+		}
+	}
+	return nil, false
+}
+
+// Map implements Fields.
+func (f editorFields) Map() map[string]any { return editorData(f.e) }
+
+// rangeFields is a selected range's template data, field by field.
+type rangeFields struct{ r *Range }
+
+// Field implements Fields.
+func (f rangeFields) Field(name string) (any, bool) {
+	r := f.r
+	switch name {
+	case "content":
+		return r.Content, true
+	case "startLine":
+		return r.StartLine, true
+	case "startColumn":
+		return r.StartColumn, true
+	case "endLine":
+		return r.EndLine, true
+	case "endColumn":
+		return r.EndColumn, true
+	case "contentBeforeSelection":
+		if r.ContentBeforeSelection != nil {
+			return *r.ContentBeforeSelection, true
+		}
+	case "contentAfterSelection":
+		if r.ContentAfterSelection != nil {
+			return *r.ContentAfterSelection, true
+		}
+	}
+	return nil, false
+}
+
+// Map implements Fields.
+func (f rangeFields) Map() map[string]any { return rangeData(f.r) }
 
 func positionData(content string, sl, sc, el, ec int) map[string]any {
 	m := make(map[string]any, 7) // room for a range's before and after
