@@ -185,17 +185,10 @@ type editorFields struct{ e *Editor }
 // Field implements Fields.
 func (f editorFields) Field(name string) (any, bool) {
 	e := f.e
+	if v, ok := positionField(name, e.Content, e.StartLine, e.StartColumn, e.EndLine, e.EndColumn); ok {
+		return v, true
+	}
 	switch name {
-	case "content":
-		return e.Content, true
-	case "startLine":
-		return e.StartLine, true
-	case "startColumn":
-		return e.StartColumn, true
-	case "endLine":
-		return e.EndLine, true
-	case "endColumn":
-		return e.EndColumn, true
 	case "filePath":
 		return e.FilePath, true
 	case "language":
@@ -227,17 +220,10 @@ type rangeFields struct{ r *Range }
 // Field implements Fields.
 func (f rangeFields) Field(name string) (any, bool) {
 	r := f.r
+	if v, ok := positionField(name, r.Content, r.StartLine, r.StartColumn, r.EndLine, r.EndColumn); ok {
+		return v, true
+	}
 	switch name {
-	case "content":
-		return r.Content, true
-	case "startLine":
-		return r.StartLine, true
-	case "startColumn":
-		return r.StartColumn, true
-	case "endLine":
-		return r.EndLine, true
-	case "endColumn":
-		return r.EndColumn, true
 	case "contentBeforeSelection":
 		if r.ContentBeforeSelection != nil {
 			return *r.ContentBeforeSelection, true
@@ -257,6 +243,23 @@ func positionData(content string, sl, sc, el, ec int) map[string]any {
 	m := make(map[string]any, 7) // room for a range's before and after
 	setPosition(m, content, sl, sc, el, ec)
 	return m
+}
+
+// positionField is the field of positionData's map, field by field.
+func positionField(name, content string, sl, sc, el, ec int) (any, bool) {
+	switch name {
+	case "content":
+		return content, true
+	case "startLine":
+		return sl, true
+	case "startColumn":
+		return sc, true
+	case "endLine":
+		return el, true
+	case "endColumn":
+		return ec, true
+	}
+	return nil, false
 }
 
 func setPosition(m map[string]any, content string, sl, sc, el, ec int) {
