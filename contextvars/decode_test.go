@@ -259,3 +259,18 @@ func TestErrorSyntax(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeValueBeforeName: a value that comes before its name is decoded
+// by a parser of its own; the strings it decodes share the request's arena
+// and must not be overwritten by the strings decoded after it.
+func TestDecodeValueBeforeName(t *testing.T) {
+	s, err := Decode([]byte(`[{"value":"abc","name":"userInputPrompt"},{"name":"custom","value":"def"},` +
+		`{"value":{"filePath":"a.go","content":"x\ty"},"name":"activeEditor"},{"name":"more","value":"ghijkl"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.UserInputPrompt != "abc" || s.Other["custom"] != "def" || s.Other["more"] != "ghijkl" ||
+		s.ActiveEditor == nil || s.ActiveEditor.FilePath != "a.go" || s.ActiveEditor.Content != "x\ty" {
+		t.Errorf("decoded %q, %q, %q, %+v", s.UserInputPrompt, s.Other["custom"], s.Other["more"], s.ActiveEditor)
+	}
+}

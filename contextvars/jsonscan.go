@@ -15,7 +15,10 @@ type parser struct {
 	data  []byte
 	i     int
 	depth int
-	arena []byte // the decoded strings (stringValue)
+	// arena holds the decoded strings (stringValue). It is shared, through
+	// the pointer, with the parsers made for parts of the same input: the
+	// bytes under a string already returned must never be written again.
+	arena *[]byte
 }
 
 // ws skips JSON whitespace.

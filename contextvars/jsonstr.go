@@ -114,11 +114,14 @@ func (p *parser) stringValue() (string, error) {
 	i := start + 1
 	// Decoded text is never longer than its JSON, so this string, however
 	// long, fits in len(d)-i bytes, plus a word of slack.
-	if need := len(d) - i + 8; cap(p.arena)-len(p.arena) < need {
-		p.arena = make([]byte, 0, need)
+	if p.arena == nil {
+		p.arena = new([]byte)
 	}
-	buf := p.arena[:cap(p.arena)]
-	mark := len(p.arena)
+	if need := len(d) - i + 8; cap(*p.arena)-len(*p.arena) < need {
+		*p.arena = make([]byte, 0, need)
+	}
+	buf := (*p.arena)[:cap(*p.arena)]
+	mark := len(*p.arena)
 	o := mark
 	var seen uint64 // the bytes copied, or'ed: their high bits tell non-ASCII
 	for {
@@ -162,7 +165,7 @@ func (p *parser) stringValue() (string, error) {
 				}
 				return v, nil
 			}
-			p.arena = buf[:o]
+			*p.arena = buf[:o]
 			return s, nil
 		case c == '\\':
 			if i+1 < len(d) {
