@@ -22,6 +22,8 @@ func addDecodeSeeds(f *testing.F) {
 		`[{"name":"knowledgeBase","value":[{"knowledgeBaseId":"k","references":[{"score":1e-3,"metadata":{"startPos":1}}]}]}]`,
 		`[{"name":"packageFiles","value":[{"filepath":"go.mod","content":""}]},{"name":"globalPrompts","value":[]}]`,
 		`[{"name":"vcs","value":{"remotes":["a","b"]}}]`, `[1]`, `[{"name":"a"`, "[{\"name\":\"userInputPrompt\",\"value\":\"\xff\"}]",
+		// A value before its name, then more strings (they share one arena).
+		`[{"value":"abc","name":"userInputPrompt"},{"name":"vcs","value":{"branchName":"def"}}]`,
 	} {
 		f.Add([]byte(s))
 	}
