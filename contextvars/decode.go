@@ -27,8 +27,14 @@ func Decode(data []byte) (*Set, error) {
 // data the list took, so that a caller splitting a larger JSON object reads
 // the list once. Empty input gives an empty Set and 0.
 func DecodePrefix(data []byte) (*Set, int, error) {
+	return decodePrefix(data, 0)
+}
+
+// decodePrefix is DecodePrefix with the string arena's block size (0: the
+// default; tests use tiny ones).
+func decodePrefix(data []byte, block int) (*Set, int, error) {
 	s := &Set{}
-	p := &parser{data: data}
+	p := &parser{data: data, block: block}
 	switch p.peek() {
 	case 0:
 		if p.i == len(data) {
@@ -92,7 +98,7 @@ func (d *decoder) element(p *parser) error {
 		return &Error{Variable: where, Field: "name", Reason: reason}
 	}
 	if el.valueStart >= 0 {
-		return d.value(&parser{data: p.data[:el.valueEnd], i: el.valueStart, depth: p.depth + 1, arena: p.arena}, el.name, el.idx)
+		return d.value(&parser{data: p.data[:el.valueEnd], i: el.valueStart, depth: p.depth + 1, arena: p.arena, block: p.block}, el.name, el.idx)
 	}
 	if !el.haveValue {
 		return d.register(el.name, el.idx)

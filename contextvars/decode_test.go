@@ -1,6 +1,7 @@
 package contextvars
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"reflect"
@@ -272,5 +273,29 @@ func TestDecodeValueBeforeName(t *testing.T) {
 	if s.UserInputPrompt != "abc" || s.Other["custom"] != "def" || s.Other["more"] != "ghijkl" ||
 		s.ActiveEditor == nil || s.ActiveEditor.FilePath != "a.go" || s.ActiveEditor.Content != "x\ty" {
 		t.Errorf("decoded %q, %q, %q, %+v", s.UserInputPrompt, s.Other["custom"], s.Other["more"], s.ActiveEditor)
+	}
+}
+
+// TestDecodeLongStrings: strings longer than an arena block move to blocks
+// of their own; those decoded before and after them keep their text.
+func TestDecodeLongStrings(t *testing.T) {
+	long := strings.Repeat("line \"quoted\"\tand é\n", 5000) // ~100 KB decoded
+	data, err := json.Marshal([]any{
+		map[string]any{"name": "userInputPrompt", "value": "short"},
+		map[string]any{"value": map[string]any{"content": long, "filePath": "b.go"}, "name": "activeEditor"},
+		map[string]any{"name": "first", "value": long + "1"},
+		map[string]any{"name": "second", "value": "after"},
+		map[string]any{"name": "third", "value": long + "3"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.UserInputPrompt != "short" || s.ActiveEditor.Content != long || s.ActiveEditor.FilePath != "b.go" ||
+		s.Other["first"] != long+"1" || s.Other["second"] != "after" || s.Other["third"] != long+"3" {
+		t.Errorf("a string changed: %q, %d, %q, %v", s.UserInputPrompt, len(s.ActiveEditor.Content), s.ActiveEditor.FilePath, s.Other["second"])
 	}
 }

@@ -47,6 +47,11 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		compareWithStdlib(t, data, s)
+		// With one-byte arena blocks every string moves between blocks
+		// as it grows: the same Set.
+		if tiny, _, err := decodePrefix(data, 1); err != nil || !reflect.DeepEqual(s, tiny) {
+			t.Fatalf("with tiny arena blocks: %v\n%#v\n%#v", err, s, tiny)
+		}
 		out, err := s.MarshalJSON()
 		if err != nil {
 			t.Fatalf("MarshalJSON: %v", err)
@@ -116,6 +121,12 @@ func FuzzString(f *testing.F) {
 		quoted := []byte(`"` + s + `"`)
 		p := &parser{data: quoted}
 		got, err := p.stringValue()
+		// With one-byte arena blocks the string moves to a block of its
+		// own as it grows: same result.
+		tiny := &parser{data: quoted, block: 1}
+		if got2, err2 := tiny.stringValue(); got2 != got || (err2 == nil) != (err == nil) || tiny.i != p.i {
+			t.Fatalf("%q: with tiny blocks %q (%v), else %q (%v)", quoted, got2, err2, got, err)
+		}
 		var want string
 		werr := json.Unmarshal(quoted, &want)
 		if (err == nil && p.i == len(quoted)) != (werr == nil) {

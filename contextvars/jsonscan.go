@@ -19,6 +19,9 @@ type parser struct {
 	// the pointer, with the parsers made for parts of the same input: the
 	// bytes under a string already returned must never be written again.
 	arena *[]byte
+	// block overrides arenaBlock when positive (tests: tiny blocks make
+	// strings move between blocks all the time).
+	block int
 }
 
 // ws skips JSON whitespace.

@@ -106,18 +106,24 @@ func isHex(c byte) bool {
 // eight at a time while none needs attention (each word is stored before
 // it is looked at; the arena's slack takes the bytes past a special one),
 // and the value is a string over them, so the strings of one request share
-// one allocation. Invalid UTF-8 and lone surrogates become U+FFFD, as with
-// encoding/json.
+// a few allocations. Invalid UTF-8 and lone surrogates become U+FFFD, as
+// with encoding/json.
 func (p *parser) stringValue() (string, error) {
 	d := p.data
 	start := p.i
 	i := start + 1
-	// Decoded text is never longer than its JSON, so this string, however
-	// long, fits in len(d)-i bytes, plus a word of slack.
 	if p.arena == nil {
 		p.arena = new([]byte)
 	}
-	if need := len(d) - i + 8; cap(*p.arena)-len(*p.arena) < need {
+	// A block of the arena holds what is left of the input, up to
+	// arenaBlock; a string that outgrows it moves to a block of its own
+	// (decoded text is never longer than its JSON, so len(d)-i bytes hold
+	// the rest of it).
+	block := arenaBlock
+	if p.block > 0 {
+		block = p.block
+	}
+	if need := min(len(d)-i, block) + 8; cap(*p.arena)-len(*p.arena) < need {
 		*p.arena = make([]byte, 0, need)
 	}
 	buf := (*p.arena)[:cap(*p.arena)]
@@ -125,7 +131,9 @@ func (p *parser) stringValue() (string, error) {
 	o := mark
 	var seen uint64 // the bytes copied, or'ed: their high bits tell non-ASCII
 	for {
-		for i+8 <= len(d) {
+		// The word loop also stops when the block has no room for a word;
+		// the check below then moves the string on.
+		for lastWord, lastRoom := len(d)-8, len(buf)-8; i <= lastWord && o <= lastRoom; {
 			x := binary.LittleEndian.Uint64(d[i:])
 			binary.LittleEndian.PutUint64(buf[o:], x)
 			q := x ^ (swarLo * '"')
@@ -147,6 +155,12 @@ func (p *parser) stringValue() (string, error) {
 		if i >= len(d) {
 			p.i = i
 			return "", p.unexpected("in string literal")
+		}
+		if len(buf)-o < 8 {
+			// Room for the next word, or for what a byte or an escape
+			// below writes.
+			buf, mark, o = p.moveString(buf[mark:o], len(d)-i)
+			continue
 		}
 		switch c := d[i]; {
 		case c == '"':
@@ -193,6 +207,21 @@ func (p *parser) stringValue() (string, error) {
 			i++
 		}
 	}
+}
+
+// arenaBlock is the most a string arena block is made for the input left;
+// a larger string moves to a block of its own.
+const arenaBlock = 64 << 10
+
+// moveString moves the part of a string decoded so far to a new block with
+// room for the rest of it (at most rest bytes of JSON, plus a word of
+// slack), which becomes the arena, and returns the block, the string's
+// start in it and its end. The old block keeps the strings already made.
+func (p *parser) moveString(part []byte, rest int) (buf []byte, mark, o int) {
+	buf = make([]byte, 0, len(part)+rest+8)
+	buf = append(buf, part...)
+	*p.arena = buf[:0]
+	return buf[:cap(buf)], 0, len(part)
 }
 
 // unescaped maps the letter of a one-letter escape to the byte it stands for.
