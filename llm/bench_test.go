@@ -108,17 +108,26 @@ func BenchmarkStreamBaseline(b *testing.B) {
 // op relays 220 chunks read from memory (so 4 KiB at a time, batched) into
 // an sse.Writer.
 func BenchmarkRelayChunks(b *testing.B) {
+	benchRelayChunks(b, func(w *sse.Writer) BatchSink { return w })
+}
+
+// benchRelayChunks relays 220 chunks from memory per op into the sink sink
+// makes in front of an sse.Writer, with the reader buffers pooled as a
+// Client pools them, and reports the time per chunk.
+func benchRelayChunks(b *testing.B, sink func(w *sse.Writer) BatchSink) {
 	events := benchStream()
 	chunks := events[:len(events)-1]
 	body := []byte(strings.Repeat(strings.Join(chunks, ""), 10) + events[len(events)-1])
 	src := bytes.NewReader(body)
 	w := sse.NewWriter(io.Discard, sse.Options{ID: "chatcmpl-gw", Model: "m", Created: 1})
 	ctx := context.Background()
+	var readers sse.ReaderPool
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
 		src.Reset(body)
-		r := &relay{ctx: ctx, call: ctx, cancel: func(error) {}, sink: w, batch: w}
+		s := sink(w)
+		r := &relay{ctx: ctx, call: ctx, cancel: func(error) {}, sink: s, batch: s, readers: &readers}
 		if err := r.events(src); err != nil || r.res.Chunks != 10*len(chunks) {
 			b.Fatalf("relayed %d chunks: %v", r.res.Chunks, err)
 		}

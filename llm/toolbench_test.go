@@ -2,10 +2,7 @@ package llm
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
-	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/sse"
@@ -126,21 +123,5 @@ func FuzzAppendUnquoted(f *testing.F) {
 // BenchmarkRelayChunksToolSink is BenchmarkRelayChunks with a ToolCallSink
 // in front of the sse.Writer, as a turn that offers tools relays.
 func BenchmarkRelayChunksToolSink(b *testing.B) {
-	events := benchStream()
-	chunks := events[:len(events)-1]
-	body := []byte(strings.Repeat(strings.Join(chunks, ""), 10) + events[len(events)-1])
-	src := bytes.NewReader(body)
-	w := sse.NewWriter(io.Discard, sse.Options{ID: "chatcmpl-gw", Model: "m", Created: 1})
-	ctx := context.Background()
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		src.Reset(body)
-		s := &ToolCallSink{Next: w}
-		r := &relay{ctx: ctx, call: ctx, cancel: func(error) {}, sink: s, batch: s}
-		if err := r.events(src); err != nil || r.res.Chunks != 10*len(chunks) {
-			b.Fatalf("relayed %d chunks: %v", r.res.Chunks, err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*10*len(chunks)), "ns/chunk")
+	benchRelayChunks(b, func(w *sse.Writer) BatchSink { return &ToolCallSink{Next: w} })
 }
