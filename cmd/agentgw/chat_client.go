@@ -90,19 +90,11 @@ func (c *chatClient) strategy(ctx context.Context, command string) ([]platformVa
 
 // fetchCommands reads GET /agents/{name} into command name → variables.
 func (c *chatClient) fetchCommands(ctx context.Context) (map[string][]platformVar, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint("/agents/"+url.PathEscape(c.opts.agent)), nil)
+	resp, err := c.call(ctx, http.MethodGet, nil)
 	if err != nil {
-		return nil, fmt.Errorf("building the agent request: %w", err)
-	}
-	c.authorize(req)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("reaching the gateway: %w", err)
+		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, errorResponse(resp)
-	}
 	var def struct {
 		Commands []struct {
 			Name     string `json:"name"`
@@ -131,6 +123,34 @@ func (c *chatClient) endpoint(path string) string {
 	return strings.TrimSuffix(c.opts.url, "/") + path
 }
 
+// call sends a GET (body nil) or a POST of the JSON body to the agent's
+// endpoint with the client's credentials; a status other than 200 is the
+// gateway's error. The caller closes the body.
+func (c *chatClient) call(ctx context.Context, method string, body []byte) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.endpoint("/agents/"+url.PathEscape(c.opts.agent)), rd)
+	if err != nil {
+		return nil, fmt.Errorf("building the agent request: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	c.authorize(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reaching the gateway: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return nil, errorResponse(resp)
+	}
+	return resp, nil
+}
+
 func (c *chatClient) authorize(req *http.Request) {
 	if c.opts.token != "" {
 		req.Header.Set("X-Agentgw-Token", c.opts.token)
@@ -155,21 +175,11 @@ func (c *chatClient) send(ctx context.Context, body map[string]any) (*streamRepl
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint("/agents/"+url.PathEscape(c.opts.agent)), bytes.NewReader(data))
+	resp, err := c.call(ctx, http.MethodPost, data)
 	if err != nil {
-		return nil, fmt.Errorf("building the agent request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	c.authorize(req)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("reaching the gateway: %w", err)
+		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, errorResponse(resp)
-	}
 	r := &streamRenderer{out: c.out, keep: c.in != nil}
 	if err := r.render(resp.Body); err != nil {
 		if errors.Is(err, context.Canceled) {
