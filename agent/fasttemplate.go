@@ -10,6 +10,7 @@ import (
 	"text/template/parse"
 
 	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/internal/runes"
 )
 
 // fastTemplate evaluates the common subset of text/template directly over
@@ -71,7 +72,7 @@ func fastNode(n parse.Node) bool {
 	case *parse.NumberNode:
 		// Only plain decimal integers: text/template makes ".0" or "1e3" a
 		// float and 'a' a rune.
-		return n.IsInt && isDecimal(strings.TrimPrefix(n.Text, "-"))
+		return n.IsInt && runes.IsDecimal(strings.TrimPrefix(n.Text, "-"))
 	case *parse.VariableNode:
 		return len(n.Ident) > 0 && n.Ident[0] == "$"
 	case *parse.IdentifierNode:
@@ -104,18 +105,6 @@ func fastNode(n parse.Node) bool {
 		return fastNode(n.Pipe) && fastNode(n.List) && fastNode(n.ElseList)
 	}
 	return false
-}
-
-func isDecimal(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // fastState is one evaluation.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentgw/agentgw/internal/runes"
 )
 
 // Roots of paths in references, output paths and conditions.
@@ -52,7 +54,7 @@ func checkSegment(seg string) error {
 	if seg == "" {
 		return errors.New("empty segment (two dots, or a dot at an end)")
 	}
-	if isDecimal(seg) {
+	if runes.IsDecimal(seg) {
 		return nil
 	}
 	for i, r := range seg {
@@ -72,19 +74,6 @@ func isIdentRune(r rune, first bool) bool {
 		return !first
 	}
 	return false
-}
-
-// isDecimal reports whether s is a non-empty run of ASCII digits.
-func isDecimal(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // String renders the path in its dotted form.

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/agentgw/agentgw/internal/runes"
 )
 
 // walk follows keys from v. Maps are indexed by key, lists ([]any and other slices or arrays) by decimal
@@ -91,7 +93,7 @@ func structField(rv reflect.Value, k string) (any, bool) {
 
 // index parses a decimal list index and checks it against n.
 func index(k string, n int) (int, bool) {
-	if !isDecimal(k) {
+	if !runes.IsDecimal(k) {
 		return 0, false
 	}
 	i, err := strconv.Atoi(k)

@@ -1,6 +1,7 @@
-// Package runes holds the one UTF-8 helper that output caps share: cutting
-// text at a byte limit must not leave half a character behind. It imports
-// nothing of the project, so every package may use it.
+// Package runes holds the small text helpers packages share: cutting text
+// at a byte limit without leaving half a character behind, and telling a
+// decimal index from a name. It imports nothing of the project, so every
+// package may use it.
 package runes
 
 import "unicode/utf8"
@@ -18,4 +19,17 @@ func TrimPartial[T ~string | ~[]byte](s T) T {
 		}
 	}
 	return s
+}
+
+// IsDecimal reports whether s is a non-empty run of ASCII digits.
+func IsDecimal(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
