@@ -23,3 +23,11 @@ func TestTrimPartial(t *testing.T) {
 		}
 	}
 }
+
+func TestIsDecimal(t *testing.T) {
+	for s, want := range map[string]bool{"": false, "0": true, "0123": true, "-1": false, "1a": false, "١": false, " 1": false} {
+		if got := IsDecimal(s); got != want {
+			t.Errorf("IsDecimal(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
