@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -63,15 +61,7 @@ func TestStreamBatchesABurst(t *testing.T) {
 // into an sse.Writer: the bytes are those of the unbatched relay (the golden
 // file of TestStreamThroughWriter), sent with End's one flush.
 func TestStreamThroughWriterBatches(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "normal.sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, pw := pipeClient(t)
-	go func() {
-		_, _ = pw.Write(data)
-		pw.Close()
-	}()
+	c := burstClient(t, "normal.sse")
 	out := &countFlusher{}
 	w := sse.NewWriter(out, sse.Options{ID: "chatcmpl-gw", Model: "gpt-4o", Created: 1700000000})
 	if _, err := c.Stream(context.Background(), simpleRequest, w); err != nil {

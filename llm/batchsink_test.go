@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -114,6 +116,22 @@ func pipeClient(t *testing.T) (*Client, *io.PipeWriter) {
 		t.Fatal(err)
 	}
 	return c, pw
+}
+
+// burstClient returns a client whose upstream answers the recorded stream
+// testdata/file in one write, as an upstream faster than its reader.
+func burstClient(t *testing.T, file string) *Client {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, pw := pipeClient(t)
+	go func() {
+		_, _ = pw.Write(data)
+		pw.Close()
+	}()
+	return c
 }
 
 // events returns n chunk events, the i-th with content "c<i>".

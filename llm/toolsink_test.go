@@ -76,15 +76,7 @@ func TestToolCallSinkReplays(t *testing.T) {
 			check(t, s, next.list())
 		})
 		t.Run(tt.file+"/burst", func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, pw := pipeClient(t)
-			go func() {
-				_, _ = pw.Write(data)
-				pw.Close()
-			}()
+			c := burstClient(t, tt.file)
 			next := &batchSink{}
 			s := &ToolCallSink{Next: next}
 			if _, err := c.Stream(context.Background(), simpleRequest, s); err != nil {
