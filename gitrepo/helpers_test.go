@@ -180,13 +180,21 @@ func newManager(t *testing.T, interval time.Duration, repos ...RepoConfig) (*Man
 // clonedRepo clones the standard fixture through a Manager.
 func clonedRepo(t *testing.T) (*Repo, *fixture) {
 	t.Helper()
+	_, r, f, _ := managedRepo(t, time.Hour)
+	return r, f
+}
+
+// managedRepo clones the standard fixture as repository "app" of a Manager
+// that fetches every interval of its fake clock.
+func managedRepo(t *testing.T, interval time.Duration) (*Manager, *Repo, *fixture, *clock) {
+	t.Helper()
 	f := newFixture(t)
-	m, _, _ := newManager(t, time.Hour, RepoConfig{Name: "app", URL: f.url()})
+	m, clk, _ := newManager(t, interval, RepoConfig{Name: "app", URL: f.url()})
 	r, err := m.Repo(context.Background(), "app")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r, f
+	return m, r, f, clk
 }
 
 // pathRepo opens the standard fixture in place.

@@ -162,13 +162,8 @@ func TestRepoClonesOnceForConcurrentCallers(t *testing.T) {
 }
 
 func TestRepoFetchesAfterInterval(t *testing.T) {
-	f := newFixture(t)
-	m, clk, _ := newManager(t, time.Minute, RepoConfig{Name: "app", URL: f.url()})
+	m, r, f, clk := managedRepo(t, time.Minute)
 	ctx := context.Background()
-	r, err := m.Repo(ctx, "app")
-	if err != nil {
-		t.Fatal(err)
-	}
 	f.write("c4.txt", "c4\n")
 	c4 := f.commit("c4", "after the clone")
 	f.tag("v2", "c4", "")
@@ -326,13 +321,8 @@ func TestRepoFetchFailureServesStale(t *testing.T) {
 }
 
 func TestReadsDuringFetch(t *testing.T) {
-	f := newFixture(t)
-	m, clk, _ := newManager(t, time.Minute, RepoConfig{Name: "app", URL: f.url()})
+	m, r, f, clk := managedRepo(t, time.Minute)
 	ctx := context.Background()
-	r, err := m.Repo(ctx, "app")
-	if err != nil {
-		t.Fatal(err)
-	}
 	f.write("later.txt", "later\n")
 	f.commit("c4", "later")
 	clk.advance(time.Hour)

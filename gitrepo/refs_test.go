@@ -66,13 +66,8 @@ func TestUpdateRefs(t *testing.T) {
 // and whose old commit is gone: the clone's own refs, sent as haves, name
 // objects the remote lacks.
 func TestFetchAfterRewrite(t *testing.T) {
-	f := newFixture(t)
-	m, clk, _ := newManager(t, time.Minute, RepoConfig{Name: "app", URL: f.url()})
+	m, r, f, clk := managedRepo(t, time.Minute)
 	ctx := context.Background()
-	r, err := m.Repo(ctx, "app")
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := f.wt.Reset(&git.ResetOptions{Commit: plumbing.NewHash(f.hashes["c2"]), Mode: git.HardReset}); err != nil {
 		t.Fatal(err)
 	}
