@@ -14,9 +14,7 @@ func TestReadFileTool(t *testing.T) {
 	fx := newToolFixture(t)
 	abs := filepath.Join(fx.dir, "calc", "add.go")
 	addJSON, _ := json.Marshal(calcGo)
-	tests := []struct {
-		name, params, want, code string
-	}{
+	tests := []toolCase{
 		{name: "a whole file", params: `{"path":"calc/add.go"}`,
 			want: `{"path":"calc/add.go","content":` + string(addJSON) + `,"startLine":1,"endLine":3,"truncated":false}`},
 		{name: "a cleaned path", params: `{"path":"./calc//add.go"}`,
@@ -53,14 +51,7 @@ func TestReadFileTool(t *testing.T) {
 		{name: "through a directory symlink out", params: `{"path":"dir-link-out/secret.txt"}`, code: "ERROR OUTSIDE_WORKSPACE"},
 		{name: "a NUL in the path", params: `{"path":"notes.txt\u0000"}`, code: "ERROR INVALID_PARAMETERS"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, code := runTool(t, fx.dir, "read_file", tt.params)
-			if got != tt.want || code != tt.code {
-				t.Errorf("got %s %s\nwant %s %s", got, code, tt.want, tt.code)
-			}
-		})
-	}
+	runToolCases(t, fx.dir, "read_file", tests)
 }
 
 // TestReadFileCap: content stops within readCap, after the last whole line
@@ -93,9 +84,7 @@ func TestReadFileCap(t *testing.T) {
 func TestListFilesTool(t *testing.T) {
 	fx := newToolFixture(t)
 	all := `".env","README.md","a.txt","a/b.txt","big.txt","bin/logo.png","calc/add.go","crlf.txt","deep/er/still/deepest.txt","empty.txt","link-in","long.txt","notes.txt"`
-	tests := []struct {
-		name, params, want, code string
-	}{
+	tests := []toolCase{
 		{name: "everything, sorted, skipping what walks skip", params: `{}`, want: `{"files":[` + all + `],"truncated":false}`},
 		{name: "null parameters", params: `null`, want: `{"files":[` + all + `],"truncated":false}`},
 		{name: "the root by name", params: `{"path":"."}`, want: `{"files":[` + all + `],"truncated":false}`},
@@ -113,22 +102,13 @@ func TestListFilesTool(t *testing.T) {
 		{name: "a directory symlink out", params: `{"path":"dir-link-out"}`, code: "ERROR OUTSIDE_WORKSPACE"},
 		{name: "an absolute path outside", params: `{"path":` + jsonOf(fx.outside) + `}`, code: "ERROR OUTSIDE_WORKSPACE"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, code := runTool(t, fx.dir, "list_files", tt.params)
-			if got != tt.want || code != tt.code {
-				t.Errorf("got %s %s\nwant %s %s", got, code, tt.want, tt.code)
-			}
-		})
-	}
+	runToolCases(t, fx.dir, "list_files", tests)
 }
 
 func TestSearchTextTool(t *testing.T) {
 	fx := newToolFixture(t)
 	funcAdd := `"text":"func Add(a, b int) int { return a - b }"`
-	tests := []struct {
-		name, params, want, code string
-	}{
+	tests := []toolCase{
 		{name: "literal, in path and line order, skipping what walks skip", params: `{"query":"Add"}`,
 			want: `{"matches":[{"path":"README.md","line":2,"text":"Adds numbers."},{"path":"calc/add.go","line":3,` + funcAdd + `},{"path":"link-in","line":3,` + funcAdd + `}],"truncated":false}`},
 		{name: "literal is not a regular expression", params: `{"query":"^func"}`, want: `{"matches":[],"truncated":false}`},
@@ -155,14 +135,7 @@ func TestSearchTextTool(t *testing.T) {
 		{name: "a symlink out", params: `{"query":"TOPSECRET","path":"link-out"}`, code: "ERROR OUTSIDE_WORKSPACE"},
 		{name: "a missing directory", params: `{"query":"x","path":"nope"}`, code: "ERROR NOT_FOUND"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, code := runTool(t, fx.dir, "search_text", tt.params)
-			if got != tt.want || code != tt.code {
-				t.Errorf("got %s %s\nwant %s %s", got, code, tt.want, tt.code)
-			}
-		})
-	}
+	runToolCases(t, fx.dir, "search_text", tests)
 }
 
 // TestSearchTextLongLine: a long line is sent as a window around the match.
@@ -232,6 +205,25 @@ func TestToolboxRun(t *testing.T) {
 			}
 			if res.CallID != tt.call.CallID || res.Status != tt.status || code != tt.code || res.ExecutionTime != tt.elapsed {
 				t.Errorf("result %s, want %s %s %s after %dms", jsonOf(res), tt.call.CallID, tt.status, tt.code, tt.elapsed)
+			}
+		})
+	}
+}
+
+// toolCase is one call of a tool: its parameters and the result it must
+// give, or the error code.
+type toolCase struct {
+	name, params, want, code string
+}
+
+// runToolCases runs each case against tool in dir.
+func runToolCases(t *testing.T, dir, tool string, tests []toolCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, code := runTool(t, dir, tool, tt.params)
+			if got != tt.want || code != tt.code {
+				t.Errorf("got %s %s\nwant %s %s", got, code, tt.want, tt.code)
 			}
 		})
 	}
