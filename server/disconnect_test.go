@@ -2,6 +2,9 @@ package server_test
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -10,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -94,4 +98,53 @@ func goroutineDump() string {
 	var b bytes.Buffer
 	_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
 	return b.String()
+}
+
+// goneWriter takes every write, as a connection's buffers do for a while
+// after the client went away, and fails every flush.
+type goneWriter struct {
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (w *goneWriter) Header() http.Header         { return w.header }
+func (w *goneWriter) WriteHeader(int)             {}
+func (w *goneWriter) Write(p []byte) (int, error) { return w.body.Write(p) }
+func (w *goneWriter) FlushError() error           { return errors.New("connection reset by peer") }
+
+// TestFlushErrorStopsStream: a flush that fails ends the stream and cancels
+// the upstream request, even while writes still succeed (echo's own Flush
+// drops the error; the stream flushes the writer beneath it), with the
+// access log's writer in between or not.
+func TestFlushErrorStopsStream(t *testing.T) {
+	for _, level := range []slog.Level{slog.LevelWarn, slog.LevelInfo} {
+		t.Run(level.String(), func(t *testing.T) {
+			canceled := make(chan struct{})
+			log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: level}))
+			h, up := newHandler(t, withServer(func(c *server.Config) { c.Logger = log }),
+				withUpstream(replayThen(t, "normal.sse", 2, func(_ http.ResponseWriter, r *http.Request) {
+					<-r.Context().Done()
+					close(canceled)
+				})))
+			t.Cleanup(up.release)
+			req := httptest.NewRequest(http.MethodPost, "/agents/chat", strings.NewReader(`{}`))
+			req.Header.Set("Content-Type", "application/json")
+			w := &goneWriter{header: http.Header{}}
+			served := make(chan struct{})
+			go func() {
+				defer close(served)
+				h.ServeHTTP(w, req)
+			}()
+			for _, c := range []struct {
+				what string
+				ch   chan struct{}
+			}{{"the upstream request was not canceled", canceled}, {"the handler did not return", served}} {
+				select {
+				case <-c.ch:
+				case <-time.After(2 * time.Second):
+					t.Fatalf("%s after the flush failed:\n%s", c.what, goroutineDump())
+				}
+			}
+		})
+	}
 }

@@ -106,6 +106,18 @@ var streamHeaders = http.Header{
 	"X-Accel-Buffering": {"no"},
 }
 
+// streamOut is what a stream is written to: echo's Response, so that the
+// status, size and hooks the access log reads stay right, flushed through
+// the writer beneath it. Echo's own Flush drops the flush's error; with it,
+// a client that went away stops the stream at the flush that failed.
+type streamOut struct {
+	*echo.Response
+	flush func() error
+}
+
+// FlushError flushes the response writer beneath echo's Response.
+func (o streamOut) FlushError() error { return o.flush() }
+
 // stream writes the SSE headers and runs the command into the stream. The
 // run's context ends when the client goes away, cancelling the upstream.
 func (s *Server) stream(c echo.Context, run *agent.Run) {
@@ -123,7 +135,7 @@ func (s *Server) stream(c echo.Context, run *agent.Run) {
 	if model == "" {
 		model = run.Agent()
 	}
-	sw := s.writers.NewWriter(w, sse.Options{
+	sw := s.writers.NewWriter(streamOut{w, http.NewResponseController(w.Writer).Flush}, sse.Options{
 		ID: "chatcmpl-" + uuid.NewString(), Model: model, Created: time.Now().Unix(), Terminator: s.cfg.Terminator,
 	})
 	// Deferred first, so run last: after the keep-alive stopped and

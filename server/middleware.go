@@ -115,10 +115,11 @@ func (w *timingWriter) Write(b []byte) (int, error) {
 }
 
 // Flush implements http.Flusher.
-func (w *timingWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+func (w *timingWriter) Flush() { _ = w.FlushError() }
+
+// FlushError flushes the writer beneath, with its error.
+func (w *timingWriter) FlushError() error {
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // Unwrap lets http.ResponseController reach the connection.
