@@ -23,10 +23,17 @@ func latencyStream() streamSpec {
 	return streamSpec{chunks: 20, size: 100, gap: time.Millisecond, usage: true}
 }
 
+// latencyProfileSeconds is how long -profile profiles the paths serving
+// more latency rounds: one stream at a time, a path's process is busy for
+// a few percent of the time, and the profiler samples at 100 Hz.
+const latencyProfileSeconds = 60
+
 // runLatency runs n sequential single streams per path, interleaved: each
 // round runs one stream on every path, starting with a different path each
-// round. A few warm-up rounds come first and are not counted.
-func runLatency(ctx context.Context, targets []*target, n, warmup int, log io.Writer) (map[string]*latencyResult, error) {
+// round. A few warm-up rounds come first and are not counted. With a
+// profileDir, more rounds follow for latencyProfileSeconds, not counted
+// either, while every path with a debug endpoint is profiled.
+func runLatency(ctx context.Context, targets []*target, n, warmup int, profileDir string, log io.Writer) (map[string]*latencyResult, error) {
 	out := make(map[string]*latencyResult, len(targets))
 	for _, t := range targets {
 		out[t.name] = &latencyResult{}
@@ -57,6 +64,26 @@ func runLatency(ctx context.Context, targets []*target, n, warmup int, log io.Wr
 		}
 		if round > 0 && round%100 == 0 {
 			fmt.Fprintf(log, "latency: %d/%d rounds\n", round, n)
+		}
+	}
+	if profileDir != "" {
+		load := func(d time.Duration) error {
+			for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+				for _, t := range targets {
+					res, err := t.stream(ctx, spec, lat[:0])
+					lat = res.lat
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					if err != nil {
+						return fmt.Errorf("latency profile round: %w", err)
+					}
+				}
+			}
+			return nil
+		}
+		if err := profileWhile(ctx, targets, profileDir, "latency", latencyProfileSeconds, load, log); err != nil {
+			return nil, err
 		}
 	}
 	for _, r := range out {

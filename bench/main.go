@@ -44,7 +44,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.satDuration, "round", 4*time.Second, "length of one saturation round of one path")
 	fs.IntVar(&c.idleStreams, "idle-streams", 10000, "streams held open in the idle scenario")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
-	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw under saturation (one extra round each) to this `directory`")
+	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) to this `directory`")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs)")
 	skip := fs.String("skip", "", "comma-separated scenarios to skip: latency, saturation, idle")
 	if err := fs.Parse(args); err != nil {

@@ -62,16 +62,16 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 	proxy := newTarget(pathProxy, "http://"+st.proxy.addr+"/chat/completions", chat, st.proxy.pid(), conns)
 	gateway := newTarget(pathGateway, "http://"+st.gw.addr+"/agents/bench", gw, st.gw.pid(), conns)
 	gwInfo := newTarget(pathGwInfo, "http://"+st.gwInfo.addr+"/agents/bench", gw, st.gwInfo.pid(), conns)
+	proxy.dbg, gateway.dbg = newDebugClient(st.proxy.debugAddr), newDebugClient(st.gw.debugAddr)
 	var err error
 	if !cfg.skip["latency"] {
 		fmt.Fprintf(log, "latency: %d streams per path\n", cfg.latencyStreams)
-		if res.Latency, err = runLatency(ctx, []*target{direct, proxy, gateway}, cfg.latencyStreams, cfg.warmup, log); err != nil {
+		if res.Latency, err = runLatency(ctx, []*target{direct, proxy, gateway}, cfg.latencyStreams, cfg.warmup, cfg.profileDir, log); err != nil {
 			return fmt.Errorf("latency scenario: %w", err)
 		}
 	}
 	if !cfg.skip["saturation"] {
 		fmt.Fprintf(log, "saturation: %d workers, %d rounds of %s per path\n", cfg.concurrency, cfg.satRounds, cfg.satDuration)
-		proxy.dbg, gateway.dbg = newDebugClient(st.proxy.debugAddr), newDebugClient(st.gw.debugAddr)
 		paths := []*target{direct, proxy, gateway, gwInfo}
 		o := satOptions{conc: cfg.concurrency, rounds: cfg.satRounds, dur: cfg.satDuration, profileDir: cfg.profileDir}
 		if res.Saturation, err = runSaturation(ctx, paths, o, log); err != nil {

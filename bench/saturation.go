@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,35 +131,17 @@ func saturate(ctx context.Context, t *target, conc int, dur time.Duration, log i
 }
 
 // profileRound runs one more round on every path with a debug endpoint
-// while taking its CPU profile, written to <profileDir>/<path>.cpu.pprof.
+// while taking its CPU profile.
 func profileRound(ctx context.Context, targets []*target, o satOptions, log io.Writer) error {
 	secs := max(int(o.dur.Seconds())-1, 1)
-	if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
-		return fmt.Errorf("creating the profile directory: %w", err)
-	}
 	for _, t := range targets {
-		if t.dbg == nil {
-			continue
-		}
-		var prof []byte
-		var perr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			prof, perr = t.dbg.get(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs))
-		}()
-		if _, err := saturate(ctx, t, o.conc, time.Duration(secs)*time.Second+500*time.Millisecond, log); err != nil {
+		load := func(d time.Duration) error {
+			_, err := saturate(ctx, t, o.conc, d, log)
 			return err
 		}
-		<-done
-		if perr != nil {
-			return fmt.Errorf("profiling %s: %w", t.name, perr)
+		if err := profileWhile(ctx, []*target{t}, o.profileDir, "saturation", secs, load, log); err != nil {
+			return err
 		}
-		path := filepath.Join(o.profileDir, t.name+".cpu.pprof")
-		if err := os.WriteFile(path, prof, 0o644); err != nil {
-			return fmt.Errorf("writing a profile: %w", err)
-		}
-		fmt.Fprintf(log, "saturation: CPU profile of %s written to %s\n", t.name, path)
 	}
 	return nil
 }
