@@ -86,10 +86,12 @@ type debugClient struct {
 	http *http.Client
 }
 
+// newDebugClient returns a client of the endpoints at addr. Its timeout
+// leaves room for the longest CPU profile the harness takes.
 func newDebugClient(addr string) *debugClient {
 	return &debugClient{
 		base: "http://" + addr,
-		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}},
+		http: &http.Client{Timeout: latencyProfileSeconds*time.Second + 30*time.Second, Transport: &http.Transport{DisableKeepAlives: true}},
 	}
 }
 
