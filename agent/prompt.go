@@ -1,9 +1,12 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
+	"strings"
 
 	"github.com/agentgw/agentgw/llm"
 )
@@ -17,8 +20,35 @@ type BudgetConfig struct {
 	// the command sets max_tokens; 0 means 1024.
 	ReplyReserve int
 	// Models maps model names, or path.Match patterns such as "gpt-4o*",
-	// to their context length in tokens.
+	// to their context length in tokens. A name listed as such wins; else
+	// the longest matching pattern, ties going to the first in
+	// alphabetical order.
 	Models map[string]int
+	// patterns are the entries of Models in the order they are tried,
+	// set by NewRunner (nil: contextLength orders them on each call).
+	patterns []modelPattern
+}
+
+// modelPattern is an entry of BudgetConfig.Models.
+type modelPattern struct {
+	pattern string
+	length  int
+}
+
+// orderPatterns returns the entries of models longest first, ties in
+// alphabetical order: the order in which the first match is the best.
+func orderPatterns(models map[string]int) []modelPattern {
+	out := make([]modelPattern, 0, len(models))
+	for p, n := range models {
+		out = append(out, modelPattern{p, n})
+	}
+	slices.SortFunc(out, func(a, b modelPattern) int {
+		if c := cmp.Compare(len(b.pattern), len(a.pattern)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.pattern, b.pattern)
+	})
+	return out
 }
 
 // contextLength returns the context length for model.
@@ -26,14 +56,14 @@ func (b BudgetConfig) contextLength(model string) int {
 	if n, ok := b.Models[model]; ok {
 		return n
 	}
-	best, bestLen := 0, -1
-	for pat, n := range b.Models {
-		if ok, _ := path.Match(pat, model); ok && len(pat) > bestLen {
-			best, bestLen = n, len(pat)
-		}
+	patterns := b.patterns
+	if patterns == nil {
+		patterns = orderPatterns(b.Models)
 	}
-	if bestLen >= 0 {
-		return best
+	for _, p := range patterns {
+		if ok, _ := path.Match(p.pattern, model); ok {
+			return p.length
+		}
 	}
 	if b.DefaultContextLength > 0 {
 		return b.DefaultContextLength

@@ -73,6 +73,7 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 	if cfg.StateTTL <= 0 {
 		cfg.StateTTL = actions.DefaultStateTTL
 	}
+	cfg.Budget.patterns = orderPatterns(cfg.Budget.Models)
 	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256)}
 }
 
