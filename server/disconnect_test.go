@@ -148,3 +148,49 @@ func TestFlushErrorStopsStream(t *testing.T) {
 		})
 	}
 }
+
+// plainWriter is a response writer that cannot flush. wrote, if set, is
+// closed at its first write.
+type plainWriter struct {
+	header http.Header
+	body   bytes.Buffer
+	wrote  chan struct{}
+}
+
+func (w *plainWriter) Header() http.Header { return w.header }
+func (w *plainWriter) WriteHeader(int)     {}
+func (w *plainWriter) Write(p []byte) (int, error) {
+	if w.wrote != nil && w.body.Len() == 0 {
+		close(w.wrote)
+	}
+	return w.body.Write(p)
+}
+
+// TestStreamWithoutFlusher: behind a response writer that cannot flush (a
+// middleware's wrapper, say) the stream still runs to its end. The upstream
+// sends the rest of its events only once the first reached the writer, so
+// the stream flushes at least twice.
+func TestStreamWithoutFlusher(t *testing.T) {
+	w := &plainWriter{header: http.Header{}, wrote: make(chan struct{})}
+	rest := upstreamEvents(readUpstream(t, "normal.sse"))[2:]
+	h, up := newHandler(t, withUpstream(replayThen(t, "normal.sse", 2, func(uw http.ResponseWriter, r *http.Request) {
+		select {
+		case <-w.wrote:
+		case <-r.Context().Done():
+			return
+		}
+		for _, ev := range rest {
+			if _, err := io.WriteString(uw, ev); err != nil {
+				return
+			}
+		}
+	})))
+	t.Cleanup(up.release)
+	req := httptest.NewRequest(http.MethodPost, "/agents/chat", strings.NewReader(`{}`))
+	req.Header.Set("Content-Type", "application/json")
+	h.ServeHTTP(w, req)
+	body := w.body.String()
+	if !strings.Contains(body, `"finish_reason":"stop"`) || !strings.HasSuffix(body, "data: [DONE]\n\n") || strings.Contains(body, "copilot_error") {
+		t.Fatalf("stream without a flusher:\n%s", body)
+	}
+}

@@ -115,8 +115,15 @@ type streamOut struct {
 	flush func() error
 }
 
-// FlushError flushes the response writer beneath echo's Response.
-func (o streamOut) FlushError() error { return o.flush() }
+// FlushError flushes the response writer beneath echo's Response. A writer
+// that cannot flush is not an error: the frames reach the client when it
+// writes them.
+func (o streamOut) FlushError() error {
+	if err := o.flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
 
 // stream writes the SSE headers and runs the command into the stream. The
 // run's context ends when the client goes away, cancelling the upstream.
