@@ -135,6 +135,9 @@ func saturate(ctx context.Context, t *target, conc int, dur time.Duration, log i
 func profileRound(ctx context.Context, targets []*target, o satOptions, log io.Writer) error {
 	secs := max(int(o.dur.Seconds())-1, 1)
 	for _, t := range targets {
+		if t.dbg == nil {
+			continue
+		}
 		load := func(d time.Duration) error {
 			_, err := saturate(ctx, t, o.conc, d, log)
 			return err
