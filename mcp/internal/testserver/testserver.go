@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,6 +21,12 @@ type Hooks struct {
 	// Cancelled, if set, receives the name of a tool whose context ended.
 	Cancelled chan<- string
 }
+
+// SlowLimit bounds the slow tool's wait. A client whose call times out
+// sends the cancellation in a request of its own, which over HTTP can reach
+// the server before the call does; the server then never cancels the call,
+// and closing the session waits for it.
+const SlowLimit = 10 * time.Second
 
 // AddIn is the input of the add tool.
 type AddIn struct {
@@ -56,11 +63,15 @@ func New(h Hooks) *sdk.Server {
 		res.IsError = true
 		return res, nil
 	})
-	raw("slow", "Waits until cancelled.", func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	raw("slow", "Waits until cancelled, for at most SlowLimit.", func(ctx context.Context, _ *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if h.Started != nil {
 			h.Started <- "slow"
 		}
-		<-ctx.Done()
+		select {
+		case <-ctx.Done():
+		case <-time.After(SlowLimit):
+			return nil, fmt.Errorf("slow: not cancelled within %v", SlowLimit)
+		}
 		if h.Cancelled != nil {
 			h.Cancelled <- "slow"
 		}
