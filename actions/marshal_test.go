@@ -3,14 +3,13 @@ package actions
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/agentgw/agentgw/internal/golden"
+)
 
 // goldenActions are the actions whose wire bytes are kept in testdata.
 func goldenActions() map[string]*Action {
@@ -50,19 +49,7 @@ func TestMarshalGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("MarshalJSON: %v", err)
 			}
-			path := filepath.Join("testdata", name+".json")
-			if *update {
-				if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("reading golden file (run with -update to create it): %v", err)
-			}
-			if !bytes.Equal(got, bytes.TrimSuffix(want, []byte("\n"))) {
-				t.Errorf("MarshalJSON:\n got %s\nwant %s", got, want)
-			}
+			golden.Check(t, "testdata/"+name+".json", append(got, '\n'))
 			// json.Marshal of the value and of the pointer use the same method.
 			viaValue, err := json.Marshal(*a)
 			if err != nil || !json.Valid(viaValue) {

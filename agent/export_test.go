@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/internal/golden"
 )
 
 // TestExportGolden exports every embedded example agent in the platform's
@@ -19,7 +20,7 @@ func TestExportGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "export/"+a.Name()+".json", data)
+			golden.Check(t, "testdata/export/"+a.Name()+".json", data)
 		})
 	}
 }

@@ -1,33 +1,13 @@
 package agent
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/<name>, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file (run go test -update): %v", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 // TestLintGolden loads every file under testdata/lint and compares its
 // diagnostics with the .golden file beside it.
@@ -48,7 +28,7 @@ func TestLintGolden(t *testing.T) {
 				b.WriteString("loaded " + a.Name() + "\n")
 			}
 			b.WriteString(diags.String())
-			golden(t, "lint/"+filepath.Base(f)+".golden", []byte(b.String()))
+			golden.Check(t, "testdata/lint/"+filepath.Base(f)+".golden", []byte(b.String()))
 		})
 	}
 }

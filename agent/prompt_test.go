@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/internal/golden"
 )
 
 // TestPromptGolden runs each testdata/prompt/*.txtar: its "agent" and
@@ -52,7 +54,7 @@ func TestPromptGolden(t *testing.T) {
 			out.set("upstream", pretty.String())
 			out.set("cut", cutLines(t, logs.Bytes()))
 			got := out.format()
-			if *update {
+			if golden.Updating() {
 				if err := os.WriteFile(f, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}

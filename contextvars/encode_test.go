@@ -1,31 +1,11 @@
 package contextvars
 
 import (
-	"bytes"
-	"flag"
 	"os"
 	"testing"
+
+	"github.com/agentgw/agentgw/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with the file testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := "testdata/" + name
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n got %s\nwant %s", path, got, want)
-	}
-}
 
 func TestMarshalJSONGolden(t *testing.T) {
 	data, err := os.ReadFile("testdata/full.json")
@@ -40,7 +20,7 @@ func TestMarshalJSONGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "full.golden.json", append(out, '\n'))
+	golden.Check(t, "testdata/full.golden.json", append(out, '\n'))
 }
 
 func TestMarshalJSONOrder(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"text/template"
+
+	"github.com/agentgw/agentgw/internal/golden"
 )
 
 func TestTemplateData(t *testing.T) {
@@ -71,5 +73,5 @@ Q: {{.userInputPrompt}}`)))
 	if err := tmpl.Execute(&b, s.TemplateData()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "template.golden.txt", []byte(b.String()+"\n"))
+	golden.Check(t, "testdata/template.golden.txt", []byte(b.String()+"\n"))
 }

@@ -1,16 +1,12 @@
 package gitrepo
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+	"github.com/agentgw/agentgw/internal/golden"
+)
 
 // TestJSONGolden pins the JSON agents and templates see.
 func TestJSONGolden(t *testing.T) {
@@ -42,22 +38,6 @@ func TestJSONGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = append(got, '\n')
-		path := filepath.Join("testdata", "golden", name+".json")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test -run TestJSONGolden -update)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s JSON differs from %s:\n%s", name, path, got)
-		}
+		golden.Check(t, "testdata/golden/"+name+".json", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -76,7 +77,7 @@ func TestStreamThroughWriterBatches(t *testing.T) {
 	if out.flushes != 1 {
 		t.Errorf("%d flushes in all, want 1", out.flushes)
 	}
-	golden(t, "normal.out.sse", out.buf.Bytes())
+	golden.Check(t, "testdata/normal.out.sse", out.buf.Bytes())
 }
 
 // TestStreamBatchesOverHTTP sends ten chunks in one Write through a real

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/agentgw/agentgw/internal/golden"
 )
 
 func TestBodyGolden(t *testing.T) {
@@ -35,7 +37,7 @@ func TestBodyGolden(t *testing.T) {
 	if !json.Valid(body) {
 		t.Fatalf("body is not valid JSON: %s", body)
 	}
-	golden(t, "body.golden.json", append(body, '\n'))
+	golden.Check(t, "testdata/body.golden.json", append(body, '\n'))
 }
 
 func TestBodyWithoutModel(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,10 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/sse"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var simpleRequest = &ChatRequest{Model: "gpt-4o", Messages: []Message{{Role: "user", Content: "hi"}}}
 
@@ -84,24 +82,7 @@ func TestStreamThroughWriter(t *testing.T) {
 	if err := w.End(); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "normal.out.sse", out.Bytes())
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs\n got: %s\nwant: %s", name, got, want)
-	}
+	golden.Check(t, "testdata/normal.out.sse", out.Bytes())
 }
 
 func TestStreamStatusErrors(t *testing.T) {

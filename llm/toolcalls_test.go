@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/golden"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -149,7 +150,7 @@ func TestBodyToolsGolden(t *testing.T) {
 	if err != nil || !json.Valid(body) {
 		t.Fatalf("Body() = %s, %v", body, err)
 	}
-	golden(t, "body_tools.golden.json", append(body, '\n'))
+	golden.Check(t, "testdata/body_tools.golden.json", append(body, '\n'))
 }
 
 func TestBodyToolsFromExtra(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -144,7 +145,7 @@ func TestToolCallSinkThroughWriter(t *testing.T) {
 	if err := w.End(); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "text_then_tool_calls.out.sse", out.Bytes())
+	golden.Check(t, "testdata/text_then_tool_calls.out.sse", out.Bytes())
 	if bytes.Contains(out.Bytes(), []byte("tool_calls")) {
 		t.Error("tool call data reached the plugin")
 	}

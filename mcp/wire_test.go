@@ -3,17 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/agentgw/agentgw/internal/golden"
+)
 
 // TestHandlerWire posts raw JSON-RPC messages, the way an IDE does, and
 // compares the exact response bodies with testdata/wire/*.golden.
@@ -41,20 +38,7 @@ func TestHandlerWire(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := post(t, ts.URL, tt.body)
-			golden := filepath.Join("testdata", "wire", tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Fatalf("response:\n%s\nwant:\n%s", got, want)
-			}
+			golden.Check(t, "testdata/wire/"+tt.name+".golden", []byte(post(t, ts.URL, tt.body)))
 		})
 	}
 }

@@ -3,17 +3,13 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // helloBody asks the hello agent's default command.
 const helloBody = `{"agent":"hello","contextVariables":[{"name":"userInfo","value":{"id":"u1","name":"Ada","nickname":"ada"}}]}`
@@ -94,23 +90,7 @@ func checkGolden(t *testing.T, name string, body []byte) {
 	got := idPattern.ReplaceAll(body, []byte(`"id":"chatcmpl-ID"`))
 	got = createdPattern.ReplaceAll(got, []byte(`"created":0`))
 	got = statePattern.ReplaceAll(got, []byte(`"state":"STATE"`))
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("stream differs from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, "testdata/golden/"+name, got)
 }
 
 // jsonEqual compares two JSON texts by value.

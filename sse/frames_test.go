@@ -3,13 +3,10 @@ package sse
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/agentgw/agentgw/internal/golden"
+)
 
 // goldenOptions are the options of every golden test writer.
 var goldenOptions = Options{ID: "chatcmpl-42", Model: "happy", Created: 1700000000}
@@ -48,19 +45,7 @@ func TestFramesGolden(t *testing.T) {
 			if err := tt.write(NewWriter(&out, tt.opts)); err != nil {
 				t.Fatalf("write: %v", err)
 			}
-			path := filepath.Join("testdata", "frames", tt.golden+".sse")
-			if *update {
-				if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(out.Bytes(), want) {
-				t.Errorf("frame bytes differ\n got: %q\nwant: %q", out.Bytes(), want)
-			}
+			golden.Check(t, "testdata/frames/"+tt.golden+".sse", out.Bytes())
 		})
 	}
 }

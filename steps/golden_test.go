@@ -3,16 +3,12 @@ package steps
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+	"github.com/agentgw/agentgw/internal/golden"
+)
 
 // TestRunReportGolden runs a plan that touches every feature and compares its report with
 // testdata/report.golden: one line per step (id, status, attempts, error, value) and the final state.
@@ -47,26 +43,5 @@ func TestRunReportGolden(t *testing.T) {
 	state, _ := json.MarshalIndent(rep.State, "", "  ")
 	b.Write(state)
 	b.WriteByte('\n')
-	golden(t, "report.golden", b.String())
-}
-
-// golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("%s is missing; run go test -run %s -update", path, t.Name())
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, "testdata/report.golden", []byte(b.String()))
 }

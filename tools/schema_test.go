@@ -3,14 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/agentgw/agentgw/internal/golden"
+)
 
 // searchSpec is a tool with a realistic schema.
 func searchSpec() Spec {
@@ -107,7 +104,7 @@ func TestFunctionDefGolden(t *testing.T) {
 			if !json.Valid(got) {
 				t.Fatalf("FunctionDef is not JSON: %s", got)
 			}
-			golden(t, tc.file, append(got, '\n'))
+			golden.Check(t, "testdata/"+tc.file, append(got, '\n'))
 		})
 	}
 }
@@ -135,23 +132,5 @@ func TestResultJSONShape(t *testing.T) {
 		if string(b) != tc.want {
 			t.Errorf("got  %s\nwant %s", b, tc.want)
 		}
-	}
-}
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs:\n got %s\nwant %s", path, got, want)
 	}
 }

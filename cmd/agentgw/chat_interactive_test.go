@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/internal/golden"
 )
 
 // tourDefinition declares different package file counts for default and
@@ -172,5 +174,5 @@ func readGolden(t *testing.T, name string) string {
 func TestChatChoicesGolden(t *testing.T) {
 	url, _ := newScriptedGateway(t, tourDefinition, tourAnswer)
 	_, stdout, _ := runChat(t, "q\n", "--url", url, "--agent", "tour", "--dir", newTourDir(t), "--interactive")
-	golden(t, "chat/choices.golden", []byte(strings.TrimSuffix(stdout, "> q\n")))
+	golden.Check(t, "testdata/chat/choices.golden", []byte(strings.TrimSuffix(stdout, "> q\n")))
 }

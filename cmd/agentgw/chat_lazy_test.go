@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/internal/golden"
 )
 
 const (
@@ -86,7 +88,7 @@ func TestChatLazyTree(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
-			golden(t, tt.golden, []byte(stdout))
+			golden.Check(t, "testdata/"+tt.golden, []byte(stdout))
 			reqs := rec.all()
 			if len(reqs) != len(tt.actions)+1 {
 				t.Fatalf("%d requests, want %d", len(reqs), len(tt.actions)+1)
