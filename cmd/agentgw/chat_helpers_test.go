@@ -123,25 +123,26 @@ func newRecordingProxy(t *testing.T, target string) (string, *recorder) {
 // newCannedGateway answers GET /agents/{name} with definition and every
 // POST with stream, recording the POSTs.
 func newCannedGateway(t *testing.T, definition, stream string) (string, *recorder) {
-	rec := &recorder{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, definition)
-			return
-		}
-		rec.record(t, r)
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, stream)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, rec
+	return newFakeGateway(t, definition, func(int) (string, bool) { return stream, true })
 }
 
 // newScriptedGateway answers GET /agents/{name} with definition and the
 // n-th POST with streams[n], recording the POSTs; a POST beyond the script
 // fails the test.
 func newScriptedGateway(t *testing.T, definition string, streams ...string) (string, *recorder) {
+	return newFakeGateway(t, definition, func(n int) (string, bool) {
+		if n >= len(streams) {
+			t.Errorf("POST %d, the script has %d answers", n+1, len(streams))
+			return "", false
+		}
+		return streams[n], true
+	})
+}
+
+// newFakeGateway answers GET /agents/{name} with definition and the n-th
+// POST (from 0) with the stream answer gives, recording the POSTs; when
+// answer has none, the POST fails with a 500.
+func newFakeGateway(t *testing.T, definition string, answer func(n int) (string, bool)) (string, *recorder) {
 	rec := &recorder{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
@@ -150,14 +151,13 @@ func newScriptedGateway(t *testing.T, definition string, streams ...string) (str
 			return
 		}
 		rec.record(t, r)
-		n := rec.count() - 1
-		if n >= len(streams) {
-			t.Errorf("POST %d, the script has %d answers", n+1, len(streams))
+		stream, ok := answer(rec.count() - 1)
+		if !ok {
 			http.Error(w, "no more answers", http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, streams[n])
+		_, _ = io.WriteString(w, stream)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL, rec
