@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 const (
@@ -31,7 +33,7 @@ type listResult struct {
 // listFiles is list_files: the files under a directory, recursively,
 // whose base name matches pattern; truncated when there are more than
 // maxResults, which are then the first in path order.
-func (r *toolRoot) listFiles(ctx context.Context, raw []byte) (any, *toolFailure) {
+func (r *toolRoot) listFiles(ctx context.Context, raw []byte) (any, *tools.ResultError) {
 	var p listParams
 	if fail := decodeParams(raw, &p); fail != nil {
 		return nil, fail
@@ -66,7 +68,7 @@ func (r *toolRoot) listFiles(ctx context.Context, raw []byte) (any, *toolFailure
 }
 
 // resolveDir resolves a path that must be a directory ("" for the root).
-func (r *toolRoot) resolveDir(p string) (real, rel string, fail *toolFailure) {
+func (r *toolRoot) resolveDir(p string) (real, rel string, fail *tools.ResultError) {
 	real, rel, fail = r.resolve(p)
 	if fail != nil {
 		return "", "", fail
@@ -76,7 +78,7 @@ func (r *toolRoot) resolveDir(p string) (real, rel string, fail *toolFailure) {
 		return "", "", ioFailure(displayPath(rel), err)
 	}
 	if !info.IsDir() {
-		return "", "", &toolFailure{Code: codeNotDir, Message: fmt.Sprintf("%s is not a directory", rel)}
+		return "", "", &tools.ResultError{Code: codeNotDir, Message: fmt.Sprintf("%s is not a directory", rel)}
 	}
 	return real, rel, nil
 }

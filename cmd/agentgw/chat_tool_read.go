@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/internal/runes"
+	"github.com/agentgw/agentgw/tools"
 )
 
 const (
@@ -40,7 +41,7 @@ type readResult struct {
 
 // readFile is read_file: a text file's lines startLine to endLine, at most
 // readCap bytes of them (cut after the last whole line that fits).
-func (r *toolRoot) readFile(ctx context.Context, raw []byte) (any, *toolFailure) {
+func (r *toolRoot) readFile(ctx context.Context, raw []byte) (any, *tools.ResultError) {
 	var p readParams
 	if fail := decodeParams(raw, &p); fail != nil {
 		return nil, fail
@@ -70,7 +71,7 @@ func (r *toolRoot) readFile(ctx context.Context, raw []byte) (any, *toolFailure)
 }
 
 // lines checks the line range; end 0 means the end of the file.
-func (p readParams) lines() (start, end int, fail *toolFailure) {
+func (p readParams) lines() (start, end int, fail *tools.ResultError) {
 	if strings.TrimSpace(p.Path) == "" {
 		return 0, 0, invalidParams("path is required")
 	}
@@ -100,7 +101,7 @@ func (t *textFile) Close() error { return t.f.Close() }
 
 // openText opens a regular file that has no NUL in its first sniffLen
 // bytes, reading it through br (reset; a new reader when nil).
-func openText(real, rel string, br *bufio.Reader) (*textFile, *toolFailure) {
+func openText(real, rel string, br *bufio.Reader) (*textFile, *tools.ResultError) {
 	info, err := os.Stat(real)
 	if err != nil {
 		return nil, ioFailure(rel, err)
@@ -110,7 +111,7 @@ func openText(real, rel string, br *bufio.Reader) (*textFile, *toolFailure) {
 		if info.IsDir() {
 			what = "a directory (list_files lists it)"
 		}
-		return nil, &toolFailure{Code: codeNotFile, Message: fmt.Sprintf("%s is %s", rel, what)}
+		return nil, &tools.ResultError{Code: codeNotFile, Message: fmt.Sprintf("%s is %s", rel, what)}
 	}
 	f, err := os.Open(real)
 	if err != nil {
@@ -129,7 +130,7 @@ func openText(real, rel string, br *bufio.Reader) (*textFile, *toolFailure) {
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		f.Close()
-		return nil, &toolFailure{Code: codeBinary, Message: fmt.Sprintf("%s is a binary file", rel)}
+		return nil, &tools.ResultError{Code: codeBinary, Message: fmt.Sprintf("%s is a binary file", rel)}
 	}
 	return t, nil
 }

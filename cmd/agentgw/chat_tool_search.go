@@ -8,6 +8,8 @@ import (
 	"os"
 	"regexp"
 	"unicode/utf8"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 const (
@@ -49,7 +51,7 @@ type matcher func(line []byte) int
 // searchText is search_text: the lines of the text files under path (a
 // directory, or one file) that contain query, literally or as a regular
 // expression (Go syntax), in path then line order.
-func (r *toolRoot) searchText(ctx context.Context, raw []byte) (any, *toolFailure) {
+func (r *toolRoot) searchText(ctx context.Context, raw []byte) (any, *tools.ResultError) {
 	var p searchParams
 	if fail := decodeParams(raw, &p); fail != nil {
 		return nil, fail
@@ -87,7 +89,7 @@ func (r *toolRoot) searchText(ctx context.Context, raw []byte) (any, *toolFailur
 }
 
 // matcher compiles the query.
-func (p searchParams) matcher() (matcher, *toolFailure) {
+func (p searchParams) matcher() (matcher, *tools.ResultError) {
 	if p.Query == "" {
 		return nil, invalidParams("query is required")
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 // maxToolRounds bounds the answers with tool calls in one chat session, so
@@ -46,8 +48,8 @@ func (c *chatClient) exchange(ctx context.Context, body map[string]any) ([]wireA
 }
 
 // answerTools answers the calls in order; nil when ctx ended.
-func (c *chatClient) answerTools(ctx context.Context, calls []wireToolCall) ([]toolResult, error) {
-	results := make([]toolResult, 0, len(calls))
+func (c *chatClient) answerTools(ctx context.Context, calls []wireToolCall) ([]tools.Result, error) {
+	results := make([]tools.Result, 0, len(calls))
 	for _, call := range calls {
 		res, err := c.answerTool(ctx, call)
 		if err != nil || ctx.Err() != nil {
@@ -60,7 +62,7 @@ func (c *chatClient) answerTools(ctx context.Context, calls []wireToolCall) ([]t
 
 // answerTool asks for consent when needed, runs the call and prints a line
 // saying what became of it.
-func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (toolResult, error) {
+func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (tools.Result, error) {
 	if c.tools == nil {
 		c.tools = newToolbox(c.opts.dir)
 	}
@@ -68,10 +70,10 @@ func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (toolRes
 	if knownTool(call.Name) {
 		declined, err := c.consent(ctx, call, label)
 		if err != nil || ctx.Err() != nil {
-			return toolResult{}, err
+			return tools.Result{}, err
 		}
 		if declined != nil {
-			res := toolResult{CallID: call.CallID, Status: statusError, Error: declined}
+			res := tools.Result{CallID: call.CallID, Status: tools.StatusError, Error: declined}
 			fmt.Fprintf(c.out, "↳ %s … %s%s\n", label, outcome(res, c.in == nil), fallbackNote(call.FallbackBehavior))
 			return res, nil
 		}
@@ -79,7 +81,7 @@ func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (toolRes
 	fmt.Fprintf(c.out, "↳ %s … ", label)
 	res := c.tools.run(ctx, call)
 	note := ""
-	if res.Status != statusSuccess {
+	if res.Status != tools.StatusSuccess {
 		note = fallbackNote(call.FallbackBehavior)
 	}
 	fmt.Fprintf(c.out, "%s%s\n", outcome(res, false), note)
@@ -90,12 +92,12 @@ func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (toolRes
 // chat can ask (a terminal, or --interactive), a call with a userPrompt
 // runs if the user says yes and one without runs; otherwise it is
 // declined. It returns why the call was declined, nil when it may run.
-func (c *chatClient) consent(ctx context.Context, call wireToolCall, label string) (*toolFailure, error) {
+func (c *chatClient) consent(ctx context.Context, call wireToolCall, label string) (*tools.ResultError, error) {
 	switch {
 	case c.opts.allowTools:
 		return nil, nil
 	case c.in == nil:
-		return &toolFailure{Code: codeDeclined, Message: "the user did not allow it: agentgw chat runs tools only with --allow-tools"}, nil
+		return &tools.ResultError{Code: codeDeclined, Message: "the user did not allow it: agentgw chat runs tools only with --allow-tools"}, nil
 	case call.UserPrompt == "":
 		return nil, nil
 	}
@@ -116,16 +118,16 @@ func (c *chatClient) consent(ctx context.Context, call wireToolCall, label strin
 	if yes := strings.ToLower(strings.TrimSpace(line)); yes == "y" || yes == "yes" {
 		return nil, nil
 	}
-	return &toolFailure{Code: codeDeclined, Message: "the user declined"}, nil
+	return &tools.ResultError{Code: codeDeclined, Message: "the user declined"}, nil
 }
 
 // outcome says what became of a call; hint adds how to allow tools to a
 // declined one.
-func outcome(res toolResult, hint bool) string {
+func outcome(res tools.Result, hint bool) string {
 	switch {
-	case res.Status == statusSuccess:
+	case res.Status == tools.StatusSuccess:
 		return "done"
-	case res.Status == statusTimeout:
+	case res.Status == tools.StatusTimeout:
 		return "timed out"
 	case res.Error != nil && res.Error.Code == codeDeclined:
 		if hint {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 // fxDefinition is a canned agent whose default command collects the prompt.
@@ -187,12 +189,12 @@ func TestChatToolRoundsCapped(t *testing.T) {
 // nor an error, as the wire expects it.
 func TestChatToolResultJSON(t *testing.T) {
 	tests := []struct {
-		res  toolResult
+		res  tools.Result
 		want string
 	}{
-		{toolResult{CallID: "c", Status: statusSuccess, Result: readResult{Path: "a", StartLine: 1}, ExecutionTime: 3},
+		{tools.Result{CallID: "c", Status: tools.StatusSuccess, Result: readResult{Path: "a", StartLine: 1}, ExecutionTime: 3},
 			`{"callId":"c","status":"SUCCESS","result":{"path":"a","content":"","startLine":1,"endLine":0,"truncated":false},"executionTime":3}`},
-		{toolResult{CallID: "c", Status: statusTimeout, Error: &toolFailure{Code: codeTimeout, Message: "slow"}},
+		{tools.Result{CallID: "c", Status: tools.StatusTimeout, Error: &tools.ResultError{Code: codeTimeout, Message: "slow"}},
 			`{"callId":"c","status":"TIMEOUT","error":{"code":"TIMEOUT","message":"slow"},"executionTime":0}`},
 	}
 	for _, tt := range tests {

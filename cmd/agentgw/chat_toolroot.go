@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 // toolRoot is the workspace the frontend tools work in: an absolute path
@@ -55,14 +57,14 @@ func (r *toolRoot) inside(p string) bool {
 // root itself). Absolute
 // paths must lie inside the root; ".." is refused anywhere; a path whose
 // symlinks lead outside the root is refused.
-func (r *toolRoot) resolve(p string) (real, rel string, fail *toolFailure) {
+func (r *toolRoot) resolve(p string) (real, rel string, fail *tools.ResultError) {
 	p = filepath.FromSlash(p)
 	if strings.ContainsRune(p, 0) {
 		return "", "", invalidParams("path contains a NUL byte")
 	}
 	for _, elem := range strings.Split(filepath.ToSlash(p), "/") {
 		if elem == ".." {
-			return "", "", &toolFailure{Code: codeOutside, Message: fmt.Sprintf("%q: paths may not contain \"..\"", filepath.ToSlash(p))}
+			return "", "", &tools.ResultError{Code: codeOutside, Message: fmt.Sprintf("%q: paths may not contain \"..\"", filepath.ToSlash(p))}
 		}
 	}
 	joined := filepath.Join(r.dir, p)
@@ -75,7 +77,7 @@ func (r *toolRoot) resolve(p string) (real, rel string, fail *toolFailure) {
 	real, err := filepath.EvalSymlinks(joined)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", "", &toolFailure{Code: codeNotFound, Message: fmt.Sprintf("%q does not exist in the workspace", filepath.ToSlash(p))}
+			return "", "", &tools.ResultError{Code: codeNotFound, Message: fmt.Sprintf("%q does not exist in the workspace", filepath.ToSlash(p))}
 		}
 		return "", "", ioFailure(p, err)
 	}
@@ -101,12 +103,12 @@ func evalOrSelf(p string) string {
 	return p
 }
 
-func outside(p string) *toolFailure {
-	return &toolFailure{Code: codeOutside, Message: fmt.Sprintf("%q is outside the workspace", filepath.ToSlash(p))}
+func outside(p string) *tools.ResultError {
+	return &tools.ResultError{Code: codeOutside, Message: fmt.Sprintf("%q is outside the workspace", filepath.ToSlash(p))}
 }
 
-func ioFailure(p string, err error) *toolFailure {
-	return &toolFailure{Code: codeIO, Message: fmt.Sprintf("%s: %v", filepath.ToSlash(p), unwrapPath(err))}
+func ioFailure(p string, err error) *tools.ResultError {
+	return &tools.ResultError{Code: codeIO, Message: fmt.Sprintf("%s: %v", filepath.ToSlash(p), unwrapPath(err))}
 }
 
 // unwrapPath drops the absolute path a *fs.PathError carries: the model

@@ -6,15 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
-// Statuses and error codes of frontend tool results (seed 000 section
-// 4.5.4; the codes are chat's own).
+// Error codes of frontend tool results (seed 000 section 4.5.4; the codes
+// are chat's own; results are tools.Result, the protocol's shape).
 const (
-	statusSuccess = "SUCCESS"
-	statusError   = "ERROR"
-	statusTimeout = "TIMEOUT"
-
 	codeUnknownTool = "UNKNOWN_TOOL"
 	codeInvalid     = "INVALID_PARAMETERS"
 	codeDeclined    = "DECLINED"
@@ -40,28 +38,13 @@ type wireToolCall struct {
 	FallbackBehavior string          `json:"fallbackBehavior"`
 }
 
-// toolFailure is a result's error: a code and a message for the model.
-type toolFailure struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// toolResult is one entry of a feedback request's toolResults.
-type toolResult struct {
-	CallID        string       `json:"callId"`
-	Status        string       `json:"status"`
-	Result        any          `json:"result,omitempty"`
-	Error         *toolFailure `json:"error,omitempty"`
-	ExecutionTime int64        `json:"executionTime"` // milliseconds
-}
-
 // failedResult is an ERROR result for call with code and message.
-func failedResult(call wireToolCall, code, message string) toolResult {
-	return toolResult{CallID: call.CallID, Status: statusError, Error: &toolFailure{Code: code, Message: message}}
+func failedResult(call wireToolCall, code, message string) tools.Result {
+	return tools.Result{CallID: call.CallID, Status: tools.StatusError, Error: &tools.ResultError{Code: code, Message: message}}
 }
 
-func invalidParams(format string, args ...any) *toolFailure {
-	return &toolFailure{Code: codeInvalid, Message: fmt.Sprintf(format, args...)}
+func invalidParams(format string, args ...any) *tools.ResultError {
+	return &tools.ResultError{Code: codeInvalid, Message: fmt.Sprintf(format, args...)}
 }
 
 // toolbox runs the frontend tools chat offers, over the workspace --dir.
@@ -93,18 +76,18 @@ func knownTool(name string) bool {
 
 // run runs call and times it. A canceled ctx leaves a result the caller
 // does not send.
-func (tb *toolbox) run(ctx context.Context, call wireToolCall) toolResult {
+func (tb *toolbox) run(ctx context.Context, call wireToolCall) tools.Result {
 	start := tb.now()
-	res := toolResult{CallID: call.CallID, Status: statusSuccess}
+	res := tools.Result{CallID: call.CallID, Status: tools.StatusSuccess}
 	tctx, cancel := context.WithTimeout(ctx, tb.timeout)
 	defer cancel()
 	value, fail := tb.dispatch(tctx, call)
 	switch {
 	case errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		res.Status, res.Error = statusTimeout, &toolFailure{Code: codeTimeout,
+		res.Status, res.Error = tools.StatusTimeout, &tools.ResultError{Code: codeTimeout,
 			Message: fmt.Sprintf("%s did not finish within %s", call.Name, tb.timeout)}
 	case fail != nil:
-		res.Status, res.Error = statusError, fail
+		res.Status, res.Error = tools.StatusError, fail
 	default:
 		res.Result = value
 	}
@@ -113,15 +96,15 @@ func (tb *toolbox) run(ctx context.Context, call wireToolCall) toolResult {
 }
 
 // dispatch runs the tool call names.
-func (tb *toolbox) dispatch(ctx context.Context, call wireToolCall) (any, *toolFailure) {
+func (tb *toolbox) dispatch(ctx context.Context, call wireToolCall) (any, *tools.ResultError) {
 	if !knownTool(call.Name) {
-		return nil, &toolFailure{Code: codeUnknownTool, Message: fmt.Sprintf("chat has no tool named %q; it runs %s", call.Name, toolNames)}
+		return nil, &tools.ResultError{Code: codeUnknownTool, Message: fmt.Sprintf("chat has no tool named %q; it runs %s", call.Name, toolNames)}
 	}
 	if tb.root == nil && tb.rootErr == nil {
 		tb.root, tb.rootErr = newToolRoot(tb.dir)
 	}
 	if tb.rootErr != nil {
-		return nil, &toolFailure{Code: codeNoWorkspace, Message: tb.rootErr.Error()}
+		return nil, &tools.ResultError{Code: codeNoWorkspace, Message: tb.rootErr.Error()}
 	}
 	switch call.Name {
 	case "read_file":
@@ -134,7 +117,7 @@ func (tb *toolbox) dispatch(ctx context.Context, call wireToolCall) (any, *toolF
 }
 
 // decodeParams decodes a call's parameters (absent or null: none) into v.
-func decodeParams(raw json.RawMessage, v any) *toolFailure {
+func decodeParams(raw json.RawMessage, v any) *tools.ResultError {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -145,7 +128,7 @@ func decodeParams(raw json.RawMessage, v any) *toolFailure {
 }
 
 // maxParam checks an optional positive limit: def when absent, at most hi.
-func maxParam(name string, v *int, def, hi int) (int, *toolFailure) {
+func maxParam(name string, v *int, def, hi int) (int, *tools.ResultError) {
 	switch {
 	case v == nil:
 		return def, nil

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 // smallFixture is a small workspace with a symlink and a file outside;
@@ -87,7 +89,7 @@ func FuzzToolCallFrames(f *testing.F) {
 			t.Fatalf("%d results for %d calls, %v", len(results), len(r.calls), err)
 		}
 		for i, res := range results {
-			if res.CallID != r.calls[i].CallID || (res.Status != statusSuccess) != (res.Error != nil) {
+			if res.CallID != r.calls[i].CallID || (res.Status != tools.StatusSuccess) != (res.Error != nil) {
 				t.Fatalf("result %+v for call %+v", res, r.calls[i])
 			}
 			data, err := json.Marshal(res)
@@ -130,7 +132,7 @@ func BenchmarkSearchText(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				res := tb.run(context.Background(), wireToolCall{CallID: "c", Name: "search_text", Parameters: json.RawMessage(bc.params)})
-				if res.Status != statusSuccess {
+				if res.Status != tools.StatusSuccess {
 					b.Fatalf("%+v", res)
 				}
 			}
@@ -147,7 +149,7 @@ func BenchmarkReadFile(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		res := tb.run(context.Background(), wireToolCall{CallID: "c", Name: "read_file", Parameters: json.RawMessage(`{"path":"big.txt","startLine":100}`)})
-		if res.Status != statusSuccess {
+		if res.Status != tools.StatusSuccess {
 			b.Fatalf("%+v", res)
 		}
 	}

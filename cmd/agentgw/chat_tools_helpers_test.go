@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 const calcGo = "package calc\n\nfunc Add(a, b int) int { return a - b }\n"
@@ -87,7 +89,7 @@ func runTool(t *testing.T, dir, name, params string) (result, code string) {
 	if res.ExecutionTime != 1 {
 		t.Errorf("executionTime %d, want 1 (one clock step)", res.ExecutionTime)
 	}
-	if res.Status != statusSuccess {
+	if res.Status != tools.StatusSuccess {
 		if res.Error == nil || res.Result != nil {
 			t.Fatalf("%s result %+v", res.Status, res)
 		}

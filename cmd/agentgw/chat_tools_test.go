@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentgw/agentgw/tools"
 )
 
 func TestReadFileTool(t *testing.T) {
@@ -185,15 +187,15 @@ func TestToolboxRun(t *testing.T) {
 		elapsed int64
 	}{
 		{name: "an unknown tool", tb: newToolbox(fx.dir), call: wireToolCall{CallID: "c1", Name: "rm_rf"},
-			status: statusError, code: codeUnknownTool, elapsed: 7},
+			status: tools.StatusError, code: codeUnknownTool, elapsed: 7},
 		{name: "a missing workspace", tb: newToolbox(filepath.Join(fx.dir, "nope")), call: wireToolCall{CallID: "c2", Name: "list_files"},
-			status: statusError, code: codeNoWorkspace, elapsed: 7},
+			status: tools.StatusError, code: codeNoWorkspace, elapsed: 7},
 		{name: "a file as the workspace", tb: newToolbox(filepath.Join(fx.dir, "notes.txt")), call: wireToolCall{CallID: "c3", Name: "list_files"},
-			status: statusError, code: codeNoWorkspace, elapsed: 7},
+			status: tools.StatusError, code: codeNoWorkspace, elapsed: 7},
 		{name: "a timeout", tb: &toolbox{dir: fx.dir, timeout: -1}, call: wireToolCall{CallID: "c4", Name: "list_files"},
-			status: statusTimeout, code: codeTimeout, elapsed: 7},
+			status: tools.StatusTimeout, code: codeTimeout, elapsed: 7},
 		{name: "a relative workspace", tb: newToolbox("testdata/chat"), call: wireToolCall{CallID: "c5", Name: "list_files", Parameters: json.RawMessage(`{"pattern":"reader.yaml"}`)},
-			status: statusSuccess, elapsed: 7},
+			status: tools.StatusSuccess, elapsed: 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
