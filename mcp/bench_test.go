@@ -1,10 +1,8 @@
 package mcp
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/mcp/internal/testserver"
@@ -13,19 +11,12 @@ import (
 // BenchmarkHandlerCall measures one stateless tools/call through NewHandler,
 // without the network.
 func BenchmarkHandlerCall(b *testing.B) {
-	tool := ExportedTool{Name: "echo", Call: func(_ context.Context, args map[string]any) (any, bool, error) {
-		return args, false, nil
-	}}
-	h := NewHandler("agentgw", "v9", func() []ExportedTool { return []ExportedTool{tool} }, quiet)
+	h := echoHandler()
 	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"path":"a/b.go","line":12}}}`
 	b.ReportAllocs()
 	for b.Loop() {
-		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		h.ServeHTTP(rec, serverRequest(body))
 		if rec.Code != http.StatusOK {
 			b.Fatalf("status %d", rec.Code)
 		}

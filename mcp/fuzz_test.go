@@ -1,10 +1,8 @@
 package mcp
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -77,17 +75,10 @@ func FuzzHandler(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	echo := ExportedTool{Name: "echo", Call: func(_ context.Context, args map[string]any) (any, bool, error) {
-		return args, false, nil
-	}}
-	h := NewHandler("agentgw", "v9", func() []ExportedTool { return []ExportedTool{echo} }, quiet)
+	h := echoHandler()
 	f.Fuzz(func(t *testing.T, body string) {
-		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		h.ServeHTTP(rec, serverRequest(body))
 		if rec.Code >= 500 {
 			t.Fatalf("status %d for %q: %s", rec.Code, body, rec.Body)
 		}

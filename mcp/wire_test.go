@@ -54,9 +54,7 @@ func post(t *testing.T, url, body string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	setIDEHeaders(req)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -67,4 +65,27 @@ func post(t *testing.T, url, body string) string {
 		t.Fatal(err)
 	}
 	return resp.Status + "\n" + resp.Header.Get("Content-Type") + "\n\n" + string(b)
+}
+
+// setIDEHeaders sets the headers an IDE on protocol 2025-06-18 sends with
+// a JSON-RPC message.
+func setIDEHeaders(req *http.Request) {
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+}
+
+// serverRequest is a POST of body to /mcp as the handler receives it.
+func serverRequest(body string) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	setIDEHeaders(req)
+	return req
+}
+
+// echoHandler serves one stateless tool, echo, which returns its arguments.
+func echoHandler() http.Handler {
+	echo := ExportedTool{Name: "echo", Call: func(_ context.Context, args map[string]any) (any, bool, error) {
+		return args, false, nil
+	}}
+	return NewHandler("agentgw", "v9", func() []ExportedTool { return []ExportedTool{echo} }, quiet)
 }
