@@ -163,6 +163,16 @@ func (r *Recorder) Frames() []Frame {
 	return append([]Frame(nil), r.frames...)
 }
 
+// Err returns the error of the first error frame, nil when there is none.
+func (r *Recorder) Err() *Error {
+	for _, f := range r.Frames() {
+		if f.Kind == "error" {
+			return f.Error
+		}
+	}
+	return nil
+}
+
 // Transcript is all text, model-free and relayed, in order.
 func (r *Recorder) Transcript() string {
 	var s string

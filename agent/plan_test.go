@@ -194,10 +194,8 @@ func TestPlans(t *testing.T) {
 				t.Fatal(err)
 			}
 			var code string
-			for _, f := range rec.Frames() {
-				if f.Kind == "error" {
-					code = f.Error.Code
-				}
+			if e := rec.Err(); e != nil {
+				code = e.Code
 			}
 			if code != tc.errCode {
 				t.Fatalf("error code %q, want %q; frames %+v", code, tc.errCode, rec.Frames())

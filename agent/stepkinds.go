@@ -249,10 +249,8 @@ func (k *callKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	if err := sub.execute(ctx, em); err != nil {
 		return nil, err
 	}
-	for _, f := range rec.Frames() {
-		if f.Kind == "error" {
-			return nil, f.Error
-		}
+	if e := rec.Err(); e != nil {
+		return nil, e
 	}
 	return rec.Transcript(), nil
 }

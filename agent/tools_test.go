@@ -493,10 +493,8 @@ func TestPlanConsent(t *testing.T) {
 				t.Fatal(err)
 			}
 			var code string
-			for _, f := range rec.Frames() {
-				if f.Kind == "error" {
-					code = f.Error.Code
-				}
+			if e := rec.Err(); e != nil {
+				code = e.Code
 			}
 			if accepted {
 				if got := rec.Transcript(); got != "after:deployed|" || code != "" {
