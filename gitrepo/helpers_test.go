@@ -5,10 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/testclock"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -145,35 +145,17 @@ func (f *fixture) checkout(branch string, create bool) {
 // url is the fixture as a file:// remote.
 func (f *fixture) url() string { return "file://" + filepath.ToSlash(f.dir) }
 
-// clock is a settable time source for Manager.now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // newManager builds a Manager over repos with a temporary cache and a fake
 // clock.
-func newManager(t *testing.T, interval time.Duration, repos ...RepoConfig) (*Manager, *clock, string) {
+func newManager(t *testing.T, interval time.Duration, repos ...RepoConfig) (*Manager, *testclock.Clock, string) {
 	t.Helper()
 	cache := filepath.Join(t.TempDir(), "cache")
 	m, err := New(Config{CacheDir: cache, FetchInterval: interval, Repositories: repos}, func(string) string { return "" }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: epoch}
-	m.now = c.now
+	c := testclock.New(epoch)
+	m.now = c.Now
 	return m, c, cache
 }
 
@@ -186,7 +168,7 @@ func clonedRepo(t *testing.T) (*Repo, *fixture) {
 
 // managedRepo clones the standard fixture as repository "app" of a Manager
 // that fetches every interval of its fake clock.
-func managedRepo(t *testing.T, interval time.Duration) (*Manager, *Repo, *fixture, *clock) {
+func managedRepo(t *testing.T, interval time.Duration) (*Manager, *Repo, *fixture, *testclock.Clock) {
 	t.Helper()
 	f := newFixture(t)
 	m, clk, _ := newManager(t, interval, RepoConfig{Name: "app", URL: f.url()})

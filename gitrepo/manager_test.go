@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -171,7 +172,7 @@ func TestRepoFetchesAfterInterval(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	clk.advance(59 * time.Second)
+	clk.Advance(59 * time.Second)
 	if got, _ := m.Repo(ctx, "app"); got != r || m.fetches.Load() != 0 {
 		t.Fatalf("before the interval: fetches = %d (repo %p, first %p); want 0, same repo", m.fetches.Load(), got, r)
 	}
@@ -179,7 +180,7 @@ func TestRepoFetchesAfterInterval(t *testing.T) {
 		t.Errorf("before the interval main = %s; want the old c3", h)
 	}
 
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
@@ -214,7 +215,7 @@ func TestRepoNegativeIntervalNeverFetches(t *testing.T) {
 	}
 	f.write("c4.txt", "c4\n")
 	f.commit("c4", "after the clone")
-	clk.advance(24 * 365 * time.Hour)
+	clk.Advance(24 * 365 * time.Hour)
 	if _, err := m.Repo(context.Background(), "app"); err != nil {
 		t.Fatal(err)
 	}
@@ -295,8 +296,8 @@ func TestRepoFetchFailureServesStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &clock{t: epoch}
-	m.now = clk.now
+	clk := testclock.New(epoch)
+	m.now = clk.Now
 	r, err := m.Repo(context.Background(), "app")
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +305,7 @@ func TestRepoFetchFailureServesStale(t *testing.T) {
 	if err := os.RemoveAll(f.dir); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	got, err := m.Repo(context.Background(), "app")
 	if err != nil || got != r {
 		t.Fatalf("after a failed fetch: %p, %v; want the same repo, no error", got, err)
@@ -325,7 +326,7 @@ func TestReadsDuringFetch(t *testing.T) {
 	ctx := context.Background()
 	f.write("later.txt", "later\n")
 	f.commit("c4", "later")
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	var wg sync.WaitGroup
 	for i := range 6 {
 		wg.Add(1)

@@ -77,7 +77,7 @@ func TestFetchAfterRewrite(t *testing.T) {
 	if err := os.Remove(filepath.Join(f.dir, ".git", "objects", old[:2], old[2:])); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(time.Minute)
+	clk.Advance(time.Minute)
 	if _, err := m.Repo(ctx, "app"); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestNoGitBinary(t *testing.T) {
 	}
 	f.write("c4.txt", "c4\n")
 	c4 := f.commit("c4", "c4")
-	clk.advance(time.Minute)
+	clk.Advance(time.Minute)
 	if _, err := m.Repo(context.Background(), "app"); err != nil {
 		t.Fatal(err)
 	}

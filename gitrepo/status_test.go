@@ -94,7 +94,7 @@ func TestPathRepoSeesNewPacks(t *testing.T) {
 	if _, err := r.Show(ctx, "main", "c4.txt", 0); err != nil {
 		t.Errorf("Show(c4.txt): %v", err)
 	}
-	clk.advance(time.Minute)
+	clk.Advance(time.Minute)
 	if got, err := m.Repo(ctx, "local"); err != nil || got != r {
 		t.Errorf("Repo after the interval: %p, %v; want the same repository", got, err)
 	}

@@ -10,43 +10,27 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-// clock is a settable time source shared by a test's stores.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+	"github.com/agentgw/agentgw/internal/testclock"
+)
 
 // newClock starts at the real time: a store opened later with the real
 // clock (a second instance, a reopened file) must agree on what is live.
-func newClock() *clock { return &clock{t: time.Now()} }
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func newClock() *testclock.Clock { return testclock.New(time.Now()) }
 
 // impls are the Store implementations that must behave alike.
 var impls = []struct {
 	name string
-	open func(t *testing.T, c *clock) Store
+	open func(t *testing.T, c *testclock.Clock) Store
 }{
-	{"memory", func(t *testing.T, c *clock) Store {
+	{"memory", func(t *testing.T, c *testclock.Clock) Store {
 		m := NewMemory()
-		m.now = c.now
+		m.now = c.Now
 		return m
 	}},
-	{"sqlite", func(t *testing.T, c *clock) Store {
+	{"sqlite", func(t *testing.T, c *testclock.Clock) Store {
 		s := openTestSQLite(t, filepath.Join(t.TempDir(), "store.db"))
-		s.now = c.now
+		s.now = c.Now
 		return s
 	}},
 }
@@ -125,7 +109,7 @@ func TestBehaviour(t *testing.T) {
 					case "take":
 						got, err = s.Take(ctx, o.key)
 					case "wait":
-						c.advance(o.ttl)
+						c.Advance(o.ttl)
 					}
 					if !errors.Is(err, o.err) || (o.err == nil && string(got) != o.want) {
 						t.Fatalf("op %d %s(%q) = %q, %v; want %q, %v", i, o.do, o.key, got, err, o.want, o.err)

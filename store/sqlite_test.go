@@ -47,13 +47,13 @@ func TestSQLiteSweep(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sweep.db")
 	c := newClock()
 	s := openTestSQLite(t, path)
-	s.now = c.now
+	s.now = c.Now
 	for i := range 10 {
 		if err := s.Put(ctx, fmt.Sprint("old", i), nil, time.Second); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c.advance(time.Second)
+	c.Advance(time.Second)
 	for i := range sweepEvery - 11 {
 		if err := s.Put(ctx, fmt.Sprint("new", i), nil, time.Minute); err != nil {
 			t.Fatal(err)
