@@ -31,9 +31,9 @@ const latencyProfileSeconds = 60
 // runLatency runs n sequential single streams per path, interleaved: each
 // round runs one stream on every path, starting with a different path each
 // round. A few warm-up rounds come first and are not counted. With a
-// profileDir, more rounds follow for latencyProfileSeconds, not counted
-// either, while every path with a debug endpoint is profiled.
-func runLatency(ctx context.Context, targets []*target, n, warmup int, profileDir string, log io.Writer) (map[string]*latencyResult, error) {
+// profile directory, more rounds follow for latencyProfileSeconds, not
+// counted either, while every path with a debug endpoint is profiled.
+func runLatency(ctx context.Context, targets []*target, n, warmup int, prof profiling, log io.Writer) (map[string]*latencyResult, error) {
 	out := make(map[string]*latencyResult, len(targets))
 	for _, t := range targets {
 		out[t.name] = &latencyResult{}
@@ -66,23 +66,24 @@ func runLatency(ctx context.Context, targets []*target, n, warmup int, profileDi
 			fmt.Fprintf(log, "latency: %d/%d rounds\n", round, n)
 		}
 	}
-	if profileDir != "" {
-		load := func(d time.Duration) error {
-			for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+	if prof.dir != "" {
+		load := func(d time.Duration) (int, error) {
+			rounds := 0
+			for deadline := time.Now().Add(d); time.Now().Before(deadline); rounds++ {
 				for _, t := range targets {
 					res, err := t.stream(ctx, spec, lat[:0])
 					lat = res.lat
 					if ctx.Err() != nil {
-						return ctx.Err()
+						return 0, ctx.Err()
 					}
 					if err != nil {
-						return fmt.Errorf("latency profile round: %w", err)
+						return 0, fmt.Errorf("latency profile round: %w", err)
 					}
 				}
 			}
-			return nil
+			return rounds, nil
 		}
-		if err := profileWhile(ctx, targets, profileDir, "latency", latencyProfileSeconds, load, log); err != nil {
+		if err := profileWhile(ctx, targets, prof, "latency", latencyProfileSeconds, load, log); err != nil {
 			return nil, err
 		}
 	}

@@ -10,10 +10,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 	"time"
@@ -29,6 +31,7 @@ type config struct {
 	idleStreams    int
 	jsonPath       string
 	profileDir     string
+	perfHz         int
 	keep           bool
 	skip           map[string]bool
 }
@@ -45,10 +48,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.idleStreams, "idle-streams", 10000, "streams held open in the idle scenario")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
 	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) to this `directory`")
+	perf := fs.Bool("perf", false, "with -profile, also sample the latency profile's rounds with Linux `perf` at 20 kHz (DIR/<path>-latency.perf.pprof)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs)")
 	skip := fs.String("skip", "", "comma-separated scenarios to skip: latency, saturation, idle")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	// The flag set reports its own errors; these are reported alike.
+	invalid := func(err error) error {
+		fmt.Fprintln(stderr, "bench:", err)
+		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -60,11 +69,20 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			c.satDuration = time.Second
 		}
 	}
+	if *perf {
+		if c.profileDir == "" {
+			return nil, invalid(errors.New("-perf needs -profile DIR"))
+		}
+		if _, err := exec.LookPath("perf"); err != nil {
+			return nil, invalid(fmt.Errorf("-perf: %w (Debian: apt-get install linux-perf)", err))
+		}
+		c.perfHz = perfHz
+	}
 	c.warmup = max(c.latencyStreams/20, 3)
 	c.skip = map[string]bool{}
 	for _, s := range splitList(*skip) {
 		if s != "latency" && s != "saturation" && s != "idle" {
-			return nil, fmt.Errorf("-skip: unknown scenario %q", s)
+			return nil, invalid(fmt.Errorf("-skip: unknown scenario %q", s))
 		}
 		c.skip[s] = true
 	}

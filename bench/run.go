@@ -66,7 +66,7 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 	var err error
 	if !cfg.skip["latency"] {
 		fmt.Fprintf(log, "latency: %d streams per path\n", cfg.latencyStreams)
-		if res.Latency, err = runLatency(ctx, []*target{direct, proxy, gateway}, cfg.latencyStreams, cfg.warmup, cfg.profileDir, log); err != nil {
+		if res.Latency, err = runLatency(ctx, []*target{direct, proxy, gateway}, cfg.latencyStreams, cfg.warmup, profiling{dir: cfg.profileDir, perfHz: cfg.perfHz}, log); err != nil {
 			return fmt.Errorf("latency scenario: %w", err)
 		}
 	}

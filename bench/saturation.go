@@ -138,11 +138,11 @@ func profileRound(ctx context.Context, targets []*target, o satOptions, log io.W
 		if t.dbg == nil {
 			continue
 		}
-		load := func(d time.Duration) error {
-			_, err := saturate(ctx, t, o.conc, d, log)
-			return err
+		load := func(d time.Duration) (int, error) {
+			r, err := saturate(ctx, t, o.conc, d, log)
+			return int(r.Streams), err
 		}
-		if err := profileWhile(ctx, []*target{t}, o.profileDir, "saturation", secs, load, log); err != nil {
+		if err := profileWhile(ctx, []*target{t}, profiling{dir: o.profileDir}, "saturation", secs, load, log); err != nil {
 			return err
 		}
 	}
