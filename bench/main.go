@@ -48,7 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.idleStreams, "idle-streams", 10000, "streams held open in the idle scenario")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
 	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) to this `directory`")
-	perf := fs.Bool("perf", false, "with -profile, also sample the latency profile's rounds with Linux `perf` at 20 kHz (DIR/<path>-latency.perf.pprof)")
+	fs.IntVar(&c.perfHz, "perf-hz", 0, "with -profile, also sample the latency profile's rounds with Linux perf at this `frequency` (DIR/<path>-latency.perf.pprof); 5000 is a sample every 200 µs of CPU")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs)")
 	skip := fs.String("skip", "", "comma-separated scenarios to skip: latency, saturation, idle")
 	if err := fs.Parse(args); err != nil {
@@ -69,14 +69,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			c.satDuration = time.Second
 		}
 	}
-	if *perf {
+	if c.perfHz < 0 {
+		return nil, invalid(fmt.Errorf("-perf-hz: %d is negative", c.perfHz))
+	}
+	if c.perfHz > 0 {
 		if c.profileDir == "" {
-			return nil, invalid(errors.New("-perf needs -profile DIR"))
+			return nil, invalid(errors.New("-perf-hz needs -profile DIR"))
 		}
 		if _, err := exec.LookPath("perf"); err != nil {
-			return nil, invalid(fmt.Errorf("-perf: %w (Debian: apt-get install linux-perf)", err))
+			return nil, invalid(fmt.Errorf("-perf-hz: %w (Debian: apt-get install linux-perf)", err))
 		}
-		c.perfHz = perfHz
 	}
 	c.warmup = max(c.latencyStreams/20, 3)
 	c.skip = map[string]bool{}

@@ -11,10 +11,10 @@ import (
 )
 
 // This file turns `perf script` output into a pprof CPU profile, so that the
-// latency scenario can be profiled at perf's 20 kHz (Go's own profiler
+// latency scenario can be profiled at kilohertz rates (Go's own profiler
 // samples at 100 Hz, and Linux fires its CPU-time timers at the tick rate
 // at most): one stream at a time, a process is busy only a few percent of
-// the time. The protobuf encoding is written here because the module graph
+// the time, and 60 s at 100 Hz is about 130 samples. The protobuf encoding is written here because the module graph
 // pins github.com/google/pprof at a version the module proxy does not serve.
 
 // perfScriptFields is the -F list perfToPprof reads: a header line per

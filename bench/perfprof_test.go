@@ -77,12 +77,12 @@ func TestPerfToPprof(t *testing.T) {
 	golden.Check(t, "testdata/perf-script.top", []byte(pprof("-top", "-cum")))
 }
 
-func TestPerfFlagNeedsProfile(t *testing.T) {
+func TestPerfHzNeedsProfile(t *testing.T) {
 	var stderr bytes.Buffer
-	if _, err := parseFlags([]string{"-perf"}, &stderr); err == nil || !strings.Contains(err.Error(), "-profile") {
-		t.Errorf("-perf without -profile: err = %v", err)
+	if _, err := parseFlags([]string{"-perf-hz", "5000"}, &stderr); err == nil || !strings.Contains(err.Error(), "-profile") {
+		t.Errorf("-perf-hz without -profile: err = %v", err)
 	}
-	if !strings.Contains(stderr.String(), "-perf needs -profile") {
+	if !strings.Contains(stderr.String(), "-perf-hz needs -profile") {
 		t.Errorf("stderr = %q, want the error", stderr.String())
 	}
 }

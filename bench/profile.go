@@ -22,9 +22,6 @@ type profiling struct {
 	perfHz int
 }
 
-// perfHz is the frequency of -perf: 20 kHz, a sample every 50 µs of CPU.
-const perfHz = 20000
-
 // profileWhile takes a CPU profile of the process of every target with a
 // debug endpoint, all over the same secs seconds, while load runs for a
 // little longer, and writes them to <dir>/<path>-<scenario>.cpu.pprof.
