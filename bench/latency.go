@@ -12,6 +12,8 @@ type latencyResult struct {
 	TTFB   quantiles `json:"ttfb"`
 	Chunk  quantiles `json:"chunk"`
 	Errors int       `json:"errors"`
+	// InProcess is the process's own share, from -perf-trace.
+	InProcess *inProcess `json:"in_process,omitempty"`
 	// The raw samples, in nanoseconds.
 	TTFBSamples  []time.Duration `json:"ttfb_samples_ns"`
 	ChunkSamples []time.Duration `json:"chunk_samples_ns"`
@@ -23,6 +25,16 @@ func latencyStream() streamSpec {
 	return streamSpec{chunks: 20, size: 100, gap: time.Millisecond, usage: true}
 }
 
+// latencyOptions are the latency scenario's settings.
+type latencyOptions struct {
+	streams, warmup int // per path, counted and not
+	prof            profiling
+	// trace has perf trace cut the middle processes' streams at their
+	// sockets (-perf-trace); upstreamPort is the mock's port.
+	trace        bool
+	upstreamPort int
+}
+
 // latencyProfileSeconds is how long -profile profiles the paths serving
 // more latency rounds: one stream at a time, a path's process is busy for
 // a few percent of the time, and the profiler samples at 100 Hz.
@@ -32,8 +44,10 @@ const latencyProfileSeconds = 60
 // round runs one stream on every path, starting with a different path each
 // round. A few warm-up rounds come first and are not counted. With a
 // profile directory, more rounds follow for latencyProfileSeconds, not
-// counted either, while every path with a debug endpoint is profiled.
-func runLatency(ctx context.Context, targets []*target, n, warmup int, prof profiling, log io.Writer) (map[string]*latencyResult, error) {
+// counted either, while every path with a debug endpoint is profiled; with
+// o.trace, more again for traceSeconds while those paths are traced.
+func runLatency(ctx context.Context, targets []*target, o latencyOptions, log io.Writer) (map[string]*latencyResult, error) {
+	n, warmup := o.streams, o.warmup
 	out := make(map[string]*latencyResult, len(targets))
 	for _, t := range targets {
 		out[t.name] = &latencyResult{}
@@ -66,25 +80,35 @@ func runLatency(ctx context.Context, targets []*target, n, warmup int, prof prof
 			fmt.Fprintf(log, "latency: %d/%d rounds\n", round, n)
 		}
 	}
-	if prof.dir != "" {
-		load := func(d time.Duration) (int, error) {
-			rounds := 0
-			for deadline := time.Now().Add(d); time.Now().Before(deadline); rounds++ {
-				for _, t := range targets {
-					res, err := t.stream(ctx, spec, lat[:0])
-					lat = res.lat
-					if ctx.Err() != nil {
-						return 0, ctx.Err()
-					}
-					if err != nil {
-						return 0, fmt.Errorf("latency profile round: %w", err)
-					}
+	// load runs uncounted rounds while the paths are profiled or traced.
+	load := func(d time.Duration) (int, error) {
+		rounds := 0
+		for deadline := time.Now().Add(d); time.Now().Before(deadline); rounds++ {
+			for _, t := range targets {
+				res, err := t.stream(ctx, spec, lat[:0])
+				lat = res.lat
+				if ctx.Err() != nil {
+					return 0, ctx.Err()
+				}
+				if err != nil {
+					return 0, fmt.Errorf("latency round while profiling: %w", err)
 				}
 			}
-			return rounds, nil
 		}
-		if err := profileWhile(ctx, targets, prof, "latency", latencyProfileSeconds, load, log); err != nil {
+		return rounds, nil
+	}
+	if o.prof.dir != "" {
+		if err := profileWhile(ctx, targets, o.prof, "latency", latencyProfileSeconds, load, log); err != nil {
 			return nil, err
+		}
+	}
+	if o.trace {
+		in, err := traceWhile(ctx, targets, traceSeconds, o.upstreamPort, load, log)
+		if err != nil {
+			return nil, err
+		}
+		for name, r := range in {
+			out[name].InProcess = r
 		}
 	}
 	for _, r := range out {

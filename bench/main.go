@@ -32,6 +32,7 @@ type config struct {
 	jsonPath       string
 	profileDir     string
 	perfHz         int
+	perfTrace      bool
 	keep           bool
 	skip           map[string]bool
 }
@@ -49,6 +50,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
 	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) to this `directory`")
 	fs.IntVar(&c.perfHz, "perf-hz", 0, "with -profile, also sample the latency profile's rounds with Linux perf at this `frequency` (DIR/<path>-latency.perf.pprof); 5000 is a sample every 200 µs of CPU")
+	fs.BoolVar(&c.perfTrace, "perf-trace", false, "after the latency scenario, trace the reads and writes of the proxy and agentgw with Linux perf for 10 s of more rounds and add the time each spends between them to the table")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs)")
 	skip := fs.String("skip", "", "comma-separated scenarios to skip: latency, saturation, idle")
 	if err := fs.Parse(args); err != nil {
@@ -72,12 +74,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.perfHz < 0 {
 		return nil, invalid(fmt.Errorf("-perf-hz: %d is negative", c.perfHz))
 	}
-	if c.perfHz > 0 {
-		if c.profileDir == "" {
-			return nil, invalid(errors.New("-perf-hz needs -profile DIR"))
-		}
+	if c.perfHz > 0 && c.profileDir == "" {
+		return nil, invalid(errors.New("-perf-hz needs -profile DIR"))
+	}
+	if c.perfHz > 0 || c.perfTrace {
 		if _, err := exec.LookPath("perf"); err != nil {
-			return nil, invalid(fmt.Errorf("-perf-hz: %w (Debian: apt-get install linux-perf)", err))
+			return nil, invalid(fmt.Errorf("-perf-hz and -perf-trace need Linux perf: %w (Debian: apt-get install linux-perf)", err))
 		}
 	}
 	c.warmup = max(c.latencyStreams/20, 3)

@@ -65,8 +65,13 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 	proxy.dbg, gateway.dbg = newDebugClient(st.proxy.debugAddr), newDebugClient(st.gw.debugAddr)
 	var err error
 	if !cfg.skip["latency"] {
+		lo := latencyOptions{streams: cfg.latencyStreams, warmup: cfg.warmup, trace: cfg.perfTrace,
+			prof: profiling{dir: cfg.profileDir, perfHz: cfg.perfHz}}
+		if lo.upstreamPort, err = urlPort(direct.url); err != nil {
+			return err
+		}
 		fmt.Fprintf(log, "latency: %d streams per path\n", cfg.latencyStreams)
-		if res.Latency, err = runLatency(ctx, []*target{direct, proxy, gateway}, cfg.latencyStreams, cfg.warmup, profiling{dir: cfg.profileDir, perfHz: cfg.perfHz}, log); err != nil {
+		if res.Latency, err = runLatency(ctx, []*target{direct, proxy, gateway}, lo, log); err != nil {
 			return fmt.Errorf("latency scenario: %w", err)
 		}
 	}

@@ -58,6 +58,26 @@ func latencyRows(l map[string]*latencyResult) []row {
 			row{"added " + f.name + " p50", "—", fmtAdded(pa.P50), fmtAdded(ga.P50), "≤ bare proxy", yesNo(ga.P50 <= pa.P50)},
 			row{"added " + f.name + " p99", "—", fmtAdded(pa.P99), fmtAdded(ga.P99), "≤ bare proxy", yesNo(ga.P99 <= pa.P99)})
 	}
+	if p.InProcess != nil && g.InProcess != nil {
+		rows = append(rows, inProcessRows(p.InProcess, g.InProcess)...)
+	}
+	return rows
+}
+
+// inProcessRows are the middle processes' own times from -perf-trace.
+func inProcessRows(p, g *inProcess) []row {
+	var rows []row
+	for _, f := range []struct {
+		name string
+		get  func(*inProcess) quantiles
+	}{
+		{"in the process (perf trace): request read → upstream request write", func(r *inProcess) quantiles { return r.Request }},
+		{"in the process: upstream response's first read → client write", func(r *inProcess) quantiles { return r.FirstChunk }},
+		{"in the process: upstream chunk read → client write", func(r *inProcess) quantiles { return r.Chunk }},
+	} {
+		pq, gq := f.get(p), f.get(g)
+		rows = append(rows, row{f.name + " p50", "—", fmtDur(pq.P50), fmtDur(gq.P50), "", ""})
+	}
 	return rows
 }
 
