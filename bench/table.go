@@ -66,19 +66,11 @@ func latencyRows(l map[string]*latencyResult) []row {
 
 // inProcessRows are the middle processes' own times from -perf-trace.
 func inProcessRows(p, g *inProcess) []row {
-	var rows []row
-	for _, f := range []struct {
-		name string
-		get  func(*inProcess) quantiles
-	}{
-		{"in the process (perf trace): request read → upstream request write", func(r *inProcess) quantiles { return r.Request }},
-		{"in the process: upstream response's first read → client write", func(r *inProcess) quantiles { return r.FirstChunk }},
-		{"in the process: upstream chunk read → client write", func(r *inProcess) quantiles { return r.Chunk }},
-	} {
-		pq, gq := f.get(p), f.get(g)
-		rows = append(rows, row{f.name + " p50", "—", fmtDur(pq.P50), fmtDur(gq.P50), "", ""})
+	return []row{
+		{"in the process (perf trace): request read → upstream request write p50", "—", fmtDur(p.Request.P50), fmtDur(g.Request.P50), "", ""},
+		{"in the process: upstream response's first read → client write p50", "—", fmtDur(p.FirstChunk.P50), fmtDur(g.FirstChunk.P50), "", ""},
+		{"in the process: upstream chunk read → client write p50", "—", fmtDur(p.Chunk.P50), fmtDur(g.Chunk.P50), "", ""},
 	}
-	return rows
 }
 
 // saturationRows are the throughput, its ratio and the CPU cost.
