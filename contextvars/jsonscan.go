@@ -122,11 +122,11 @@ func (p *parser) object(fn func(key []byte) error) error {
 // key reads an object key; plain keys are returned without copying.
 func (p *parser) key() ([]byte, error) {
 	start := p.i
-	end, flags, err := p.scanString()
+	end, plain, err := p.scanString()
 	if err != nil {
 		return nil, err
 	}
-	if flags == 0 {
+	if plain {
 		return p.data[start+1 : end], nil
 	}
 	p.i = start

@@ -10,67 +10,69 @@ import (
 	"unsafe"
 )
 
-// Flags scanString reports about a string's raw text.
-const (
-	strEscaped  = 1 << iota // contains a backslash escape
-	strNonASCII             // contains bytes >= 0x80
-)
-
 const (
 	swarLo = 0x0101010101010101
 	swarHi = 0x8080808080808080
 )
 
+// specialBytes flags, in its high bits, the bytes of the little-endian word
+// x that a JSON string cannot hold as they are: control characters, '"' and
+// '\\'. Only the lowest flag is exact (a borrow runs upwards and may flag a
+// byte above it), which is all its callers use: where the first one is.
+func specialBytes(x uint64) uint64 {
+	q := x ^ (swarLo * '"')
+	b := x ^ (swarLo * '\\')
+	return (((x - swarLo*0x20) & ^x) | ((q - swarLo) & ^q) | ((b - swarLo) & ^b)) & swarHi
+}
+
 // scanString validates the string starting at p.i (a '"'), moves past it and
-// returns the index of its closing quote and its flags. Eight bytes are
-// checked at a time while none of them needs attention.
-func (p *parser) scanString() (end, flags int, err error) {
+// returns the index of its closing quote and whether the raw text is the
+// string itself (ASCII without escapes). Eight bytes are checked at a time
+// while none of them needs attention.
+func (p *parser) scanString() (end int, plain bool, err error) {
 	d := p.data
 	i := p.i + 1
+	plain = true
 	for {
 		for i+8 <= len(d) {
 			x := binary.LittleEndian.Uint64(d[i:])
-			q := x ^ (swarLo * '"')
-			b := x ^ (swarLo * '\\')
-			special := ((x - swarLo*0x20) & ^x) | ((q - swarLo) & ^q) | ((b - swarLo) & ^b)
-			if special&swarHi != 0 {
-				// The lowest flagged byte is exact (borrows only run
-				// upwards): skip straight to it.
-				k := bits.TrailingZeros64(special&swarHi) / 8
+			if special := specialBytes(x); special != 0 {
+				// Skip straight to the first byte that needs attention.
+				k := bits.TrailingZeros64(special) / 8
 				if x&(1<<(8*k)-1)&swarHi != 0 {
-					flags |= strNonASCII
+					plain = false
 				}
 				i += k
 				break
 			}
 			if x&swarHi != 0 {
-				flags |= strNonASCII
+				plain = false
 			}
 			i += 8
 		}
 		if i >= len(d) {
 			p.i = i
-			return 0, 0, p.unexpected("in string literal")
+			return 0, false, p.unexpected("in string literal")
 		}
 		c := d[i]
 		switch {
 		case c == '"':
 			p.i = i + 1
-			return i, flags, nil
+			return i, plain, nil
 		case c == '\\':
-			flags |= strEscaped
+			plain = false
 			n, ok := escapeLen(d[i:])
 			if !ok {
 				p.i = i + min(n, len(d)-i)
-				return 0, 0, p.unexpected("in string escape code")
+				return 0, false, p.unexpected("in string escape code")
 			}
 			i += n
 		case c < 0x20:
 			p.i = i
-			return 0, 0, p.unexpected("in string literal")
+			return 0, false, p.unexpected("in string literal")
 		default:
 			if c >= 0x80 {
-				flags |= strNonASCII
+				plain = false
 			}
 			i++
 		}
@@ -136,13 +138,9 @@ func (p *parser) stringValue() (string, error) {
 		for lastWord, lastRoom := len(d)-8, len(buf)-8; i <= lastWord && o <= lastRoom; {
 			x := binary.LittleEndian.Uint64(d[i:])
 			binary.LittleEndian.PutUint64(buf[o:], x)
-			q := x ^ (swarLo * '"')
-			b := x ^ (swarLo * '\\')
-			special := ((x - swarLo*0x20) & ^x) | ((q - swarLo) & ^q) | ((b - swarLo) & ^b)
-			if special&swarHi != 0 {
-				// The lowest flagged byte is exact (borrows only run
-				// upwards): keep the bytes before it.
-				k := bits.TrailingZeros64(special&swarHi) / 8
+			if special := specialBytes(x); special != 0 {
+				// Keep the bytes before the first one that needs attention.
+				k := bits.TrailingZeros64(special) / 8
 				seen |= x & (1<<(8*k) - 1)
 				i += k
 				o += k

@@ -52,8 +52,5 @@ func SuggestName(name string) string {
 	if isKnown(name) {
 		return ""
 	}
-	return closest(name, KnownNames())
+	return suggest.Closest(name, knownNames[:])
 }
-
-// closest returns the candidate nearest to s, or "" when none is close.
-func closest(s string, candidates []string) string { return suggest.Closest(s, candidates) }

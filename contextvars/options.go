@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/agentgw/agentgw/internal/suggest"
 )
 
 // Options are a command's resolverOptions for one variable (the platform
@@ -82,9 +84,9 @@ func ParseOptions(name string, raw map[string]any) (Options, []string, error) {
 
 func unknownOption(k string, own, all []string) string {
 	w := fmt.Sprintf("unknown %s%q (ignored)", optionPref, k)
-	s := closest(k, own)
+	s := suggest.Closest(k, own)
 	if s == "" {
-		s = closest(k, all)
+		s = suggest.Closest(k, all)
 	}
 	if s != "" {
 		w += fmt.Sprintf("; did you mean %q?", s)

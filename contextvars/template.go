@@ -129,7 +129,7 @@ func editorData(e *Editor) map[string]any {
 	ranges := rangesData(e)
 	// Sized for all its keys at once: growing past a small map's eight
 	// slots would build it twice.
-	m := make(map[string]any, 13)
+	m := make(map[string]any, 12)
 	setPosition(m, e.Content, e.StartLine, e.StartColumn, e.EndLine, e.EndColumn)
 	m["filePath"] = e.FilePath
 	m["language"] = e.Language

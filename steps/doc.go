@@ -15,8 +15,8 @@
 //   - Plan: validation (ids, dependencies with "did you mean", references to unknown steps, cycles named
 //     "a -> b -> a") and Run, the DAG scheduler: independent steps in parallel (bounded), statuses
 //     PENDING, RUNNING, COMPLETED, FAILED, SKIPPED, TIMEOUT, per-step timeouts and retries with
-//     exponential backoff, onError fail|continue, held steps (ErrHold: the step and its dependents wait,
-//     the rest runs), a plan timeout, and no goroutine left behind.
+//     exponential backoff, onError fail|continue, held steps (ErrHold: the step and its dependents end
+//     SKIPPED, the rest runs, and the caller runs the plan again later), a plan timeout, and no goroutine left behind.
 //
 // The semantics follow the seed protocol's instructions (section 5: statuses; section 6: dependencies,
 // condition expressions, cycle detection, "${dependencies.inst_1.result.data}") and its expressions

@@ -47,13 +47,17 @@ func NewMemory() *Memory {
 	return &Memory{items: map[string]item{}, now: time.Now}
 }
 
-// Put implements Store. Every 64th Put sweeps expired items.
+// sweepEvery is the number of puts between two sweeps of expired items, in
+// both stores.
+const sweepEvery = 64
+
+// Put implements Store. Every sweepEvery-th Put sweeps expired items.
 func (m *Memory) Put(_ context.Context, key string, value []byte, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	m.items[key] = item{value: append([]byte(nil), value...), expires: now.Add(ttl)}
-	if m.puts++; m.puts%64 == 0 {
+	if m.puts++; m.puts%sweepEvery == 0 {
 		for k, it := range m.items {
 			if !now.Before(it.expires) {
 				delete(m.items, k)
