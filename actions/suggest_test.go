@@ -11,6 +11,8 @@ func TestClosest(t *testing.T) {
 		{"lable", "labels", true},
 		{"LABELS", "labels", true},
 		{"pid", "pId", true},
+		{"pd", "pId", true},  // "id" is as near, but too short to guess
+		{"ipd", "pId", true}, // likewise
 		{"Id", "id", true},
 		{"ip", "", false}, // short names only match ignoring case
 		{"tpye", "type", true},
