@@ -67,7 +67,7 @@ func (t *Tool) Close() error {
 	return nil
 }
 
-// functionDef marshals the model-facing definition.
+// buildFunctionDef marshals the model-facing definition.
 func (t *Tool) buildFunctionDef() error {
 	def := struct {
 		Type     string `json:"type"`

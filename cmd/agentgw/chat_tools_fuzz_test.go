@@ -20,17 +20,9 @@ func smallFixture(tb testing.TB) (dir, outside string) {
 	for name, content := range map[string]string{
 		"calc/add.go": calcGo, "notes.txt": "one\ntwo\nthree", "bin/x.bin": "a\x00b", ".hidden/h.txt": "h\n",
 	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
+		writeFile(tb, dir, name, content)
 	}
-	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("OUTSIDE-SECRET\n"), 0o644); err != nil {
-		tb.Fatal(err)
-	}
+	writeFile(tb, outside, "secret.txt", "OUTSIDE-SECRET\n")
 	for name, target := range map[string]string{"out": outside, "out.txt": filepath.Join(outside, "secret.txt"), "in.go": filepath.Join(dir, "calc", "add.go")} {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			tb.Skipf("symlinks: %v", err)
@@ -111,13 +103,7 @@ func benchWorkspace(b *testing.B) string {
 		fmt.Fprintf(&src, "func f%03d(a, b int) int { return a*%d + b } // some comment text\n", i, i)
 	}
 	for i := range 100 {
-		p := filepath.Join(dir, fmt.Sprintf("pkg%02d", i%10), fmt.Sprintf("file%03d.go", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src.String()), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		writeFile(b, dir, fmt.Sprintf("pkg%02d/file%03d.go", i%10, i), src.String())
 	}
 	return dir
 }
@@ -142,9 +128,7 @@ func BenchmarkSearchText(b *testing.B) {
 
 func BenchmarkReadFile(b *testing.B) {
 	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(bigText()), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	writeFile(b, dir, "big.txt", bigText())
 	tb := newToolbox(dir)
 	b.ReportAllocs()
 	for b.Loop() {

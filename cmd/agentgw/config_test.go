@@ -21,7 +21,7 @@ func loadConfig(t *testing.T, env map[string]string, args ...string) (*Config, e
 }
 
 // writeFile writes data to name under dir and returns its path.
-func writeFile(t *testing.T, dir, name, data string) string {
+func writeFile(t testing.TB, dir, name, data string) string {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
