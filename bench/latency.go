@@ -54,45 +54,57 @@ func runLatency(ctx context.Context, targets []*target, o latencyOptions, log io
 	}
 	spec := latencyStream()
 	var lat []time.Duration
-	for round := -warmup; round < n; round++ {
+	// runRound runs one stream on every path, starting with targets[first],
+	// and hands each result to fn.
+	runRound := func(first int, fn func(t *target, res streamResult, err error) error) error {
 		for i := range targets {
-			t := targets[(i+max(round, 0))%len(targets)]
+			t := targets[(i+first)%len(targets)]
 			res, err := t.stream(ctx, spec, lat[:0])
 			lat = res.lat
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return ctx.Err()
 			}
-			if round < 0 {
-				continue
+			if err := fn(t, res, err); err != nil {
+				return err
 			}
+		}
+		return nil
+	}
+	for round := -warmup; round < n; round++ {
+		err := runRound(max(round, 0), func(t *target, res streamResult, err error) error {
 			r := out[t.name]
-			if err != nil {
-				r.Errors++
-				if r.Errors <= 3 {
+			switch {
+			case round < 0:
+			case err != nil:
+				if r.Errors++; r.Errors <= 3 {
 					fmt.Fprintf(log, "latency: %v\n", err)
 				}
-				continue
+			default:
+				r.TTFBSamples = append(r.TTFBSamples, res.ttfb)
+				r.ChunkSamples = append(r.ChunkSamples, res.lat...)
 			}
-			r.TTFBSamples = append(r.TTFBSamples, res.ttfb)
-			r.ChunkSamples = append(r.ChunkSamples, res.lat...)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		if round > 0 && round%100 == 0 {
 			fmt.Fprintf(log, "latency: %d/%d rounds\n", round, n)
 		}
 	}
-	// load runs uncounted rounds while the paths are profiled or traced.
+	// load runs uncounted rounds while the paths are profiled or traced;
+	// a failed stream ends it.
 	load := func(d time.Duration) (int, error) {
 		rounds := 0
 		for deadline := time.Now().Add(d); time.Now().Before(deadline); rounds++ {
-			for _, t := range targets {
-				res, err := t.stream(ctx, spec, lat[:0])
-				lat = res.lat
-				if ctx.Err() != nil {
-					return 0, ctx.Err()
-				}
+			err := runRound(rounds, func(t *target, _ streamResult, err error) error {
 				if err != nil {
-					return 0, fmt.Errorf("latency round while profiling: %w", err)
+					return fmt.Errorf("latency round while profiling or tracing %s: %w", t.name, err)
 				}
+				return nil
+			})
+			if err != nil {
+				return 0, err
 			}
 		}
 		return rounds, nil

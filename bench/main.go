@@ -50,7 +50,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
 	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) to this `directory`")
 	fs.IntVar(&c.perfHz, "perf-hz", 0, "with -profile, also sample the latency profile's rounds with Linux perf at this `frequency` (DIR/<path>-latency.perf.pprof); 5000 is a sample every 200 µs of CPU")
-	fs.BoolVar(&c.perfTrace, "perf-trace", false, "after the latency scenario, trace the reads and writes of the proxy and agentgw with Linux perf for 10 s of more rounds and add the time each spends between them to the table")
+	fs.BoolVar(&c.perfTrace, "perf-trace", false, "after the latency scenario, trace the reads and writes of the proxy and agentgw with Linux perf while 8 s of more rounds run (perf gets 2 s to attach) and add the time each spends between them to the table")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs)")
 	skip := fs.String("skip", "", "comma-separated scenarios to skip: latency, saturation, idle")
 	if err := fs.Parse(args); err != nil {

@@ -43,7 +43,9 @@ func profileWhile(ctx context.Context, targets []*target, prof profiling, scenar
 		}
 		wg.Go(func() { profs[i], errs[i] = t.dbg.get(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs)) })
 		if prof.perfHz > 0 {
-			wg.Go(func() { perfErrs[i] = perfRecord(ctx, t.pid, prof.perfHz, secs, perfData(t)) })
+			wg.Go(func() {
+				perfErrs[i] = perfAttach(ctx, t.pid, secs, perfData(t), "record", "-q", "-F", strconv.Itoa(prof.perfHz), "-g")
+			})
 		}
 	}
 	streams, err := load(time.Duration(secs)*time.Second + 500*time.Millisecond)
@@ -83,13 +85,13 @@ func profileWhile(ctx context.Context, targets []*target, prof profiling, scenar
 	return nil
 }
 
-// perfRecord samples the process pid with call chains for secs seconds
-// into the perf data file out.
-func perfRecord(ctx context.Context, pid, hz, secs int, out string) error {
-	cmd := exec.CommandContext(ctx, "perf", "record", "-q", "-F", strconv.Itoa(hz), "-g",
-		"-p", strconv.Itoa(pid), "-o", out, "--", "sleep", strconv.Itoa(secs))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("perf record: %w: %s", err, b)
+// perfAttach runs `perf <args> -p pid -o out -- sleep secs`: a perf
+// command (record, trace) attached to the process pid for secs seconds,
+// writing to out.
+func perfAttach(ctx context.Context, pid, secs int, out string, args ...string) error {
+	args = append(args, "-p", strconv.Itoa(pid), "-o", out, "--", "sleep", strconv.Itoa(secs))
+	if b, err := exec.CommandContext(ctx, "perf", args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("perf %s: %w: %s", args[0], err, b)
 	}
 	return nil
 }

@@ -78,7 +78,7 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 	if !cfg.skip["saturation"] {
 		fmt.Fprintf(log, "saturation: %d workers, %d rounds of %s per path\n", cfg.concurrency, cfg.satRounds, cfg.satDuration)
 		paths := []*target{direct, proxy, gateway, gwInfo}
-		o := satOptions{conc: cfg.concurrency, rounds: cfg.satRounds, dur: cfg.satDuration, profileDir: cfg.profileDir}
+		o := satOptions{conc: cfg.concurrency, rounds: cfg.satRounds, dur: cfg.satDuration, prof: profiling{dir: cfg.profileDir}}
 		if res.Saturation, err = runSaturation(ctx, paths, o, log); err != nil {
 			return fmt.Errorf("saturation scenario: %w", err)
 		}

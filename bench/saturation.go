@@ -38,9 +38,9 @@ type satOptions struct {
 	conc   int           // concurrent workers
 	rounds int           // measured rounds per path
 	dur    time.Duration // one round of one path
-	// profileDir, when set, receives a CPU profile of every path that has
-	// a debug endpoint, taken during one extra round that is not counted.
-	profileDir string
+	// prof.dir, when set, receives a CPU profile of every path that has a
+	// debug endpoint, taken during one extra round that is not counted.
+	prof profiling
 }
 
 // runSaturation runs o.rounds rounds per path, interleaved (the first, a
@@ -70,7 +70,7 @@ func runSaturation(ctx context.Context, targets []*target, o satOptions, log io.
 			fmt.Fprintf(log, "saturation: round %d/%d done\n", round+1, o.rounds)
 		}
 	}
-	if o.profileDir != "" {
+	if o.prof.dir != "" {
 		if err := profileRound(ctx, targets, o, log); err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func profileRound(ctx context.Context, targets []*target, o satOptions, log io.W
 			r, err := saturate(ctx, t, o.conc, d, log)
 			return int(r.Streams), err
 		}
-		if err := profileWhile(ctx, []*target{t}, profiling{dir: o.profileDir}, "saturation", secs, load, log); err != nil {
+		if err := profileWhile(ctx, []*target{t}, o.prof, "saturation", secs, load, log); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,7 +21,8 @@ import (
 // agentgw while more latency rounds run, one stream at a time, and each
 // stream's time inside the process is cut at its sockets' reads and writes.
 
-// traceSeconds is how long -perf-trace traces each process.
+// traceSeconds is how long -perf-trace traces each process: the first 2 s
+// let perf attach, the rest carry the extra rounds.
 const traceSeconds = 10
 
 // inProcess is a middle process's own time in a stream, from its system
@@ -239,13 +239,7 @@ func traceWhile(ctx context.Context, targets []*target, secs, upstreamPort int, 
 			continue
 		}
 		logs[i] = filepath.Join(dir, "."+t.name+".perf-trace")
-		wg.Go(func() {
-			cmd := exec.CommandContext(ctx, "perf", "trace", "-e", "read,write", "-p", strconv.Itoa(t.pid),
-				"-o", logs[i], "--", "sleep", strconv.Itoa(secs))
-			if b, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("perf trace: %w: %s", err, b)
-			}
-		})
+		wg.Go(func() { errs[i] = perfAttach(ctx, t.pid, secs, logs[i], "trace", "-e", "read,write") })
 	}
 	// perf trace takes a moment to attach: give it that before the load.
 	select {
