@@ -44,7 +44,7 @@ type ToolInfo struct {
 }
 
 // Dial connects to the MCP server named by entry and initialises the session.
-// An entry starting with http:// or https:// is a streamable HTTP endpoint;
+// An entry starting with http: or https: is a streamable HTTP endpoint;
 // anything else is a command line, split with [SplitArgs] (never by a shell)
 // and run with exactly env as its environment (nil means an empty one).
 // ctx bounds the connection and the handshake only, not the Client's life.
@@ -73,27 +73,48 @@ func Dial(ctx context.Context, entry string, env []string, log *slog.Logger) (*C
 
 // transport builds the SDK transport for entry.
 func (c *Client) transport(entry string, env []string) (sdk.Transport, error) {
-	entry = strings.TrimSpace(entry)
-	if isHTTPEntry(entry) {
-		u, err := url.Parse(entry)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("parsing MCP server URL %q: invalid URL", entry)
-		}
-		return &sdk.StreamableClientTransport{Endpoint: entry, DisableStandaloneSSE: true}, nil
-	}
-	argv, err := SplitArgs(entry)
+	e, err := parseEntry(entry)
 	if err != nil {
-		return nil, fmt.Errorf("parsing MCP server command %q: %w", entry, err)
+		return nil, err
 	}
-	if len(argv) == 0 {
+	if e.url != "" {
+		return &sdk.StreamableClientTransport{Endpoint: e.url, DisableStandaloneSSE: true}, nil
+	}
+	if len(e.argv) == 0 {
 		return nil, errors.New("parsing MCP server command: empty command")
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := exec.Command(e.argv[0], e.argv[1:]...)
 	cmd.Env = append([]string{}, env...) // never nil: nil would inherit ours
 	c.stderr = newStderrLog(c.log)
 	cmd.Stderr = c.stderr
 	cmd.WaitDelay = waitDelay
 	return &sdk.CommandTransport{Command: cmd}, nil
+}
+
+// serverEntry is a parsed MCP server entry: a streamable HTTP endpoint or
+// a command line.
+type serverEntry struct {
+	url  string   // the endpoint; "" for a command line
+	argv []string // the command line's words; none for a blank entry
+}
+
+// parseEntry parses an MCP server entry, blanks around it ignored. One with
+// an http or https scheme (see isHTTPEntry) must be a URL with a host;
+// anything else is a command line, split with SplitArgs.
+func parseEntry(entry string) (serverEntry, error) {
+	entry = strings.TrimSpace(entry)
+	if isHTTPEntry(entry) {
+		u, err := url.Parse(entry)
+		if err != nil || u.Host == "" {
+			return serverEntry{}, fmt.Errorf("parsing MCP server URL %q: invalid URL", entry)
+		}
+		return serverEntry{url: entry}, nil
+	}
+	argv, err := SplitArgs(entry)
+	if err != nil {
+		return serverEntry{}, fmt.Errorf("parsing MCP server command %q: %w", entry, err)
+	}
+	return serverEntry{argv: argv}, nil
 }
 
 // clientVersion is agentgw's module version, as the binary was built.
@@ -104,10 +125,12 @@ func clientVersion() string {
 	return "(devel)"
 }
 
-// isHTTPEntry reports whether entry names a streamable HTTP endpoint.
+// isHTTPEntry reports whether entry names a streamable HTTP endpoint: it
+// starts with "http:" or "https:" (any case; blanks before it ignored).
+// A command is never named so, so "http:host" is a bad URL, not a program.
 func isHTTPEntry(entry string) bool {
-	lower := strings.ToLower(entry)
-	return strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
+	lower := strings.ToLower(strings.TrimSpace(entry))
+	return strings.HasPrefix(lower, "http:") || strings.HasPrefix(lower, "https:")
 }
 
 // Tools lists the server's tools, following pagination.

@@ -168,6 +168,7 @@ func TestDialErrors(t *testing.T) {
 		{name: "bad quoting", entry: `"abc`, err: "unterminated double quote"},
 		{name: "no such program", entry: "/nonexistent/mcp-server --x", err: "no such file"},
 		{name: "no host", entry: "http://", err: "invalid URL"},
+		{name: "no slashes", entry: "HTTP:localhost/mcp", err: "invalid URL"},
 		{name: "not an MCP endpoint", entry: notFound.URL, err: "connecting to MCP server " + notFound.URL},
 		{name: "not listening", entry: "http://127.0.0.1:1/mcp", err: "connection refused"},
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 
 	"github.com/agentgw/agentgw/tools"
 )
@@ -20,28 +19,20 @@ var _ tools.Runtime = (*Runtime)(nil)
 // Name implements tools.Runtime.
 func (r *Runtime) Name() string { return "mcp" }
 
-// Check implements tools.Runtime: the entry must be a URL or a command
-// line that splits.
+// Check implements tools.Runtime: the entry must be an http(s) URL with a
+// host or a command line that splits, as Dial parses it. (A missing entry
+// is the tools package's error.)
 func (r *Runtime) Check(t *tools.Tool) ([]string, error) {
-	if t.Entry == "" {
-		return nil, errors.New("entry: an mcp tool needs the server's command line or URL")
-	}
-	if u, err := url.Parse(t.Entry); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-		return nil, nil
-	}
-	if _, err := SplitArgs(t.Entry); err != nil {
+	if _, err := parseEntry(t.Entry); err != nil {
 		return nil, fmt.Errorf("entry: %w", err)
 	}
 	return nil, nil
 }
 
-// Run implements tools.Runtime.
+// Run implements tools.Runtime. Compile fills Remote with the tool's name
+// when the spec gives none.
 func (r *Runtime) Run(ctx context.Context, t *tools.Tool, call tools.Call) (any, error) {
-	name := t.Remote
-	if name == "" {
-		name = t.Name
-	}
-	res, err := r.Pool.Call(ctx, t.Entry, t.Environ(), name, call.Parameters)
+	res, err := r.Pool.Call(ctx, t.Entry, t.Environ(), t.Remote, call.Parameters)
 	var te *ToolError
 	if errors.As(err, &te) {
 		return nil, &tools.ResultError{Code: tools.CodeToolFailed, Message: te.Text}

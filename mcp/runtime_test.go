@@ -48,6 +48,30 @@ func TestRuntime(t *testing.T) {
 	}
 }
 
+// TestRuntimeCheck: Compile judges an entry as Dial does, and a missing
+// entry is reported once.
+func TestRuntimeCheck(t *testing.T) {
+	tm := tools.NewManager(tools.Config{})
+	tm.Register(&Runtime{})
+	tests := []struct{ entry, err string }{
+		{"", "entry: missing"},
+		{"http:localhost/mcp", "invalid URL"},
+		{" https://", "invalid URL"},
+		{`server "unterminated`, "unterminated double quote"},
+		{"https://example.com/mcp", ""},
+		{"my-server --stdio 'a b'", ""},
+	}
+	for _, tt := range tests {
+		_, _, err := tm.Compile(tools.Spec{Name: "x", Description: "d", Runtime: "mcp", Entry: tt.entry}, t.TempDir())
+		switch {
+		case tt.err == "" && err != nil:
+			t.Errorf("entry %q: %v", tt.entry, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err) || strings.Count(err.Error(), "entry") != 1):
+			t.Errorf("entry %q: error %v, want one entry error with %q", tt.entry, err, tt.err)
+		}
+	}
+}
+
 // TestExportServes: a tool exported through Export answers MCP clients on
 // a handler, successes as results and failures as tool errors.
 func TestExportServes(t *testing.T) {
