@@ -62,6 +62,27 @@ type command struct {
 	actionsByKey map[string]*compiledAction
 }
 
+// waits reports whether running the command can pause for the user or the
+// IDE: its model has a tool that needs consent or runs in the IDE, or its
+// plan has a tool step that asks for consent.
+func (c *command) waits() bool {
+	if c.hasPrompt() {
+		for _, t := range c.tools {
+			if t.NeedsConsent() || t.Runtime == "frontend" {
+				return true
+			}
+		}
+	}
+	if c.plan != nil {
+		for _, s := range c.plan.steps {
+			if k, ok := s.kind.(*toolKind); ok && k.consent {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // hasPrompt reports whether the command asks the model itself.
 func (c *command) hasPrompt() bool { return len(c.system)+len(c.others) > 0 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,6 +82,13 @@ func clientCallKey(id string) string { return "call/" + id }
 // that need consent) and the IDE (one copilot_tool_call per frontend call).
 func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, results []string, waiting []pendingCall) error {
 	run := l.run
+	names := make([]string, len(waiting))
+	for i, w := range waiting {
+		names[i] = strconv.Quote(w.Call.Name)
+	}
+	if err := run.cannotWait("the user or the IDE for tool " + strings.Join(names, ", ")); err != nil {
+		return err
+	}
 	if run.cfg.Store == nil {
 		return &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,
 			Message: "a tool needs the user's consent or the IDE, and this gateway keeps no store for paused runs"}

@@ -46,9 +46,28 @@ func (run *Run) approval(step string) approvalState {
 	return approvalDenied
 }
 
+// cannotWait is the error of a call step's command that would pause for
+// what: the user's answer resumes the paused command on its own, and the
+// calling plan, which takes the command's output, would never get it; nil
+// for every other run. Loading refuses what it can see (noPause, and
+// compileCall for a command of the same agent); this holds for the rest,
+// such as a call into another agent.
+func (run *Run) cannotWait(what string) error {
+	if !run.called {
+		return nil
+	}
+	return &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,
+		Message: fmt.Sprintf("command %q (agent %q) waits for %s, which it cannot do when command %q runs it",
+			run.cmd.def.Name, run.agent.Name(), what, run.parent.cmd.def.Name),
+		SuggestedAction: "have the request's own command ask for the consent or the IDE tool, or call a command that does not wait"}
+}
+
 // waitForConsent records the step that waits (the first, when several
 // do) and holds it: the plan runs what does not depend on it and ends.
 func (run *Run) waitForConsent(step, question string) error {
+	if err := run.cannotWait(fmt.Sprintf("the user's consent in step %q", step)); err != nil {
+		return err
+	}
 	run.planWait.mu.Lock()
 	defer run.planWait.mu.Unlock()
 	if run.planWait.step == "" {

@@ -100,6 +100,10 @@ type Run struct {
 	feedback *actions.Claims
 	// parent is the run a sub-run (a call step, a handler) belongs to.
 	parent *Run
+	// called is set on the sub-run of a call step, whose output the calling
+	// plan takes: it cannot pause (see cannotWait). A handler's command
+	// answers the request itself and can.
+	called bool
 	// log is made by logger on first use: most runs never log, and a
 	// logger with attributes costs a JSON encoding of them up front.
 	log     *slog.Logger

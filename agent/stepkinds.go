@@ -215,8 +215,12 @@ func (c *compiler) compileCall(where string, sd *Step) stepKind {
 		k.agent = ""
 		name, pos := k.command, sd.Pos
 		c.later(func(a *Agent) {
-			if _, ok := a.commands[name]; !ok {
+			cmd, ok := a.commands[name]
+			switch {
+			case !ok:
 				c.errorf(pos, "%s: call: no command %q in this agent%s", where, name, DidYouMean(name, a.CommandNames()))
+			case cmd.waits():
+				c.errorf(pos, "%s: call: command %q waits for the user or the IDE (a tool that needs consent or runs in the IDE), which a called command cannot do", where, name)
 			}
 		})
 	}
@@ -241,6 +245,7 @@ func (k *callKind) run(ctx context.Context, sr *stepRun) (any, error) {
 		return nil, fmt.Errorf("call: agent %q has no command %q", target.Name(), k.command)
 	}
 	sub := run.sub(target, cmd)
+	sub.called = true
 	rec := &Recorder{}
 	var em Emitter = rec
 	if k.stream {

@@ -151,7 +151,7 @@ func writeChunk(w http.ResponseWriter, delta map[string]any, finish string) {
 	w.(http.Flusher).Flush()
 }
 
-func toolRunner(t *testing.T, st store.Store) (*Runner, *toolModel) {
+func toolRunner(t *testing.T, st store.Store, more ...string) (*Runner, *toolModel) {
 	t.Helper()
 	m := &toolModel{}
 	srv := httptest.NewServer(http.HandlerFunc(m.serve))
@@ -173,11 +173,15 @@ func toolRunner(t *testing.T, st store.Store) (*Runner, *toolModel) {
 		},
 		"deploy": func(context.Context, map[string]any) (any, error) { return "deployed", nil },
 	}})
-	file := filepath.Join(t.TempDir(), "t.yaml")
-	if err := os.WriteFile(file, []byte(toolAgents), 0o644); err != nil {
-		t.Fatal(err)
+	var files []string
+	for i, doc := range append([]string{toolAgents}, more...) {
+		file := filepath.Join(t.TempDir(), fmt.Sprintf("t%d.yaml", i))
+		if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, file)
 	}
-	agents, diags := LoadWith(LoadOptions{Tools: tm}, file)
+	agents, diags := LoadWith(LoadOptions{Tools: tm}, files...)
 	if diags.Errors() > 0 {
 		t.Fatalf("tool agents do not load:\n%s", diags)
 	}
@@ -352,11 +356,17 @@ commands:
           onAccept:
             - id: inner
               tool: ask
+  - name: waits
+    steps:
+      - {id: w, tool: ask}
+  - name: calls
+    steps:
+      - {id: x, call: {command: waits}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, diags := LoadWith(LoadOptions{Tools: tm}, file)
-	for _, want := range []string{`tool "ok" is defined twice`, `no tool named "nope"`, `tool "weird"`, `step "a": a tool step that asks for consent stops the plan`, `step "b": llm: tool "ask" waits`, `step "inner": tool "ask" waits`} {
+	for _, want := range []string{`tool "ok" is defined twice`, `no tool named "nope"`, `tool "weird"`, `step "a": a tool step that asks for consent stops the plan`, `step "b": llm: tool "ask" waits`, `step "inner": tool "ask" waits`, `step "x": call: command "waits" waits for the user or the IDE`} {
 		if !strings.Contains(diags.String(), want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, diags)
 		}
@@ -467,6 +477,45 @@ func TestPlanConsentAndFailure(t *testing.T) {
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0], `step "broken"`) {
 		t.Fatalf("errors: %q", errs)
+	}
+}
+
+// TestCalledCommandCannotWait: a call step into another agent's command
+// that asks for consent (a plan's tool step, or its model's tool) fails
+// with a clear error; no confirm is sent, since the answer could not reach
+// the calling plan.
+func TestCalledCommandCannotWait(t *testing.T) {
+	r, _ := toolRunner(t, store.NewMemory(), `
+name: caller
+commands:
+  - name: default
+    reply: "hello"
+  - name: plan
+    steps:
+      - {id: before, reply: "before|"}
+      - {id: deploy, call: {agent: t, command: careful}}
+  - name: model
+    steps:
+      - {id: ask, call: {agent: t}}
+`)
+	for _, tc := range []struct{ body, want string }{
+		{`{"agent":"caller","command":"plan"}`,
+			`command "careful" (agent "t") waits for the user's consent in step "deploy", which it cannot do when command "plan" runs it`},
+		{`{"agent":"caller","command":"model","contextVariables":[{"name":"userInputPrompt","value":"deploy"}]}`,
+			`command "default" (agent "t") waits for the user or the IDE for tool "deploy", which it cannot do when command "model" runs it`},
+	} {
+		rec, err := runRequest(t, r, tc.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := rec.Err(); e == nil || e.Code != "TOOL_FAILED" || !strings.Contains(e.Message, tc.want) {
+			t.Fatalf("%s: error %+v, transcript %q", tc.body, e, rec.Transcript())
+		}
+		for _, f := range rec.Frames() {
+			if f.Kind == "action" || f.Kind == "toolcall" {
+				t.Fatalf("%s: a called command asked the user or the IDE: %+v", tc.body, f)
+			}
+		}
 	}
 }
 
