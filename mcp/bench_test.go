@@ -32,7 +32,7 @@ func BenchmarkPoolCall(b *testing.B) {
 	defer ts.Close()
 	for name, entry := range map[string]string{"http": ts.URL, "stdio": stdioEntry()} {
 		b.Run(name, func(b *testing.B) {
-			p := NewPool(quiet)
+			p := NewPool("test", quiet)
 			defer p.Close()
 			args := map[string]any{"text": "hello"}
 			b.ReportAllocs()

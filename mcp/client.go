@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/url"
 	"os/exec"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -47,8 +46,9 @@ type ToolInfo struct {
 // An entry starting with http: or https: is a streamable HTTP endpoint;
 // anything else is a command line, split with [SplitArgs] (never by a shell)
 // and run with exactly env as its environment (nil means an empty one).
-// ctx bounds the connection and the handshake only, not the Client's life.
-func Dial(ctx context.Context, entry string, env []string, log *slog.Logger) (*Client, error) {
+// version is agentgw's, told to the server with the name "agentgw". ctx
+// bounds the connection and the handshake only, not the Client's life.
+func Dial(ctx context.Context, entry string, env []string, version string, log *slog.Logger) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -57,7 +57,7 @@ func Dial(ctx context.Context, entry string, env []string, log *slog.Logger) (*C
 	if err != nil {
 		return nil, err
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: clientVersion()},
+	client := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: version},
 		&sdk.ClientOptions{Logger: c.log, Capabilities: &sdk.ClientCapabilities{}})
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
@@ -115,14 +115,6 @@ func parseEntry(entry string) (serverEntry, error) {
 		return serverEntry{}, fmt.Errorf("parsing MCP server command %q: %w", entry, err)
 	}
 	return serverEntry{argv: argv}, nil
-}
-
-// clientVersion is agentgw's module version, as the binary was built.
-func clientVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
 
 // isHTTPEntry reports whether entry names a streamable HTTP endpoint: it

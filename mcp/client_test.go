@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentgw/agentgw/mcp/internal/testserver"
 )
@@ -174,7 +177,7 @@ func TestDialErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Dial(t.Context(), tt.entry, nil, nil)
+			c, err := Dial(t.Context(), tt.entry, nil, "test", nil)
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				if c != nil {
 					c.Close()
@@ -182,5 +185,44 @@ func TestDialErrors(t *testing.T) {
 				t.Fatalf("Dial(%q) error = %v, want %q", tt.entry, err, tt.err)
 			}
 		})
+	}
+}
+
+// TestDialTellsVersion: the server learns agentgw's name and the version
+// the caller gave, through a Pool as through Dial.
+func TestDialTellsVersion(t *testing.T) {
+	infos := make(chan *sdk.Implementation, 2)
+	srv := sdk.NewServer(&sdk.Implementation{Name: "peer", Version: "v1"}, &sdk.ServerOptions{
+		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) {
+			infos <- req.Session.InitializeParams().ClientInfo
+		},
+	})
+	ts := httptest.NewServer(sdkHandler(srv))
+	defer ts.Close()
+	c, err := Dial(t.Context(), ts.URL, nil, "v1.2.3-test", quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p := NewPool("v4.5.6-pool", quiet)
+	defer p.Close()
+	if _, err := p.Call(t.Context(), ts.URL, nil, "nope", nil); err == nil {
+		t.Fatal("calling a tool the server lacks succeeded")
+	}
+	var versions []string
+	for range 2 {
+		select {
+		case got := <-infos:
+			if got == nil || got.Name != "agentgw" {
+				t.Fatalf("client info %+v, want agentgw's", got)
+			}
+			versions = append(versions, got.Version)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the server was initialized by %v only", versions)
+		}
+	}
+	slices.Sort(versions)
+	if !slices.Equal(versions, []string{"v1.2.3-test", "v4.5.6-pool"}) {
+		t.Errorf("versions %v, want the ones given to Dial and NewPool", versions)
 	}
 }

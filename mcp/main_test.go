@@ -86,7 +86,7 @@ func sdkHandler(srv *sdk.Server) http.Handler {
 // dial dials entry and closes the client when the test ends.
 func dial(t *testing.T, entry string, env []string) *Client {
 	t.Helper()
-	c, err := Dial(t.Context(), entry, env, quiet)
+	c, err := Dial(t.Context(), entry, env, "test", quiet)
 	if err != nil {
 		t.Fatalf("Dial(%s): %v", entry, err)
 	}

@@ -24,9 +24,10 @@ var ErrPoolClosed = errors.New("mcp: pool closed")
 // for with a different env than it was dialled with is re-dialled with the new
 // env. Close closes all Clients.
 type Pool struct {
-	log    *slog.Logger
-	ctx    context.Context // cancelled by Close; parent of every dial
-	cancel context.CancelFunc
+	version string // agentgw's, for Dial
+	log     *slog.Logger
+	ctx     context.Context // cancelled by Close; parent of every dial
+	cancel  context.CancelFunc
 
 	mu     sync.Mutex
 	slots  map[string]*slot
@@ -42,13 +43,14 @@ type slot struct {
 	err    error
 }
 
-// NewPool returns an empty Pool.
-func NewPool(log *slog.Logger) *Pool {
+// NewPool returns an empty Pool whose Clients tell servers that agentgw's
+// version is version.
+func NewPool(version string, log *slog.Logger) *Pool {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Pool{log: log, ctx: ctx, cancel: cancel, slots: map[string]*slot{}}
+	return &Pool{version: version, log: log, ctx: ctx, cancel: cancel, slots: map[string]*slot{}}
 }
 
 // Call calls tool on the server named by entry (see [Dial] for entry and env).

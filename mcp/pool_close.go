@@ -10,7 +10,7 @@ func (p *Pool) dial(s *slot, entry string) {
 	defer p.wg.Done()
 	ctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
 	defer cancel()
-	c, err := Dial(ctx, entry, s.env, p.log)
+	c, err := Dial(ctx, entry, s.env, p.version, p.log)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err == nil && p.closed {

@@ -19,7 +19,7 @@ import (
 // newPool returns a Pool closed when the test ends.
 func newPool(t *testing.T) *Pool {
 	t.Helper()
-	p := NewPool(quiet)
+	p := NewPool("test", quiet)
 	t.Cleanup(func() {
 		if err := p.Close(); err != nil {
 			t.Errorf("Pool.Close: %v", err)
@@ -213,7 +213,7 @@ func TestPoolCallerContextDoesNotFailTheDial(t *testing.T) {
 }
 
 func TestPoolClosed(t *testing.T) {
-	p := NewPool(quiet)
+	p := NewPool("test", quiet)
 	env, _ := spawnEnv(t)
 	if _, err := p.Call(t.Context(), stdioEntry(), env, "pid", nil); err != nil {
 		t.Fatal(err)

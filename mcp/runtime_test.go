@@ -15,7 +15,7 @@ import (
 // tools of an MCP server over both transports; a tool's own failure is
 // TOOL_FAILED with its text, and parameters are validated first.
 func TestRuntime(t *testing.T) {
-	pool := NewPool(slog.New(slog.DiscardHandler))
+	pool := NewPool("test", slog.New(slog.DiscardHandler))
 	defer pool.Close()
 	tm := tools.NewManager(tools.Config{})
 	tm.Register(&Runtime{Pool: pool})

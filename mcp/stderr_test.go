@@ -70,7 +70,7 @@ func TestStderrLog(t *testing.T) {
 
 func TestStdioStderrIsLogged(t *testing.T) {
 	rec := &lineRecorder{}
-	_, err := Dial(t.Context(), stdioEntry(), []string{"MCPTEST_FAIL=boom"}, slog.New(rec))
+	_, err := Dial(t.Context(), stdioEntry(), []string{"MCPTEST_FAIL=boom"}, "test", slog.New(rec))
 	if err == nil || !strings.HasSuffix(err.Error(), `(stderr: "stdioserver: asked to fail: boom")`) {
 		t.Fatalf("err = %v", err)
 	}

@@ -34,7 +34,7 @@ func TestMCPEndpoint(t *testing.T) {
 	cfg := testConfig(t, "")
 	cfg.Tools.Files = []string{file}
 	base := startGateway(t, cfg, nil)
-	c, err := mcp.Dial(context.Background(), base+"/mcp", nil, slog.New(slog.DiscardHandler))
+	c, err := mcp.Dial(context.Background(), base+"/mcp", nil, versionString(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

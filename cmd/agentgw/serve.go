@@ -52,7 +52,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if err != nil {
 		return err
 	}
-	pool := mcp.NewPool(log)
+	pool := mcp.NewPool(versionString(), log)
 	defer pool.Close()
 	ld := newLoader(cfg, getenv, repos, pool, log)
 	reg := agent.NewRegistry(ld.load(log))
