@@ -64,6 +64,12 @@ func TestToolCallSinkChunks(t *testing.T) {
 		}, []int{0}, nil, "x", "tool_calls"},
 		{"other finish reasons", []string{delta(`{}`, `"length"`), delta(`{}`, `"my\"reason"`)},
 			[]int{0, 1}, nil, "", `my"reason`},
+		{"an empty finish_reason is none, on every path", []string{
+			delta(`{}`, `"stop"`),
+			delta(`{}`, `""`),
+			"{\"choices\": [{\"delta\": {}, \"finish_reason\": \"\"}]}",
+			delta(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}`, `""`),
+		}, []int{0, 1, 2}, []ToolCall{{"a", "f", "{}"}}, "", "stop"},
 		{"escapes and unicode in text", []string{
 			delta(`{"content":"a\u00e9\ud83d\ude00\n\"é\\"}`, `null`),
 			delta(`{"content":null}`, `null`),

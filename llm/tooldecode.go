@@ -3,6 +3,8 @@ package llm
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/agentgw/agentgw/sse"
 )
 
 // toolChunk is the part of a chunk that ToolCallSink decodes when the chunk
@@ -48,13 +50,9 @@ func (s *ToolCallSink) observeTools(raw []byte) bool {
 	}
 	ch := &c.Choices[i]
 	before := len(s.text)
-	if len(ch.Delta.Content) > 2 && ch.Delta.Content[0] == '"' {
-		s.text, _ = appendUnquoted(s.text, ch.Delta.Content)
-	}
+	s.text, _ = sse.AppendUnquoted(s.text, ch.Delta.Content)
 	hasText := len(s.text) > before
-	if len(ch.FinishReason) > 2 && ch.FinishReason[0] == '"' {
-		s.setFinish(ch.FinishReason)
-	}
+	s.setFinish(ch.FinishReason)
 	for _, d := range ch.Delta.ToolCalls {
 		s.addFragment(d)
 	}
@@ -91,7 +89,7 @@ func (s *ToolCallSink) addFragment(d toolCallDelta) {
 	}
 	c.name = append(c.name, d.Function.Name...)
 	if args := d.Function.Arguments; len(args) > 0 && args[0] == '"' {
-		c.arguments, _ = appendUnquoted(c.arguments, args)
+		c.arguments, _ = sse.AppendUnquoted(c.arguments, args)
 	} else if len(args) > 0 && string(args) != "null" {
 		c.arguments = append(c.arguments, args...)
 	}

@@ -40,10 +40,10 @@ func (s *ToolCallSink) observeText(raw []byte, finishAt int) {
 		s.observeSpaced(raw)
 		return
 	}
-	if content, ok := sse.Field(trimSpace(raw[at+len(deltaKey):]), "content"); ok && len(content) > 2 && content[0] == '"' {
-		s.text, _ = appendUnquoted(s.text, content)
+	if content, ok := sse.Field(raw[at+len(deltaKey):], "content"); ok {
+		s.text, _ = sse.AppendUnquoted(s.text, content)
 	}
-	if reason, ok := leadingString(trimSpace(raw[finishAt+len(finishKey):])); ok {
+	if reason, ok := sse.LeadingValue(raw[finishAt+len(finishKey):]); ok {
 		s.setFinish(reason)
 	}
 }
@@ -53,16 +53,16 @@ func (s *ToolCallSink) observeText(raw []byte, finishAt int) {
 // with sse.Field, which scans every member before them.
 func (s *ToolCallSink) observeSpaced(raw []byte) {
 	choices, ok := sse.Field(raw, "choices")
-	if choices = trimSpace(choices); !ok || len(choices) == 0 || choices[0] != '[' {
+	if !ok || choices[0] != '[' {
 		return
 	}
-	choice := trimSpace(choices[1:]) // sse.Field reads only as far as the member it looks for
+	choice := choices[1:] // sse.Field reads only as far as the member it looks for
 	if delta, ok := sse.Field(choice, "delta"); ok {
-		if content, ok := sse.Field(delta, "content"); ok && len(content) > 2 && content[0] == '"' {
-			s.text, _ = appendUnquoted(s.text, content)
+		if content, ok := sse.Field(delta, "content"); ok {
+			s.text, _ = sse.AppendUnquoted(s.text, content)
 		}
 	}
-	if reason, ok := sse.Field(choice, "finish_reason"); ok && len(reason) > 2 && reason[0] == '"' {
+	if reason, ok := sse.Field(choice, "finish_reason"); ok {
 		s.setFinish(reason)
 	}
 }
@@ -72,35 +72,12 @@ var (
 	finishKey = []byte(`"finish_reason":`)
 )
 
-// leadingString returns the JSON string literal that starts b, quotes
-// included, unvalidated.
-func leadingString(b []byte) ([]byte, bool) {
-	if len(b) == 0 || b[0] != '"' {
-		return nil, false
-	}
-	for i := 1; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return b[:i+1], true
-		}
-	}
-	return nil, false
-}
-
-// trimSpace drops the JSON whitespace that starts b.
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
-	}
-	return b
-}
-
 // setFinish records a finish_reason given as a JSON string, without
-// allocating for the usual values.
+// allocating for the usual values. An empty string, null or no value at all
+// is no reason and leaves the last one in place.
 func (s *ToolCallSink) setFinish(quoted []byte) {
 	switch string(quoted) {
+	case `""`:
 	case `"stop"`:
 		s.finish = "stop"
 	case `"tool_calls"`:
@@ -110,7 +87,7 @@ func (s *ToolCallSink) setFinish(quoted []byte) {
 	case `"content_filter"`:
 		s.finish = "content_filter"
 	default:
-		if b, ok := appendUnquoted(nil, quoted); ok {
+		if b, ok := sse.AppendUnquoted(nil, quoted); ok {
 			s.finish = string(b)
 		}
 	}

@@ -163,3 +163,17 @@ func Field(raw []byte, key string) (value []byte, ok bool) {
 		}
 	}
 }
+
+// LeadingValue returns the JSON value that starts raw after any whitespace,
+// such as the value after a key found by searching a chunk's text. ok is
+// false when raw does not start with a valid JSON value; what follows it is
+// not looked at.
+func LeadingValue(raw []byte) (value []byte, ok bool) {
+	s := scanner{data: raw}
+	s.skipSpace()
+	start := s.pos
+	if !s.value(0) {
+		return nil, false
+	}
+	return raw[start:s.pos], true
+}

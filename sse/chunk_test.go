@@ -112,3 +112,26 @@ func TestField(t *testing.T) {
 		})
 	}
 }
+
+func TestLeadingValue(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{`"stop"}]}`, `"stop"`, true},
+		{" \n\"a\\\"b\",", `"a\"b"`, true},
+		{`null}`, `null`, true},
+		{`{"a":[1,2]},"b"`, `{"a":[1,2]}`, true},
+		{`12.5e3,`, `12.5e3`, true},
+		{`"open`, "", false},
+		{"\"a\x01\"", "", false},
+		{``, "", false},
+		{`}`, "", false},
+	}
+	for _, tt := range tests {
+		got, ok := LeadingValue([]byte(tt.in))
+		if ok != tt.ok || string(got) != tt.want {
+			t.Errorf("LeadingValue(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

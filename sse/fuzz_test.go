@@ -183,3 +183,25 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+func FuzzAppendUnquoted(f *testing.F) {
+	for _, s := range []string{`""`, `"a"`, `"\n\t\"\\\/\b\f\r"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`,
+		`"\ud83d\u0041"`, `"\udc00\ud800"`, "\"\xff\xfe\"", `"\u12"`, `"\x"`, `"a\"`, `"`, "\"\x01\"", `"a"b"`, `"é"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, q []byte) {
+		got, ok := AppendUnquoted([]byte("pre"), q)
+		var want string
+		err := json.Unmarshal(q, &want)
+		isString := len(q) > 1 && q[0] == '"' && q[len(q)-1] == '"'
+		if ok != (err == nil && isString) {
+			t.Fatalf("AppendUnquoted(%q) ok = %v, encoding/json: %v", q, ok, err)
+		}
+		if ok && string(got) != "pre"+want {
+			t.Fatalf("AppendUnquoted(%q) = %q, encoding/json: %q", q, got[3:], want)
+		}
+		if !ok && string(got) != "pre" {
+			t.Fatalf("AppendUnquoted(%q) failed but changed dst to %q", q, got)
+		}
+	})
+}

@@ -1,7 +1,5 @@
 package sse
 
-import "encoding/json"
-
 // member is one top-level member of an object: the key as it appears in the
 // input, quotes included, and where its value lies in the scanner's data.
 type member struct {
@@ -64,8 +62,9 @@ func keyIs(key []byte, name string) bool {
 	if len(inner) <= len(name) || !containsBackslash(inner) {
 		return false
 	}
-	var decoded string
-	return json.Unmarshal(key, &decoded) == nil && decoded == name
+	var tmp [64]byte
+	decoded, ok := AppendUnquoted(tmp[:0], key)
+	return ok && string(decoded) == name
 }
 
 func containsBackslash(b []byte) bool {
