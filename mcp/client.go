@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,15 +30,6 @@ type Client struct {
 	stderr  *stderrLog // nil for HTTP servers
 	done    chan struct{}
 	log     *slog.Logger
-}
-
-// ToolInfo describes one tool offered by an MCP server.
-type ToolInfo struct {
-	Name        string
-	Description string
-	// InputSchema is the tool's JSON Schema for its arguments; {"type":"object"}
-	// when the server gave none.
-	InputSchema json.RawMessage
 }
 
 // Dial connects to the MCP server named by entry and initialises the session.
@@ -125,26 +115,6 @@ func isHTTPEntry(entry string) bool {
 	return strings.HasPrefix(lower, "http:") || strings.HasPrefix(lower, "https:")
 }
 
-// Tools lists the server's tools, following pagination.
-func (c *Client) Tools(ctx context.Context) ([]ToolInfo, error) {
-	var out []ToolInfo
-	for tool, err := range c.session.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("listing tools of MCP server %s: %w", c.entry, err)
-		}
-		schema := json.RawMessage(`{"type":"object"}`)
-		if tool.InputSchema != nil {
-			b, err := json.Marshal(tool.InputSchema)
-			if err != nil {
-				return nil, fmt.Errorf("encoding input schema of tool %q: %w", tool.Name, err)
-			}
-			schema = b
-		}
-		out = append(out, ToolInfo{Name: tool.Name, Description: tool.Description, InputSchema: schema})
-	}
-	return out, nil
-}
-
 // Call calls the named tool. The result is the tool's structuredContent when
 // present, else the text of its text contents joined with newlines (a text that
 // happens to be JSON stays a string). A result flagged isError becomes a
@@ -154,7 +124,7 @@ func (c *Client) Call(ctx context.Context, name string, args map[string]any) (an
 	if err != nil {
 		return nil, fmt.Errorf("calling tool %q on MCP server %s: %w", name, c.entry, err)
 	}
-	return resultValue(name, res)
+	return resultValue(res)
 }
 
 // Close ends the session; for a stdio server it closes the server's stdin and

@@ -27,7 +27,7 @@ func FuzzResultValue(f *testing.F) {
 		if err := json.Unmarshal(data, &res); err != nil {
 			return
 		}
-		v, err := resultValue("t", &res)
+		v, err := resultValue(&res)
 		var te *ToolError
 		switch {
 		case res.IsError:

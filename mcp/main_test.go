@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -92,4 +93,33 @@ func dial(t *testing.T, entry string, env []string) *Client {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// toolInfo is one tool as an MCP server lists it.
+type toolInfo struct {
+	Name        string
+	Description string
+	// InputSchema is {"type":"object"} when the server gave none.
+	InputSchema json.RawMessage
+}
+
+// listTools lists the tools of c's server, following pagination.
+func listTools(t *testing.T, c *Client) []toolInfo {
+	t.Helper()
+	var out []toolInfo
+	for tool, err := range c.session.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatalf("listing tools of %s: %v", c.entry, err)
+		}
+		schema := json.RawMessage(`{"type":"object"}`)
+		if tool.InputSchema != nil {
+			b, err := json.Marshal(tool.InputSchema)
+			if err != nil {
+				t.Fatalf("encoding the input schema of %s: %v", tool.Name, err)
+			}
+			schema = b
+		}
+		out = append(out, toolInfo{Name: tool.Name, Description: tool.Description, InputSchema: schema})
+	}
+	return out
 }

@@ -53,30 +53,16 @@ func NewPool(version string, log *slog.Logger) *Pool {
 	return &Pool{version: version, log: log, ctx: ctx, cancel: cancel, slots: map[string]*slot{}}
 }
 
-// Call calls tool on the server named by entry (see [Dial] for entry and env).
+// Call calls tool on the server named by entry (see [Dial] for entry and
+// env), and once more on a fresh Client when the first call failed because
+// the connection broke.
 func (p *Pool) Call(ctx context.Context, entry string, env []string, tool string, args map[string]any) (any, error) {
-	return withRetry(ctx, p, entry, env, func(c *Client) (any, error) {
-		return c.Call(ctx, tool, args)
-	})
-}
-
-// Tools lists the tools of the server named by entry.
-func (p *Pool) Tools(ctx context.Context, entry string, env []string) ([]ToolInfo, error) {
-	return withRetry(ctx, p, entry, env, func(c *Client) ([]ToolInfo, error) {
-		return c.Tools(ctx)
-	})
-}
-
-// withRetry runs op on entry's Client, and once more on a fresh Client when
-// the first failed because the connection broke.
-func withRetry[T any](ctx context.Context, p *Pool, entry string, env []string, op func(*Client) (T, error)) (T, error) {
-	var zero T
 	for attempt := 0; ; attempt++ {
 		c, err := p.client(ctx, entry, env)
 		if err != nil {
-			return zero, err
+			return nil, err
 		}
-		v, err := op(c)
+		v, err := c.Call(ctx, tool, args)
 		if err == nil || attempt > 0 || ctx.Err() != nil || !c.broken(err) {
 			return v, err
 		}

@@ -176,9 +176,12 @@ func TestPoolRedialsOnEnvChange(t *testing.T) {
 
 func TestPoolTools(t *testing.T) {
 	p := newPool(t)
-	tools, err := p.Tools(t.Context(), stdioEntry(), nil)
-	if err != nil || len(tools) != 9 {
-		t.Fatalf("Tools = %d tools, %v", len(tools), err)
+	c, err := p.client(t.Context(), stdioEntry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tools := listTools(t, c); len(tools) != 9 {
+		t.Fatalf("the pool's client lists %d tools, want 9", len(tools))
 	}
 }
 

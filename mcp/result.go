@@ -10,7 +10,6 @@ import (
 // as opposed to a failure to reach the server or a protocol error. Its Error
 // is exactly the text the tool returned, fit to show a model.
 type ToolError struct {
-	Tool string // the tool's name
 	Text string // the tool's text contents, joined with newlines
 }
 
@@ -18,10 +17,10 @@ type ToolError struct {
 func (e *ToolError) Error() string { return e.Text }
 
 // resultValue turns a tool result into what Call returns.
-func resultValue(tool string, res *sdk.CallToolResult) (any, error) {
+func resultValue(res *sdk.CallToolResult) (any, error) {
 	text := joinText(res.Content)
 	if res.IsError {
-		return nil, &ToolError{Tool: tool, Text: text}
+		return nil, &ToolError{Text: text}
 	}
 	if res.StructuredContent != nil {
 		return res.StructuredContent, nil

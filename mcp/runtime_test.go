@@ -86,9 +86,8 @@ func TestExportServes(t *testing.T) {
 	srv := httptest.NewServer(NewHandler("test", "1", func() []ExportedTool { return []ExportedTool{Export(hello)} }, slog.New(slog.DiscardHandler)))
 	defer srv.Close()
 	c := dial(t, srv.URL, nil)
-	infos, err := c.Tools(context.Background())
-	if err != nil || len(infos) != 1 || infos[0].Name != "hello" || !strings.Contains(string(infos[0].InputSchema), `"name"`) {
-		t.Fatalf("tools %+v, %v", infos, err)
+	if infos := listTools(t, c); len(infos) != 1 || infos[0].Name != "hello" || !strings.Contains(string(infos[0].InputSchema), `"name"`) {
+		t.Fatalf("tools %+v", infos)
 	}
 	got, err := c.Call(context.Background(), "hello", map[string]any{"name": "ann"})
 	if err != nil || got != "hello ann" {

@@ -252,9 +252,8 @@ func TestHandlerRoundTripWithClient(t *testing.T) {
 	reg.set(returning("obj", map[string]any{"k": "v"}, false, nil, nil), returning("bad", "nope", true, nil, nil))
 	_, url := exportServer(t, reg)
 	c := dial(t, url, nil)
-	tools, err := c.Tools(t.Context())
-	if err != nil || len(tools) != 2 || tools[0].Name != "obj" {
-		t.Fatalf("Tools = %+v, %v", tools, err)
+	if tools := listTools(t, c); len(tools) != 2 || tools[0].Name != "obj" {
+		t.Fatalf("tools = %+v", tools)
 	}
 	if got, err := c.Call(t.Context(), "obj", nil); err != nil || !reflect.DeepEqual(got, map[string]any{"k": "v"}) {
 		t.Fatalf("Call(obj) = %v, %v", got, err)

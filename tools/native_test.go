@@ -124,8 +124,8 @@ func TestNativeWorkdir(t *testing.T) {
 	res := call(tool, nil)
 	wantSuccess(t, res)
 	want, _ := filepath.EvalSymlinks(filepath.Join(base, "work"))
-	if res.Result != want || tool.Dir() != want {
-		t.Errorf("ran in %v (Dir %s), want %s", res.Result, tool.Dir(), want)
+	if res.Result != want || tool.dir != want {
+		t.Errorf("ran in %v (dir %s), want %s", res.Result, tool.dir, want)
 	}
 }
 

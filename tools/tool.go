@@ -37,10 +37,6 @@ func (t *Tool) FunctionDef() json.RawMessage { return slices.Clone(t.funcDef) }
 // ParametersSchema returns the normalized JSON Schema of the parameters.
 func (t *Tool) ParametersSchema() json.RawMessage { return slices.Clone(t.schemaJSON) }
 
-// Dir returns the resolved working directory: Workdir inside the allowed
-// roots, or BaseDir.
-func (t *Tool) Dir() string { return t.dir }
-
 // Environ returns the environment a tool process gets, in "NAME=value" form:
 // only the allow-list, NAME entries read from the gateway's environment now
 // (left out when empty).

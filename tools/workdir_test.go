@@ -58,8 +58,8 @@ func TestWorkdirConfinement(t *testing.T) {
 			if real, err := filepath.EvalSymlinks(want); err == nil && tc.workdir != "" {
 				want = real
 			}
-			if tool.Dir() != want {
-				t.Errorf("Dir %s, want %s", tool.Dir(), want)
+			if tool.dir != want {
+				t.Errorf("dir %s, want %s", tool.dir, want)
 			}
 		})
 	}
