@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 )
 
 // MaxLineSize is the longest line a Reader accepts.
@@ -90,7 +89,7 @@ func newReader(src io.Reader, b []byte, mem *[]byte) *Reader {
 // stream instead of once per stream. The zero value is ready to use; it is
 // safe for concurrent use.
 type ReaderPool struct {
-	bufs sync.Pool // *[]byte of readBufSize+dataBufSize bytes
+	bufs bufPool
 }
 
 // NewReader is NewReader with a recycled buffer when there is one. A nil
@@ -99,12 +98,8 @@ func (p *ReaderPool) NewReader(src io.Reader) *Reader {
 	if p == nil {
 		return NewReader(src)
 	}
-	mem, ok := p.bufs.Get().(*[]byte)
-	if !ok {
-		b := make([]byte, readBufSize+dataBufSize)
-		mem = &b
-	}
-	return newReader(src, *mem, mem)
+	mem := p.bufs.get(readBufSize + dataBufSize)
+	return newReader(src, (*mem)[:readBufSize+dataBufSize], mem)
 }
 
 // Release gives the initial buffers of r back to the pool. Neither r nor

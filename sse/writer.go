@@ -83,12 +83,12 @@ const textTail = `},"finish_reason":null}]}` + "\n\n"
 // Flush() error or Flush() method (an http.ResponseWriter has), every frame
 // but those of BufferChunk is flushed as soon as it is written.
 func NewWriter(w io.Writer, o Options) *Writer {
-	return newWriter(w, o, nil, false)
+	return newWriter(w, o, nil)
 }
 
-// newWriter is NewWriter building in mem when it is large enough; with
-// pooled, a new buffer is kept in a *[]byte for the pool to take back.
-func newWriter(w io.Writer, o Options, mem *[]byte, pooled bool) *Writer {
+// newWriter is NewWriter building in a buffer from bufs, which Release
+// gives back, or in a new one when bufs is nil.
+func newWriter(w io.Writer, o Options, bufs *bufPool) *Writer {
 	if o.ID == "" {
 		o.ID = randomID()
 	}
@@ -105,7 +105,14 @@ func newWriter(w io.Writer, o Options, mem *[]byte, pooled bool) *Writer {
 		done:  make(chan struct{}),
 		start: time.Now(),
 	}
-	sw.build(o, mem, pooled)
+	var b []byte
+	if bufs != nil {
+		sw.mem = bufs.get(memSize(o))
+		b = *sw.mem
+	} else {
+		b = make([]byte, 0, memSize(o))
+	}
+	sw.build(o, b)
 	return sw
 }
 
@@ -114,7 +121,7 @@ func newWriter(w io.Writer, o Options, mem *[]byte, pooled bool) *Writer {
 // stream instead of once per stream. The zero value is ready to use; it is
 // safe for concurrent use.
 type WriterPool struct {
-	bufs sync.Pool // *[]byte
+	bufs bufPool
 }
 
 // NewWriter is NewWriter with a recycled buffer when there is one. A nil
@@ -123,8 +130,7 @@ func (p *WriterPool) NewWriter(w io.Writer, o Options) *Writer {
 	if p == nil {
 		return NewWriter(w, o)
 	}
-	mem, _ := p.bufs.Get().(*[]byte)
-	return newWriter(w, o, mem, true)
+	return newWriter(w, o, &p.bufs)
 }
 
 // Release gives the buffers of an ended Writer back to the pool; it does
@@ -158,24 +164,17 @@ const (
 	frameBufSize = 2048
 )
 
-// build makes the fixed parts of the frames, textHead and endFrames (which
-// share a head up to the delta), idJSON and the frame buffer in one
-// allocation when the options need no escaping.
-func (w *Writer) build(o Options, mem *[]byte, pooled bool) {
+// memSize is the room build needs when the options need no escaping.
+func memSize(o Options) int {
 	head := len(idHead) + len(o.ID) + 2 + len(createdKey) + 20 + len(`,"model":`) + len(o.Model) + 2 + len(choices)
-	size := 2*head + len(textDelta) + len(endTail) + len(o.Terminator) + 16 + frameBufSize
-	var b []byte
-	switch {
-	case mem != nil && cap(*mem) >= size:
-		b = (*mem)[:0]
-		w.mem = mem
-	case pooled:
-		nb := make([]byte, 0, size)
-		b, w.mem = nb, &nb
-	default:
-		b = make([]byte, 0, size)
-	}
-	b = append(b, idHead...)
+	return 2*head + len(textDelta) + len(endTail) + len(o.Terminator) + 16 + frameBufSize
+}
+
+// build makes the fixed parts of the frames, textHead and endFrames (which
+// share a head up to the delta), idJSON and the frame buffer in b, whose
+// room of memSize bytes suffices when the options need no escaping.
+func (w *Writer) build(o Options, b []byte) {
+	b = append(b[:0], idHead...)
 	b = AppendString(b, o.ID)
 	w.idJSON = b[len(idHead):len(b):len(b)]
 	b = append(b, createdKey...)
@@ -183,7 +182,7 @@ func (w *Writer) build(o Options, mem *[]byte, pooled bool) {
 	b = append(b, `,"model":`...)
 	b = AppendString(b, o.Model)
 	b = append(b, choices...)
-	head = len(b)
+	head := len(b)
 	b = append(b, textDelta...)
 	w.textHead = b[:len(b):len(b)]
 	end := len(b)
