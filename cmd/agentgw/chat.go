@@ -97,7 +97,7 @@ func newChatFlags(o *chatOptions, getenv func(string) string, stderr io.Writer) 
 	fs.Var(&o.rules, "rule", "a global prompt (rule) to send; repeatable")
 	fs.BoolVar(&o.interactive, "interactive", false, "offer the answer's actions as numbered choices and send what you pick, even when stdin is not a terminal")
 	fs.BoolVar(&o.once, "once", false, "print one answer and exit, never offering its actions as choices")
-	fs.BoolVar(&o.allowTools, "allow-tools", false, "let the agent run chat's tools ("+toolNames+", confined to --dir) without asking; "+
+	fs.BoolVar(&o.allowTools, "allow-tools", false, "let the agent run chat's tools ("+toolNames()+", confined to --dir) without asking; "+
 		"without it, when chat offers choices (a terminal, --interactive) it runs them, asking first when a call carries a prompt, and otherwise it declines them")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: agentgw chat [flags] [PROMPT...]   (PROMPT \"-\" reads it from stdin)")

@@ -67,13 +67,13 @@ func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (tools.R
 		c.tools = newToolbox(c.opts.dir)
 	}
 	label := callLabel(call)
-	if knownTool(call.Name) {
+	if _, ok := findTool(call.Name); ok {
 		declined, err := c.consent(ctx, call, label)
 		if err != nil || ctx.Err() != nil {
 			return tools.Result{}, err
 		}
 		if declined != nil {
-			res := tools.Result{CallID: call.CallID, Status: tools.StatusError, Error: declined}
+			res := failedResult(call, declined)
 			fmt.Fprintf(c.out, "↳ %s … %s%s\n", label, outcome(res, c.in == nil), fallbackNote(call.FallbackBehavior))
 			return res, nil
 		}

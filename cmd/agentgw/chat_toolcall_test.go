@@ -194,7 +194,7 @@ func TestChatToolResultJSON(t *testing.T) {
 	}{
 		{tools.Result{CallID: "c", Status: tools.StatusSuccess, Result: readResult{Path: "a", StartLine: 1}, ExecutionTime: 3},
 			`{"callId":"c","status":"SUCCESS","result":{"path":"a","content":"","startLine":1,"endLine":0,"truncated":false},"executionTime":3}`},
-		{tools.Result{CallID: "c", Status: tools.StatusTimeout, Error: &tools.ResultError{Code: codeTimeout, Message: "slow"}},
+		{tools.Result{CallID: "c", Status: tools.StatusTimeout, Error: &tools.ResultError{Code: tools.CodeTimeout, Message: "slow"}},
 			`{"callId":"c","status":"TIMEOUT","error":{"code":"TIMEOUT","message":"slow"},"executionTime":0}`},
 	}
 	for _, tt := range tests {

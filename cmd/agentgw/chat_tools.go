@@ -5,16 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentgw/agentgw/tools"
 )
 
-// Error codes of frontend tool results (seed 000 section 4.5.4; the codes
-// are chat's own; results are tools.Result, the protocol's shape).
+// Error codes of chat's frontend tool results (seed 000 section 4.5.4)
+// that the tools package does not define; results are tools.Result, the
+// protocol's shape, and use tools.CodeInvalidParameters and
+// tools.CodeTimeout too.
 const (
 	codeUnknownTool = "UNKNOWN_TOOL"
-	codeInvalid     = "INVALID_PARAMETERS"
 	codeDeclined    = "DECLINED"
 	codeBinary      = "BINARY_FILE"
 	codeNotFound    = "NOT_FOUND"
@@ -22,7 +25,6 @@ const (
 	codeNotFile     = "NOT_A_FILE"
 	codeNotDir      = "NOT_A_DIRECTORY"
 	codeIO          = "IO_ERROR"
-	codeTimeout     = "TIMEOUT"
 	codeNoWorkspace = "WORKSPACE_UNAVAILABLE"
 )
 
@@ -38,13 +40,14 @@ type wireToolCall struct {
 	FallbackBehavior string          `json:"fallbackBehavior"`
 }
 
-// failedResult is an ERROR result for call with code and message.
-func failedResult(call wireToolCall, code, message string) tools.Result {
-	return tools.Result{CallID: call.CallID, Status: tools.StatusError, Error: &tools.ResultError{Code: code, Message: message}}
+// failedResult is the ERROR result of call that failed with e.
+func failedResult(call wireToolCall, e *tools.ResultError) tools.Result {
+	return tools.Result{CallID: call.CallID, Status: tools.StatusError, Error: e}
 }
 
+// invalidParams is an INVALID_PARAMETERS failure with a formatted message.
 func invalidParams(format string, args ...any) *tools.ResultError {
-	return &tools.ResultError{Code: codeInvalid, Message: fmt.Sprintf(format, args...)}
+	return &tools.ResultError{Code: tools.CodeInvalidParameters, Message: fmt.Sprintf(format, args...)}
 }
 
 // toolbox runs the frontend tools chat offers, over the workspace --dir.
@@ -62,16 +65,36 @@ func newToolbox(dir string) *toolbox {
 	return &toolbox{dir: dir, now: time.Now, timeout: toolTimeout}
 }
 
-// toolNames are the tools chat runs, for messages.
-const toolNames = "read_file, list_files and search_text"
+// chatTool is a tool chat runs over its workspace.
+type chatTool struct {
+	name string
+	run  func(r *toolRoot, ctx context.Context, params []byte) (any, *tools.ResultError)
+}
 
-// knownTool reports whether chat has a tool named name.
-func knownTool(name string) bool {
-	switch name {
-	case "read_file", "list_files", "search_text":
-		return true
+// chatTools are the tools chat runs, in the order messages name them.
+var chatTools = []chatTool{
+	{"read_file", (*toolRoot).readFile},
+	{"list_files", (*toolRoot).listFiles},
+	{"search_text", (*toolRoot).searchText},
+}
+
+// findTool returns chat's tool named name.
+func findTool(name string) (chatTool, bool) {
+	i := slices.IndexFunc(chatTools, func(t chatTool) bool { return t.name == name })
+	if i < 0 {
+		return chatTool{}, false
 	}
-	return false
+	return chatTools[i], true
+}
+
+// toolNames names chat's tools for messages: "a, b and c".
+func toolNames() string {
+	names := make([]string, len(chatTools))
+	for i, t := range chatTools {
+		names[i] = t.name
+	}
+	last := len(names) - 1
+	return strings.Join(names[:last], ", ") + " and " + names[last]
 }
 
 // run runs call and times it. A canceled ctx leaves a result the caller
@@ -84,10 +107,10 @@ func (tb *toolbox) run(ctx context.Context, call wireToolCall) tools.Result {
 	value, fail := tb.dispatch(tctx, call)
 	switch {
 	case errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		res.Status, res.Error = tools.StatusTimeout, &tools.ResultError{Code: codeTimeout,
+		res.Status, res.Error = tools.StatusTimeout, &tools.ResultError{Code: tools.CodeTimeout,
 			Message: fmt.Sprintf("%s did not finish within %s", call.Name, tb.timeout)}
 	case fail != nil:
-		res.Status, res.Error = tools.StatusError, fail
+		res = failedResult(call, fail)
 	default:
 		res.Result = value
 	}
@@ -97,8 +120,9 @@ func (tb *toolbox) run(ctx context.Context, call wireToolCall) tools.Result {
 
 // dispatch runs the tool call names.
 func (tb *toolbox) dispatch(ctx context.Context, call wireToolCall) (any, *tools.ResultError) {
-	if !knownTool(call.Name) {
-		return nil, &tools.ResultError{Code: codeUnknownTool, Message: fmt.Sprintf("chat has no tool named %q; it runs %s", call.Name, toolNames)}
+	tool, ok := findTool(call.Name)
+	if !ok {
+		return nil, &tools.ResultError{Code: codeUnknownTool, Message: fmt.Sprintf("chat has no tool named %q; it runs %s", call.Name, toolNames())}
 	}
 	if tb.root == nil && tb.rootErr == nil {
 		tb.root, tb.rootErr = newToolRoot(tb.dir)
@@ -106,14 +130,7 @@ func (tb *toolbox) dispatch(ctx context.Context, call wireToolCall) (any, *tools
 	if tb.rootErr != nil {
 		return nil, &tools.ResultError{Code: codeNoWorkspace, Message: tb.rootErr.Error()}
 	}
-	switch call.Name {
-	case "read_file":
-		return tb.root.readFile(ctx, call.Parameters)
-	case "list_files":
-		return tb.root.listFiles(ctx, call.Parameters)
-	default:
-		return tb.root.searchText(ctx, call.Parameters)
-	}
+	return tool.run(tb.root, ctx, call.Parameters)
 }
 
 // decodeParams decodes a call's parameters (absent or null: none) into v.

@@ -193,7 +193,7 @@ func TestToolboxRun(t *testing.T) {
 		{name: "a file as the workspace", tb: newToolbox(filepath.Join(fx.dir, "notes.txt")), call: wireToolCall{CallID: "c3", Name: "list_files"},
 			status: tools.StatusError, code: codeNoWorkspace, elapsed: 7},
 		{name: "a timeout", tb: &toolbox{dir: fx.dir, timeout: -1}, call: wireToolCall{CallID: "c4", Name: "list_files"},
-			status: tools.StatusTimeout, code: codeTimeout, elapsed: 7},
+			status: tools.StatusTimeout, code: tools.CodeTimeout, elapsed: 7},
 		{name: "a relative workspace", tb: newToolbox("testdata/chat"), call: wireToolCall{CallID: "c5", Name: "list_files", Parameters: json.RawMessage(`{"pattern":"reader.yaml"}`)},
 			status: tools.StatusSuccess, elapsed: 7},
 	}
