@@ -131,6 +131,37 @@ func TestBufferChunkBounded(t *testing.T) {
 	}
 }
 
+// TestChunkSizeBound: a chunk without an id, which gets `"id":<id>,`
+// inserted, does not grow the buffer when the held frames leave just less
+// room than its rewritten frame takes; the held frames are written first.
+func TestChunkSizeBound(t *testing.T) {
+	noID := []byte(`{"object":"chat.completion.chunk","choices":[]}`)
+	var one bytes.Buffer
+	if err := NewWriter(&one, goldenOptions).Chunk(noID); err != nil {
+		t.Fatal(err)
+	}
+	frame := one.Len() // the rewritten frame
+	for short := 1; short <= len(idKey)+1; short++ {
+		fr := &flushRecorder{}
+		w := NewWriter(fr, goldenOptions)
+		size := cap(w.buf)
+		// Frames held up to short bytes less room than the chunk's frame
+		// takes.
+		filler := size - frame + short
+		w.buf = append(w.buf, strings.Repeat("x", filler)...)
+		if err := w.BufferChunk(noID); err != nil {
+			t.Fatal(err)
+		}
+		if cap(w.buf) != size {
+			t.Errorf("%d bytes held, %d left short: buffer of %d bytes grew to %d", filler, short, size, cap(w.buf))
+		}
+		if got := string(w.buf); got != one.String() || fr.String() != strings.Repeat("x", filler) {
+			t.Errorf("%d bytes held: then %d written and %d held; want them written and the chunk's frame (%d) held",
+				filler, fr.Len(), len(got), frame)
+		}
+	}
+}
+
 // failFlusher accepts writes and fails flushes.
 type failFlusher struct{ io.Writer }
 

@@ -39,8 +39,12 @@ func (w *Writer) Chunk(raw []byte) error { return w.chunk(raw, true) }
 func (w *Writer) BufferChunk(raw []byte) error { return w.chunk(raw, false) }
 
 func (w *Writer) chunk(raw []byte, flush bool) error {
-	// A rewritten chunk is at most its own length plus our id.
-	return w.frame(flush, len("data: ")+len(raw)+w.idLen+2, func(b []byte) ([]byte, error) {
+	// A rewritten chunk is at most its own length plus `"id":`, our id and a
+	// comma: the most insertID adds to a chunk without an id. Replacing an
+	// id value (at least one byte) adds less, but every top-level id is
+	// replaced: a chunk with several (no upstream sends one) may outgrow
+	// this bound and the buffer.
+	return w.frame(flush, len("data: ")+len(raw)+len(idKey)+w.idLen+len(",")+2, func(b []byte) ([]byte, error) {
 		b, err := appendChunk(append(b, "data: "...), raw, w.idJSON)
 		return append(b, '\n', '\n'), err
 	})
