@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 )
@@ -86,11 +87,12 @@ func (c *chatClient) choose(ctx context.Context, m *menu) (*choice, error) {
 }
 
 // requestFor builds the request a choice sends: the feedback body (the
-// request that brought the action, plus the action object), or a normal
-// request with the choice's command and prompt.
+// request that brought the action, already without its "action" and
+// "toolResults", plus the action object), or a normal request with the
+// choice's command and prompt.
 func (c *chatClient) requestFor(ctx context.Context, ch *choice) (map[string]any, error) {
 	if ch.feedback != nil {
-		b := baseBody(ch.from.origin)
+		b := maps.Clone(ch.from.origin)
 		b["action"] = ch.feedback
 		return b, nil
 	}

@@ -11,7 +11,8 @@ import (
 type offered struct {
 	wireAction
 	// origin is the request whose answer carried the action, without any
-	// "action": its feedback is this body plus the action object.
+	// "action" or "toolResults": its feedback is this body plus the action
+	// object.
 	origin map[string]any
 }
 
