@@ -141,6 +141,17 @@ func (c *compiler) warnNoFeedback(where string, pos Position, ca *compiledAction
 	}
 }
 
+// actionClaims are the claims of an action the run's command sends for
+// step, as part of run runID: the request's endpoint agent, with the run's
+// own agent in Data when it is another one, so that feedback reaches it.
+func (run *Run) actionClaims(step, kind, runID string) actions.Claims {
+	c := actions.Claims{Agent: run.endpoint, Command: run.cmd.def.Name, Step: step, Kind: kind, Run: runID}
+	if a := run.agent.Name(); a != c.Agent {
+		c.Data = map[string]string{"agent": a}
+	}
+	return c
+}
+
 // emitAction renders an action, signs its state and sends it.
 func (run *Run) emitAction(em Emitter, ca *compiledAction, env *renderEnv) (*actions.Action, error) {
 	a, err := renderAction(ca.spec, env)
@@ -148,10 +159,7 @@ func (run *Run) emitAction(em Emitter, ca *compiledAction, env *renderEnv) (*act
 		return nil, &Error{Code: CodeActionInvalid, Status: 500, Source: SourceServer,
 			Message: fmt.Sprintf("action %s of command %q is invalid after rendering: %v", ca.key, run.cmd.def.Name, err), Err: err}
 	}
-	claims := actions.Claims{Agent: run.endpointAgent(), Command: run.cmd.def.Name, Step: ca.key, Kind: a.Kind, Run: run.runID()}
-	if run.agent.Name() != claims.Agent {
-		claims.Data = map[string]string{"agent": run.agent.Name()}
-	}
+	claims := run.actionClaims(ca.key, a.Kind, run.runID())
 	if a.Tree != nil {
 		claims.TreeID = a.Tree.TreeID
 		if fb := run.feedback; fb != nil && fb.Kind == actions.KindTree && fb.TreeID == a.Tree.TreeID && len(ca.handlers) == 0 {

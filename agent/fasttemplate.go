@@ -319,13 +319,10 @@ func fields(v any, idents []string) (any, error) {
 // arg turns a value into a function argument: missing becomes nil, and
 // data read field by field is built whole.
 func arg(v any) any {
-	switch t := v.(type) {
-	case missingValue:
+	if _, ok := v.(missingValue); ok {
 		return nil
-	case contextvars.Fields:
-		return t.Map()
 	}
-	return v
+	return concrete(v)
 }
 
 // concrete is v, with data read field by field (contextvars.Fields) built

@@ -253,16 +253,8 @@ func fence(lang, text string) string {
 	if longest >= 3 {
 		f = strings.Repeat("`", longest+1)
 	}
-	text = strings.TrimSuffix(text, "\n")
-	var b strings.Builder
-	b.Grow(2*len(f) + len(lang) + len(text) + 2)
-	b.WriteString(f)
-	b.WriteString(lang)
-	b.WriteByte('\n')
-	b.WriteString(text)
-	b.WriteByte('\n')
-	b.WriteString(f)
-	return b.String()
+	// One concatenation is one allocation.
+	return f + lang + "\n" + strings.TrimSuffix(text, "\n") + "\n" + f
 }
 
 // lines splits s into lines.

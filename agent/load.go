@@ -43,6 +43,8 @@ type LoadOptions struct {
 	BaseDir string
 }
 
+// manager is o.Tools, a default manager made on first use (by the first
+// tool definition).
 func (o *LoadOptions) manager() *tools.Manager {
 	if o.Tools == nil {
 		o.Tools = tools.NewManager(tools.Config{})
@@ -76,7 +78,6 @@ func LoadWith(opts LoadOptions, paths ...string) ([]*Agent, Diagnostics) {
 		}
 		files = append(files, found...)
 	}
-	opts.manager()
 	return loadFiles(&opts, true, files, func(name string) ([]byte, error) { return os.ReadFile(name) }, diags)
 }
 
@@ -91,7 +92,6 @@ func LoadFSWith(opts LoadOptions, fsys fs.FS, root string) ([]*Agent, Diagnostic
 	if err != nil {
 		return nil, Diagnostics{{Pos: Position{File: root}, Message: err.Error()}}
 	}
-	opts.manager()
 	return loadFiles(&opts, false, files, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }, nil)
 }
 
@@ -164,9 +164,7 @@ func loadFiles(opts *LoadOptions, onDisk bool, files []string, read func(string)
 // are returned; every problem is in the diagnostics. Relative tool paths
 // resolve against the file's directory.
 func Parse(file string, data []byte) ([]*Agent, Diagnostics) {
-	opts := LoadOptions{}
-	opts.manager()
-	return parseFile(&opts, filepath.Dir(file), file, data)
+	return parseFile(&LoadOptions{}, filepath.Dir(file), file, data)
 }
 
 func parseFile(opts *LoadOptions, baseDir, file string, data []byte) ([]*Agent, Diagnostics) {

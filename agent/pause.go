@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,8 +45,8 @@ type pendingCall struct {
 	ClientID string `json:"clientId,omitempty"`
 }
 
-// pauseRecord is a paused model conversation, kept in the store so that any
-// replica sharing it can resume the run.
+// pauseRecord is a paused run, a model conversation or a plan, kept in the
+// store so that any replica sharing it can resume it.
 type pauseRecord struct {
 	ID string `json:"id"`
 	// Kind is "" for a model conversation, pauseKindPlan for a plan.
@@ -90,11 +88,10 @@ func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, 
 		return err
 	}
 	if run.cfg.Store == nil {
-		return &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,
-			Message: "a tool needs the user's consent or the IDE, and this gateway keeps no store for paused runs"}
+		return noPauseStore("a tool needs the user's consent or the IDE")
 	}
 	rec := &pauseRecord{ID: uuid.NewString(), Endpoint: run.endpoint, Agent: run.agent.Name(), Command: run.cmd.def.Name,
-		Model: l.model, Params: l.params, Stream: l.stream, Tools: slices.Sorted(maps.Keys(l.tools)),
+		Model: l.model, Params: l.params, Stream: l.stream, Tools: sortedKeys(l.tools),
 		Messages: l.msgs, Calls: calls, Results: results, Round: l.round}
 	for _, w := range waiting {
 		if w.Frontend {
@@ -128,20 +125,30 @@ func (l *toolLoop) askFor(em Emitter, rec *pauseRecord) error {
 		if len(consent) > 1 {
 			title = fmt.Sprintf("Allow %d tool runs", len(consent))
 		}
-		a := &actions.Action{Kind: actions.KindConfirm, Confirm: &actions.Confirm{Title: title, Message: strings.Join(consent, "\n")}}
-		claims := actions.Claims{Agent: l.run.endpoint, Command: rec.Command, Step: consentKey, Kind: actions.KindConfirm, Run: rec.ID}
-		if rec.Agent != rec.Endpoint {
-			claims.Data = map[string]string{"agent": rec.Agent}
-		}
-		var err error
-		if a.State, err = l.run.cfg.Signer.Sign(claims); err != nil {
-			return Internal(fmt.Errorf("signing consent state: %w", err))
-		}
-		if err := em.Action(a); err != nil {
-			return canceled(err)
-		}
+		return l.run.askConsent(em, rec.ID, title, strings.Join(consent, "\n"))
 	}
 	return errPaused
+}
+
+// askConsent sends the confirm that asks the user's consent for the paused
+// run id, and returns errPaused.
+func (run *Run) askConsent(em Emitter, id, title, message string) error {
+	a := &actions.Action{Kind: actions.KindConfirm, Confirm: &actions.Confirm{Title: title, Message: message}}
+	var err error
+	if a.State, err = run.cfg.Signer.Sign(run.actionClaims(consentKey, actions.KindConfirm, id)); err != nil {
+		return Internal(fmt.Errorf("signing consent state: %w", err))
+	}
+	if err := em.Action(a); err != nil {
+		return canceled(err)
+	}
+	return errPaused
+}
+
+// noPauseStore is the error of a run that would pause on a gateway without
+// a store for paused runs; what is what it waits for.
+func noPauseStore(what string) *Error {
+	return &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,
+		Message: what + ", and this gateway keeps no store for paused runs"}
 }
 
 // consentQuestion is what the user is asked before a tool runs.
@@ -153,14 +160,10 @@ func consentQuestion(t *tools.Tool, c llm.ToolCall) string {
 }
 
 func argsSummary(args string) string {
-	s := strings.Join(strings.Fields(args), " ")
-	if s == "{}" || s == "" {
-		return ""
+	if s := compactArgs(args, 200); s != "{}" {
+		return s
 	}
-	if len(s) > 200 {
-		s = s[:197] + "..."
-	}
-	return s
+	return ""
 }
 
 func decodeArgs(args string) map[string]any {

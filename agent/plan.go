@@ -48,7 +48,7 @@ func (c *compiler) compilePlan(where, keyPrefix string, defs []*Step, timeout ti
 		}
 		cs := &compiledStep{def: sd, with: map[string]*valueTemplate{}}
 		node := c.compileNode(swhere, sd, cs)
-		cs.kind = c.compileKind(swhere, keyPrefix+"."+sd.ID, sd)
+		cs.kind = c.compileKind(swhere, keyPrefix, sd)
 		// A step waits for the steps it reads, wherever it reads them.
 		for _, id := range stepDeps(cs.kind, cs.with) {
 			if id != sd.ID && !slices.Contains(node.DependsOn, id) {
@@ -148,9 +148,10 @@ func (c *compiler) checkRefLike(where string, n *yaml.Node) {
 	}
 }
 
-// compileKind compiles the one kind a step has.
-func (c *compiler) compileKind(where, key string, sd *Step) stepKind {
-	keyPrefix := strings.TrimSuffix(key, "."+sd.ID)
+// compileKind compiles the one kind a step has; keyPrefix is its plan's
+// (see compilePlan).
+func (c *compiler) compileKind(where, keyPrefix string, sd *Step) stepKind {
+	key := keyPrefix + "." + sd.ID
 	var kinds []string
 	var k stepKind
 	if sd.Reply != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/steps"
 )
 
@@ -87,8 +86,7 @@ func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *steps.Report) e
 		return Internal(errors.New("a plan step was held with nothing to wait for"))
 	}
 	if run.cfg.Store == nil {
-		return &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,
-			Message: "a tool step needs the user's consent, and this gateway keeps no store for paused runs"}
+		return noPauseStore("a tool step needs the user's consent")
 	}
 	rec := &pauseRecord{ID: uuid.NewString(), Kind: pauseKindPlan, Endpoint: run.endpoint, Agent: run.agent.Name(),
 		Command: run.cmd.def.Name, Step: step, State: rep.State, Done: map[string]any{}}
@@ -105,19 +103,7 @@ func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *steps.Report) e
 	if err := run.savePause(ctx, rec); err != nil {
 		return err
 	}
-	a := &actions.Action{Kind: actions.KindConfirm, Confirm: &actions.Confirm{Title: "Allow", Message: question}}
-	claims := actions.Claims{Agent: run.endpoint, Command: rec.Command, Step: consentKey, Kind: actions.KindConfirm, Run: rec.ID}
-	if rec.Agent != rec.Endpoint {
-		claims.Data = map[string]string{"agent": rec.Agent}
-	}
-	var err error
-	if a.State, err = run.cfg.Signer.Sign(claims); err != nil {
-		return Internal(fmt.Errorf("signing consent state: %w", err))
-	}
-	if err := em.Action(a); err != nil {
-		return canceled(err)
-	}
-	return errPaused
+	return run.askConsent(em, rec.ID, "Allow", question)
 }
 
 // doneResult is the saved result of a step that completed before the plan

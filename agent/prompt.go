@@ -131,9 +131,8 @@ func (run *Run) renderPrompt(data any) ([]llm.Message, error) {
 // the data and renders again. It logs what it cut.
 func (run *Run) buildPrompt() ([]llm.Message, error) {
 	var data any = promptData{run}
-	if run.parent != nil || run.frozen {
-		// A sub-run renders with the data it was given, and a run whose
-		// context was cut with the data from before the cut, as always.
+	if run.parent != nil {
+		// A sub-run renders with the data it was given.
 		data = run.templateMap()
 	}
 	msgs, err := run.renderPrompt(data)
@@ -148,10 +147,10 @@ func (run *Run) buildPrompt() ([]llm.Message, error) {
 			break
 		}
 		need := total - budget
-		if !run.frozen {
-			// What plans and later templates see stays the uncut data.
+		if len(cut) == 0 {
+			// Before the first cut: what plans and later templates see
+			// stays the uncut data.
 			run.templateMap()
-			run.frozen = true
 		}
 		step := run.req.Context.Cut(need, llm.EstimateTokens)
 		if len(step) == 0 {

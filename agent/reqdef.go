@@ -8,8 +8,6 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/agentgw/agentgw/tools"
 )
 
 // definitionCache keeps compiled request-carried definitions by content, so
@@ -63,7 +61,8 @@ func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
 		return nil, Errorf(CodeBadRequest, "agentDefinition names agent %q, but the request is for %q", def.Name, name)
 	}
 	sanitize(def)
-	a := compile(def, &diags, &LoadOptions{Tools: tools.NewManager(tools.Config{})}, "")
+	// sanitize dropped the tools: nothing here needs a tool manager.
+	a := compile(def, &diags, &LoadOptions{}, "")
 	if diags.Errors() > 0 {
 		var msgs []string
 		for _, d := range diags {

@@ -11,6 +11,7 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/tools"
 )
 
 // Request is a decoded agent request (PROTOCOL.md section 1).
@@ -27,7 +28,7 @@ type Request struct {
 	// Action is set on an action feedback request.
 	Action *actions.Feedback
 	// ToolResults are an IDE's answers to frontend tool calls.
-	ToolResults []ToolResult
+	ToolResults []tools.Result
 	// Model is the request's own "model" field, if any.
 	Model string
 	// Extra are the fields passed to the upstream model unchanged, by key.

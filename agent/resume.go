@@ -9,17 +9,8 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/google/uuid"
 )
-
-// ToolResult is an IDE's answer to a frontend tool call (a feedback request's
-// toolResults).
-type ToolResult struct {
-	CallID        string             `json:"callId"`
-	Status        string             `json:"status"`
-	Result        any                `json:"result,omitempty"`
-	Error         *tools.ResultError `json:"error,omitempty"`
-	ExecutionTime int64              `json:"executionTime,omitempty"`
-}
 
 // resumeToolResults prepares a run that continues the conversation a
 // frontend tool call paused; its errors are for before the stream.
@@ -64,14 +55,15 @@ func (r *Runner) resumeConsent(run *Run) error {
 	return nil
 }
 
-// ownedBy makes a the run's agent when the paused command is another agent's.
+// ownedBy makes agent the run's agent: the command an action or a paused
+// run belongs to is that agent's.
 func (run *Run) ownedBy(r *Runner, agent string) error {
 	if agent == run.agent.Name() {
 		return nil
 	}
 	a, ok := r.reg.Get(agent)
 	if !ok {
-		return stateInvalid(fmt.Sprintf("the paused run's agent %q no longer exists", agent), nil)
+		return stateInvalid(fmt.Sprintf("the agent %q the action or paused run belongs to no longer exists", agent), nil)
 	}
 	run.agent = a
 	return nil
@@ -105,7 +97,7 @@ func (run *Run) resume(ctx context.Context, em Emitter) error {
 		results[w.Index] = text
 	}
 	if len(still) > 0 {
-		rec.Results, rec.Waiting = results, still
+		rec.Waiting = still // results shares rec.Results' array
 		return l.repause(ctx, em, rec)
 	}
 	for i, c := range rec.Calls {
@@ -124,8 +116,9 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 	if w.Frontend {
 		for _, tr := range run.req.ToolResults {
 			if tr.CallID == w.ClientID {
-				return toolResultText(tools.Result{CallID: w.Call.ID, Status: firstNonEmpty(tr.Status, tools.StatusSuccess),
-					Result: tr.Result, Error: tr.Error, ExecutionTime: tr.ExecutionTime}), true, nil
+				// The model knows the call by its own id.
+				tr.CallID, tr.Status = w.Call.ID, firstNonEmpty(tr.Status, tools.StatusSuccess)
+				return toolResultText(tr), true, nil
 			}
 		}
 		return "", false, nil
@@ -152,7 +145,7 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 // repause keeps a run whose round still waits for some answers, and asks
 // for them again, so that the client knows what is pending.
 func (l *toolLoop) repause(ctx context.Context, em Emitter, rec *pauseRecord) error {
-	rec.ID = newCallID()
+	rec.ID = uuid.NewString() // a new record, as pause makes
 	if err := l.run.savePause(ctx, rec); err != nil {
 		return err
 	}
@@ -160,8 +153,8 @@ func (l *toolLoop) repause(ctx context.Context, em Emitter, rec *pauseRecord) er
 }
 
 // decodeToolResults reads a feedback request's toolResults.
-func decodeToolResults(raw json.RawMessage) ([]ToolResult, error) {
-	var rs []ToolResult
+func decodeToolResults(raw json.RawMessage) ([]tools.Result, error) {
+	var rs []tools.Result
 	if err := json.Unmarshal(raw, &rs); err != nil {
 		return nil, Errorf(CodeBadRequest, "toolResults: expected a list of {callId, status, result}")
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -114,9 +113,6 @@ type Run struct {
 	ctxData  map[string]any
 	data     map[string]any
 	dataOnce sync.Once
-	// frozen is set once the prompt was cut to its budget: the data is
-	// then what it was before the cut (see buildPrompt).
-	frozen bool
 	// input is the request as plans see it ($input, .input).
 	input map[string]any
 	// depth counts nested calls.
@@ -143,9 +139,6 @@ func (run *Run) Model() string {
 	return run.model
 }
 
-// endpointAgent is the agent the plugin called.
-func (run *Run) endpointAgent() string { return run.endpoint }
-
 // contextData is the context variables by name, as templates see them.
 func (run *Run) contextData() map[string]any {
 	run.dataOnce.Do(run.buildData)
@@ -158,7 +151,8 @@ func (run *Run) templateMap() map[string]any {
 	return run.data
 }
 
-// buildData builds the template data a sub-run was not given.
+// buildData builds the template data from the request's context, on first
+// use; a sub-run is given its own by sub.
 func (run *Run) buildData() {
 	if run.ctxData == nil {
 		run.ctxData = run.req.Context.TemplateData()
@@ -356,11 +350,9 @@ func (r *Runner) verifyFeedback(run *Run) (string, error) {
 	if owner := claims.Data["agent"]; owner != "" {
 		// The action came from a command of another agent that a call step
 		// ran; its handlers live there.
-		a, ok := r.reg.Get(owner)
-		if !ok {
-			return "", stateInvalid(fmt.Sprintf("the action's agent %q no longer exists", owner), nil)
+		if err := run.ownedBy(r, owner); err != nil {
+			return "", err
 		}
-		run.agent = a
 	}
 	run.feedback = claims
 	return claims.Command, nil
@@ -387,7 +379,7 @@ func withDefaults(extra []llm.Field, params map[string]any) []llm.Field {
 		return extra
 	}
 	out := slices.Clone(extra)
-	for _, k := range slices.Sorted(maps.Keys(params)) {
+	for _, k := range sortedKeys(params) {
 		if slices.ContainsFunc(extra, func(f llm.Field) bool { return f.Key == k }) {
 			continue
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -340,7 +338,7 @@ func argsJSON(sr *stepRun) string {
 // model step's tools, a handler's tool steps, and IDE tools in steps; a
 // command's own model and its own plan's tool steps can wait.
 func (c *compiler) noPause(where string, pos Position, ts map[string]*tools.Tool) {
-	for _, name := range slices.Sorted(maps.Keys(ts)) {
+	for _, name := range sortedKeys(ts) {
 		t := ts[name]
 		if t.NeedsConsent() || t.Runtime == "frontend" {
 			c.errorf(pos, "%s: tool %q waits for the user or the IDE, which this step cannot do; give it to the command's own model (its tools and messageTemplates), or, for a consent, to a tool step of the command's own plan", where, name)

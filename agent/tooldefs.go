@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -32,16 +31,24 @@ func (c *compiler) compileTools() {
 		if _, shared := c.opts.Shared[td.Name]; shared {
 			c.warnf(td.Pos, "tool %q hides the gateway's shared tool of that name", td.Name)
 		}
-		t, warns, err := c.opts.manager().Compile(td.Spec, c.toolBase())
-		for _, w := range warns {
-			c.warnf(td.Pos, "tool %q: %s", td.Name, w)
+		if t := compileToolDef(c.opts.manager(), td, c.toolBase(), c.diags); t != nil {
+			c.tools[td.Name] = t
 		}
-		if err != nil {
-			c.errorf(td.Pos, "%v", err) // the error names the tool
-			continue
-		}
-		c.tools[td.Name] = t
 	}
+}
+
+// compileToolDef compiles one tool definition with its relative paths
+// resolving against base, reporting its warnings and error; nil on error.
+func compileToolDef(m *tools.Manager, td *ToolDef, base string, diags *Diagnostics) *tools.Tool {
+	t, warns, err := m.Compile(td.Spec, base)
+	for _, w := range warns {
+		diags.add(SeverityWarning, td.Pos, fmt.Sprintf("tool %q: %s", td.Name, w))
+	}
+	if err != nil {
+		diags.add(SeverityError, td.Pos, err.Error()) // the error names the tool
+		return nil
+	}
+	return t
 }
 
 // toolBase is where the agent's relative tool paths resolve.
@@ -62,7 +69,7 @@ func (c *compiler) resolveTools(where string, pos Position, names []string) map[
 	for _, n := range names {
 		t, ok := c.tools[n]
 		if !ok {
-			c.errorf(pos, "%s: no tool named %q%s", where, n, DidYouMean(n, slices.Sorted(maps.Keys(c.tools))))
+			c.errorf(pos, "%s: no tool named %q%s", where, n, DidYouMean(n, sortedKeys(c.tools)))
 			continue
 		}
 		out[n] = t
@@ -97,15 +104,9 @@ func LoadTools(m *tools.Manager, paths ...string) (map[string]*tools.Tool, Diagn
 				diags.add(SeverityError, td.Pos, fmt.Sprintf("tool %q is defined twice", td.Name))
 				continue
 			}
-			t, warns, err := m.Compile(td.Spec, filepath.Dir(p))
-			for _, w := range warns {
-				diags.add(SeverityWarning, td.Pos, fmt.Sprintf("tool %q: %s", td.Name, w))
+			if t := compileToolDef(m, td, filepath.Dir(p), &diags); t != nil {
+				out[td.Name] = t
 			}
-			if err != nil {
-				diags.add(SeverityError, td.Pos, err.Error()) // the error names the tool
-				continue
-			}
-			out[td.Name] = t
 		}
 	}
 	diags.Sort()

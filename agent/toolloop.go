@@ -143,11 +143,13 @@ func toolResultText(r tools.Result) string {
 
 // progressLine is what the user sees of a tool call.
 func progressLine(c llm.ToolCall) string {
-	args := strings.Join(strings.Fields(c.Arguments), " ")
-	if len(args) > 80 {
-		args = args[:77] + "..."
-	}
-	return fmt.Sprintf("\n> running %s %s\n", c.Name, args)
+	return fmt.Sprintf("\n> running %s %s\n", c.Name, compactArgs(c.Arguments, 80))
+}
+
+// compactArgs is a tool call's arguments on one line, spaces squeezed, in at
+// most n characters.
+func compactArgs(args string, n int) string {
+	return truncate(n-1, strings.Join(strings.Fields(args), " "))
 }
 
 func newCallID() string { return "call_" + strings.ReplaceAll(uuid.NewString(), "-", "") }
