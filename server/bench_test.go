@@ -23,19 +23,32 @@ func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discardWriter) WriteHeader(int)             {}
 func (d *discardWriter) Flush()                      {}
 
-// benchGateway is the gateway with the bench/ harness's agents and upstream
-// as its model platform, as an http.Handler.
-func benchGateway(b *testing.B, upstream string) http.Handler {
+// benchGateway is the gateway with the bench/ harness's agents and a model
+// platform client made with cfg, as an http.Handler.
+func benchGateway(b *testing.B, cfg llm.Config) http.Handler {
 	b.Helper()
 	agents, diags := agent.Load("../bench/agents")
 	if diags.Errors() > 0 {
 		b.Fatal(diags)
 	}
-	client, err := llm.New(llm.Config{BaseURL: upstream})
+	client, err := llm.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return server.New(server.Config{Runner: agent.NewRunner(agent.NewRegistry(agents), agent.RunnerConfig{LLM: client})}).Handler()
+}
+
+// benchStream is the upstream answer of BenchmarkGatewayOwn and
+// BenchmarkLoopback: 20 content events of about a hundred bytes of text,
+// then tail, a stop chunk, a usage chunk and [DONE] in one piece.
+func benchStream() (chunks [][]byte, tail []byte) {
+	for i := range 20 {
+		chunks = append(chunks, fmt.Appendf(nil, "data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %02d of the answer: some text of about a hundred bytes, as a model streams it to the IDE\"},\"finish_reason\":null}]}\n\n", i))
+	}
+	tail = []byte("data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":900,\"completion_tokens\":20,\"total_tokens\":920}}\n\n" +
+		"data: [DONE]\n\n")
+	return chunks, tail
 }
 
 // BenchmarkModelStream runs one model command end to end in process: the
@@ -54,7 +67,7 @@ func BenchmarkModelStream(b *testing.B) {
 		_, _ = w.Write(frames)
 	}))
 	defer up.Close()
-	h := benchGateway(b, up.URL)
+	h := benchGateway(b, llm.Config{BaseURL: up.URL})
 	body := []byte(`{"agent":"bench","contextVariables":[{"name":"userInputPrompt","value":"What does this do?"},` +
 		`{"name":"activeEditor","value":{"filePath":"/src/main.go","language":"go","content":"package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n",` +
 		`"selectedRanges":[{"content":"func main() {","startLine":3,"startColumn":1,"endLine":3,"endColumn":14}]}}]}`)
@@ -85,22 +98,9 @@ func (t cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // relay to a response writer that discards. It is what BenchmarkLoopback's
 // agentgw case adds to its proxy case, less the sockets.
 func BenchmarkGatewayOwn(b *testing.B) {
-	var stream bytes.Buffer
-	for i := range 20 {
-		fmt.Fprintf(&stream, "data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %02d of the answer: some text of about a hundred bytes, as a model streams it to the IDE\"},\"finish_reason\":null}]}\n\n", i)
-	}
-	stream.WriteString("data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
-		"data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":900,\"completion_tokens\":20,\"total_tokens\":920}}\n\n" +
-		"data: [DONE]\n\n")
-	agents, diags := agent.Load("../bench/agents")
-	if diags.Errors() > 0 {
-		b.Fatal(diags)
-	}
-	client, err := llm.New(llm.Config{BaseURL: "http://upstream.invalid", HTTPClient: &http.Client{Transport: cannedTransport{stream.Bytes()}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	h := server.New(server.Config{Runner: agent.NewRunner(agent.NewRegistry(agents), agent.RunnerConfig{LLM: client})}).Handler()
+	chunks, tail := benchStream()
+	stream := append(bytes.Join(chunks, nil), tail...)
+	h := benchGateway(b, llm.Config{BaseURL: "http://upstream.invalid", HTTPClient: &http.Client{Transport: cannedTransport{stream}}})
 	body, err := os.ReadFile("testdata/bench_request.json")
 	if err != nil {
 		b.Fatal(err)
@@ -109,7 +109,6 @@ func BenchmarkGatewayOwn(b *testing.B) {
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodPost, "/agents/bench", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
-		w := &discardWriter{h: http.Header{}}
-		h.ServeHTTP(w, req)
+		h.ServeHTTP(&discardWriter{h: http.Header{}}, req)
 	}
 }

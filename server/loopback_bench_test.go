@@ -3,7 +3,6 @@ package server_test
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm"
 )
 
 // BenchmarkLoopback compares, in one process and over real loopback
@@ -26,25 +27,16 @@ import (
 // which a busy host disturbs less: compare the two sub-benchmarks of one
 // run.
 func BenchmarkLoopback(b *testing.B) {
-	var stream bytes.Buffer
-	for i := range 20 {
-		fmt.Fprintf(&stream, "data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %02d of the answer: some text of about a hundred bytes, as a model streams it to the IDE\"},\"finish_reason\":null}]}\n\n", i)
-	}
-	stop := "data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
-		"data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":900,\"completion_tokens\":20,\"total_tokens\":920}}\n\n" +
-		"data: [DONE]\n\n"
-	chunks := bytes.SplitAfter(stream.Bytes(), []byte("\n\n"))
+	chunks, tail := benchStream()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
 		f := w.(http.Flusher)
 		for _, c := range chunks {
-			if len(c) > 0 {
-				_, _ = w.Write(c)
-				f.Flush()
-			}
+			_, _ = w.Write(c)
+			f.Flush()
 		}
-		_, _ = io.WriteString(w, stop)
+		_, _ = w.Write(tail)
 	}))
 	defer up.Close()
 	upURL, _ := url.Parse(up.URL)
@@ -54,7 +46,7 @@ func BenchmarkLoopback(b *testing.B) {
 		FlushInterval: -1,
 		Transport:     &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 256},
 	}
-	gw := benchGateway(b, up.URL)
+	gw := benchGateway(b, llm.Config{BaseURL: up.URL})
 
 	chat, err1 := os.ReadFile("testdata/bench_chat.json")
 	plugin, err2 := os.ReadFile("testdata/bench_request.json")
