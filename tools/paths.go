@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentgw/agentgw/internal/confine"
 )
 
 // resolveWorkdir resolves Workdir against BaseDir, follows symlinks and
@@ -41,7 +43,7 @@ func (t *Tool) confinedDir(p string) (string, error) {
 	}
 	roots := t.m.roots(t.BaseDir)
 	for _, r := range roots {
-		if within(r, real) {
+		if confine.Within(r, real) {
 			return real, nil
 		}
 	}
@@ -67,15 +69,6 @@ func (m *Manager) roots(baseDir string) []string {
 		out = append(out, abs)
 	}
 	return out
-}
-
-// within reports whether p is root or below it; both are clean absolute paths.
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	if err != nil || filepath.IsAbs(rel) {
-		return false
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // entryPath resolves a process or wasm entry: absolute as is, with a path

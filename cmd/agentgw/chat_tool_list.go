@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 
 	"github.com/agentgw/agentgw/tools"
@@ -73,9 +72,9 @@ func (r *toolRoot) resolveDir(p string) (real, rel string, fail *tools.ResultErr
 	if fail != nil {
 		return "", "", fail
 	}
-	info, err := os.Stat(real)
-	if err != nil {
-		return "", "", ioFailure(displayPath(rel), err)
+	info, fail := statPath(real, rel)
+	if fail != nil {
+		return "", "", fail
 	}
 	if !info.IsDir() {
 		return "", "", &tools.ResultError{Code: codeNotDir, Message: fmt.Sprintf("%s is not a directory", rel)}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -54,7 +55,11 @@ func (r *toolRoot) readFile(ctx context.Context, raw []byte) (any, *tools.Result
 	if fail != nil {
 		return nil, fail
 	}
-	f, fail := openText(real, rel, nil)
+	info, fail := statPath(real, rel)
+	if fail != nil {
+		return nil, fail
+	}
+	f, fail := openText(real, rel, info, nil)
 	if fail != nil {
 		return nil, fail
 	}
@@ -99,13 +104,19 @@ type textFile struct {
 
 func (t *textFile) Close() error { return t.f.Close() }
 
-// openText opens a regular file that has no NUL in its first sniffLen
-// bytes, reading it through br (reset; a new reader when nil).
-func openText(real, rel string, br *bufio.Reader) (*textFile, *tools.ResultError) {
+// statPath stats the real location of the workspace path rel.
+func statPath(real, rel string) (fs.FileInfo, *tools.ResultError) {
 	info, err := os.Stat(real)
 	if err != nil {
-		return nil, ioFailure(rel, err)
+		return nil, ioFailure(displayPath(rel), err)
 	}
+	return info, nil
+}
+
+// openText opens real, whose stat is info, when it is a regular file that
+// has no NUL in its first sniffLen bytes, reading it through br (reset; a
+// new reader when nil).
+func openText(real, rel string, info fs.FileInfo, br *bufio.Reader) (*textFile, *tools.ResultError) {
 	if !info.Mode().IsRegular() {
 		what := "not a regular file"
 		if info.IsDir() {

@@ -68,20 +68,20 @@ func (r *toolRoot) searchText(ctx context.Context, raw []byte) (any, *tools.Resu
 	if fail != nil {
 		return nil, fail
 	}
+	info, fail := statPath(real, rel)
+	if fail != nil {
+		return nil, fail
+	}
 	s := &search{match: match, limit: limit, res: searchResult{Matches: []searchMatch{}}}
-	info, err := os.Stat(real)
-	switch {
-	case err != nil:
-		return nil, ioFailure(displayPath(rel), err)
-	case !info.IsDir():
-		f, fail := openText(real, rel, nil)
+	if !info.IsDir() {
+		f, fail := openText(real, rel, info, nil)
 		if fail != nil {
 			return nil, fail
 		}
 		s.file(ctx, f, rel)
-	default:
-		err = r.walkFiles(ctx, real, rel, func(rel, real string) bool { return s.path(ctx, rel, real) })
+		return s.res, nil
 	}
+	err := r.walkFiles(ctx, real, rel, func(rel, real string) bool { return s.path(ctx, rel, real) })
 	if err != nil && !errors.Is(err, errStopWalk) {
 		return nil, ioFailure(displayPath(rel), err)
 	}
@@ -125,7 +125,11 @@ func (s *search) path(ctx context.Context, rel, real string) bool {
 	if s.br == nil {
 		s.br = bufio.NewReaderSize(nil, 64<<10)
 	}
-	f, fail := openText(real, rel, s.br)
+	info, err := os.Stat(real)
+	if err != nil {
+		return false
+	}
+	f, fail := openText(real, rel, info, s.br)
 	if fail != nil {
 		return false
 	}

@@ -10,12 +10,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgw/agentgw/internal/confine"
 	"github.com/agentgw/agentgw/tools"
 )
 
 // toolRoot is the workspace the frontend tools work in: an absolute path
 // with its symlinks resolved, so that a path's real location can be checked
-// against it by prefix.
+// against it (confine.Within).
 type toolRoot struct {
 	dir string
 }
@@ -40,23 +41,10 @@ func newToolRoot(dir string) (*toolRoot, error) {
 	return &toolRoot{dir: real}, nil
 }
 
-// inside reports whether the real path p is the root or under it.
-func (r *toolRoot) inside(p string) bool {
-	if p == r.dir {
-		return true
-	}
-	prefix := r.dir
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, prefix)
-}
-
 // resolve maps a tool's path parameter ("" for the root) to its real
 // location and its slash-separated path relative to the root ("" for the
-// root itself). Absolute
-// paths must lie inside the root; ".." is refused anywhere; a path whose
-// symlinks lead outside the root is refused.
+// root itself). Absolute paths must lie inside the root; ".." is refused
+// anywhere; a path whose symlinks lead outside the root is refused.
 func (r *toolRoot) resolve(p string) (real, rel string, fail *tools.ResultError) {
 	p = filepath.FromSlash(p)
 	if strings.ContainsRune(p, 0) {
@@ -71,36 +59,28 @@ func (r *toolRoot) resolve(p string) (real, rel string, fail *tools.ResultError)
 	if filepath.IsAbs(p) {
 		joined = filepath.Clean(p)
 	}
-	if !r.inside(joined) && !r.inside(evalOrSelf(joined)) {
-		return "", "", outside(p)
-	}
 	real, err := filepath.EvalSymlinks(joined)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", "", &tools.ResultError{Code: codeNotFound, Message: fmt.Sprintf("%q does not exist in the workspace", filepath.ToSlash(p))}
-		}
+	switch {
+	case err != nil && !confine.Within(r.dir, joined):
+		return "", "", outside(p) // an absolute path elsewhere: whether it exists is none of the model's business
+	case errors.Is(err, fs.ErrNotExist):
+		return "", "", &tools.ResultError{Code: codeNotFound, Message: fmt.Sprintf("%q does not exist in the workspace", filepath.ToSlash(p))}
+	case err != nil:
 		return "", "", ioFailure(p, err)
-	}
-	if !r.inside(real) {
+	case !confine.Within(r.dir, real):
 		return "", "", outside(p)
 	}
-	rel, err = filepath.Rel(r.dir, joined)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		rel, _ = filepath.Rel(r.dir, real) // an absolute path through a symlinked root
+	// The path as written when it is under the root; else it is an
+	// absolute path through a symlink to the root, and the real one is.
+	under := joined
+	if !confine.Within(r.dir, joined) {
+		under = real
 	}
+	rel, _ = filepath.Rel(r.dir, under)
 	if rel == "." {
 		rel = ""
 	}
 	return real, filepath.ToSlash(rel), nil
-}
-
-// evalOrSelf is p with its symlinks resolved, or p when that fails: an
-// absolute path may name the root through a symlink the root resolved.
-func evalOrSelf(p string) string {
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	return p
 }
 
 func outside(p string) *tools.ResultError {
@@ -121,14 +101,11 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// skippedDir reports whether a walk leaves out the directory name: VCS
-// data, dependencies and hidden directories.
+// skippedDir reports whether a walk leaves out the directory name (an
+// entry of os.ReadDir, never "." or ".."): hidden directories, VCS data
+// such as .git among them, and dependencies.
 func skippedDir(name string) bool {
-	switch name {
-	case ".git", "node_modules", "vendor":
-		return true
-	}
-	return strings.HasPrefix(name, ".") && name != "." && name != ".."
+	return strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor"
 }
 
 // walkFiles visits the files under the directory real (rel is its path from
@@ -193,7 +170,7 @@ var errStopWalk = errors.New("stop the walk")
 // inside the root.
 func (r *toolRoot) fileTarget(link string) (string, bool) {
 	target, err := filepath.EvalSymlinks(link)
-	if err != nil || !r.inside(target) {
+	if err != nil || !confine.Within(r.dir, target) {
 		return "", false
 	}
 	info, err := os.Stat(target)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/confine"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -51,13 +52,21 @@ func FuzzResolvePath(f *testing.F) {
 			}
 			return
 		}
-		if !root.inside(real) || !root.inside(evalOrSelf(real)) {
+		if !confine.Within(root.dir, real) || !confine.Within(root.dir, evalOrSelf(real)) {
 			t.Fatalf("%q resolved to %s, outside %s", p, real, root.dir)
 		}
 		if strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, "..") {
 			t.Fatalf("%q has the relative path %q", p, rel)
 		}
 	})
+}
+
+// evalOrSelf is p with its symlinks resolved, or p when that fails.
+func evalOrSelf(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 // FuzzToolCallFrames: arbitrary copilot_tool_call frames and parameters,
