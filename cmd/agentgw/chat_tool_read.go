@@ -66,10 +66,10 @@ func (r *toolRoot) readFile(ctx context.Context, raw []byte) (any, *tools.Result
 	defer f.Close()
 	res, total, err := readLines(ctx, f, start, end)
 	if err != nil {
-		return nil, ioFailure(rel, err)
+		return nil, ioFailure(displayPath(rel), err)
 	}
 	if start > 1 && start > total {
-		return nil, invalidParams("startLine %d is past the end of %s (%d lines)", start, rel, total)
+		return nil, invalidParams("startLine %d is past the end of %s (%d lines)", start, displayPath(rel), total)
 	}
 	res.Path = rel
 	return res, nil
@@ -122,11 +122,11 @@ func openText(real, rel string, info fs.FileInfo, br *bufio.Reader) (*textFile, 
 		if info.IsDir() {
 			what = "a directory (list_files lists it)"
 		}
-		return nil, &tools.ResultError{Code: codeNotFile, Message: fmt.Sprintf("%s is %s", rel, what)}
+		return nil, &tools.ResultError{Code: codeNotFile, Message: fmt.Sprintf("%s is %s", displayPath(rel), what)}
 	}
 	f, err := os.Open(real)
 	if err != nil {
-		return nil, ioFailure(rel, err)
+		return nil, ioFailure(displayPath(rel), err)
 	}
 	if br == nil {
 		br = bufio.NewReaderSize(f, 64<<10)
@@ -137,11 +137,11 @@ func openText(real, rel string, info fs.FileInfo, br *bufio.Reader) (*textFile, 
 	head, err := t.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) {
 		f.Close()
-		return nil, ioFailure(rel, err)
+		return nil, ioFailure(displayPath(rel), err)
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		f.Close()
-		return nil, &tools.ResultError{Code: codeBinary, Message: fmt.Sprintf("%s is a binary file", rel)}
+		return nil, &tools.ResultError{Code: codeBinary, Message: fmt.Sprintf("%s is a binary file", displayPath(rel))}
 	}
 	return t, nil
 }

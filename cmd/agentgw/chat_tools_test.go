@@ -56,6 +56,18 @@ func TestReadFileTool(t *testing.T) {
 	runToolCases(t, fx.dir, "read_file", tests)
 }
 
+// TestReadFileRootMessage: reading the workspace root names it ".", as
+// the other tools do, not with an empty name.
+func TestReadFileRootMessage(t *testing.T) {
+	fx := newToolFixture(t)
+	for _, p := range []string{".", "./", fx.dir} {
+		res := newToolbox(fx.dir).run(context.Background(), wireToolCall{CallID: "c", Name: "read_file", Parameters: json.RawMessage(`{"path":` + jsonOf(p) + `}`)})
+		if res.Error == nil || res.Error.Code != codeNotFile || res.Error.Message != ". is a directory (list_files lists it)" {
+			t.Errorf("read_file %q: %+v", p, res.Error)
+		}
+	}
+}
+
 // TestReadFileCap: content stops within readCap, after the last whole line
 // that fits, or inside a single long line at a character boundary.
 func TestReadFileCap(t *testing.T) {
