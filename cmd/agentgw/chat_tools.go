@@ -52,17 +52,19 @@ func invalidParams(format string, args ...any) *tools.ResultError {
 
 // toolbox runs the frontend tools chat offers, over the workspace --dir.
 type toolbox struct {
-	dir string
-	// root is --dir resolved on first use; rootErr why it could not be.
+	// root is the workspace; rootErr says why it could not be resolved,
+	// the failure of every call to a known tool.
 	root    *toolRoot
 	rootErr error
 	now     func() time.Time
 	timeout time.Duration
 }
 
-// newToolbox runs tools over dir, timing them with the wall clock.
+// newToolbox runs tools over dir, resolved now, timing them with the wall
+// clock.
 func newToolbox(dir string) *toolbox {
-	return &toolbox{dir: dir, now: time.Now, timeout: toolTimeout}
+	root, err := newToolRoot(dir)
+	return &toolbox{root: root, rootErr: err, now: time.Now, timeout: toolTimeout}
 }
 
 // chatTool is a tool chat runs over its workspace.
@@ -123,9 +125,6 @@ func (tb *toolbox) dispatch(ctx context.Context, call wireToolCall) (any, *tools
 	tool, ok := findTool(call.Name)
 	if !ok {
 		return nil, &tools.ResultError{Code: codeUnknownTool, Message: fmt.Sprintf("chat has no tool named %q; it runs %s", call.Name, toolNames())}
-	}
-	if tb.root == nil && tb.rootErr == nil {
-		tb.root, tb.rootErr = newToolRoot(tb.dir)
 	}
 	if tb.rootErr != nil {
 		return nil, &tools.ResultError{Code: codeNoWorkspace, Message: tb.rootErr.Error()}

@@ -204,7 +204,7 @@ func TestToolboxRun(t *testing.T) {
 			status: tools.StatusError, code: codeNoWorkspace, elapsed: 7},
 		{name: "a file as the workspace", tb: newToolbox(filepath.Join(fx.dir, "notes.txt")), call: wireToolCall{CallID: "c3", Name: "list_files"},
 			status: tools.StatusError, code: codeNoWorkspace, elapsed: 7},
-		{name: "a timeout", tb: &toolbox{dir: fx.dir, timeout: -1}, call: wireToolCall{CallID: "c4", Name: "list_files"},
+		{name: "a timeout", tb: withTimeout(newToolbox(fx.dir), -1), call: wireToolCall{CallID: "c4", Name: "list_files"},
 			status: tools.StatusTimeout, code: tools.CodeTimeout, elapsed: 7},
 		{name: "a relative workspace", tb: newToolbox("testdata/chat"), call: wireToolCall{CallID: "c5", Name: "list_files", Parameters: json.RawMessage(`{"pattern":"reader.yaml"}`)},
 			status: tools.StatusSuccess, elapsed: 7},
@@ -222,6 +222,12 @@ func TestToolboxRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withTimeout sets tb's timeout.
+func withTimeout(tb *toolbox, d time.Duration) *toolbox {
+	tb.timeout = d
+	return tb
 }
 
 // toolCase is one call of a tool: its parameters and the result it must
