@@ -143,30 +143,26 @@ func overlayFile(cfg *Config, path string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	// Relative paths in a config file are relative to the file.
-	for i, a := range cfg.Agents {
-		if !filepath.IsAbs(a) {
-			cfg.Agents[i] = filepath.Join(filepath.Dir(path), a)
+	dir := filepath.Dir(path)
+	for _, list := range [][]string{cfg.Agents, cfg.Tools.Files, cfg.Tools.WorkRoots} {
+		for i := range list {
+			relativeTo(dir, &list[i])
 		}
 	}
-	for i, r := range cfg.Git.Repositories {
-		if r.Path != "" && !filepath.IsAbs(r.Path) {
-			cfg.Git.Repositories[i].Path = filepath.Join(filepath.Dir(path), r.Path)
-		}
+	for i := range cfg.Git.Repositories {
+		relativeTo(dir, &cfg.Git.Repositories[i].Path)
 	}
-	if d := cfg.Git.CacheDir; d != "" && !filepath.IsAbs(d) {
-		cfg.Git.CacheDir = filepath.Join(filepath.Dir(path), d)
-	}
-	for _, list := range [][]string{cfg.Tools.Files, cfg.Tools.WorkRoots} {
-		for i, p := range list {
-			if !filepath.IsAbs(p) {
-				list[i] = filepath.Join(filepath.Dir(path), p)
-			}
-		}
-	}
-	if p := cfg.Store.Path; p != "" && !filepath.IsAbs(p) {
-		cfg.Store.Path = filepath.Join(filepath.Dir(path), p)
-	}
+	relativeTo(dir, &cfg.Git.CacheDir)
+	relativeTo(dir, &cfg.Store.Path)
 	return nil
+}
+
+// relativeTo joins the relative path *p to dir; an empty or absolute path
+// stays as it is.
+func relativeTo(dir string, p *string) {
+	if *p != "" && !filepath.IsAbs(*p) {
+		*p = filepath.Join(dir, *p)
+	}
 }
 
 func decodeConfig(data []byte, cfg *Config) error {

@@ -150,6 +150,42 @@ server:
 	}
 }
 
+// TestConfigFilePaths: the relative paths a config file gives are
+// relative to the file; absolute and empty ones are kept.
+func TestConfigFilePaths(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "conf/gw.yaml", `
+agents: [defs, /abs/agents]
+tools: {files: [tools.yaml], workRoots: [.., /abs/root]}
+git:
+  cacheDir: cache
+  repositories: [{name: rel, url: https://example.com/a.git, path: repos/a}, {name: empty, url: https://example.com/b.git}]
+store: {path: state/agentgw.db}
+`)
+	cfg, err := loadConfig(t, nil, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "conf")
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"agents", cfg.Agents, []string{filepath.Join(conf, "defs"), "/abs/agents"}},
+		{"tools.files", cfg.Tools.Files, []string{filepath.Join(conf, "tools.yaml")}},
+		{"tools.workRoots", cfg.Tools.WorkRoots, []string{dir, "/abs/root"}},
+		{"git.cacheDir", cfg.Git.CacheDir, filepath.Join(conf, "cache")},
+		{"git.repositories[0].path", cfg.Git.Repositories[0].Path, filepath.Join(conf, "repos", "a")},
+		{"git.repositories[1].path", cfg.Git.Repositories[1].Path, ""},
+		{"store.path", cfg.Store.Path, filepath.Join(conf, "state", "agentgw.db")},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
 func TestConfigFileValues(t *testing.T) {
 	dir := t.TempDir()
 	file := writeFile(t, dir, "gw.yaml", `
