@@ -39,6 +39,8 @@ func (t *Tool) Call(ctx context.Context, call Call) (res Result) {
 	}
 	runCtx, cancel := context.WithTimeoutCause(ctx, t.Timeout, errToolTimeout)
 	defer cancel()
+	t.begin()
+	defer t.end()
 	v, err := t.rt.Run(runCtx, t, call)
 	if err == nil {
 		res.Status, res.Result = StatusSuccess, v

@@ -46,9 +46,11 @@ func (m *Manager) Compile(spec Spec, baseDir string) (*Tool, []string, error) {
 		}
 	}
 	if len(errs) > 0 {
+		_ = t.Close() // what a check built (a wasm module) goes with the tool
 		return nil, warns, fmt.Errorf("tool %q: %w", spec.Name, errors.Join(errs...))
 	}
 	if err := t.buildFunctionDef(); err != nil {
+		_ = t.Close()
 		return nil, warns, fmt.Errorf("tool %q: function definition: %w", spec.Name, err)
 	}
 	return t, warns, nil

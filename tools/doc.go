@@ -9,7 +9,8 @@
 // the working directory resolved and confined, the interpreter looked up, a
 // wasm module compiled. Tool.Call validates the parameters, applies the
 // tool's timeout and output cap, runs it and shapes a Result with the
-// protocol's statuses and error codes.
+// protocol's statuses and error codes. Tool.Close releases what a tool
+// holds between calls (a wasm runtime) once its calls in flight end.
 //
 // What a tool sees:
 //

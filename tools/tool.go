@@ -1,15 +1,20 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Tool is a compiled tool: its schema compiled, its workdir, entry and
-// interpreter resolved. It is safe for concurrent calls.
+// interpreter resolved. It is safe for concurrent calls, and Close
+// releases it once they end.
 type Tool struct {
 	Spec
 	// BaseDir is the absolute directory the spec's relative paths start from.
@@ -25,6 +30,10 @@ type Tool struct {
 	interp     string  // interpreter resolved at load time; "" when missing then
 	mounts     []mount // wasm: resolved read-only mounts
 	wasm       *wasmModule
+
+	mu     sync.Mutex
+	calls  int  // calls in flight
+	closed bool // Close was called: the last call out releases the tool
 }
 
 // NeedsConsent reports whether the user must agree before each call.
@@ -54,11 +63,52 @@ func (t *Tool) Environ() []string {
 	return out
 }
 
-// Close releases what the tool holds between calls (a wasm tool's compiled
-// module). Calls after Close compile again.
+// Close releases what the tool holds between calls (a wasm tool's runtime
+// and compiled module): at once when no call is in flight, else when the
+// last one ends (an error then goes to the manager's logger). A call after
+// Close still runs, compiling again, and releases the tool when it ends.
+// Closing a closed tool does nothing.
 func (t *Tool) Close() error {
-	if t.wasm != nil {
-		return t.wasm.close()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	if t.calls > 0 {
+		return nil
+	}
+	return t.release()
+}
+
+// begin counts a call in.
+func (t *Tool) begin() {
+	t.mu.Lock()
+	t.calls++
+	t.mu.Unlock()
+}
+
+// end counts a call out; the last call out of a closed tool releases it.
+func (t *Tool) end() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.calls--
+	if t.closed && t.calls == 0 {
+		if err := t.release(); err != nil {
+			t.m.log.Warn("closing tool", "tool", t.Name, "error", err)
+		}
+	}
+}
+
+// release frees what the tool holds; t.mu is held, so no call starts
+// meanwhile.
+func (t *Tool) release() error {
+	t.m.log.LogAttrs(context.Background(), slog.LevelDebug, "tool closed", slog.String("tool", t.Name))
+	if t.wasm == nil {
+		return nil
+	}
+	if err := t.wasm.close(); err != nil {
+		return fmt.Errorf("tool %s: %w", t.Name, err)
 	}
 	return nil
 }

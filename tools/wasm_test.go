@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,10 +13,12 @@ import (
 )
 
 // wasmEnv shares one manager, and so one compilation cache, among the wasm
-// tests: compiling the Go-built module is the slow part.
+// tests: compiling the Go-built module is the slow part. logs has the
+// manager's log, debug lines included.
 var wasmEnv struct {
 	once sync.Once
 	m    *Manager
+	logs lockedBuffer
 }
 
 // wasmManager returns the shared manager; its roots are the system temp
@@ -25,6 +29,7 @@ func wasmManager() *Manager {
 		env := map[string]string{"TOOLS_WASM_ALLOWED": "ok", "TOOLS_WASM_SECRET": "leak"}
 		wasmEnv.m = NewManager(Config{
 			WorkRoots: []string{os.TempDir()},
+			Logger:    slog.New(slog.NewTextHandler(&wasmEnv.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 			Getenv: func(k string) string {
 				if v, ok := env[k]; ok {
 					return v
@@ -160,4 +165,89 @@ func TestWasmCheck(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "must be absolute") {
 		t.Errorf("Compile with a relative guest path: %v", err)
 	}
+}
+
+// TestWasmCloseWaitsForCalls: Close under a call in flight leaves the
+// runtime to that call, which completes, and the call's end releases it;
+// a call after Close compiles again and releases at its end too.
+func TestWasmCloseWaitsForCalls(t *testing.T) {
+	t.Parallel()
+	tool := mustCompile(t, wasmManager(), wasmSpec(t, "sleep"), t.TempDir())
+	if !tool.wasm.loaded() {
+		t.Fatal("Compile did not load the module")
+	}
+	done := make(chan Result, 1)
+	go func() { done <- call(tool, map[string]any{"ms": 1000}) }()
+	for deadline := time.Now().Add(10 * time.Second); tool.inFlight() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the call did not start")
+		}
+	}
+	if err := tool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !tool.wasm.loaded() {
+		t.Fatal("Close released the runtime under a call in flight")
+	}
+	res := <-done
+	wantSuccess(t, res)
+	if res.Result != "slept" {
+		t.Errorf("result %v", res.Result)
+	}
+	if tool.wasm.loaded() {
+		t.Fatal("the runtime outlived the last call after Close")
+	}
+	wantSuccess(t, call(tool, map[string]any{"ms": 1}))
+	if tool.wasm.loaded() {
+		t.Fatal("a call after Close kept the runtime")
+	}
+	if err := tool.Close(); err != nil {
+		t.Fatalf("closing again: %v", err)
+	}
+}
+
+// TestCompileErrorReleasesModule: a wasm tool that fails another check
+// does not keep the module its runtime check compiled.
+func TestCompileErrorReleasesModule(t *testing.T) {
+	t.Parallel()
+	spec := wasmSpec(t, "echo")
+	spec.Name, spec.Timeout = "w_bad_timeout", -time.Second
+	if _, _, err := wasmManager().Compile(spec, t.TempDir()); err == nil {
+		t.Fatal("a negative timeout compiled")
+	}
+	if !strings.Contains(wasmEnv.logs.String(), `msg="tool closed" tool=w_bad_timeout`) {
+		t.Errorf("the failed tool was not closed; log:\n%s", wasmEnv.logs.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent use.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// inFlight is the number of t's calls in flight.
+func (t *Tool) inFlight() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.calls
+}
+
+// loaded reports whether w holds a runtime.
+func (w *wasmModule) loaded() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.rt != nil
 }

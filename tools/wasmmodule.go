@@ -69,7 +69,10 @@ func (w *wasmModule) close() error {
 	}
 	err := w.rt.Close(context.Background())
 	w.rt, w.compiled = nil, nil
-	return err
+	if err != nil {
+		return fmt.Errorf("closing the wasm runtime: %w", err)
+	}
+	return nil
 }
 
 // parseMounts resolves each "hostdir" or "hostdir:guestdir" entry: the

@@ -22,9 +22,9 @@ func cmdExport(args []string, getenv func(string) string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "agentgw:", err)
 		return 2
 	}
-	agents, diags := newLoader(cfg, getenv, nil, nil, slog.New(slog.DiscardHandler)).read()
+	set, diags := newLoader(cfg, getenv, nil, nil, slog.New(slog.DiscardHandler)).read()
 	name := g.fs.Arg(0)
-	for _, a := range agents {
+	for _, a := range set.agents {
 		if a.Name() != name {
 			continue
 		}

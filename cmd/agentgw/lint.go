@@ -26,10 +26,10 @@ func cmdLint(args []string, getenv func(string) string, stdout, stderr io.Writer
 	if paths := g.fs.Args(); len(paths) > 0 {
 		ld.paths = paths
 	}
-	agents, diags := ld.read()
+	set, diags := ld.read()
 	fmt.Fprint(stdout, diags.String())
 	errs := diags.Errors()
-	fmt.Fprintf(stderr, "%d agents loaded, %d errors, %d warnings\n", len(agents), errs, len(diags)-errs)
+	fmt.Fprintf(stderr, "%d agents loaded, %d errors, %d warnings\n", len(set.agents), errs, len(diags)-errs)
 	if errs > 0 {
 		return 1
 	}

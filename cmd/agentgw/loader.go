@@ -29,8 +29,15 @@ func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, 
 	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm}
 }
 
+// agentSet is what one read made: the agents and the shared tools (every
+// agent's tools include them, but a set may have no agent).
+type agentSet struct {
+	agents []*agent.Agent
+	shared map[string]*tools.Tool
+}
+
 // read loads the shared tools, then the agents with them.
-func (l *loader) read() ([]*agent.Agent, agent.Diagnostics) {
+func (l *loader) read() (agentSet, agent.Diagnostics) {
 	shared, diags := agent.LoadTools(l.tools, l.toolFiles...)
 	opts := agent.LoadOptions{Tools: l.tools, Shared: shared}
 	var agents []*agent.Agent
@@ -40,12 +47,12 @@ func (l *loader) read() ([]*agent.Agent, agent.Diagnostics) {
 	} else {
 		agents, ds = agent.LoadWith(opts, l.paths...)
 	}
-	return agents, append(diags, ds...)
+	return agentSet{agents: agents, shared: shared}, append(diags, ds...)
 }
 
 // load is read, logging every problem; bad files are skipped.
-func (l *loader) load(log *slog.Logger) []*agent.Agent {
-	agents, diags := l.read()
+func (l *loader) load(log *slog.Logger) agentSet {
+	set, diags := l.read()
 	for _, d := range diags {
 		if d.Severity == agent.SeverityError {
 			log.Error("agent definition", "problem", d.String())
@@ -53,5 +60,28 @@ func (l *loader) load(log *slog.Logger) []*agent.Agent {
 			log.Warn("agent definition", "problem", d.String())
 		}
 	}
-	return agents
+	return set
+}
+
+// close closes the set's tools, each once though agents share some: each
+// is released as soon as no call to it is in flight (tools.Tool.Close).
+func (s agentSet) close(log *slog.Logger) {
+	closed := map[*tools.Tool]bool{}
+	closeTool := func(t *tools.Tool) {
+		if closed[t] {
+			return
+		}
+		closed[t] = true
+		if err := t.Close(); err != nil {
+			log.Warn("closing a replaced tool", "tool", t.Name, "error", err)
+		}
+	}
+	for _, t := range s.shared {
+		closeTool(t)
+	}
+	for _, a := range s.agents {
+		for _, t := range a.Tools() {
+			closeTool(t)
+		}
+	}
 }

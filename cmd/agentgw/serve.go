@@ -55,7 +55,8 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	pool := mcp.NewPool(versionString(), log)
 	defer pool.Close()
 	ld := newLoader(cfg, getenv, repos, pool, log)
-	reg := agent.NewRegistry(ld.load(log))
+	set := ld.load(log)
+	reg := agent.NewRegistry(set.agents)
 	st, err := newStore(cfg)
 	if err != nil {
 		return err
@@ -89,7 +90,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 			return err
 		}
 	}
-	go reloadOnHUP(ctx, reg, ld, log)
+	go reloadOnHUP(ctx, reg, ld, set, log)
 	log.Info("agentgw listening", "addr", ln.Addr().String(), "agents", reg.Names(), "upstream", upstreamLabel(cfg), "version", versionString())
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -161,8 +162,9 @@ func newRepos(cfg *Config, getenv func(string) string, log *slog.Logger) (*gitre
 	return m, nil
 }
 
-// reloadOnHUP reloads the agent definitions on SIGHUP and swaps them in.
-func reloadOnHUP(ctx context.Context, reg *agent.Registry, l *loader, log *slog.Logger) {
+// reloadOnHUP reloads the agent definitions on SIGHUP and swaps them in
+// for cur, the set loaded before.
+func reloadOnHUP(ctx context.Context, reg *agent.Registry, l *loader, cur agentSet, log *slog.Logger) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -171,11 +173,20 @@ func reloadOnHUP(ctx context.Context, reg *agent.Registry, l *loader, log *slog.
 		case <-ctx.Done():
 			return
 		case <-hup:
-			agents := l.load(log)
-			reg.Swap(agents)
-			log.Info("agent definitions reloaded", "agents", reg.Names())
+			cur = reload(reg, l, cur, log)
 		}
 	}
+}
+
+// reload loads the agent definitions, swaps them in for old and closes
+// old's tools: requests in flight keep the old agents, and each old tool
+// is released once no call to it is in flight. It returns the new set.
+func reload(reg *agent.Registry, l *loader, old agentSet, log *slog.Logger) agentSet {
+	set := l.load(log)
+	reg.Swap(set.agents)
+	log.Info("agent definitions reloaded", "agents", reg.Names())
+	old.close(log)
+	return set
 }
 
 func splitTokens(s string) []string {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -34,6 +35,10 @@ func main() {
 	case "loop":
 		for n := 0; ; n++ {
 		}
+	case "sleep":
+		ms, _ := strconv.Atoi(field(msg, "ms"))
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		out("slept")
 	case "read":
 		b, err := os.ReadFile(field(msg, "path"))
 		if err != nil {
