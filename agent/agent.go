@@ -33,6 +33,17 @@ func (a *Agent) Tools() []*tools.Tool {
 	return out
 }
 
+// closeOwnTools releases the tools the agent's own definition compiled (not
+// the shared ones), for an agent that is dropped for its errors: nothing
+// else would close them.
+func (a *Agent) closeOwnTools(shared map[string]*tools.Tool) {
+	for name, t := range a.tools {
+		if shared[name] != t {
+			_ = t.Close() // never called, so released at once
+		}
+	}
+}
+
 // CommandNames lists the commands in definition order.
 func (a *Agent) CommandNames() []string {
 	names := make([]string, 0, len(a.Def.Commands))

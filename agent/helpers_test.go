@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -137,4 +139,15 @@ func runRequest(t *testing.T, r *Runner, body string) (*Recorder, error) {
 	rec := &Recorder{}
 	run.Execute(t.Context(), rec)
 	return rec, nil
+}
+
+// writeTemp writes data to a file named name in a new temporary directory
+// and returns its path.
+func writeTemp(t *testing.T, name, data string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

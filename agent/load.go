@@ -190,8 +190,10 @@ func parseFile(opts *LoadOptions, baseDir, file string, data []byte) ([]*Agent, 
 		nd.decode(&doc, reflect.ValueOf(def).Elem(), "agent")
 		a := compile(def, &local, opts, baseDir)
 		diags = append(diags, local...)
-		if local.Errors() == 0 && a != nil {
+		if local.Errors() == 0 {
 			agents = append(agents, a)
+		} else {
+			a.closeOwnTools(opts.Shared)
 		}
 	}
 	if len(agents) == 0 && diags.Errors() == 0 {

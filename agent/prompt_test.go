@@ -53,16 +53,8 @@ func TestPromptGolden(t *testing.T) {
 			}
 			out.set("upstream", pretty.String())
 			out.set("cut", cutLines(t, logs.Bytes()))
-			got := out.format()
-			if golden.Updating() {
-				if err := os.WriteFile(f, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if got != string(data) {
-				t.Errorf("%s differs (run go test -update and review the diff):\n%s", f, got)
-			}
+			// The file is the case and its expectation at once.
+			golden.Check(t, f, []byte(out.format()))
 		})
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -175,11 +175,7 @@ func toolRunner(t *testing.T, st store.Store, more ...string) (*Runner, *toolMod
 	}})
 	var files []string
 	for i, doc := range append([]string{toolAgents}, more...) {
-		file := filepath.Join(t.TempDir(), fmt.Sprintf("t%d.yaml", i))
-		if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, file)
+		files = append(files, writeTemp(t, fmt.Sprintf("t%d.yaml", i), doc))
 	}
 	agents, diags := LoadWith(LoadOptions{Tools: tm}, files...)
 	if diags.Errors() > 0 {
@@ -329,8 +325,7 @@ func TestToolStep(t *testing.T) {
 
 func TestToolLoadErrors(t *testing.T) {
 	tm := tools.NewManager(tools.Config{Builtins: map[string]tools.BuiltinFunc{"x": func(context.Context, map[string]any) (any, error) { return nil, nil }}})
-	file := filepath.Join(t.TempDir(), "bad.yaml")
-	if err := os.WriteFile(file, []byte(`
+	file := writeTemp(t, "bad.yaml", `
 name: bad
 tools:
   - {name: ok, description: d, runtime: builtin, entry: x}
@@ -362,14 +357,41 @@ commands:
   - name: calls
     steps:
       - {id: x, call: {command: waits}}
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	_, diags := LoadWith(LoadOptions{Tools: tm}, file)
 	for _, want := range []string{`tool "ok" is defined twice`, `no tool named "nope"`, `tool "weird"`, `step "a": a tool step that asks for consent stops the plan`, `step "b": llm: tool "ask" waits`, `step "inner": tool "ask" waits`, `step "x": call: command "waits" waits for the user or the IDE`} {
 		if !strings.Contains(diags.String(), want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, diags)
 		}
+	}
+}
+
+// TestDroppedAgentClosesItsTools: an agent left out for its errors
+// releases the tools its definition compiled, and only those: the shared
+// ones stay open for the agents that load.
+func TestDroppedAgentClosesItsTools(t *testing.T) {
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	noop := func(context.Context, map[string]any) (any, error) { return nil, nil }
+	tm := tools.NewManager(tools.Config{Logger: log, Builtins: map[string]tools.BuiltinFunc{"x": noop}})
+	shared, diags := LoadTools(tm, writeTemp(t, "shared.yaml", "- {name: common, description: d, runtime: builtin, entry: x}\n"))
+	if diags.Errors() > 0 {
+		t.Fatal(diags)
+	}
+	_, diags = LoadWith(LoadOptions{Tools: tm, Shared: shared}, writeTemp(t, "broken.yaml", `
+name: broken
+tools:
+  - {name: own, description: d, runtime: builtin, entry: x}
+commands:
+  - name: other
+    tools: [own, common]
+    messageTemplates: [{role: system, template: s}]
+`))
+	if diags.Errors() == 0 {
+		t.Fatal("the agent without a default command loaded")
+	}
+	if !strings.Contains(logs.String(), `msg="tool closed" tool=own`) || strings.Contains(logs.String(), "tool=common") {
+		t.Fatalf("want own closed and common open; the manager logged:\n%s", logs.String())
 	}
 }
 

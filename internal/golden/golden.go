@@ -13,10 +13,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// Updating reports whether the test binary runs with -update, for tests
-// that keep their expectations in a file of their own making.
-func Updating() bool { return *update }
-
 // Check compares got with the file at path (relative to the test's package
 // directory, like testdata/x.json). With -update it first writes got there,
 // creating the directories it needs.
