@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/server"
 )
 
@@ -14,7 +15,7 @@ import (
 // status and timings.
 func TestAccessLog(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
+	var buf syncbuf.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, nil))
 	gw := newGateway(t, withServer(func(c *server.Config) { c.Logger = log }), withUpstream(replay(t, "normal.sse")))
 

@@ -1,32 +1,15 @@
 package sse
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe to read while a Writer writes to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // waitFor polls cond until it holds; it fails the test after a generous
 // deadline (a hang, not a timing assertion).
@@ -42,7 +25,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestKeepAlivePingsAfterSilenceAndStopsAtEnd(t *testing.T) {
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	w := NewWriter(out, goldenOptions)
 	if err := w.Text("a"); err != nil {
 		t.Fatal(err)
@@ -61,7 +44,7 @@ func TestKeepAlivePingsAfterSilenceAndStopsAtEnd(t *testing.T) {
 }
 
 func TestKeepAliveStop(t *testing.T) {
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	w := NewWriter(out, goldenOptions)
 	stop := w.StartKeepAlive(2 * time.Millisecond)
 	stop()
@@ -79,14 +62,14 @@ func TestKeepAliveStopsOnWriteError(t *testing.T) {
 }
 
 func TestKeepAliveDisabled(t *testing.T) {
-	w := NewWriter(&syncBuffer{}, goldenOptions)
+	w := NewWriter(&syncbuf.Buffer{}, goldenOptions)
 	w.StartKeepAlive(0)() // nothing to stop
 }
 
 // TestConcurrentWrites writes every frame kind from many goroutines while
 // KeepAlive pings; run with -race. Every frame must arrive whole.
 func TestConcurrentWrites(t *testing.T) {
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	w := NewWriter(out, goldenOptions)
 	defer w.StartKeepAlive(time.Microsecond)()
 	const workers, perWorker = 8, 50

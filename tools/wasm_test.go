@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/internal/syncbuf"
 )
 
 // wasmEnv shares one manager, and so one compilation cache, among the wasm
@@ -18,7 +19,7 @@ import (
 var wasmEnv struct {
 	once sync.Once
 	m    *Manager
-	logs lockedBuffer
+	logs syncbuf.Buffer
 }
 
 // wasmManager returns the shared manager; its roots are the system temp
@@ -218,24 +219,6 @@ func TestCompileErrorReleasesModule(t *testing.T) {
 	if !strings.Contains(wasmEnv.logs.String(), `msg="tool closed" tool=w_bad_timeout`) {
 		t.Errorf("the failed tool was not closed; log:\n%s", wasmEnv.logs.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // inFlight is the number of t's calls in flight.

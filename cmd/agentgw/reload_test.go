@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -48,7 +47,7 @@ func TestReloadClosesReplacedTools(t *testing.T) {
 	cfg := testConfig(t, "")
 	cfg.Agents = []string{filepath.Join(dir, "agents")}
 	cfg.Tools.Files = []string{writeFile(t, dir, "tools.yaml", "- name: shared\n  description: waits\n  runtime: held\n  entry: x\n")}
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ld := newLoader(cfg, envOf(nil), nil, nil, log)
 	rt := heldRuntime{started: make(chan string, 1), release: make(chan struct{})}
@@ -100,22 +99,4 @@ func toolNamed(t *testing.T, reg *agent.Registry, a, tool string) *tools.Tool {
 	}
 	t.Fatalf("agent %s has no tool %s", a, tool)
 	return nil
-}
-
-// lockedBuffer is a bytes.Buffer safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
