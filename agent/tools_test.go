@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -89,13 +90,16 @@ commands:
 type toolModel struct {
 	mu       sync.Mutex
 	requests []map[string]any
+	raw      [][]byte // the bodies as they came
 }
 
 func (m *toolModel) serve(w http.ResponseWriter, r *http.Request) {
+	data, _ := io.ReadAll(r.Body)
 	var body map[string]any
-	_ = json.NewDecoder(r.Body).Decode(&body)
+	_ = json.Unmarshal(data, &body)
 	m.mu.Lock()
 	m.requests = append(m.requests, body)
+	m.raw = append(m.raw, data)
 	m.mu.Unlock()
 	msgs, _ := body["messages"].([]any)
 	last, _ := msgs[len(msgs)-1].(map[string]any)

@@ -1,21 +1,73 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/agentgw/agentgw/sse"
 )
 
 // Message is one message of the prompt.
+//
+// A Message survives a JSON round trip unchanged (a paused run is kept in
+// a store as JSON): it encodes as {"role","content","raw"}, each only when
+// set, with Raw as a JSON string of its bytes, so that they come back
+// exactly as they were (encoding/json would compact an embedded raw value
+// and escape its <, > and &), and an empty Raw comes back empty, never as
+// the literal null.
 type Message struct {
 	Role    string
 	Content string
 	// Raw, when set, is sent verbatim instead of Role and Content: a
 	// conversation turn passed through with tool_calls, multi-part content…
+	// It must be a JSON object.
 	Raw json.RawMessage
+}
+
+// messageJSON is the encoded form of a Message.
+type messageJSON struct {
+	Role    string `json:"role,omitempty"`
+	Content string `json:"content,omitempty"`
+	Raw     string `json:"raw,omitempty"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (m Message) MarshalJSON() ([]byte, error) {
+	return json.Marshal(messageJSON{Role: m.Role, Content: m.Content, Raw: string(m.Raw)})
+}
+
+// UnmarshalJSON implements json.Unmarshaler. It also reads the form that
+// gateways before MarshalJSON wrote, {"Role","Content","Raw"} with Raw an
+// embedded value and null when empty, so that a run paused by one of those
+// resumes with its whole prompt.
+func (m *Message) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Role    string          `json:"role"`
+		Content string          `json:"content"`
+		Raw     json.RawMessage `json:"raw"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("llm: decoding a message: %w", err)
+	}
+	*m = Message{Role: v.Role, Content: v.Content}
+	switch {
+	case len(v.Raw) == 0 || string(v.Raw) == "null":
+	case v.Raw[0] == '"':
+		var s string
+		if err := json.Unmarshal(v.Raw, &s); err != nil {
+			return fmt.Errorf("llm: decoding a message's raw form: %w", err)
+		}
+		if s != "" {
+			m.Raw = json.RawMessage(s)
+		}
+	default:
+		m.Raw = slices.Clone(v.Raw)
+	}
+	return nil
 }
 
 // Field is a pass-through field of the agent request (temperature, top_p,
@@ -86,8 +138,8 @@ func (r *ChatRequest) body(stream bool) ([]byte, error) {
 			b = append(b, ',')
 		}
 		if m.Raw != nil {
-			if !json.Valid(m.Raw) {
-				return nil, fmt.Errorf("llm: raw message %d is not valid JSON", i)
+			if !isObject(m.Raw) {
+				return nil, fmt.Errorf("llm: raw message %d is not a JSON object", i)
 			}
 			b = append(b, m.Raw...)
 			continue
@@ -102,6 +154,14 @@ func (r *ChatRequest) body(stream bool) ([]byte, error) {
 		return append(b, `],"stream":true}`...), nil
 	}
 	return append(b, `],"stream":false}`...), nil
+}
+
+// isObject reports whether raw is one valid JSON object, spaces around it
+// allowed: a message must be one, and a strict model refuses anything
+// else, null included.
+func isObject(raw []byte) bool {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && json.Valid(raw)
 }
 
 // ours reports whether the body's key is set by r itself, so that the

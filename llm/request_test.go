@@ -52,6 +52,9 @@ func TestBodyRejectsInvalidRaw(t *testing.T) {
 		{Extra: []Field{{Key: "temperature", Value: json.RawMessage(`0.2.`)}}},
 		{Extra: []Field{{Key: "top_p"}}},
 		{Messages: []Message{{Raw: json.RawMessage(`{"role":`)}}},
+		{Messages: []Message{{Raw: json.RawMessage(`null`)}}},
+		{Messages: []Message{{Raw: json.RawMessage(`["role"]`)}}},
+		{Messages: []Message{{Raw: json.RawMessage(`"hi"`)}}},
 	}
 	for i, req := range bad {
 		if body, err := req.Body(); err == nil {
@@ -156,4 +159,65 @@ func TestHeaderPolicy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMessageJSONRoundTrip: a Message comes back from JSON exactly as it
+// was (a paused run is kept as JSON): an empty Raw stays empty, never the
+// literal null, and a raw message keeps its bytes, spaces and <, >, &
+// included.
+func TestMessageJSONRoundTrip(t *testing.T) {
+	msgs := []Message{
+		{Role: "system", Content: "You use tools."},
+		{Role: "user", Content: "if a < b && c > d {\n\t\"q\" \\ 世界\n}"},
+		{Role: "user"},
+		{Role: "user", Raw: json.RawMessage(`{"role": "user",  "content": "a<b && c>d \u00e9"}`)},
+		AssistantMessage("", []ToolCall{{ID: "c1", Name: "grep", Arguments: `{"q": "<x>"}`}}),
+		ToolMessage("c1", `{"status":"SUCCESS"}`),
+	}
+	data, err := json.Marshal(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Message
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(msgs, got, sameMessage) {
+		t.Fatalf("round trip through %s:\n got %q\nwant %q", data, got, msgs)
+	}
+	before, err := (&ChatRequest{Messages: msgs}).Body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := (&ChatRequest{Messages: got}).Body()
+	if err != nil || string(after) != string(before) {
+		t.Fatalf("body after the round trip:\n%s, %v\nbefore:\n%s", after, err, before)
+	}
+}
+
+// TestMessageJSONOldForm: the form gateways wrote before Message had its
+// own encoding, Raw embedded and null when empty, decodes to the messages
+// it meant.
+func TestMessageJSONOldForm(t *testing.T) {
+	old := `[{"Role":"system","Content":"You use tools.","Raw":null},` +
+		`{"Role":"tool","Content":"","Raw":{"role":"tool","tool_call_id":"c1","content":"ok"}}]`
+	var got []Message
+	if err := json.Unmarshal([]byte(old), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []Message{{Role: "system", Content: "You use tools."},
+		{Role: "tool", Raw: json.RawMessage(`{"role":"tool","tool_call_id":"c1","content":"ok"}`)}}
+	if !slices.EqualFunc(want, got, sameMessage) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if err := json.Unmarshal([]byte(`[{"raw":7}]`), &got); err != nil {
+		t.Fatal(err) // decodes; Body refuses a raw message that is no object
+	}
+	if body, err := (&ChatRequest{Messages: got}).Body(); err == nil {
+		t.Fatalf("Body() = %s, want an error", body)
+	}
+}
+
+func sameMessage(a, b Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && string(a.Raw) == string(b.Raw) && (a.Raw == nil) == (b.Raw == nil)
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,24 +18,30 @@ import (
 
 // fixerModel plays the model of the test fixer: it runs the tests, reads
 // the file the failure names, then proposes a fix quoting what it saw.
+// It is as strict as a real model: a conversation that is not one (a
+// message that is not an object with a role, no question, a tool call
+// without its result) is a 400, and each request must carry the
+// conversation of the one before, byte for byte, and then more.
 type fixerModel struct {
 	mu   sync.Mutex
-	seen []string // the tool messages it received
+	seen []string          // the tool messages it received
+	last []json.RawMessage // the messages of the last request
 }
 
 func (m *fixerModel) serve(w http.ResponseWriter, r *http.Request) {
 	var body struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content any    `json:"content"`
-		} `json:"messages"`
+		Messages []json.RawMessage `json:"messages"`
 	}
 	_ = json.NewDecoder(r.Body).Decode(&body)
-	var tools []string
-	for _, msg := range body.Messages {
-		if msg.Role == "tool" {
-			tools = append(tools, fmt.Sprint(msg.Content))
-		}
+	m.mu.Lock()
+	prev := m.last
+	m.last = body.Messages
+	m.mu.Unlock()
+	tools, err := strictConversation(body.Messages, prev)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error"}}`, err.Error())
+		return
 	}
 	m.mu.Lock()
 	m.seen = tools
@@ -63,6 +71,57 @@ func (m *fixerModel) serve(w http.ResponseWriter, r *http.Request) {
 		chunk(map[string]any{"content": "Fix: calc.go returns a - b; it should return a + b."}, "stop")
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// strictConversation checks msgs as a strict model does, and that they
+// begin with prev, byte for byte; it returns the tool messages' contents.
+func strictConversation(msgs, prev []json.RawMessage) ([]string, error) {
+	if len(msgs) < len(prev) {
+		return nil, fmt.Errorf("the conversation lost messages: %d, was %d", len(msgs), len(prev))
+	}
+	for i := range prev {
+		if string(msgs[i]) != string(prev[i]) {
+			return nil, fmt.Errorf("messages[%d] is %s, was %s", i, msgs[i], prev[i])
+		}
+	}
+	var tools []string
+	var open []string // tool call ids waiting for their results
+	users := 0
+	for i, raw := range msgs {
+		var msg struct {
+			Role       string `json:"role"`
+			Content    any    `json:"content"`
+			ToolCallID string `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID string `json:"id"`
+			} `json:"tool_calls"`
+		}
+		if err := json.Unmarshal(raw, &msg); err != nil || !strings.HasPrefix(string(raw), "{") || msg.Role == "" {
+			return nil, fmt.Errorf("messages[%d]: %s is not a message", i, raw)
+		}
+		if msg.Role != "tool" && len(open) > 0 {
+			return nil, fmt.Errorf("messages[%d]: tool calls %q have no result", i, open)
+		}
+		switch msg.Role {
+		case "user":
+			users++
+		case "assistant":
+			for _, c := range msg.ToolCalls {
+				open = append(open, c.ID)
+			}
+		case "tool":
+			j := slices.Index(open, msg.ToolCallID)
+			if j < 0 {
+				return nil, fmt.Errorf("messages[%d]: a result for no call (%q)", i, msg.ToolCallID)
+			}
+			open = slices.Delete(open, j, j+1)
+			tools = append(tools, fmt.Sprint(msg.Content))
+		}
+	}
+	if users == 0 {
+		return nil, errors.New("the conversation has no user message")
+	}
+	return tools, nil
 }
 
 // TestFixerExample: the embedded test fixer asks before running the tests,

@@ -1,0 +1,136 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/store"
+)
+
+// resumeStores are the stores a paused run is kept in: each test of a
+// resumed run runs over both.
+func resumeStores(t *testing.T) map[string]func() store.Store {
+	return map[string]func() store.Store{
+		"memory": func() store.Store { return store.NewMemory() },
+		"sqlite": func() store.Store {
+			s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return s
+		},
+	}
+}
+
+// turnsBody is a request of agent t whose conversation turns hold what a
+// JSON round trip would change: spaces, <, > and &, an escaped character.
+func turnsBody(input string) string {
+	return `{"agent":"t","messages":[{"role": "user",  "content": "is a<b && c>d?"},` +
+		`{"role":"assistant","content":"yes \u00e9"}],"contextVariables":[{"name":"userInputPrompt","value":"` + input + `"}]}`
+}
+
+// TestResumedUpstreamRequests: the upstream request of every resumed turn
+// is byte for byte the conversation the paused round had (system prompt,
+// the client's turns as they came, the user's question, the model's tool
+// calls) followed by the tool results, whichever store kept it. The
+// golden file holds every upstream body of the exchange, one a line.
+func TestResumedUpstreamRequests(t *testing.T) {
+	for name, open := range resumeStores(t) {
+		for _, tc := range []struct {
+			scenario, input string
+			answer          func(t *testing.T, rec *Recorder) string
+		}{
+			{"consent-accept", "deploy", func(t *testing.T, rec *Recorder) string {
+				return `{"agent":"t","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}}`
+			}},
+			{"consent-decline", "deploy", func(t *testing.T, rec *Recorder) string {
+				return `{"agent":"t","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":false}}`
+			}},
+			{"frontend", "read", func(t *testing.T, rec *Recorder) string {
+				return `{"agent":"t","toolResults":[{"callId":"` + toolCallID(t, rec) +
+					`","status":"SUCCESS","result":{"content":"if a < b {}"},"executionTime":7,"clientInfo":{"deviceType":"desktop"}}]}`
+			}},
+		} {
+			t.Run(name+"/"+tc.scenario, func(t *testing.T) {
+				r, m := toolRunner(t, open())
+				rec, err := runRequest(t, r, turnsBody(tc.input))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rec, err = runRequest(t, r, tc.answer(t, rec)); err != nil {
+					t.Fatal(err)
+				}
+				if e := rec.Err(); e != nil {
+					t.Fatalf("the resumed run failed: %+v", e)
+				}
+				m.mu.Lock()
+				bodies := m.raw
+				m.mu.Unlock()
+				if len(bodies) != 2 {
+					t.Fatalf("%d upstream requests, want 2", len(bodies))
+				}
+				checkMessages(t, bodies[1])
+				first, resumed := messagesOf(t, bodies[0]), messagesOf(t, bodies[1])
+				if len(resumed) < len(first) {
+					t.Fatalf("the resumed request has %d messages, the first %d", len(resumed), len(first))
+				}
+				for i := range first {
+					if !bytes.Equal(first[i], resumed[i]) {
+						t.Errorf("message %d: resumed as %s, sent first as %s", i, resumed[i], first[i])
+					}
+				}
+				// A tool the gateway runs takes the time it takes: only its
+				// executionTime is not compared.
+				got := append(bytes.Join(bodies, []byte("\n")), '\n')
+				if strings.HasPrefix(tc.scenario, "consent") {
+					got = ranFor.ReplaceAll(got, []byte(`\"executionTime\":0}`))
+				}
+				golden.Check(t, "testdata/resume/"+tc.scenario+".txt", got)
+			})
+		}
+	}
+}
+
+// toolCallID is the callId of the copilot_tool_call rec ends with.
+func toolCallID(t *testing.T, rec *Recorder) string {
+	t.Helper()
+	for _, f := range rec.Frames() {
+		if f.Kind == "toolcall" {
+			return f.ToolCall.CallID
+		}
+	}
+	t.Fatalf("no tool call in %q", rec.Transcript())
+	return ""
+}
+
+// messagesOf splits an upstream body's messages, each as its bytes.
+func messagesOf(t *testing.T, body []byte) []json.RawMessage {
+	t.Helper()
+	var b struct{ Messages []json.RawMessage }
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatalf("upstream body %s: %v", body, err)
+	}
+	return b.Messages
+}
+
+// checkMessages fails unless every message of body is an object with a
+// role, as a strict model demands.
+func checkMessages(t *testing.T, body []byte) {
+	t.Helper()
+	for i, m := range messagesOf(t, body) {
+		var msg struct{ Role string }
+		if err := json.Unmarshal(m, &msg); err != nil || msg.Role == "" || !strings.HasPrefix(string(m), "{") {
+			t.Errorf("message %d is %s, not a message", i, m)
+		}
+	}
+}
+
+// ranFor matches the executionTime of a tool the gateway ran, in a tool
+// message.
+var ranFor = regexp.MustCompile(`\\"executionTime\\":[0-9]+}`)
