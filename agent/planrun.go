@@ -161,8 +161,11 @@ func (run *Run) loadState(ctx context.Context, runID string) map[string]any {
 		return nil
 	}
 	var state map[string]any
-	if json.Unmarshal(data, &state) != nil {
+	if decodeNumbers(data, &state) != nil {
 		return nil
+	}
+	for k, v := range state {
+		state[k] = fromNumbers(v)
 	}
 	return state
 }

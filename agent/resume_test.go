@@ -134,3 +134,70 @@ func checkMessages(t *testing.T, body []byte) {
 // ranFor matches the executionTime of a tool the gateway ran, in a tool
 // message.
 var ranFor = regexp.MustCompile(`\\"executionTime\\":[0-9]+}`)
+
+// numbersAgent keeps numbers in a plan's state and in a completed step's
+// result across a consent pause, and in the state its action's handler
+// reads.
+const numbersAgent = `
+name: big
+tools:
+  - {name: deploy, description: Deploys, runtime: builtin, entry: deploy, permissionLevel: USER_CONSENT}
+commands:
+  - name: default
+    steps:
+      - id: init
+        set: {n: 10000000, big: 9007199254740993, ratio: 0.5, list: [20000000]}
+      - id: count
+        set: {c: 30000000}
+      - id: before
+        dependsOn: [init, count]
+        reply: "before {{ .state.n }} {{ .state.big }} {{ .state.ratio }} {{ index .state.list 0 }} {{ .steps.count.result.c }}|"
+      - id: deploy
+        tool: deploy
+        dependsOn: [before]
+      - id: after
+        dependsOn: [deploy]
+        reply: "after {{ .state.n }} {{ .state.big }} {{ .state.ratio }} {{ index .state.list 0 }} {{ .steps.count.result.c }}|"
+      - id: ask
+        dependsOn: [after]
+        action:
+          action: confirm
+          data: {title: More, message: m}
+          onAccept:
+            - id: say
+              reply: "handler {{ .state.n }} {{ .state.big }} {{ .state.ratio }} {{ index .state.list 0 }}"
+`
+
+// TestResumedNumbers: numbers a plan kept before it paused read the same
+// after it resumes, and in its action's handler, whichever store kept
+// them: 10000000, not 1e+07, and 2^53+1 exactly.
+func TestResumedNumbers(t *testing.T) {
+	for name, open := range resumeStores(t) {
+		t.Run(name, func(t *testing.T) {
+			r, _ := toolRunner(t, open(), numbersAgent)
+			rec, err := runRequest(t, r, `{"agent":"big"}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const nums = "10000000 9007199254740993 0.5 20000000 30000000|"
+			if got := rec.Transcript(); got != "before "+nums {
+				t.Fatalf("before the pause: %q %+v", got, rec.Err())
+			}
+			accept := func(rec *Recorder) string {
+				return `{"agent":"big","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}}`
+			}
+			if rec, err = runRequest(t, r, accept(rec)); err != nil {
+				t.Fatal(err)
+			}
+			if got := rec.Transcript(); got != "after "+nums {
+				t.Fatalf("after the pause: %q %+v", got, rec.Err())
+			}
+			if rec, err = runRequest(t, r, accept(rec)); err != nil {
+				t.Fatal(err)
+			}
+			if got := rec.Transcript(); got != "handler 10000000 9007199254740993 0.5 20000000" {
+				t.Fatalf("in the handler: %q %+v", got, rec.Err())
+			}
+		})
+	}
+}
