@@ -196,6 +196,18 @@ func (run *Run) savePause(ctx context.Context, rec *pauseRecord) error {
 	return nil
 }
 
+// peekPause loads a paused run and leaves it in the store.
+func peekPause(ctx context.Context, st store.Store, id string) (*pauseRecord, error) {
+	if st == nil {
+		return nil, store.ErrNotFound
+	}
+	data, err := st.Get(ctx, pauseKey(id))
+	if err != nil {
+		return nil, err
+	}
+	return decodePause(data)
+}
+
 // takePause loads a paused run and removes it, so that it resumes once.
 func takePause(ctx context.Context, st store.Store, id string) (*pauseRecord, error) {
 	if st == nil {

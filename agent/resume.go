@@ -12,8 +12,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// resumeToolResults prepares a run that continues the conversation a
-// frontend tool call paused; its errors are for before the stream.
+// resumeToolResults finds the paused run that a frontend tool's results
+// answer, and checks that this request may resume it; its errors are for
+// before the stream. It only reads the run: claimPause takes it once the
+// whole request is known to be good, so that a request refused here or
+// later in Prepare (another agent, a missing context variable) leaves the
+// run waiting for the right one.
 func (r *Runner) resumeToolResults(run *Run) (string, error) {
 	if r.cfg.Store == nil {
 		return "", pauseGone(store.ErrNotFound)
@@ -30,7 +34,7 @@ func (r *Runner) resumeToolResults(run *Run) (string, error) {
 		}
 		pauseID = string(id)
 	}
-	rec, err := takePause(bgctx(), r.cfg.Store, pauseID)
+	rec, err := peekPause(bgctx(), r.cfg.Store, pauseID)
 	if err != nil {
 		return "", pauseGone(err)
 	}
@@ -44,10 +48,25 @@ func (r *Runner) resumeToolResults(run *Run) (string, error) {
 	return rec.Command, nil
 }
 
-// resumeConsent prepares a run that continues after the user answered a
-// consent confirm.
+// resumeConsent finds the paused run a consent confirm answers; like
+// resumeToolResults it only reads it, for claimPause to take.
 func (r *Runner) resumeConsent(run *Run) error {
-	rec, err := takePause(bgctx(), r.cfg.Store, run.feedback.Run)
+	rec, err := peekPause(bgctx(), r.cfg.Store, run.feedback.Run)
+	if err != nil {
+		return pauseGone(err)
+	}
+	run.paused = rec
+	return nil
+}
+
+// claimPause takes the paused run this request resumes out of the store,
+// as the last step of Prepare: of several requests answering it, exactly
+// one resumes it, and the others get STATE_INVALID before their stream.
+func (r *Runner) claimPause(run *Run) error {
+	if run.paused == nil {
+		return nil
+	}
+	rec, err := takePause(bgctx(), r.cfg.Store, run.paused.ID)
 	if err != nil {
 		return pauseGone(err)
 	}

@@ -201,3 +201,89 @@ func TestResumedNumbers(t *testing.T) {
 		})
 	}
 }
+
+// misrouteAgents: another agent, and one whose command with a frontend tool
+// needs a context variable.
+const misrouteAgents = `
+name: other
+commands:
+  - name: default
+    reply: other
+---
+name: needs
+tools:
+  - {name: read_file, description: Reads a file in the IDE, runtime: frontend, parameters: {type: object, properties: {path: {type: string}}}}
+commands:
+  - name: default
+    tools: [read_file]
+    messageTemplates:
+      - {role: system, template: "You read files."}
+    contextVariableCollectionStrategy:
+      contextVariables:
+        - name: activeEditor
+          required: true
+`
+
+// TestRefusedResumeLeavesRunWaiting: an answer to a paused run that is
+// refused before its stream (results sent to another agent, a context
+// variable the command requires missing, a consent state for another
+// agent) leaves the run waiting: the right request afterwards resumes it,
+// once.
+func TestRefusedResumeLeavesRunWaiting(t *testing.T) {
+	const editor = `{"name":"activeEditor","value":{"filePath":"a.go","language":"go","content":"x"}}`
+	results := func(agent, id, vars string) string {
+		return `{"agent":"` + agent + `","toolResults":[{"callId":"` + id + `","status":"SUCCESS","result":"package main"}]` + vars + `}`
+	}
+	for name, open := range resumeStores(t) {
+		t.Run(name, func(t *testing.T) {
+			r, _ := toolRunner(t, open(), strings.Split(misrouteAgents, "---\n")...)
+			for _, tc := range []struct {
+				name, agent, start, vars string
+				wrong                    []string // refused answers, by the code they get
+				wrongCode                []string
+			}{
+				{"frontend", "t", promptBody("read"), "",
+					[]string{"other", "nosuch"}, []string{CodeStateInvalid, CodeAgentNotFound}},
+				{"required variable", "needs",
+					`{"agent":"needs","contextVariables":[{"name":"userInputPrompt","value":"read"},` + editor + `]}`,
+					`,"contextVariables":[` + editor + `]`,
+					[]string{"needs", "other"}, []string{CodeInvalidContext, CodeStateInvalid}},
+			} {
+				rec, err := runRequest(t, r, tc.start)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := toolCallID(t, rec)
+				for i, agent := range tc.wrong {
+					_, err := runRequest(t, r, results(agent, id, ""))
+					if e := AsError(err); e == nil || e.Code != tc.wrongCode[i] {
+						t.Fatalf("%s: results sent to %q without the variables: %v, want %s", tc.name, agent, err, tc.wrongCode[i])
+					}
+				}
+				rec, err = runRequest(t, r, results(tc.agent, id, tc.vars))
+				if err != nil {
+					t.Fatalf("%s: the right answer after refused ones: %v", tc.name, err)
+				}
+				if !strings.Contains(rec.Transcript(), "package main") {
+					t.Fatalf("%s: resumed %q %+v", tc.name, rec.Transcript(), rec.Err())
+				}
+				if _, err := runRequest(t, r, results(tc.agent, id, tc.vars)); err == nil || !strings.Contains(err.Error(), "no longer waiting") {
+					t.Fatalf("%s: answering twice: %v", tc.name, err)
+				}
+			}
+			// A consent state shown by agent t, sent to another agent.
+			rec, err := runRequest(t, r, promptBody("deploy"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			state := q(lastAction(t, rec).State)
+			if _, err := runRequest(t, r, `{"agent":"other","action":{"action":"confirm","state":`+state+`,"accepted":true}}`); AsError(err) == nil || AsError(err).Code != CodeStateInvalid {
+				t.Fatalf("consent sent to another agent: %v", err)
+			}
+			rec, err = runRequest(t, r, `{"agent":"t","action":{"action":"confirm","state":`+state+`,"accepted":true}}`)
+			if err != nil || !strings.Contains(rec.Transcript(), `"result":"deployed"`) {
+				t.Fatalf("consent after a refused one: %v %q", err, rec.Transcript())
+			}
+		})
+	}
+}

@@ -236,6 +236,10 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	run.model = firstNonEmpty(cmd.model.ModelName, req.Model, r.cfg.DefaultModel)
 	run.extra = withDefaults(req.Extra, cmd.model.Parameters)
 	run.input = run.inputData()
+	// Last: a request refused above leaves the paused run waiting.
+	if err := r.claimPause(run); err != nil {
+		return nil, err
+	}
 	return run, nil
 }
 
