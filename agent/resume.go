@@ -137,7 +137,7 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 			if tr.CallID == w.ClientID {
 				// The model knows the call by its own id.
 				tr.CallID, tr.Status = w.Call.ID, firstNonEmpty(tr.Status, tools.StatusSuccess)
-				return toolResultText(tr), true, nil
+				return l.fallback(w.Call.Name, tr)
 			}
 		}
 		return "", false, nil
@@ -161,10 +161,40 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 	return toolResultText(l.call(ctx, t, w.Call)), true, nil
 }
 
+// fallback is what the model reads of a frontend tool's result: a result
+// that is not SUCCESS (the tool did not run in the IDE, failed, or the user
+// declined it there) follows the tool's fallbackBehavior. ABORT ends the
+// run with TOOL_FAILED; SKIP tells the model the tool was skipped, and
+// offers the tool no more in this run; USE_ALTERNATIVE gives the model the
+// IDE's result as it is, for it to choose another way. A tool no longer
+// defined gets its result as it is.
+func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) {
+	t := l.tools[name]
+	if tr.Status == tools.StatusSuccess || t == nil {
+		return toolResultText(tr), true, nil
+	}
+	switch firstNonEmpty(t.FallbackBehavior, tools.FallbackAbort) {
+	case tools.FallbackSkip:
+		delete(l.tools, name)
+		return toolResultText(tools.Result{CallID: tr.CallID, Status: tools.StatusError, ExecutionTime: tr.ExecutionTime,
+			Error: &tools.ResultError{Code: "SKIPPED", Message: "the tool did not run in the IDE and is skipped; go on without it"}}), true, nil
+	case tools.FallbackUseAlternative:
+		return toolResultText(tr), true, nil
+	}
+	why := tr.Status
+	if tr.Error != nil {
+		why += ", " + tr.Error.Code + ": " + tr.Error.Message
+	}
+	return "", false, &Error{Code: "TOOL_FAILED", Status: 502, Source: SourceClient,
+		Message:         fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, truncate(300, why)),
+		SuggestedAction: "make the tool available in the IDE (or allow it) and ask again"}
+}
+
 // repause keeps a run whose round still waits for some answers, and asks
 // for them again, so that the client knows what is pending.
 func (l *toolLoop) repause(ctx context.Context, em Emitter, rec *pauseRecord) error {
-	rec.ID = uuid.NewString() // a new record, as pause makes
+	rec.ID = uuid.NewString()       // a new record, as pause makes
+	rec.Tools = sortedKeys(l.tools) // less a tool a SKIP withdrew
 	if err := l.run.savePause(ctx, rec); err != nil {
 		return err
 	}

@@ -287,3 +287,82 @@ func TestRefusedResumeLeavesRunWaiting(t *testing.T) {
 		})
 	}
 }
+
+// fallbackAgent has a frontend tool of each fallbackBehavior.
+const fallbackAgent = `
+name: fb
+tools:
+  - {name: read_abort, description: Reads, runtime: frontend, fallbackBehavior: ABORT, parameters: {type: object, properties: {path: {type: string}}}}
+  - {name: read_default, description: Reads, runtime: frontend, parameters: {type: object, properties: {path: {type: string}}}}
+  - {name: read_skip, description: Reads, runtime: frontend, fallbackBehavior: SKIP, parameters: {type: object, properties: {path: {type: string}}}}
+  - {name: read_alt, description: Reads, runtime: frontend, fallbackBehavior: USE_ALTERNATIVE, parameters: {type: object, properties: {path: {type: string}}}}
+commands:
+  - name: default
+    tools: [read_abort, read_default, read_skip, read_alt]
+    messageTemplates:
+      - {role: system, template: "You read files."}
+    actions:
+      - action: confirm
+        data: {title: After, message: the model}
+`
+
+// TestFrontendFallback: a frontend tool's result that is not SUCCESS
+// follows the tool's fallbackBehavior. ABORT (the default) ends the run
+// with TOOL_FAILED, the model not asked again; SKIP tells the model the
+// tool was skipped and offers it no more; USE_ALTERNATIVE gives the model
+// the IDE's error as it is. The golden files hold the upstream bodies.
+func TestFrontendFallback(t *testing.T) {
+	for name, open := range resumeStores(t) {
+		for _, tc := range []struct {
+			tool, status, abort string
+		}{
+			{"read_abort", "ERROR", `frontend tool "read_abort" did not run in the IDE (ERROR, NO_FILE: no such file), and its fallbackBehavior is ABORT`},
+			{"read_abort", "TIMEOUT", `frontend tool "read_abort" did not run in the IDE (TIMEOUT, NO_FILE: no such file), and its fallbackBehavior is ABORT`},
+			{"read_default", "ERROR", `frontend tool "read_default" did not run in the IDE (ERROR, NO_FILE: no such file), and its fallbackBehavior is ABORT`},
+			{"read_abort", "SUCCESS", ""},
+			{"read_skip", "ERROR", ""},
+			{"read_alt", "ERROR", ""},
+		} {
+			t.Run(name+"/"+tc.tool+"/"+tc.status, func(t *testing.T) {
+				r, m := toolRunner(t, open(), fallbackAgent)
+				rec, err := runRequest(t, r, `{"agent":"fb","contextVariables":[{"name":"userInputPrompt","value":"call:`+tc.tool+`"}]}`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				result := `"result":{"content":"package main"}`
+				if tc.status != "SUCCESS" {
+					result = `"error":{"code":"NO_FILE","message":"no such file"}`
+				}
+				rec, err = runRequest(t, r, `{"agent":"fb","toolResults":[{"callId":"`+toolCallID(t, rec)+`","status":"`+tc.status+`",`+result+`,"executionTime":3}]}`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.mu.Lock()
+				bodies := m.raw
+				m.mu.Unlock()
+				if tc.abort != "" {
+					e := rec.Err()
+					if e == nil || e.Code != "TOOL_FAILED" || e.Message != tc.abort || e.Source != SourceClient || e.Recoverable {
+						t.Fatalf("error %+v, transcript %q", e, rec.Transcript())
+					}
+					if len(bodies) != 1 {
+						t.Fatalf("the model was asked again after an ABORT: %s", bodies[len(bodies)-1])
+					}
+					for _, f := range rec.Frames() {
+						if f.Kind == "action" || f.Kind == "chunk" && f.Text != "" {
+							t.Fatalf("the run went on after an ABORT: %+v", f)
+						}
+					}
+					return
+				}
+				if e := rec.Err(); e != nil {
+					t.Fatalf("error %+v", e)
+				}
+				if len(bodies) != 2 {
+					t.Fatalf("%d upstream requests, want 2", len(bodies))
+				}
+				golden.Check(t, "testdata/resume/fallback-"+tc.tool+"-"+tc.status+".txt", append(bodies[1], '\n'))
+			})
+		}
+	}
+}

@@ -132,6 +132,12 @@ func (m *toolModel) serve(w http.ResponseWriter, r *http.Request) {
 		calls = []any{toolCall(0, "c1", "deploy", `{"env": "prod"}`), toolCall(1, "c2", "add", `{"a": 1, "b": 1}`)}
 	case "read":
 		calls = []any{toolCall(0, "c1", "read_file", `{"path": "main.go"}`)}
+	default: // "call:a,b" calls the tools a and b
+		if names, ok := strings.CutPrefix(fmt.Sprint(last["content"]), "call:"); ok {
+			for i, name := range strings.Split(names, ",") {
+				calls = append(calls, toolCall(i, fmt.Sprintf("c%d", i+1), name, `{"path": "main.go"}`))
+			}
+		}
 	}
 	writeChunk(w, map[string]any{"content": "let me see. "}, "")
 	for _, c := range calls {
