@@ -213,7 +213,16 @@ commands:
 name: needs
 tools:
   - {name: read_file, description: Reads a file in the IDE, runtime: frontend, parameters: {type: object, properties: {path: {type: string}}}}
+  - {name: deploy, description: Deploys, runtime: builtin, entry: deploy, permissionLevel: USER_CONSENT}
 commands:
+  - name: plan
+    steps:
+      - {id: deploy, tool: deploy}
+      - {id: after, dependsOn: [deploy], reply: "after:{{ .steps.deploy.result }}"}
+    contextVariableCollectionStrategy:
+      contextVariables:
+        - name: activeEditor
+          required: true
   - name: default
     tools: [read_file]
     messageTemplates:
@@ -283,6 +292,19 @@ func TestRefusedResumeLeavesRunWaiting(t *testing.T) {
 			rec, err = runRequest(t, r, `{"agent":"t","action":{"action":"confirm","state":`+state+`,"accepted":true}}`)
 			if err != nil || !strings.Contains(rec.Transcript(), `"result":"deployed"`) {
 				t.Fatalf("consent after a refused one: %v %q", err, rec.Transcript())
+			}
+			// A plan paused on a consent step, answered without the
+			// variable its command requires, then with it.
+			if rec, err = runRequest(t, r, `{"agent":"needs","command":"plan","contextVariables":[`+editor+`]}`); err != nil {
+				t.Fatal(err)
+			}
+			accept := `{"agent":"needs","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}`
+			if _, err := runRequest(t, r, accept+`}`); AsError(err).Code != CodeInvalidContext {
+				t.Fatalf("plan consent without its variable: %v", err)
+			}
+			rec, err = runRequest(t, r, accept+`,"contextVariables":[`+editor+`]}`)
+			if err != nil || rec.Transcript() != "after:deployed" {
+				t.Fatalf("plan consent after a refused one: %v %q %+v", err, rec.Transcript(), rec.Err())
 			}
 		})
 	}
