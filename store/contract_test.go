@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -140,6 +141,37 @@ func TestValueCopies(t *testing.T) {
 			got, err = s.Take(ctx, "k")
 			if err != nil || string(got) != "abc" {
 				t.Fatalf("after changing Get's slice: Take = %q, %v", got, err)
+			}
+		})
+	}
+}
+
+// TestValueBytes: a value comes back byte for byte, whatever its bytes
+// (NUL, invalid UTF-8, every byte value), from Get and from Take; an empty
+// value comes back empty.
+func TestValueBytes(t *testing.T) {
+	ctx := context.Background()
+	all := make([]byte, 0, 512)
+	for i := range 256 {
+		all = append(all, byte(i), byte(255-i))
+	}
+	values := [][]byte{all, {}, []byte("\x00"), []byte(`{"raw":"{\"role\": \"user\"}"}` + "\xff\xfe")}
+	for _, impl := range impls {
+		t.Run(impl.name, func(t *testing.T) {
+			s := impl.open(t, newClock())
+			for i, v := range values {
+				key := fmt.Sprint("k", i)
+				if err := s.Put(ctx, key, v, time.Minute); err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.Get(ctx, key)
+				if err != nil || !bytes.Equal(got, v) {
+					t.Fatalf("value %d: Get = %q, %v; want %q", i, got, err, v)
+				}
+				got, err = s.Take(ctx, key)
+				if err != nil || !bytes.Equal(got, v) {
+					t.Fatalf("value %d: Take = %q, %v; want %q", i, got, err, v)
+				}
 			}
 		})
 	}
