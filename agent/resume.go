@@ -173,17 +173,17 @@ func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) 
 	if tr.Status == tools.StatusSuccess || t == nil {
 		return toolResultText(tr), true, nil
 	}
+	why := tr.Status
+	if tr.Error != nil {
+		why += ", " + tr.Error.Code + ": " + tr.Error.Message
+	}
 	switch firstNonEmpty(t.FallbackBehavior, tools.FallbackAbort) {
 	case tools.FallbackSkip:
 		delete(l.tools, name)
 		return toolResultText(tools.Result{CallID: tr.CallID, Status: tools.StatusError, ExecutionTime: tr.ExecutionTime,
-			Error: &tools.ResultError{Code: "SKIPPED", Message: "the tool did not run in the IDE and is skipped; go on without it"}}), true, nil
+			Error: &tools.ResultError{Code: "SKIPPED", Message: fmt.Sprintf("the tool did not run in the IDE (%s) and is skipped for the rest of this answer: go on without it", truncate(300, why))}}), true, nil
 	case tools.FallbackUseAlternative:
 		return toolResultText(tr), true, nil
-	}
-	why := tr.Status
-	if tr.Error != nil {
-		why += ", " + tr.Error.Code + ": " + tr.Error.Message
 	}
 	return "", false, &Error{Code: "TOOL_FAILED", Status: 502, Source: SourceClient,
 		Message:         fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, truncate(300, why)),
