@@ -164,26 +164,27 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 // fallback is what the model reads of a frontend tool's result: a result
 // that is not SUCCESS (the tool did not run in the IDE, failed, or the user
 // declined it there) follows the tool's fallbackBehavior. ABORT ends the
-// run with TOOL_FAILED; SKIP tells the model the tool was skipped, and
-// offers the tool no more in this run; USE_ALTERNATIVE gives the model the
-// IDE's result as it is, for it to choose another way. A tool no longer
-// defined gets its result as it is.
+// run with TOOL_FAILED. SKIP gives the model the result as it is and
+// withdraws the tool for the rest of the run: the model goes on without it
+// (and the user is not asked again for a tool they declined).
+// USE_ALTERNATIVE gives the model the result as it is, the tool still
+// offered, for the model to choose another tool or try again. A tool no
+// longer defined gets its result as it is.
 func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) {
 	t := l.tools[name]
 	if tr.Status == tools.StatusSuccess || t == nil {
 		return toolResultText(tr), true, nil
 	}
-	why := tr.Status
-	if tr.Error != nil {
-		why += ", " + tr.Error.Code + ": " + tr.Error.Message
-	}
 	switch firstNonEmpty(t.FallbackBehavior, tools.FallbackAbort) {
 	case tools.FallbackSkip:
 		delete(l.tools, name)
-		return toolResultText(tools.Result{CallID: tr.CallID, Status: tools.StatusError, ExecutionTime: tr.ExecutionTime,
-			Error: &tools.ResultError{Code: "SKIPPED", Message: fmt.Sprintf("the tool did not run in the IDE (%s) and is skipped for the rest of this answer: go on without it", truncate(300, why))}}), true, nil
+		return toolResultText(tr), true, nil
 	case tools.FallbackUseAlternative:
 		return toolResultText(tr), true, nil
+	}
+	why := tr.Status
+	if tr.Error != nil {
+		why += ", " + tr.Error.Code + ": " + tr.Error.Message
 	}
 	return "", false, &Error{Code: "TOOL_FAILED", Status: 502, Source: SourceClient,
 		Message:         fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, truncate(300, why)),
