@@ -153,6 +153,7 @@ func compile(def *Definition, diags *Diagnostics, opts *LoadOptions, baseDir str
 		c.errorf(def.Pos, "agent: name %q may hold only letters, digits, '_', '.' and '-'", def.Name)
 	}
 	a := &Agent{Def: def, commands: map[string]*command{}}
+	c.checkModel("agent", def.Pos, def.ModelConfiguration)
 	c.compileTools()
 	a.tools = c.tools
 	for _, cd := range def.Commands {
@@ -189,6 +190,7 @@ func (c *compiler) compileCommand(cd *Command) *command {
 	cc := &command{def: cd, model: mergeModel(c.def.ModelConfiguration, cd.ModelConfiguration), actionsByKey: map[string]*compiledAction{}}
 	c.cmd = cc
 	what := fmt.Sprintf("command %q", cd.Name)
+	c.checkModel(what, cd.Pos, cd.ModelConfiguration)
 	cc.system, cc.others, cc.mentionsInput = c.compileMessages(what, cd.MessageTemplates)
 	if cd.Reply != nil {
 		cc.reply = compileText(what+": reply", cd.Reply, c.diags)
@@ -305,6 +307,24 @@ func compileStrategy(what string, s *Strategy, diags *Diagnostics) []contextOpti
 	return out
 }
 
+// checkModel reports the problems of a modelConfiguration: a fallback
+// model without a name, or named twice.
+func (c *compiler) checkModel(what string, pos Position, m *ModelConfig) {
+	if m == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for i, name := range m.FallbackModels {
+		switch {
+		case strings.TrimSpace(name) == "":
+			c.errorf(pos, "%s: modelConfiguration.fallbackModels[%d] is empty", what, i)
+		case seen[name]:
+			c.warnf(pos, "%s: modelConfiguration.fallbackModels names %q twice", what, name)
+		}
+		seen[name] = true
+	}
+}
+
 // mergeModel overlays the command's model settings on the agent's.
 func mergeModel(agentLevel, cmdLevel *ModelConfig) ModelConfig {
 	var m ModelConfig
@@ -317,6 +337,9 @@ func mergeModel(agentLevel, cmdLevel *ModelConfig) ModelConfig {
 		}
 		if src.ContextLength > 0 {
 			m.ContextLength = src.ContextLength
+		}
+		if src.FallbackModels != nil {
+			m.FallbackModels = src.FallbackModels
 		}
 		if len(src.Parameters) > 0 {
 			p := make(map[string]any, len(m.Parameters)+len(src.Parameters))

@@ -68,6 +68,11 @@ type ModelConfig struct {
 	// ContextLength (extension) overrides the gateway's context budget for
 	// this agent or command, in tokens.
 	ContextLength int `yaml:"contextLength"`
+	// FallbackModels (extension) are tried in order when the model keeps
+	// failing before its answer begins (429, 5xx, unreachable), instead of
+	// the gateway's upstream.fallbackModels; an empty list disables those.
+	// The nearest level that sets it wins: llm step, command, agent.
+	FallbackModels []string `yaml:"fallbackModels"`
 }
 
 // Command is one command of an agent.

@@ -21,17 +21,17 @@ func (run *Run) callModel(ctx context.Context, em Emitter) error {
 		return err
 	}
 	if len(run.cmd.tools) > 0 {
-		l := &toolLoop{run: run, tools: run.cmd.tools, model: run.model, msgs: msgs, stream: true}
+		l := &toolLoop{run: run, tools: run.cmd.tools, model: run.model, fallbacks: run.fallbacks, msgs: msgs, stream: true}
 		_, err := l.converse(ctx, em)
 		return err
 	}
-	req := &llm.ChatRequest{Model: run.model, Messages: msgs, Extra: run.extra, Header: run.req.Header}
+	req := &llm.ChatRequest{Model: run.model, Messages: msgs, Extra: run.extra, Header: run.req.Header, FallbackModels: run.fallbacks}
 	res, err := run.cfg.LLM.Stream(ctx, req, em)
 	if err != nil {
 		return upstreamError(err)
 	}
 	if run.debugging() {
-		run.logger().Debug("upstream answered", "model", run.model, "chunks", res.Chunks, "first_byte", res.FirstByte)
+		run.logger().Debug("upstream answered", "model", res.Model, "attempts", res.Attempts, "chunks", res.Chunks, "first_byte", res.FirstByte)
 	}
 	return nil
 }

@@ -64,6 +64,9 @@ type pauseRecord struct {
 	Results  []string       `json:"results"` // per call; "" while waiting
 	Waiting  []pendingCall  `json:"waiting"`
 	Round    int            `json:"round"`
+	// Fallbacks are the conversation's fallback models, nil for the
+	// gateway's.
+	Fallbacks []string `json:"fallbacks,omitempty"`
 	// A paused plan: the step that waits, the plan's state, and the
 	// results of the steps that completed.
 	Step  string         `json:"step,omitempty"`
@@ -92,7 +95,7 @@ func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, 
 		return noPauseStore("a tool needs the user's consent or the IDE")
 	}
 	rec := &pauseRecord{ID: uuid.NewString(), Endpoint: run.endpoint, Agent: run.agent.Name(), Command: run.cmd.def.Name,
-		Model: l.model, Params: l.params, Stream: l.stream, Tools: sortedKeys(l.tools),
+		Model: l.model, Fallbacks: l.fallbacks, Params: l.params, Stream: l.stream, Tools: sortedKeys(l.tools),
 		Messages: l.msgs, Calls: calls, Results: results, Round: l.round}
 	for _, w := range waiting {
 		if w.Frontend {

@@ -95,7 +95,7 @@ func (run *Run) resume(ctx context.Context, em Emitter) error {
 	if rec.Kind == pauseKindPlan {
 		return run.afterModel(ctx, em)
 	}
-	l := &toolLoop{run: run, tools: map[string]*tools.Tool{}, model: rec.Model, params: rec.Params,
+	l := &toolLoop{run: run, tools: map[string]*tools.Tool{}, model: rec.Model, fallbacks: rec.Fallbacks, params: rec.Params,
 		msgs: rec.Messages, round: rec.Round, stream: rec.Stream}
 	for _, name := range rec.Tools {
 		if t := run.cmd.tools[name]; t != nil {

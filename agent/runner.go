@@ -97,6 +97,8 @@ type Run struct {
 	extra    []llm.Field
 	turns    []llm.Message
 	feedback *actions.Claims
+	// fallbacks are the command's fallback models, nil for the gateway's.
+	fallbacks []string
 	// parent is the run a sub-run (a call step, a handler) belongs to.
 	parent *Run
 	// called is set on the sub-run of a call step, whose output the calling
@@ -234,6 +236,7 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 		return nil, err
 	}
 	run.model = firstNonEmpty(cmd.model.ModelName, req.Model, r.cfg.DefaultModel)
+	run.fallbacks = cmd.model.FallbackModels
 	run.extra = withDefaults(req.Extra, cmd.model.Parameters)
 	run.input = run.inputData()
 	// Last: a request refused above leaves the paused run waiting.
@@ -310,6 +313,7 @@ func (run *Run) sub(a *Agent, cmd *command) *Run {
 	s := &Run{cfg: run.cfg, reg: run.reg, req: run.req, agent: a, cmd: cmd, endpoint: run.endpoint,
 		turns: run.turns, feedback: run.feedback, depth: run.depth + 1, parent: run}
 	s.model = firstNonEmpty(cmd.model.ModelName, run.req.Model, run.cfg.DefaultModel)
+	s.fallbacks = cmd.model.FallbackModels
 	s.extra = withDefaults(run.req.Extra, cmd.model.Parameters)
 	s.ctxData = run.contextData()
 	s.input = run.input

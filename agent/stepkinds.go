@@ -51,6 +51,7 @@ type llmKind struct {
 func (c *compiler) compileLLM(where string, sd *Step) stepKind {
 	l := sd.LLM
 	k := &llmKind{stream: l.Stream, model: mergeModel(nil, l.ModelConfiguration)}
+	c.checkModel(where+": llm", sd.Pos, l.ModelConfiguration)
 	k.system, k.others, _ = c.compileMessages(where+": llm", l.MessageTemplates)
 	k.tools = c.resolveTools(where+": llm", sd.Pos, l.Tools)
 	c.noPause(where+": llm", sd.Pos, k.tools)
@@ -84,9 +85,13 @@ func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
 		}
 	}
 	model := firstNonEmpty(k.model.ModelName, run.model)
+	fallbacks := k.model.FallbackModels
+	if fallbacks == nil {
+		fallbacks = run.fallbacks
+	}
 	var text string
 	if len(k.tools) > 0 {
-		l := &toolLoop{run: run, tools: k.tools, model: model, params: k.model.Parameters, msgs: msgs, stream: k.stream}
+		l := &toolLoop{run: run, tools: k.tools, model: model, fallbacks: fallbacks, params: k.model.Parameters, msgs: msgs, stream: k.stream}
 		var err error
 		if text, err = l.converse(ctx, sr.em); err != nil {
 			return nil, err
@@ -96,7 +101,8 @@ func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
 		}
 		return parseJSONAnswer(text)
 	}
-	req := &llm.ChatRequest{Model: model, Messages: msgs, Extra: withDefaults(run.extra, k.model.Parameters), Header: run.req.Header}
+	req := &llm.ChatRequest{Model: model, Messages: msgs, Extra: withDefaults(run.extra, k.model.Parameters), Header: run.req.Header,
+		FallbackModels: fallbacks}
 	if k.stream {
 		sink := &captureSink{em: sr.em}
 		if _, err := run.cfg.LLM.Stream(ctx, req, sink); err != nil {

@@ -34,6 +34,9 @@ type toolLoop struct {
 	msgs   []llm.Message
 	round  int
 	stream bool
+	// fallbacks are the models tried when model fails before answering
+	// (nil: the gateway's).
+	fallbacks []string
 }
 
 // converse runs rounds until the model stops calling tools; it returns the
@@ -67,7 +70,8 @@ func (l *toolLoop) ask(ctx context.Context, em Emitter) (string, []llm.ToolCall,
 	if run.cfg.LLM == nil {
 		return "", nil, notConfigured(run.cmd.def.Name)
 	}
-	req := &llm.ChatRequest{Model: l.model, Messages: l.msgs, Extra: withDefaults(run.extra, l.params), Header: run.req.Header}
+	req := &llm.ChatRequest{Model: l.model, Messages: l.msgs, Extra: withDefaults(run.extra, l.params), Header: run.req.Header,
+		FallbackModels: l.fallbacks}
 	for _, name := range sortedKeys(l.tools) {
 		req.Tools = append(req.Tools, l.tools[name].FunctionDef())
 	}

@@ -128,9 +128,21 @@ func benchRelayChunks(b *testing.B, sink func(w *sse.Writer) BatchSink) {
 		src.Reset(body)
 		s := sink(w)
 		r := &relay{ctx: ctx, call: ctx, cancel: func(error) {}, sink: s, batch: s, readers: &readers}
-		if err := r.events(src); err != nil || r.res.Chunks != 10*len(chunks) {
-			b.Fatalf("relayed %d chunks: %v", r.res.Chunks, err)
+		if err := r.events(src); err != nil || r.chunks != 10*len(chunks) {
+			b.Fatalf("relayed %d chunks: %v", r.chunks, err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*10*len(chunks)), "ns/chunk")
+}
+
+// BenchmarkHasFinishReason is the per-chunk cost the relay added to tell a
+// truncated stream: a chunk ending in a null finish_reason, as all but
+// the last of a stream do.
+func BenchmarkHasFinishReason(b *testing.B) {
+	chunk := []byte(strings.TrimSuffix(strings.TrimPrefix(benchStream()[5], "data: "), "\n\n"))
+	for b.Loop() {
+		if !bytes.HasSuffix(chunk, finishNullEnd) && hasFinishReason(chunk) {
+			b.Fatal("finished")
+		}
+	}
 }

@@ -49,7 +49,19 @@ type Config struct {
 	// (prior knowledge) to an http:// upstream, multiplexing streams over
 	// a few connections as HTTPS upstreams do through ALPN anyway.
 	HTTP2Cleartext bool
-	// Logger receives debug logs (never secrets); nil discards them.
+	// Retry is how a call that failed before anything was relayed is
+	// tried again; the zero value never retries.
+	Retry RetryPolicy
+	// FallbackModels are the models tried in order, once the retries of the
+	// model asked for are spent, for a request that names none of its own
+	// (ChatRequest.FallbackModels nil).
+	FallbackModels []string
+	// Secrets are further credentials the gateway knows of (its inbound
+	// tokens, ...) to redact from upstream messages, beside APIKey and the
+	// credential headers of each request, which are always redacted.
+	Secrets []string
+	// Logger receives debug logs and a warning for each retry and fallback
+	// (never secrets); nil discards them.
 	Logger *slog.Logger
 }
 
@@ -64,6 +76,14 @@ type Client struct {
 	openai *openai.Client
 	// readers recycles the buffers of the streams' SSE readers.
 	readers sse.ReaderPool
+	// cfgSecrets are the credentials of the configuration; secrets
+	// redacts them.
+	cfgSecrets []string
+	secrets    *redactor
+	// sleep waits between retries; jitter returns a random duration in
+	// [0, d). Tests replace both.
+	sleep  func(ctx context.Context, d time.Duration) error
+	jitter func(d time.Duration) time.Duration
 }
 
 // New returns a Client for cfg. It fails when BaseURL is not an absolute
@@ -94,6 +114,16 @@ func New(cfg Config) (*Client, error) {
 		log:     cfg.Logger,
 	}
 	c.url = c.baseURL + "/chat/completions"
+	if err := cfg.Retry.check(); err != nil {
+		return nil, err
+	}
+	c.cfg.Retry = cfg.Retry.withDefaults()
+	c.sleep, c.jitter = sleepContext, randomJitter
+	c.cfgSecrets = append([]string{cfg.APIKey}, cfg.Secrets...)
+	if pass, ok := u.User.Password(); ok {
+		c.cfgSecrets = append(c.cfgSecrets, pass)
+	}
+	c.secrets = newRedactor(c.cfgSecrets)
 	if c.http == nil {
 		c.http = defaultHTTPClient(cfg.HTTP2Cleartext)
 	}

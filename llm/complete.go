@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -14,6 +15,8 @@ import (
 type outbound struct {
 	body   []byte
 	header http.Header
+	// retryAfter is the wait the upstream's response asked for.
+	retryAfter time.Duration
 }
 
 type outboundKey struct{}
@@ -37,7 +40,11 @@ func (d policyDoer) Do(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.c.http.Do(req)
+	resp, err := d.c.http.Do(req)
+	if err == nil && resp.StatusCode >= 400 {
+		out.retryAfter = retryAfter(resp.Header, time.Now())
+	}
+	return resp, err
 }
 
 // Complete makes a non-streamed call ("stream": false) through go-openai's
@@ -64,23 +71,44 @@ func (c *Client) CompleteTools(ctx context.Context, req *ChatRequest) (string, [
 	return msg.Content, calls, nil
 }
 
-// complete makes the non-streamed call and returns the first choice's
-// message.
+// complete makes the non-streamed call, retried as the policy and the
+// fallback models allow, and returns the first choice's message.
 func (c *Client) complete(ctx context.Context, req *ChatRequest) (openai.ChatCompletionMessage, error) {
-	var none openai.ChatCompletionMessage
 	body, err := req.body(false)
 	if err != nil {
-		return none, err
+		return openai.ChatCompletionMessage{}, err
 	}
+	start := time.Now()
+	msg, err := c.completeOnce(ctx, req, body, start)
+	if err != nil {
+		_, err = c.retry(ctx, req, start, err, true, func(r *ChatRequest) (bool, error) {
+			body, err := r.body(false)
+			if err != nil {
+				return false, err
+			}
+			msg, err = c.completeOnce(ctx, r, body, start)
+			return true, err
+		})
+	}
+	return msg, err
+}
+
+// completeOnce makes one attempt of the non-streamed call with body, the
+// request built for req; the first-byte timeout counts from start.
+func (c *Client) completeOnce(ctx context.Context, req *ChatRequest, body []byte, start time.Time) (openai.ChatCompletionMessage, error) {
+	var none openai.ChatCompletionMessage
 	call, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	wd := startWatchdog(cancel, c.cfg.FirstByteTimeout, 0)
+	wd := startWatchdog(cancel, start, c.cfg.FirstByteTimeout, 0)
 	defer wd.stop()
 	r := relay{ctx: ctx, call: call}
-	call = context.WithValue(call, outboundKey{}, &outbound{body: body, header: req.Header})
+	out := &outbound{body: body, header: req.Header}
+	call = context.WithValue(call, outboundKey{}, out)
 	resp, err := c.openai.CreateChatCompletion(call, openai.ChatCompletionRequest{Model: req.Model})
 	if err != nil {
-		return none, r.completeError(err)
+		e := r.completeError(err)
+		e.retryAfter = out.retryAfter
+		return none, c.cleanError(e, req.Header)
 	}
 	if len(resp.Choices) == 0 {
 		return none, &Error{Kind: KindStream, Message: "the upstream answered without any choice"}
@@ -97,7 +125,7 @@ func (r *relay) completeError(err error) *Error {
 	case r.ctx.Err() != nil || context.Cause(r.call) != nil:
 		return r.fail(err, KindStream, "the upstream call was interrupted")
 	case errors.As(err, &apiErr):
-		return &Error{Kind: KindStatus, Status: apiErr.HTTPStatusCode, Message: truncate(apiErr.Message, maxMessage), Err: err}
+		return &Error{Kind: KindStatus, Status: apiErr.HTTPStatusCode, Message: apiErr.Message, Err: err}
 	case errors.As(err, &reqErr):
 		msg := upstreamMessage(reqErr.Body)
 		if msg == "" {

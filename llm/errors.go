@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -24,6 +25,10 @@ const (
 	// KindCanceled is the caller's context ending (the plugin went away) or
 	// the sink failing to write to the client.
 	KindCanceled
+	// KindTruncated is a stream the upstream ended, without an error, after
+	// some chunks but before the answer's end: no terminator ("[DONE]") and
+	// no finish_reason in any chunk.
+	KindTruncated
 )
 
 // String returns the kind's name.
@@ -39,6 +44,8 @@ func (k ErrorKind) String() string {
 		return "timeout"
 	case KindCanceled:
 		return "canceled"
+	case KindTruncated:
+		return "truncated"
 	}
 	return fmt.Sprintf("ErrorKind(%d)", int(k))
 }
@@ -52,6 +59,9 @@ type Error struct {
 	Message string
 	// Err is the underlying cause, if any.
 	Err error
+	// retryAfter is the wait the upstream asked for with Retry-After (or
+	// retry-after-ms) on a status error, 0 when it asked for none.
+	retryAfter time.Duration
 }
 
 // Error describes the failure.
@@ -91,10 +101,10 @@ func (e *Error) Code() string {
 }
 
 // Recoverable reports whether trying again may succeed: 429, 5xx,
-// timeouts and unavailability.
+// timeouts, unavailability and a truncated stream.
 func (e *Error) Recoverable() bool {
 	switch e.Kind {
-	case KindUnavailable, KindTimeout:
+	case KindUnavailable, KindTimeout, KindTruncated:
 		return true
 	case KindStatus:
 		return e.Status == http.StatusTooManyRequests || e.Status >= 500
@@ -107,7 +117,8 @@ const maxMessage = 2048
 
 // upstreamMessage extracts the message of an upstream error body: OpenAI's
 // {"error":{"message"}}, {"error":"…"}, {"message"}, or the trimmed text.
-// The result is at most about maxMessage bytes.
+// It is not cut to maxMessage: the client's redaction does that once it
+// has removed the credentials, so that no cut leaves part of one.
 func upstreamMessage(body []byte) string {
 	var shape struct {
 		Error   json.RawMessage `json:"error"`
@@ -129,7 +140,7 @@ func upstreamMessage(body []byte) string {
 	if msg == "" {
 		msg = string(body)
 	}
-	return truncate(strings.TrimSpace(strings.ToValidUTF8(msg, "\uFFFD")), maxMessage)
+	return strings.TrimSpace(strings.ToValidUTF8(msg, "\uFFFD"))
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.

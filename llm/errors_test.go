@@ -56,7 +56,9 @@ func TestUpstreamMessage(t *testing.T) {
 		{"a" + strings.Repeat("世", 1000), "a" + strings.Repeat("世", (maxMessage-1)/3) + "…"},
 	}
 	for _, tt := range tests {
-		if got := upstreamMessage([]byte(tt.body)); got != tt.want {
+		// What a caller sees: the message cleaned, which cuts it.
+		shown := (&Client{}).cleanError(&Error{Kind: KindStatus, Message: upstreamMessage([]byte(tt.body))}, nil).(*Error).Message
+		if got := shown; got != tt.want {
 			t.Errorf("upstreamMessage(%.40q) = %.60q, want %.60q", tt.body, got, tt.want)
 		}
 	}

@@ -30,7 +30,12 @@ type relay struct {
 	// ended is set when the upstream sent its terminator.
 	ended bool
 	start time.Time
-	res   Result
+	// chunks and firstByte make the attempt's Result.
+	chunks    int
+	firstByte time.Duration
+	// finished is set by the first chunk with a finish_reason: the answer
+	// is complete even if the terminator does not follow.
+	finished bool
 	// readers is the client's pool of SSE reader buffers.
 	readers *sse.ReaderPool
 }
@@ -42,9 +47,10 @@ const (
 )
 
 var (
-	errorKey  = []byte(`"error"`)
-	doneUpper = []byte("[DONE]")
-	doneSeed  = []byte("[Done]")
+	errorKey      = []byte(`"error"`)
+	finishNullEnd = []byte(`"finish_reason":null}]}`)
+	doneUpper     = []byte("[DONE]")
+	doneSeed      = []byte("[Done]")
 )
 
 // events relays an SSE body. After the upstream's terminator the last
@@ -75,8 +81,12 @@ func (r *relay) relayEvents(rd *sse.Reader) error {
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
-			if r.res.Chunks > 0 {
+			switch {
+			case r.finished:
 				return nil
+			case r.chunks > 0:
+				return &Error{Kind: KindTruncated, Message: "the upstream ended the stream before the answer's end " +
+					"(no finish_reason, no [DONE]): the answer is incomplete"}
 			}
 			return &Error{Kind: KindStream, Message: "the upstream ended the stream without sending anything"}
 		}
@@ -108,10 +118,15 @@ func (r *relay) relayEvents(rd *sse.Reader) error {
 	}
 }
 
+// result is the Result of the attempt, asking for model.
+func (r *relay) result(model string) Result {
+	return Result{Chunks: r.chunks, FirstByte: r.firstByte, Model: model, Attempts: 1}
+}
+
 // event records the arrival of an upstream event.
 func (r *relay) event() {
-	if r.res.FirstByte == 0 {
-		r.res.FirstByte = time.Since(r.start)
+	if r.firstByte == 0 {
+		r.firstByte = time.Since(r.start)
 	}
 	r.wd.event()
 }
@@ -133,8 +148,29 @@ func (r *relay) chunk(data []byte, more bool) error {
 		}
 		return r.sinkFailed(err)
 	}
-	r.res.Chunks++
+	r.chunks++
+	// Most chunks end with a null finish_reason: they are told by their
+	// last bytes, without a call.
+	if !r.finished && !bytes.HasSuffix(data, finishNullEnd) {
+		r.finished = hasFinishReason(data)
+	}
 	return nil
+}
+
+// hasFinishReason reports whether a chunk carries a finish_reason other
+// than null or "". The key cannot occur inside a string of valid JSON (its
+// quotes would be escaped).
+func hasFinishReason(data []byte) bool {
+	for {
+		i := bytes.Index(data, finishKey)
+		if i < 0 {
+			return false
+		}
+		data = bytes.TrimLeft(data[i+len(finishKey):], " \t\r\n")
+		if len(data) > 1 && data[0] == '"' && data[1] != '"' {
+			return true
+		}
+	}
 }
 
 // flush sends the chunks the sink holds, if any.
@@ -206,5 +242,5 @@ func (r *relay) statusError(resp *http.Response) *Error {
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
-	return &Error{Kind: KindStatus, Status: resp.StatusCode, Message: msg}
+	return &Error{Kind: KindStatus, Status: resp.StatusCode, Message: msg, retryAfter: retryAfter(resp.Header, time.Now())}
 }

@@ -97,6 +97,10 @@ type ChatRequest struct {
 	// Header are the plugin's inbound request headers, forwarded in
 	// AuthForward mode.
 	Header http.Header
+	// FallbackModels are the models to try in turn when Model keeps failing
+	// before its answer begins (see RetryPolicy); nil means the client's
+	// Config.FallbackModels, an empty list none.
+	FallbackModels []string
 }
 
 // Body returns the JSON body of the streamed call: {<extra...>,"model":…,

@@ -36,8 +36,14 @@ var _ BatchSink = (*sse.Writer)(nil)
 type Result struct {
 	// Chunks is the number of chunks passed to the sink.
 	Chunks int
-	// FirstByte is the time from sending the request to the first event.
+	// FirstByte is the time from sending the first attempt's request to
+	// the first event.
 	FirstByte time.Duration
+	// Model is the model of the last attempt: the one asked for, or the
+	// fallback model that answered.
+	Model string
+	// Attempts is the number of calls made, retries and fallbacks included.
+	Attempts int
 }
 
 // errClientGone cancels the upstream call when the sink fails.
@@ -72,13 +78,46 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 	if err != nil {
 		return Result{}, err
 	}
+	start := time.Now()
+	res, err := c.stream(ctx, req, body, sink, start)
+	if err != nil {
+		res, err = c.streamAgain(ctx, req, sink, start, res, err)
+	}
+	if c.log.Enabled(ctx, slog.LevelDebug) {
+		c.log.DebugContext(ctx, "upstream stream finished", "model", res.Model, "attempts", res.Attempts,
+			"chunks", res.Chunks, "first_byte", res.FirstByte, "error", err)
+	}
+	return res, err
+}
+
+// streamAgain retries a stream whose first attempt failed with err, as the
+// retry policy and the fallback models allow.
+func (c *Client) streamAgain(ctx context.Context, req *ChatRequest, sink Sink, start time.Time, res Result, err error) (Result, error) {
+	attempts := 1
+	model, err := c.retry(ctx, req, start, err, res.Chunks == 0, func(r *ChatRequest) (bool, error) {
+		body, err := r.Body()
+		if err != nil {
+			return false, err
+		}
+		attempts++
+		res, err = c.stream(ctx, r, body, sink, start)
+		return res.Chunks == 0, err
+	})
+	res.Model, res.Attempts = model, attempts
+	return res, err
+}
+
+// stream makes one attempt of the streamed call with body, the request
+// built for req. The first-byte timeout counts from start, the first
+// attempt's start.
+func (c *Client) stream(ctx context.Context, req *ChatRequest, body []byte, sink Sink, start time.Time) (Result, error) {
 	// The call outlives the caller's context only to drain the body after
 	// the terminator (an HTTP handler's context ends when it returns, before
 	// the upstream's end of body arrives): until then the caller's end
 	// cancels it.
 	call, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	unlink := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-	wd := startWatchdog(cancel, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
+	wd := startWatchdog(cancel, start, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
 	hreq, err := c.newRequest(call, c.url, body, req.Header, "text/event-stream")
 	if err != nil {
 		unlink()
@@ -86,14 +125,14 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 		cancel(nil)
 		return Result{}, err
 	}
-	r := &relay{ctx: ctx, call: call, cancel: cancel, wd: wd, sink: sink, start: time.Now(), readers: &c.readers}
+	r := &relay{ctx: ctx, call: call, cancel: cancel, wd: wd, sink: sink, start: start, readers: &c.readers}
 	r.batch, _ = sink.(BatchSink)
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		unlink()
 		wd.stop()
 		cancel(nil)
-		return Result{}, r.fail(err, KindUnavailable, "cannot connect to the upstream model platform")
+		return r.result(req.Model), c.cleanError(r.fail(err, KindUnavailable, "cannot connect to the upstream model platform"), req.Header)
 	}
 	if resp.StatusCode >= 400 {
 		err = r.statusError(resp)
@@ -109,10 +148,10 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 		_ = resp.Body.Close()
 		cancel(nil)
 	}
-	if c.log.Enabled(ctx, slog.LevelDebug) {
-		c.log.DebugContext(ctx, "upstream stream finished", "chunks", r.res.Chunks, "first_byte", r.res.FirstByte, "error", err)
+	if err != nil {
+		err = c.cleanError(err, req.Header)
 	}
-	return r.res, err
+	return r.result(req.Model), err
 }
 
 // isJSON reports whether a Content-Type is application/json, parameters

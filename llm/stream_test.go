@@ -33,7 +33,12 @@ func TestStreamReplays(t *testing.T) {
 		{file: "tool_calls.sse", relayed: 3},
 		{file: "done_seed.sse", relayed: 1},
 		{file: "crlf.sse", relayed: 4},
+		// A finish_reason makes the answer complete without the terminator,
+		// even before a usage chunk; without either it was cut short.
 		{file: "no_done.sse", relayed: 2},
+		{file: "finish_then_usage.sse", relayed: 3},
+		{file: "truncated.sse", relayed: 2, kind: KindTruncated,
+			message: "the upstream ended the stream before the answer's end (no finish_reason, no [DONE]): the answer is incomplete"},
 		{file: "error_null.sse", relayed: 1},
 		{file: "midstream_error.sse", relayed: 1, kind: KindStream,
 			message: "The server had an error while processing your request. Sorry about that!"},

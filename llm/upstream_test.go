@@ -174,3 +174,11 @@ func asError(t testing.TB, err error, kind ErrorKind) *Error {
 	}
 	return e
 }
+
+// okOrTruncated reports whether err is nil or the KindTruncated error of a
+// stream that ended its body without a finish_reason or terminator, as the
+// batching tests' streams do.
+func okOrTruncated(err error) bool {
+	var e *Error
+	return err == nil || errors.As(err, &e) && e.Kind == KindTruncated
+}

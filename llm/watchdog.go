@@ -32,15 +32,16 @@ type watchdog struct {
 	last atomic.Int64
 }
 
-// startWatchdog arms the first-byte timeout; a zero limit disables that
+// startWatchdog arms the first-byte timeout, counted from start (the
+// first attempt of a call that is retried); a zero limit disables that
 // timeout. It returns nil when both are disabled (a nil watchdog is valid).
-func startWatchdog(cancel context.CancelCauseFunc, first, idle time.Duration) *watchdog {
+func startWatchdog(cancel context.CancelCauseFunc, start time.Time, first, idle time.Duration) *watchdog {
 	if first <= 0 && idle <= 0 {
 		return nil
 	}
-	w := &watchdog{cancel: cancel, first: first, idle: idle, start: time.Now()}
-	d := first
-	if d <= 0 {
+	w := &watchdog{cancel: cancel, first: first, idle: idle, start: start}
+	d := first - time.Since(start)
+	if first <= 0 {
 		d = math.MaxInt64 // no first-byte timeout: the first event arms the idle one
 	}
 	w.timer = time.AfterFunc(d, w.fire)

@@ -71,6 +71,8 @@ func TestUpstreamFailures(t *testing.T) {
 			text: "Hello", code: agent.CodeUpstreamTimeout, msg: "idle", recoverable: true},
 		{name: "connection dropped", opts: []option{withUpstream(dropAfter(t, 2))},
 			text: "Hello", code: agent.CodeUpstreamError},
+		{name: "ended cleanly without finish_reason or terminator", opts: []option{withUpstream(replayThen(t, "normal.sse", 2, nil))},
+			text: "Hello", code: agent.CodeUpstreamError, msg: "the answer is incomplete", recoverable: true},
 		{name: "connection refused", opts: []option{withUpstreamURL(closedURL(t))},
 			code: agent.CodeUpstreamUnavailable, recoverable: true},
 	}

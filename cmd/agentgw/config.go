@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/llm"
 )
 
 // Config is the gateway configuration file (configs/gateway.yaml documents
@@ -75,6 +76,14 @@ type UpstreamConfig struct {
 	FirstByteTimeout Duration `yaml:"firstByteTimeout"`
 	IdleTimeout      Duration `yaml:"idleTimeout"`
 	HTTP2Cleartext   bool     `yaml:"http2Cleartext"`
+	// Retries, RetryBackoff and RetryMaxBackoff are the retry policy of a
+	// call that failed before its answer began (llm.RetryPolicy).
+	Retries         int      `yaml:"retries"`
+	RetryBackoff    Duration `yaml:"retryBackoff"`
+	RetryMaxBackoff Duration `yaml:"retryMaxBackoff"`
+	// FallbackModels are tried in order when the model keeps failing, for
+	// commands whose definition names none.
+	FallbackModels []string `yaml:"fallbackModels"`
 }
 
 // ServerConfig is the HTTP side.
@@ -220,6 +229,17 @@ func (c *Config) validate() error {
 	case "", "forward", "key":
 	default:
 		errs = append(errs, fmt.Errorf("upstream.auth: %q must be forward or key", c.Upstream.Auth))
+	}
+	if r := c.Upstream.Retries; r < 0 || r > llm.MaxRetries {
+		errs = append(errs, fmt.Errorf("upstream.retries: %d must be between 0 and %d", r, llm.MaxRetries))
+	}
+	if c.Upstream.RetryBackoff < 0 || c.Upstream.RetryMaxBackoff < 0 {
+		errs = append(errs, errors.New("upstream.retryBackoff and upstream.retryMaxBackoff must not be negative"))
+	}
+	for i, m := range c.Upstream.FallbackModels {
+		if strings.TrimSpace(m) == "" {
+			errs = append(errs, fmt.Errorf("upstream.fallbackModels[%d] is empty", i))
+		}
 	}
 	switch c.Server.Terminator {
 	case "", "[DONE]", "[Done]":

@@ -116,7 +116,9 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger) (*llm.Cli
 		return nil, nil
 	}
 	lc := llm.Config{BaseURL: u.URL, Auth: llm.AuthMode(u.Auth), Logger: log, HTTP2Cleartext: u.HTTP2Cleartext,
-		FirstByteTimeout: time.Duration(u.FirstByteTimeout), IdleTimeout: time.Duration(u.IdleTimeout)}
+		FirstByteTimeout: time.Duration(u.FirstByteTimeout), IdleTimeout: time.Duration(u.IdleTimeout),
+		Retry:          llm.RetryPolicy{Retries: u.Retries, Backoff: time.Duration(u.RetryBackoff), MaxBackoff: time.Duration(u.RetryMaxBackoff)},
+		FallbackModels: u.FallbackModels, Secrets: gatewaySecrets(cfg, getenv)}
 	if lc.Auth == llm.AuthKey {
 		lc.APIKey = getenv(u.KeyEnv)
 		if lc.APIKey == "" {
@@ -128,6 +130,26 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger) (*llm.Cli
 		return nil, fmt.Errorf("upstream: %w", err)
 	}
 	return c, nil
+}
+
+// gatewaySecrets are the credentials the gateway holds besides the upstream
+// key: its inbound tokens, its action state secret and the git remotes'
+// credentials. The upstream client redacts them from upstream messages,
+// should one ever carry them.
+func gatewaySecrets(cfg *Config, getenv func(string) string) []string {
+	secrets := splitTokens(getenv(cfg.Server.AuthTokensEnv))
+	envs := []string{cfg.State.SecretEnv}
+	for _, r := range cfg.Git.Repositories {
+		if r.Auth != nil {
+			envs = append(envs, r.Auth.PasswordEnv, r.Auth.TokenEnv)
+		}
+	}
+	for _, name := range envs {
+		if v := getenv(name); name != "" && v != "" {
+			secrets = append(secrets, v)
+		}
+	}
+	return secrets
 }
 
 // openStore is the store of paused runs and plan state, and how to close it.
