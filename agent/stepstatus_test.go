@@ -1,13 +1,16 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/sse"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -113,4 +116,40 @@ func TestStepErrorFollowsStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gateAgent is seed 002's dashboard: render waits for a profile and the
+// permissions, and no step writes the permissions.
+const gateAgent = `
+name: dash
+commands:
+  - name: default
+    steps:
+      - id: profile
+        set: {userProfile: {name: Ann}}
+      - id: hello
+        dependsOn: [profile]
+        reply: "Hello {{ .state.userProfile.name }}. "
+      - id: renderDashboard
+        with: {permissions: "†state.userProfile && †state.permissions"}
+        reply: "{{ .with.permissions }}"
+`
+
+// TestGateNeverFillsFrames: a && gate that never fills ends the answer
+// with an error frame naming the step and the missing reference, and a
+// final chunk that says so (the stream ended after "Hello Ann." as if
+// complete); the exact frames are in the golden file.
+func TestGateNeverFillsFrames(t *testing.T) {
+	r, _ := testRunner(t, gateAgent, nil, RunnerConfig{})
+	req, err := DecodeRequest([]byte(`{"agent":"dash"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := r.Prepare(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	run.Execute(t.Context(), NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: "dash", Created: 1700000000}), "req-gate"))
+	golden.Check(t, "testdata/frames/gate_never_fills.sse", out.Bytes())
 }
