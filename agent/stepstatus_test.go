@@ -11,6 +11,7 @@ import (
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/sse"
+	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -152,4 +153,40 @@ func TestGateNeverFillsFrames(t *testing.T) {
 	var out bytes.Buffer
 	run.Execute(t.Context(), NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: "dash", Created: 1700000000}), "req-gate"))
 	golden.Check(t, "testdata/frames/gate_never_fills.sse", out.Bytes())
+}
+
+// TestGateWaitsThroughConsent: a gate that waits for what a tool step
+// behind a consent writes is not a gate that never fills: the plan pauses
+// for the consent without an error, and the gated step runs once the user
+// accepted.
+func TestGateWaitsThroughConsent(t *testing.T) {
+	r, _ := toolRunner(t, store.NewMemory(), `
+name: g
+tools:
+  - {name: deploy, description: Deploys, runtime: builtin, entry: deploy, permissionLevel: USER_CONSENT, userPrompt: "Deploy?"}
+commands:
+  - name: default
+    steps:
+      - id: deploy
+        tool: deploy
+        output: state.deployed
+      - id: report
+        with: {what: "$state.deployed && $state.deployed"}
+        reply: "report:{{ .with.what }}"
+`)
+	rec, err := runRequest(t, r, `{"agent":"g"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rec.Err(); e != nil || rec.Transcript() != "" {
+		t.Fatalf("before the consent: %q, error %v", rec.Transcript(), e)
+	}
+	confirm := lastAction(t, rec)
+	rec, err = runRequest(t, r, `{"agent":"g","action":{"action":"confirm","state":`+q(confirm.State)+`,"accepted":true}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rec.Err(); e != nil || rec.Transcript() != "report:deployed" {
+		t.Fatalf("after accepting: %q, error %v", rec.Transcript(), e)
+	}
 }
