@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/llm"
@@ -43,6 +44,9 @@ const (
 type SSEEmitter struct {
 	w         *sse.Writer
 	requestID string
+	// failed is set once an error frame was written: the final chunk then
+	// says finish_reason "error" instead of "stop".
+	failed atomic.Bool
 }
 
 // NewSSEEmitter returns an emitter writing to w; requestID goes into error frames.
@@ -79,7 +83,11 @@ func (e *SSEEmitter) Error(er *Error) error {
 	if err != nil {
 		return fmt.Errorf("encoding error frame: %w", err)
 	}
-	return e.w.Event(EventError, data)
+	if err := e.w.Event(EventError, data); err != nil {
+		return err
+	}
+	e.failed.Store(true)
+	return nil
 }
 
 // ToolCall implements Emitter.
@@ -91,23 +99,37 @@ func (e *SSEEmitter) ToolCall(f *ToolCallFrame) error {
 	return e.w.Event(EventToolCall, data)
 }
 
-// End implements Emitter.
-func (e *SSEEmitter) End() error { return e.w.End() }
+// End implements Emitter: the final chunk's finish_reason is "stop", or
+// "error" when an error frame was written.
+func (e *SSEEmitter) End() error {
+	if e.failed.Load() {
+		return e.w.EndWith(sse.FinishError)
+	}
+	return e.w.End()
+}
 
-// ErrorFrameData is the data of a copilot_error frame.
+// ErrorFrameData is the data of a copilot_error frame (PROTOCOL.md
+// section 2): every field but UpstreamStatus is always present.
 type ErrorFrameData struct {
 	ErrorCode       string `json:"errorCode"`
 	Message         string `json:"message"`
 	Recoverable     bool   `json:"recoverable"`
-	SuggestedAction string `json:"suggestedAction,omitempty"`
-	RequestID       string `json:"requestId,omitempty"`
-	UpstreamStatus  int    `json:"upstreamStatus,omitempty"`
+	SuggestedAction string `json:"suggestedAction"`
+	RequestID       string `json:"requestId"`
+	// Source is client, server or upstream, as in the ERROR_RESPONSE
+	// before the stream.
+	Source string `json:"source"`
+	// UpstreamStatus is the model platform's HTTP status, for an
+	// UPSTREAM_ERROR that had one.
+	UpstreamStatus int `json:"upstreamStatus,omitempty"`
 }
 
-// ErrorFrame is the copilot_error data for e.
+// ErrorFrame is the copilot_error data for e: the one place an error frame
+// is built, so that no path can leave out its suggested action (the code's
+// default when e has none, see Error.Suggestion) or its source.
 func ErrorFrame(e *Error, requestID string) ErrorFrameData {
 	return ErrorFrameData{ErrorCode: e.Code, Message: e.Message, Recoverable: e.Recoverable,
-		SuggestedAction: e.SuggestedAction, RequestID: requestID, UpstreamStatus: e.UpstreamStatus}
+		SuggestedAction: e.Suggestion(), RequestID: requestID, Source: e.Origin(), UpstreamStatus: e.UpstreamStatus}
 }
 
 // Frame is one thing a Recorder received.

@@ -27,6 +27,9 @@ const (
 	CodeTemplateError         = "TEMPLATE_ERROR"
 	CodeActionInvalid         = "ACTION_INVALID"
 	CodeCommandEmpty          = "COMMAND_EMPTY"
+	CodeToolFailed            = "TOOL_FAILED"
+	CodeToolRoundsExceeded    = "TOOL_ROUNDS_EXCEEDED"
+	CodeDeclined              = "DECLINED"
 )
 
 // Error sources of the seed-000 error shape.
@@ -66,6 +69,62 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) Suggest(action string) *Error {
 	e.SuggestedAction = action
 	return e
+}
+
+// Origin is the error's Source, or, when it has none, the side its code
+// and status imply: upstream for the UPSTREAM_ codes of a failing model
+// platform, client for a 4xx status, else server. Both error shapes (the
+// ERROR_RESPONSE and the copilot_error frame) carry it.
+func (e *Error) Origin() string {
+	switch {
+	case e.Source != "":
+		return e.Source
+	case e.Code == CodeUpstreamError || e.Code == CodeUpstreamTimeout || e.Code == CodeUpstreamUnavailable:
+		return SourceUpstream
+	case e.Status >= 400 && e.Status < 500:
+		return SourceClient
+	}
+	return SourceServer
+}
+
+// Suggestion is the error's SuggestedAction, or, when it has none, the
+// default of its code, so that every error a client sees says what to do.
+func (e *Error) Suggestion() string {
+	if e.SuggestedAction != "" {
+		return e.SuggestedAction
+	}
+	if s, ok := suggestions[e.Code]; ok {
+		return s
+	}
+	if e.Origin() == SourceClient {
+		return "see the errors section of the gateway's protocol (PROTOCOL.md section 5)"
+	}
+	return askOperator
+}
+
+// askOperator is the suggestion of a failure only the gateway's log explains.
+const askOperator = "try again; if it keeps failing, give the gateway's operator this request id"
+
+// suggestions are the default suggested actions of the codes an error may
+// carry without one of its own.
+var suggestions = map[string]string{
+	CodeInternal:              askOperator,
+	CodeUpstreamError:         "try again; if it keeps failing, the gateway's operator finds the model platform's answer in the log under this request id",
+	CodeUpstreamTimeout:       "try again; if it keeps happening the gateway's timeouts may be too short for this model",
+	CodeUpstreamUnavailable:   "try again later; the gateway's operator should check the upstream URL and that the model platform is up",
+	CodeUpstreamNotConfigured: "the gateway's operator should configure an upstream model platform (--upstream URL or upstream.url)",
+	CodeTemplateError:         "the agent's author should check the template with `agentgw lint`",
+	CodeActionInvalid:         "the agent's author should check the command's actions with `agentgw lint`",
+	CodeCommandEmpty:          "the gateway's operator should give the command a reply or messageTemplates",
+	CodeStepFailed:            "try again; if it keeps failing, the agent's author finds why in the gateway's log under this request id",
+	CodeStepTimeout:           "try again; the agent's author may raise the step's timeout",
+	CodeStepNotReady:          "the agent's author should make a step write what the step waits for, or give the step onError: continue",
+	CodePlanTimeout:           "try again; the agent's author may raise the command's timeout",
+	CodeToolFailed:            "try again; if it keeps failing, the gateway's operator finds the tool's error in the log under this request id",
+	CodeToolRoundsExceeded:    "ask a narrower question: the model called tools more often than one answer allows",
+	CodeDeclined:              "run the command again and accept to let the tool run",
+	CodeStateInvalid:          "echo the state of the action verbatim; run the command again for a fresh action",
+	CodeRateLimited:           "wait a moment and try again",
 }
 
 // Errorf builds a client-side error with the status that belongs to code.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"strings"
 
 	"github.com/agentgw/agentgw/steps"
 )
@@ -15,7 +16,10 @@ import (
 const (
 	CodeStepFailed  = "STEP_FAILED"
 	CodeStepTimeout = "STEP_TIMEOUT"
-	CodePlanTimeout = "PLAN_TIMEOUT"
+	// CodeStepNotReady: a step's && gate waited for references no step
+	// wrote, so it never ran.
+	CodeStepNotReady = "STEP_NOT_READY"
+	CodePlanTimeout  = "PLAN_TIMEOUT"
 )
 
 // stepRun is one execution of one step.
@@ -75,18 +79,7 @@ func planError(ctx context.Context, err error) error {
 	var se *steps.StepError
 	switch {
 	case errors.As(err, &se):
-		var e *Error
-		if errors.As(se.Err, &e) && e.Code != "CANCELED" {
-			c := *e
-			c.Message = fmt.Sprintf("step %q: %s", se.ID, e.Message)
-			return &c
-		}
-		if se.Status == steps.Timeout {
-			return &Error{Code: CodeStepTimeout, Status: 504, Source: SourceServer, Recoverable: true, Err: err,
-				Message: fmt.Sprintf("step %q did not finish within its timeout", se.ID)}
-		}
-		return &Error{Code: CodeStepFailed, Status: 500, Source: SourceServer, Err: err,
-			Message: fmt.Sprintf("step %q failed: %v", se.ID, se.Err)}
+		return stepError(se)
 	case errors.Is(err, steps.ErrHold):
 		return errPaused
 	case errors.Is(err, steps.ErrPlanTimeout):
@@ -94,6 +87,35 @@ func planError(ctx context.Context, err error) error {
 			Message: "the command's plan did not finish in time", SuggestedAction: "try again; the agent's author may raise the command's timeout"}
 	}
 	return &Error{Code: CodeStepFailed, Status: 500, Source: SourceServer, Err: err, Message: "the command's plan failed: " + err.Error()}
+}
+
+// stepError is the error of the step that stopped a plan, for every step
+// kind: its code follows the step's status. TIMEOUT is STEP_TIMEOUT
+// whatever the kind reported when its deadline cancelled it; SKIPPED (a
+// gate that never filled) is STEP_NOT_READY naming the missing
+// references; FAILED is the kind's own error (TOOL_FAILED, UPSTREAM_ERROR,
+// ...) with the step named, or STEP_FAILED.
+func stepError(se *steps.StepError) *Error {
+	switch se.Status {
+	case steps.Timeout:
+		return &Error{Code: CodeStepTimeout, Status: 504, Source: SourceServer, Recoverable: true, Err: se,
+			Message: fmt.Sprintf("step %q did not finish within its timeout", se.ID)}
+	case steps.Skipped:
+		var nr *steps.NotReadyError
+		if errors.As(se.Err, &nr) {
+			return &Error{Code: CodeStepNotReady, Status: 500, Source: SourceServer, Err: se,
+				Message:         fmt.Sprintf("step %q never ran: its inputs wait for references no step wrote: %s", se.ID, strings.Join(nr.Missing, "; ")),
+				SuggestedAction: fmt.Sprintf("the agent's author should make a step write what step %q waits for before it, or give it onError: continue", se.ID)}
+		}
+	}
+	var e *Error
+	if errors.As(se.Err, &e) && e.Code != "CANCELED" {
+		c := *e
+		c.Message = fmt.Sprintf("step %q: %s", se.ID, e.Message)
+		return &c
+	}
+	return &Error{Code: CodeStepFailed, Status: 500, Source: SourceServer, Err: se,
+		Message: fmt.Sprintf("step %q failed: %v", se.ID, se.Err)}
 }
 
 // prepare builds the step's template data and renders its inputs.

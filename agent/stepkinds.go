@@ -309,7 +309,7 @@ func (k *toolKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	if k.consent {
 		switch sr.run.approval(sr.step.def.ID) {
 		case approvalDenied:
-			return nil, &Error{Code: "DECLINED", Status: 403, Source: SourceClient,
+			return nil, &Error{Code: CodeDeclined, Status: 403, Source: SourceClient,
 				Message: fmt.Sprintf("the user declined to run tool %q", k.tool.Name)}
 		case approvalNone:
 			return nil, sr.run.waitForConsent(sr.step.def.ID, consentQuestion(k.tool, llm.ToolCall{Name: k.tool.Name, Arguments: argsJSON(sr)}))
@@ -328,8 +328,13 @@ func (k *toolKind) run(ctx context.Context, sr *stepRun) (any, error) {
 		if r.Error != nil {
 			msg = r.Error.Code + ": " + r.Error.Message
 		}
-		return nil, &Error{Code: "TOOL_FAILED", Status: 500, Source: SourceServer,
+		e := &Error{Code: CodeToolFailed, Status: 500, Source: SourceServer,
 			Message: fmt.Sprintf("tool %q: %s", k.tool.Name, msg)}
+		if r.Status == tools.StatusTimeout {
+			// The tool's own deadline: the step timed out (STEP_TIMEOUT).
+			e.Err = steps.ErrTimeout
+		}
+		return nil, e
 	}
 	return toPlain(r.Result)
 }

@@ -87,10 +87,10 @@ func (c chunk) content() string {
 	return s
 }
 
-// isStop reports whether the chunk is the end chunk: one choice with an
-// empty delta and finish_reason "stop".
-func (c chunk) isStop() bool {
-	return len(c.Choices) == 1 && c.Choices[0].FinishReason != nil && *c.Choices[0].FinishReason == "stop" &&
+// isEnd reports whether the chunk is the end chunk: one choice with an
+// empty delta and the finish_reason given.
+func (c chunk) isEnd(reason string) bool {
+	return len(c.Choices) == 1 && c.Choices[0].FinishReason != nil && *c.Choices[0].FinishReason == reason &&
 		c.Choices[0].Delta.Content == "" && c.Choices[0].Delta.Role == ""
 }
 
@@ -186,8 +186,9 @@ func (s stream) of(kind string) []frame {
 }
 
 // readStream checks that r is a 200 event stream with the SSE headers that
-// ends with the stop chunk and exactly one terminator, nothing after it,
-// and returns it parsed.
+// ends with the end chunk (finish_reason "stop", or "error" when the stream
+// has an error frame) and exactly one terminator, nothing after it, and
+// returns it parsed.
 func readStream(t testing.TB, r response, terminator string) stream {
 	t.Helper()
 	if r.status != http.StatusOK {
@@ -213,8 +214,12 @@ func readStream(t testing.TB, r response, terminator string) stream {
 	if n < 2 || s.frames[n-1].kind != "done" || s.frames[n-1].data != terminator {
 		t.Fatalf("the last frame is not the terminator %s: %v\n%s", terminator, s.kinds(), r.body)
 	}
-	if last := s.frames[n-2]; last.kind != "chunk" || !last.chunk.isStop() {
-		t.Fatalf("the frame before the terminator is not the stop chunk: %q", last.data)
+	reason := "stop"
+	if len(s.of("error")) > 0 {
+		reason = "error"
+	}
+	if last := s.frames[n-2]; last.kind != "chunk" || !last.chunk.isEnd(reason) {
+		t.Fatalf("the frame before the terminator is not the end chunk with finish_reason %q: %q", reason, last.data)
 	}
 	return s
 }

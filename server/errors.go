@@ -44,7 +44,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	body := ErrorResponse{Type: "ERROR_RESPONSE", Content: ErrorContent{
-		ErrorCode: e.Code, Message: e.Message, Source: e.Source, Recoverable: e.Recoverable,
+		ErrorCode: e.Code, Message: e.Message, Source: e.Origin(), Recoverable: e.Recoverable,
 		SuggestedAction: suggestion(e),
 		Details:         ErrorDetails{RequestID: rid, Timestamp: time.Now().UTC().Format(time.RFC3339Nano)},
 	}}
@@ -83,7 +83,8 @@ func toAgentError(err error) *agent.Error {
 }
 
 // suggestion is the error's suggested action, or a default for its code so
-// that every ERROR_RESPONSE carries one.
+// that every ERROR_RESPONSE carries one: the server's own for the errors of
+// routing and decoding, else the one in-stream frames get (Error.Suggestion).
 func suggestion(e *agent.Error) string {
 	if e.SuggestedAction != "" {
 		return e.SuggestedAction
@@ -95,10 +96,8 @@ func suggestion(e *agent.Error) string {
 		return "send the body as JSON with Content-Type: application/json"
 	case agent.CodeNotFound, agent.CodeMethodNotAllowed:
 		return endpoints
-	case agent.CodeInternal:
-		return "try again; if it keeps failing, give the gateway's operator this request id"
 	}
-	return "see the errors section of the gateway's protocol (PROTOCOL.md section 5)"
+	return e.Suggestion()
 }
 
 // endpoints lists the gateway's routes.

@@ -46,9 +46,35 @@ func (w *Writer) chunk(raw []byte, flush bool) error {
 	// this bound and the buffer.
 	return w.frame(flush, len("data: ")+len(raw)+len(idKey)+w.idLen+len(",")+2, func(b []byte) ([]byte, error) {
 		b, err := appendChunk(append(b, "data: "...), raw, w.idJSON)
+		if err == nil && !w.modelSeen {
+			w.noteModel(raw)
+		}
 		return append(b, '\n', '\n'), err
 	})
 }
+
+// noteModel keeps the "model" of the first relayed chunk that has a
+// top-level one, when it is a JSON string, for the final chunk; the caller
+// holds mu. A chunk without the text "model" is passed over with one
+// vectorized search, and once a chunk named a model no other is looked at
+// (every chunk of an OpenAI-style stream names the same model), so relayed
+// chunks keep the fast path.
+func (w *Writer) noteModel(raw []byte) {
+	if !bytes.Contains(raw, modelKey) {
+		return
+	}
+	v, ok := Field(raw, "model")
+	if !ok {
+		return
+	}
+	w.modelSeen = true
+	if len(v) >= 2 && v[0] == '"' {
+		w.upModel = append(w.upModelBuf[:0], v...)
+	}
+}
+
+// modelKey is the key noteModel looks for.
+var modelKey = []byte(`"model"`)
 
 // Event writes a named event: "event: <name>\ndata: <data>\n\n". Data
 // containing line breaks is split over several data lines, which a reader
@@ -109,10 +135,25 @@ func (w *Writer) makeRoom(size int) error {
 	return nil
 }
 
-// End writes the final chunk (empty delta, finish_reason "stop") and the
-// terminator. Only the first call writes; later calls return the stream's
-// sticky error, and every write after End returns ErrEnded.
-func (w *Writer) End() error {
+// Finish reasons of the final chunk.
+const (
+	// FinishStop ends a stream that ran to its end.
+	FinishStop = "stop"
+	// FinishError ends a stream after an error frame: a client that looks
+	// only at the chunks can tell that the answer is not complete.
+	FinishError = "error"
+)
+
+// End writes the final chunk with finish_reason "stop" and the terminator:
+// EndWith(FinishStop).
+func (w *Writer) End() error { return w.EndWith(FinishStop) }
+
+// EndWith writes the final chunk (empty delta, the given finish_reason,
+// the model of the first relayed chunk that named one, else Options.Model)
+// and the terminator. Only the first call of End or EndWith writes; later
+// calls return the stream's sticky error, and every write after it returns
+// ErrEnded.
+func (w *Writer) EndWith(finishReason string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.ended {
@@ -123,10 +164,21 @@ func (w *Writer) End() error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.makeRoom(len(w.endFrames)); err != nil {
+	model := w.textHead[w.modelAt:w.modelEnd]
+	if w.upModel != nil {
+		model = w.upModel
+	}
+	size := len(w.textHead) + len(model) + len(finishKey) + 2*len(finishReason) + len(endTail) + 8 + len(w.terminator)
+	if err := w.makeRoom(size); err != nil {
 		return err
 	}
-	w.buf = append(w.buf, w.endFrames...)
+	b := append(w.buf, w.textHead[:w.modelAt]...)
+	b = append(b, model...)
+	b = append(b, w.textHead[w.modelEnd:len(w.textHead)-len(textDelta)]...)
+	b = append(b, finishKey...)
+	b = AppendString(b, finishReason)
+	b = append(b, endTail...)
+	w.buf = append(appendDataLines(b, w.terminator), '\n')
 	return w.flushLocked()
 }
 

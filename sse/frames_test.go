@@ -38,6 +38,29 @@ func TestFramesGolden(t *testing.T) {
 		{"end", goldenOptions, func(w *Writer) error { return w.End() }},
 		{"end_done_seed", Options{ID: "chatcmpl-42", Model: "happy", Created: 1700000000, Terminator: "[Done]"},
 			func(w *Writer) error { return w.End() }},
+		// After an in-stream error the final chunk says so.
+		{"end_error", goldenOptions, func(w *Writer) error {
+			return errors.Join(w.Event("copilot_error", []byte(`{"errorCode":"UPSTREAM_ERROR"}`)), w.EndWith(FinishError))
+		}},
+		// The final chunk names the model that answered (the first relayed
+		// chunk's), not the one the writer was made with.
+		{"end_upstream_model", goldenOptions, func(w *Writer) error {
+			return errors.Join(w.Chunk([]byte(upstreamChunk)), w.Text("!"),
+				w.BufferChunk([]byte(`{"id":"x","model":"gpt-4o-mini","choices":[]}`)), w.End())
+		}},
+		{"end_upstream_model_escaped", goldenOptions, func(w *Writer) error {
+			return errors.Join(w.Chunk([]byte(`{"model":"gpt-\u00e9\"4","choices":[]}`)), w.EndWith(FinishError))
+		}},
+		// Chunks without a model (a nested one does not count) are passed
+		// over; the first that names one decides.
+		{"end_first_chunk_no_model", goldenOptions, func(w *Writer) error {
+			return errors.Join(w.Chunk([]byte(`{"choices":[],"x":{"model":"nested"}}`)), w.Chunk([]byte(upstreamChunk)),
+				w.Chunk([]byte(`{"id":"x","model":"other"}`)), w.End())
+		}},
+		// A model that is not a string leaves the writer's own.
+		{"end_model_null", goldenOptions, func(w *Writer) error {
+			return errors.Join(w.Chunk([]byte(`{"model":null,"choices":[]}`)), w.Chunk([]byte(upstreamChunk)), w.End())
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {

@@ -78,3 +78,54 @@ func TestGoOpenAIReadsOurStream(t *testing.T) {
 		t.Errorf("Recv after the end = %v, want io.EOF", err)
 	}
 }
+
+// TestGoOpenAIReadsAnErrorEnd: a stream that reports an error inside the
+// stream and ends with finish_reason "error" (and the model that answered)
+// still reads to io.EOF with go-openai's stream reader; the error event's
+// data line reaches it as a chunk without choices, and the final chunk
+// tells it the answer is not complete.
+func TestGoOpenAIReadsAnErrorEnd(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "text/event-stream")
+		w := sse.NewWriter(rw, sse.Options{ID: "chatcmpl-ours", Model: "happy", Created: 1700000000})
+		for _, err := range []error{
+			w.Chunk([]byte(`{"id":"up-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-2024-08-06",` +
+				`"choices":[{"index":0,"delta":{"content":"Par"},"finish_reason":null}]}`)),
+			w.Event("copilot_error", []byte(`{"errorCode":"UPSTREAM_ERROR","message":"the model platform failed",`+
+				`"recoverable":false,"suggestedAction":"try again","requestId":"r1","source":"upstream"}`)),
+			w.EndWith(sse.FinishError),
+		} {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	}))
+	defer srv.Close()
+
+	cfg := openai.DefaultConfig("test-key")
+	cfg.BaseURL = srv.URL
+	stream, err := openai.NewClientWithConfig(cfg).CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{Model: "happy"})
+	if err != nil {
+		t.Fatalf("CreateChatCompletionStream: %v", err)
+	}
+	defer stream.Close()
+	var content string
+	var finish openai.FinishReason
+	var model string
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("Recv after %q: %v", content, err)
+		}
+		for _, c := range resp.Choices {
+			content += c.Delta.Content
+			finish, model = c.FinishReason, resp.Model
+		}
+	}
+	if content != "Par" || finish != "error" || model != "gpt-4o-2024-08-06" {
+		t.Errorf("read %q ending with %q from %q, want \"Par\" ending with error from gpt-4o-2024-08-06", content, finish, model)
+	}
+}

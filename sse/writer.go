@@ -28,7 +28,10 @@ type Options struct {
 	// chunks get their top-level "id" rewritten to it. Empty means a random
 	// "chatcmpl-…" id.
 	ID string
-	// Model is the "model" of the chunks the writer creates itself.
+	// Model is the "model" of the chunks the writer creates itself. The
+	// final chunk names the model of the first relayed chunk instead, when
+	// that names one: the model that answered, which may differ from the
+	// one asked for.
 	Model string
 	// Created is the unix time in seconds of the chunks the writer creates;
 	// 0 means the time NewWriter is called.
@@ -50,10 +53,19 @@ type Writer struct {
 	id    string
 	// idJSON is the id encoded as a JSON string, spliced into relayed chunks.
 	idJSON []byte
-	// textHead is a text frame up to its content.
-	textHead []byte
-	// endFrames are the final chunk and the terminator.
-	endFrames []byte
+	// textHead is a text frame up to its content; the final chunk shares
+	// it up to the delta, and modelAt:modelEnd is the model's JSON in it.
+	textHead          []byte
+	modelAt, modelEnd int
+	// terminator is the data of the last frame.
+	terminator string
+	// upModel is the "model" (a JSON string, quotes included) of the first
+	// relayed chunk, nil until a chunk was relayed or when it named none;
+	// modelSeen is set once a relayed chunk was looked at. upModelBuf
+	// holds the usual short model name without an allocation.
+	upModel    []byte
+	modelSeen  bool
+	upModelBuf [64]byte
 	// headLen and idLen are the lengths of textHead and idJSON, which
 	// stay readable without mu after a WriterPool took the slices back.
 	headLen, idLen int
@@ -147,7 +159,7 @@ func (p *WriterPool) Release(w *Writer) {
 		w.mu.Unlock()
 		return
 	}
-	w.mem, w.buf, w.idJSON, w.textHead, w.endFrames = nil, nil, nil, nil, nil
+	w.mem, w.buf, w.idJSON, w.textHead, w.upModel = nil, nil, nil, nil, nil
 	w.mu.Unlock()
 	p.bufs.Put(mem)
 }
@@ -158,7 +170,8 @@ const (
 	createdKey = `,"object":"chat.completion.chunk","created":`
 	choices    = `,"choices":[{"index":0,"delta":{`
 	textDelta  = `"role":"assistant","content":`
-	endTail    = `},"finish_reason":"stop"}]}` + "\n\n"
+	finishKey  = `},"finish_reason":`
+	endTail    = `}]}` + "\n\n"
 	// frameBufSize is the size of the buffer frames are built and held in;
 	// only a single larger frame grows it.
 	frameBufSize = 2048
@@ -167,11 +180,11 @@ const (
 // memSize is the room build needs when the options need no escaping.
 func memSize(o Options) int {
 	head := len(idHead) + len(o.ID) + 2 + len(createdKey) + 20 + len(`,"model":`) + len(o.Model) + 2 + len(choices)
-	return 2*head + len(textDelta) + len(endTail) + len(o.Terminator) + 16 + frameBufSize
+	return head + len(textDelta) + frameBufSize
 }
 
-// build makes the fixed parts of the frames, textHead and endFrames (which
-// share a head up to the delta), idJSON and the frame buffer in b, whose
+// build makes the fixed parts of the frames, textHead (which the final
+// chunk shares up to the delta), idJSON and the frame buffer in b, whose
 // room of memSize bytes suffices when the options need no escaping.
 func (w *Writer) build(o Options, b []byte) {
 	b = append(b[:0], idHead...)
@@ -180,16 +193,13 @@ func (w *Writer) build(o Options, b []byte) {
 	b = append(b, createdKey...)
 	b = strconv.AppendInt(b, o.Created, 10)
 	b = append(b, `,"model":`...)
+	w.modelAt = len(b)
 	b = AppendString(b, o.Model)
+	w.modelEnd = len(b)
 	b = append(b, choices...)
-	head := len(b)
 	b = append(b, textDelta...)
 	w.textHead = b[:len(b):len(b)]
-	end := len(b)
-	b = append(b, b[:head]...)
-	b = append(b, endTail...)
-	b = append(appendDataLines(b, o.Terminator), '\n')
-	w.endFrames = b[end:len(b):len(b)]
+	w.terminator = o.Terminator
 	w.headLen, w.idLen = len(w.textHead), len(w.idJSON)
 	if cap(b)-len(b) >= frameBufSize {
 		w.buf = b[len(b):len(b)]

@@ -69,10 +69,11 @@ var ErrHold = errors.New("step held")
 // ends the plan.
 var ErrPlanTimeout = errors.New("plan timed out")
 
-// StepError is Run's error when a FAILED or TIMEOUT step with onError fail stopped the plan.
+// StepError is Run's error when a FAILED or TIMEOUT step with onError fail stopped the plan, or a
+// step whose gate never filled (SKIPPED, Err wrapping a *NotReadyError).
 type StepError struct {
 	ID     string
-	Status Status // FAILED or TIMEOUT
+	Status Status // FAILED, TIMEOUT, or SKIPPED for a gate that never filled
 	Err    error
 }
 
@@ -88,6 +89,11 @@ type stopCause struct{ id string }
 func (s stopCause) Error() string { return fmt.Sprintf("cancelled because step %q failed", s.id) }
 func (s stopCause) Unwrap() error { return context.Canceled }
 
+// ErrTimeout, wrapped by an Exec's error, ends the attempt TIMEOUT as the step's own deadline does: a
+// kind reports with it that a deadline of its own passed (a tool's timeout), so that the step's status,
+// and what the caller shows for it, say so.
+var ErrTimeout = errors.New("timed out")
+
 // errStepTimeout is the cause of an attempt's own deadline.
 var errStepTimeout = errors.New("step timeout")
 
@@ -102,14 +108,16 @@ var errStepTimeout = errors.New("step timeout")
 // Each attempt runs with the step's Timeout and a fresh copy of the Inputs; a failed or timed-out
 // attempt is retried per Retry unless the plan is stopping (a plan that stops during the wait for a
 // retry ends the step as described below). The final status is COMPLETED, FAILED, or TIMEOUT (the last attempt ended by the
-// step's own deadline). Then the Output is written (a write that fails turns COMPLETED into FAILED), the
+// step's own deadline, or with an error wrapping ErrTimeout). Then the Output is written (a write that fails turns COMPLETED into FAILED), the
 // step's record in steps.<id> is updated and OnFinish is called.
 //
 // A FAILED or TIMEOUT step with onError fail stops the plan: running steps are cancelled (they end
 // FAILED, their error wrapping context.Canceled, unless they complete anyway), steps not started end
 // SKIPPED (so does a step already announced by OnStart whose first attempt had not begun), and Run
-// returns a *StepError. When nothing runs and no pending step can become ready (a gate
-// that is never satisfied), the remaining steps end SKIPPED with an error naming the missing paths.
+// returns a *StepError. When nothing runs and no pending step can become ready (a gate that is never
+// satisfied), the first such step ends SKIPPED with a *NotReadyError naming the missing paths, and its
+// onError decides as for a failure: fail stops the plan with a *StepError, continue lets its dependents
+// run (see skipStuck).
 // A step whose Exec returns an error wrapping ErrHold is held (see ErrHold); a plan with a held step
 // and no failure returns an error wrapping the held step's error.
 // Options.Timeout ends everything: running steps end TIMEOUT, pending ones SKIPPED, and the error wraps

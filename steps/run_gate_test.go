@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -37,9 +38,11 @@ func TestRunGateWaitsForOutputs(t *testing.T) {
 	}
 }
 
-func TestRunGateNeverSatisfied(t *testing.T) {
+// TestRunGateNeverSatisfiedContinue: with onError continue a step whose gate never fills ends SKIPPED
+// with the missing references, and its dependents run.
+func TestRunGateNeverSatisfiedContinue(t *testing.T) {
 	h := newHarness(t, []Node{
-		{ID: "waits", Refs: map[string]*Ref{"p": mustRef(t, "$state.a && $state.never")}},
+		{ID: "waits", OnError: OnErrorContinue, Refs: map[string]*Ref{"p": mustRef(t, "$state.a && $state.never")}},
 		{ID: "after", DependsOn: []string{"waits"}, When: mustCond(t, "dependencies.waits.status == 'SKIPPED'")},
 		{ID: "a", Output: mustOut(t, "state.a")},
 	}, nil)
@@ -59,7 +62,7 @@ func TestRunGateNeverSatisfied(t *testing.T) {
 // another gate waits for.
 func TestRunGateStuckOneAtATime(t *testing.T) {
 	h := newHarness(t, []Node{
-		{ID: "stuck", Refs: map[string]*Ref{"v": mustRef(t, "$state.y && $state.y")}},
+		{ID: "stuck", OnError: OnErrorContinue, Refs: map[string]*Ref{"v": mustRef(t, "$state.y && $state.y")}},
 		{ID: "writer", DependsOn: []string{"stuck"}, Output: mustOut(t, "state.x")},
 		{ID: "reader", Refs: map[string]*Ref{"v": mustRef(t, "$state.x && $state.x")}},
 	}, nil)
@@ -69,6 +72,61 @@ func TestRunGateStuckOneAtATime(t *testing.T) {
 	}
 	if got := strings.Join(statuses(rep), " "); got != "stuck=SKIPPED writer=COMPLETED reader=COMPLETED" {
 		t.Errorf("statuses = %s", got)
+	}
+}
+
+// TestRunGateNeverSatisfiedFails: with onError fail (the default) a gate that never fills stops the
+// plan like a failure: Run returns a *StepError for the step, SKIPPED, wrapping a *NotReadyError that
+// names every missing reference, and what depends on it does not run.
+func TestRunGateNeverSatisfiedFails(t *testing.T) {
+	h := newHarness(t, []Node{
+		{ID: "a", Output: mustOut(t, "state.a")},
+		{ID: "render", Refs: map[string]*Ref{
+			"p": mustRef(t, "$state.a && $state.perms"),
+			"q": mustRef(t, "$state.profile && $state.a"),
+		}},
+		{ID: "after", DependsOn: []string{"render"}},
+		{ID: "other", Refs: map[string]*Ref{"x": mustRef(t, "$state.b && $state.b")}},
+	}, nil)
+	rep, err := h.run(context.Background(), Options{})
+	var se *StepError
+	var nr *NotReadyError
+	if !errors.As(err, &se) || !errors.As(err, &nr) {
+		t.Fatalf("err = %v, want a *StepError wrapping a *NotReadyError", err)
+	}
+	if se.ID != "render" || se.Status != Skipped {
+		t.Errorf("StepError = %q %s, want render SKIPPED", se.ID, se.Status)
+	}
+	if want := []string{"with.p needs state.perms", "with.q needs state.profile"}; !reflect.DeepEqual(nr.Missing, want) {
+		t.Errorf("missing = %q, want %q", nr.Missing, want)
+	}
+	if got := err.Error(); got != `step "render" SKIPPED: never ready: a reference never appeared: with.p needs state.perms; with.q needs state.profile` {
+		t.Errorf("err = %s", got)
+	}
+	if got := strings.Join(statuses(rep), " "); got != "a=COMPLETED render=SKIPPED after=SKIPPED other=SKIPPED" {
+		t.Errorf("statuses = %s", got)
+	}
+	if e := rep.Results[2].Err; e == nil || e.Error() != `not started: step "render" never ran` {
+		t.Errorf("after's error = %v", e)
+	}
+}
+
+// TestRunGateStuckWhileHeld: a gate that waits for what a held step would write is held too (the
+// plan runs again once the held step may run), not failed.
+func TestRunGateStuckWhileHeld(t *testing.T) {
+	h := newHarness(t, []Node{
+		{ID: "consent", Output: mustOut(t, "state.ok")},
+		{ID: "use", Refs: map[string]*Ref{"v": mustRef(t, "$state.ok && $state.ok")}},
+	}, map[string]stepFunc{
+		"consent": func(ctx context.Context, in Invocation) (any, error) { return nil, ErrHold },
+	})
+	rep, err := h.run(context.Background(), Options{})
+	var se *StepError
+	if !errors.Is(err, ErrHold) || errors.As(err, &se) {
+		t.Fatalf("err = %v, want the held step's", err)
+	}
+	if r := rep.Results[1]; r.Status != Skipped || !errors.Is(r.Err, ErrHold) {
+		t.Errorf("use = %s %v, want SKIPPED and held", r.Status, r.Err)
 	}
 }
 

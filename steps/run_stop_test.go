@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -208,5 +209,45 @@ func TestAttemptsAfterStop(t *testing.T) {
 	if called || res.Status != Skipped || res.Attempts != 0 || !errors.Is(res.Err, context.Canceled) ||
 		res.Err.Error() != `not started: cancelled because step "x" failed` {
 		t.Errorf("called=%v result=%+v", called, res)
+	}
+}
+
+// TestRunKindTimeout: an Exec error wrapping ErrTimeout (a deadline of the kind's own, such as a
+// tool's) ends the attempt TIMEOUT like the step's deadline, is retried like it, and stops the plan
+// with a TIMEOUT *StepError.
+func TestRunKindTimeout(t *testing.T) {
+	tests := []struct {
+		name    string
+		onError OnError
+		want    string
+	}{
+		{"fail", OnErrorFail, "tool=TIMEOUT after=SKIPPED"},
+		{"continue", OnErrorContinue, "tool=TIMEOUT after=COMPLETED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, []Node{
+				{ID: "tool", Retry: Retry{Limit: 1}, OnError: tt.onError},
+				{ID: "after", DependsOn: []string{"tool"}},
+			}, map[string]stepFunc{
+				"tool": func(ctx context.Context, in Invocation) (any, error) {
+					return nil, fmt.Errorf("tool slow: %w", ErrTimeout)
+				},
+			})
+			rep, err := h.run(context.Background(), Options{})
+			if got := strings.Join(statuses(rep), " "); got != tt.want {
+				t.Errorf("statuses = %s, want %s", got, tt.want)
+			}
+			if r := rep.Results[0]; r.Attempts != 2 || !errors.Is(r.Err, ErrTimeout) {
+				t.Errorf("tool: %d attempts, error %v", r.Attempts, r.Err)
+			}
+			var se *StepError
+			switch {
+			case tt.onError == OnErrorContinue && err != nil:
+				t.Errorf("err = %v", err)
+			case tt.onError == OnErrorFail && (!errors.As(err, &se) || se.Status != Timeout):
+				t.Errorf("err = %v, want a TIMEOUT *StepError", err)
+			}
+		})
 	}
 }

@@ -144,21 +144,47 @@ func (r *runner) skipPending(err error) {
 	}
 }
 
-// skipStuck is called when nothing runs and nothing is ready. It skips the first step (in definition
-// order) whose gate is not satisfied, reporting true: its dependents may now run and write what other
-// gates wait for. With no such step it skips whatever is still pending (nothing is, in an acyclic plan)
-// and reports false.
+// skipStuck is called when nothing runs and nothing is ready. It ends the first step (in definition
+// order) whose gate is not satisfied SKIPPED with a *NotReadyError, reporting true: with onError
+// continue its dependents may now run and write what other gates wait for; with onError fail the plan
+// stops as for a failed step. While a step is held (see ErrHold) the stuck step is held too instead:
+// what it waits for may be written once the held step has run. With no stuck step it skips whatever is
+// still pending (nothing is, in an acyclic plan) and reports false.
 func (r *runner) skipStuck() bool {
 	for i := range r.p.nodes {
 		if r.results[i].Status != Pending || !r.depsDone(i) {
 			continue
 		}
-		if missing := r.gatesMissing(i); len(missing) > 0 {
-			err := fmt.Errorf("never ready: a reference never appeared: %s", strings.Join(missing, "; "))
-			r.finish(i, Result{ID: r.p.nodes[i].ID, Status: Skipped, Err: err, Finished: time.Now()})
-			return true
+		missing := r.gatesMissing(i)
+		if len(missing) == 0 {
+			continue
 		}
+		n := r.p.nodes[i]
+		var err error = &NotReadyError{Missing: missing}
+		if r.held != nil {
+			err = fmt.Errorf("%w, while a step is held: %w", err, ErrHold)
+		}
+		r.finish(i, Result{ID: n.ID, Status: Skipped, Err: err, Finished: time.Now()})
+		if r.held == nil && n.OnError != OnErrorContinue && !r.halted() {
+			r.failed = &StepError{ID: n.ID, Status: Skipped, Err: err}
+			r.stop(stopCause{id: n.ID})
+			r.skipPending(fmt.Errorf("not started: step %q never ran", n.ID))
+		}
+		return true
 	}
 	r.skipPending(errors.New("never ready"))
 	return false
+}
+
+// NotReadyError is the error of a step whose gate (a && reference) never filled: nothing ran any more and
+// no step had written what it waits for. Such a step ends SKIPPED; with onError fail (the default) Run's
+// *StepError, whose Status is then SKIPPED, wraps it.
+type NotReadyError struct {
+	// Missing says what each unsatisfied gate input waits for: "with.p needs state.a, state.b".
+	Missing []string
+}
+
+// Error renders "never ready: a reference never appeared: with.p needs state.never".
+func (e *NotReadyError) Error() string {
+	return "never ready: a reference never appeared: " + strings.Join(e.Missing, "; ")
 }

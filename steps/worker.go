@@ -55,7 +55,8 @@ func (r *runner) attempts(i int, in Invocation) (res Result) {
 	}
 }
 
-// attempt runs one attempt with the step's timeout. own reports that it failed after its own deadline.
+// attempt runs one attempt with the step's timeout. own reports that it failed after its own deadline,
+// or with an error wrapping ErrTimeout.
 func (r *runner) attempt(i int, in Invocation) (v any, own bool, err error) {
 	n := r.p.nodes[i]
 	ctx := r.stepsCtx
@@ -67,6 +68,9 @@ func (r *runner) attempt(i int, in Invocation) (v any, own bool, err error) {
 	v, err = r.call(ctx, i, in)
 	if err != nil && errors.Is(context.Cause(ctx), errStepTimeout) {
 		return nil, true, fmt.Errorf("timed out after %v: %w", n.Timeout, err)
+	}
+	if errors.Is(err, ErrTimeout) {
+		return nil, true, err
 	}
 	return v, false, err
 }

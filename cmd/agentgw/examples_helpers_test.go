@@ -140,7 +140,8 @@ func (a sentAction) nodeList() string {
 	return strings.Join(out, "\n")
 }
 
-// answer is a whole SSE answer, checked to end with the stop chunk and the
+// answer is a whole SSE answer, checked to end with the end chunk
+// (finish_reason "stop", or "error" after an error frame) and the
 // terminator.
 type answer struct {
 	events []streamEvent
@@ -154,9 +155,15 @@ func ask(t *testing.T, url, body string) answer {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, events %v", resp.StatusCode, events)
 	}
+	reason := `"finish_reason":"stop"`
+	for _, ev := range events {
+		if ev.Name == "copilot_error" {
+			reason = `"finish_reason":"error"`
+		}
+	}
 	n := len(events)
-	if n < 2 || events[n-1].Data != "[DONE]" || !strings.Contains(events[n-2].Data, `"finish_reason":"stop"`) {
-		t.Fatalf("the answer does not end with the stop chunk and [DONE]: %v", events)
+	if n < 2 || events[n-1].Data != "[DONE]" || !strings.Contains(events[n-2].Data, reason) {
+		t.Fatalf("the answer does not end with the end chunk (%s) and [DONE]: %v", reason, events)
 	}
 	return answer{events: events, text: streamText(t, events)}
 }
