@@ -78,6 +78,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
 		RateLimit: cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
+		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP: mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
