@@ -15,6 +15,14 @@ const (
 	SeverityWarning
 )
 
+// String is "error" or "warning".
+func (s Severity) String() string {
+	if s == SeverityWarning {
+		return "warning"
+	}
+	return "error"
+}
+
 // Diagnostic is one problem found in a definition, with its position.
 type Diagnostic struct {
 	Pos      Position

@@ -128,8 +128,9 @@ var suggestions = map[string]string{
 }
 
 // Errorf builds a client-side error with the status that belongs to code.
+// Each argument is clipped to MaxEcho bytes (clipArgs).
 func Errorf(code, format string, args ...any) *Error {
-	e := &Error{Code: code, Status: statusOf(code), Message: fmt.Sprintf(format, args...), Source: SourceClient}
+	e := &Error{Code: code, Status: statusOf(code), Message: fmt.Sprintf(format, clipArgs(args)...), Source: SourceClient}
 	if e.Status >= 500 {
 		e.Source = SourceServer
 	}

@@ -66,6 +66,6 @@ func politeAnswer(fb *actions.Feedback) string {
 	case fb.Action == actions.KindConfirm:
 		return "Noted. This action has no follow-up configured."
 	default:
-		return fmt.Sprintf("Nothing to show for %s on node %q.", fb.NodeAction, fb.NodeID)
+		return fmt.Sprintf("Nothing to show for %s on node %q.", Clip(fb.NodeAction), Clip(fb.NodeID))
 	}
 }

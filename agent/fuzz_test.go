@@ -13,6 +13,7 @@ func FuzzParse(f *testing.F) {
 		`{"name":"happy","commands":[{"name":"default","messageTemplates":[{"role":"system","template":"x"}],"contextVariableCollectionStrategy":{"type":"specify","contextVariables":[{"name":"activeEdtior","resolveOptions":{}}]}}]}`,
 		"name: a\ncommands:\n  - name: default\n    actions:\n      - action: tree\n        data: {treeId: t, rootPId: '0', nodes: [{id: a, pId: '0', type: x, name: n}], nodeActions: [{nodeType: x, nodeAction: click}]}\n",
 		"---\n---\nname: [\n", "a: &x {b: *x}\n", "",
+		"name: x\nt: {title: Proceed?, body: a: b}\n", "{\n \"a\": [ {\"b\": 1 \"c\": 2} ]\n}\n", "t: [\"a\",\r\n  'b' c]\r\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -178,7 +178,7 @@ func parseFile(opts *LoadOptions, baseDir, file string, data []byte) ([]*Agent, 
 			break
 		}
 		if err != nil {
-			diags.add(SeverityError, yamlErrorPos(file, err), yamlErrorMessage(err))
+			diags.add(SeverityError, yamlErrorPos(file, data, err), yamlErrorMessage(err))
 			break
 		}
 		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
@@ -205,12 +205,14 @@ func parseFile(opts *LoadOptions, baseDir, file string, data []byte) ([]*Agent, 
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
-func yamlErrorPos(file string, err error) Position {
-	p := Position{File: file, Line: 1, Column: 1}
+// yamlErrorPos is the position in data, read from file, of the YAML
+// syntax error err (yamlSyntaxPos).
+func yamlErrorPos(file string, data []byte, err error) Position {
+	line := 0
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		p.Line, _ = strconv.Atoi(m[1])
+		line, _ = strconv.Atoi(m[1])
 	}
-	return p
+	return yamlSyntaxPos(file, data, line, strings.TrimPrefix(yamlErrorMessage(err), "syntax error: "))
 }
 
 func yamlErrorMessage(err error) string {

@@ -5,16 +5,17 @@ import (
 	"sync/atomic"
 )
 
-// Registry holds the loaded agents. Readers never lock: a reload builds a
-// new snapshot and swaps it in atomically, so requests in flight keep the
-// agents they started with.
+// Registry holds the loaded agents and the problems found loading them.
+// Readers never lock: a reload builds a new snapshot and swaps it in
+// atomically, so requests in flight keep the agents they started with.
 type Registry struct {
 	cur atomic.Pointer[snapshot]
 }
 
 type snapshot struct {
-	byName map[string]*Agent
-	names  []string
+	byName   map[string]*Agent
+	names    []string
+	problems Diagnostics
 }
 
 // NewRegistry returns a registry holding agents.
@@ -24,9 +25,13 @@ func NewRegistry(agents []*Agent) *Registry {
 	return r
 }
 
-// Swap replaces all agents at once.
-func (r *Registry) Swap(agents []*Agent) {
-	s := &snapshot{byName: make(map[string]*Agent, len(agents))}
+// Swap replaces all agents at once; there are no load problems after it.
+func (r *Registry) Swap(agents []*Agent) { r.SwapLoaded(agents, nil) }
+
+// SwapLoaded replaces all agents and the problems found loading them at
+// once. Of two agents with one name, the first is kept.
+func (r *Registry) SwapLoaded(agents []*Agent, problems Diagnostics) {
+	s := &snapshot{byName: make(map[string]*Agent, len(agents)), problems: slices.Clone(problems)}
 	for _, a := range agents {
 		if _, dup := s.byName[a.Name()]; dup {
 			continue
@@ -57,4 +62,10 @@ func (r *Registry) List() []*Agent {
 		out = append(out, s.byName[n])
 	}
 	return out
+}
+
+// Problems returns the problems found loading the agents held, in the
+// order they were given.
+func (r *Registry) Problems() Diagnostics {
+	return slices.Clone(r.cur.Load().problems)
 }

@@ -91,7 +91,7 @@ func LoadTools(m *tools.Manager, paths ...string) (map[string]*tools.Tool, Diagn
 		}
 		var doc yaml.Node
 		if err := yaml.Unmarshal(data, &doc); err != nil {
-			diags.add(SeverityError, yamlErrorPos(p, err), yamlErrorMessage(err))
+			diags.add(SeverityError, yamlErrorPos(p, data, err), yamlErrorMessage(err))
 			continue
 		}
 		var defs []*ToolDef

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -107,5 +108,27 @@ func TestHealth(t *testing.T) {
 	}
 	if h != (server.Health{Status: "ok", Agents: 5, Version: "v9.9.9-test"}) {
 		t.Errorf("health %+v", h)
+	}
+}
+
+// TestListAgentsProblems: GET /agents lists the problems of the last load
+// with their positions, and has no problems key when there were none.
+func TestListAgentsProblems(t *testing.T) {
+	t.Parallel()
+	reg := loadAgents(t)
+	gw := httptest.NewServer(server.New(server.Config{Runner: agent.NewRunner(reg, agent.RunnerConfig{})}).Handler())
+	defer gw.Close()
+	if r := get(t, gw.URL+"/agents"); strings.Contains(string(r.body), `"problems"`) {
+		t.Errorf("problems listed after a clean load: %s", r.body)
+	}
+	reg.SwapLoaded(reg.List(), agent.Diagnostics{
+		{Pos: agent.Position{File: "agents/a.yaml", Line: 4, Column: 5}, Severity: agent.SeverityError, Message: `unknown field "replly"`},
+		{Pos: agent.Position{File: "agents"}, Severity: agent.SeverityWarning, Message: "w"},
+	})
+	r := get(t, gw.URL+"/agents")
+	const want = `"problems":[{"file":"agents/a.yaml","line":4,"column":5,"severity":"error","message":"unknown field \"replly\""},` +
+		`{"file":"agents","severity":"warning","message":"w"}]}`
+	if !strings.HasSuffix(strings.TrimSpace(string(r.body)), want) {
+		t.Errorf("GET /agents ends\n%s\nwant\n%s", r.body[max(0, len(r.body)-200):], want)
 	}
 }

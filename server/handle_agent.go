@@ -2,8 +2,6 @@ package server
 
 import (
 	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -59,42 +57,6 @@ func agentParam(c echo.Context) (string, error) {
 		return "", routeNotFound()
 	}
 	return name, nil
-}
-
-// readBody enforces the media type and the body cap, reading nothing more
-// than the cap allows.
-func (s *Server) readBody(c echo.Context) ([]byte, error) {
-	r := c.Request()
-	if ct := r.Header.Get(echo.HeaderContentType); ct != echo.MIMEApplicationJSON { // the usual spelling needs no parsing
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != echo.MIMEApplicationJSON {
-			return nil, agent.Errorf(agent.CodeUnsupportedMediaType, "the body must be JSON with Content-Type: application/json")
-		}
-	}
-	limit := s.cfg.BodyLimit
-	if r.ContentLength > limit {
-		return nil, tooLarge(limit)
-	}
-	if r.ContentLength >= 0 {
-		// The common case: the size is known, read it in one go.
-		body := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, body); err != nil {
-			return nil, agent.Errorf(agent.CodeBadRequest, "reading the body: %v", err)
-		}
-		return body, nil
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	if err != nil {
-		return nil, agent.Errorf(agent.CodeBadRequest, "reading the body: %v", err)
-	}
-	if int64(len(body)) > limit {
-		return nil, tooLarge(limit)
-	}
-	return body, nil
-}
-
-func tooLarge(limit int64) *agent.Error {
-	return agent.Errorf(agent.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", limit).
-		Suggest("send less context, e.g. a smaller selection or fewer package files")
 }
 
 // streamHeaders are the response headers of every stream (PROTOCOL.md

@@ -11,13 +11,34 @@ import (
 // AgentList is the body of GET /agents.
 type AgentList struct {
 	Agents []agent.Summary `json:"agents"`
+	// Problems are those found loading the definitions (at the start or
+	// the last reload), absent when there were none.
+	Problems []LoadProblem `json:"problems,omitempty"`
 }
 
-// listAgents serves GET /agents: every agent with its commands.
+// LoadProblem is a problem found loading the agent definitions, with its
+// position: an error, which kept a file's agents from loading (an agent
+// served before keeps its last good version, with a warning saying so),
+// or a warning.
+type LoadProblem struct {
+	File     string `json:"file"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+// listAgents serves GET /agents: every agent with its commands, and the
+// problems found loading them.
 func (s *Server) listAgents(c echo.Context) error {
+	reg := s.cfg.Runner.Registry()
 	list := AgentList{Agents: []agent.Summary{}}
-	for _, a := range s.cfg.Runner.Registry().List() {
+	for _, a := range reg.List() {
 		list.Agents = append(list.Agents, a.Summary())
+	}
+	for _, d := range reg.Problems() {
+		list.Problems = append(list.Problems, LoadProblem{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Column,
+			Severity: d.Severity.String(), Message: d.Message})
 	}
 	return c.JSON(http.StatusOK, list)
 }

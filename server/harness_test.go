@@ -54,6 +54,14 @@ func loadAgents(t testing.TB) *agent.Registry {
 // fake upstream when there is one.
 func newHandler(t testing.TB, opts ...option) (http.Handler, *upstream) {
 	t.Helper()
+	srv, up := newServer(t, opts...)
+	return srv.Handler(), up
+}
+
+// newServer builds the gateway's server as the options say, starting the
+// fake upstream when there is one.
+func newServer(t testing.TB, opts ...option) (*server.Server, *upstream) {
+	t.Helper()
 	s := &setup{}
 	s.run.Signer = actions.NewSigner(testSecret, time.Hour)
 	s.run.DefaultModel = "default-model"
@@ -74,7 +82,31 @@ func newHandler(t testing.TB, opts ...option) (http.Handler, *upstream) {
 		s.run.LLM = client
 	}
 	s.srv.Runner = agent.NewRunner(loadAgents(t), s.run)
-	return server.New(s.srv).Handler(), up
+	return server.New(s.srv), up
+}
+
+// serveLoopback runs the gateway's own Serve (its http.Server and read
+// bounds, not httptest's) on a loopback port and returns its address.
+func serveLoopback(t testing.TB, opts ...option) (string, *upstream) {
+	t.Helper()
+	srv, up := newServer(t, opts...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln, time.Second) }()
+	t.Cleanup(func() {
+		if up != nil {
+			up.release()
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return ln.Addr().String(), up
 }
 
 // newGateway starts the gateway on a loopback port.

@@ -61,7 +61,8 @@ func requestIDOf(c echo.Context) string {
 }
 
 // accessLog writes one line per request with its id, agent, command,
-// status, time to first byte and duration. With the log above info level it
+// status, time to first byte and duration; what the client chose (method,
+// path, names) is clipped to agent.MaxEcho bytes. With the log above info level it
 // does nothing but handle the handler's error.
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -81,15 +82,15 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		attrs := make([]slog.Attr, 0, 12)
 		attrs = append(attrs,
-			slog.String("request_id", requestIDOf(c)), slog.String("method", req.Method), slog.String("path", req.URL.Path),
+			slog.String("request_id", requestIDOf(c)), slog.String("method", agent.Clip(req.Method)), slog.String("path", agent.Clip(req.URL.Path)),
 			slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size),
 			slog.Float64("ttfb_ms", millis(tw.ttfb(start))), slog.Float64("duration_ms", millis(time.Since(start))),
 			slog.String("remote", c.RealIP()))
 		if a, ok := c.Get(keyAgent).(string); ok {
-			attrs = append(attrs, slog.String("agent", a))
+			attrs = append(attrs, slog.String("agent", agent.Clip(a)))
 		}
 		if cmd, ok := c.Get(keyCommand).(string); ok {
-			attrs = append(attrs, slog.String("command", cmd))
+			attrs = append(attrs, slog.String("command", agent.Clip(cmd)))
 		}
 		s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 		return nil

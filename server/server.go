@@ -35,6 +35,13 @@ type Config struct {
 	// address, with RateBurst; 0 disables rate limiting.
 	RateLimit float64
 	RateBurst int
+	// ReadHeaderTimeout bounds reading a request's headers; 0 means
+	// DefaultReadHeaderTimeout.
+	ReadHeaderTimeout time.Duration
+	// BodyReadTimeout bounds reading a request's body, from the end of its
+	// headers; 0 means DefaultBodyReadTimeout. It bounds reading only: the
+	// deadline is cleared once the body is read, so streams are not cut.
+	BodyReadTimeout time.Duration
 	// Version is reported by /healthz.
 	Version string
 	// MCP, when set, serves the Model Context Protocol (streamable HTTP)
@@ -62,6 +69,12 @@ func New(cfg Config) *Server {
 	if cfg.BodyLimit <= 0 {
 		cfg.BodyLimit = DefaultBodyLimit
 	}
+	if cfg.ReadHeaderTimeout <= 0 {
+		cfg.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if cfg.BodyReadTimeout <= 0 {
+		cfg.BodyReadTimeout = DefaultBodyReadTimeout
+	}
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = 15 * time.Second
 	}
@@ -73,6 +86,9 @@ func New(cfg Config) *Server {
 	e.IPExtractor = echo.ExtractIPFromXFFHeader()
 	s := &Server{cfg: cfg, echo: e, log: cfg.Logger}
 	e.HTTPErrorHandler = s.handleError
+	// The body's read deadline comes before routing, so that a body no
+	// handler reads is bounded as well while net/http discards it.
+	e.Pre(s.bodyDeadline)
 	e.Use(s.recoverPanics, s.requestID, s.accessLog)
 	if len(cfg.AuthTokens) > 0 {
 		e.Use(s.authenticate)
@@ -86,7 +102,7 @@ func New(cfg Config) *Server {
 	e.POST("/agent", s.postAgent)
 	e.POST("/agents/:name", s.postAgent)
 	if cfg.MCP != nil {
-		e.Any("/mcp", echo.WrapHandler(cfg.MCP))
+		e.Any("/mcp", s.withBody(cfg.MCP))
 	}
 	return s
 }
@@ -99,7 +115,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	srv := &http.Server{
 		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}

@@ -95,6 +95,11 @@ type ServerConfig struct {
 	RateLimit     float64  `yaml:"rateLimit"`
 	RateBurst     int      `yaml:"rateBurst"`
 	ShutdownGrace Duration `yaml:"shutdownGrace"`
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout Duration `yaml:"readHeaderTimeout"`
+	// BodyReadTimeout bounds reading a request's body (not the stream
+	// that answers it).
+	BodyReadTimeout Duration `yaml:"bodyReadTimeout"`
 }
 
 // StateConfig is the action state signing.
@@ -213,6 +218,18 @@ func envOverlay(cfg *Config, getenv func(string) string) error {
 		}
 		cfg.AllowRequestDefinitions = b
 	}
+	for env, d := range map[string]*Duration{
+		"AGENTGW_READ_HEADER_TIMEOUT": &cfg.Server.ReadHeaderTimeout,
+		"AGENTGW_BODY_READ_TIMEOUT":   &cfg.Server.BodyReadTimeout,
+	} {
+		if v := getenv(env); v != "" {
+			t, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("%s: %q is not a duration such as 30s or 2m", env, v)
+			}
+			*d = Duration(t)
+		}
+	}
 	if v := getenv("AGENTGW_LOG_LEVEL"); v != "" {
 		cfg.Log.Level = v
 	}
@@ -248,6 +265,12 @@ func (c *Config) validate() error {
 	}
 	if c.Server.BodyLimit < 0 {
 		errs = append(errs, errors.New("server.bodyLimit must not be negative"))
+	}
+	if c.Server.ReadHeaderTimeout < 0 {
+		errs = append(errs, errors.New("server.readHeaderTimeout must not be negative"))
+	}
+	if c.Server.BodyReadTimeout < 0 {
+		errs = append(errs, errors.New("server.bodyReadTimeout must not be negative"))
 	}
 	switch strings.ToLower(c.Log.Format) {
 	case "", "auto", "text", "json":

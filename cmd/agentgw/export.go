@@ -22,7 +22,8 @@ func cmdExport(args []string, getenv func(string) string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "agentgw:", err)
 		return 2
 	}
-	set, diags := newLoader(cfg, getenv, nil, nil, slog.New(slog.DiscardHandler)).read()
+	set := newLoader(cfg, getenv, nil, nil, slog.New(slog.DiscardHandler)).read()
+	diags := set.problems
 	name := g.fs.Arg(0)
 	for _, a := range set.agents {
 		if a.Name() != name {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // stringList is a repeatable string flag.
@@ -25,7 +26,10 @@ type gatewayFlags struct {
 	agents   stringList
 	upstream string
 	debug    string
-	fs       *flag.FlagSet
+	// readHeader and readBody bound reading a request's headers and body.
+	readHeader time.Duration
+	readBody   time.Duration
+	fs         *flag.FlagSet
 }
 
 func newGatewayFlags(name string, stderr io.Writer) *gatewayFlags {
@@ -36,6 +40,8 @@ func newGatewayFlags(name string, stderr io.Writer) *gatewayFlags {
 	g.fs.Var(&g.agents, "agents", "agent definition `DIR` or file; repeatable (env AGENTGW_AGENTS, a path list); default: the embedded examples")
 	g.fs.StringVar(&g.upstream, "upstream", "", "model platform base `URL`; /chat/completions is appended (env AGENTGW_UPSTREAM_URL)")
 	g.fs.StringVar(&g.debug, "debug-addr", "", "serve pprof and expvar on this separate `address`, e.g. 127.0.0.1:6060 (env AGENTGW_DEBUG_ADDR)")
+	g.fs.DurationVar(&g.readHeader, "read-header-timeout", 0, "bound on reading a request's headers (env AGENTGW_READ_HEADER_TIMEOUT, default 10s)")
+	g.fs.DurationVar(&g.readBody, "body-read-timeout", 0, "bound on reading a request's body, not its stream (env AGENTGW_BODY_READ_TIMEOUT, default 30s)")
 	return g
 }
 
@@ -68,6 +74,10 @@ func (g *gatewayFlags) load(getenv func(string) string) (*Config, error) {
 			cfg.Upstream.URL = g.upstream
 		case "debug-addr":
 			cfg.DebugAddr = g.debug
+		case "read-header-timeout":
+			cfg.Server.ReadHeaderTimeout = Duration(g.readHeader)
+		case "body-read-timeout":
+			cfg.Server.BodyReadTimeout = Duration(g.readBody)
 		}
 	})
 	if err := cfg.validate(); err != nil {

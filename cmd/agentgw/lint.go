@@ -26,7 +26,8 @@ func cmdLint(args []string, getenv func(string) string, stdout, stderr io.Writer
 	if paths := g.fs.Args(); len(paths) > 0 {
 		ld.paths = paths
 	}
-	set, diags := ld.read()
+	set := ld.read()
+	diags := set.problems
 	fmt.Fprint(stdout, diags.String())
 	errs := diags.Errors()
 	fmt.Fprintf(stderr, "%d agents loaded, %d errors, %d warnings\n", len(set.agents), errs, len(diags)-errs)

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"iter"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/configs"
@@ -30,14 +33,16 @@ func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, 
 }
 
 // agentSet is what one read made: the agents and the shared tools (every
-// agent's tools include them, but a set may have no agent).
+// agent's tools include them, but a set may have no agent), and the
+// problems found making them.
 type agentSet struct {
-	agents []*agent.Agent
-	shared map[string]*tools.Tool
+	agents   []*agent.Agent
+	shared   map[string]*tools.Tool
+	problems agent.Diagnostics
 }
 
 // read loads the shared tools, then the agents with them.
-func (l *loader) read() (agentSet, agent.Diagnostics) {
+func (l *loader) read() agentSet {
 	shared, diags := agent.LoadTools(l.tools, l.toolFiles...)
 	opts := agent.LoadOptions{Tools: l.tools, Shared: shared}
 	var agents []*agent.Agent
@@ -47,13 +52,16 @@ func (l *loader) read() (agentSet, agent.Diagnostics) {
 	} else {
 		agents, ds = agent.LoadWith(opts, l.paths...)
 	}
-	return agentSet{agents: agents, shared: shared}, append(diags, ds...)
+	return agentSet{agents: agents, shared: shared, problems: append(diags, ds...)}
 }
 
-// load is read, logging every problem; bad files are skipped.
-func (l *loader) load(log *slog.Logger) agentSet {
-	set, diags := l.read()
-	for _, d := range diags {
+// load reads the definitions; an agent whose file now has errors keeps
+// the version of prev (the set served so far, zero at the start), and
+// every problem is logged with its position.
+func (l *loader) load(prev agentSet, log *slog.Logger) agentSet {
+	set := l.read()
+	set.keepLastGood(prev)
+	for _, d := range set.problems {
 		if d.Severity == agent.SeverityError {
 			log.Error("agent definition", "problem", d.String())
 		} else {
@@ -63,25 +71,86 @@ func (l *loader) load(log *slog.Logger) agentSet {
 	return set
 }
 
-// close closes the set's tools, each once though agents share some: each
-// is released as soon as no call to it is in flight (tools.Tool.Close).
-func (s agentSet) close(log *slog.Logger) {
-	closed := map[*tools.Tool]bool{}
-	closeTool := func(t *tools.Tool) {
-		if closed[t] {
-			return
+// keepLastGood adds to s the agents of prev that s lacks because the file
+// that defined them (or a directory holding it) could not be read or has
+// errors now, each with a warning saying so; an agent whose file was
+// removed or no longer defines it is dropped.
+func (s *agentSet) keepLastGood(prev agentSet) {
+	broken := map[string]bool{}
+	for _, d := range s.problems {
+		if d.Severity == agent.SeverityError && d.Pos.File != "" {
+			broken[d.Pos.File] = true
 		}
-		closed[t] = true
+	}
+	if len(broken) == 0 {
+		return
+	}
+	have := map[string]bool{}
+	for _, a := range s.agents {
+		have[a.Name()] = true
+	}
+	var kept agent.Diagnostics
+	for _, a := range prev.agents {
+		if have[a.Name()] || !brokenAt(broken, a.Def.Pos.File) {
+			continue
+		}
+		have[a.Name()] = true
+		s.agents = append(s.agents, a)
+		kept = append(kept, agent.Diagnostic{Pos: a.Def.Pos, Severity: agent.SeverityWarning,
+			Message: fmt.Sprintf("agent %q is served as loaded before until the errors in its file are fixed", a.Name())})
+	}
+	s.problems = append(s.problems, kept...)
+	s.problems.Sort()
+}
+
+// brokenAt reports whether file, or a directory holding it, is in broken.
+func brokenAt(broken map[string]bool, file string) bool {
+	for p := file; ; {
+		if broken[p] {
+			return true
+		}
+		dir := filepath.Dir(p)
+		if dir == p {
+			return false
+		}
+		p = dir
+	}
+}
+
+// closeReplaced closes the tools of s that next does not use, each once
+// though agents share some: each is released as soon as no call to it is
+// in flight (tools.Tool.Close). The tools of an agent next kept from s stay
+// open; they are closed with the set that replaces it.
+func (s agentSet) closeReplaced(next agentSet, log *slog.Logger) {
+	inUse := map[*tools.Tool]bool{}
+	for t := range next.tools() {
+		inUse[t] = true
+	}
+	for t := range s.tools() {
+		if inUse[t] {
+			continue
+		}
+		inUse[t] = true // closed once
 		if err := t.Close(); err != nil {
 			log.Warn("closing a replaced tool", "tool", t.Name, "error", err)
 		}
 	}
-	for _, t := range s.shared {
-		closeTool(t)
-	}
-	for _, a := range s.agents {
-		for _, t := range a.Tools() {
-			closeTool(t)
+}
+
+// tools yields every tool of the set: the shared ones and the agents'.
+func (s agentSet) tools() iter.Seq[*tools.Tool] {
+	return func(yield func(*tools.Tool) bool) {
+		for _, t := range s.shared {
+			if !yield(t) {
+				return
+			}
+		}
+		for _, a := range s.agents {
+			for _, t := range a.Tools() {
+				if !yield(t) {
+					return
+				}
+			}
 		}
 	}
 }

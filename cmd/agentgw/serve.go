@@ -55,8 +55,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	pool := mcp.NewPool(versionString(), log)
 	defer pool.Close()
 	ld := newLoader(cfg, getenv, repos, pool, log)
-	set := ld.load(log)
-	reg := agent.NewRegistry(set.agents)
+	set := ld.load(agentSet{}, log)
+	reg := agent.NewRegistry(nil)
+	reg.SwapLoaded(set.agents, set.problems)
 	st, err := newStore(cfg)
 	if err != nil {
 		return err
@@ -78,6 +79,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
 		RateLimit: cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
+		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP: mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -200,14 +202,16 @@ func reloadOnHUP(ctx context.Context, reg *agent.Registry, l *loader, cur agentS
 	}
 }
 
-// reload loads the agent definitions, swaps them in for old and closes
-// old's tools: requests in flight keep the old agents, and each old tool
-// is released once no call to it is in flight. It returns the new set.
+// reload loads the agent definitions and swaps them in for old, keeping
+// the version of old of an agent whose file now has errors, then closes
+// the tools of old no longer used: requests in flight keep the old agents,
+// and each old tool is released once no call to it is in flight. It
+// returns the new set.
 func reload(reg *agent.Registry, l *loader, old agentSet, log *slog.Logger) agentSet {
-	set := l.load(log)
-	reg.Swap(set.agents)
-	log.Info("agent definitions reloaded", "agents", reg.Names())
-	old.close(log)
+	set := l.load(old, log)
+	reg.SwapLoaded(set.agents, set.problems)
+	log.Info("agent definitions reloaded", "agents", reg.Names(), "problems", len(set.problems))
+	old.closeReplaced(set, log)
 	return set
 }
 

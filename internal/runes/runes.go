@@ -1,10 +1,13 @@
 // Package runes holds the small text helpers packages share: cutting text
-// at a byte limit without leaving half a character behind, and telling a
-// decimal index from a name. It imports nothing of the project, so every
-// package may use it.
+// at a byte limit without leaving half a character behind, clipping a
+// client's string for echoing, and telling a decimal index from a name. It
+// imports nothing of the project, so every package may use it.
 package runes
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // TrimPartial drops an incomplete UTF-8 sequence at the end of s, as a cut
 // at a byte limit leaves; anything else (including invalid bytes that no
@@ -32,4 +35,14 @@ func IsDecimal(s string) bool {
 		}
 	}
 	return true
+}
+
+// Clip returns s when it is at most n bytes long, else its first n bytes
+// (less a character cut in half) followed by "…(<len> bytes)": how a
+// client's string of any length is echoed in messages and logs.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return TrimPartial(s[:n]) + "…(" + strconv.Itoa(len(s)) + " bytes)"
 }

@@ -31,3 +31,21 @@ func TestIsDecimal(t *testing.T) {
 		}
 	}
 }
+
+func TestClip(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 4, ""},
+		{"abcd", 4, "abcd"},
+		{"abcde", 4, "abcd…(5 bytes)"},
+		{"abcé", 4, "abc…(5 bytes)"}, // é is not cut in half
+		{"ab\xffde", 3, "ab\xff…(5 bytes)"},
+	} {
+		if got := Clip(tt.in, tt.n); got != tt.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

@@ -23,7 +23,11 @@ func Closest(name string, candidates []string) string {
 	n := utf8.RuneCountInString(name)
 	best, bestD := "", -1
 	for _, c := range candidates {
-		limit := max(1, utf8.RuneCountInString(c)/3)
+		cn := utf8.RuneCountInString(c)
+		limit := max(1, cn/3)
+		if abs(n-cn) > limit {
+			continue // the distance is at least the difference in length
+		}
 		d := Distance(lname, strings.ToLower(c))
 		if d <= limit && d < n && (bestD < 0 || d < bestD) {
 			best, bestD = c, d
@@ -57,4 +61,11 @@ func Distance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
