@@ -49,6 +49,7 @@ var protocolFields = []string{
 // INVALID_CONTEXT_VARIABLE. Pass-through fields are sorted by key.
 func DecodeRequest(body []byte) (*Request, error) {
 	fields := map[string]json.RawMessage{}
+	extraAt := map[string]int{} // index in r.Extra by key
 	r := &Request{}
 	// The context variables, the bulk of a request, are decoded where the
 	// split finds them rather than found first and decoded afterwards.
@@ -72,7 +73,13 @@ func DecodeRequest(body []byte) (*Request, error) {
 			if !json.Valid(raw) {
 				return Errorf(CodeBadRequest, "%s: not valid JSON", key)
 			}
-			r.Extra = slices.DeleteFunc(r.Extra, func(f llm.Field) bool { return f.Key == key })
+			// The last of duplicate keys wins, found through an index:
+			// searching Extra for each key made 40k fields quadratic.
+			if i, ok := extraAt[key]; ok {
+				r.Extra[i].Value = raw
+				return nil
+			}
+			extraAt[key] = len(r.Extra)
 			r.Extra = append(r.Extra, llm.Field{Key: key, Value: raw})
 			return nil
 		}
