@@ -102,7 +102,7 @@ func TestDecodeValues(t *testing.T) {
 			&Set{PackageFiles: []PackageFile{{Filepath: "a", Content: "b"}}, order: []string{"packageFiles"}}},
 		{"escapes", `[{"name":"userInputPrompt","value":"a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800x\u0000"}]`,
 			&Set{UserInputPrompt: "a\"\\/\b\f\n\r\té😀\uFFFDx\x00", promptGiven: true, order: []string{"userInputPrompt"}}},
-		{"invalid UTF-8 becomes U+FFFD", "[{\"name\":\"userInputPrompt\",\"value\":\"a\xffb\"}]",
+		{"an escaped lone surrogate is U+FFFD", `[{"name":"userInputPrompt","value":"a\udc00b"}]`,
 			&Set{UserInputPrompt: "a\uFFFDb", promptGiven: true, order: []string{"userInputPrompt"}}},
 		{"unknown names kept in order", `[{"name":"b","value":1},{"name":"a","value":"x"}]`,
 			&Set{Other: map[string]any{"a": "x", "b": 1.0}, order: []string{"b", "a"}}},
@@ -126,6 +126,12 @@ func TestDecodeErrors(t *testing.T) {
 		variable, field, reason string
 	}{
 		{`{}`, "contextVariables", "", "expected an array of {name, value}, got object"},
+		// Invalid UTF-8 is refused wherever it is (README: UTF-8 policy).
+		{"[{\"name\":\"userInputPrompt\",\"value\":\"a\xffb\"}]", "userInputPrompt", "", "invalid JSON: invalid UTF-8 in string at offset 35"},
+		{"[{\"name\":\"activeEditor\",\"value\":{\"content\":\"abcdefghijkl\xc3\"}}]", "activeEditor", "content", "invalid JSON: invalid UTF-8 in string at offset 43"},
+		{"[{\"name\":\"custom\",\"value\":{\"a\":[\"\xed\xa0\x80\"]}}]", "custom", "", "invalid JSON: invalid UTF-8 in string at offset 32"},
+		{"[{\"name\":\"userInfo\",\"value\":{\"\xff\":{}}}]", "userInfo", "", "invalid JSON: invalid UTF-8 in string at offset 29"},
+		{"[{\"name\":\"n\xff\",\"value\":1}]", "contextVariables[0]", "name", "invalid JSON: invalid UTF-8 in string at offset 9"},
 		{`"x"`, "contextVariables", "", "expected an array of {name, value}, got string"},
 		{`[1]`, "contextVariables[0]", "", "expected an object {name, value}, got number"},
 		{`[{"name":"a"},[]]`, "contextVariables[1]", "", "expected an object {name, value}, got array"},

@@ -13,7 +13,7 @@ func (p *parser) userInfo(u *UserInfo) error {
 		case "nickname":
 			return p.str(&u.Nickname)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -31,7 +31,7 @@ func (p *parser) vcs(v *VCS) error {
 		case "remotes":
 			return decodeSlice(p, &v.Remotes, p.str)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -43,7 +43,7 @@ func (p *parser) knowledgeBase(kb *KnowledgeBase) error {
 		case "references":
 			return decodeSlice(p, &kb.References, p.reference)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -57,7 +57,7 @@ func (p *parser) reference(r *Reference) error {
 		case "metadata":
 			return p.metadata(&r.Metadata)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -75,7 +75,7 @@ func (p *parser) metadata(m *ReferenceMetadata) error {
 		case "endPos":
 			return p.intPtr(&m.EndPos)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -96,7 +96,7 @@ func (p *parser) editor(e *Editor) error {
 		case "selectedRanges":
 			return decodeSlice(p, &e.SelectedRanges, p.selectedRange)
 		case "visibleRange":
-			if null, err := p.isNull(); null || err != nil {
+			if null, err := p.IsNull(); null || err != nil {
 				e.VisibleRange = nil
 				return err
 			}
@@ -105,7 +105,7 @@ func (p *parser) editor(e *Editor) error {
 			}
 			return p.span(e.VisibleRange)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -135,7 +135,7 @@ func (p *parser) selectedRange(r *Range) error {
 		case "contentAfterSelection":
 			return p.strPtr(&r.ContentAfterSelection)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -147,7 +147,7 @@ func (p *parser) span(s *Span) error {
 		case "startLine", "startColumn", "endLine", "endColumn":
 			return p.intVal(position(k, &s.StartLine, &s.StartColumn, &s.EndLine, &s.EndColumn))
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -159,7 +159,7 @@ func (p *parser) prompt(pr *Prompt) error {
 		case "content":
 			return p.str(&pr.Content)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -171,6 +171,6 @@ func (p *parser) packageFile(f *PackageFile) error {
 		case "content":
 			return p.str(&f.Content)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }

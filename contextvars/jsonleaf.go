@@ -6,58 +6,30 @@ import (
 	"strings"
 )
 
-// kindAt names the kind of JSON value at the current position, "" when no
-// value can start there.
-func (p *parser) kindAt() string {
-	switch c := p.peek(); {
-	case c == '"':
-		return "string"
-	case c == '{':
-		return "object"
-	case c == '[':
-		return "array"
-	case c == 't' || c == 'f':
-		return "boolean"
-	case c == 'n':
-		return "null"
-	case c == '-' || (c >= '0' && c <= '9'):
-		return "number"
-	}
-	return ""
-}
-
 // typeErr reports that the value at the current position is not a want,
 // unless the value is not even valid JSON: that is the error then.
 func (p *parser) typeErr(want string) error {
-	got := p.kindAt()
+	got := p.Kind()
 	if q := *p; got != "" {
-		if err := q.skipValue(); err != nil {
+		if err := q.Skip(); err != nil {
 			return err
 		}
 	}
 	if got == "" {
-		return p.unexpected("looking for the beginning of a value")
+		return p.Unexpected("looking for the beginning of a value")
 	}
 	return &fieldError{reason: "expected " + want + ", got " + got}
 }
 
-// isNull consumes a null at the current position and reports whether there was one.
-func (p *parser) isNull() (bool, error) {
-	if p.peek() != 'n' {
-		return false, nil
-	}
-	return true, p.literal("null")
-}
-
 // str decodes a string into dst; null leaves dst unchanged (as encoding/json does).
 func (p *parser) str(dst *string) error {
-	if p.peek() != '"' {
-		if null, err := p.isNull(); null || err != nil {
+	if p.Peek() != '"' {
+		if null, err := p.IsNull(); null || err != nil {
 			return err
 		}
 		return p.typeErr("string")
 	}
-	s, err := p.stringValue()
+	s, err := p.ReadString()
 	if err == nil {
 		*dst = s
 	}
@@ -66,7 +38,7 @@ func (p *parser) str(dst *string) error {
 
 // strPtr decodes an optional string; null makes it nil.
 func (p *parser) strPtr(dst **string) error {
-	if null, err := p.isNull(); null || err != nil {
+	if null, err := p.IsNull(); null || err != nil {
 		*dst = nil
 		return err
 	}
@@ -81,13 +53,13 @@ func (p *parser) strPtr(dst **string) error {
 // numberToken reads a number's text. null reports a null (nothing else
 // read); any other kind of value is a type error.
 func (p *parser) numberToken() (num []byte, null bool, err error) {
-	if c := p.peek(); c != '-' && (c < '0' || c > '9') {
-		if null, err = p.isNull(); null || err != nil {
+	if c := p.Peek(); c != '-' && (c < '0' || c > '9') {
+		if null, err = p.IsNull(); null || err != nil {
 			return nil, null, err
 		}
 		return nil, false, p.typeErr("number")
 	}
-	num, err = p.number()
+	num, err = p.Number()
 	return num, false, err
 }
 
@@ -129,7 +101,7 @@ func parseInt(num []byte) (int, bool) {
 
 // intPtr decodes an optional integer; null makes it nil.
 func (p *parser) intPtr(dst **int) error {
-	if null, err := p.isNull(); null || err != nil {
+	if null, err := p.IsNull(); null || err != nil {
 		*dst = nil
 		return err
 	}
@@ -157,8 +129,8 @@ func (p *parser) float(dst *float64) error {
 
 // fields decodes an object member by member; null leaves the target zero.
 func (p *parser) fields(fn func(key []byte) error) error {
-	if p.peek() != '{' {
-		if null, err := p.isNull(); null || err != nil {
+	if p.Peek() != '{' {
+		if null, err := p.IsNull(); null || err != nil {
 			return err
 		}
 		return p.typeErr("object")
@@ -169,15 +141,15 @@ func (p *parser) fields(fn func(key []byte) error) error {
 // decodeSlice decodes an array into dst with elem for each element; null
 // makes dst nil and [] a non-nil empty slice.
 func decodeSlice[T any](p *parser, dst *[]T, elem func(*T) error) error {
-	if p.peek() != '[' {
-		if null, err := p.isNull(); null || err != nil {
+	if p.Peek() != '[' {
+		if null, err := p.IsNull(); null || err != nil {
 			*dst = nil
 			return err
 		}
 		return p.typeErr("array")
 	}
 	out := make([]T, 0, 4)
-	err := p.array(func() error {
+	err := p.Array(func() error {
 		var v T
 		if err := elem(&v); err != nil {
 			return err
