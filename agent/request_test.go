@@ -60,6 +60,11 @@ func TestDecodeRequestErrors(t *testing.T) {
 		{`{"contextVariables":{}}`, CodeInvalidContext, ""},
 		{`{"contextVariables":[{"name":"activeEditor","value":{"startLine":"one"}}]}`, CodeInvalidContext, "startLine"},
 		{`{"contextVariables":[{"name":"packageFiles","value":[{"filepath":1}]}]}`, CodeInvalidContext, "packageFiles"},
+		// Out-of-range positions are a 422 naming the field.
+		{`{"contextVariables":[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":-1}]}}]}`, CodeInvalidContext,
+			`context variable "activeEditor": field "selectedRanges.startLine": position -1 is out of range (0 to 2147483647)`},
+		{`{"contextVariables":[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"endPos":1e3}}]}]}]}`, CodeInvalidContext,
+			`field "references.metadata.endPos": expected integer, got number 1e3`},
 	}
 	for _, tc := range tests {
 		_, err := DecodeRequest([]byte(tc.body))

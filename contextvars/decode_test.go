@@ -106,9 +106,9 @@ func TestDecodeValues(t *testing.T) {
 			&Set{UserInputPrompt: "a\uFFFDb", promptGiven: true, order: []string{"userInputPrompt"}}},
 		{"unknown names kept in order", `[{"name":"b","value":1},{"name":"a","value":"x"}]`,
 			&Set{Other: map[string]any{"a": "x", "b": 1.0}, order: []string{"b", "a"}}},
-		{"number forms", `[{"name":"knowledgeBase","value":[{"references":[{"score":-1.5e-3,"metadata":{"startPos":-0,"endPos":12345678901234}}]}]}]`,
+		{"number forms", `[{"name":"knowledgeBase","value":[{"references":[{"score":-1.5e-3,"metadata":{"startPos":-0,"endPos":2147483647}}]}]}]`,
 			&Set{KnowledgeBase: []KnowledgeBase{{References: []Reference{{Score: -0.0015,
-				Metadata: ReferenceMetadata{StartPos: ptr(0), EndPos: ptr(12345678901234)}}}}}, order: []string{"knowledgeBase"}}},
+				Metadata: ReferenceMetadata{StartPos: ptr(0), EndPos: ptr(2147483647)}}}}}, order: []string{"knowledgeBase"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +176,19 @@ func TestDecodeErrors(t *testing.T) {
 		{`[{"name":"activeEditor","value":{"startLine":true}}]`, "activeEditor", "startLine", "expected number, got boolean"},
 		{`[{"name":"activeEditor","value":{"startColumn":1.5}}]`, "activeEditor", "startColumn", "expected integer, got number 1.5"},
 		{`[{"name":"activeEditor","value":{"endLine":1e2}}]`, "activeEditor", "endLine", "expected integer, got number 1e2"},
-		{`[{"name":"activeEditor","value":{"endColumn":99999999999999999999}}]`, "activeEditor", "endColumn", "expected integer, got number 99999999999999999999"},
+		{`[{"name":"activeEditor","value":{"endColumn":99999999999999999999}}]`, "activeEditor", "endColumn", "position 99999999999999999999 is out of range (0 to 2147483647)"},
+		// Positions are integers from 0 to MaxPosition: negative or huge
+		// ones are refused naming the field (they used to be accepted).
+		{`[{"name":"activeEditor","value":{"startLine":-1}}]`, "activeEditor", "startLine", "position -1 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"startColumn":-5}}]`, "activeEditor", "startColumn", "position -5 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"endLine":2147483648}}]`, "activeEditor", "endLine", "position 2147483648 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"cursorOffset":-1}}]`, "activeEditor", "cursorOffset", "position -1 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"cursorOffset":9223372036854775807}}]`, "activeEditor", "cursorOffset", "position 9223372036854775807 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":1},{"endColumn":-2}]}}]`, "activeEditor", "selectedRanges.endColumn", "position -2 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"visibleRange":{"startLine":-9223372036854775808}}}]`, "activeEditor", "visibleRange.startLine", "position -9223372036854775808 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"visibleRange":{"endLine":1e400}}}]`, "activeEditor", "visibleRange.endLine", "expected integer, got number 1e400"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"startPos":-3}}]}]}]`, "knowledgeBase", "references.metadata.startPos", "position -3 is out of range (0 to 2147483647)"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"endPos":4294967296}}]}]}]`, "knowledgeBase", "references.metadata.endPos", "position 4294967296 is out of range (0 to 2147483647)"},
 		{`[{"name":"activeEditor","value":{"selectedRanges":{}}}]`, "activeEditor", "selectedRanges", "expected array, got object"},
 		{`[{"name":"activeEditor","value":{"selectedRanges":["x"]}}]`, "activeEditor", "selectedRanges", "expected object, got string"},
 		{`[{"name":"activeEditor","value":{"selectedRanges":[{"content":1}]}}]`, "activeEditor", "selectedRanges.content", "expected string, got number"},

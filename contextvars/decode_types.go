@@ -71,9 +71,9 @@ func (p *parser) metadata(m *ReferenceMetadata) error {
 		case "source":
 			return p.str(&m.Source)
 		case "startPos":
-			return p.intPtr(&m.StartPos)
+			return p.posPtr(&m.StartPos)
 		case "endPos":
-			return p.intPtr(&m.EndPos)
+			return p.posPtr(&m.EndPos)
 		}
 		return p.Skip()
 	})
@@ -90,9 +90,9 @@ func (p *parser) editor(e *Editor) error {
 		case "content":
 			return p.str(&e.Content)
 		case "cursorOffset":
-			return p.intVal(&e.CursorOffset)
+			return p.posVal(&e.CursorOffset)
 		case "startLine", "startColumn", "endLine", "endColumn":
-			return p.intVal(position(k, &e.StartLine, &e.StartColumn, &e.EndLine, &e.EndColumn))
+			return p.posVal(position(k, &e.StartLine, &e.StartColumn, &e.EndLine, &e.EndColumn))
 		case "selectedRanges":
 			return decodeSlice(p, &e.SelectedRanges, p.selectedRange)
 		case "visibleRange":
@@ -129,7 +129,7 @@ func (p *parser) selectedRange(r *Range) error {
 		case "content":
 			return p.str(&r.Content)
 		case "startLine", "startColumn", "endLine", "endColumn":
-			return p.intVal(position(k, &r.StartLine, &r.StartColumn, &r.EndLine, &r.EndColumn))
+			return p.posVal(position(k, &r.StartLine, &r.StartColumn, &r.EndLine, &r.EndColumn))
 		case "contentBeforeSelection":
 			return p.strPtr(&r.ContentBeforeSelection)
 		case "contentAfterSelection":
@@ -145,7 +145,7 @@ func (p *parser) span(s *Span) error {
 		case "content":
 			return p.str(&s.Content)
 		case "startLine", "startColumn", "endLine", "endColumn":
-			return p.intVal(position(k, &s.StartLine, &s.StartColumn, &s.EndLine, &s.EndColumn))
+			return p.posVal(position(k, &s.StartLine, &s.StartColumn, &s.EndLine, &s.EndColumn))
 		}
 		return p.Skip()
 	})

@@ -1,6 +1,7 @@
 package contextvars
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -63,19 +64,6 @@ func (p *parser) numberToken() (num []byte, null bool, err error) {
 	return num, false, err
 }
 
-// intVal decodes an integer into dst; null leaves dst unchanged.
-func (p *parser) intVal(dst *int) error {
-	num, null, err := p.numberToken()
-	if null || err != nil {
-		return err
-	}
-	if n, ok := parseInt(num); ok {
-		*dst = n
-		return nil
-	}
-	return &fieldError{reason: "expected integer, got number " + string(num)}
-}
-
 // parseInt parses a JSON number that must be an integer fitting an int.
 func parseInt(num []byte) (int, bool) {
 	if len(num) < 19 {
@@ -99,14 +87,51 @@ func parseInt(num []byte) (int, bool) {
 	return int(n), err == nil
 }
 
-// intPtr decodes an optional integer; null makes it nil.
-func (p *parser) intPtr(dst **int) error {
+// MaxPosition is the largest line, column, cursor offset or knowledge-base
+// position a request may give (the 32-bit positions of IDEs); positions are
+// never negative.
+const MaxPosition = math.MaxInt32
+
+// posVal decodes a line, column or offset into dst: an integer from 0 to
+// MaxPosition (a negative or huge one is an *Error naming the field, a 422).
+// null leaves dst unchanged.
+func (p *parser) posVal(dst *int) error {
+	num, null, err := p.numberToken()
+	if null || err != nil {
+		return err
+	}
+	n, ok := parseInt(num)
+	if !ok {
+		if !isInteger(num) {
+			return &fieldError{reason: "expected integer, got number " + string(num)}
+		}
+		return &fieldError{reason: fmt.Sprintf("position %.40s is out of range (0 to %d)", num, MaxPosition)}
+	}
+	if n < 0 || n > MaxPosition {
+		return &fieldError{reason: fmt.Sprintf("position %d is out of range (0 to %d)", n, MaxPosition)}
+	}
+	*dst = n
+	return nil
+}
+
+// isInteger reports whether the JSON number num is written as an integer.
+func isInteger(num []byte) bool {
+	for _, c := range num {
+		if c == '.' || c == 'e' || c == 'E' {
+			return false
+		}
+	}
+	return true
+}
+
+// posPtr decodes an optional position; null makes it nil.
+func (p *parser) posPtr(dst **int) error {
 	if null, err := p.IsNull(); null || err != nil {
 		*dst = nil
 		return err
 	}
 	n := new(int)
-	if err := p.intVal(n); err != nil {
+	if err := p.posVal(n); err != nil {
 		return err
 	}
 	*dst = n
