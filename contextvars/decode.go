@@ -1,7 +1,6 @@
 package contextvars
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 )
@@ -191,13 +190,10 @@ func (s *Set) decodeVar(p *parser, name string) error {
 	case NamePackageFiles:
 		return decodeSlice(p, &s.PackageFiles, p.packageFile)
 	}
-	start := p.Pos
-	if err := p.Skip(); err != nil {
+	var d anyDecoder
+	v, err := d.value(p)
+	if err != nil {
 		return err
-	}
-	var v any
-	if err := json.Unmarshal(p.Data[start:p.Pos], &v); err != nil {
-		return &fieldError{reason: "cannot decode: " + err.Error()}
 	}
 	if s.Other == nil {
 		s.Other = map[string]any{}

@@ -129,7 +129,7 @@ func TestDecodeErrors(t *testing.T) {
 		// Invalid UTF-8 is refused wherever it is (README: UTF-8 policy).
 		{"[{\"name\":\"userInputPrompt\",\"value\":\"a\xffb\"}]", "userInputPrompt", "", "invalid JSON: invalid UTF-8 in string at offset 35"},
 		{"[{\"name\":\"activeEditor\",\"value\":{\"content\":\"abcdefghijkl\xc3\"}}]", "activeEditor", "content", "invalid JSON: invalid UTF-8 in string at offset 43"},
-		{"[{\"name\":\"custom\",\"value\":{\"a\":[\"\xed\xa0\x80\"]}}]", "custom", "", "invalid JSON: invalid UTF-8 in string at offset 32"},
+		{"[{\"name\":\"custom\",\"value\":{\"a\":[\"\xed\xa0\x80\"]}}]", "custom", "a", "invalid JSON: invalid UTF-8 in string at offset 32"},
 		{"[{\"name\":\"userInfo\",\"value\":{\"\xff\":{}}}]", "userInfo", "", "invalid JSON: invalid UTF-8 in string at offset 29"},
 		{"[{\"name\":\"n\xff\",\"value\":1}]", "contextVariables[0]", "name", "invalid JSON: invalid UTF-8 in string at offset 9"},
 		{`"x"`, "contextVariables", "", "expected an array of {name, value}, got string"},
@@ -208,7 +208,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`[{"name":"packageFiles","value":[{"filepath":1}]}]`, "packageFiles", "filepath", "expected string, got number"},
 		{`[{"name":"packageFiles","value":[{"content":{}}]}]`, "packageFiles", "content", "expected string, got object"},
 		{`[{"value":{"id":7},"name":"userInfo"}]`, "userInfo", "id", "expected string, got number"},
-		{`[{"name":"ticket","value":1e999}]`, "ticket", "", "cannot decode: json: cannot unmarshal number 1e999 into Go value of type float64"},
+		{`[{"name":"ticket","value":1e999}]`, "ticket", "", "number 1e999 is out of range"},
 		// syntax errors
 		{`[`, "contextVariables[0]", "", "invalid JSON: unexpected end of input looking for the beginning of a value"},
 		{`[{"name":"a"}`, "contextVariables", "", "invalid JSON: unexpected end of input after an array element"},

@@ -80,7 +80,18 @@ func compareWithStdlib(t *testing.T, data []byte, s *Set) {
 		t.Fatalf("encoding/json rejects what Decode accepted: %v", err)
 	}
 	for _, el := range list {
-		if !isKnown(el.Name) || el.Value == nil || string(el.Value) == "null" {
+		if el.Value == nil || string(el.Value) == "null" {
+			continue
+		}
+		if !isKnown(el.Name) {
+			// Unknown variables decode as encoding/json decodes an any.
+			var want any
+			if err := json.Unmarshal(el.Value, &want); err != nil {
+				t.Fatalf("encoding/json rejects %s of %s: %v", el.Name, el.Value, err)
+			}
+			if got := s.Other[el.Name]; !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: Decode gives %#v, encoding/json %#v", el.Name, got, want)
+			}
 			continue
 		}
 		want := reflect.New(reflect.TypeOf(s.value(el.Name)))

@@ -164,7 +164,11 @@ func (p *parser) fields(fn func(key []byte) error) error {
 }
 
 // decodeSlice decodes an array into dst with elem for each element; null
-// makes dst nil and [] a non-nil empty slice.
+// makes dst nil and [] a non-nil empty slice. The elements are counted
+// first (a validating skip; the known variables nest arrays at most two
+// deep, so the input is read at most three times) and decoded in place
+// into a slice of exactly that length: growing it by appending allocated
+// up to five times the slice for arrays of tiny elements ("[{},{},…]").
 func decodeSlice[T any](p *parser, dst *[]T, elem func(*T) error) error {
 	if p.Peek() != '[' {
 		if null, err := p.IsNull(); null || err != nil {
@@ -173,20 +177,36 @@ func decodeSlice[T any](p *parser, dst *[]T, elem func(*T) error) error {
 		}
 		return p.typeErr("array")
 	}
-	out := make([]T, 0, 4)
+	// A malformed array is decoded anyway, for the error to name the
+	// element's field.
+	n, _ := p.countElements()
+	out := make([]T, n)
+	k := 0
 	err := p.Array(func() error {
-		var v T
-		if err := elem(&v); err != nil {
-			return err
+		if k == len(out) {
+			out = append(out, *new(T))
 		}
-		out = append(out, v)
-		return nil
+		err := elem(&out[k])
+		k++
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	*dst = out
 	return nil
+}
+
+// countElements counts the elements of the array at the current position
+// without moving, validating it on the way.
+func (p *parser) countElements() (int, error) {
+	q := *p
+	n := 0
+	err := q.Array(func() error {
+		n++
+		return q.Skip()
+	})
+	return n, err
 }
 
 // matchKey returns the name in names that key matches, exactly or else
