@@ -45,21 +45,21 @@ func adversarialBodies() map[string][]byte {
 	}
 	return map[string][]byte{
 		// The issue's bodies: 4,000 and 50,000 tiny strings.
-		"4k tiny strings": rep(`[{"name":"vcs","value":{"remotes":[`, `"a"`, ",", `]}}]`, 4000),
+		"4k tiny strings":  rep(`[{"name":"vcs","value":{"remotes":[`, `"a"`, ",", `]}}]`, 4000),
 		"50k tiny strings": rep(`[{"name":"vcs","value":{"remotes":[`, `"a"`, ",", `]}}]`, 50000),
-		"tiny prompts": rep(`[{"name":"globalPrompts","value":[`, `{"role":"s","content":"c"}`, ",", `]}]`, 20000),
-		"many variables": vars(20000, func(i int) string { return fmt.Sprintf(`{"name":"v%d","value":"x"}`, i) }),
-		"many fields": rep(`[{"name":"activeEditor","value":{`, `"x":1`, ",", `}}]`, 50000),
-		"empty ranges": rep(`[{"name":"activeEditor","value":{"selectedRanges":[`, `{}`, ",", `]}}]`, 50000),
+		"tiny prompts":     rep(`[{"name":"globalPrompts","value":[`, `{"role":"s","content":"c"}`, ",", `]}]`, 20000),
+		"many variables":   vars(20000, func(i int) string { return fmt.Sprintf(`{"name":"v%d","value":"x"}`, i) }),
+		"many fields":      rep(`[{"name":"activeEditor","value":{`, `"x":1`, ",", `}}]`, 50000),
+		"empty ranges":     rep(`[{"name":"activeEditor","value":{"selectedRanges":[`, `{}`, ",", `]}}]`, 50000),
 		"empty references": rep(`[{"name":"knowledgeBase","value":[{"references":[`, `{}`, ",", `]}]}]`, 50000),
-		"unknown numbers": rep(`[{"name":"custom","value":[`, `1`, ",", `]}]`, 100000),
-		"unknown strings": rep(`[{"name":"custom","value":[`, `""`, ",", `]}]`, 100000),
-		"unknown fields": rep(`[{"name":"custom","value":{`, `"":1`, ",", `}}]`, 50000),
-		"deep arrays": []byte(`[{"name":"custom","value":` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + `}]`),
-		"deep skipped": []byte(`[{"name":"userInfo","value":{"x":` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + `}}]`),
-		"huge numbers": rep(`[{"name":"custom","value":[`, "1"+strings.Repeat("0", 5000)+"e-5000", ",", `]}]`, 100),
-		"huge integer": []byte(`[{"name":"activeEditor","value":{"startLine":` + strings.Repeat("9", 1<<20) + `}}]`),
-		"long escapes": rep(`[{"name":"userInputPrompt","value":"`, `\u00e9\n`, "", `"}]`, 100000),
+		"unknown numbers":  rep(`[{"name":"custom","value":[`, `1`, ",", `]}]`, 100000),
+		"unknown strings":  rep(`[{"name":"custom","value":[`, `""`, ",", `]}]`, 100000),
+		"unknown fields":   rep(`[{"name":"custom","value":{`, `"":1`, ",", `}}]`, 50000),
+		"deep arrays":      []byte(`[{"name":"custom","value":` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + `}]`),
+		"deep skipped":     []byte(`[{"name":"userInfo","value":{"x":` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + `}}]`),
+		"huge numbers":     rep(`[{"name":"custom","value":[`, "1"+strings.Repeat("0", 5000)+"e-5000", ",", `]}]`, 100),
+		"huge integer":     []byte(`[{"name":"activeEditor","value":{"startLine":` + strings.Repeat("9", 1<<20) + `}}]`),
+		"long escapes":     rep(`[{"name":"userInputPrompt","value":"`, `\u00e9\n`, "", `"}]`, 100000),
 	}
 }
 
