@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/agentgw/agentgw/internal/jsonscan"
 )
 
 func TestDecodeRequest(t *testing.T) {
@@ -34,7 +37,16 @@ func TestDecodeRequestErrors(t *testing.T) {
 		body, code, contains string
 	}{
 		{``, CodeBadRequest, "not a valid JSON object: expected an object"},
-		{`{`, CodeBadRequest, "expected a member name"},
+		{`{`, CodeBadRequest, "unexpected end of input looking for an object key"},
+		{`{"a":1} x`, CodeBadRequest, "invalid character 'x' after the object at offset 8"},
+		// Invalid UTF-8 is refused wherever it is (README: UTF-8 policy);
+		// it used to be forwarded upstream raw.
+		{"{\"temperature\":\"\xff\"}", CodeBadRequest, "temperature: invalid UTF-8 in string at offset 15"},
+		{"{\"\xff\":{}}", CodeBadRequest, "invalid UTF-8 in string at offset 1"},
+		{"{\"metadata\":{\"k\xc3\":1}}", CodeBadRequest, "metadata: invalid UTF-8 in string at offset 13"},
+		{"{\"messages\":[{\"role\":\"user\",\"content\":\"caf\xe9\"}]}", CodeBadRequest, "messages: invalid UTF-8 in string at offset 38"},
+		{"{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"\xed\xa0\x80\"}]}]}", CodeBadRequest, "messages: invalid UTF-8"},
+		{"{\"contextVariables\":[{\"name\":\"userInputPrompt\",\"value\":\"\xff\"}]}", CodeBadRequest, "invalid UTF-8"},
 		{`[]`, CodeBadRequest, "JSON object"},
 		{`null`, CodeBadRequest, "JSON object"},
 		{`"x"`, CodeBadRequest, "JSON object"},
@@ -48,6 +60,11 @@ func TestDecodeRequestErrors(t *testing.T) {
 		{`{"contextVariables":{}}`, CodeInvalidContext, ""},
 		{`{"contextVariables":[{"name":"activeEditor","value":{"startLine":"one"}}]}`, CodeInvalidContext, "startLine"},
 		{`{"contextVariables":[{"name":"packageFiles","value":[{"filepath":1}]}]}`, CodeInvalidContext, "packageFiles"},
+		// Out-of-range positions are a 422 naming the field.
+		{`{"contextVariables":[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":-1}]}}]}`, CodeInvalidContext,
+			`context variable "activeEditor": field "selectedRanges.startLine": position -1 is out of range (0 to 2147483647)`},
+		{`{"contextVariables":[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"endPos":1e3}}]}]}]}`, CodeInvalidContext,
+			`field "references.metadata.endPos": expected integer, got number 1e3`},
 	}
 	for _, tc := range tests {
 		_, err := DecodeRequest([]byte(tc.body))
@@ -141,12 +158,11 @@ func TestDecodeRequestContextInPlace(t *testing.T) {
 	}
 }
 
-// FuzzSplitObject: every object encoding/json accepts splits into exactly
-// the members encoding/json finds. (Split only checks the object's own
-// shape; what it lets through inside values, their decoders refuse: see
-// TestDecodeRequestMalformed and FuzzDecodeRequest.)
+// FuzzSplitObject: the split accepts the objects encoding/json accepts
+// (but for invalid UTF-8, refused) and splits them into exactly the members
+// encoding/json finds.
 func FuzzSplitObject(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1,"b":[{"c":"d\"}"}],"e":null}`, `{"a":"\\"}`, ` {"a" : { } } `, `[]`, `{"a":1,}`} {
+	for _, s := range []string{`{}`, `{"a":1,"b":[{"c":"d\"}"}],"e":null}`, `{"a":"\\"}`, ` {"a" : { } } `, `[]`, `{"a":1,}`, "{\"\xff\":{}}", "{\"b\":\"\xed\xa0\x80\"}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -158,7 +174,9 @@ func FuzzSplitObject(f *testing.F) {
 				return nil
 			}
 			return func(rest []byte) (int, error) {
-				n, err := skipValue(rest, 0)
+				sc := &jsonscan.Scanner{Data: rest}
+				err := sc.Skip()
+				n := sc.Pos
 				if err == nil {
 					got[k] = string(rest[:n])
 				}
@@ -171,10 +189,13 @@ func FuzzSplitObject(f *testing.F) {
 		})
 		var want map[string]json.RawMessage
 		werr := json.Unmarshal(data, &want)
-		if werr == nil && want != nil {
-			if err != nil {
-				t.Fatalf("split failed on a valid object: %v", err)
-			}
+		// The same verdict as encoding/json, but that invalid UTF-8 is
+		// refused (README: UTF-8 policy).
+		valid := werr == nil && want != nil && utf8.Valid(data)
+		if valid != (err == nil) {
+			t.Fatalf("split(%q) = %v, encoding/json %v (UTF-8 %v)", data, err, werr, utf8.Valid(data))
+		}
+		if valid {
 			for k, v := range want {
 				if got[k] != string(v) {
 					t.Fatalf("member %q: got %q, want %q", k, got[k], v)

@@ -1,7 +1,6 @@
 package contextvars
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 )
@@ -19,7 +18,9 @@ func Decode(data []byte) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	return finish(s, &parser{data: data, i: n})
+	end := newParser(data, 0)
+	end.Pos = n
+	return finish(s, end)
 }
 
 // DecodePrefix is Decode for a list at the start of data (after any
@@ -34,31 +35,31 @@ func DecodePrefix(data []byte) (*Set, int, error) {
 // default; tests use tiny ones).
 func decodePrefix(data []byte, block int) (*Set, int, error) {
 	s := &Set{}
-	p := &parser{data: data, block: block}
-	switch p.peek() {
+	p := newParser(data, block)
+	switch p.Peek() {
 	case 0:
-		if p.i == len(data) {
-			return s, p.i, nil
+		if p.Pos == len(data) {
+			return s, p.Pos, nil
 		}
 	case 'n':
-		if err := p.literal("null"); err != nil {
+		if err := p.Literal("null"); err != nil {
 			return nil, 0, asError(err, listName)
 		}
-		return s, p.i, nil
+		return s, p.Pos, nil
 	case '[':
 		d := decoder{set: s, seen: map[string]int{}}
-		if err := p.array(func() error { return d.element(p) }); err != nil {
+		if err := p.Array(func() error { return d.element(p) }); err != nil {
 			return nil, 0, asError(err, listName)
 		}
-		return s, p.i, nil
+		return s, p.Pos, nil
 	}
 	return nil, 0, asError(p.typeErr("an array of {name, value}"), listName)
 }
 
 // finish checks that only whitespace follows the list.
 func finish(s *Set, p *parser) (*Set, error) {
-	if p.peek(); p.i != len(p.data) {
-		return nil, asError(p.unexpected("after the top-level value"), listName)
+	if p.Peek(); p.Pos != len(p.Data) {
+		return nil, asError(p.Unexpected("after the top-level value"), listName)
 	}
 	return s, nil
 }
@@ -84,7 +85,7 @@ func (d *decoder) element(p *parser) error {
 	el := element{idx: d.n, valueStart: -1}
 	d.n++
 	where := listName + "[" + strconv.Itoa(el.idx) + "]"
-	if p.peek() != '{' {
+	if p.Peek() != '{' {
 		return asError(p.typeErr("an object {name, value}"), where)
 	}
 	if err := p.object(func(key []byte) error { return d.member(p, key, &el) }); err != nil {
@@ -98,7 +99,7 @@ func (d *decoder) element(p *parser) error {
 		return &Error{Variable: where, Field: "name", Reason: reason}
 	}
 	if el.valueStart >= 0 {
-		return d.value(&parser{data: p.data[:el.valueEnd], i: el.valueStart, depth: p.depth + 1, arena: p.arena, block: p.block}, el.name, el.idx)
+		return d.value(&parser{Scanner: p.Sub(el.valueStart, el.valueEnd)}, el.name, el.idx)
 	}
 	if !el.haveValue {
 		return d.register(el.name, el.idx)
@@ -114,11 +115,11 @@ func (d *decoder) member(p *parser, key []byte, el *element) error {
 			return &fieldError{reason: "given twice"}
 		}
 		el.haveName = true
-		if p.peek() != '"' {
+		if p.Peek() != '"' {
 			return p.typeErr("string")
 		}
 		var err error
-		el.name, err = p.stringValue()
+		el.name, err = p.ReadString()
 		return err
 	case "value":
 		if el.haveValue {
@@ -128,12 +129,12 @@ func (d *decoder) member(p *parser, key []byte, el *element) error {
 		if el.name != "" {
 			return d.value(p, el.name, el.idx)
 		}
-		el.valueStart = p.i
-		err := p.skipValue()
-		el.valueEnd = p.i
+		el.valueStart = p.Pos
+		err := p.Skip()
+		el.valueEnd = p.Pos
 		return err
 	}
-	return p.skipValue()
+	return p.Skip()
 }
 
 // register checks that name was not given before and records element idx.
@@ -150,7 +151,7 @@ func (d *decoder) value(p *parser, name string, idx int) error {
 	if err := d.register(name, idx); err != nil {
 		return err
 	}
-	if null, err := p.isNull(); null || err != nil {
+	if null, err := p.IsNull(); null || err != nil {
 		return asErrorOrNil(err, name)
 	}
 	if err := d.set.decodeVar(p, name); err != nil {
@@ -189,13 +190,10 @@ func (s *Set) decodeVar(p *parser, name string) error {
 	case NamePackageFiles:
 		return decodeSlice(p, &s.PackageFiles, p.packageFile)
 	}
-	start := p.i
-	if err := p.skipValue(); err != nil {
+	var d anyDecoder
+	v, err := d.value(p)
+	if err != nil {
 		return err
-	}
-	var v any
-	if err := json.Unmarshal(p.data[start:p.i], &v); err != nil {
-		return &fieldError{reason: "cannot decode: " + err.Error()}
 	}
 	if s.Other == nil {
 		s.Other = map[string]any{}

@@ -102,13 +102,13 @@ func TestDecodeValues(t *testing.T) {
 			&Set{PackageFiles: []PackageFile{{Filepath: "a", Content: "b"}}, order: []string{"packageFiles"}}},
 		{"escapes", `[{"name":"userInputPrompt","value":"a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800x\u0000"}]`,
 			&Set{UserInputPrompt: "a\"\\/\b\f\n\r\té😀\uFFFDx\x00", promptGiven: true, order: []string{"userInputPrompt"}}},
-		{"invalid UTF-8 becomes U+FFFD", "[{\"name\":\"userInputPrompt\",\"value\":\"a\xffb\"}]",
+		{"an escaped lone surrogate is U+FFFD", `[{"name":"userInputPrompt","value":"a\udc00b"}]`,
 			&Set{UserInputPrompt: "a\uFFFDb", promptGiven: true, order: []string{"userInputPrompt"}}},
 		{"unknown names kept in order", `[{"name":"b","value":1},{"name":"a","value":"x"}]`,
 			&Set{Other: map[string]any{"a": "x", "b": 1.0}, order: []string{"b", "a"}}},
-		{"number forms", `[{"name":"knowledgeBase","value":[{"references":[{"score":-1.5e-3,"metadata":{"startPos":-0,"endPos":12345678901234}}]}]}]`,
+		{"number forms", `[{"name":"knowledgeBase","value":[{"references":[{"score":-1.5e-3,"metadata":{"startPos":-0,"endPos":2147483647}}]}]}]`,
 			&Set{KnowledgeBase: []KnowledgeBase{{References: []Reference{{Score: -0.0015,
-				Metadata: ReferenceMetadata{StartPos: ptr(0), EndPos: ptr(12345678901234)}}}}}, order: []string{"knowledgeBase"}}},
+				Metadata: ReferenceMetadata{StartPos: ptr(0), EndPos: ptr(2147483647)}}}}}, order: []string{"knowledgeBase"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,6 +126,12 @@ func TestDecodeErrors(t *testing.T) {
 		variable, field, reason string
 	}{
 		{`{}`, "contextVariables", "", "expected an array of {name, value}, got object"},
+		// Invalid UTF-8 is refused wherever it is (README: UTF-8 policy).
+		{"[{\"name\":\"userInputPrompt\",\"value\":\"a\xffb\"}]", "userInputPrompt", "", "invalid JSON: invalid UTF-8 in string at offset 35"},
+		{"[{\"name\":\"activeEditor\",\"value\":{\"content\":\"abcdefghijkl\xc3\"}}]", "activeEditor", "content", "invalid JSON: invalid UTF-8 in string at offset 43"},
+		{"[{\"name\":\"custom\",\"value\":{\"a\":[\"\xed\xa0\x80\"]}}]", "custom", "a", "invalid JSON: invalid UTF-8 in string at offset 32"},
+		{"[{\"name\":\"userInfo\",\"value\":{\"\xff\":{}}}]", "userInfo", "", "invalid JSON: invalid UTF-8 in string at offset 29"},
+		{"[{\"name\":\"n\xff\",\"value\":1}]", "contextVariables[0]", "name", "invalid JSON: invalid UTF-8 in string at offset 9"},
 		{`"x"`, "contextVariables", "", "expected an array of {name, value}, got string"},
 		{`[1]`, "contextVariables[0]", "", "expected an object {name, value}, got number"},
 		{`[{"name":"a"},[]]`, "contextVariables[1]", "", "expected an object {name, value}, got array"},
@@ -170,7 +176,19 @@ func TestDecodeErrors(t *testing.T) {
 		{`[{"name":"activeEditor","value":{"startLine":true}}]`, "activeEditor", "startLine", "expected number, got boolean"},
 		{`[{"name":"activeEditor","value":{"startColumn":1.5}}]`, "activeEditor", "startColumn", "expected integer, got number 1.5"},
 		{`[{"name":"activeEditor","value":{"endLine":1e2}}]`, "activeEditor", "endLine", "expected integer, got number 1e2"},
-		{`[{"name":"activeEditor","value":{"endColumn":99999999999999999999}}]`, "activeEditor", "endColumn", "expected integer, got number 99999999999999999999"},
+		{`[{"name":"activeEditor","value":{"endColumn":99999999999999999999}}]`, "activeEditor", "endColumn", "position 99999999999999999999 is out of range (0 to 2147483647)"},
+		// Positions are integers from 0 to MaxPosition: negative or huge
+		// ones are refused naming the field (they used to be accepted).
+		{`[{"name":"activeEditor","value":{"startLine":-1}}]`, "activeEditor", "startLine", "position -1 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"startColumn":-5}}]`, "activeEditor", "startColumn", "position -5 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"endLine":2147483648}}]`, "activeEditor", "endLine", "position 2147483648 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"cursorOffset":-1}}]`, "activeEditor", "cursorOffset", "position -1 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"cursorOffset":9223372036854775807}}]`, "activeEditor", "cursorOffset", "position 9223372036854775807 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":1},{"endColumn":-2}]}}]`, "activeEditor", "selectedRanges.endColumn", "position -2 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"visibleRange":{"startLine":-9223372036854775808}}}]`, "activeEditor", "visibleRange.startLine", "position -9223372036854775808 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"visibleRange":{"endLine":1e400}}}]`, "activeEditor", "visibleRange.endLine", "expected integer, got number 1e400"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"startPos":-3}}]}]}]`, "knowledgeBase", "references.metadata.startPos", "position -3 is out of range (0 to 2147483647)"},
+		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"endPos":4294967296}}]}]}]`, "knowledgeBase", "references.metadata.endPos", "position 4294967296 is out of range (0 to 2147483647)"},
 		{`[{"name":"activeEditor","value":{"selectedRanges":{}}}]`, "activeEditor", "selectedRanges", "expected array, got object"},
 		{`[{"name":"activeEditor","value":{"selectedRanges":["x"]}}]`, "activeEditor", "selectedRanges", "expected object, got string"},
 		{`[{"name":"activeEditor","value":{"selectedRanges":[{"content":1}]}}]`, "activeEditor", "selectedRanges.content", "expected string, got number"},
@@ -190,7 +208,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`[{"name":"packageFiles","value":[{"filepath":1}]}]`, "packageFiles", "filepath", "expected string, got number"},
 		{`[{"name":"packageFiles","value":[{"content":{}}]}]`, "packageFiles", "content", "expected string, got object"},
 		{`[{"value":{"id":7},"name":"userInfo"}]`, "userInfo", "id", "expected string, got number"},
-		{`[{"name":"ticket","value":1e999}]`, "ticket", "", "cannot decode: json: cannot unmarshal number 1e999 into Go value of type float64"},
+		{`[{"name":"ticket","value":1e999}]`, "ticket", "", "number 1e999 is out of range"},
 		// syntax errors
 		{`[`, "contextVariables[0]", "", "invalid JSON: unexpected end of input looking for the beginning of a value"},
 		{`[{"name":"a"}`, "contextVariables", "", "invalid JSON: unexpected end of input after an array element"},

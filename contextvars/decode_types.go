@@ -13,7 +13,7 @@ func (p *parser) userInfo(u *UserInfo) error {
 		case "nickname":
 			return p.str(&u.Nickname)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -31,7 +31,7 @@ func (p *parser) vcs(v *VCS) error {
 		case "remotes":
 			return decodeSlice(p, &v.Remotes, p.str)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -43,7 +43,7 @@ func (p *parser) knowledgeBase(kb *KnowledgeBase) error {
 		case "references":
 			return decodeSlice(p, &kb.References, p.reference)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -57,7 +57,7 @@ func (p *parser) reference(r *Reference) error {
 		case "metadata":
 			return p.metadata(&r.Metadata)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -71,11 +71,11 @@ func (p *parser) metadata(m *ReferenceMetadata) error {
 		case "source":
 			return p.str(&m.Source)
 		case "startPos":
-			return p.intPtr(&m.StartPos)
+			return p.posPtr(&m.StartPos)
 		case "endPos":
-			return p.intPtr(&m.EndPos)
+			return p.posPtr(&m.EndPos)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -90,13 +90,13 @@ func (p *parser) editor(e *Editor) error {
 		case "content":
 			return p.str(&e.Content)
 		case "cursorOffset":
-			return p.intVal(&e.CursorOffset)
+			return p.posVal(&e.CursorOffset)
 		case "startLine", "startColumn", "endLine", "endColumn":
-			return p.intVal(position(k, &e.StartLine, &e.StartColumn, &e.EndLine, &e.EndColumn))
+			return p.posVal(position(k, &e.StartLine, &e.StartColumn, &e.EndLine, &e.EndColumn))
 		case "selectedRanges":
 			return decodeSlice(p, &e.SelectedRanges, p.selectedRange)
 		case "visibleRange":
-			if null, err := p.isNull(); null || err != nil {
+			if null, err := p.IsNull(); null || err != nil {
 				e.VisibleRange = nil
 				return err
 			}
@@ -105,7 +105,7 @@ func (p *parser) editor(e *Editor) error {
 			}
 			return p.span(e.VisibleRange)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -129,13 +129,13 @@ func (p *parser) selectedRange(r *Range) error {
 		case "content":
 			return p.str(&r.Content)
 		case "startLine", "startColumn", "endLine", "endColumn":
-			return p.intVal(position(k, &r.StartLine, &r.StartColumn, &r.EndLine, &r.EndColumn))
+			return p.posVal(position(k, &r.StartLine, &r.StartColumn, &r.EndLine, &r.EndColumn))
 		case "contentBeforeSelection":
 			return p.strPtr(&r.ContentBeforeSelection)
 		case "contentAfterSelection":
 			return p.strPtr(&r.ContentAfterSelection)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -145,9 +145,9 @@ func (p *parser) span(s *Span) error {
 		case "content":
 			return p.str(&s.Content)
 		case "startLine", "startColumn", "endLine", "endColumn":
-			return p.intVal(position(k, &s.StartLine, &s.StartColumn, &s.EndLine, &s.EndColumn))
+			return p.posVal(position(k, &s.StartLine, &s.StartColumn, &s.EndLine, &s.EndColumn))
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -159,7 +159,7 @@ func (p *parser) prompt(pr *Prompt) error {
 		case "content":
 			return p.str(&pr.Content)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }
 
@@ -171,6 +171,6 @@ func (p *parser) packageFile(f *PackageFile) error {
 		case "content":
 			return p.str(&f.Content)
 		}
-		return p.skipValue()
+		return p.Skip()
 	})
 }

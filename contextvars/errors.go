@@ -1,8 +1,11 @@
 package contextvars
 
 import (
+	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/agentgw/agentgw/internal/jsonscan"
 )
 
 // Error reports a context variable whose value has the wrong shape (an HTTP
@@ -53,8 +56,20 @@ func (e *fieldError) Error() string {
 	return "field " + strconv.Quote(e.field) + ": " + e.reason
 }
 
-// under prefixes err's field path with key when err is a *fieldError.
+// syntaxField turns the tokenizer's syntax error into a *fieldError, so that
+// it gets the field path too; other errors are returned as they are.
+func syntaxField(err error) error {
+	var se *jsonscan.SyntaxError
+	if errors.As(err, &se) {
+		return &fieldError{reason: se.Error(), syntax: true}
+	}
+	return err
+}
+
+// under prefixes err's field path with key when err is a *fieldError (or a
+// syntax error, which becomes one).
 func under(err error, key string) error {
+	err = syntaxField(err)
 	if fe, ok := err.(*fieldError); ok {
 		if fe.field == "" {
 			fe.field = key
@@ -67,6 +82,7 @@ func under(err error, key string) error {
 
 // asError turns a decoding error into an *Error for variable.
 func asError(err error, variable string) *Error {
+	err = syntaxField(err)
 	if fe, ok := err.(*fieldError); ok {
 		return &Error{Variable: variable, Field: fe.field, Reason: fe.reason, Syntax: fe.syntax}
 	}

@@ -1,63 +1,36 @@
 package contextvars
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 )
 
-// kindAt names the kind of JSON value at the current position, "" when no
-// value can start there.
-func (p *parser) kindAt() string {
-	switch c := p.peek(); {
-	case c == '"':
-		return "string"
-	case c == '{':
-		return "object"
-	case c == '[':
-		return "array"
-	case c == 't' || c == 'f':
-		return "boolean"
-	case c == 'n':
-		return "null"
-	case c == '-' || (c >= '0' && c <= '9'):
-		return "number"
-	}
-	return ""
-}
-
 // typeErr reports that the value at the current position is not a want,
 // unless the value is not even valid JSON: that is the error then.
 func (p *parser) typeErr(want string) error {
-	got := p.kindAt()
+	got := p.Kind()
 	if q := *p; got != "" {
-		if err := q.skipValue(); err != nil {
+		if err := q.Skip(); err != nil {
 			return err
 		}
 	}
 	if got == "" {
-		return p.unexpected("looking for the beginning of a value")
+		return p.Unexpected("looking for the beginning of a value")
 	}
 	return &fieldError{reason: "expected " + want + ", got " + got}
 }
 
-// isNull consumes a null at the current position and reports whether there was one.
-func (p *parser) isNull() (bool, error) {
-	if p.peek() != 'n' {
-		return false, nil
-	}
-	return true, p.literal("null")
-}
-
 // str decodes a string into dst; null leaves dst unchanged (as encoding/json does).
 func (p *parser) str(dst *string) error {
-	if p.peek() != '"' {
-		if null, err := p.isNull(); null || err != nil {
+	if p.Peek() != '"' {
+		if null, err := p.IsNull(); null || err != nil {
 			return err
 		}
 		return p.typeErr("string")
 	}
-	s, err := p.stringValue()
+	s, err := p.ReadString()
 	if err == nil {
 		*dst = s
 	}
@@ -66,7 +39,7 @@ func (p *parser) str(dst *string) error {
 
 // strPtr decodes an optional string; null makes it nil.
 func (p *parser) strPtr(dst **string) error {
-	if null, err := p.isNull(); null || err != nil {
+	if null, err := p.IsNull(); null || err != nil {
 		*dst = nil
 		return err
 	}
@@ -81,27 +54,14 @@ func (p *parser) strPtr(dst **string) error {
 // numberToken reads a number's text. null reports a null (nothing else
 // read); any other kind of value is a type error.
 func (p *parser) numberToken() (num []byte, null bool, err error) {
-	if c := p.peek(); c != '-' && (c < '0' || c > '9') {
-		if null, err = p.isNull(); null || err != nil {
+	if c := p.Peek(); c != '-' && (c < '0' || c > '9') {
+		if null, err = p.IsNull(); null || err != nil {
 			return nil, null, err
 		}
 		return nil, false, p.typeErr("number")
 	}
-	num, err = p.number()
+	num, err = p.Number()
 	return num, false, err
-}
-
-// intVal decodes an integer into dst; null leaves dst unchanged.
-func (p *parser) intVal(dst *int) error {
-	num, null, err := p.numberToken()
-	if null || err != nil {
-		return err
-	}
-	if n, ok := parseInt(num); ok {
-		*dst = n
-		return nil
-	}
-	return &fieldError{reason: "expected integer, got number " + string(num)}
 }
 
 // parseInt parses a JSON number that must be an integer fitting an int.
@@ -127,14 +87,51 @@ func parseInt(num []byte) (int, bool) {
 	return int(n), err == nil
 }
 
-// intPtr decodes an optional integer; null makes it nil.
-func (p *parser) intPtr(dst **int) error {
-	if null, err := p.isNull(); null || err != nil {
+// MaxPosition is the largest line, column, cursor offset or knowledge-base
+// position a request may give (the 32-bit positions of IDEs); positions are
+// never negative.
+const MaxPosition = math.MaxInt32
+
+// posVal decodes a line, column or offset into dst: an integer from 0 to
+// MaxPosition (a negative or huge one is an *Error naming the field, a 422).
+// null leaves dst unchanged.
+func (p *parser) posVal(dst *int) error {
+	num, null, err := p.numberToken()
+	if null || err != nil {
+		return err
+	}
+	n, ok := parseInt(num)
+	if !ok {
+		if !isInteger(num) {
+			return &fieldError{reason: "expected integer, got number " + string(num)}
+		}
+		return &fieldError{reason: fmt.Sprintf("position %.40s is out of range (0 to %d)", num, MaxPosition)}
+	}
+	if n < 0 || n > MaxPosition {
+		return &fieldError{reason: fmt.Sprintf("position %d is out of range (0 to %d)", n, MaxPosition)}
+	}
+	*dst = n
+	return nil
+}
+
+// isInteger reports whether the JSON number num is written as an integer.
+func isInteger(num []byte) bool {
+	for _, c := range num {
+		if c == '.' || c == 'e' || c == 'E' {
+			return false
+		}
+	}
+	return true
+}
+
+// posPtr decodes an optional position; null makes it nil.
+func (p *parser) posPtr(dst **int) error {
+	if null, err := p.IsNull(); null || err != nil {
 		*dst = nil
 		return err
 	}
 	n := new(int)
-	if err := p.intVal(n); err != nil {
+	if err := p.posVal(n); err != nil {
 		return err
 	}
 	*dst = n
@@ -157,8 +154,8 @@ func (p *parser) float(dst *float64) error {
 
 // fields decodes an object member by member; null leaves the target zero.
 func (p *parser) fields(fn func(key []byte) error) error {
-	if p.peek() != '{' {
-		if null, err := p.isNull(); null || err != nil {
+	if p.Peek() != '{' {
+		if null, err := p.IsNull(); null || err != nil {
 			return err
 		}
 		return p.typeErr("object")
@@ -167,29 +164,49 @@ func (p *parser) fields(fn func(key []byte) error) error {
 }
 
 // decodeSlice decodes an array into dst with elem for each element; null
-// makes dst nil and [] a non-nil empty slice.
+// makes dst nil and [] a non-nil empty slice. The elements are counted
+// first (a validating skip; the known variables nest arrays at most two
+// deep, so the input is read at most three times) and decoded in place
+// into a slice of exactly that length: growing it by appending allocated
+// up to five times the slice for arrays of tiny elements ("[{},{},…]").
 func decodeSlice[T any](p *parser, dst *[]T, elem func(*T) error) error {
-	if p.peek() != '[' {
-		if null, err := p.isNull(); null || err != nil {
+	if p.Peek() != '[' {
+		if null, err := p.IsNull(); null || err != nil {
 			*dst = nil
 			return err
 		}
 		return p.typeErr("array")
 	}
-	out := make([]T, 0, 4)
-	err := p.array(func() error {
-		var v T
-		if err := elem(&v); err != nil {
-			return err
+	// A malformed array is decoded anyway, for the error to name the
+	// element's field.
+	n, _ := p.countElements()
+	out := make([]T, n)
+	k := 0
+	err := p.Array(func() error {
+		if k == len(out) {
+			out = append(out, *new(T))
 		}
-		out = append(out, v)
-		return nil
+		err := elem(&out[k])
+		k++
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	*dst = out
 	return nil
+}
+
+// countElements counts the elements of the array at the current position
+// without moving, validating it on the way.
+func (p *parser) countElements() (int, error) {
+	q := *p
+	n := 0
+	err := q.Array(func() error {
+		n++
+		return q.Skip()
+	})
+	return n, err
 }
 
 // matchKey returns the name in names that key matches, exactly or else

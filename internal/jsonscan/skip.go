@@ -1,97 +1,97 @@
-package contextvars
+package jsonscan
 
-// skipValue consumes and validates any JSON value, iteratively, so that deep
+// Skip consumes and validates any JSON value, iteratively, so that deep
 // nesting cannot exhaust the stack.
-func (p *parser) skipValue() error {
-	base := p.depth
+func (s *Scanner) Skip() error {
+	base := s.Depth
 	var stack []byte // '{' or '[' per open container
 	for {
-		if err := p.skipScalarOrOpen(&stack); err != nil {
+		if err := s.skipScalarOrOpen(&stack); err != nil {
 			return err
 		}
 		// after a value (or an empty container): close containers or move on
 		for {
 			if len(stack) == 0 {
-				p.depth = base
+				s.Depth = base
 				return nil
 			}
 			top := stack[len(stack)-1]
-			c := p.peek()
+			c := s.Peek()
 			if c == ',' {
-				p.i++
+				s.Pos++
 				if top == '{' {
-					if err := p.memberKey(); err != nil {
+					if err := s.memberKey(); err != nil {
 						return err
 					}
 				}
 				break
 			}
 			if (top == '{' && c == '}') || (top == '[' && c == ']') {
-				p.i++
+				s.Pos++
 				stack = stack[:len(stack)-1]
-				p.depth--
+				s.Depth--
 				continue
 			}
-			return p.unexpected("after a value")
+			return s.Unexpected("after a value")
 		}
 	}
 }
 
 // skipScalarOrOpen consumes one scalar or a whole empty container, opening
 // (and pushing) any non-empty containers on the way to it.
-func (p *parser) skipScalarOrOpen(stack *[]byte) error {
+func (s *Scanner) skipScalarOrOpen(stack *[]byte) error {
 	for {
-		switch c := p.peek(); c {
+		switch c := s.Peek(); c {
 		case '{', '[':
-			p.i++
-			if err := p.enter(); err != nil {
+			s.Pos++
+			if err := s.enter(); err != nil {
 				return err
 			}
 			closer := byte('}')
 			if c == '[' {
 				closer = ']'
 			}
-			if p.peek() == closer {
-				p.i++
-				p.depth--
+			if s.Peek() == closer {
+				s.Pos++
+				s.Depth--
 				return nil
 			}
 			*stack = append(*stack, c)
 			if c == '{' {
-				if err := p.memberKey(); err != nil {
+				if err := s.memberKey(); err != nil {
 					return err
 				}
 			}
 		case '"':
-			_, _, err := p.scanString()
+			_, _, err := s.ScanString()
 			return err
 		case 't':
-			return p.literal("true")
+			return s.Literal("true")
 		case 'f':
-			return p.literal("false")
+			return s.Literal("false")
 		case 'n':
-			return p.literal("null")
+			return s.Literal("null")
 		default:
 			if c == '-' || (c >= '0' && c <= '9') {
-				_, err := p.number()
+				_, err := s.Number()
 				return err
 			}
-			return p.unexpected("looking for the beginning of a value")
+			return s.Unexpected("looking for the beginning of a value")
 		}
 	}
 }
 
 // memberKey consumes `"key" :` inside an object.
-func (p *parser) memberKey() error {
-	if p.peek() != '"' {
-		return p.unexpected("looking for an object key")
+func (s *Scanner) memberKey() error {
+	if s.Peek() != '"' {
+		return s.Unexpected("looking for an object key")
 	}
-	if _, _, err := p.scanString(); err != nil {
+	if _, _, err := s.ScanString(); err != nil {
 		return err
 	}
-	if p.peek() != ':' {
-		return p.unexpected("after an object key")
+	if s.Peek() != ':' {
+		return s.Unexpected("after an object key")
 	}
-	p.i++
+	s.Pos++
 	return nil
 }

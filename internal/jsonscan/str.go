@@ -1,8 +1,8 @@
-package contextvars
+package jsonscan
 
 import (
 	"encoding/binary"
-	"encoding/json"
+	"fmt"
 	"math/bits"
 	"unicode"
 	"unicode/utf16"
@@ -25,14 +25,23 @@ func specialBytes(x uint64) uint64 {
 	return (((x - swarLo*0x20) & ^x) | ((q - swarLo) & ^q) | ((b - swarLo) & ^b)) & swarHi
 }
 
-// scanString validates the string starting at p.i (a '"'), moves past it and
+// badUTF8 is the syntax error for a string at start whose text is not UTF-8.
+func badUTF8(start int) error {
+	return &SyntaxError{Offset: start, msg: fmt.Sprintf("invalid UTF-8 in string at offset %d", start)}
+}
+
+// ScanString validates the string starting at Pos (a '"'), moves past it and
 // returns the index of its closing quote and whether the raw text is the
 // string itself (ASCII without escapes). Eight bytes are checked at a time
-// while none of them needs attention.
-func (p *parser) scanString() (end int, plain bool, err error) {
-	d := p.data
-	i := p.i + 1
+// while none of them needs attention; a string with non-ASCII bytes is then
+// checked to be UTF-8 (escapes are ASCII, so the raw text is UTF-8 exactly
+// when the decoded one is).
+func (s *Scanner) ScanString() (end int, plain bool, err error) {
+	d := s.Data
+	start := s.Pos
+	i := start + 1
 	plain = true
+	ascii := true
 	for {
 		for i+8 <= len(d) {
 			x := binary.LittleEndian.Uint64(d[i:])
@@ -40,39 +49,43 @@ func (p *parser) scanString() (end int, plain bool, err error) {
 				// Skip straight to the first byte that needs attention.
 				k := bits.TrailingZeros64(special) / 8
 				if x&(1<<(8*k)-1)&swarHi != 0 {
-					plain = false
+					ascii = false
 				}
 				i += k
 				break
 			}
 			if x&swarHi != 0 {
-				plain = false
+				ascii = false
 			}
 			i += 8
 		}
 		if i >= len(d) {
-			p.i = i
-			return 0, false, p.unexpected("in string literal")
+			s.Pos = i
+			return 0, false, s.Unexpected("in string literal")
 		}
 		c := d[i]
 		switch {
 		case c == '"':
-			p.i = i + 1
-			return i, plain, nil
+			if !ascii && !utf8.Valid(d[start+1:i]) {
+				s.Pos = start
+				return 0, false, badUTF8(start)
+			}
+			s.Pos = i + 1
+			return i, plain && ascii, nil
 		case c == '\\':
 			plain = false
 			n, ok := escapeLen(d[i:])
 			if !ok {
-				p.i = i + min(n, len(d)-i)
-				return 0, false, p.unexpected("in string escape code")
+				s.Pos = i + min(n, len(d)-i)
+				return 0, false, s.Unexpected("in string escape code")
 			}
 			i += n
 		case c < 0x20:
-			p.i = i
-			return 0, false, p.unexpected("in string literal")
+			s.Pos = i
+			return 0, false, s.Unexpected("in string literal")
 		default:
 			if c >= 0x80 {
-				plain = false
+				ascii = false
 			}
 			i++
 		}
@@ -103,33 +116,42 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// stringValue reads the string at p.i and returns its decoded value,
-// validating and decoding in one pass. Its bytes go to the parser's arena,
+// arenaBlock is the most a string arena block is made for the input left;
+// a larger string moves to a block of its own.
+const arenaBlock = 64 << 10
+
+// minRoom is the least room a block must have left for a string to start
+// in it: the word loop stores eight bytes at a time.
+const minRoom = 16
+
+// ReadString reads the string at Pos and returns its decoded value,
+// validating and decoding in one pass. Its bytes go to the scanner's arena,
 // eight at a time while none needs attention (each word is stored before
 // it is looked at; the arena's slack takes the bytes past a special one),
-// and the value is a string over them, so the strings of one request share
-// a few allocations. Invalid UTF-8 and lone surrogates become U+FFFD, as
-// with encoding/json.
-func (p *parser) stringValue() (string, error) {
-	d := p.data
-	start := p.i
+// and the value is a string over them, so the strings of one input share a
+// few allocations.
+//
+// A string starts in the current block if it has minRoom bytes left, and
+// moves on only if it outgrows the block, to a block with room for all of
+// the input left: so the blocks made are the input's size, the strings that
+// filled them, plus at most one block abandoned by a string that moved and
+// one for the rest of the input: about twice the input at most.
+func (s *Scanner) ReadString() (string, error) {
+	d := s.Data
+	start := s.Pos
 	i := start + 1
-	if p.arena == nil {
-		p.arena = new([]byte)
+	if s.arena == nil {
+		s.arena = new([]byte)
 	}
-	// A block of the arena holds what is left of the input, up to
-	// arenaBlock; a string that outgrows it moves to a block of its own
-	// (decoded text is never longer than its JSON, so len(d)-i bytes hold
-	// the rest of it).
 	block := arenaBlock
-	if p.block > 0 {
-		block = p.block
+	if s.block > 0 {
+		block = s.block
 	}
-	if need := min(len(d)-i, block) + 8; cap(*p.arena)-len(*p.arena) < need {
-		*p.arena = make([]byte, 0, need)
+	if cap(*s.arena)-len(*s.arena) < minRoom {
+		*s.arena = make([]byte, 0, min(len(d)-i, block)+minRoom)
 	}
-	buf := (*p.arena)[:cap(*p.arena)]
-	mark := len(*p.arena)
+	buf := (*s.arena)[:cap(*s.arena)]
+	mark := len(*s.arena)
 	o := mark
 	var seen uint64 // the bytes copied, or'ed: their high bits tell non-ASCII
 	for {
@@ -151,34 +173,32 @@ func (p *parser) stringValue() (string, error) {
 			o += 8
 		}
 		if i >= len(d) {
-			p.i = i
-			return "", p.unexpected("in string literal")
+			s.Pos = i
+			return "", s.Unexpected("in string literal")
 		}
 		if len(buf)-o < 8 {
 			// Room for the next word, or for what a byte or an escape
 			// below writes.
-			buf, mark, o = p.moveString(buf[mark:o], len(d)-i)
+			buf, mark, o = s.moveString(buf[mark:o], len(d)-i)
 			continue
 		}
 		switch c := d[i]; {
 		case c == '"':
-			p.i = i + 1
 			if o == mark {
+				s.Pos = i + 1
 				return "", nil
 			}
 			// The arena only grows: these bytes are never written again.
-			s := unsafe.String(&buf[mark], o-mark)
-			if seen&swarHi != 0 && !utf8.ValidString(s) {
-				// Escapes decode to whole runes, so the text is invalid
-				// exactly where the JSON was: let encoding/json replace it.
-				var v string
-				if err := json.Unmarshal(d[start:i+1], &v); err != nil {
-					return "", &fieldError{reason: "invalid JSON: " + err.Error(), syntax: true}
-				}
-				return v, nil
+			str := unsafe.String(&buf[mark], o-mark)
+			if seen&swarHi != 0 && !utf8.ValidString(str) {
+				// Escapes decode to whole runes: the JSON text itself
+				// holds the invalid bytes.
+				s.Pos = start
+				return "", badUTF8(start)
 			}
-			*p.arena = buf[:o]
-			return s, nil
+			s.Pos = i + 1
+			*s.arena = buf[:o]
+			return str, nil
 		case c == '\\':
 			if i+1 < len(d) {
 				if u := unescaped[d[i+1]]; u != 0 {
@@ -189,15 +209,15 @@ func (p *parser) stringValue() (string, error) {
 				}
 			}
 			if n, ok := escapeLen(d[i:]); !ok {
-				p.i = i + min(n, len(d)-i)
-				return "", p.unexpected("in string escape code")
+				s.Pos = i + min(n, len(d)-i)
+				return "", s.Unexpected("in string escape code")
 			}
 			r, n := unicodeEscape(d[i:])
 			o += utf8.EncodeRune(buf[o:], r)
 			i += n
 		case c < 0x20:
-			p.i = i
-			return "", p.unexpected("in string literal")
+			s.Pos = i
+			return "", s.Unexpected("in string literal")
 		default:
 			seen |= uint64(c)
 			buf[o] = c
@@ -207,18 +227,14 @@ func (p *parser) stringValue() (string, error) {
 	}
 }
 
-// arenaBlock is the most a string arena block is made for the input left;
-// a larger string moves to a block of its own.
-const arenaBlock = 64 << 10
-
 // moveString moves the part of a string decoded so far to a new block with
-// room for the rest of it (at most rest bytes of JSON, plus a word of
-// slack), which becomes the arena, and returns the block, the string's
+// room for the rest of the input (at most rest bytes of JSON, plus a word
+// of slack), which becomes the arena, and returns the block, the string's
 // start in it and its end. The old block keeps the strings already made.
-func (p *parser) moveString(part []byte, rest int) (buf []byte, mark, o int) {
-	buf = make([]byte, 0, len(part)+rest+8)
+func (s *Scanner) moveString(part []byte, rest int) (buf []byte, mark, o int) {
+	buf = make([]byte, 0, len(part)+rest+minRoom)
 	buf = append(buf, part...)
-	*p.arena = buf[:0]
+	*s.arena = buf[:0]
 	return buf[:cap(buf)], 0, len(part)
 }
 

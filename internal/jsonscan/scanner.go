@@ -1,0 +1,289 @@
+// Package jsonscan is the request path's one JSON tokenizer: a validating,
+// allocation-light reader over one input that typed decoders walk directly
+// (contextvars' variables, agent's split of the request object). It follows
+// RFC 8259 as encoding/json does, with one difference: a string holding
+// invalid UTF-8 is a syntax error rather than text to repair (escaped lone
+// surrogates are valid JSON and decode to U+FFFD, as in encoding/json).
+// Decoded strings share a few arena blocks, so decoding allocates a small
+// constant factor of the input however it is shaped. It imports nothing of
+// the project, so every package may use it.
+package jsonscan
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// MaxDepth is the deepest nesting accepted, the same limit encoding/json uses.
+const MaxDepth = 10000
+
+// SyntaxError reports input that is not valid JSON.
+type SyntaxError struct {
+	// Offset is the byte offset in the input where the problem was found.
+	Offset int
+	msg    string
+}
+
+// Error renders the error as "invalid JSON: <what> at offset N".
+func (e *SyntaxError) Error() string { return "invalid JSON: " + e.msg }
+
+// Scanner reads one JSON input. Its zero value with Data set reads Data
+// from the start.
+type Scanner struct {
+	// Data is the input.
+	Data []byte
+	// Pos is the offset of the next byte to read.
+	Pos int
+	// Depth is the number of containers open.
+	Depth int
+	// arena holds the decoded strings (ReadString). It is shared, through
+	// the pointer, with the scanners Sub makes over the same input: the
+	// bytes under a string already returned are never written again.
+	arena *[]byte
+	// block overrides arenaBlock when positive (tests: tiny blocks make
+	// strings move between blocks all the time).
+	block int
+}
+
+// SetArenaBlock sets the size of the string arena's blocks (0: the
+// default). Tests use tiny blocks to move strings between blocks often.
+func (s *Scanner) SetArenaBlock(n int) { s.block = n }
+
+// Sub returns a scanner over Data[:end] positioned at start, one level
+// deeper, that shares s's string arena.
+func (s *Scanner) Sub(start, end int) Scanner {
+	if s.arena == nil {
+		s.arena = new([]byte)
+	}
+	return Scanner{Data: s.Data[:end], Pos: start, Depth: s.Depth + 1, arena: s.arena, block: s.block}
+}
+
+// WS skips JSON whitespace.
+func (s *Scanner) WS() {
+	for s.Pos < len(s.Data) {
+		switch s.Data[s.Pos] {
+		case ' ', '\t', '\n', '\r':
+			s.Pos++
+		default:
+			return
+		}
+	}
+}
+
+// Peek skips whitespace and returns the next byte, 0 at the end of input.
+func (s *Scanner) Peek() byte {
+	s.WS()
+	if s.Pos < len(s.Data) {
+		return s.Data[s.Pos]
+	}
+	return 0
+}
+
+// Unexpected is the syntax error for whatever is at the current position;
+// context says where, such as "after an object key".
+func (s *Scanner) Unexpected(context string) error {
+	if s.Pos >= len(s.Data) {
+		return &SyntaxError{Offset: s.Pos, msg: "unexpected end of input " + context}
+	}
+	return &SyntaxError{Offset: s.Pos, msg: fmt.Sprintf("invalid character %s %s at offset %d",
+		quoteChar(s.Data[s.Pos]), context, s.Pos)}
+}
+
+func quoteChar(c byte) string {
+	if c == '\'' {
+		return `'\''`
+	}
+	if c == '"' {
+		return `'"'`
+	}
+	q := strconv.Quote(string(rune(c)))
+	if c >= 0x80 {
+		q = fmt.Sprintf(`"\x%02x"`, c)
+	}
+	return "'" + q[1:len(q)-1] + "'"
+}
+
+// enter counts one more level of nesting.
+func (s *Scanner) enter() error {
+	s.Depth++
+	if s.Depth > MaxDepth {
+		return &SyntaxError{Offset: s.Pos, msg: fmt.Sprintf("nesting deeper than %d at offset %d", MaxDepth, s.Pos)}
+	}
+	return nil
+}
+
+// Object reads an object at Pos ('{'), calling fn for each member with the
+// scanner positioned at the value; fn must consume the value. The key is
+// the decoded member name; it may point into Data or the arena and must not
+// be kept past fn unless copied.
+func (s *Scanner) Object(fn func(key []byte) error) error {
+	s.Pos++
+	if err := s.enter(); err != nil {
+		return err
+	}
+	if s.Peek() == '}' {
+		s.Pos++
+		s.Depth--
+		return nil
+	}
+	for {
+		if s.Peek() != '"' {
+			return s.Unexpected("looking for an object key")
+		}
+		key, err := s.Key()
+		if err != nil {
+			return err
+		}
+		if s.Peek() != ':' {
+			return s.Unexpected("after an object key")
+		}
+		s.Pos++
+		s.WS()
+		if err := fn(key); err != nil {
+			return err
+		}
+		switch s.Peek() {
+		case ',':
+			s.Pos++
+		case '}':
+			s.Pos++
+			s.Depth--
+			return nil
+		default:
+			return s.Unexpected("after an object member")
+		}
+	}
+}
+
+// Key reads a string (an object key) at Pos and returns its decoded text;
+// plain keys (ASCII without escapes) are returned without copying.
+func (s *Scanner) Key() ([]byte, error) {
+	start := s.Pos
+	end, plain, err := s.ScanString()
+	if err != nil {
+		return nil, err
+	}
+	if plain {
+		return s.Data[start+1 : end], nil
+	}
+	s.Pos = start
+	str, err := s.ReadString()
+	return []byte(str), err
+}
+
+// Array reads an array at Pos ('['), calling fn for each element with the
+// scanner positioned at it; fn must consume the element.
+func (s *Scanner) Array(fn func() error) error {
+	s.Pos++
+	if err := s.enter(); err != nil {
+		return err
+	}
+	if s.Peek() == ']' {
+		s.Pos++
+		s.Depth--
+		return nil
+	}
+	for {
+		s.WS()
+		if err := fn(); err != nil {
+			return err
+		}
+		switch s.Peek() {
+		case ',':
+			s.Pos++
+		case ']':
+			s.Pos++
+			s.Depth--
+			return nil
+		default:
+			return s.Unexpected("after an array element")
+		}
+	}
+}
+
+// Literal consumes the literal word (true, false or null).
+func (s *Scanner) Literal(word string) error {
+	if len(s.Data)-s.Pos < len(word) || string(s.Data[s.Pos:s.Pos+len(word)]) != word {
+		for k := 0; k < len(word) && s.Pos < len(s.Data) && s.Data[s.Pos] == word[k]; k++ {
+			s.Pos++
+		}
+		return s.Unexpected("in literal " + word)
+	}
+	s.Pos += len(word)
+	return nil
+}
+
+// IsNull consumes a null at the current position and reports whether there
+// was one.
+func (s *Scanner) IsNull() (bool, error) {
+	if s.Peek() != 'n' {
+		return false, nil
+	}
+	return true, s.Literal("null")
+}
+
+// Kind names the kind of JSON value at the current position ("string",
+// "object", "array", "boolean", "null", "number"), "" when no value can
+// start there.
+func (s *Scanner) Kind() string {
+	switch c := s.Peek(); {
+	case c == '"':
+		return "string"
+	case c == '{':
+		return "object"
+	case c == '[':
+		return "array"
+	case c == 't' || c == 'f':
+		return "boolean"
+	case c == 'n':
+		return "null"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "number"
+	}
+	return ""
+}
+
+// Number consumes a JSON number and returns its text.
+func (s *Scanner) Number() ([]byte, error) {
+	d, start := s.Data, s.Pos
+	i := s.Pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		i = digits(d, i)
+	default:
+		s.Pos = i
+		return nil, s.Unexpected("in number")
+	}
+	if i < len(d) && d[i] == '.' {
+		if i+1 >= len(d) || d[i+1] < '0' || d[i+1] > '9' {
+			s.Pos = i + 1
+			return nil, s.Unexpected("after decimal point in number")
+		}
+		i = digits(d, i+1)
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			s.Pos = i
+			return nil, s.Unexpected("in exponent of number")
+		}
+		i = digits(d, i)
+	}
+	s.Pos = i
+	return d[start:i], nil
+}
+
+func digits(d []byte, i int) int {
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	return i
+}
