@@ -110,6 +110,7 @@ func fastNode(n parse.Node) bool {
 // fastState is one evaluation.
 type fastState struct {
 	root any
+	b    *budget
 	out  strings.Builder
 	// args is a stack of function arguments: a call pushes its own above
 	// those of the calls it is nested in and pops them when it returns, so
@@ -118,9 +119,9 @@ type fastState struct {
 	argsBuf [8]any
 }
 
-// execute renders the template over data.
-func (f *fastTemplate) execute(data any) (string, error) {
-	s := &fastState{root: data}
+// execute renders the template over data, within b.
+func (f *fastTemplate) execute(b *budget, data any) (string, error) {
+	s := &fastState{root: data, b: b}
 	s.args = s.argsBuf[:0]
 	s.out.Grow(int(min(f.lastLen.Load(), maxSizeHint)))
 	if err := s.walk(data, f.root); err != nil {
@@ -142,6 +143,9 @@ func (s *fastState) walk(dot any, n parse.Node) error {
 			}
 		}
 	case *parse.TextNode:
+		if err := s.b.write(len(n.Text)); err != nil {
+			return err
+		}
 		s.out.Write(n.Text)
 	case *parse.CommentNode:
 	case *parse.ActionNode:
@@ -159,24 +163,23 @@ func (s *fastState) walk(dot any, n parse.Node) error {
 	default:
 		return errNotFast
 	}
-	if s.out.Len() > maxRender {
-		return errRenderTooLarge
-	}
 	return nil
 }
 
 func (s *fastState) print(v any) error {
+	var text string
 	switch t := concrete(v).(type) {
 	case string:
-		s.out.WriteString(t)
+		text = t
 	case missingValue:
 		return errNotFast // text/template would print "<no value>"; orEmpty prevents it
 	default:
-		fmt.Fprint(&s.out, v)
+		text = fmt.Sprint(v)
 	}
-	if s.out.Len() > maxRender {
-		return errRenderTooLarge
+	if err := s.b.write(len(text)); err != nil {
+		return err
 	}
+	s.out.WriteString(text)
 	return nil
 }
 
@@ -213,6 +216,9 @@ func (s *fastState) rangeOver(dot any, n *parse.RangeNode) error {
 			items[i] = e
 		}
 	case map[string]any:
+		if err := s.b.spend(costUnit * len(t)); err != nil {
+			return err
+		}
 		for _, k := range slices.Sorted(mapKeys(t)) {
 			items = append(items, t[k])
 		}
@@ -353,9 +359,9 @@ func (s *fastState) call(dot any, name string, argNodes []parse.Node, final any,
 	}
 	args := s.args[base:]
 	if h, ok := helpers[name]; ok {
-		return h(args...)
+		return h(s.b, args...)
 	}
-	return builtin(name, args)
+	return builtin(s.b, name, args)
 }
 
 // andOr short-circuits like text/template's and/or: the first falsy (and)
@@ -391,7 +397,10 @@ func (s *fastState) andOr(dot any, name string, argNodes []parse.Node, final any
 
 // builtin evaluates not, len, index, eq and ne for the plain kinds; other
 // cases go back to text/template for its exact result or error.
-func builtin(name string, args []any) (any, error) {
+func builtin(b *budget, name string, args []any) (any, error) {
+	if err := b.spend(costUnit); err != nil {
+		return nil, err
+	}
 	switch name {
 	case "not":
 		if len(args) != 1 {
@@ -416,6 +425,12 @@ func builtin(name string, args []any) (any, error) {
 		return index(args)
 	case "eq", "ne":
 		if len(args) == 2 {
+			// Comparing strings reads them.
+			if x, ok := args[0].(string); ok {
+				if err := b.spend(len(x)); err != nil {
+					return nil, err
+				}
+			}
 			if eq, ok := equal(args[0], args[1]); ok {
 				return eq == (name == "eq"), nil
 			}
