@@ -18,13 +18,17 @@ const (
 	// helper allocates.
 	maxRender = 64 << 20
 	// maxWork caps the work of one render, in units: a byte a helper reads
-	// or produces is a unit, a helper call or a loop iteration costUnit.
-	// It bounds the time a template may take and what its helpers allocate
-	// in all (results not printed, such as `len (indent 9 $.x)` in a
-	// loop, count too).
+	// or produces is a unit, a helper call costUnit, a loop iteration (or
+	// a call of a defined template) iterCost. It bounds the time a
+	// template may take and what its helpers allocate in all (results not
+	// printed, such as `len (indent 9 $.x)` in a loop, count too).
 	maxWork = 256 << 20
-	// costUnit is the cost of one helper call or one range iteration.
+	// costUnit is the cost of one helper call.
 	costUnit = 16
+	// iterCost is the cost of one range iteration: 262,144 of them fit in
+	// a render (text/template takes a few microseconds and about a hundred
+	// bytes for each; the fast evaluator far less).
+	iterCost = 1024
 )
 
 // limitError is a render that went over one of its bounds. The evaluators
@@ -37,7 +41,7 @@ func (e *limitError) Error() string { return e.msg }
 var errRenderTooLarge = &limitError{fmt.Sprintf("template output is over %d MiB", maxRender>>20)}
 
 // errWorkTooLarge is returned when a render does more than maxWork.
-var errWorkTooLarge = &limitError{fmt.Sprintf("template did over %d Mi units of work (a unit is a byte a helper reads or makes; a call or a loop iteration is %d)", maxWork>>20, costUnit)}
+var errWorkTooLarge = &limitError{fmt.Sprintf("template did over %d Mi units of work (a unit is a byte a helper reads or makes; a call %d, a loop iteration %d)", maxWork>>20, costUnit, iterCost)}
 
 // isLimit reports whether err ended a render for its bounds or its context.
 func isLimit(err error) bool {

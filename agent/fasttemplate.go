@@ -111,7 +111,7 @@ func fastNode(n parse.Node) bool {
 type fastState struct {
 	root any
 	b    *budget
-	out  strings.Builder
+	out  cappedBuffer
 	// args is a stack of function arguments: a call pushes its own above
 	// those of the calls it is nested in and pops them when it returns, so
 	// that calls do not allocate argument slices (helpers keep no args).
@@ -121,9 +121,8 @@ type fastState struct {
 
 // execute renders the template over data, within b.
 func (f *fastTemplate) execute(b *budget, data any) (string, error) {
-	s := &fastState{root: data, b: b}
+	s := &fastState{root: data, b: b, out: newCappedBuffer(b, int(min(f.lastLen.Load(), maxSizeHint)))}
 	s.args = s.argsBuf[:0]
-	s.out.Grow(int(min(f.lastLen.Load(), maxSizeHint)))
 	if err := s.walk(data, f.root); err != nil {
 		return "", err
 	}
@@ -143,10 +142,9 @@ func (s *fastState) walk(dot any, n parse.Node) error {
 			}
 		}
 	case *parse.TextNode:
-		if err := s.b.write(len(n.Text)); err != nil {
+		if _, err := s.out.Write(n.Text); err != nil {
 			return err
 		}
-		s.out.Write(n.Text)
 	case *parse.CommentNode:
 	case *parse.ActionNode:
 		v, err := s.pipe(dot, n.Pipe)
@@ -176,11 +174,8 @@ func (s *fastState) print(v any) error {
 	default:
 		text = fmt.Sprint(v)
 	}
-	if err := s.b.write(len(text)); err != nil {
-		return err
-	}
-	s.out.WriteString(text)
-	return nil
+	_, err := s.out.WriteString(text)
+	return err
 }
 
 func (s *fastState) branch(dot any, p *parse.PipeNode, list, elseList *parse.ListNode, with bool) error {
@@ -215,6 +210,17 @@ func (s *fastState) rangeOver(dot any, n *parse.RangeNode) error {
 		for i, e := range t {
 			items[i] = e
 		}
+	case int:
+		// text/template's range over an integer: 0 to n-1, each the dot.
+		for i := range t {
+			if err := s.walk(i, n.List); err != nil {
+				return err
+			}
+		}
+		if t <= 0 {
+			return s.walk(dot, n.ElseList)
+		}
+		return nil
 	case map[string]any:
 		if err := s.b.spend(costUnit * len(t)); err != nil {
 			return err

@@ -96,7 +96,7 @@ func FuzzFastTemplate(f *testing.F) {
 		if ferr != nil {
 			return // execute falls back to text/template
 		}
-		b := cappedBuffer{b: newBudget(context.Background())}
+		b := newCappedBuffer(newBudget(context.Background()), 0)
 		if err := tp.Execute(&b, data); err != nil {
 			t.Fatalf("%q: fast path rendered %q, text/template failed: %v", src, got, err)
 		}

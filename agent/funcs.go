@@ -138,7 +138,7 @@ func orEmpty(_ *budget, args ...any) (any, error) {
 // tick is called at the start of every range iteration and defined
 // template: it charges the iteration and checks the render's context.
 func tick(b *budget, _ ...any) (any, error) {
-	return "", b.spend(costUnit)
+	return "", b.spend(iterCost)
 }
 
 // rangeable ends every range pipeline of a request-carried template: it
@@ -401,16 +401,28 @@ func basename(p string) string {
 	return path.Base(p)
 }
 
-// indent prefixes every non-empty line of s with n spaces.
+// indent prefixes every non-empty line of s with n spaces; it allocates
+// its result once (the caller has checked indentSize).
 func indent(n int, s string) string {
-	pad := strings.Repeat(" ", max(n, 0))
-	ls := strings.Split(s, "\n")
-	for i, l := range ls {
+	if n <= 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(indentSize(n, s))
+	first := true
+	for l := range strings.SplitSeq(s, "\n") {
+		if !first {
+			b.WriteByte('\n')
+		}
+		first = false
 		if l != "" {
-			ls[i] = pad + l
+			for range n {
+				b.WriteByte(' ')
+			}
+			b.WriteString(l)
 		}
 	}
-	return strings.Join(ls, "\n")
+	return b.String()
 }
 
 // indentSize is the length of indent(n, s), counted without making it.

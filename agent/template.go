@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -143,19 +142,56 @@ func eachTreeNode(root parse.Node, fn func(parse.Node)) {
 	walk(root)
 }
 
-// cappedBuffer is a bytes.Buffer that charges its render's budget for every
-// write, and refuses one that would pass maxRender before it grows.
+// cappedBuffer is the output of a render. It charges the render's budget
+// for every write, refusing one that would pass maxRender before it grows,
+// and it doubles its buffer up to maxRender, so that the buffers of a
+// render come to at most twice its output (append grows a large buffer by
+// a quarter, and Grow overshoots the cap).
 type cappedBuffer struct {
-	bytes.Buffer
-	b *budget
+	b   *budget
+	buf *strings.Builder
+}
+
+func newCappedBuffer(b *budget, hint int) cappedBuffer {
+	w := cappedBuffer{b: b, buf: new(strings.Builder)}
+	w.buf.Grow(hint)
+	return w
+}
+
+// room charges n bytes and makes room for them.
+func (w *cappedBuffer) room(n int) error {
+	if err := w.b.write(n); err != nil {
+		return err
+	}
+	if c := w.buf.Cap(); c-w.buf.Len() < n {
+		buf := new(strings.Builder)
+		buf.Grow(min(max(2*c, w.buf.Len()+n), maxRender))
+		buf.WriteString(w.buf.String())
+		w.buf = buf
+	}
+	return nil
 }
 
 func (w *cappedBuffer) Write(p []byte) (int, error) {
-	if err := w.b.write(len(p)); err != nil {
+	if err := w.room(len(p)); err != nil {
 		return 0, err
 	}
-	return w.Buffer.Write(p)
+	return w.buf.Write(p)
 }
+
+// WriteString is Write for a string.
+func (w *cappedBuffer) WriteString(s string) (int, error) {
+	if err := w.room(len(s)); err != nil {
+		return 0, err
+	}
+	return w.buf.WriteString(s)
+}
+
+// Len is the length of the output.
+func (w *cappedBuffer) Len() int { return w.buf.Len() }
+
+// String is the output.
+func (w *cappedBuffer) String() string { return w.buf.String() }
 
 // execute renders t over data within the bounds of one render (budget.go),
 // stopping when ctx ends: with the fast evaluator when it can, else, and
@@ -177,8 +213,8 @@ func execute(ctx context.Context, t *tmpl, data any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cloning template %s: %w", t.Name(), err)
 	}
-	w := &cappedBuffer{b: b}
-	if err := c.Funcs(b.funcs()).Execute(w, data); err != nil {
+	w := newCappedBuffer(b, 0)
+	if err := c.Funcs(b.funcs()).Execute(&w, data); err != nil {
 		return "", err
 	}
 	return w.String(), nil
