@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // requestDef is a request-carried definition whose user template is src.
@@ -205,4 +206,89 @@ func TestHelpersWithinBudget(t *testing.T) {
 			t.Errorf("jsonSize(%#v) = %d %v, below the %d bytes of %s (%v)", v, n, ok, len(j.(string)), j, err)
 		}
 	}
+}
+
+// The line helpers as first written: they split the whole text.
+func headRef(n int, s string) string {
+	ls := lines(s)
+	if n < len(ls) {
+		ls = ls[:max(n, 0)]
+	}
+	return strings.Join(ls, "\n")
+}
+
+func tailRef(n int, s string) string {
+	ls := lines(s)
+	if n < len(ls) {
+		ls = ls[len(ls)-max(n, 0):]
+	}
+	return strings.Join(ls, "\n")
+}
+
+func indentRef(n int, s string) string {
+	pad := strings.Repeat(" ", max(n, 0))
+	ls := strings.Split(s, "\n")
+	for i, l := range ls {
+		if l != "" {
+			ls[i] = pad + l
+		}
+	}
+	return strings.Join(ls, "\n")
+}
+
+// FuzzLineHelpers: head, tail and indent, which no longer split the whole
+// text, give what they gave; indentSize is indent's length; truncate keeps
+// a prefix of at most n runes.
+func FuzzLineHelpers(f *testing.F) {
+	for _, s := range []string{"", "a", "a\nb", "a\nb\n", "\n\n", "\nb", "a\n\nb\n\n", "héllo\nwörld"} {
+		f.Add(2, s)
+	}
+	f.Fuzz(func(t *testing.T, n int, s string) {
+		n = n % 40
+		if got, want := head(n, s), headRef(n, s); got != want {
+			t.Fatalf("head(%d, %q) = %q, want %q", n, s, got, want)
+		}
+		if got, want := tail(n, s), tailRef(n, s); got != want {
+			t.Fatalf("tail(%d, %q) = %q, want %q", n, s, got, want)
+		}
+		got := indent(n, s)
+		if want := indentRef(n, s); got != want {
+			t.Fatalf("indent(%d, %q) = %q, want %q", n, s, got, want)
+		}
+		if size := indentSize(n, s); size != len(got) {
+			t.Fatalf("indentSize(%d, %q) = %d, want %d", n, s, size, len(got))
+		}
+		tr := truncate(n, s)
+		if kept := strings.TrimSuffix(tr, "…"); !strings.HasPrefix(s, kept) || len(tr) > truncateSize(n, s) ||
+			(tr != s && utf8.RuneCountInString(kept) != max(n, 0)) {
+			t.Fatalf("truncate(%d, %q) = %q", n, s, tr)
+		}
+	})
+}
+
+// FuzzRestrictedTemplate: whatever a client sends that passes the
+// request-carried checks renders within the bounds, without a panic.
+func FuzzRestrictedTemplate(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add(s)
+	}
+	for _, s := range []string{
+		`{{ range lines .activeEditor.content }}{{ indent 100000000 $.activeEditor.content }}{{ end }}`,
+		`{{ range .list }}{{ replace "" $.activeEditor.content $.activeEditor.content }}{{ end }}`,
+		`{{ range .strs }}{{ join $.activeEditor.content $.strs | len }}{{ end }}`,
+		`{{ range .n }}x{{ end }}`, `{{ json . }}{{ fence "go" (json .) }}`,
+	} {
+		f.Add(s)
+	}
+	data := fastData()
+	f.Fuzz(func(t *testing.T, src string) {
+		tp, err := parseTemplate("f", src)
+		if err != nil || checkRestricted(tp) != nil {
+			return
+		}
+		out, err := execute(context.Background(), tp, data)
+		if len(out) > maxRender {
+			t.Fatalf("%q: rendered %d bytes (%v)", src, len(out), err)
+		}
+	})
 }

@@ -73,6 +73,8 @@ var fastSeeds = []string{
 	`{{ printf "%s" .userInputPrompt }}`, "{{ $x := .n }}{{ $x }}", `{{ define "a" }}x{{ end }}{{ template "a" }}`,
 	"{{ .list.x }}", "{{ .m.c.d }}", "{{ $.m.c }}", "{{ (.m).a }}", "{{ 1 }} {{ true }} {{ \"s\" }}",
 	"{{ .n .n }}", "{{ .userInputPrompt | .n }}", "{{ and }}", "{{ or .missing }}", "{{ not 1 2 }}",
+	"{{ range 3 }}<{{ . }}>{{ end }}", "{{ range 0 }}x{{ else }}none{{ end }}", "{{ range -2 }}x{{ else }}neg{{ end }}",
+	"{{ range .n }}{{ . }}{{ end }}", "{{ range len .strs }}{{ index $.strs . }}{{ end }}",
 }
 
 // FuzzFastTemplate: whenever the fast evaluator renders a template without

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 	"text/template/parse"
 )
@@ -28,6 +29,29 @@ const (
 type tmpl struct {
 	*template.Template
 	fast *fastTemplate
+	// bound holds *boundTemplate: clones of the template whose helpers are
+	// bound to a budget of their own, each used by one render at a time
+	// (binding a clone per render costs more than the render).
+	bound sync.Pool
+}
+
+// boundTemplate is a clone of a template with its helpers bound to b.
+type boundTemplate struct {
+	t *template.Template
+	b *budget
+}
+
+// boundClone takes a clone bound to a budget from the pool, or makes one.
+func (t *tmpl) boundClone() (*boundTemplate, error) {
+	if bt, ok := t.bound.Get().(*boundTemplate); ok {
+		return bt, nil
+	}
+	c, err := t.Clone() // shares t's parse trees
+	if err != nil {
+		return nil, fmt.Errorf("cloning template %s: %w", t.Name(), err)
+	}
+	b := &budget{}
+	return &boundTemplate{t: c.Funcs(b.funcs()), b: b}, nil
 }
 
 // parseTemplate compiles src, rewriting printing actions so missing values
@@ -207,14 +231,17 @@ func execute(ctx context.Context, t *tmpl, data any) (string, error) {
 		b.out = 0 // that output is dropped; the work done stays spent
 	}
 	data = concrete(data) // text/template gets the data built whole
-	// The clone shares t's parse trees; it has helpers bound to this
-	// render's budget.
-	c, err := t.Clone()
+	bt, err := t.boundClone()
 	if err != nil {
-		return "", fmt.Errorf("cloning template %s: %w", t.Name(), err)
+		return "", err
 	}
-	w := newCappedBuffer(b, 0)
-	if err := c.Funcs(b.funcs()).Execute(&w, data); err != nil {
+	*bt.b = *b // the work done so far stays spent
+	defer func() {
+		*bt.b = budget{} // the pool keeps no context
+		t.bound.Put(bt)
+	}()
+	w := newCappedBuffer(bt.b, 0)
+	if err := bt.t.Execute(&w, data); err != nil {
 		return "", err
 	}
 	return w.String(), nil
