@@ -90,8 +90,9 @@ func TestTemplateBounds(t *testing.T) {
 	}
 	const (
 		small = 4 << 20 // about what a refusal up front may allocate
-		// text/template allocates about a hundred bytes per iteration.
-		slow = maxWork / iterCost * 128
+		// text/template allocates about a hundred bytes per iteration
+		// (more under the race detector).
+		slow = maxWork / iterCost * 256
 	)
 	tests := []struct {
 		name, src  string
