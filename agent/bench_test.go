@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -98,7 +99,7 @@ func benchRequest(b *testing.B, size int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		msgs, err := run.buildPrompt()
+		msgs, err := run.buildPrompt(context.Background())
 		if err != nil || len(msgs) != 2 {
 			b.Fatal(err, len(msgs))
 		}
@@ -119,7 +120,7 @@ func BenchmarkRenderPrompt(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := run.renderPrompt(run.templateData(run.req.Context.TemplateData())); err != nil {
+		if _, err := run.renderPrompt(context.Background(), run.templateData(run.req.Context.TemplateData())); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -110,7 +110,8 @@ func fastNode(n parse.Node) bool {
 // fastState is one evaluation.
 type fastState struct {
 	root any
-	out  strings.Builder
+	b    *budget
+	out  cappedBuffer
 	// args is a stack of function arguments: a call pushes its own above
 	// those of the calls it is nested in and pops them when it returns, so
 	// that calls do not allocate argument slices (helpers keep no args).
@@ -118,11 +119,10 @@ type fastState struct {
 	argsBuf [8]any
 }
 
-// execute renders the template over data.
-func (f *fastTemplate) execute(data any) (string, error) {
-	s := &fastState{root: data}
+// execute renders the template over data, within b.
+func (f *fastTemplate) execute(b *budget, data any) (string, error) {
+	s := &fastState{root: data, b: b, out: newCappedBuffer(b, int(min(f.lastLen.Load(), maxSizeHint)))}
 	s.args = s.argsBuf[:0]
-	s.out.Grow(int(min(f.lastLen.Load(), maxSizeHint)))
 	if err := s.walk(data, f.root); err != nil {
 		return "", err
 	}
@@ -142,7 +142,9 @@ func (s *fastState) walk(dot any, n parse.Node) error {
 			}
 		}
 	case *parse.TextNode:
-		s.out.Write(n.Text)
+		if _, err := s.out.Write(n.Text); err != nil {
+			return err
+		}
 	case *parse.CommentNode:
 	case *parse.ActionNode:
 		v, err := s.pipe(dot, n.Pipe)
@@ -159,25 +161,21 @@ func (s *fastState) walk(dot any, n parse.Node) error {
 	default:
 		return errNotFast
 	}
-	if s.out.Len() > maxRender {
-		return errRenderTooLarge
-	}
 	return nil
 }
 
 func (s *fastState) print(v any) error {
+	var text string
 	switch t := concrete(v).(type) {
 	case string:
-		s.out.WriteString(t)
+		text = t
 	case missingValue:
 		return errNotFast // text/template would print "<no value>"; orEmpty prevents it
 	default:
-		fmt.Fprint(&s.out, v)
+		text = fmt.Sprint(v)
 	}
-	if s.out.Len() > maxRender {
-		return errRenderTooLarge
-	}
-	return nil
+	_, err := s.out.WriteString(text)
+	return err
 }
 
 func (s *fastState) branch(dot any, p *parse.PipeNode, list, elseList *parse.ListNode, with bool) error {
@@ -212,7 +210,21 @@ func (s *fastState) rangeOver(dot any, n *parse.RangeNode) error {
 		for i, e := range t {
 			items[i] = e
 		}
+	case int:
+		// text/template's range over an integer: 0 to n-1, each the dot.
+		for i := range t {
+			if err := s.walk(i, n.List); err != nil {
+				return err
+			}
+		}
+		if t <= 0 {
+			return s.walk(dot, n.ElseList)
+		}
+		return nil
 	case map[string]any:
+		if err := s.b.spend(costUnit * len(t)); err != nil {
+			return err
+		}
 		for _, k := range slices.Sorted(mapKeys(t)) {
 			items = append(items, t[k])
 		}
@@ -353,9 +365,9 @@ func (s *fastState) call(dot any, name string, argNodes []parse.Node, final any,
 	}
 	args := s.args[base:]
 	if h, ok := helpers[name]; ok {
-		return h(args...)
+		return h(s.b, args...)
 	}
-	return builtin(name, args)
+	return builtin(s.b, name, args)
 }
 
 // andOr short-circuits like text/template's and/or: the first falsy (and)
@@ -391,7 +403,10 @@ func (s *fastState) andOr(dot any, name string, argNodes []parse.Node, final any
 
 // builtin evaluates not, len, index, eq and ne for the plain kinds; other
 // cases go back to text/template for its exact result or error.
-func builtin(name string, args []any) (any, error) {
+func builtin(b *budget, name string, args []any) (any, error) {
+	if err := b.spend(costUnit); err != nil {
+		return nil, err
+	}
 	switch name {
 	case "not":
 		if len(args) != 1 {
@@ -416,6 +431,12 @@ func builtin(name string, args []any) (any, error) {
 		return index(args)
 	case "eq", "ne":
 		if len(args) == 2 {
+			// Comparing strings reads them.
+			if x, ok := args[0].(string); ok {
+				if err := b.spend(len(x)); err != nil {
+					return nil, err
+				}
+			}
 			if eq, ok := equal(args[0], args[1]); ok {
 				return eq == (name == "eq"), nil
 			}

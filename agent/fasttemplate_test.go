@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -72,6 +73,8 @@ var fastSeeds = []string{
 	`{{ printf "%s" .userInputPrompt }}`, "{{ $x := .n }}{{ $x }}", `{{ define "a" }}x{{ end }}{{ template "a" }}`,
 	"{{ .list.x }}", "{{ .m.c.d }}", "{{ $.m.c }}", "{{ (.m).a }}", "{{ 1 }} {{ true }} {{ \"s\" }}",
 	"{{ .n .n }}", "{{ .userInputPrompt | .n }}", "{{ and }}", "{{ or .missing }}", "{{ not 1 2 }}",
+	"{{ range 3 }}<{{ . }}>{{ end }}", "{{ range 0 }}x{{ else }}none{{ end }}", "{{ range -2 }}x{{ else }}neg{{ end }}",
+	"{{ range .n }}{{ . }}{{ end }}", "{{ range len .strs }}{{ index $.strs . }}{{ end }}",
 }
 
 // FuzzFastTemplate: whenever the fast evaluator renders a template without
@@ -86,16 +89,16 @@ func FuzzFastTemplate(f *testing.F) {
 		if err != nil || tp.fast == nil {
 			return
 		}
-		got, ferr := tp.fast.execute(data)
+		got, ferr := tp.fast.execute(newBudget(context.Background()), data)
 		// The same data read field by field renders the same, or falls
 		// back the same way.
-		if lazy, lerr := tp.fast.execute(mapFields{data}); (lerr == nil) != (ferr == nil) || lazy != got {
+		if lazy, lerr := tp.fast.execute(newBudget(context.Background()), mapFields{data}); (lerr == nil) != (ferr == nil) || lazy != got {
 			t.Fatalf("%q: over maps %q (%v), field by field %q (%v)", src, got, ferr, lazy, lerr)
 		}
 		if ferr != nil {
 			return // execute falls back to text/template
 		}
-		var b cappedBuffer
+		b := newCappedBuffer(newBudget(context.Background()), 0)
 		if err := tp.Execute(&b, data); err != nil {
 			t.Fatalf("%q: fast path rendered %q, text/template failed: %v", src, got, err)
 		}
@@ -143,13 +146,13 @@ func TestFastTemplateMissingIntoHelpers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := execute(tp, fastData())
+		got, err := execute(context.Background(), tp, fastData())
 		if err != nil || got != want {
 			t.Errorf("%s = %q, %v; want %q", src, got, err, want)
 		}
 	}
 	tp, _ := parseTemplate("t", "{{ indent 2 }}")
-	if _, err := execute(tp, fastData()); err == nil || !strings.Contains(err.Error(), "indent takes 2 arguments") {
+	if _, err := execute(context.Background(), tp, fastData()); err == nil || !strings.Contains(err.Error(), "indent takes 2 arguments") {
 		t.Errorf("arity error: %v", err)
 	}
 }
@@ -188,8 +191,8 @@ func TestPromptDataMatchesMaps(t *testing.T) {
 			if err != nil || !run.cmd.hasPrompt() {
 				continue
 			}
-			lazy, lerr := run.renderPrompt(promptData{run})
-			whole, werr := run.renderPrompt(run.templateMap())
+			lazy, lerr := run.renderPrompt(context.Background(), promptData{run})
+			whole, werr := run.renderPrompt(context.Background(), run.templateMap())
 			if (lerr == nil) != (werr == nil) || !slices.EqualFunc(lazy, whole, func(x, y llm.Message) bool {
 				return x.Role == y.Role && x.Content == y.Content
 			}) {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -13,24 +14,27 @@ import (
 // helper is a template helper function. Helpers take their arguments as
 // values of any type, so that a missing value (nil) works like an empty one,
 // and check their arity themselves; text/template and the fast evaluator
-// call the same functions.
-type helper func(args ...any) (any, error)
+// call the same functions. Each charges its render's budget for what it
+// reads and, before it allocates, for the result it is about to make.
+type helper func(b *budget, args ...any) (any, error)
 
 // helpers are the functions prompt templates may use besides text/template's
 // built-ins. Arguments put the piped value last.
 var helpers = map[string]helper{
 	emptyFunc:  orEmpty,
+	tickFunc:   tick,
+	rangeFunc:  rangeable,
 	"default":  defaultValue,
-	"trim":     stringFunc("trim", strings.TrimSpace),
-	"upper":    stringFunc("upper", strings.ToUpper),
-	"lower":    stringFunc("lower", strings.ToLower),
-	"basename": stringFunc("basename", basename),
+	"trim":     stringFunc("trim", strings.TrimSpace, 0),
+	"upper":    stringFunc("upper", strings.ToUpper, 1),
+	"lower":    stringFunc("lower", strings.ToLower, 1),
+	"basename": stringFunc("basename", basename, 0),
 	"contains": containsFunc,
 	"replace":  replaceFunc,
-	"indent":   intStringFunc("indent", indent),
-	"head":     intStringFunc("head", head),
-	"tail":     intStringFunc("tail", tail),
-	"truncate": intStringFunc("truncate", truncate),
+	"indent":   intStringFunc("indent", indent, indentSize),
+	"head":     intStringFunc("head", head, noSize),
+	"tail":     intStringFunc("tail", tail, noSize),
+	"truncate": intStringFunc("truncate", truncate, truncateSize),
 	"join":     joinFunc,
 	"json":     jsonFunc,
 	"fence":    fenceFunc,
@@ -39,11 +43,12 @@ var helpers = map[string]helper{
 
 // TemplateFuncs are the helper functions available to prompt templates, in
 // addition to text/template's built-ins (and, or, not, len, index, print,
-// printf, eq, ...).
+// printf, eq, ...). A render binds them to its own budget; these, which
+// parsing uses, give each call a budget of its own.
 func TemplateFuncs() template.FuncMap {
 	m := make(template.FuncMap, len(helpers))
 	for name, h := range helpers {
-		m[name] = h
+		m[name] = func(args ...any) (any, error) { return h(newBudget(context.Background()), args...) }
 	}
 	return m
 }
@@ -80,17 +85,31 @@ func toInt(name string, v any) (int, error) {
 	return 0, fmt.Errorf("%s: %v is not a whole number", name, v)
 }
 
-func stringFunc(name string, f func(string) string) helper {
-	return func(args ...any) (any, error) {
+// stringFunc is a helper of one text whose result is about the text's
+// size (grows: it makes a new string) or a part of it (0: no allocation).
+func stringFunc(name string, f func(string) string, grows int) helper {
+	return func(b *budget, args ...any) (any, error) {
 		if err := arity(name, args, 1, "text"); err != nil {
 			return nil, err
 		}
-		return f(toString(args[0])), nil
+		s := toString(args[0])
+		if err := b.spend(costUnit + len(s)); err != nil {
+			return nil, err
+		}
+		if grows > 0 {
+			if err := b.room(name, len(s)); err != nil {
+				return nil, err
+			}
+		}
+		return f(s), nil
 	}
 }
 
-func intStringFunc(name string, f func(int, string) string) helper {
-	return func(args ...any) (any, error) {
+// noSize is the result size of helpers that return a part of their text.
+func noSize(int, string) int { return 0 }
+
+func intStringFunc(name string, f func(int, string) string, size func(int, string) int) helper {
+	return func(b *budget, args ...any) (any, error) {
 		if err := arity(name, args, 2, "N, text"); err != nil {
 			return nil, err
 		}
@@ -98,21 +117,51 @@ func intStringFunc(name string, f func(int, string) string) helper {
 		if err != nil {
 			return nil, err
 		}
-		return f(n, toString(args[1])), nil
+		s := toString(args[1])
+		if err := b.spend(costUnit + len(s)); err != nil {
+			return nil, err
+		}
+		if err := b.room(name, size(n, s)); err != nil {
+			return nil, err
+		}
+		return f(n, s), nil
 	}
 }
 
-func orEmpty(args ...any) (any, error) {
+func orEmpty(_ *budget, args ...any) (any, error) {
 	if len(args) != 1 || args[0] == nil {
 		return "", nil
 	}
 	return args[0], nil
 }
 
+// tick is called at the start of every range iteration and defined
+// template: it charges the iteration and checks the render's context.
+func tick(b *budget, _ ...any) (any, error) {
+	return "", b.spend(iterCost)
+}
+
+// rangeable ends every range pipeline of a request-carried template: it
+// refuses to loop over a number, which would loop that many times.
+func rangeable(_ *budget, args ...any) (any, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("%s takes 1 argument", rangeFunc)
+	}
+	switch reflect.ValueOf(args[0]).Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.Func, reflect.Chan:
+		return nil, fmt.Errorf("range over %T is not allowed in request-carried templates", args[0])
+	}
+	return args[0], nil
+}
+
 // defaultValue is {{ .x | default "none" }}: the value, or the default
 // when the value is empty.
-func defaultValue(args ...any) (any, error) {
+func defaultValue(b *budget, args ...any) (any, error) {
 	if err := arity("default", args, 2, "default, value"); err != nil {
+		return nil, err
+	}
+	if err := b.spend(costUnit); err != nil {
 		return nil, err
 	}
 	if isEmpty(args[1]) {
@@ -121,67 +170,197 @@ func defaultValue(args ...any) (any, error) {
 	return args[1], nil
 }
 
-func containsFunc(args ...any) (any, error) {
+func containsFunc(b *budget, args ...any) (any, error) {
 	if err := arity("contains", args, 2, "substring, text"); err != nil {
 		return nil, err
 	}
-	return strings.Contains(toString(args[1]), toString(args[0])), nil
+	sub, s := toString(args[0]), toString(args[1])
+	if err := b.spend(costUnit + len(sub) + len(s)); err != nil {
+		return nil, err
+	}
+	return strings.Contains(s, sub), nil
 }
 
-func replaceFunc(args ...any) (any, error) {
+func replaceFunc(b *budget, args ...any) (any, error) {
 	if err := arity("replace", args, 3, "old, new, text"); err != nil {
 		return nil, err
 	}
-	return strings.ReplaceAll(toString(args[2]), toString(args[0]), toString(args[1])), nil
+	old, repl, s := toString(args[0]), toString(args[1]), toString(args[2])
+	if err := b.spend(costUnit + len(old) + len(repl) + len(s)); err != nil {
+		return nil, err
+	}
+	// Its size, counted before it is made: each match trades old for new;
+	// an empty old matches before every rune and at the end.
+	n := strings.Count(s, old)
+	if n > 0 && len(repl) > len(old) && n > (maxRender-len(s))/(len(repl)-len(old)) {
+		return nil, b.room("replace", maxRender+1)
+	}
+	if err := b.room("replace", len(s)+n*(len(repl)-len(old))); err != nil {
+		return nil, err
+	}
+	return strings.ReplaceAll(s, old, repl), nil
 }
 
 // joinFunc joins the elements of a list, printed as text, with sep.
-func joinFunc(args ...any) (any, error) {
+func joinFunc(b *budget, args ...any) (any, error) {
 	if err := arity("join", args, 2, "separator, list"); err != nil {
 		return nil, err
 	}
 	sep := toString(args[0])
+	var parts []string
 	switch l := args[1].(type) {
 	case []string:
-		return strings.Join(l, sep), nil
+		parts = l
 	case []any:
-		parts := make([]string, len(l))
+		parts = make([]string, len(l))
 		for i, e := range l {
 			parts[i] = toString(e)
 		}
-		return strings.Join(parts, sep), nil
+	default:
+		rv := reflect.ValueOf(args[1])
+		if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+			s := toString(args[1])
+			return s, b.spend(costUnit + len(s))
+		}
+		parts = make([]string, rv.Len())
+		for i := range parts {
+			parts[i] = toString(rv.Index(i).Interface())
+		}
 	}
-	rv := reflect.ValueOf(args[1])
-	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-		return toString(args[1]), nil
+	if err := b.spend(costUnit + len(parts)*costUnit); err != nil {
+		return nil, err
 	}
-	parts := make([]string, rv.Len())
-	for i := range parts {
-		parts[i] = toString(rv.Index(i).Interface())
+	if len(parts) > 0 && len(sep) > maxRender/len(parts) {
+		return nil, b.room("join", maxRender+1)
+	}
+	n := len(sep) * max(len(parts)-1, 0)
+	for _, p := range parts {
+		n += len(p)
+		if n > maxRender {
+			break
+		}
+	}
+	if err := b.room("join", n); err != nil {
+		return nil, err
 	}
 	return strings.Join(parts, sep), nil
 }
 
-func jsonFunc(args ...any) (any, error) {
+func jsonFunc(b *budget, args ...any) (any, error) {
 	if err := arity("json", args, 1, "value"); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(args[0])
-	return string(b), err
+	size, known := jsonSize(args[0], maxRender-b.out+1)
+	if err := b.room("json", size); err != nil {
+		return nil, err
+	}
+	j, err := json.Marshal(args[0])
+	if err == nil && !known {
+		err = b.room("json", len(j))
+	}
+	return string(j), err
 }
 
-func fenceFunc(args ...any) (any, error) {
+// jsonSize bounds the length of v's JSON encoding without making it,
+// stopping once it passes limit. For the plain data templates get it is
+// known (ok); for other values it is 0, and the caller charges the
+// encoding once made.
+func jsonSize(v any, limit int) (n int, ok bool) {
+	switch t := v.(type) {
+	case nil:
+		return 4, true
+	case bool:
+		return 5, true
+	case int, int64, float64:
+		return 24, true
+	case string:
+		return jsonStringSize(t), true
+	case []string:
+		n = 2
+		for _, e := range t {
+			if n += jsonStringSize(e) + 1; n > limit {
+				break
+			}
+		}
+		return n, true
+	case []any:
+		n = 2
+		for _, e := range t {
+			m, ok := jsonSize(e, limit-n)
+			if !ok {
+				return 0, false
+			}
+			if n += m + 1; n > limit {
+				break
+			}
+		}
+		return n, true
+	case map[string]any:
+		n = 2
+		for k, e := range t {
+			m, ok := jsonSize(e, limit-n)
+			if !ok {
+				return 0, false
+			}
+			if n += jsonStringSize(k) + m + 2; n > limit {
+				break
+			}
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+// jsonStringSize bounds the length of s as a JSON string: quoted, with
+// what encoding/json escapes as \u00XX (6 bytes) counted so, and an invalid
+// byte as its \ufffd.
+func jsonStringSize(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				n += 5
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			n += 5
+		}
+		i += size
+	}
+	return n
+}
+
+func fenceFunc(b *budget, args ...any) (any, error) {
 	if err := arity("fence", args, 2, "language, text"); err != nil {
 		return nil, err
 	}
-	return fence(toString(args[0]), toString(args[1])), nil
+	lang, text := toString(args[0]), toString(args[1])
+	if err := b.spend(costUnit + len(text)); err != nil {
+		return nil, err
+	}
+	return fence(b, lang, text)
 }
 
-func linesFunc(args ...any) (any, error) {
+func linesFunc(b *budget, args ...any) (any, error) {
 	if err := arity("lines", args, 1, "text"); err != nil {
 		return nil, err
 	}
-	return lines(toString(args[0])), nil
+	s := toString(args[0])
+	if err := b.spend(costUnit + len(s)); err != nil {
+		return nil, err
+	}
+	// The list holds a string header per line.
+	const header = 16
+	if n := strings.Count(s, "\n") + 1; n > (maxRender-b.out)/header {
+		return nil, b.room("lines", maxRender+1)
+	} else if err := b.room("lines", n*header); err != nil {
+		return nil, err
+	}
+	return lines(s), nil
 }
 
 func isEmpty(v any) bool {
@@ -222,21 +401,50 @@ func basename(p string) string {
 	return path.Base(p)
 }
 
-// indent prefixes every non-empty line of s with n spaces.
+// indent prefixes every non-empty line of s with n spaces; it allocates
+// its result once (the caller has checked indentSize).
 func indent(n int, s string) string {
-	pad := strings.Repeat(" ", max(n, 0))
-	ls := strings.Split(s, "\n")
-	for i, l := range ls {
+	if n <= 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(indentSize(n, s))
+	first := true
+	for l := range strings.SplitSeq(s, "\n") {
+		if !first {
+			b.WriteByte('\n')
+		}
+		first = false
 		if l != "" {
-			ls[i] = pad + l
+			for range n {
+				b.WriteByte(' ')
+			}
+			b.WriteString(l)
 		}
 	}
-	return strings.Join(ls, "\n")
+	return b.String()
+}
+
+// indentSize is the length of indent(n, s), counted without making it.
+func indentSize(n int, s string) int {
+	if n <= 0 {
+		return len(s)
+	}
+	full := 0 // non-empty lines
+	for l := range strings.SplitSeq(s, "\n") {
+		if l != "" {
+			full++
+		}
+	}
+	if full > 0 && n > (maxRender-len(s))/full {
+		return maxRender + 1
+	}
+	return len(s) + full*n
 }
 
 // fence wraps text in a Markdown code fence longer than any backtick run
 // inside it, with the language as the info string.
-func fence(lang, text string) string {
+func fence(b *budget, lang, text string) (string, error) {
 	// The longest run of backticks, found backtick by backtick: source
 	// has few of them.
 	longest := 0
@@ -253,8 +461,12 @@ func fence(lang, text string) string {
 	if longest >= 3 {
 		f = strings.Repeat("`", longest+1)
 	}
+	body := strings.TrimSuffix(text, "\n")
+	if err := b.room("fence", 2*len(f)+len(lang)+len(body)+2); err != nil {
+		return "", err
+	}
 	// One concatenation is one allocation.
-	return f + lang + "\n" + strings.TrimSuffix(text, "\n") + "\n" + f
+	return f + lang + "\n" + body + "\n" + f, nil
 }
 
 // lines splits s into lines.
@@ -265,29 +477,52 @@ func lines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
-// head keeps the first n lines of s.
+// head keeps the first n lines of s, without splitting all of them.
 func head(n int, s string) string {
-	ls := lines(s)
-	if n < len(ls) {
-		ls = ls[:max(n, 0)]
+	s = strings.TrimSuffix(s, "\n")
+	end := 0
+	for range max(n, 0) {
+		i := strings.IndexByte(s[end:], '\n')
+		if i < 0 {
+			return s
+		}
+		end += i + 1
 	}
-	return strings.Join(ls, "\n")
+	return strings.TrimSuffix(s[:end], "\n")
 }
 
-// tail keeps the last n lines of s.
+// tail keeps the last n lines of s, without splitting all of them.
 func tail(n int, s string) string {
-	ls := lines(s)
-	if n < len(ls) {
-		ls = ls[len(ls)-max(n, 0):]
+	s = strings.TrimSuffix(s, "\n")
+	if n <= 0 {
+		return ""
 	}
-	return strings.Join(ls, "\n")
+	start := len(s)
+	for range n {
+		i := strings.LastIndexByte(s[:start], '\n')
+		if i < 0 {
+			return s
+		}
+		start = i
+	}
+	return s[start+1:]
 }
 
 // truncate keeps at most n runes of s, marking a cut with "…".
 func truncate(n int, s string) string {
-	if utf8.RuneCountInString(s) <= n {
+	i, end := 0, len(s)
+	for at := range s {
+		if i == max(n, 0) {
+			end = at
+			break
+		}
+		i++
+	}
+	if end == len(s) {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:max(n, 0)]) + "…"
+	return s[:end] + "…"
 }
+
+// truncateSize bounds the length of truncate(n, s).
+func truncateSize(_ int, s string) int { return len(s) + len("…") }

@@ -16,7 +16,7 @@ func (run *Run) callModel(ctx context.Context, em Emitter) error {
 			SuggestedAction: "start the gateway with --upstream URL (or AGENTGW_UPSTREAM_URL, or upstream.url in the config file), " +
 				"e.g. --upstream https://api.openai.com/v1 with upstream.auth key and OPENAI_API_KEY"}
 	}
-	msgs, err := run.buildPrompt()
+	msgs, err := run.buildPrompt(ctx)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 			return v, nil // completed before the plan paused: shown then
 		}
 		sr := &stepRun{run: run, step: cs, em: seq.emitter(i), inv: inv}
-		if err := sr.prepare(); err != nil {
+		if err := sr.prepare(ctx); err != nil {
 			return nil, err
 		}
 		return cs.kind.run(ctx, sr)
@@ -119,7 +119,7 @@ func stepError(se *steps.StepError) *Error {
 }
 
 // prepare builds the step's template data and renders its inputs.
-func (sr *stepRun) prepare() error {
+func (sr *stepRun) prepare(ctx context.Context) error {
 	run := sr.run
 	data := maps.Clone(run.templateMap())
 	stepsView := map[string]any{}
@@ -131,7 +131,7 @@ func (sr *stepRun) prepare() error {
 	data["dependencies"] = stepsView
 	data["context"] = run.contextData()
 	data["input"] = run.input
-	sr.env = &renderEnv{data: data, scope: sr.inv.Scope}
+	sr.env = &renderEnv{ctx: ctx, data: data, scope: sr.inv.Scope}
 	with := make(map[string]any, len(sr.inv.Inputs)+len(sr.step.with))
 	for name, v := range sr.inv.Inputs {
 		with[name] = v

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -89,11 +90,11 @@ func promptTokens(msgs []llm.Message) int {
 // renderPrompt assembles the prompt in the order of PROTOCOL.md section 8:
 // system templates, conversation turns, global prompts as rules, the user
 // templates or else the user's input as the last user message.
-func (run *Run) renderPrompt(data any) ([]llm.Message, error) {
+func (run *Run) renderPrompt(ctx context.Context, data any) ([]llm.Message, error) {
 	cmd := run.cmd
 	var msgs []llm.Message
 	for _, t := range cmd.system {
-		s, err := execute(t, data)
+		s, err := execute(ctx, t, data)
 		if err != nil {
 			return nil, templateError(err)
 		}
@@ -112,7 +113,7 @@ func (run *Run) renderPrompt(data any) ([]llm.Message, error) {
 		}
 	}
 	for _, rt := range cmd.others {
-		s, err := execute(rt.t, data)
+		s, err := execute(ctx, rt.t, data)
 		if err != nil {
 			return nil, templateError(err)
 		}
@@ -129,13 +130,13 @@ func (run *Run) renderPrompt(data any) ([]llm.Message, error) {
 // buildPrompt renders the prompt from the prepared template data and, while
 // it is over the model's budget, cuts the least valuable context, rebuilds
 // the data and renders again. It logs what it cut.
-func (run *Run) buildPrompt() ([]llm.Message, error) {
+func (run *Run) buildPrompt(ctx context.Context) ([]llm.Message, error) {
 	var data any = promptData{run}
 	if run.parent != nil {
 		// A sub-run renders with the data it was given.
 		data = run.templateMap()
 	}
-	msgs, err := run.renderPrompt(data)
+	msgs, err := run.renderPrompt(ctx, data)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +163,7 @@ func (run *Run) buildPrompt() ([]llm.Message, error) {
 			break
 		}
 		cut = append(cut, step...)
-		if msgs, err = run.renderPrompt(run.templateData(run.req.Context.TemplateData())); err != nil {
+		if msgs, err = run.renderPrompt(ctx, run.templateData(run.req.Context.TemplateData())); err != nil {
 			return nil, err
 		}
 	}

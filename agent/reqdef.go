@@ -75,7 +75,7 @@ func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
 	for _, c := range a.commands {
 		for _, t := range c.templates() {
 			if err := checkRestricted(t); err != nil {
-				return nil, Errorf(CodeBadRequest, "agentDefinition: command %q: %v", c.def.Name, err)
+				return nil, Errorf(CodeBadRequest, "agentDefinition: command %q: template %s: %v", c.def.Name, t.Name(), err)
 			}
 		}
 	}

@@ -463,7 +463,7 @@ func (run *Run) execute(ctx context.Context, em Emitter) error {
 			SuggestedAction: "the gateway's operator should give the command a reply or messageTemplates"}
 	}
 	if cmd.reply != nil {
-		s, err := execute(cmd.reply, run.templateMap())
+		s, err := execute(ctx, cmd.reply, run.templateMap())
 		if err != nil {
 			return templateError(err)
 		}
@@ -499,7 +499,7 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 		state = rep.State
 	}
 	if len(cmd.actions) > 0 {
-		env := run.renderEnv(state)
+		env := run.renderEnv(ctx, state)
 		for _, ca := range cmd.actions {
 			if _, err := run.emitAction(em, ca, env); err != nil {
 				return err
@@ -512,12 +512,15 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 
 // renderEnv is the environment of the command's own actions: the template
 // data, and a scope with the plan's final state.
-func (run *Run) renderEnv(state map[string]any) *renderEnv {
-	return &renderEnv{data: run.templateMap(), scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
+func (run *Run) renderEnv(ctx context.Context, state map[string]any) *renderEnv {
+	return &renderEnv{ctx: ctx, data: run.templateMap(), scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
 		Context: run.contextData(), Input: run.input}}
 }
 
-func templateError(err error) *Error {
+func templateError(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return canceled(err) // the request ended while a template rendered
+	}
 	return &Error{Code: CodeTemplateError, Status: 500, Source: SourceServer,
 		Message: "a template of this command failed: " + templateErrorMessage(err), Err: err,
 		SuggestedAction: "the agent's author should check the template with `agentgw lint`"}

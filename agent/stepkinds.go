@@ -16,8 +16,8 @@ import (
 // replyKind streams a template as text.
 type replyKind struct{ t *tmpl }
 
-func (k *replyKind) run(_ context.Context, sr *stepRun) (any, error) {
-	s, err := execute(k.t, sr.env.data)
+func (k *replyKind) run(ctx context.Context, sr *stepRun) (any, error) {
+	s, err := execute(ctx, k.t, sr.env.data)
 	if err != nil {
 		return nil, templateError(err)
 	}
@@ -75,12 +75,12 @@ func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	}
 	var msgs []llm.Message
 	for _, t := range k.system {
-		if err := appendRendered(&msgs, "system", t, sr.env.data); err != nil {
+		if err := appendRendered(ctx, &msgs, "system", t, sr.env.data); err != nil {
 			return nil, err
 		}
 	}
 	for _, rt := range k.others {
-		if err := appendRendered(&msgs, rt.role, rt.t, sr.env.data); err != nil {
+		if err := appendRendered(ctx, &msgs, rt.role, rt.t, sr.env.data); err != nil {
 			return nil, err
 		}
 	}
@@ -121,8 +121,8 @@ func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	return parseJSONAnswer(text)
 }
 
-func appendRendered(msgs *[]llm.Message, role string, t *tmpl, data map[string]any) error {
-	s, err := execute(t, data)
+func appendRendered(ctx context.Context, msgs *[]llm.Message, role string, t *tmpl, data map[string]any) error {
+	s, err := execute(ctx, t, data)
 	if err != nil {
 		return templateError(err)
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -51,7 +52,7 @@ func TestTemplateRender(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := execute(tpl, data)
+			got, err := execute(context.Background(), tpl, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +125,7 @@ func TestRenderCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("x", 1<<20)
-	_, err = execute(tpl, map[string]any{"n": make([]int, 100), "s": big})
+	_, err = execute(context.Background(), tpl, map[string]any{"n": make([]int, 100), "s": big})
 	if err == nil || !strings.Contains(err.Error(), "MiB") {
 		t.Fatalf("want the render cap, got %v", err)
 	}
@@ -152,7 +153,8 @@ func FuzzFence(f *testing.F) {
 		f.Add("go", s)
 	}
 	f.Fuzz(func(t *testing.T, lang, text string) {
-		if got, want := fence(lang, text), fenceRef(lang, text); got != want {
+		got, err := fence(newBudget(context.Background()), lang, text)
+		if want := fenceRef(lang, text); err != nil || got != want {
 			t.Fatalf("fence(%q, %q) = %q, want %q", lang, text, got, want)
 		}
 	})

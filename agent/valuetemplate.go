@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -68,6 +69,8 @@ func compileValue(file, where string, n *yaml.Node, diags *Diagnostics) *valueTe
 // renderEnv is what values render against: template data and the scope of
 // references.
 type renderEnv struct {
+	// ctx is the request's or step's: rendering stops when it ends.
+	ctx   context.Context
 	data  map[string]any
 	scope *steps.Scope
 }
@@ -81,7 +84,7 @@ func (v *valueTemplate) render(env *renderEnv) (any, error) {
 			x, _ := leaf.ref.Resolve(env.scope)
 			return x, nil
 		case leaf.tmpl != nil:
-			return execute(leaf.tmpl, env.data)
+			return execute(env.ctx, leaf.tmpl, env.data)
 		}
 		return leaf.lit, nil
 	})

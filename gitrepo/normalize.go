@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -15,9 +16,13 @@ var defaultPorts = map[string]int{"http": 80, "https": 443, "ssh": 22, "git+ssh"
 
 // NormalizeURL reduces a git remote URL to the form allow patterns match:
 // host[:port]/path, with the scheme, the user info, the scheme's default port,
-// a query or fragment (http and https), trailing "/" and a ".git" suffix
-// dropped, the host lowercased, the path cleaned, and a scp-like address
-// (git@host:org/repo.git) turned into host/path. A local repository
+// a query or fragment, trailing "/" and a ".git" suffix dropped, the host
+// lowercased, percent-escapes of unreserved characters decoded (others
+// kept, in upper case), the path cleaned, and a scp-like address
+// (git@host:org/repo.git) turned into host/path. The host of a URL with a
+// scheme is the one net/url finds: "https://evil.test#@git.example.com/x"
+// is evil.test, as for every URL parser, not git.example.com; a user name
+// before a scp-like or scheme-less host may only hold user-name characters. A local repository
 // (file:///srv/repo.git or /srv/repo.git) normalises to its cleaned absolute
 // path (/srv/repo). Normalising a normalised URL gives it back unchanged.
 // Errors never repeat the input, which may hold credentials.
@@ -41,6 +46,9 @@ func normalize(raw string, pattern bool) (string, error) {
 		return "", errors.New("URL is not valid UTF-8")
 	}
 	if scheme, rest, ok := splitScheme(s); ok {
+		if !pattern && scheme != "file" {
+			return normalizeParsedURL(scheme, s)
+		}
 		return normalizeSchemeURL(scheme, rest, pattern)
 	}
 	if strings.HasPrefix(s, "/") {
@@ -64,7 +72,58 @@ func splitScheme(s string) (scheme, rest string, ok bool) {
 	return strings.ToLower(s[:i]), s[i+3:], true
 }
 
-// normalizeSchemeURL normalises the part after "scheme://".
+// normalizeParsedURL normalises a URL with a network scheme by net/url's
+// reading of it: its host and port are u's, its path the raw text net/url
+// took the path from (before any "?" or "#", after the authority), so that
+// escapes are normalised as in the other forms.
+func normalizeParsedURL(scheme, s string) (string, error) {
+	switch scheme {
+	case "http", "https", "ssh", "git+ssh", "ssh+git", "git":
+	default:
+		return "", fmt.Errorf("unsupported URL scheme %q", scheme)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error repeats the URL, credentials and all
+		}
+		return "", fmt.Errorf("malformed URL: %w", err)
+	}
+	rest := s[len(scheme)+len("://"):]
+	rest, _, _ = strings.Cut(rest, "#")
+	rest, _, _ = strings.Cut(rest, "?")
+	p := ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		p = rest[i:]
+	}
+	host := u.Hostname()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	host, err = checkHost(host, false)
+	if err != nil {
+		return "", err
+	}
+	port := 0
+	if ps := u.Port(); ps != "" {
+		if port, err = parsePort(ps); err != nil {
+			return "", err
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return "", errors.New("invalid port")
+	}
+	if port == defaultPorts[scheme] {
+		port = 0
+	}
+	if p, err = normalizeEscapes(p); err != nil {
+		return "", err
+	}
+	return joinHostPath(host, port, p), nil
+}
+
+// normalizeSchemeURL normalises the part after "scheme://" of a file URL
+// or an allow pattern.
 func normalizeSchemeURL(scheme, rest string, pattern bool) (string, error) {
 	authority, p := rest, ""
 	if i := strings.IndexByte(rest, '/'); i >= 0 {
@@ -106,6 +165,9 @@ func normalizeHostPath(s string, pattern bool) (string, error) {
 		head = s[:i]
 	}
 	if i := strings.LastIndexByte(head, '@'); i >= 0 {
+		if !pattern && !isUserName(head[:i]) {
+			return "", errors.New("invalid user name before the host")
+		}
 		s = s[i+1:]
 	}
 	hostEnd := strings.IndexAny(s, ":/")
@@ -138,7 +200,62 @@ func normalizeHostPath(s string, pattern bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if !pattern {
+		if after, err = normalizeEscapes(after); err != nil {
+			return "", err
+		}
+	}
 	return joinHostPath(host, port, after), nil
+}
+
+// isUserName reports whether s is a user name as git and ssh take one
+// before "@host": letters, digits, and ._~+- (no "#", "?", "\", ":" or
+// "@" that a URL parser would read otherwise).
+func isUserName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~+-", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// normalizeEscapes decodes the percent-escapes of unreserved characters
+// (letters, digits, -._~) and writes the others' hex digits in upper case
+// (RFC 3986 section 6.2.2), so that one path has one spelling.
+func normalizeEscapes(p string) (string, error) {
+	if !strings.Contains(p, "%") {
+		return p, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] != '%' {
+			b.WriteByte(p[i])
+			continue
+		}
+		if i+2 >= len(p) || !isHex(p[i+1:i+3]) {
+			return "", errors.New("invalid percent-escape in the path")
+		}
+		c := unhex(p[i+1])<<4 | unhex(p[i+2])
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+		} else {
+			b.WriteString(strings.ToUpper(p[i : i+3]))
+		}
+		i += 2
+	}
+	return b.String(), nil
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // splitHostPort splits an authority without user info into a checked,

@@ -52,7 +52,7 @@ func TestNormalizeURLErrors(t *testing.T) {
 		{"git@ho st:org/x", "invalid character"},
 		{"https://user:secret@ho$t/x", "invalid character"},
 		{"https://host/x\x00y", "control characters"},
-		{"https://[::1/x", "unterminated IPv6"},
+		{"https://[::1/x", "missing ']' in host"},
 		{"relative/../path", ""},
 	}
 	for _, tt := range tests {

@@ -100,4 +100,22 @@ func TestRequestDefinitions(t *testing.T) {
 			errorResponse(t, post(t, gw.URL+"/agent", `{"agent":"adhoc","agentDefinition":`+def+`}`), 400, agent.CodeBadRequest)
 		}
 	})
+	t.Run("unbounded template", func(t *testing.T) {
+		t.Parallel()
+		gw := newGateway(t, withUpstream(replay(t, "normal.sse")), withRequestDefinitions(true))
+		for tmpl, want := range map[string]string{
+			`{{ range 10000000 }}{{ end }}`:  "range over an integer is not allowed",
+			`{{ printf \"%999999999d\" 1 }}`: "printf is not allowed",
+			`{{ js .userInputPrompt }}`:      "js is not allowed",
+		} {
+			def := `{"commands":[{"name":"default","messageTemplates":[{"role":"user","template":"` + tmpl + `"}]}]}`
+			c := errorResponse(t, post(t, gw.URL+"/agent", `{"agent":"adhoc","agentDefinition":`+def+`}`), 400, agent.CodeBadRequest)
+			if w := `command "default": template default.messageTemplates[0]: ` + want; !strings.Contains(c.Message, w) {
+				t.Errorf("message %q, want it to say %q", c.Message, w)
+			}
+		}
+		if gw.up.count() != 0 {
+			t.Error("the upstream was called")
+		}
+	})
 }
