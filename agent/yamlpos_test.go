@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -187,5 +188,46 @@ func TestYAMLDuplicateKeys(t *testing.T) {
 		if got := strings.Join(errs, "\n"); got != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
 		}
+	}
+}
+
+// bigAgentFile is an agent file of about size bytes (many commands) whose
+// last line breaks its block list.
+func bigAgentFile(size int) []byte {
+	var b strings.Builder
+	b.WriteString("name: big\ncommands:\n")
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "  - name: c%d\n    reply: hello {{ .userInput }} number %d\n", i, i)
+	}
+	b.WriteString("  stray: key\n")
+	return []byte(b.String())
+}
+
+// TestYAMLSyntaxPosBigFile: above maxPositionScan the library's line is
+// kept (the start of the list), with column 1; below, the token.
+func TestYAMLSyntaxPosBigFile(t *testing.T) {
+	for _, tt := range []struct {
+		size int
+		want func(lines int) string
+	}{
+		{64 << 10, func(lines int) string { return fmt.Sprintf("f.yaml:%d:3:", lines) }},
+		{maxPositionScan + 1, func(int) string { return "f.yaml:3:1:" }},
+	} {
+		data := bigAgentFile(tt.size)
+		_, diags := Parse("f.yaml", data)
+		want := tt.want(strings.Count(string(data), "\n")) + " syntax error: did not find expected '-' indicator"
+		if got := strings.TrimSpace(diags.String()); got != want {
+			t.Errorf("%d bytes: got %s, want %s", len(data), got, want)
+		}
+	}
+}
+
+// BenchmarkYAMLSyntaxPos places a block error at the end of a 240 KiB
+// file: a few dozen parses of prefixes, not one per line.
+func BenchmarkYAMLSyntaxPos(b *testing.B) {
+	data := bigAgentFile(240 << 10)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		Parse("f.yaml", data)
 	}
 }
