@@ -3,6 +3,7 @@ package agent
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParse: the definition loader never panics on any file, and every
@@ -14,6 +15,9 @@ func FuzzParse(f *testing.F) {
 		"name: a\ncommands:\n  - name: default\n    actions:\n      - action: tree\n        data: {treeId: t, rootPId: '0', nodes: [{id: a, pId: '0', type: x, name: n}], nodeActions: [{nodeType: x, nodeAction: click}]}\n",
 		"---\n---\nname: [\n", "a: &x {b: *x}\n", "",
 		"name: x\nt: {title: Proceed?, body: a: b}\n", "{\n \"a\": [ {\"b\": 1 \"c\": 2} ]\n}\n", "t: [\"a\",\r\n  'b' c]\r\n",
+		"name: x\ncommands:\n  - name: default\n    reply: hi\n  reply2: hi\n", "a:\n  b: 1\n  - c\n", "a:\n\tb: 1\n",
+		"a: 'x'\nb: 'it''s\n  c\n", "a: \"x\" \"y\nb: c\n", "a: [1, , 2]\n", "{\"a\": 1,,\n}", "a: *b\n", "a: b: c\r",
+		"name: x\ndescription hello\n", "  a: 1\nb: 2\n", "a: {b: 1, b: 2}\nc: [{d: 1, d: 2}]\n", "a: |\n  x\n b\n", "a: \"\xc3\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -24,6 +28,16 @@ func FuzzParse(f *testing.F) {
 		for _, d := range diags {
 			if d.Pos.Line > lines || d.Pos.Line < 0 {
 				t.Fatalf("diagnostic outside the file: %s", d)
+			}
+			// A syntax error points at a character of the file (or its
+			// first line when it is empty).
+			if strings.HasPrefix(d.Message, "syntax error: ") && len(data) > 0 {
+				if d.Pos.Line < 1 || d.Pos.Column < 1 || d.Pos.Line > lineCount(data) {
+					t.Fatalf("syntax error outside the file: %s", d)
+				}
+				if ls, ok := lineStart(data, d.Pos.Line); !ok || ls >= len(data) || d.Pos.Column > 1+utf8.RuneCount(data[ls:]) {
+					t.Fatalf("syntax error past the end of the file: %s", d)
+				}
 			}
 		}
 		for _, a := range agents {

@@ -58,6 +58,8 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 		v.Set(reflect.ValueOf(Text{Src: n.Value, Pos: d.pos(n), block: block}))
 		return
 	case t == valueType:
+		// A key given twice would make the value unreadable later.
+		d.duplicateKeys(n, what)
 		v.Set(reflect.ValueOf(Value{Pos: d.pos(n), node: n}))
 		return
 	case t == durationType:
@@ -89,6 +91,9 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 	case reflect.Slice:
 		d.decodeSlice(n, v, what)
 	case reflect.Map, reflect.Interface:
+		if d.duplicateKeys(n, what) {
+			return
+		}
 		var out any
 		if err := n.Decode(&out); err != nil {
 			d.errorf(n, "%s: %v", what, err)
@@ -136,6 +141,38 @@ func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 			v.FieldByIndex(f.keyField).SetString(key.Value)
 		}
 	}
+}
+
+// duplicateKeys reports, at the later key, every key given twice in a
+// mapping of the free-shape value n (action data, resolver options, model
+// parameters), which the YAML library would otherwise reject as a whole
+// at the value's start, or (in a Value) leave unreadable. Aliases are not
+// followed: their mappings are checked where they are written. It tells
+// whether there was one.
+func (d *nodeDecoder) duplicateKeys(n *yaml.Node, what string) bool {
+	found := false
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := map[[2]string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i]
+			if key.Kind == yaml.ScalarNode && key.Value != "<<" {
+				k := [2]string{key.ShortTag(), key.Value}
+				if prev, dup := seen[k]; dup {
+					d.errorf(key, "%s: key %q given twice (first at %d:%d)", what, key.Value, prev.Line, prev.Column)
+					found = true
+					continue
+				}
+				seen[k] = key
+			}
+			found = d.duplicateKeys(n.Content[i+1], what+"."+key.Value) || found
+		}
+	case yaml.SequenceNode:
+		for i, e := range n.Content {
+			found = d.duplicateKeys(e, fmt.Sprintf("%s[%d]", what, i)) || found
+		}
+	}
+	return found
 }
 
 func (d *nodeDecoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {

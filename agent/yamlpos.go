@@ -2,19 +2,54 @@ package agent
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // The YAML library reports a syntax error's line, and no column, as
-// follows: a scanner error at its line; a parser error at the line, counted
-// from 0, of its context (the start of the collection being parsed) or,
-// when that is the first line, of the problem itself. Read as a line
-// counted from 1, a parser error lands one line before, and for a flow
-// collection at its start rather than at the token that broke it.
-// yamlErrorPos undoes that: parser errors move to the right line, and
-// errors in flow collections (`{title: Proceed?, …}`) to the line and
-// column of the offending token, found by scanning the collection again.
+// follows: a scanner error at its line, or at the line of its context (the
+// plain scalar a stray tab follows, the quote an unterminated string
+// opens); a parser error at the line, counted from 0, of its context (the
+// start of the collection being parsed) or, when that is the first line,
+// of the problem itself. Read as a line counted from 1, a parser error
+// lands one line before, and an error in a collection at the collection's
+// start rather than at the token that broke it: a misindented line, a key
+// at the wrong indentation or a stray "- item" is reported where the
+// mapping or list around it begins.
+//
+// yamlSyntaxPos undoes that and finds the offending token's line and
+// column:
+//
+//   - An error in a flow collection (`{title: Proceed?, …}`, JSON) is found
+//     by scanning the collection again with a small flow scanner
+//     (flowProblem): cutting a flow collection short makes the library fail
+//     the same way, so the prefixes below cannot place it.
+//   - Every other error is found by asking the library itself which prefix
+//     of the file first fails the same way (firstFailure): the parser reads
+//     a stream from the start and stops at the first token it cannot take,
+//     so a prefix that holds that token fails with the same message and
+//     context, and one that ends before it does not. A binary search over
+//     line ends finds the line, a second one over the bytes of that line
+//     the token. Each prefix is parsed with a line break appended, so that
+//     a failure caused only by the cut (an error at the end of the stream)
+//     is reported on another line and does not count as the same failure.
+//     This costs O(n log n) for a file of n bytes (a few dozen parses of at
+//     most the file), only when the file does not parse, and is skipped
+//     above maxPositionScan bytes, where the library's line is kept.
+//
+// The result never lies past the file's last byte.
+
+// maxPositionScan is the largest file whose syntax errors are placed by
+// re-parsing its prefixes. Agent files are a few KiB; at the limit the
+// search costs about 20 parses of the file (BenchmarkYAMLSyntaxPos:
+// about 0.5 s of CPU at 240 KiB, proportionally less for smaller files),
+// paid only by a file that does not parse.
+const maxPositionScan = 256 << 10
 
 // yamlParserProblems are the messages of the library's parser errors (the
 // rest are scanner errors).
@@ -28,37 +63,255 @@ var yamlParserProblems = []string{
 // (without its "yaml: " prefix) is msg and whose reported line is line (0
 // when none was reported).
 func yamlSyntaxPos(file string, data []byte, line int, msg string) Position {
+	pos := Position{File: file, Line: max(line, 1), Column: 1}
 	parser := false
 	for _, p := range yamlParserProblems {
 		if strings.HasPrefix(msg, p) {
+			pos.Line = line + 1 // counted from 0; none reported means the first line
 			parser = true
 			break
 		}
 	}
-	if !parser {
-		return Position{File: file, Line: max(line, 1), Column: 1}
+	off, ok := -1, false
+	switch {
+	case strings.HasPrefix(msg, "did not find expected ',' or "):
+		// The context (the innermost flow collection) starts on that
+		// line, or it starts on the first line and the problem is on
+		// that line.
+		for _, start := range []int{pos.Line, 1} {
+			if off, ok = flowProblem(data, start); ok {
+				break
+			}
+		}
+	case strings.HasPrefix(msg, "did not find expected node content"):
+		// At the problem's own line, in a flow collection (a doubled
+		// comma) or in a block one: the flow scanner's answer is taken
+		// when the library confirms it.
+		p := newPrefixProbe(data)
+		for _, start := range []int{pos.Line, 1} {
+			if o, found := flowProblem(data, start); found && p.confirms(o) {
+				off, ok = o, true
+				break
+			}
+		}
+		if !ok {
+			off, ok = p.firstFailure(parser)
+		}
+	case msg == "found unexpected end of stream":
+		// A quoted scalar never closed, reported at the line where it
+		// opens. Cutting an earlier, closed quoted scalar on that line
+		// short fails the same way, so the prefixes cannot tell them
+		// apart: the quote is found by reading the line's scalars.
+		p := newPrefixProbe(data)
+		if o, found := unclosedQuote(data, pos.Line); found && p.confirms(o) {
+			off, ok = o, true
+		} else {
+			off, ok = p.firstFailure(parser)
+		}
+	default:
+		off, ok = newPrefixProbe(data).firstFailure(parser)
 	}
-	line++ // counted from 0; none reported means the first line
-	pos := Position{File: file, Line: line, Column: 1}
-	if !strings.HasPrefix(msg, "did not find expected ',' or ") {
+	if ok {
+		pos.Line, pos.Column = lineCol(data, min(off, len(data)-1))
 		return pos
 	}
-	// The context (the innermost flow collection) starts on that line, or
-	// it starts on the first line and the problem is on that line.
-	for _, start := range []int{line, 1} {
-		if off, ok := flowProblem(data, start); ok {
-			pos.Line, pos.Column = lineCol(data, off)
-			return pos
-		}
-	}
+	// Not placed: the library's line, kept inside the file.
+	pos.Line = min(pos.Line, lineCount(data))
 	return pos
+}
+
+// lineCount is the number of lines in data (a last line without a line
+// break counts; an empty file has one), line breaks counted as lineCol
+// does.
+func lineCount(data []byte) int {
+	if len(data) == 0 {
+		return 1
+	}
+	n, _ := lineCol(data, len(data)-1)
+	return n
+}
+
+// isLineBreak reports whether data[i] ends a line: '\n', or a '\r' not
+// followed by '\n' (the YAML library breaks lines at a lone '\r' too).
+func isLineBreak(data []byte, i int) bool {
+	return data[i] == '\n' || data[i] == '\r' && (i+1 == len(data) || data[i+1] != '\n')
 }
 
 // lineCol is the line and column (in characters), both from 1, of offset
 // off in data.
 func lineCol(data []byte, off int) (int, int) {
-	ls := bytes.LastIndexByte(data[:off], '\n') + 1
-	return 1 + bytes.Count(data[:off], []byte{'\n'}), 1 + utf8.RuneCount(data[ls:off])
+	off = max(min(off, len(data)), 0)
+	line, ls := 1, 0
+	for i := 0; i < off; i++ {
+		if isLineBreak(data, i) {
+			line, ls = line+1, i+1
+		}
+	}
+	return line, 1 + utf8.RuneCount(data[ls:off])
+}
+
+// prefixProbe parses prefixes of a file the way parseFile does and tells
+// which fail with the same error as the whole file.
+type prefixProbe struct {
+	data   []byte
+	buf    []byte
+	target string // the whole file's error; "" when it parses or is too big
+}
+
+func newPrefixProbe(data []byte) *prefixProbe {
+	p := &prefixProbe{data: data}
+	if len(data) > 0 && len(data) <= maxPositionScan {
+		p.target = p.errorAt(len(data))
+	}
+	return p
+}
+
+// errorAt is the first error of data[:end] followed by a line break, as
+// parseFile meets it; "" when there is none.
+func (p *prefixProbe) errorAt(end int) string {
+	p.buf = append(append(p.buf[:0], p.data[:end]...), '\n')
+	dec := yaml.NewDecoder(bytes.NewReader(p.buf))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				return ""
+			}
+			return err.Error()
+		}
+	}
+}
+
+// fails reports whether data[:end] fails as the whole file does.
+func (p *prefixProbe) fails(end int) bool {
+	return p.target != "" && p.errorAt(end) == p.target
+}
+
+// confirms reports whether the token at off is where the file fails: the
+// prefix up to it parses (or fails otherwise), the prefix through its first
+// character fails as the whole file does.
+func (p *prefixProbe) confirms(off int) bool {
+	if p.target == "" || off < 0 || off >= len(p.data) {
+		return false
+	}
+	_, size := utf8.DecodeRune(p.data[off:])
+	return !p.fails(off) && p.fails(off+size)
+}
+
+// firstFailure returns the offset of the token at which the file first
+// fails: the shortest failing prefix is found by line, then by byte; the
+// token is the one holding that prefix's last character. For a parser
+// error (parser) that character may be the ':' that made a key of the
+// scalar before it; the token is then that key.
+func (p *prefixProbe) firstFailure(parser bool) (int, bool) {
+	if p.target == "" {
+		return 0, false
+	}
+	data := p.data
+	var ends []int // the offsets just past each line
+	for i := range data {
+		if isLineBreak(data, i) {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(data) {
+		ends = append(ends, len(data))
+	}
+	// The whole file fails; the empty prefix does not. sort.Search finds
+	// a line whose end fails while the previous line's does not.
+	n := sort.Search(len(ends), func(i int) bool { return p.fails(ends[i]) })
+	if n == len(ends) {
+		return 0, false
+	}
+	ls := 0
+	if n > 0 {
+		ls = ends[n-1]
+	}
+	b := ls + 1 + sort.Search(ends[n]-ls-1, func(j int) bool { return p.fails(ls + 1 + j) })
+	off := b - 1
+	for off > ls && !utf8.RuneStart(data[off]) {
+		off--
+	}
+	if parser && data[off] == ':' {
+		return keyStart(data, ls, off), true
+	}
+	// Names (an alias, anchor or tag, a document marker) fail only once
+	// whole: go back to where the word starts.
+	if !strings.ContainsRune(yamlStops, rune(data[off])) {
+		for off > ls && !strings.ContainsRune(yamlStops, rune(data[off-1])) {
+			off--
+		}
+	}
+	return off, true
+}
+
+// keyStart returns the start of the key that the ':' at colon ends, on
+// the line starting at ls: a quoted scalar, or a plain one that reaches
+// back to the line's indentation, a "- ", "? " or ": " indicator or a flow
+// indicator. The ':' itself when there is no key before it.
+func keyStart(data []byte, ls, colon int) int {
+	i := colon
+	for i > ls && (data[i-1] == ' ' || data[i-1] == '\t') {
+		i--
+	}
+	if i == ls {
+		return colon
+	}
+	if q := data[i-1]; q == '"' || q == '\'' {
+		if j := bytes.LastIndexByte(data[ls:i-1], q); j >= 0 {
+			return ls + j
+		}
+		return colon
+	}
+	for i > ls && strings.IndexByte(",[]{}", data[i-1]) < 0 &&
+		!(data[i-1] == ' ' && i-2 >= ls && strings.IndexByte("-?:", data[i-2]) >= 0 && (i-2 == ls || data[i-3] == ' ' || data[i-3] == '\t')) {
+		i--
+	}
+	for i < colon && (data[i] == ' ' || data[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// yamlStops are the characters that end a word for firstFailure: blanks,
+// line breaks, indicators and quotes.
+const yamlStops = " \t\r\n,[]{}:#'\"-"
+
+// lineStart returns the offset where line (from 1) of data starts.
+func lineStart(data []byte, line int) (int, bool) {
+	ls := 0
+	for i := 0; i < len(data) && line > 1; i++ {
+		if isLineBreak(data, i) {
+			line, ls = line-1, i+1
+		}
+	}
+	return ls, line <= 1
+}
+
+// unclosedQuote returns the offset of the first quote on line (from 1) of
+// data that opens a scalar (at the line's start, after a blank or a flow
+// indicator) and is not closed before the end of data.
+func unclosedQuote(data []byte, line int) (int, bool) {
+	p, ok := lineStart(data, line)
+	if !ok {
+		return 0, false
+	}
+	prev := byte(' ')
+	for ; p < len(data) && !isLineBreak(data, p); p++ {
+		c := data[p]
+		switch {
+		case c == '#' && (prev == ' ' || prev == '\t'):
+			return 0, false
+		case (c == '"' || c == '\'') && strings.IndexByte(" \t,[{:", prev) >= 0:
+			s := &flowScanner{data: data, p: p}
+			if !s.quoted() {
+				return p, true
+			}
+			p, c = s.p-1, data[s.p-1]
+		}
+		prev = c
+	}
+	return 0, false
 }
 
 // flowProblem scans the flow collections that start on line (from 1) of
