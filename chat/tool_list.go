@@ -44,12 +44,12 @@ func (r *toolRoot) listFiles(ctx context.Context, raw []byte) (any, *tools.Resul
 	if fail != nil {
 		return nil, fail
 	}
-	real, rel, fail := r.resolveDir(p.Path)
+	name, rel, fail := r.resolveDir(p.Path)
 	if fail != nil {
 		return nil, fail
 	}
 	res := listResult{Files: []string{}}
-	err := r.walkFiles(ctx, real, rel, func(rel, _ string) bool {
+	err := r.walkFiles(ctx, name, rel, func(rel, _ string) bool {
 		if ok, _ := path.Match(p.Pattern, path.Base(rel)); p.Pattern != "" && !ok {
 			return false
 		}
@@ -67,19 +67,19 @@ func (r *toolRoot) listFiles(ctx context.Context, raw []byte) (any, *tools.Resul
 }
 
 // resolveDir resolves a path that must be a directory ("" for the root).
-func (r *toolRoot) resolveDir(p string) (real, rel string, fail *tools.ResultError) {
-	real, rel, fail = r.resolve(p)
+func (r *toolRoot) resolveDir(p string) (name, rel string, fail *tools.ResultError) {
+	name, rel, fail = r.resolve(p)
 	if fail != nil {
 		return "", "", fail
 	}
-	info, fail := statPath(real, rel)
+	info, fail := r.stat(name, rel)
 	if fail != nil {
 		return "", "", fail
 	}
 	if !info.IsDir() {
 		return "", "", &tools.ResultError{Code: codeNotDir, Message: fmt.Sprintf("%s is not a directory", rel)}
 	}
-	return real, rel, nil
+	return name, rel, nil
 }
 
 // displayPath names a workspace path in messages: "." for the root.

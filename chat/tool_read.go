@@ -51,15 +51,15 @@ func (r *toolRoot) readFile(ctx context.Context, raw []byte) (any, *tools.Result
 	if fail != nil {
 		return nil, fail
 	}
-	real, rel, fail := r.resolve(p.Path)
+	name, rel, fail := r.resolve(p.Path)
 	if fail != nil {
 		return nil, fail
 	}
-	info, fail := statPath(real, rel)
+	info, fail := r.stat(name, rel)
 	if fail != nil {
 		return nil, fail
 	}
-	f, fail := openText(real, rel, info, nil)
+	f, fail := r.openText(name, rel, info, nil)
 	if fail != nil {
 		return nil, fail
 	}
@@ -104,19 +104,10 @@ type textFile struct {
 
 func (t *textFile) Close() error { return t.f.Close() }
 
-// statPath stats the real location of the workspace path rel.
-func statPath(real, rel string) (fs.FileInfo, *tools.ResultError) {
-	info, err := os.Stat(real)
-	if err != nil {
-		return nil, ioFailure(displayPath(rel), err)
-	}
-	return info, nil
-}
-
-// openText opens real, whose stat is info, when it is a regular file that
-// has no NUL in its first sniffLen bytes, reading it through br (reset; a
-// new reader when nil).
-func openText(real, rel string, info fs.FileInfo, br *bufio.Reader) (*textFile, *tools.ResultError) {
+// openText opens the file the root names name, whose stat is info, when
+// it is a regular file that has no NUL in its first sniffLen bytes,
+// reading it through br (reset; a new reader when nil).
+func (r *toolRoot) openText(name, rel string, info fs.FileInfo, br *bufio.Reader) (*textFile, *tools.ResultError) {
 	if !info.Mode().IsRegular() {
 		what := "not a regular file"
 		if info.IsDir() {
@@ -124,8 +115,11 @@ func openText(real, rel string, info fs.FileInfo, br *bufio.Reader) (*textFile, 
 		}
 		return nil, &tools.ResultError{Code: codeNotFile, Message: fmt.Sprintf("%s is %s", displayPath(rel), what)}
 	}
-	f, err := os.Open(real)
-	if err != nil {
+	f, err := r.root.Open(name)
+	switch {
+	case isEscape(err):
+		return nil, outside(displayPath(rel))
+	case err != nil:
 		return nil, ioFailure(displayPath(rel), err)
 	}
 	if br == nil {

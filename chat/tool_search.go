@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"regexp"
 	"unicode/utf8"
 
@@ -64,24 +63,24 @@ func (r *toolRoot) searchText(ctx context.Context, raw []byte) (any, *tools.Resu
 	if fail != nil {
 		return nil, fail
 	}
-	real, rel, fail := r.resolve(p.Path)
+	name, rel, fail := r.resolve(p.Path)
 	if fail != nil {
 		return nil, fail
 	}
-	info, fail := statPath(real, rel)
+	info, fail := r.stat(name, rel)
 	if fail != nil {
 		return nil, fail
 	}
-	s := &search{match: match, limit: limit, res: searchResult{Matches: []searchMatch{}}}
+	s := &search{root: r, match: match, limit: limit, res: searchResult{Matches: []searchMatch{}}}
 	if !info.IsDir() {
-		f, fail := openText(real, rel, info, nil)
+		f, fail := r.openText(name, rel, info, nil)
 		if fail != nil {
 			return nil, fail
 		}
 		s.file(ctx, f, rel)
 		return s.res, nil
 	}
-	err := r.walkFiles(ctx, real, rel, func(rel, real string) bool { return s.path(ctx, rel, real) })
+	err := r.walkFiles(ctx, name, rel, func(rel, name string) bool { return s.path(ctx, rel, name) })
 	if err != nil && !errors.Is(err, errStopWalk) {
 		return nil, ioFailure(displayPath(rel), err)
 	}
@@ -111,6 +110,7 @@ func (p searchParams) matcher() (matcher, *tools.ResultError) {
 
 // search collects matches up to limit.
 type search struct {
+	root  *toolRoot
 	match matcher
 	limit int
 	res   searchResult
@@ -121,15 +121,15 @@ type search struct {
 
 // path searches one file of a walk, leaving out binary and unreadable
 // files; it reports whether the search is over.
-func (s *search) path(ctx context.Context, rel, real string) bool {
+func (s *search) path(ctx context.Context, rel, name string) bool {
 	if s.br == nil {
 		s.br = bufio.NewReaderSize(nil, 64<<10)
 	}
-	info, err := os.Stat(real)
+	info, err := s.root.root.Stat(name)
 	if err != nil {
 		return false
 	}
-	f, fail := openText(real, rel, info, s.br)
+	f, fail := s.root.openText(name, rel, info, s.br)
 	if fail != nil {
 		return false
 	}

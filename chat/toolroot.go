@@ -6,22 +6,31 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/agentgw/agentgw/internal/confine"
 	"github.com/agentgw/agentgw/tools"
 )
 
-// toolRoot is the workspace the frontend tools work in: an absolute path
-// with its symlinks resolved, so that a path's real location can be checked
-// against it (confine.Within).
+// toolRoot is the workspace the frontend tools work in. Every file they
+// touch is opened through root (an os.Root), so no path, however it is
+// spelled and whatever symlink is swapped in while a tool runs, reaches a
+// file outside the workspace: there is no check that a later open could
+// outrun.
 type toolRoot struct {
-	dir string
+	root *os.Root
+	// dir is the workspace's absolute path with its symlinks resolved, and
+	// abs its absolute path as given: the names under which the model may
+	// send absolute paths, and absolute symlinks inside the workspace point.
+	dir, abs string
 }
 
-// newToolRoot resolves dir (relative to the working directory) to the root.
+// maxLinks bounds the symlinks one path may go through.
+const maxLinks = 40
+
+// newToolRoot opens dir (relative to the working directory) as the root.
 func newToolRoot(dir string) (*toolRoot, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -38,14 +47,20 @@ func newToolRoot(dir string) (*toolRoot, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("the workspace %s is not a directory", dir)
 	}
-	return &toolRoot{dir: real}, nil
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("the workspace %s: %w", dir, err)
+	}
+	return &toolRoot{root: root, dir: real, abs: abs}, nil
 }
 
-// resolve maps a tool's path parameter ("" for the root) to its real
-// location and its slash-separated path relative to the root ("" for the
-// root itself). Absolute paths must lie inside the root; ".." is refused
-// anywhere; a path whose symlinks lead outside the root is refused.
-func (r *toolRoot) resolve(p string) (real, rel string, fail *tools.ResultError) {
+// resolve maps a tool's path parameter ("" for the root) to the name to
+// open it by in the root (".", or a slash path without symlinks, as they
+// were when resolved) and its slash path relative to the root as the model
+// wrote it ("" for the root itself). Absolute paths must lie inside the
+// root; ".." is refused anywhere; a path whose symlinks lead outside the
+// root is refused.
+func (r *toolRoot) resolve(p string) (name, rel string, fail *tools.ResultError) {
 	p = filepath.FromSlash(p)
 	if strings.ContainsRune(p, 0) {
 		return "", "", invalidParams("path contains a NUL byte")
@@ -55,32 +70,126 @@ func (r *toolRoot) resolve(p string) (real, rel string, fail *tools.ResultError)
 			return "", "", &tools.ResultError{Code: codeOutside, Message: fmt.Sprintf("%q: paths may not contain \"..\"", filepath.ToSlash(p))}
 		}
 	}
-	joined := filepath.Join(r.dir, p)
+	rel = filepath.ToSlash(filepath.Clean(p))
 	if filepath.IsAbs(p) {
-		joined = filepath.Clean(p)
+		var ok bool
+		if rel, ok = r.relative(p); !ok {
+			return "", "", outside(p)
+		}
 	}
-	real, err := filepath.EvalSymlinks(joined)
+	if rel == "." {
+		rel = ""
+	}
+	name, err := r.follow(rel)
 	switch {
-	case err != nil && !confine.Within(r.dir, joined):
-		return "", "", outside(p) // an absolute path elsewhere: whether it exists is none of the model's business
+	case errors.Is(err, errEscapes):
+		return "", "", outside(p)
 	case errors.Is(err, fs.ErrNotExist):
 		return "", "", &tools.ResultError{Code: codeNotFound, Message: fmt.Sprintf("%q does not exist in the workspace", filepath.ToSlash(p))}
 	case err != nil:
 		return "", "", ioFailure(p, err)
-	case !confine.Within(r.dir, real):
-		return "", "", outside(p)
 	}
-	// The path as written when it is under the root; else it is an
-	// absolute path through a symlink to the root, and the real one is.
-	under := joined
-	if !confine.Within(r.dir, joined) {
-		under = real
+	return name, rel, nil
+}
+
+// relative maps an absolute path to its slash path in the workspace: under
+// the workspace's real path or the path it was given as, else, when p
+// leads into the workspace through symlinks, under the real path of p.
+// Resolving p here only names the file: it is opened through the root.
+func (r *toolRoot) relative(p string) (string, bool) {
+	p = filepath.Clean(p)
+	for _, dir := range []string{r.dir, r.abs} {
+		if rel, err := filepath.Rel(dir, p); err == nil && (filepath.IsLocal(rel) || rel == ".") {
+			return filepath.ToSlash(rel), true
+		}
 	}
-	rel, _ = filepath.Rel(r.dir, under)
-	if rel == "." {
-		rel = ""
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false // elsewhere: whether it exists is none of the model's business
 	}
-	return real, filepath.ToSlash(rel), nil
+	if rel, err := filepath.Rel(r.dir, real); err == nil && (filepath.IsLocal(rel) || rel == ".") {
+		return filepath.ToSlash(rel), true
+	}
+	return "", false
+}
+
+// errEscapes is a symlink that leads outside the workspace.
+var errEscapes = errors.New("outside the workspace")
+
+// follow resolves the symlinks of the slash path rel ("" for the root),
+// reading them through the root, and returns the name the file has in the
+// root. A relative symlink is followed inside the root, an absolute one
+// when it points into the workspace (os.Root refuses absolute symlinks);
+// any other is errEscapes. A missing element ends the walk with the path
+// so far: opening it reports it missing. The name only names the file: a
+// symlink swapped in after follow read it cannot lead an open through the
+// root outside it.
+func (r *toolRoot) follow(rel string) (string, error) {
+	if rel == "" {
+		return ".", nil
+	}
+	done, todo := "", strings.Split(rel, "/")
+	for links := 0; len(todo) > 0; {
+		elem := todo[0]
+		todo = todo[1:]
+		next := path.Join(done, elem)
+		info, err := r.root.Lstat(next)
+		if err != nil {
+			if isEscape(err) {
+				return "", errEscapes
+			}
+			return "", err
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", fmt.Errorf("%s: too many levels of symbolic links", rel)
+		}
+		target, err := r.root.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		var base string
+		if filepath.IsAbs(target) {
+			var ok bool
+			if base, ok = r.inside(target); !ok {
+				return "", errEscapes
+			}
+		} else {
+			base = path.Join(done, filepath.ToSlash(target))
+			if !filepath.IsLocal(base) && base != "." {
+				return "", errEscapes
+			}
+		}
+		done = ""
+		todo = append(strings.Split(base, "/"), todo...)
+	}
+	if done == "" {
+		return ".", nil
+	}
+	return done, nil
+}
+
+// inside maps an absolute symlink target to its slash path in the
+// workspace, when it lies under the workspace's real path or its path as
+// given.
+func (r *toolRoot) inside(target string) (string, bool) {
+	target = filepath.Clean(target)
+	for _, dir := range []string{r.dir, r.abs} {
+		if rel, err := filepath.Rel(dir, target); err == nil && (filepath.IsLocal(rel) || rel == ".") {
+			return filepath.ToSlash(rel), true
+		}
+	}
+	return "", false
+}
+
+// isEscape reports whether err is os.Root's refusal of a path that leaves
+// it (the standard library exports no sentinel for it).
+func isEscape(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
 }
 
 func outside(p string) *tools.ResultError {
@@ -91,8 +200,8 @@ func ioFailure(p string, err error) *tools.ResultError {
 	return &tools.ResultError{Code: codeIO, Message: fmt.Sprintf("%s: %v", filepath.ToSlash(p), unwrapPath(err))}
 }
 
-// unwrapPath drops the absolute path a *fs.PathError carries: the model
-// sees workspace paths only.
+// unwrapPath drops the path a *fs.PathError carries: the model sees
+// workspace paths only, as the message names them.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -101,22 +210,35 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// stat stats the file the root names name; rel names it in messages.
+func (r *toolRoot) stat(name, rel string) (fs.FileInfo, *tools.ResultError) {
+	info, err := r.root.Stat(name)
+	switch {
+	case isEscape(err):
+		return nil, outside(displayPath(rel))
+	case err != nil:
+		return nil, ioFailure(displayPath(rel), err)
+	}
+	return info, nil
+}
+
 // skippedDir reports whether a walk leaves out the directory name (an
-// entry of os.ReadDir, never "." or ".."): hidden directories, VCS data
+// entry of a directory, never "." or ".."): hidden directories, VCS data
 // such as .git among them, and dependencies.
 func skippedDir(name string) bool {
 	return strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor"
 }
 
-// walkFiles visits the files under the directory real (rel is its path from
-// the root) in the order of their sorted slash paths, skipping skippedDir
-// directories below it. Symlinks to directories are not followed; a symlink
-// to a file is visited (with its real path) only when it stays inside the
-// root. visit returns stop to end the walk (walkFiles then returns
-// errStopWalk). A subdirectory that cannot be read is left out; only the
-// directory real itself must be readable.
-func (r *toolRoot) walkFiles(ctx context.Context, real, rel string, visit func(rel, real string) (stop bool)) error {
-	entries, err := os.ReadDir(real)
+// walkFiles visits the files under the directory the root names name (rel
+// is its path from the root as the model wrote it) in the order of their
+// sorted slash paths, skipping skippedDir directories below it. Symlinks
+// to directories are not followed; a symlink to a file is visited (with
+// the name of its target in the root) only when it stays inside the root.
+// visit returns stop to end the walk (walkFiles then returns errStopWalk).
+// A subdirectory that cannot be read is left out; only the directory name
+// itself must be readable.
+func (r *toolRoot) walkFiles(ctx context.Context, name, rel string, visit func(rel, name string) (stop bool)) error {
+	entries, err := r.readDir(name)
 	if err != nil {
 		return err
 	}
@@ -136,7 +258,7 @@ func (r *toolRoot) walkFiles(ctx context.Context, real, rel string, visit func(r
 		if rel != "" {
 			childRel = rel + "/" + e.Name()
 		}
-		child := filepath.Join(real, e.Name())
+		child := path.Join(name, e.Name())
 		switch {
 		case e.IsDir():
 			if skippedDir(e.Name()) {
@@ -163,17 +285,27 @@ func (r *toolRoot) walkFiles(ctx context.Context, real, rel string, visit func(r
 	return nil
 }
 
+// readDir lists the directory the root names name.
+func (r *toolRoot) readDir(name string) ([]fs.DirEntry, error) {
+	f, err := r.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
 // errStopWalk ends a walk early; walkFiles' callers treat it as success.
 var errStopWalk = errors.New("stop the walk")
 
 // fileTarget resolves a symlink met in a walk: ok only for a regular file
 // inside the root.
 func (r *toolRoot) fileTarget(link string) (string, bool) {
-	target, err := filepath.EvalSymlinks(link)
-	if err != nil || !confine.Within(r.dir, target) {
+	target, err := r.follow(link)
+	if err != nil {
 		return "", false
 	}
-	info, err := os.Stat(target)
+	info, err := r.root.Stat(target)
 	if err != nil || !info.Mode().IsRegular() {
 		return "", false
 	}
