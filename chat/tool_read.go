@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentgw/agentgw/internal/confine"
 	"github.com/agentgw/agentgw/internal/runes"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -117,7 +118,7 @@ func (r *toolRoot) openText(name, rel string, info fs.FileInfo, br *bufio.Reader
 	}
 	f, err := r.root.Open(name)
 	switch {
-	case isEscape(err):
+	case confine.IsEscape(err):
 		return nil, outside(displayPath(rel))
 	case err != nil:
 		return nil, ioFailure(displayPath(rel), err)

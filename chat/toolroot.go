@@ -11,24 +11,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgw/agentgw/internal/confine"
 	"github.com/agentgw/agentgw/tools"
 )
 
 // toolRoot is the workspace the frontend tools work in. Every file they
-// touch is opened through root (an os.Root), so no path, however it is
-// spelled and whatever symlink is swapped in while a tool runs, reaches a
-// file outside the workspace: there is no check that a later open could
-// outrun.
+// touch is opened through root (a confine.Root, an os.Root), so no path,
+// however it is spelled and whatever symlink is swapped in while a tool
+// runs, reaches a file outside the workspace: there is no check that a
+// later open could outrun.
 type toolRoot struct {
-	root *os.Root
-	// dir is the workspace's absolute path with its symlinks resolved, and
-	// abs its absolute path as given: the names under which the model may
-	// send absolute paths, and absolute symlinks inside the workspace point.
-	dir, abs string
+	root *confine.Root
+	// dir is the workspace's absolute path with its symlinks resolved.
+	dir string
 }
-
-// maxLinks bounds the symlinks one path may go through.
-const maxLinks = 40
 
 // newToolRoot opens dir (relative to the working directory) as the root.
 func newToolRoot(dir string) (*toolRoot, error) {
@@ -47,11 +43,11 @@ func newToolRoot(dir string) (*toolRoot, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("the workspace %s is not a directory", dir)
 	}
-	root, err := os.OpenRoot(real)
+	root, err := confine.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the workspace %s: %w", dir, err)
 	}
-	return &toolRoot{root: root, dir: real, abs: abs}, nil
+	return &toolRoot{root: root, dir: root.Dir}, nil
 }
 
 // resolve maps a tool's path parameter ("" for the root) to the name to
@@ -80,9 +76,9 @@ func (r *toolRoot) resolve(p string) (name, rel string, fail *tools.ResultError)
 	if rel == "." {
 		rel = ""
 	}
-	name, err := r.follow(rel)
+	name, err := r.root.Resolve(rel)
 	switch {
-	case errors.Is(err, errEscapes):
+	case confine.IsEscape(err):
 		return "", "", outside(p)
 	case errors.Is(err, fs.ErrNotExist):
 		return "", "", &tools.ResultError{Code: codeNotFound, Message: fmt.Sprintf("%q does not exist in the workspace", filepath.ToSlash(p))}
@@ -97,99 +93,14 @@ func (r *toolRoot) resolve(p string) (name, rel string, fail *tools.ResultError)
 // leads into the workspace through symlinks, under the real path of p.
 // Resolving p here only names the file: it is opened through the root.
 func (r *toolRoot) relative(p string) (string, bool) {
-	p = filepath.Clean(p)
-	for _, dir := range []string{r.dir, r.abs} {
-		if rel, err := filepath.Rel(dir, p); err == nil && (filepath.IsLocal(rel) || rel == ".") {
-			return filepath.ToSlash(rel), true
-		}
+	if rel, ok := r.root.Rel(p); ok {
+		return rel, true
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return "", false // elsewhere: whether it exists is none of the model's business
 	}
-	if rel, err := filepath.Rel(r.dir, real); err == nil && (filepath.IsLocal(rel) || rel == ".") {
-		return filepath.ToSlash(rel), true
-	}
-	return "", false
-}
-
-// errEscapes is a symlink that leads outside the workspace.
-var errEscapes = errors.New("outside the workspace")
-
-// follow resolves the symlinks of the slash path rel ("" for the root),
-// reading them through the root, and returns the name the file has in the
-// root. A relative symlink is followed inside the root, an absolute one
-// when it points into the workspace (os.Root refuses absolute symlinks);
-// any other is errEscapes. A missing element ends the walk with the path
-// so far: opening it reports it missing. The name only names the file: a
-// symlink swapped in after follow read it cannot lead an open through the
-// root outside it.
-func (r *toolRoot) follow(rel string) (string, error) {
-	if rel == "" {
-		return ".", nil
-	}
-	done, todo := "", strings.Split(rel, "/")
-	for links := 0; len(todo) > 0; {
-		elem := todo[0]
-		todo = todo[1:]
-		next := path.Join(done, elem)
-		info, err := r.root.Lstat(next)
-		if err != nil {
-			if isEscape(err) {
-				return "", errEscapes
-			}
-			return "", err
-		}
-		if info.Mode()&fs.ModeSymlink == 0 {
-			done = next
-			continue
-		}
-		if links++; links > maxLinks {
-			return "", fmt.Errorf("%s: too many levels of symbolic links", rel)
-		}
-		target, err := r.root.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		var base string
-		if filepath.IsAbs(target) {
-			var ok bool
-			if base, ok = r.inside(target); !ok {
-				return "", errEscapes
-			}
-		} else {
-			base = path.Join(done, filepath.ToSlash(target))
-			if !filepath.IsLocal(base) && base != "." {
-				return "", errEscapes
-			}
-		}
-		done = ""
-		todo = append(strings.Split(base, "/"), todo...)
-	}
-	if done == "" {
-		return ".", nil
-	}
-	return done, nil
-}
-
-// inside maps an absolute symlink target to its slash path in the
-// workspace, when it lies under the workspace's real path or its path as
-// given.
-func (r *toolRoot) inside(target string) (string, bool) {
-	target = filepath.Clean(target)
-	for _, dir := range []string{r.dir, r.abs} {
-		if rel, err := filepath.Rel(dir, target); err == nil && (filepath.IsLocal(rel) || rel == ".") {
-			return filepath.ToSlash(rel), true
-		}
-	}
-	return "", false
-}
-
-// isEscape reports whether err is os.Root's refusal of a path that leaves
-// it (the standard library exports no sentinel for it).
-func isEscape(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent"
+	return r.root.Rel(real)
 }
 
 func outside(p string) *tools.ResultError {
@@ -214,7 +125,7 @@ func unwrapPath(err error) error {
 func (r *toolRoot) stat(name, rel string) (fs.FileInfo, *tools.ResultError) {
 	info, err := r.root.Stat(name)
 	switch {
-	case isEscape(err):
+	case confine.IsEscape(err):
 		return nil, outside(displayPath(rel))
 	case err != nil:
 		return nil, ioFailure(displayPath(rel), err)
@@ -301,7 +212,7 @@ var errStopWalk = errors.New("stop the walk")
 // fileTarget resolves a symlink met in a walk: ok only for a regular file
 // inside the root.
 func (r *toolRoot) fileTarget(link string) (string, bool) {
-	target, err := r.follow(link)
+	target, err := r.root.Resolve(link)
 	if err != nil {
 		return "", false
 	}
