@@ -24,30 +24,73 @@ func (t *Tool) resolveWorkdir() ([]string, error) {
 	return nil, nil
 }
 
-// confinedDir resolves p (relative to BaseDir) to an existing directory,
-// symlinks followed, that lies inside one of the allowed roots.
+// confinedDir resolves p (relative to BaseDir) to an existing directory
+// inside one of the allowed roots, and returns its path with symlinks
+// resolved. The path is resolved through each root as an os.Root
+// (confine.Root): a symlink or ".." that leads out of the root is refused
+// by the root itself, not by comparing paths after the fact.
 func (t *Tool) confinedDir(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(t.BaseDir, p)
+	}
+	p = filepath.Clean(p)
+	roots := t.m.roots(t.BaseDir)
+	for _, r := range roots {
+		dir, found, err := confinedIn(r, p)
+		if err != nil {
+			return "", err
+		}
+		if found {
+			return dir, nil
+		}
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return "", fmt.Errorf("resolving: %w", err)
 	}
-	info, err := os.Stat(real)
+	return "", fmt.Errorf("resolves to %s, outside the allowed roots (%s)", real, strings.Join(roots, ", "))
+}
+
+// confinedIn resolves the absolute path p to a directory inside the root
+// dir, through an os.Root; found is false when p is not in it or leads out
+// of it.
+func confinedIn(dir, p string) (_ string, found bool, _ error) {
+	r, err := confine.Open(dir)
 	if err != nil {
-		return "", fmt.Errorf("resolving: %w", err)
+		return "", false, nil // a root that is missing holds nothing
 	}
-	if !info.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", real)
-	}
-	roots := t.m.roots(t.BaseDir)
-	for _, r := range roots {
-		if confine.Within(r, real) {
-			return real, nil
+	defer r.Close()
+	rel, ok := r.Rel(p)
+	if !ok {
+		// p may lead into the root through symlinks above it; resolving
+		// them only names the directory, which is opened through the root.
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return "", false, nil
+		}
+		if rel, ok = r.Rel(real); !ok {
+			return "", false, nil
 		}
 	}
-	return "", fmt.Errorf("resolves to %s, outside the allowed roots (%s)", real, strings.Join(roots, ", "))
+	name, err := r.Resolve(rel)
+	switch {
+	case confine.IsEscape(err):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("resolving: %w", err)
+	}
+	info, err := r.Stat(name)
+	switch {
+	case confine.IsEscape(err):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("resolving: %w", err)
+	}
+	real := filepath.Join(r.Dir, filepath.FromSlash(name))
+	if !info.IsDir() {
+		return "", false, fmt.Errorf("%s is not a directory", real)
+	}
+	return real, true, nil
 }
 
 // roots returns the allowed roots with symlinks resolved: Config.WorkRoots,

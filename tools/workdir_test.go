@@ -12,7 +12,7 @@ func TestWorkdirConfinement(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
 	base := filepath.Join(root, "agents")
-	for _, d := range []string{base, filepath.Join(root, "repo"), filepath.Join(base, "sub")} {
+	for _, d := range []string{base, filepath.Join(root, "repo"), filepath.Join(base, "sub"), filepath.Join(outside, "x")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -21,6 +21,16 @@ func TestWorkdirConfinement(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(filepath.Join(root, "repo"), filepath.Join(base, "link-in")); err != nil {
+		t.Fatal(err)
+	}
+	relOut, err := filepath.Rel(base, outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(relOut, filepath.Join(base, "rel-link-out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../repo", filepath.Join(base, "rel-link-in")); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -38,6 +48,10 @@ func TestWorkdirConfinement(t *testing.T) {
 		{"absolute outside", []string{root}, outside, "", "outside the allowed roots"},
 		{"symlink out", []string{root}, "link-out", "", "outside the allowed roots"},
 		{"symlink in", []string{root}, "link-in", "repo", ""},
+		{"relative symlink out", []string{root}, "rel-link-out", "", "outside the allowed roots"},
+		{"relative symlink in", []string{root}, "rel-link-in", "repo", ""},
+		{"relative symlink out of base", nil, "rel-link-in", "", "outside the allowed roots"},
+		{"through a symlink out", []string{root}, "link-out/x", "", "outside the allowed roots"},
 		{"missing", []string{root}, "nope", "", "no such file"},
 		{"base not in roots but workdir is", []string{filepath.Join(root, "repo")}, "../repo", "repo", ""},
 	}

@@ -13,6 +13,18 @@ import (
 	"testing"
 )
 
+// The tests of `agentgw chat` against `agentgw serve` live here, where the
+// gateway is wired; chat's own tests (package chat) use fake gateways.
+
+const calcGo = "package calc\n\nfunc Add(a, b int) int { return a - b }\n"
+
+// newCalcDir is a workspace holding calc.go.
+func newCalcDir(t *testing.T) string {
+	dir := t.TempDir()
+	writeFile(t, dir, "calc.go", calcGo)
+	return dir
+}
+
 // chatRequest is an agent request as chat sent it.
 type chatRequest struct {
 	Agent            string `json:"agent"`
@@ -22,9 +34,6 @@ type chatRequest struct {
 		Name  string          `json:"name"`
 		Value json.RawMessage `json:"value"`
 	} `json:"contextVariables"`
-	Header http.Header `json:"-"`
-	// Members are the body's members as sent.
-	Members map[string]json.RawMessage `json:"-"`
 }
 
 // names lists the context variables in request order.
@@ -67,10 +76,6 @@ func (rec *recorder) record(t *testing.T, r *http.Request) {
 	if err := json.Unmarshal(data, &cr); err != nil {
 		t.Errorf("chat sent invalid JSON %q: %v", data, err)
 	}
-	if err := json.Unmarshal(data, &cr.Members); err != nil {
-		t.Errorf("chat sent a body that is not an object %q: %v", data, err)
-	}
-	cr.Header = r.Header.Clone()
 	rec.mu.Lock()
 	rec.requests = append(rec.requests, cr)
 	rec.mu.Unlock()
@@ -87,20 +92,6 @@ func (rec *recorder) last(t *testing.T) chatRequest {
 	return rec.requests[len(rec.requests)-1]
 }
 
-// all returns the requests so far.
-func (rec *recorder) all() []chatRequest {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return append([]chatRequest(nil), rec.requests...)
-}
-
-// count returns how many requests were recorded.
-func (rec *recorder) count() int {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return len(rec.requests)
-}
-
 // newRecordingProxy forwards to target, recording every agent request.
 func newRecordingProxy(t *testing.T, target string) (string, *recorder) {
 	u, err := url.Parse(target)
@@ -115,49 +106,6 @@ func newRecordingProxy(t *testing.T, target string) (string, *recorder) {
 			rec.record(t, r)
 		}
 		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, rec
-}
-
-// newCannedGateway answers GET /agents/{name} with definition and every
-// POST with stream, recording the POSTs.
-func newCannedGateway(t *testing.T, definition, stream string) (string, *recorder) {
-	return newFakeGateway(t, definition, func(int) (string, bool) { return stream, true })
-}
-
-// newScriptedGateway answers GET /agents/{name} with definition and the
-// n-th POST with streams[n], recording the POSTs; a POST beyond the script
-// fails the test.
-func newScriptedGateway(t *testing.T, definition string, streams ...string) (string, *recorder) {
-	return newFakeGateway(t, definition, func(n int) (string, bool) {
-		if n >= len(streams) {
-			t.Errorf("POST %d, the script has %d answers", n+1, len(streams))
-			return "", false
-		}
-		return streams[n], true
-	})
-}
-
-// newFakeGateway answers GET /agents/{name} with definition and the n-th
-// POST (from 0) with the stream answer gives, recording the POSTs; when
-// answer has none, the POST fails with a 500.
-func newFakeGateway(t *testing.T, definition string, answer func(n int) (string, bool)) (string, *recorder) {
-	rec := &recorder{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, definition)
-			return
-		}
-		rec.record(t, r)
-		stream, ok := answer(rec.count() - 1)
-		if !ok {
-			http.Error(w, "no more answers", http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, stream)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL, rec

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+
+	"github.com/agentgw/agentgw/chat"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -46,7 +48,7 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 	case "export":
 		return cmdExport(rest, getenv, stdout, stderr)
 	case "chat":
-		return cmdChat(rest, getenv, stdin, stdout, stderr)
+		return chat.Main(rest, getenv, stdin, stdout, stderr)
 	case "healthcheck":
 		return cmdHealthcheck(rest, getenv, stderr)
 	case "version", "--version", "-v":
