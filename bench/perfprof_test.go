@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentgw/agentgw/internal/golden"
 )
 
 func TestParsePerfFrame(t *testing.T) {
@@ -73,8 +71,8 @@ func TestPerfToPprof(t *testing.T) {
 		}
 		return string(b)
 	}
-	golden.Check(t, "testdata/perf-script.traces", []byte(pprof("-traces")))
-	golden.Check(t, "testdata/perf-script.top", []byte(pprof("-top", "-cum")))
+	checkGolden(t, "testdata/perf-script.traces", []byte(pprof("-traces")))
+	checkGolden(t, "testdata/perf-script.top", []byte(pprof("-top", "-cum")))
 }
 
 func TestPerfHzNeedsProfile(t *testing.T) {
