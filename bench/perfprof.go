@@ -2,20 +2,22 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/pprof/profile"
 )
 
 // This file turns `perf script` output into a pprof CPU profile, so that the
 // latency scenario can be profiled at kilohertz rates (Go's own profiler
 // samples at 100 Hz, and Linux fires its CPU-time timers at the tick rate
 // at most): one stream at a time, a process is busy only a few percent of
-// the time, and 60 s at 100 Hz is about 130 samples. The protobuf encoding is written here because the module graph
-// pins github.com/google/pprof at a version the module proxy does not serve.
+// the time, and 60 s at 100 Hz is about 130 samples. The profile is built
+// and encoded with github.com/google/pprof/profile, the package go tool pprof
+// reads it with.
 
 // perfScriptFields is the -F list perfToPprof reads: a header line per
 // sample (comm and tid), then one indented line per frame, leaf first:
@@ -121,150 +123,74 @@ func perfToPprof(r io.Reader, w io.Writer, p perfProfile) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	period := int64(time.Second) / int64(p.hz)
-	var b pbWriter
-	strs := map[string]int64{"": 0}
-	table := []string{""}
-	str := func(s string) int64 {
-		if i, ok := strs[s]; ok {
-			return i
-		}
-		strs[s] = int64(len(table))
-		table = append(table, s)
-		return strs[s]
+	prof := buildPerfProfile(stacks, counts, p)
+	if err := prof.CheckValid(); err != nil {
+		return 0, fmt.Errorf("converting a perf profile: %w", err)
 	}
-	valueType := func(field int, typ, unit string) {
-		b.message(field, func(m *pbWriter) {
-			m.int64(1, str(typ))
-			m.int64(2, str(unit))
-		})
+	if err := prof.Write(w); err != nil {
+		return 0, fmt.Errorf("writing the profile: %w", err)
 	}
-	valueType(1, "samples", "count")
-	valueType(1, "cpu", "nanoseconds")
-
-	mappings := map[string]uint64{}
-	functions := map[[2]string]uint64{}
-	type locKey struct {
-		ip  uint64
-		dso string
-	}
-	locations := map[locKey]uint64{}
-	var locs, funcs, maps pbWriter
 	var total int64
-	for i, st := range stacks {
-		ids := make([]uint64, len(st))
-		for j, f := range st {
-			lk := locKey{f.ip, f.dso}
-			id, ok := locations[lk]
-			if !ok {
-				mid, ok := mappings[f.dso]
-				if !ok {
-					mid = uint64(len(mappings) + 1)
-					mappings[f.dso] = mid
-					maps.message(3, func(m *pbWriter) {
-						m.uint64(1, mid)
-						m.int64(5, str(f.dso))
-						m.uint64(7, 1) // has_functions: nothing to symbolize
-					})
-				}
-				fid, ok := functions[[2]string{f.sym, f.dso}]
-				if !ok {
-					fid = uint64(len(functions) + 1)
-					functions[[2]string{f.sym, f.dso}] = fid
-					funcs.message(5, func(m *pbWriter) {
-						m.uint64(1, fid)
-						m.int64(2, str(f.sym))
-						m.int64(3, str(f.sym))
-					})
-				}
-				id = uint64(len(locations) + 1)
-				locations[lk] = id
-				locs.message(4, func(m *pbWriter) {
-					m.uint64(1, id)
-					m.uint64(2, mid)
-					m.uint64(3, f.ip)
-					m.message(4, func(l *pbWriter) { l.uint64(1, fid) })
-				})
-			}
-			ids[j] = id
-		}
-		n := counts[i]
+	for _, n := range counts {
 		total += n
-		b.message(2, func(m *pbWriter) {
-			m.packed(1, ids)
-			m.packed(2, []uint64{uint64(n), uint64(n * period)})
-		})
-	}
-	b.raw(maps.b)
-	b.raw(locs.b)
-	b.raw(funcs.b)
-	comments := make([]uint64, len(p.comments))
-	for i, c := range p.comments {
-		comments[i] = uint64(str(c))
-	}
-	for _, s := range table {
-		b.bytes(6, []byte(s))
-	}
-	b.int64(10, int64(p.duration))
-	valueType(11, "cpu", "nanoseconds")
-	b.int64(12, period)
-	b.packed(13, comments)
-
-	zw := gzip.NewWriter(w)
-	if _, err := zw.Write(b.b); err != nil {
-		return 0, fmt.Errorf("writing the profile: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return 0, fmt.Errorf("writing the profile: %w", err)
 	}
 	return total, nil
 }
 
-// pbWriter appends protocol buffer fields, as much of the encoding as
-// profile.proto needs: varints, packed varints and length-delimited fields.
-type pbWriter struct{ b []byte }
-
-func (w *pbWriter) varint(x uint64) {
-	for x >= 0x80 {
-		w.b = append(w.b, byte(x)|0x80)
-		x >>= 7
+// buildPerfProfile makes the profile of counted stacks (leaf first): one
+// mapping per dso, marked as symbolized (there is nothing left for pprof to
+// look up), one function per symbol and dso, one location per address and
+// dso, IDs in the order first seen.
+func buildPerfProfile(stacks [][]perfFrame, counts []int64, p perfProfile) *profile.Profile {
+	period := int64(time.Second) / int64(p.hz)
+	prof := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: "samples", Unit: "count"},
+			{Type: "cpu", Unit: "nanoseconds"},
+		},
+		PeriodType:    &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:        period,
+		DurationNanos: int64(p.duration),
+		Comments:      p.comments,
 	}
-	w.b = append(w.b, byte(x))
-}
-
-func (w *pbWriter) key(field, wireType int) { w.varint(uint64(field)<<3 | uint64(wireType)) }
-
-// uint64 writes a varint field; zero, the default, is left out.
-func (w *pbWriter) uint64(field int, x uint64) {
-	if x != 0 {
-		w.key(field, 0)
-		w.varint(x)
+	mappings := map[string]*profile.Mapping{}
+	functions := map[[2]string]*profile.Function{}
+	type locKey struct {
+		ip  uint64
+		dso string
 	}
-}
-
-func (w *pbWriter) int64(field int, x int64) { w.uint64(field, uint64(x)) }
-
-func (w *pbWriter) bytes(field int, b []byte) {
-	w.key(field, 2)
-	w.varint(uint64(len(b)))
-	w.b = append(w.b, b...)
-}
-
-func (w *pbWriter) packed(field int, xs []uint64) {
-	if len(xs) == 0 {
-		return
+	locations := map[locKey]*profile.Location{}
+	for i, st := range stacks {
+		locs := make([]*profile.Location, len(st))
+		for j, f := range st {
+			lk := locKey{f.ip, f.dso}
+			loc, ok := locations[lk]
+			if !ok {
+				m, ok := mappings[f.dso]
+				if !ok {
+					m = &profile.Mapping{ID: uint64(len(prof.Mapping) + 1), File: f.dso, HasFunctions: true}
+					mappings[f.dso] = m
+					prof.Mapping = append(prof.Mapping, m)
+				}
+				fn, ok := functions[[2]string{f.sym, f.dso}]
+				if !ok {
+					fn = &profile.Function{ID: uint64(len(prof.Function) + 1), Name: f.sym, SystemName: f.sym}
+					functions[[2]string{f.sym, f.dso}] = fn
+					prof.Function = append(prof.Function, fn)
+				}
+				loc = &profile.Location{
+					ID:      uint64(len(prof.Location) + 1),
+					Mapping: m,
+					Address: f.ip,
+					Line:    []profile.Line{{Function: fn}},
+				}
+				locations[lk] = loc
+				prof.Location = append(prof.Location, loc)
+			}
+			locs[j] = loc
+		}
+		n := counts[i]
+		prof.Sample = append(prof.Sample, &profile.Sample{Location: locs, Value: []int64{n, n * period}})
 	}
-	var p pbWriter
-	for _, x := range xs {
-		p.varint(x)
-	}
-	w.bytes(field, p.b)
+	return prof
 }
-
-func (w *pbWriter) message(field int, build func(*pbWriter)) {
-	var m pbWriter
-	build(&m)
-	w.bytes(field, m.b)
-}
-
-func (w *pbWriter) raw(b []byte) { w.b = append(w.b, b...) }

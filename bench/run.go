@@ -15,7 +15,7 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	if err != nil {
 		return nil, err
 	}
-	root, err := moduleRoot(ctx)
+	root, err := repoRoot(ctx)
 	if err != nil {
 		return nil, err
 	}

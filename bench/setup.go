@@ -29,26 +29,84 @@ server:
   keepAlive: 1h
 `
 
-// moduleRoot is the directory of the go.mod of the current directory.
-func moduleRoot(ctx context.Context) (string, error) {
+// The two modules of the repository: the gateway's, at the root, and the
+// bench's own (bench/go.mod), which imports nothing of the gateway's and
+// builds it as a program.
+const (
+	mainModule  = "github.com/agentgw/agentgw"
+	benchModule = "github.com/agentgw/agentgw/bench"
+)
+
+// repoRoot is the repository's root, the directory of the gateway's go.mod,
+// from the go.mod of the current directory: the root's own (go run ./bench
+// from the root, through go.work) or the bench module's (from bench/).
+func repoRoot(ctx context.Context) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", fmt.Errorf("not inside the agentgw module: run go run ./bench from the repository")
-	}
-	return filepath.Dir(gomod), nil
+	return rootOf(strings.TrimSpace(string(out)))
 }
 
-// build compiles agentgw, the mock and the proxy into dir/bin.
+// rootOf is repoRoot for the go.mod at gomod ("" or os.DevNull outside any
+// module).
+func rootOf(gomod string) (string, error) {
+	if gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("not inside the agentgw repository: run go run ./bench from its root")
+	}
+	dir := filepath.Dir(gomod)
+	mod, err := modulePath(gomod)
+	if err != nil {
+		return "", err
+	}
+	switch mod {
+	case mainModule:
+		return dir, nil
+	case benchModule:
+		root := filepath.Dir(dir)
+		if mod, err := modulePath(filepath.Join(root, "go.mod")); err != nil || mod != mainModule {
+			return "", fmt.Errorf("the bench module at %s is not in the agentgw repository (%s/go.mod is not %s)", dir, root, mainModule)
+		}
+		return root, nil
+	}
+	return "", fmt.Errorf("%s is module %s, not agentgw's: run go run ./bench from the agentgw repository's root", gomod, mod)
+}
+
+// modulePath reads the module path of the go.mod at path.
+func modulePath(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("reading the module path: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module")
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		rest, _, _ = strings.Cut(rest, "//")
+		return strings.Trim(strings.TrimSpace(rest), `"`), nil
+	}
+	return "", fmt.Errorf("%s has no module line", path)
+}
+
+// build compiles agentgw, the mock and the proxy into dir/bin, each from its
+// own module alone (GOWORK=off): agentgw is the binary the Dockerfile and CI
+// build, whatever the bench module requires.
 func build(ctx context.Context, root, dir string) error {
 	bin := filepath.Join(dir, "bin") + string(filepath.Separator)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/agentgw", "./bench/mockupstream", "./bench/refproxy")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %w\n%s", err, out)
+	for _, b := range []struct {
+		dir  string
+		pkgs []string
+	}{
+		{root, []string{"./cmd/agentgw"}},
+		{filepath.Join(root, "bench"), []string{"./mockupstream", "./refproxy"}},
+	} {
+		cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", bin}, b.pkgs...)...)
+		cmd.Dir = b.dir
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s in %s: %w\n%s", strings.Join(b.pkgs, " "), b.dir, err, out)
+		}
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"testing"
 	"time"
-
-	"github.com/agentgw/agentgw/internal/golden"
 )
 
 // TestLatencyTable renders the latency rows, with and without the rows of
@@ -34,7 +32,7 @@ func TestLatencyTable(t *testing.T) {
 			}}
 			var out bytes.Buffer
 			writeTable(&out, r)
-			golden.Check(t, "testdata/table-"+tc.name+".md", out.Bytes())
+			checkGolden(t, "testdata/table-"+tc.name+".md", out.Bytes())
 		})
 	}
 }
