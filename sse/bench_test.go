@@ -139,3 +139,62 @@ func BenchmarkAppendString(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRewriteID rewrites chunks the fast path of Writer.Chunk does not
+// take: a tool call (a nested "id"), a chunk without an id and one spread
+// over lines, so every member is scanned.
+func BenchmarkRewriteID(b *testing.B) {
+	for _, bc := range []struct{ name, chunk string }{
+		{"tool_call", toolCallChunk},
+		{"no_id", strings.Replace(typicalChunk, `"id":"chatcmpl-9xYzAbCdEfGhIjKlMnOpQrStUvW",`, "", 1)},
+		{"lines", strings.ReplaceAll(typicalChunk, `,"`, ",\n  \"")},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			raw := []byte(bc.chunk)
+			dst := make([]byte, 0, 2*len(raw))
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				if dst, err = RewriteID(dst[:0], raw, "chatcmpl-gw"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLeadingValue reads the choices array of a chunk, as a relay
+// reads a value after a key it found by searching.
+func BenchmarkLeadingValue(b *testing.B) {
+	raw := []byte(toolCallChunk[strings.Index(toolCallChunk, `[{"index"`):])
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := LeadingValue(raw); !ok {
+			b.Fatal("no value")
+		}
+	}
+}
+
+// BenchmarkAppendUnquoted decodes a content delta: a short token, a line
+// of source with escapes, and prose with non-ASCII text.
+func BenchmarkAppendUnquoted(b *testing.B) {
+	for _, bc := range []struct{ name, q string }{
+		{"token", `" token"`},
+		{"source", `"\treturn nil, fmt.Errorf(\"reading order %d: %w\", id, err)\n}\n"`},
+		{"prose", `"Le résumé: the gateway streams the answer through — 世界 \ud83d\ude00, then ends."`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			q := []byte(bc.q)
+			dst := make([]byte, 0, 2*len(q))
+			b.SetBytes(int64(len(q)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var ok bool
+				if dst, ok = AppendUnquoted(dst[:0], q); !ok {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}
