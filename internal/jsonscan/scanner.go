@@ -3,7 +3,10 @@
 // (contextvars' variables, agent's split of the request object). It follows
 // RFC 8259 as encoding/json does, with one difference: a string holding
 // invalid UTF-8 is a syntax error rather than text to repair (escaped lone
-// surrogates are valid JSON and decode to U+FFFD, as in encoding/json).
+// surrogates are valid JSON and decode to U+FFFD, as in encoding/json),
+// unless the scanner is told to accept it (AcceptInvalidUTF8: upstream text
+// that is relayed byte for byte). Skip and NextMember validate and skip
+// without allocating, so the SSE relay walks its chunks with them too.
 // Decoded strings share a few arena blocks, so decoding allocates a small
 // constant factor of the input however it is shaped. It imports nothing of
 // the project, so every package may use it.
@@ -36,6 +39,14 @@ type Scanner struct {
 	Pos int
 	// Depth is the number of containers open.
 	Depth int
+	// AcceptInvalidUTF8 makes strings holding invalid UTF-8 valid, as
+	// encoding/json's validator has them: for text relayed as it is.
+	// ReadString then decodes each invalid byte as U+FFFD, as
+	// encoding/json does.
+	AcceptInvalidUTF8 bool
+	// Newline records that whitespace skipped so far held a line break
+	// (\n or \r).
+	Newline bool
 	// arena holds the decoded strings (ReadString). It is shared, through
 	// the pointer, with the scanners Sub makes over the same input: the
 	// bytes under a string already returned are never written again.
@@ -55,14 +66,18 @@ func (s *Scanner) Sub(start, end int) Scanner {
 	if s.arena == nil {
 		s.arena = new([]byte)
 	}
-	return Scanner{Data: s.Data[:end], Pos: start, Depth: s.Depth + 1, arena: s.arena, block: s.block}
+	return Scanner{Data: s.Data[:end], Pos: start, Depth: s.Depth + 1, arena: s.arena, block: s.block,
+		AcceptInvalidUTF8: s.AcceptInvalidUTF8}
 }
 
 // WS skips JSON whitespace.
 func (s *Scanner) WS() {
 	for s.Pos < len(s.Data) {
 		switch s.Data[s.Pos] {
-		case ' ', '\t', '\n', '\r':
+		case ' ', '\t':
+			s.Pos++
+		case '\n', '\r':
+			s.Newline = true
 			s.Pos++
 		default:
 			return

@@ -1,82 +1,81 @@
 package jsonscan
 
 // Skip consumes and validates any JSON value, iteratively, so that deep
-// nesting cannot exhaust the stack.
+// nesting cannot exhaust the stack. It does not allocate for values nested
+// up to 64 levels below the current depth.
 func (s *Scanner) Skip() error {
 	base := s.Depth
-	var stack []byte // '{' or '[' per open container
+	var buf [64]byte
+	stack := buf[:0] // '{' or '[' per open container
 	for {
-		if err := s.skipScalarOrOpen(&stack); err != nil {
-			return err
-		}
-		// after a value (or an empty container): close containers or move on
-		for {
-			if len(stack) == 0 {
-				s.Depth = base
-				return nil
-			}
-			top := stack[len(stack)-1]
-			c := s.Peek()
-			if c == ',' {
-				s.Pos++
-				if top == '{' {
-					if err := s.memberKey(); err != nil {
-						return err
-					}
-				}
-				break
-			}
-			if (top == '{' && c == '}') || (top == '[' && c == ']') {
-				s.Pos++
-				stack = stack[:len(stack)-1]
-				s.Depth--
-				continue
-			}
-			return s.Unexpected("after a value")
-		}
-	}
-}
-
-// skipScalarOrOpen consumes one scalar or a whole empty container, opening
-// (and pushing) any non-empty containers on the way to it.
-func (s *Scanner) skipScalarOrOpen(stack *[]byte) error {
-	for {
+		// One value: a scalar or an empty container, or open a container
+		// and go on to its first value.
 		switch c := s.Peek(); c {
 		case '{', '[':
 			s.Pos++
 			if err := s.enter(); err != nil {
 				return err
 			}
-			closer := byte('}')
-			if c == '[' {
-				closer = ']'
-			}
-			if s.Peek() == closer {
+			if s.Peek() == c+2 { // '}' or ']'
 				s.Pos++
 				s.Depth--
-				return nil
+				break
 			}
-			*stack = append(*stack, c)
+			stack = append(stack, c)
 			if c == '{' {
 				if err := s.memberKey(); err != nil {
 					return err
 				}
 			}
+			continue
 		case '"':
-			_, _, err := s.ScanString()
-			return err
-		case 't':
-			return s.Literal("true")
-		case 'f':
-			return s.Literal("false")
-		case 'n':
-			return s.Literal("null")
-		default:
-			if c == '-' || (c >= '0' && c <= '9') {
-				_, err := s.Number()
+			if _, _, err := s.ScanString(); err != nil {
 				return err
 			}
-			return s.Unexpected("looking for the beginning of a value")
+		case 't':
+			if err := s.Literal("true"); err != nil {
+				return err
+			}
+		case 'f':
+			if err := s.Literal("false"); err != nil {
+				return err
+			}
+		case 'n':
+			if err := s.Literal("null"); err != nil {
+				return err
+			}
+		default:
+			if c != '-' && (c < '0' || c > '9') {
+				return s.Unexpected("looking for the beginning of a value")
+			}
+			if _, err := s.Number(); err != nil {
+				return err
+			}
+		}
+		// After a value: close containers, or move on to the next value.
+	after:
+		for {
+			if len(stack) == 0 {
+				s.Depth = base
+				return nil
+			}
+			top := stack[len(stack)-1]
+			switch c := s.Peek(); {
+			case c == ',':
+				s.Pos++
+				if top == '{' {
+					if err := s.memberKey(); err != nil {
+						return err
+					}
+				}
+				break after
+			case c == top+2: // '}' or ']'
+				s.Pos++
+				stack = stack[:len(stack)-1]
+				s.Depth--
+			default:
+				return s.Unexpected("after a value")
+			}
 		}
 	}
 }
@@ -93,5 +92,68 @@ func (s *Scanner) memberKey() error {
 		return s.Unexpected("after an object key")
 	}
 	s.Pos++
+	return nil
+}
+
+// Member is where one object member lies in Data: its key, quotes
+// included, is Data[KeyStart:KeyEnd] and its value Data[ValueStart:ValueEnd].
+type Member struct {
+	KeyStart, KeyEnd, ValueStart, ValueEnd int
+}
+
+// OpenObject consumes the whitespace and the '{' that start an object whose
+// members NextMember then walks.
+func (s *Scanner) OpenObject() error {
+	if s.Peek() != '{' {
+		return s.Unexpected("looking for the beginning of an object")
+	}
+	s.Pos++
+	return s.enter()
+}
+
+// NextMember validates and skips the next member of the object OpenObject
+// opened (first tells whether it is the first call) and returns where its
+// key and value lie, without decoding or allocating anything. ok is false
+// once the object's closing brace has been consumed.
+func (s *Scanner) NextMember(first bool) (m Member, ok bool, err error) {
+	c := s.Peek()
+	if c == '}' {
+		s.Pos++
+		s.Depth--
+		return m, false, nil
+	}
+	if !first {
+		if c != ',' {
+			return m, false, s.Unexpected("after an object member")
+		}
+		s.Pos++
+		c = s.Peek()
+	}
+	if c != '"' {
+		return m, false, s.Unexpected("looking for an object key")
+	}
+	m.KeyStart = s.Pos
+	if _, _, err := s.ScanString(); err != nil {
+		return m, false, err
+	}
+	m.KeyEnd = s.Pos
+	if s.Peek() != ':' {
+		return m, false, s.Unexpected("after an object key")
+	}
+	s.Pos++
+	s.WS()
+	m.ValueStart = s.Pos
+	if err := s.Skip(); err != nil {
+		return m, false, err
+	}
+	m.ValueEnd = s.Pos
+	return m, true, nil
+}
+
+// End checks that only whitespace follows the top-level value.
+func (s *Scanner) End() error {
+	if s.WS(); s.Pos != len(s.Data) {
+		return s.Unexpected("after the top-level value")
+	}
 	return nil
 }

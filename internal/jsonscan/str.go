@@ -66,7 +66,7 @@ func (s *Scanner) ScanString() (end int, plain bool, err error) {
 		c := d[i]
 		switch {
 		case c == '"':
-			if !ascii && !utf8.Valid(d[start+1:i]) {
+			if !ascii && !s.AcceptInvalidUTF8 && !utf8.Valid(d[start+1:i]) {
 				s.Pos = start
 				return 0, false, badUTF8(start)
 			}
@@ -193,8 +193,14 @@ func (s *Scanner) ReadString() (string, error) {
 			if seen&swarHi != 0 && !utf8.ValidString(str) {
 				// Escapes decode to whole runes: the JSON text itself
 				// holds the invalid bytes.
-				s.Pos = start
-				return "", badUTF8(start)
+				if !s.AcceptInvalidUTF8 {
+					s.Pos = start
+					return "", badUTF8(start)
+				}
+				// Decoded again, as encoding/json does it (rare: a copy).
+				fixed, _ := AppendUnquoted(nil, d[start:i+1])
+				s.Pos = i + 1
+				return string(fixed), nil
 			}
 			s.Pos = i + 1
 			*s.arena = buf[:o]
@@ -208,11 +214,11 @@ func (s *Scanner) ReadString() (string, error) {
 					continue
 				}
 			}
-			if n, ok := escapeLen(d[i:]); !ok {
+			r, n := unescape(d[i:])
+			if r < 0 {
 				s.Pos = i + min(n, len(d)-i)
 				return "", s.Unexpected("in string escape code")
 			}
-			r, n := unicodeEscape(d[i:])
 			o += utf8.EncodeRune(buf[o:], r)
 			i += n
 		case c < 0x20:
@@ -240,6 +246,24 @@ func (s *Scanner) moveString(part []byte, rest int) (buf []byte, mark, o int) {
 
 // unescaped maps the letter of a one-letter escape to the byte it stands for.
 var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unescape decodes the escape sequence at the start of s (a backslash):
+// the one implementation of JSON's escapes, for ReadString and
+// AppendUnquoted. It returns the rune and the bytes consumed, or -1 and the
+// length up to the offending byte when the escape is invalid. A \u escape
+// of a surrogate takes the low surrogate after it along; a lone surrogate
+// decodes to U+FFFD, as in encoding/json.
+func unescape(s []byte) (rune, int) {
+	if len(s) >= 2 {
+		if u := unescaped[s[1]]; u != 0 {
+			return rune(u), 2
+		}
+	}
+	if n, ok := escapeLen(s); !ok {
+		return -1, n
+	}
+	return unicodeEscape(s)
+}
 
 // unicodeEscape decodes the \uXXXX escape (and a following low surrogate)
 // at the start of s and returns the rune and the bytes consumed.
@@ -270,4 +294,73 @@ func hex4(s []byte) rune {
 		r = r<<4 | rune(c)
 	}
 	return r
+}
+
+// plainByte[c] is true for the bytes that stand for themselves inside a
+// JSON string: all but control characters, the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// AppendUnquoted appends the text of the JSON string literal q (quotes
+// included) to dst. ok is false, and dst returned unchanged, when q is not
+// a valid JSON string. Like encoding/json (and ReadString with
+// AcceptInvalidUTF8) it turns invalid UTF-8 and lone surrogates into
+// U+FFFD. It does not allocate when dst has room.
+func AppendUnquoted(dst, q []byte) (_ []byte, ok bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return dst, false
+	}
+	orig := len(dst)
+	s := q[1 : len(q)-1]
+	for i := 0; i < len(s); {
+		// A run of bytes that stand for themselves, eight at a time
+		// while none needs attention.
+		start := i
+		for i+8 <= len(s) && specialBytes(binary.LittleEndian.Uint64(s[i:])) == 0 {
+			i += 8
+		}
+		for i < len(s) && plainByte[s[i]] {
+			i++
+		}
+		if start < i {
+			// Escapes and the bytes that end a run are ASCII: a run
+			// never splits a valid UTF-8 sequence.
+			dst = appendValidUTF8(dst, s[start:i])
+		}
+		if i == len(s) {
+			break
+		}
+		if s[i] != '\\' { // a quote or a control character
+			return dst[:orig], false
+		}
+		r, n := unescape(s[i:])
+		if r < 0 {
+			return dst[:orig], false
+		}
+		dst = utf8.AppendRune(dst, r)
+		i += n
+	}
+	return dst, true
+}
+
+// appendValidUTF8 appends b with each byte that is not part of a valid
+// UTF-8 sequence replaced by U+FFFD, as encoding/json decodes strings.
+func appendValidUTF8(dst, b []byte) []byte {
+	if utf8.Valid(b) {
+		return append(dst, b...)
+	}
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		} else {
+			dst = append(dst, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return dst
 }
