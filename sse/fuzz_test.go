@@ -205,3 +205,58 @@ func FuzzAppendUnquoted(f *testing.F) {
 		}
 	})
 }
+
+// FuzzField checks Field against encoding/json: on a valid object it finds
+// the first member whose key decodes to the one asked for, or none.
+func FuzzField(f *testing.F) {
+	for _, s := range chunkSeeds {
+		f.Add([]byte(s), "id")
+	}
+	f.Add([]byte(`{"\u0065rror":null,"error":1}`), "error")
+	f.Fuzz(func(t *testing.T, in []byte, key string) {
+		got, ok := Field(in, key)
+		if ok && !json.Valid(got) {
+			t.Fatalf("Field(%q, %q) = %q: not JSON", in, key, got)
+		}
+		if _, isObject := decodeObject(in); !isObject {
+			return
+		}
+		var want json.RawMessage
+		found := false
+		d := json.NewDecoder(bytes.NewReader(in))
+		if _, err := d.Token(); err != nil {
+			t.Fatal(err)
+		}
+		for d.More() && !found {
+			k, err := d.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Decode(&want); err != nil {
+				t.Fatal(err)
+			}
+			found = k == key
+		}
+		if ok != found || (ok && !bytes.Equal(got, want)) {
+			t.Fatalf("Field(%q, %q) = %q, %v; encoding/json %q, %v", in, key, got, ok, want, found)
+		}
+	})
+}
+
+// FuzzLeadingValue: a valid JSON text is its own leading value; whatever
+// LeadingValue returns is valid JSON.
+func FuzzLeadingValue(f *testing.F) {
+	for _, s := range chunkSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(" \n\"a\\\"b\","))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, ok := LeadingValue(in)
+		if ok && !json.Valid(got) {
+			t.Fatalf("LeadingValue(%q) = %q: not JSON", in, got)
+		}
+		if json.Valid(in) && (!ok || !bytes.Equal(got, bytes.TrimSpace(in))) {
+			t.Fatalf("LeadingValue(%q) = %q, %v", in, got, ok)
+		}
+	})
+}

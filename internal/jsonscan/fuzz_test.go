@@ -36,6 +36,14 @@ func FuzzValid(f *testing.F) {
 				t.Fatalf("error %T %v is not a *SyntaxError", err, err)
 			}
 		}
+		// Told to accept invalid UTF-8 (relayed text), the verdict is
+		// json.Valid's exactly.
+		lenient := &Scanner{Data: data, AcceptInvalidUTF8: true}
+		lenient.WS()
+		err = lenient.Skip()
+		if got := err == nil && lenient.End() == nil; got != json.Valid(data) {
+			t.Fatalf("lenient valid(%q) = %v (%v), json.Valid %v", data, got, err, !got)
+		}
 	})
 }
 
