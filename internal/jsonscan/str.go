@@ -320,13 +320,22 @@ func AppendUnquoted(dst, q []byte) (_ []byte, ok bool) {
 		// A run of bytes that stand for themselves, eight at a time
 		// while none needs attention.
 		start := i
-		for i+8 <= len(s) && specialBytes(binary.LittleEndian.Uint64(s[i:])) == 0 {
+		var seen uint64 // the run's bytes, or'ed: their high bits tell non-ASCII
+		for i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[i:])
+			if specialBytes(x) != 0 {
+				break
+			}
+			seen |= x
 			i += 8
 		}
 		for i < len(s) && plainByte[s[i]] {
+			seen |= uint64(s[i])
 			i++
 		}
-		if start < i {
+		if seen&swarHi == 0 {
+			dst = append(dst, s[start:i]...)
+		} else {
 			// Escapes and the bytes that end a run are ASCII: a run
 			// never splits a valid UTF-8 sequence.
 			dst = appendValidUTF8(dst, s[start:i])
