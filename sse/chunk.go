@@ -3,13 +3,7 @@ package sse
 import (
 	"bytes"
 	"fmt"
-
-	"github.com/agentgw/agentgw/internal/jsonscan"
 )
-
-// maxDepth is the deepest nesting a chunk may have, the same limit as
-// encoding/json's.
-const maxDepth = jsonscan.MaxDepth
 
 // idKey is the key written when a chunk has no top-level "id" of its own.
 const idKey = `"id":`
@@ -89,14 +83,14 @@ func RewriteID(dst, raw []byte, id string) ([]byte, error) {
 // appendRewritten is RewriteID with the id already encoded as a JSON string.
 func appendRewritten(dst, raw, idJSON []byte) ([]byte, error) {
 	start := len(dst)
-	s := newScanner(raw)
-	if err := s.OpenObject(); err != nil {
+	s := scanner{data: raw}
+	if err := s.openObject(); err != nil {
 		return dst, fmt.Errorf("%w: %w", ErrMalformedChunk, err)
 	}
-	open := s.Pos
+	open := s.pos
 	copied, found, members := 0, false, false
 	for first := true; ; first = false {
-		m, ok, err := s.NextMember(first)
+		m, ok, err := s.nextMember(first)
 		if err != nil {
 			return dst[:start], fmt.Errorf("%w: %w", ErrMalformedChunk, err)
 		}
@@ -104,30 +98,23 @@ func appendRewritten(dst, raw, idJSON []byte) ([]byte, error) {
 			break
 		}
 		members = true
-		if keyIs(raw[m.KeyStart:m.KeyEnd], "id") {
-			dst = append(dst, raw[copied:m.ValueStart]...)
+		if keyIs(m.key, "id") {
+			dst = append(dst, raw[copied:m.valueStart]...)
 			dst = append(dst, idJSON...)
-			copied, found = m.ValueEnd, true
+			copied, found = m.valueEnd, true
 		}
 	}
-	if err := s.End(); err != nil {
+	if err := s.end(); err != nil {
 		return dst[:start], fmt.Errorf("%w: %w", ErrMalformedChunk, err)
 	}
 	dst = append(dst, raw[copied:]...)
 	if !found {
 		dst = insertID(dst, start+open, idJSON, members)
 	}
-	if s.Newline {
+	if s.newline {
 		flattenLines(dst[start:])
 	}
 	return dst, nil
-}
-
-// newScanner returns the scanner for a chunk: like encoding/json it accepts
-// any bytes inside strings, invalid UTF-8 included, since chunks are relayed
-// byte for byte.
-func newScanner(raw []byte) jsonscan.Scanner {
-	return jsonscan.Scanner{Data: raw, AcceptInvalidUTF8: true}
 }
 
 // insertID inserts `"id":<idJSON>` at dst[at], followed by a comma when the
@@ -162,17 +149,17 @@ func flattenLines(b []byte) {
 // when there is no such member or raw is not a JSON object up to it (the
 // part after the member is not validated). Nested keys never match.
 func Field(raw []byte, key string) (value []byte, ok bool) {
-	s := newScanner(raw)
-	if s.OpenObject() != nil {
+	s := scanner{data: raw}
+	if s.openObject() != nil {
 		return nil, false
 	}
 	for first := true; ; first = false {
-		m, more, err := s.NextMember(first)
+		m, more, err := s.nextMember(first)
 		if err != nil || !more {
 			return nil, false
 		}
-		if keyIs(raw[m.KeyStart:m.KeyEnd], key) {
-			return raw[m.ValueStart:m.ValueEnd], true
+		if keyIs(m.key, key) {
+			return raw[m.valueStart:m.valueEnd], true
 		}
 	}
 }
@@ -182,11 +169,11 @@ func Field(raw []byte, key string) (value []byte, ok bool) {
 // false when raw does not start with a valid JSON value; what follows it is
 // not looked at.
 func LeadingValue(raw []byte) (value []byte, ok bool) {
-	s := newScanner(raw)
-	s.WS()
-	start := s.Pos
-	if s.Skip() != nil {
+	s := scanner{data: raw}
+	s.skipSpace()
+	start := s.pos
+	if !s.value(0) {
 		return nil, false
 	}
-	return raw[start:s.Pos], true
+	return raw[start:s.pos], true
 }
