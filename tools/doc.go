@@ -24,6 +24,12 @@
 //     stdin, no file system but the read-only mounts.
 //   - http: the parameters POSTed as JSON to the entry; the body is the result.
 //
+// A workdir and the mounts are resolved inside the allowed roots at load
+// and opened through their root again at each call, never used by path:
+// a process starts in the opened directory (by descriptor on Linux), a
+// module reads a mount through an os.Root of it. What was swapped in since
+// the load cannot lead out of the roots.
+//
 // Processes run in their own process group with only the environment
 // variables the tool lists, in the resolved workdir; the whole group is
 // killed at the deadline, on cancellation and when the process exits. A

@@ -48,7 +48,7 @@ func (nativeRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) {
 		return nil, errorf(CodeUnavailable, "entry %s: no such file", t.entry)
 	}
 	out, err := runProcess(ctx, procSpec{
-		path: t.entry, args: argv, dir: t.dir, env: t.Environ(), maxOut: t.MaxOutputBytes,
+		path: t.entry, args: argv, dir: t.dir, workdir: t.workdir, env: t.Environ(), maxOut: t.MaxOutputBytes,
 	})
 	if err != nil && ctx.Err() == nil && len(bytes.TrimSpace(out.stdout)) > 0 {
 		// Many programs (test runners, linters) report what failed on

@@ -10,54 +10,127 @@ import (
 )
 
 // resolveWorkdir resolves Workdir against BaseDir, follows symlinks and
-// confines the result to the allowed roots. An empty Workdir is BaseDir.
+// confines the result to the allowed roots. An empty Workdir is BaseDir,
+// which is not confined (it is where the spec itself lives).
 func (t *Tool) resolveWorkdir() ([]string, error) {
-	t.dir = t.BaseDir
+	t.dir, t.workdir = t.BaseDir, nil
 	if t.Workdir == "" {
 		return nil, nil
 	}
-	dir, err := t.confinedDir(t.Workdir)
+	d, err := t.confinedDir(t.Workdir)
 	if err != nil {
 		return nil, fmt.Errorf("workdir %q: %w", t.Workdir, err)
 	}
-	t.dir = dir
+	t.dir, t.workdir = d.path, &d
 	return nil, nil
 }
 
+// confined is a directory resolved inside an allowed root when the tool
+// was loaded. A call does not use it by its path, which a symlink swapped
+// in since could lead elsewhere: it opens name through the root again
+// (open, openRoot), so what it gets is inside the root or an error.
+type confined struct {
+	root string // the allowed root, symlinks resolved
+	name string // the directory in root: "." or a local slash path without symlinks
+	path string // root and name joined, for messages (and where no handle can be used)
+}
+
+// open opens the directory through its root for one call. Symlinks that
+// were swapped in since the tool was loaded are followed as far as they
+// stay inside the root (confine.Root.Resolve); one that leads out, or a
+// directory that is gone or no longer a directory, is an error.
+func (d *confined) open() (*os.File, error) {
+	r, name, err := d.resolve()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, d.openError(err)
+	}
+	info, err := f.Stat()
+	if err == nil && !info.IsDir() {
+		err = fmt.Errorf("%s is not a directory now", d.path)
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openRoot opens the directory through its root, as open does, as an
+// os.Root of its own: what is opened through it stays inside it.
+func (d *confined) openRoot() (*os.Root, error) {
+	r, name, err := d.resolve()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	dr, err := r.OpenRoot(name)
+	if err != nil {
+		return nil, d.openError(err)
+	}
+	return dr, nil
+}
+
+// resolve opens the root and resolves the directory's name in it now.
+func (d *confined) resolve() (*confine.Root, string, error) {
+	r, err := confine.Open(d.root)
+	if err != nil {
+		return nil, "", fmt.Errorf("opening the root of %s: %w", d.path, err)
+	}
+	name, err := r.Resolve(d.name)
+	if err != nil {
+		_ = r.Close()
+		return nil, "", d.openError(err)
+	}
+	return r, name, nil
+}
+
+// openError describes a failure to open the directory through its root.
+func (d *confined) openError(err error) error {
+	if confine.IsEscape(err) {
+		return fmt.Errorf("%s now leads outside the root %s", d.path, d.root)
+	}
+	return fmt.Errorf("opening %s: %w", d.path, err)
+}
+
 // confinedDir resolves p (relative to BaseDir) to an existing directory
-// inside one of the allowed roots, and returns its path with symlinks
-// resolved. The path is resolved through each root as an os.Root
-// (confine.Root): a symlink or ".." that leads out of the root is refused
-// by the root itself, not by comparing paths after the fact.
-func (t *Tool) confinedDir(p string) (string, error) {
+// inside one of the allowed roots. The path is resolved through each root
+// as an os.Root (confine.Root): a symlink or ".." that leads out of the
+// root is refused by the root itself, not by comparing paths after the
+// fact.
+func (t *Tool) confinedDir(p string) (confined, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(t.BaseDir, p)
 	}
 	p = filepath.Clean(p)
 	roots := t.m.roots(t.BaseDir)
 	for _, r := range roots {
-		dir, found, err := confinedIn(r, p)
+		d, found, err := confinedIn(r, p)
 		if err != nil {
-			return "", err
+			return confined{}, err
 		}
 		if found {
-			return dir, nil
+			return d, nil
 		}
 	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return "", fmt.Errorf("resolving: %w", err)
+		return confined{}, fmt.Errorf("resolving: %w", err)
 	}
-	return "", fmt.Errorf("resolves to %s, outside the allowed roots (%s)", real, strings.Join(roots, ", "))
+	return confined{}, fmt.Errorf("resolves to %s, outside the allowed roots (%s)", real, strings.Join(roots, ", "))
 }
 
 // confinedIn resolves the absolute path p to a directory inside the root
 // dir, through an os.Root; found is false when p is not in it or leads out
 // of it.
-func confinedIn(dir, p string) (_ string, found bool, _ error) {
+func confinedIn(dir, p string) (_ confined, found bool, _ error) {
 	r, err := confine.Open(dir)
 	if err != nil {
-		return "", false, nil // a root that is missing holds nothing
+		return confined{}, false, nil // a root that is missing holds nothing
 	}
 	defer r.Close()
 	rel, ok := r.Rel(p)
@@ -66,31 +139,31 @@ func confinedIn(dir, p string) (_ string, found bool, _ error) {
 		// them only names the directory, which is opened through the root.
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
-			return "", false, nil
+			return confined{}, false, nil
 		}
 		if rel, ok = r.Rel(real); !ok {
-			return "", false, nil
+			return confined{}, false, nil
 		}
 	}
 	name, err := r.Resolve(rel)
 	switch {
 	case confine.IsEscape(err):
-		return "", false, nil
+		return confined{}, false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("resolving: %w", err)
+		return confined{}, false, fmt.Errorf("resolving: %w", err)
 	}
 	info, err := r.Stat(name)
 	switch {
 	case confine.IsEscape(err):
-		return "", false, nil
+		return confined{}, false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("resolving: %w", err)
+		return confined{}, false, fmt.Errorf("resolving: %w", err)
 	}
 	real := filepath.Join(r.Dir, filepath.FromSlash(name))
 	if !info.IsDir() {
-		return "", false, fmt.Errorf("%s is not a directory", real)
+		return confined{}, false, fmt.Errorf("%s is not a directory", real)
 	}
-	return real, true, nil
+	return confined{root: r.Dir, name: name, path: real}, true, nil
 }
 
 // roots returns the allowed roots with symlinks resolved: Config.WorkRoots,

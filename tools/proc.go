@@ -19,12 +19,13 @@ const drainGrace = time.Second
 
 // procSpec is one process to run.
 type procSpec struct {
-	path   string   // the executable
-	args   []string // argv, argv[0] included
-	dir    string
-	env    []string
-	stdin  []byte
-	maxOut int
+	path    string    // the executable
+	args    []string  // argv, argv[0] included
+	dir     string    // the working directory, by path
+	workdir *confined // dir inside its root, when confined
+	env     []string
+	stdin   []byte
+	maxOut  int
 }
 
 // procOutput is what a process left behind.
@@ -41,16 +42,22 @@ type procOutput struct {
 // when it could not start, or the exit status with stderr.
 func runProcess(ctx context.Context, ps procSpec) (procOutput, error) {
 	var out procOutput
+	dir, wd, err := ps.startDir()
+	if err != nil {
+		return out, errorf(CodeUnavailable, "workdir: %v", err)
+	}
 	p, err := openPipes()
 	if err != nil {
+		closeFiles(wd)
 		return out, err
 	}
 	cmd := &exec.Cmd{
-		Path: ps.path, Args: ps.args, Dir: ps.dir, Env: append([]string{}, ps.env...),
+		Path: ps.path, Args: ps.args, Dir: dir, Env: append([]string{}, ps.env...),
 		Stdin: p.inR, Stdout: p.outW, Stderr: p.errW,
 	}
 	setProcessGroup(cmd)
 	startErr := cmd.Start()
+	closeFiles(wd) // the child is in it now, or failed to get there
 	p.closeChildEnds()
 	if startErr != nil {
 		p.closeAll()
@@ -77,6 +84,29 @@ func runProcess(ctx context.Context, ps procSpec) (procOutput, error) {
 		return out, context.Cause(ctx)
 	}
 	return out, exitError(waitErr, out.stderr)
+}
+
+// startDir is the directory to give the child as its Dir. A confined
+// workdir is opened through its root now and, where the system can name an
+// open directory (Linux's /proc/self/fd), given by that name: the child
+// changes into the directory that is open, not whatever is at its path by
+// then. wd is that open directory, to close once the child started; nil
+// when the workdir is not confined or given by path (elsewhere, where a
+// directory swapped for a symlink between the open and the child's chdir
+// is still followed).
+func (ps procSpec) startDir() (dir string, wd *os.File, _ error) {
+	if ps.workdir == nil {
+		return ps.dir, nil, nil
+	}
+	f, err := ps.workdir.open()
+	if err != nil {
+		return "", nil, err
+	}
+	if name, ok := openDirName(f); ok {
+		return name, f, nil
+	}
+	_ = f.Close()
+	return ps.workdir.path, nil, nil
 }
 
 // waitOrKill waits for cmd, killing its process group when ctx ends first.

@@ -59,7 +59,7 @@ func (r *stdioRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error)
 	}
 	out, err := runProcess(ctx, procSpec{
 		path: interp, args: append([]string{interp, t.entry}, t.Args...),
-		dir: t.dir, env: t.Environ(), stdin: in, maxOut: t.MaxOutputBytes,
+		dir: t.dir, workdir: t.workdir, env: t.Environ(), stdin: in, maxOut: t.MaxOutputBytes,
 	})
 	if err != nil {
 		return nil, err

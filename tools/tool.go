@@ -25,10 +25,11 @@ type Tool struct {
 	schema     *jsonschema.Schema
 	schemaJSON json.RawMessage
 	funcDef    json.RawMessage
-	dir        string  // resolved working directory
-	entry      string  // resolved entry path (process and wasm runtimes)
-	interp     string  // interpreter resolved at load time; "" when missing then
-	mounts     []mount // wasm: resolved read-only mounts
+	dir        string    // resolved working directory
+	workdir    *confined // dir inside its root, opened at each call; nil when Workdir is empty
+	entry      string    // resolved entry path (process and wasm runtimes)
+	interp     string    // interpreter resolved at load time; "" when missing then
+	mounts     []mount   // wasm: resolved read-only mounts
 	wasm       *wasmModule
 
 	mu     sync.Mutex

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
 )
 
@@ -74,9 +75,14 @@ func (r wasmRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) {
 	if err != nil {
 		return nil, errorf(CodeInvalidParameters, "encoding parameters: %v", err)
 	}
+	roots, err := t.openMounts()
+	if err != nil {
+		return nil, errorf(CodeUnavailable, "%v", err)
+	}
+	defer closeRoots(roots)
 	stdout := &headBuffer{max: t.MaxOutputBytes}
 	stderr := newStderrBuffer(stderrKeep)
-	cfg := t.moduleConfig(bytes.NewReader(in), stdout, stderr)
+	cfg := t.moduleConfig(bytes.NewReader(in), stdout, stderr, roots)
 	mod, err := rt.InstantiateModule(ctx, compiled, cfg)
 	if mod != nil {
 		_ = mod.Close(context.Background())
@@ -89,8 +95,9 @@ func (r wasmRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) {
 }
 
 // moduleConfig is a call's module configuration: args [Name, Args...], the
-// env allow-list, real clocks and randomness, and only the granted mounts.
-func (t *Tool) moduleConfig(stdin io.Reader, stdout, stderr io.Writer) wazero.ModuleConfig {
+// env allow-list, real clocks and randomness, and only the granted mounts,
+// roots[i] being t.mounts[i] opened (openMounts).
+func (t *Tool) moduleConfig(stdin io.Reader, stdout, stderr io.Writer, roots []*os.Root) wazero.ModuleConfig {
 	cfg := wazero.NewModuleConfig().WithName("").
 		WithArgs(append([]string{t.Name}, t.Args...)...).
 		WithStdin(stdin).WithStdout(stdout).WithStderr(stderr).
@@ -100,14 +107,42 @@ func (t *Tool) moduleConfig(stdin io.Reader, stdout, stderr io.Writer) wazero.Mo
 		k, v, _ := strings.Cut(kv, "=")
 		cfg = cfg.WithEnv(k, v)
 	}
-	if len(t.mounts) > 0 {
+	if len(roots) > 0 {
 		fs := wazero.NewFSConfig()
-		for _, m := range t.mounts {
-			fs = fs.WithReadOnlyDirMount(m.host, m.guest)
+		for i, r := range roots {
+			// Read-only as WithReadOnlyDirMount is (the same errors for
+			// writes), but over the open os.Root instead of a path.
+			ro := &sysfs.ReadFS{FS: &sysfs.AdaptFS{FS: r.FS()}}
+			fs = fs.(sysfs.FSConfig).WithSysFSMount(ro, t.mounts[i].guest)
 		}
 		cfg = cfg.WithFSConfig(fs)
 	}
 	return cfg
+}
+
+// openMounts opens each mount's directory through its root for one call.
+// The module reads through the returned os.Roots, so it sees what is
+// inside each directory and nothing else: neither a symlink swapped in for
+// the directory since the tool was loaded nor a symlink inside it can lead
+// out. The caller closes them (closeRoots) once the module ended.
+func (t *Tool) openMounts() ([]*os.Root, error) {
+	roots := make([]*os.Root, 0, len(t.mounts))
+	for _, m := range t.mounts {
+		r, err := m.host.openRoot()
+		if err != nil {
+			closeRoots(roots)
+			return nil, fmt.Errorf("mount %s: %w", m.guest, err)
+		}
+		roots = append(roots, r)
+	}
+	return roots, nil
+}
+
+// closeRoots closes the roots, ignoring errors.
+func closeRoots(roots []*os.Root) {
+	for _, r := range roots {
+		_ = r.Close()
+	}
 }
 
 // wasmError describes a failed module run with the end of its stderr.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/internal/syncbuf"
 )
 
@@ -233,4 +234,133 @@ func (w *wasmModule) loaded() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.rt != nil
+}
+
+// swapManager is a manager whose only root is root, sharing the wasm
+// tests' compilation cache.
+func swapManager(root string) *Manager {
+	m := NewManager(Config{WorkRoots: []string{root}})
+	m.wasmCache = wasmManager().wasmCache
+	return m
+}
+
+// TestWasmMountSwappedAfterLoad is the race between resolving a mount (at
+// load) and the module reading through it: the host directory is swapped
+// for a symlink between the two. The call opens the resolved directory
+// through its root and mounts the open directory, so the module reads
+// inside the root or not at all (on the check-then-use code it read the
+// outside directory).
+func TestWasmMountSwappedAfterLoad(t *testing.T) {
+	t.Parallel()
+	for _, tc := range swaps {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root, outside := swapRoots(t)
+			for dir, content := range map[string]string{
+				filepath.Join(root, "wd"): "wd", filepath.Join(root, "other"): "other", outside: "outside",
+			} {
+				if err := os.WriteFile(filepath.Join(dir, "which.txt"), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			spec := wasmSpec(t, "read")
+			spec.Mounts = []string{"wd:/data"}
+			tool := mustCompile(t, swapManager(root), spec, root)
+			swapDir(t, filepath.Join(root, "wd"), tc.swap(root, outside))
+			if tc.name == "recreated" {
+				if err := os.WriteFile(filepath.Join(root, "wd", "which.txt"), []byte("wd"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := call(tool, map[string]any{"path": "/data/which.txt"})
+			if res.Status == StatusSuccess && res.Result.(map[string]any)["content"] == "outside" {
+				t.Fatal("the module read outside the root")
+			}
+			if tc.want == "" {
+				wantError(t, res, StatusError, CodeUnavailable, tc.substr)
+				return
+			}
+			wantSuccess(t, res)
+			if got := res.Result.(map[string]any)["content"]; got != tc.want {
+				t.Errorf("the module read %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWasmMountSymlinks: a mount grants its directory and nothing else,
+// not even through a symlink inside it (wazero's directory mounts follow
+// any symlink; the mount is now an os.Root).
+func TestWasmMountSymlinks(t *testing.T) {
+	t.Parallel()
+	root, outside := swapRoots(t)
+	data := filepath.Join(root, "wd")
+	for dir, content := range map[string]string{data: "granted", filepath.Join(root, "other"): "other", outside: "outside"} {
+		if err := os.WriteFile(filepath.Join(dir, "which.txt"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"in":           "which.txt",
+		"abs-out":      filepath.Join(outside, "which.txt"),
+		"rel-out":      "../../" + filepath.Base(outside) + "/which.txt",
+		"sibling":      "../other/which.txt",
+		"abs-in-mount": filepath.Join(data, "which.txt"),
+	}
+	if filepath.Dir(outside) != filepath.Dir(root) {
+		t.Skip("the temp dirs do not share a parent")
+	}
+	links["rel-out"] = "../../" + filepath.Base(outside) + "/which.txt"
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(data, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec := wasmSpec(t, "read")
+	spec.Mounts = []string{"wd:/data"}
+	tool := mustCompile(t, swapManager(root), spec, root)
+	tests := []struct {
+		link string
+		want string // "" means the read fails
+	}{
+		{"in", "granted"},
+		{"abs-out", ""},
+		{"rel-out", ""},
+		{"sibling", ""},
+		{"abs-in-mount", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.link, func(t *testing.T) {
+			res := call(tool, map[string]any{"path": "/data/" + tc.link})
+			if tc.want == "" {
+				wantError(t, res, StatusError, CodeToolFailed, "reading")
+				return
+			}
+			wantSuccess(t, res)
+			if got := res.Result.(map[string]any)["content"]; got != tc.want {
+				t.Errorf("content %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWasmMountView: what a module sees of a mount, its listing, stats and
+// the errors of writes, is the same through the os.Root mount as it was
+// through wazero's read-only directory mount.
+func TestWasmMountView(t *testing.T) {
+	t.Parallel()
+	root, _ := swapRoots(t)
+	data := filepath.Join(root, "wd")
+	if err := os.WriteFile(filepath.Join(data, "secret.txt"), []byte("granted"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(data, "sub"), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	spec := wasmSpec(t, "probe")
+	spec.Mounts = []string{"wd:/data"}
+	tool := mustCompile(t, swapManager(root), spec, root)
+	res := call(tool, map[string]any{"path": "/data"})
+	wantSuccess(t, res)
+	golden.Check(t, "testdata/wasm_mount_view.txt", []byte(res.Result.(string)))
 }

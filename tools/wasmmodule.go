@@ -13,9 +13,11 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
-// mount is a host directory granted read-only to a wasm module.
+// mount is a host directory granted read-only to a wasm module: opened
+// through its root at each call, as an os.Root the module reads through.
 type mount struct {
-	host, guest string
+	host  confined
+	guest string
 }
 
 // wasmModule is a wasm tool's runtime and compiled module, built at the
@@ -84,7 +86,7 @@ func (t *Tool) parseMounts() ([]mount, error) {
 		if i := strings.LastIndex(s, ":"); i > len(filepath.VolumeName(s)) {
 			host, guest = s[:i], s[i+1:]
 		}
-		real, err := t.confinedDir(host)
+		d, err := t.confinedDir(host)
 		if err != nil {
 			return nil, fmt.Errorf("mount %q: %w", s, err)
 		}
@@ -98,7 +100,7 @@ func (t *Tool) parseMounts() ([]mount, error) {
 		if !strings.HasPrefix(guest, "/") {
 			return nil, fmt.Errorf("mount %q: the guest path %q must be absolute", s, guest)
 		}
-		out = append(out, mount{host: real, guest: path.Clean(guest)})
+		out = append(out, mount{host: d, guest: path.Clean(guest)})
 	}
 	return out, nil
 }

@@ -78,3 +78,111 @@ func TestWorkdirConfinement(t *testing.T) {
 		})
 	}
 }
+
+// swapDir replaces the directory dir with what swap makes at its path
+// (the original is kept renamed to dir+".orig", so the test still holds
+// what it would see if the old directory were used).
+func swapDir(t *testing.T, dir string, swap func(path string) error) {
+	t.Helper()
+	if err := os.Rename(dir, dir+".orig"); err != nil {
+		t.Fatal(err)
+	}
+	if err := swap(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// swaps are what a directory resolved at load time is replaced with before
+// a call: want is the directory the call must see, relative to the root
+// ("" when the call must fail with substr). A call never sees outside.
+var swaps = []struct {
+	name   string
+	swap   func(root, outside string) func(path string) error
+	want   string
+	substr string
+}{
+	{"symlink out", func(_, outside string) func(string) error {
+		return func(p string) error { return os.Symlink(outside, p) }
+	}, "", "outside the root"},
+	{"relative symlink out", func(root, outside string) func(string) error {
+		return func(p string) error {
+			rel, err := filepath.Rel(filepath.Dir(p), outside)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(rel, p)
+		}
+	}, "", "outside the root"},
+	{"symlink in", func(root, _ string) func(string) error {
+		return func(p string) error { return os.Symlink(filepath.Join(root, "other"), p) }
+	}, "other", ""},
+	{"relative symlink in", func(_, _ string) func(string) error {
+		return func(p string) error { return os.Symlink("other", p) }
+	}, "other", ""},
+	{"recreated", func(_, _ string) func(string) error {
+		return func(p string) error { return os.Mkdir(p, 0o755) }
+	}, "wd", ""},
+	{"a file", func(_, _ string) func(string) error {
+		return func(p string) error { return os.WriteFile(p, nil, 0o644) }
+	}, "", "not a directory"},
+	{"gone", func(_, _ string) func(string) error {
+		return func(string) error { return nil }
+	}, "", "no such file"},
+}
+
+// swapRoots makes a root holding the directories wd and other, and a
+// directory outside it; their paths have their symlinks resolved.
+func swapRoots(t *testing.T) (root, outside string) {
+	t.Helper()
+	root, outside = realTempDir(t), realTempDir(t)
+	for _, d := range []string{filepath.Join(root, "wd"), filepath.Join(root, "other")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, outside
+}
+
+// realTempDir is a temporary directory with its symlinks resolved.
+func realTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestWorkdirSwappedAfterLoad is the race between resolving a process
+// tool's workdir (at load) and starting the process in it: the directory
+// is swapped for a symlink between the two. The call opens the resolved
+// directory through its root and starts the process in that open
+// directory, so the process runs inside the root or not at all; it never
+// starts outside (on the check-then-use code it ran in the outside
+// directory).
+func TestWorkdirSwappedAfterLoad(t *testing.T) {
+	t.Parallel()
+	for _, tc := range swaps {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root, outside := swapRoots(t)
+			m := NewManager(Config{WorkRoots: []string{root}})
+			spec := nativeSpec(t, "pwd")
+			spec.Workdir = "wd"
+			tool := mustCompile(t, m, spec, root)
+			swapDir(t, filepath.Join(root, "wd"), tc.swap(root, outside))
+			res := call(tool, nil)
+			if res.Status == StatusSuccess && res.Result == outside {
+				t.Fatalf("the tool ran outside the root, in %s", outside)
+			}
+			if tc.want == "" {
+				wantError(t, res, StatusError, CodeUnavailable, tc.substr)
+				return
+			}
+			wantSuccess(t, res)
+			if want := filepath.Join(root, tc.want); res.Result != want {
+				t.Errorf("the tool ran in %v, want %s", res.Result, want)
+			}
+		})
+	}
+}

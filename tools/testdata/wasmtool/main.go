@@ -45,6 +45,8 @@ func main() {
 			fail(1, "reading: "+err.Error())
 		}
 		out("{\"content\":" + strconv.Quote(string(b)) + "}")
+	case "probe":
+		out(probe(field(msg, "path")))
 	case "big":
 		n, _ := strconv.Atoi(field(msg, "n"))
 		out(strings.Repeat("x", n))
@@ -53,6 +55,53 @@ func main() {
 	default:
 		fail(2, "unknown command "+cmd)
 	}
+}
+
+// probe reports what the module sees of the directory dir: its entries,
+// the stat of dir and of its entries, and the errors of writes into it.
+func probe(dir string) string {
+	var b strings.Builder
+	line := func(parts ...string) { b.WriteString(strings.Join(parts, " ") + "\n") }
+	errText := func(err error) string {
+		if err == nil {
+			return "ok"
+		}
+		return err.Error()
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return "stat: " + err.Error() + "\n"
+	}
+	line("dir", info.Name(), info.Mode().String())
+	entries, err := os.ReadDir(dir)
+	line("readdir", errText(err))
+	for _, e := range entries {
+		line("entry", e.Name(), e.Type().String())
+		if info, err := os.Stat(dir + "/" + e.Name()); err != nil {
+			line("  stat", err.Error())
+		} else {
+			size := "" // a directory's size depends on the host's file system
+			if info.Mode().IsRegular() {
+				size = strconv.FormatInt(info.Size(), 10)
+			}
+			line("  stat", info.Mode().String(), size)
+		}
+		if info, err := os.Lstat(dir + "/" + e.Name()); err != nil {
+			line("  lstat", err.Error())
+		} else {
+			line("  lstat", info.Mode().String())
+		}
+	}
+	line("write", errText(os.WriteFile(dir+"/new.txt", []byte("x"), 0o644)))
+	f, err := os.OpenFile(dir+"/secret.txt", os.O_WRONLY, 0)
+	if err == nil {
+		f.Close()
+	}
+	line("open for write", errText(err))
+	line("mkdir", errText(os.Mkdir(dir+"/newdir", 0o755)))
+	line("remove", errText(os.Remove(dir+"/secret.txt")))
+	line("rename", errText(os.Rename(dir+"/secret.txt", dir+"/moved.txt")))
+	return b.String()
 }
 
 // field returns the string or integer value of "key" in flat JSON.
