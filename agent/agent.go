@@ -354,3 +354,13 @@ func mergeModel(agentLevel, cmdLevel *ModelConfig) ModelConfig {
 	}
 	return m
 }
+
+// Platform is the agent's definition in the IDE platform's shape
+// (Definition.Platform).
+func (a *Agent) Platform(endpoint string) PlatformDefinition { return a.Def.Platform(endpoint) }
+
+// ExportJSON renders the platform definition as indented JSON.
+func (a *Agent) ExportJSON(endpoint string) ([]byte, error) { return a.Def.ExportJSON(endpoint) }
+
+// Summary describes the agent and its commands, as GET /agents lists them.
+func (a *Agent) Summary() Summary { return a.Def.Summary() }

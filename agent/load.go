@@ -1,34 +1,13 @@
 package agent
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"reflect"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/tools"
 )
-
-// IsDefinitionFile reports whether a file name has one of the extensions
-// definition files use: .yaml, .yml or .json.
-func IsDefinitionFile(name string) bool {
-	switch strings.ToLower(path.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		return true
-	}
-	return false
-}
 
 // LoadOptions are what loading needs besides the files.
 type LoadOptions struct {
@@ -95,42 +74,6 @@ func LoadFSWith(opts LoadOptions, fsys fs.FS, root string) ([]*Agent, Diagnostic
 	return loadFiles(&opts, false, files, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }, nil)
 }
 
-// definitionFiles lists the definition files under root in fsys, named with
-// prefix joined in front (the OS path) when prefix is set.
-func definitionFiles(fsys fs.FS, root, prefix string) ([]string, error) {
-	st, err := fs.Stat(fsys, root)
-	if err != nil {
-		return nil, fmt.Errorf("reading agent definitions: %w", err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("reading agent definitions: %s is not a directory", root)
-	}
-	var files []string
-	err = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != root && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && IsDefinitionFile(p) {
-			if prefix != "" {
-				p = filepath.Join(prefix, filepath.FromSlash(p))
-			}
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading agent definitions under %s: %w", root, err)
-	}
-	slices.Sort(files)
-	return files, nil
-}
-
 func loadFiles(opts *LoadOptions, onDisk bool, files []string, read func(string) ([]byte, error), diags Diagnostics) ([]*Agent, Diagnostics) {
 	var agents []*Agent
 	seen := map[string]*Agent{}
@@ -168,27 +111,11 @@ func Parse(file string, data []byte) ([]*Agent, Diagnostics) {
 }
 
 func parseFile(opts *LoadOptions, baseDir, file string, data []byte) ([]*Agent, Diagnostics) {
-	var diags Diagnostics
 	var agents []*Agent
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			diags.add(SeverityError, yamlErrorPos(file, data, err), yamlErrorMessage(err))
-			break
-		}
-		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
-			continue
-		}
-		var local Diagnostics
-		def := &Definition{}
-		nd := &nodeDecoder{file: file, diags: &local}
-		nd.decode(&doc, reflect.ValueOf(def).Elem(), "agent")
-		a := compile(def, &local, opts, baseDir)
+	docs, diags := DecodeFile(file, data)
+	for _, doc := range docs {
+		local := doc.Diags
+		a := compile(doc.Def, &local, opts, baseDir)
 		diags = append(diags, local...)
 		if local.Errors() == 0 {
 			agents = append(agents, a)
@@ -201,23 +128,4 @@ func parseFile(opts *LoadOptions, baseDir, file string, data []byte) ([]*Agent, 
 	}
 	diags.Sort()
 	return agents, diags
-}
-
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
-// yamlErrorPos is the position in data, read from file, of the YAML
-// syntax error err (yamlSyntaxPos).
-func yamlErrorPos(file string, data []byte, err error) Position {
-	line := 0
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-	}
-	return yamlSyntaxPos(file, data, line, strings.TrimPrefix(yamlErrorMessage(err), "syntax error: "))
-}
-
-func yamlErrorMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = yamlLine.ReplaceAllString(msg, "")
-	msg = strings.TrimLeft(msg, ": ")
-	return "syntax error: " + msg
 }
