@@ -18,7 +18,7 @@ type compiledAction struct {
 	// "actions.0", "steps.review", "actions.0.onAccept.steps.tree".
 	key      string
 	kind     string
-	spec     *valueTemplate
+	spec     *ValueTemplate
 	handlers map[string]*compiledHandler
 }
 
@@ -38,22 +38,22 @@ var handlerKeys = map[string][]string{
 // compileAction compiles an action spec written in wire shape (action,
 // data) plus handlers, and checks its static shape.
 func (c *compiler) compileAction(where, key string, val *Value) *compiledAction {
-	if val.node.Kind != yaml.MappingNode {
+	if val.Node.Kind != yaml.MappingNode {
 		c.errorf(val.Pos, "%s: an action is a mapping with action and data", where)
 		return nil
 	}
-	wire := &yaml.Node{Kind: yaml.MappingNode, Line: val.node.Line, Column: val.node.Column}
+	wire := &yaml.Node{Kind: yaml.MappingNode, Line: val.Node.Line, Column: val.Node.Column}
 	handlerNodes := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(val.node.Content); i += 2 {
-		k := val.node.Content[i]
+	for i := 0; i+1 < len(val.Node.Content); i += 2 {
+		k := val.Node.Content[i]
 		if strings.HasPrefix(k.Value, "on") && k.Value != "on" {
 			handlerNodes[k.Value] = k
 			continue
 		}
-		wire.Content = append(wire.Content, k, val.node.Content[i+1])
+		wire.Content = append(wire.Content, k, val.Node.Content[i+1])
 	}
 	before := c.diags.Errors()
-	spec := compileValue(val.Pos.File, where, wire, c.diags)
+	spec := CompileValue(val.Pos.File, where, wire, c.diags)
 	if c.diags.Errors() > before {
 		return nil
 	}
@@ -61,12 +61,12 @@ func (c *compiler) compileAction(where, key string, val *Value) *compiledAction 
 	if !c.checkActionShape(where, val.Pos, ca) {
 		return nil
 	}
-	for i := 0; i+1 < len(val.node.Content); i += 2 {
-		k := val.node.Content[i]
+	for i := 0; i+1 < len(val.Node.Content); i += 2 {
+		k := val.Node.Content[i]
 		if handlerNodes[k.Value] != k {
 			continue
 		}
-		c.compileHandler(where, ca, k, val.node.Content[i+1])
+		c.compileHandler(where, ca, k, val.Node.Content[i+1])
 	}
 	c.cmd.actionsByKey[key] = ca
 	return ca
@@ -75,13 +75,13 @@ func (c *compiler) compileAction(where, key string, val *Value) *compiledAction 
 // checkActionShape parses the spec as written (templates as their text,
 // references left out) and validates it when it has no references.
 func (c *compiler) checkActionShape(where string, pos Position, ca *compiledAction) bool {
-	raw, err := json.Marshal(ca.spec.literal())
+	raw, err := json.Marshal(ca.spec.Literal())
 	if err != nil {
 		c.errorf(pos, "%s: %v", where, err)
 		return false
 	}
 	a, err := actions.Parse(raw)
-	if err == nil && !ca.spec.hasRefs() {
+	if err == nil && !ca.spec.HasRefs() {
 		err = a.Validate()
 	}
 	if err != nil {
@@ -102,8 +102,8 @@ func (c *compiler) compileHandler(where string, ca *compiledAction, key, node *y
 		return
 	}
 	var h Handler
-	nd := &nodeDecoder{file: c.file, diags: c.diags}
-	nd.decode(node, reflect.ValueOf(&h).Elem(), where+"."+key.Value)
+	nd := &NodeDecoder{File: c.file, Diags: c.diags}
+	nd.Decode(node, reflect.ValueOf(&h).Elem(), where+"."+key.Value)
 	ch := &compiledHandler{pos: pos, command: h.Command}
 	hwhere := where + "." + key.Value
 	switch {
@@ -134,7 +134,7 @@ func (c *compiler) warnNoFeedback(where string, pos Position, ca *compiledAction
 	if ca.kind != actions.KindConfirm {
 		return
 	}
-	raw, _ := json.Marshal(ca.spec.literal())
+	raw, _ := json.Marshal(ca.spec.Literal())
 	a, err := actions.Parse(raw)
 	if err == nil && a.Confirm != nil && (a.Confirm.Command != "" || a.Confirm.Prompt != "") {
 		c.warnf(pos, "%s: the confirm has a command or prompt, so clicking it starts a normal request and %s never runs", where, handler)
@@ -153,8 +153,8 @@ func (run *Run) actionClaims(step, kind, runID string) actions.Claims {
 }
 
 // emitAction renders an action, signs its state and sends it.
-func (run *Run) emitAction(em Emitter, ca *compiledAction, env *renderEnv) (*actions.Action, error) {
-	a, err := renderAction(ca.spec, env)
+func (run *Run) emitAction(em Emitter, ca *compiledAction, env *Env) (*actions.Action, error) {
+	a, err := RenderAction(ca.spec, env)
 	if err != nil {
 		return nil, &Error{Code: CodeActionInvalid, Status: 500, Source: SourceServer,
 			Message: fmt.Sprintf("action %s of command %q is invalid after rendering: %v", ca.key, run.cmd.def.Name, err), Err: err}
@@ -173,7 +173,7 @@ func (run *Run) emitAction(em Emitter, ca *compiledAction, env *renderEnv) (*act
 	}
 	run.actionsSent.Store(true)
 	if err := em.Action(a); err != nil {
-		return nil, canceled(err)
+		return nil, Canceled(err)
 	}
 	return a, nil
 }

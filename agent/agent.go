@@ -59,10 +59,10 @@ func (a *Agent) CommandNames() []string {
 type command struct {
 	def           *Command
 	model         ModelConfig // command's settings over the agent's
-	system        []*tmpl
+	system        []*Template
 	others        []roleTemplate
 	mentionsInput bool
-	reply         *tmpl
+	reply         *Template
 	actions       []*compiledAction
 	plan          *compiledPlan
 	vars          []contextOption
@@ -98,7 +98,7 @@ func (c *command) waits() bool {
 func (c *command) hasPrompt() bool { return len(c.system)+len(c.others) > 0 }
 
 // templates lists the command's prompt templates.
-func (c *command) templates() []*tmpl {
+func (c *command) templates() []*Template {
 	ts := slices.Clone(c.system)
 	for _, rt := range c.others {
 		ts = append(ts, rt.t)
@@ -108,7 +108,7 @@ func (c *command) templates() []*tmpl {
 
 type roleTemplate struct {
 	role string
-	t    *tmpl
+	t    *Template
 }
 
 type contextOption struct {
@@ -134,11 +134,11 @@ type compiler struct {
 }
 
 func (c *compiler) errorf(pos Position, format string, args ...any) {
-	c.diags.add(SeverityError, pos, fmt.Sprintf(format, args...))
+	c.diags.Add(SeverityError, pos, fmt.Sprintf(format, args...))
 }
 
 func (c *compiler) warnf(pos Position, format string, args ...any) {
-	c.diags.add(SeverityWarning, pos, fmt.Sprintf(format, args...))
+	c.diags.Add(SeverityWarning, pos, fmt.Sprintf(format, args...))
 }
 
 func (c *compiler) later(check func(a *Agent)) { c.checks = append(c.checks, check) }
@@ -193,7 +193,7 @@ func (c *compiler) compileCommand(cd *Command) *command {
 	c.checkModel(what, cd.Pos, cd.ModelConfiguration)
 	cc.system, cc.others, cc.mentionsInput = c.compileMessages(what, cd.MessageTemplates)
 	if cd.Reply != nil {
-		cc.reply = compileText(what+": reply", cd.Reply, c.diags)
+		cc.reply = CompileText(what+": reply", cd.Reply, c.diags)
 	}
 	cc.tools = c.resolveTools(what, cd.Pos, cd.Tools)
 	if len(cc.tools) > 0 && !cc.hasPrompt() {
@@ -222,7 +222,7 @@ func (c *compiler) compileCommand(cd *Command) *command {
 
 // compileMessages compiles message templates: system ones apart, the others
 // in order, and whether any mentions the user's input.
-func (c *compiler) compileMessages(what string, mts []*MessageTemplate) (system []*tmpl, others []roleTemplate, mentionsInput bool) {
+func (c *compiler) compileMessages(what string, mts []*MessageTemplate) (system []*Template, others []roleTemplate, mentionsInput bool) {
 	for i, mt := range mts {
 		if mt == nil {
 			continue
@@ -238,11 +238,11 @@ func (c *compiler) compileMessages(what string, mts []*MessageTemplate) (system 
 			c.errorf(mt.Pos, "%s: template is empty", where)
 			continue
 		}
-		t := compileText(where, mt.Template, c.diags)
+		t := CompileText(where, mt.Template, c.diags)
 		if t == nil {
 			continue
 		}
-		mentionsInput = mentionsInput || mentions(t, contextvars.NameUserInputPrompt)
+		mentionsInput = mentionsInput || Mentions(t, contextvars.NameUserInputPrompt)
 		if mt.Role == "system" {
 			system = append(system, t)
 		} else {
@@ -252,28 +252,12 @@ func (c *compiler) compileMessages(what string, mts []*MessageTemplate) (system 
 	return system, others, mentionsInput
 }
 
-// compileText parses a template, reporting errors at the line they are on.
-func compileText(where string, tx *Text, diags *Diagnostics) *tmpl {
-	t, err := parseTemplate(templateName(where), tx.Src)
-	if err != nil {
-		diags.add(SeverityError, templateErrorPos(tx, err), fmt.Sprintf("%s: bad template: %s", where, templateErrorMessage(err)))
-		return nil
-	}
-	return t
-}
-
-var templateNamer = strings.NewReplacer(`command "`, "", `": `, ".", `"`, "", ": ", ".", " ", "_")
-
-// templateName turns `command "x": reply` into `x.reply`, a name without
-// colons so that template error positions stay parseable.
-func templateName(where string) string { return templateNamer.Replace(where) }
-
 func compileStrategy(what string, s *Strategy, diags *Diagnostics) []contextOption {
 	if s == nil {
 		return nil
 	}
 	if s.Type != "" && s.Type != "specify" {
-		diags.add(SeverityWarning, s.Pos, fmt.Sprintf("%s: contextVariableCollectionStrategy type %q is not known; \"specify\" is", what, s.Type))
+		diags.Add(SeverityWarning, s.Pos, fmt.Sprintf("%s: contextVariableCollectionStrategy type %q is not known; \"specify\" is", what, s.Type))
 	}
 	known := contextvars.KnownNames()
 	var out []contextOption
@@ -283,23 +267,23 @@ func compileStrategy(what string, s *Strategy, diags *Diagnostics) []contextOpti
 			continue
 		}
 		if v.Name == "" {
-			diags.add(SeverityError, v.Pos, what+": context variable without a name")
+			diags.Add(SeverityError, v.Pos, what+": context variable without a name")
 			continue
 		}
 		if seen[v.Name] {
-			diags.add(SeverityError, v.Pos, fmt.Sprintf("%s: context variable %q is listed twice", what, v.Name))
+			diags.Add(SeverityError, v.Pos, fmt.Sprintf("%s: context variable %q is listed twice", what, v.Name))
 			continue
 		}
 		seen[v.Name] = true
 		if !slices.Contains(known, v.Name) {
-			diags.add(SeverityWarning, v.Pos, fmt.Sprintf("%s: unknown context variable %q%s (kept, and usable in templates)", what, v.Name, DidYouMean(v.Name, known)))
+			diags.Add(SeverityWarning, v.Pos, fmt.Sprintf("%s: unknown context variable %q%s (kept, and usable in templates)", what, v.Name, DidYouMean(v.Name, known)))
 		}
 		opts, warns, err := contextvars.ParseOptions(v.Name, v.ResolverOptions)
 		for _, w := range warns {
-			diags.add(SeverityWarning, v.Pos, fmt.Sprintf("%s: context variable %q: %s", what, v.Name, w))
+			diags.Add(SeverityWarning, v.Pos, fmt.Sprintf("%s: context variable %q: %s", what, v.Name, w))
 		}
 		if err != nil {
-			diags.add(SeverityError, v.Pos, fmt.Sprintf("%s: context variable %q: %v", what, v.Name, err))
+			diags.Add(SeverityError, v.Pos, fmt.Sprintf("%s: context variable %q: %v", what, v.Name, err))
 			continue
 		}
 		out = append(out, contextOption{name: v.Name, opts: opts, required: v.Required})

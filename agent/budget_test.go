@@ -11,57 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// requestDef is a request-carried definition whose user template is src.
-func requestDef(src string) []byte {
-	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(src)
-	return []byte(`{"commands":[{"name":"default","messageTemplates":[{"role":"system","template":"ok"},{"role":"user","template":"` + q + `"}]}]}`)
-}
-
-// TestRequestTemplateRefusals: a request-carried template that could loop
-// or allocate without bound is refused when the definition compiles, with
-// a BAD_REQUEST naming the command, the template and what is not allowed.
-func TestRequestTemplateRefusals(t *testing.T) {
-	tests := []struct{ src, want string }{
-		{`{{ range 10000000 }}{{ end }}`, `range over an integer is not allowed`},
-		{`{{ range $i := 10000000 }}{{ $i }}{{ end }}`, `range over an integer is not allowed`},
-		{`{{ range len .userInputPrompt }}x{{ end }}`, `range over an integer (a length) is not allowed`},
-		{`{{ range (len .userInputPrompt) }}x{{ end }}`, `range over an integer (a length) is not allowed`},
-		{`{{ range .x | len }}x{{ end }}`, `range over an integer (a length) is not allowed`},
-		{`{{ $n := 9 }}{{ range $n }}x{{ end }}`, `range over a variable is not allowed`},
-		{`{{ range .a }}{{ range .b }}x{{ end }}{{ end }}`, `nested range is not allowed`},
-		{`{{ printf "%999999999d" 1 }}`, `printf is not allowed`},
-		{`{{ (printf "%999999999d" 1).x }}`, `printf is not allowed`},
-		{`{{ print .userInputPrompt }}`, `print is not allowed`},
-		{`{{ println .userInputPrompt }}`, `println is not allowed`},
-		{`{{ js .userInputPrompt }}`, `js is not allowed`},
-		{`{{ html .userInputPrompt }}`, `html is not allowed`},
-		{`{{ urlquery .userInputPrompt }}`, `urlquery is not allowed`},
-		{`{{ call .f }}`, `call is not allowed`},
-		{`{{ define "x" }}{{ template "x" }}{{ end }}`, `define and block are not allowed`},
-	}
-	for _, tc := range tests {
-		_, err := compileRequestDefinition("adhoc", requestDef(tc.src))
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeBadRequest || e.Status != 400 {
-			t.Errorf("%s: got %v, want a BAD_REQUEST", tc.src, err)
-			continue
-		}
-		want := `agentDefinition: command "default": template default.messageTemplates[1]: ` + tc.want
-		if !strings.HasPrefix(e.Message, want) {
-			t.Errorf("%s: message %q, want it to start %q", tc.src, e.Message, want)
-		}
-	}
-	for _, src := range []string{
-		`{{ range .packageFiles }}{{ .filepath | upper }} {{ len .content }}{{ end }}`,
-		`{{ range $f := .packageFiles }}{{ $f.filepath }}{{ end }}{{ range $.list }}x{{ end }}`,
-		`{{ if eq (len .userInputPrompt) 0 }}{{ slice .x 1 }}{{ end }}{{ range lines .x }}{{ indent 2 . }}{{ end }}`,
-	} {
-		if _, err := compileRequestDefinition("adhoc", requestDef(src)); err != nil {
-			t.Errorf("%s: %v", src, err)
-		}
-	}
-}
-
 // allocated is what f allocates on the heap, in bytes.
 func allocated(f func()) uint64 {
 	var before, after runtime.MemStats
@@ -124,19 +73,19 @@ func TestTemplateBounds(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.restricted {
-				if err := checkRestricted(tpl); err != nil {
+				if err := CheckRestricted(tpl); err != nil {
 					t.Fatal(err)
 				}
 			}
 			var out string
-			got := allocated(func() { out, err = execute(context.Background(), tpl, data) })
+			got := allocated(func() { out, err = Execute(context.Background(), tpl, data) })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %d bytes and error %v, want %q", len(out), err, tc.want)
 			}
 			if got > tc.maxAlloc {
 				t.Errorf("allocated %d MiB, want at most %d MiB", got>>20, tc.maxAlloc>>20)
 			}
-			if te := templateError(err); te.(*Error).Code != CodeTemplateError {
+			if te := RenderError(err); te.(*Error).Code != CodeTemplateError {
 				t.Errorf("reported as %v, want TEMPLATE_ERROR", te)
 			}
 		})
@@ -176,7 +125,7 @@ func TestRenderStopsWithItsRequest(t *testing.T) {
 		}
 		ctx := &countdownCtx{Context: context.Background()}
 		ctx.n.Store(1000)
-		out, err := execute(ctx, tpl, data)
+		out, err := Execute(ctx, tpl, data)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: got %d bytes and %v, want it stopped by its context", src, len(out), err)
 		}
@@ -184,8 +133,8 @@ func TestRenderStopsWithItsRequest(t *testing.T) {
 			t.Errorf("%s: the context was asked %d times after it ended", src, asked-1000)
 		}
 		var e *Error
-		if !errors.As(templateError(err), &e) || e.Code != "CANCELED" {
-			t.Errorf("%s: reported as %v, want CANCELED", src, templateError(err))
+		if !errors.As(RenderError(err), &e) || e.Code != "CANCELED" {
+			t.Errorf("%s: reported as %v, want CANCELED", src, RenderError(err))
 		}
 	}
 }
@@ -259,7 +208,7 @@ func FuzzLineHelpers(f *testing.F) {
 		if size := indentSize(n, s); size != len(got) {
 			t.Fatalf("indentSize(%d, %q) = %d, want %d", n, s, size, len(got))
 		}
-		tr := truncate(n, s)
+		tr := Truncate(n, s)
 		if kept := strings.TrimSuffix(tr, "…"); !strings.HasPrefix(s, kept) || len(tr) > truncateSize(n, s) ||
 			(tr != s && utf8.RuneCountInString(kept) != max(n, 0)) {
 			t.Fatalf("truncate(%d, %q) = %q", n, s, tr)
@@ -284,10 +233,10 @@ func FuzzRestrictedTemplate(f *testing.F) {
 	data := fastData()
 	f.Fuzz(func(t *testing.T, src string) {
 		tp, err := parseTemplate("f", src)
-		if err != nil || checkRestricted(tp) != nil {
+		if err != nil || CheckRestricted(tp) != nil {
 			return
 		}
-		out, err := execute(context.Background(), tp, data)
+		out, err := Execute(context.Background(), tp, data)
 		if len(out) > maxRender {
 			t.Fatalf("%q: rendered %d bytes (%v)", src, len(out), err)
 		}

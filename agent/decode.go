@@ -29,7 +29,7 @@ func IsDefinitionFile(name string) bool {
 
 // definitionFiles lists the definition files under root in fsys, named with
 // prefix joined in front (the OS path) when prefix is set.
-func definitionFiles(fsys fs.FS, root, prefix string) ([]string, error) {
+func DefinitionFiles(fsys fs.FS, root, prefix string) ([]string, error) {
 	st, err := fs.Stat(fsys, root)
 	if err != nil {
 		return nil, fmt.Errorf("reading agent definitions: %w", err)
@@ -85,7 +85,7 @@ func DecodeFile(file string, data []byte) ([]Document, Diagnostics) {
 			break
 		}
 		if err != nil {
-			diags.add(SeverityError, yamlErrorPos(file, data, err), yamlErrorMessage(err))
+			diags.Add(SeverityError, YAMLErrorPos(file, data, err), YAMLErrorMessage(err))
 			break
 		}
 		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
@@ -93,8 +93,8 @@ func DecodeFile(file string, data []byte) ([]Document, Diagnostics) {
 		}
 		var local Diagnostics
 		def := &Definition{}
-		nd := &nodeDecoder{file: file, diags: &local}
-		nd.decode(&doc, reflect.ValueOf(def).Elem(), "agent")
+		nd := &NodeDecoder{File: file, Diags: &local}
+		nd.Decode(&doc, reflect.ValueOf(def).Elem(), "agent")
 		docs = append(docs, Document{Def: def, Diags: local})
 	}
 	return docs, diags
@@ -104,15 +104,15 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 // yamlErrorPos is the position in data, read from file, of the YAML
 // syntax error err (yamlSyntaxPos).
-func yamlErrorPos(file string, data []byte, err error) Position {
+func YAMLErrorPos(file string, data []byte, err error) Position {
 	line := 0
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 	}
-	return yamlSyntaxPos(file, data, line, strings.TrimPrefix(yamlErrorMessage(err), "syntax error: "))
+	return yamlSyntaxPos(file, data, line, strings.TrimPrefix(YAMLErrorMessage(err), "syntax error: "))
 }
 
-func yamlErrorMessage(err error) string {
+func YAMLErrorMessage(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = yamlLine.ReplaceAllString(msg, "")
 	msg = strings.TrimLeft(msg, ": ")

@@ -26,9 +26,9 @@ func (p Position) String() string {
 type Text struct {
 	Src string
 	Pos Position
-	// block is true for YAML literal or folded scalars, whose content starts
+	// Block is true for YAML literal or folded scalars, whose content starts
 	// on the line after Pos.
-	block bool
+	Block bool `yaml:"-"`
 }
 
 // Definition is an agent as written by an admin: a superset of the IDE

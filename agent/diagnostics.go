@@ -42,7 +42,7 @@ func (d Diagnostic) String() string {
 // Diagnostics is a list of problems.
 type Diagnostics []Diagnostic
 
-func (ds *Diagnostics) add(sev Severity, pos Position, msg string) {
+func (ds *Diagnostics) Add(sev Severity, pos Position, msg string) {
 	*ds = append(*ds, Diagnostic{Pos: pos, Severity: sev, Message: msg})
 }
 

@@ -37,7 +37,7 @@ func runnerErrors() []struct {
 		{"UPSTREAM_TIMEOUT", upstream(&llm.Error{Kind: llm.KindTimeout, Message: "no first byte within 30s"})},
 		{"UPSTREAM_UNAVAILABLE", upstream(&llm.Error{Kind: llm.KindUnavailable, Message: "cannot connect"})},
 		{"UPSTREAM_NOT_CONFIGURED", notConfigured("default")},
-		{"TEMPLATE_ERROR", templateError(errors.New(`template: x:1: function "nope" not defined`)).(*Error)},
+		{"TEMPLATE_ERROR", RenderError(errors.New(`template: x:1: function "nope" not defined`)).(*Error)},
 		{"STEP_FAILED", step(&steps.StepError{ID: "fetch", Status: steps.Failed, Err: errors.New("boom")})},
 		{"TOOL_FAILED of a failed tool step", step(&steps.StepError{ID: "grep", Status: steps.Failed, Err: toolFailed})},
 		{"STEP_TIMEOUT of a tool step", step(&steps.StepError{ID: "grep", Status: steps.Timeout, Err: toolFailed})},

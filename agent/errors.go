@@ -176,3 +176,11 @@ func statusOf(code string) int {
 		return http.StatusInternalServerError
 	}
 }
+
+// canceled turns an emitter failure (the client went away) into a quiet end.
+func Canceled(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: "CANCELED", Message: "the client went away", Err: err}
+}

@@ -14,11 +14,11 @@ func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
 	fb := run.req.Action
 	ca := run.cmd.actionsByKey[run.feedback.Step]
 	if ca == nil {
-		return canceled(em.Text(politeAnswer(fb)))
+		return Canceled(em.Text(politeAnswer(fb)))
 	}
 	h := ca.handlers[gesture(fb)]
 	if h == nil {
-		return canceled(em.Text(politeAnswer(fb)))
+		return Canceled(em.Text(politeAnswer(fb)))
 	}
 	if run.debugging() {
 		run.logger().Debug("feedback", "action", ca.key, "gesture", gesture(fb))

@@ -34,7 +34,7 @@ var helpers = map[string]helper{
 	"indent":   intStringFunc("indent", indent, indentSize),
 	"head":     intStringFunc("head", head, noSize),
 	"tail":     intStringFunc("tail", tail, noSize),
-	"truncate": intStringFunc("truncate", truncate, truncateSize),
+	"truncate": intStringFunc("truncate", Truncate, truncateSize),
 	"join":     joinFunc,
 	"json":     jsonFunc,
 	"fence":    fenceFunc,
@@ -509,7 +509,7 @@ func tail(n int, s string) string {
 }
 
 // truncate keeps at most n runes of s, marking a cut with "…".
-func truncate(n int, s string) string {
+func Truncate(n int, s string) string {
 	i, end := 0, len(s)
 	for at := range s {
 		if i == max(n, 0) {

@@ -18,7 +18,7 @@ var gitOps = []string{"tree", "show", "log", "diff", "status"}
 // references, templates or literals.
 type gitKind struct {
 	op                       string
-	repo, ref, from, to, dir *valueTemplate
+	repo, ref, from, to, dir *ValueTemplate
 	limit                    int
 	mergeBase                bool
 }
@@ -29,33 +29,33 @@ func (c *compiler) compileGit(where string, sd *Step) stepKind {
 		c.errorf(sd.Pos, "%s: git.op %q must be one of %v%s", where, g.Op, gitOps, DidYouMean(g.Op, gitOps))
 		return nil
 	}
-	str := func(name, s string) *valueTemplate { return c.compileString(where+": git."+name, s, sd.Pos) }
+	str := func(name, s string) *ValueTemplate { return c.compileString(where+": git."+name, s, sd.Pos) }
 	return &gitKind{op: g.Op, repo: str("repo", g.Repo), ref: str("ref", g.Ref), from: str("from", g.From),
 		to: str("to", g.To), dir: str("path", g.Path), limit: g.Limit, mergeBase: g.MergeBase}
 }
 
 // compileString compiles a string parameter: a reference, a template or a
 // literal.
-func (c *compiler) compileString(where, s string, pos Position) *valueTemplate {
-	v := &valueTemplate{pos: pos, lit: s}
+func (c *compiler) compileString(where, s string, pos Position) *ValueTemplate {
+	v := &ValueTemplate{Pos: pos, Lit: s}
 	switch {
 	case steps.IsRef(s):
 		ref, err := steps.ParseRef(s)
 		if err != nil {
 			c.errorf(pos, "%s: %v", where, err)
 		}
-		v.ref = ref
-	case containsTemplate(s):
-		v.tmpl = compileText(where, &Text{Src: s, Pos: pos}, c.diags)
+		v.Ref = ref
+	case ContainsTemplate(s):
+		v.Tmpl = CompileText(where, &Text{Src: s, Pos: pos}, c.diags)
 	}
 	return v
 }
 
 // str renders a string parameter.
-func (sr *stepRun) str(v *valueTemplate) (string, error) {
-	x, err := v.render(sr.env)
+func (sr *stepRun) str(v *ValueTemplate) (string, error) {
+	x, err := v.Render(sr.env)
 	if err != nil {
-		return "", templateError(err)
+		return "", RenderError(err)
 	}
 	if x == nil {
 		return "", nil
@@ -104,7 +104,7 @@ func (k *gitKind) run(ctx context.Context, sr *stepRun) (any, error) {
 
 func (k *gitKind) params(sr *stepRun) (map[string]string, error) {
 	p := map[string]string{}
-	for name, v := range map[string]*valueTemplate{"repo": k.repo, "ref": k.ref, "from": k.from, "to": k.to, "path": k.dir} {
+	for name, v := range map[string]*ValueTemplate{"repo": k.repo, "ref": k.ref, "from": k.from, "to": k.to, "path": k.dir} {
 		s, err := sr.str(v)
 		if err != nil {
 			return nil, fmt.Errorf("git.%s: %w", name, err)

@@ -43,16 +43,16 @@ func LoadWith(opts LoadOptions, paths ...string) ([]*Agent, Diagnostics) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			diags.add(SeverityError, Position{File: p}, fmt.Sprintf("reading agent definitions: %v", err))
+			diags.Add(SeverityError, Position{File: p}, fmt.Sprintf("reading agent definitions: %v", err))
 			continue
 		}
 		if !st.IsDir() {
 			files = append(files, p)
 			continue
 		}
-		found, err := definitionFiles(os.DirFS(p), ".", p)
+		found, err := DefinitionFiles(os.DirFS(p), ".", p)
 		if err != nil {
-			diags.add(SeverityError, Position{File: p}, err.Error())
+			diags.Add(SeverityError, Position{File: p}, err.Error())
 			continue
 		}
 		files = append(files, found...)
@@ -67,7 +67,7 @@ func LoadFS(fsys fs.FS, root string) ([]*Agent, Diagnostics) {
 
 // LoadFSWith is LoadFS with options.
 func LoadFSWith(opts LoadOptions, fsys fs.FS, root string) ([]*Agent, Diagnostics) {
-	files, err := definitionFiles(fsys, root, "")
+	files, err := DefinitionFiles(fsys, root, "")
 	if err != nil {
 		return nil, Diagnostics{{Pos: Position{File: root}, Message: err.Error()}}
 	}
@@ -80,7 +80,7 @@ func loadFiles(opts *LoadOptions, onDisk bool, files []string, read func(string)
 	for _, f := range files {
 		data, err := read(f)
 		if err != nil {
-			diags.add(SeverityError, Position{File: f}, fmt.Sprintf("reading agent definition: %v", err))
+			diags.Add(SeverityError, Position{File: f}, fmt.Sprintf("reading agent definition: %v", err))
 			continue
 		}
 		base := opts.BaseDir
@@ -91,7 +91,7 @@ func loadFiles(opts *LoadOptions, onDisk bool, files []string, read func(string)
 		diags = append(diags, ds...)
 		for _, a := range as {
 			if prev, dup := seen[a.Name()]; dup {
-				diags.add(SeverityError, a.Def.Pos, fmt.Sprintf("agent %q is already defined at %s; this one is skipped", a.Name(), prev.Def.Pos))
+				diags.Add(SeverityError, a.Def.Pos, fmt.Sprintf("agent %q is already defined at %s; this one is skipped", a.Name(), prev.Def.Pos))
 				continue
 			}
 			seen[a.Name()] = a
@@ -124,7 +124,7 @@ func parseFile(opts *LoadOptions, baseDir, file string, data []byte) ([]*Agent, 
 		}
 	}
 	if len(agents) == 0 && diags.Errors() == 0 {
-		diags.add(SeverityWarning, Position{File: file, Line: 1, Column: 1}, "no agent definition in this file")
+		diags.Add(SeverityWarning, Position{File: file, Line: 1, Column: 1}, "no agent definition in this file")
 	}
 	diags.Sort()
 	return agents, diags

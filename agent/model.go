@@ -40,10 +40,10 @@ func (run *Run) callModel(ctx context.Context, em Emitter) error {
 func upstreamError(err error) error {
 	var le *llm.Error
 	if !errors.As(err, &le) {
-		return canceled(err)
+		return Canceled(err)
 	}
 	if le.Kind == llm.KindCanceled {
-		return canceled(err)
+		return Canceled(err)
 	}
 	e := &Error{Code: le.Code(), Status: 502, Source: SourceUpstream, Recoverable: le.Recoverable(), Err: err}
 	switch le.Kind {

@@ -118,7 +118,7 @@ func (l *toolLoop) askFor(em Emitter, rec *pauseRecord) error {
 			frame := &ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
 				UserPrompt: t.UserPrompt, FallbackBehavior: t.FallbackBehavior}
 			if err := em.ToolCall(frame); err != nil {
-				return canceled(err)
+				return Canceled(err)
 			}
 			continue
 		}
@@ -143,7 +143,7 @@ func (run *Run) askConsent(em Emitter, id, title, message string) error {
 		return Internal(fmt.Errorf("signing consent state: %w", err))
 	}
 	if err := em.Action(a); err != nil {
-		return canceled(err)
+		return Canceled(err)
 	}
 	return errPaused
 }

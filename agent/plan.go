@@ -25,7 +25,7 @@ type compiledPlan struct {
 type compiledStep struct {
 	def  *Step
 	kind stepKind
-	with map[string]*valueTemplate
+	with map[string]*ValueTemplate
 }
 
 // stepKind executes one kind of step.
@@ -46,7 +46,7 @@ func (c *compiler) compilePlan(where, keyPrefix string, defs []*Step, timeout ti
 		if sd.ID == "" {
 			swhere = fmt.Sprintf("%s: steps[%d]", where, i)
 		}
-		cs := &compiledStep{def: sd, with: map[string]*valueTemplate{}}
+		cs := &compiledStep{def: sd, with: map[string]*ValueTemplate{}}
 		node := c.compileNode(swhere, sd, cs)
 		cs.kind = c.compileKind(swhere, keyPrefix, sd)
 		// A step waits for the steps it reads, wherever it reads them.
@@ -110,12 +110,12 @@ func (c *compiler) compileNode(where string, sd *Step, cs *compiledStep) steps.N
 // compileWith splits a step's inputs: references go to the engine, which
 // resolves them (and waits for gates); the rest render at run time.
 func (c *compiler) compileWith(where string, with *Value, n *steps.Node, cs *compiledStep) {
-	if with.node.Kind != yaml.MappingNode {
+	if with.Node.Kind != yaml.MappingNode {
 		c.errorf(with.Pos, "%s: with: expected a mapping of input names to values", where)
 		return
 	}
-	for i := 0; i+1 < len(with.node.Content); i += 2 {
-		name, val := with.node.Content[i].Value, with.node.Content[i+1]
+	for i := 0; i+1 < len(with.Node.Content); i += 2 {
+		name, val := with.Node.Content[i].Value, with.Node.Content[i+1]
 		c.checkRefLike(where+": with."+name, val)
 		if val.Kind == yaml.ScalarNode && steps.IsRef(val.Value) {
 			ref, err := steps.ParseRef(val.Value)
@@ -126,7 +126,7 @@ func (c *compiler) compileWith(where string, with *Value, n *steps.Node, cs *com
 			n.Refs[name] = ref
 			continue
 		}
-		cs.with[name] = compileValue(c.file, where+": with."+name, val, c.diags)
+		cs.with[name] = CompileValue(c.file, where+": with."+name, val, c.diags)
 	}
 }
 
@@ -156,7 +156,7 @@ func (c *compiler) compileKind(where, keyPrefix string, sd *Step) stepKind {
 	var k stepKind
 	if sd.Reply != nil {
 		kinds = append(kinds, "reply")
-		if t := compileText(where+": reply", sd.Reply, c.diags); t != nil {
+		if t := CompileText(where+": reply", sd.Reply, c.diags); t != nil {
 			k = &replyKind{t: t}
 		}
 	}

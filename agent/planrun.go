@@ -28,7 +28,7 @@ type stepRun struct {
 	step *compiledStep
 	em   Emitter
 	inv  steps.Invocation
-	env  *renderEnv
+	env  *Env
 }
 
 // runPlan executes a plan, its steps' output in step order on em, starting
@@ -74,7 +74,7 @@ func planError(ctx context.Context, err error) error {
 		return nil
 	}
 	if ctx.Err() != nil {
-		return canceled(err)
+		return Canceled(err)
 	}
 	var se *steps.StepError
 	switch {
@@ -131,15 +131,15 @@ func (sr *stepRun) prepare(ctx context.Context) error {
 	data["dependencies"] = stepsView
 	data["context"] = run.contextData()
 	data["input"] = run.input
-	sr.env = &renderEnv{ctx: ctx, data: data, scope: sr.inv.Scope}
+	sr.env = &Env{Ctx: ctx, Data: data, Scope: sr.inv.Scope}
 	with := make(map[string]any, len(sr.inv.Inputs)+len(sr.step.with))
 	for name, v := range sr.inv.Inputs {
 		with[name] = v
 	}
 	for name, vt := range sr.step.with {
-		v, err := vt.render(sr.env)
+		v, err := vt.Render(sr.env)
 		if err != nil {
-			return templateError(err)
+			return RenderError(err)
 		}
 		with[name] = v
 	}

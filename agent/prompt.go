@@ -94,9 +94,9 @@ func (run *Run) renderPrompt(ctx context.Context, data any) ([]llm.Message, erro
 	cmd := run.cmd
 	var msgs []llm.Message
 	for _, t := range cmd.system {
-		s, err := execute(ctx, t, data)
+		s, err := Execute(ctx, t, data)
 		if err != nil {
-			return nil, templateError(err)
+			return nil, RenderError(err)
 		}
 		if s != "" {
 			msgs = append(msgs, llm.Message{Role: "system", Content: s})
@@ -113,9 +113,9 @@ func (run *Run) renderPrompt(ctx context.Context, data any) ([]llm.Message, erro
 		}
 	}
 	for _, rt := range cmd.others {
-		s, err := execute(ctx, rt.t, data)
+		s, err := Execute(ctx, rt.t, data)
 		if err != nil {
-			return nil, templateError(err)
+			return nil, RenderError(err)
 		}
 		if s != "" {
 			msgs = append(msgs, llm.Message{Role: rt.role, Content: s})

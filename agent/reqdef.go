@@ -53,7 +53,7 @@ func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
 	}
 	var diags Diagnostics
 	def := &Definition{}
-	(&nodeDecoder{file: "agentDefinition", diags: &diags}).decode(&doc, reflect.ValueOf(def).Elem(), "agent")
+	(&NodeDecoder{File: "agentDefinition", Diags: &diags}).Decode(&doc, reflect.ValueOf(def).Elem(), "agent")
 	if def.Name == "" {
 		def.Name = name
 	}
@@ -74,7 +74,7 @@ func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
 	}
 	for _, c := range a.commands {
 		for _, t := range c.templates() {
-			if err := checkRestricted(t); err != nil {
+			if err := CheckRestricted(t); err != nil {
 				return nil, Errorf(CodeBadRequest, "agentDefinition: command %q: template %s: %v", c.def.Name, t.Name(), err)
 			}
 		}

@@ -156,7 +156,7 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 			Error: &tools.ResultError{Code: "UNKNOWN_TOOL", Message: fmt.Sprintf("the tool %q is no longer defined", w.Call.Name)}}), true, nil
 	}
 	if err := em.Text(progressLine(w.Call)); err != nil {
-		return "", false, canceled(err)
+		return "", false, Canceled(err)
 	}
 	return toolResultText(l.call(ctx, t, w.Call)), true, nil
 }
@@ -187,7 +187,7 @@ func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) 
 		why += ", " + tr.Error.Code + ": " + tr.Error.Message
 	}
 	return "", false, &Error{Code: "TOOL_FAILED", Status: 502, Source: SourceClient,
-		Message:         fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, truncate(300, why)),
+		Message:         fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, Truncate(300, why)),
 		SuggestedAction: "make the tool available in the IDE (or allow it) and ask again"}
 }
 

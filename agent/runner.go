@@ -463,12 +463,12 @@ func (run *Run) execute(ctx context.Context, em Emitter) error {
 			SuggestedAction: "the gateway's operator should give the command a reply or messageTemplates"}
 	}
 	if cmd.reply != nil {
-		s, err := execute(ctx, cmd.reply, run.templateMap())
+		s, err := Execute(ctx, cmd.reply, run.templateMap())
 		if err != nil {
-			return templateError(err)
+			return RenderError(err)
 		}
 		if err := em.Text(s); err != nil {
-			return canceled(err)
+			return Canceled(err)
 		}
 	}
 	if cmd.hasPrompt() {
@@ -512,24 +512,7 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 
 // renderEnv is the environment of the command's own actions: the template
 // data, and a scope with the plan's final state.
-func (run *Run) renderEnv(ctx context.Context, state map[string]any) *renderEnv {
-	return &renderEnv{ctx: ctx, data: run.templateMap(), scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
+func (run *Run) renderEnv(ctx context.Context, state map[string]any) *Env {
+	return &Env{Ctx: ctx, Data: run.templateMap(), Scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
 		Context: run.contextData(), Input: run.input}}
-}
-
-func templateError(err error) error {
-	if errors.Is(err, context.Canceled) {
-		return canceled(err) // the request ended while a template rendered
-	}
-	return &Error{Code: CodeTemplateError, Status: 500, Source: SourceServer,
-		Message: "a template of this command failed: " + templateErrorMessage(err), Err: err,
-		SuggestedAction: "the agent's author should check the template with `agentgw lint`"}
-}
-
-// canceled turns an emitter failure (the client went away) into a quiet end.
-func canceled(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &Error{Code: "CANCELED", Message: "the client went away", Err: err}
 }

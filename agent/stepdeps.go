@@ -10,23 +10,23 @@ import (
 // stepDeps lists the steps a step reads: through references in its kind's
 // values and inputs, and through .steps.X / .dependencies.X in its
 // templates. A step that reads another's result waits for it.
-func stepDeps(kind stepKind, with map[string]*valueTemplate) []string {
+func stepDeps(kind stepKind, with map[string]*ValueTemplate) []string {
 	var ids []string
-	addTmpl := func(t *tmpl) {
+	addTmpl := func(t *Template) {
 		if t != nil {
 			ids = append(ids, templateStepIDs(t)...)
 		}
 	}
-	var addValue func(v *valueTemplate)
-	addValue = func(v *valueTemplate) {
+	var addValue func(v *ValueTemplate)
+	addValue = func(v *ValueTemplate) {
 		if v == nil {
 			return
 		}
-		if v.ref != nil {
-			ids = append(ids, v.ref.StepIDs()...)
+		if v.Ref != nil {
+			ids = append(ids, v.Ref.StepIDs()...)
 		}
-		addTmpl(v.tmpl)
-		for _, it := range v.items {
+		addTmpl(v.Tmpl)
+		for _, it := range v.Items {
 			addValue(it)
 		}
 	}
@@ -47,7 +47,7 @@ func stepDeps(kind stepKind, with map[string]*valueTemplate) []string {
 			addValue(v)
 		}
 	case *gitKind:
-		for _, v := range []*valueTemplate{k.repo, k.ref, k.from, k.to, k.dir} {
+		for _, v := range []*ValueTemplate{k.repo, k.ref, k.from, k.to, k.dir} {
 			addValue(v)
 		}
 	}
@@ -60,14 +60,14 @@ func stepDeps(kind stepKind, with map[string]*valueTemplate) []string {
 
 // templateStepIDs finds the step ids a template reads as .steps.X,
 // .dependencies.X or $.steps.X.
-func templateStepIDs(t *tmpl) []string {
+func templateStepIDs(t *Template) []string {
 	var ids []string
 	chain := func(idents []string) {
 		if len(idents) >= 2 && (idents[0] == steps.RootSteps || idents[0] == steps.RootDependencies) {
 			ids = append(ids, idents[1])
 		}
 	}
-	eachNode(t, func(n parse.Node) {
+	EachNode(t, func(n parse.Node) {
 		switch n := n.(type) {
 		case *parse.FieldNode:
 			chain(n.Ident)

@@ -14,15 +14,15 @@ import (
 )
 
 // replyKind streams a template as text.
-type replyKind struct{ t *tmpl }
+type replyKind struct{ t *Template }
 
 func (k *replyKind) run(ctx context.Context, sr *stepRun) (any, error) {
-	s, err := execute(ctx, k.t, sr.env.data)
+	s, err := Execute(ctx, k.t, sr.env.Data)
 	if err != nil {
-		return nil, templateError(err)
+		return nil, RenderError(err)
 	}
 	if err := sr.em.Text(s); err != nil {
-		return nil, canceled(err)
+		return nil, Canceled(err)
 	}
 	return s, nil
 }
@@ -40,7 +40,7 @@ func (k *actionKind) run(_ context.Context, sr *stepRun) (any, error) {
 
 // llmKind asks the model with the step's own templates.
 type llmKind struct {
-	system []*tmpl
+	system []*Template
 	others []roleTemplate
 	model  ModelConfig
 	stream bool
@@ -75,12 +75,12 @@ func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	}
 	var msgs []llm.Message
 	for _, t := range k.system {
-		if err := appendRendered(ctx, &msgs, "system", t, sr.env.data); err != nil {
+		if err := appendRendered(ctx, &msgs, "system", t, sr.env.Data); err != nil {
 			return nil, err
 		}
 	}
 	for _, rt := range k.others {
-		if err := appendRendered(ctx, &msgs, rt.role, rt.t, sr.env.data); err != nil {
+		if err := appendRendered(ctx, &msgs, rt.role, rt.t, sr.env.Data); err != nil {
 			return nil, err
 		}
 	}
@@ -121,10 +121,10 @@ func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	return parseJSONAnswer(text)
 }
 
-func appendRendered(ctx context.Context, msgs *[]llm.Message, role string, t *tmpl, data map[string]any) error {
-	s, err := execute(ctx, t, data)
+func appendRendered(ctx context.Context, msgs *[]llm.Message, role string, t *Template, data map[string]any) error {
+	s, err := Execute(ctx, t, data)
 	if err != nil {
-		return templateError(err)
+		return RenderError(err)
 	}
 	if s != "" {
 		*msgs = append(*msgs, llm.Message{Role: role, Content: s})
@@ -163,17 +163,17 @@ func (s *captureSink) Chunk(raw []byte) error {
 // setKind writes values into the plan's state.
 type setKind struct {
 	paths  []steps.Path
-	values []*valueTemplate
+	values []*ValueTemplate
 }
 
 func (c *compiler) compileSet(where string, v *Value) stepKind {
-	if v.node.Kind != yaml.MappingNode {
+	if v.Node.Kind != yaml.MappingNode {
 		c.errorf(v.Pos, "%s: set: expected a mapping of state paths to values", where)
 		return nil
 	}
 	k := &setKind{}
-	for i := 0; i+1 < len(v.node.Content); i += 2 {
-		key, val := v.node.Content[i], v.node.Content[i+1]
+	for i := 0; i+1 < len(v.Node.Content); i += 2 {
+		key, val := v.Node.Content[i], v.Node.Content[i+1]
 		name := key.Value
 		if !strings.HasPrefix(name, steps.RootState+".") {
 			name = steps.RootState + "." + name
@@ -184,7 +184,7 @@ func (c *compiler) compileSet(where string, v *Value) stepKind {
 			continue
 		}
 		k.paths = append(k.paths, p)
-		k.values = append(k.values, compileValue(c.file, where+": set."+key.Value, val, c.diags))
+		k.values = append(k.values, CompileValue(c.file, where+": set."+key.Value, val, c.diags))
 	}
 	return k
 }
@@ -192,9 +192,9 @@ func (c *compiler) compileSet(where string, v *Value) stepKind {
 func (k *setKind) run(_ context.Context, sr *stepRun) (any, error) {
 	out := make(map[string]any, len(k.paths))
 	for i, p := range k.paths {
-		v, err := k.values[i].render(sr.env)
+		v, err := k.values[i].Render(sr.env)
 		if err != nil {
-			return nil, templateError(err)
+			return nil, RenderError(err)
 		}
 		if err := sr.inv.Scope.State.Set(p, v); err != nil {
 			return nil, err
@@ -315,7 +315,7 @@ func (k *toolKind) run(ctx context.Context, sr *stepRun) (any, error) {
 			return nil, sr.run.waitForConsent(sr.step.def.ID, consentQuestion(k.tool, llm.ToolCall{Name: k.tool.Name, Arguments: argsJSON(sr)}))
 		}
 	}
-	with, _ := sr.env.data["with"].(map[string]any)
+	with, _ := sr.env.Data["with"].(map[string]any)
 	// A tool gets its parameters as JSON, as when a model calls it.
 	params := map[string]any{}
 	if data, err := json.Marshal(with); err != nil || json.Unmarshal(data, &params) != nil {
@@ -341,7 +341,7 @@ func (k *toolKind) run(ctx context.Context, sr *stepRun) (any, error) {
 
 // argsJSON is a step's inputs as the JSON a consent question shows.
 func argsJSON(sr *stepRun) string {
-	data, _ := json.Marshal(sr.env.data["with"])
+	data, _ := json.Marshal(sr.env.Data["with"])
 	return string(data)
 }
 

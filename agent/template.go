@@ -26,7 +26,7 @@ const (
 )
 
 // tmpl is a parsed template with its fast form, when it has one.
-type tmpl struct {
+type Template struct {
 	*template.Template
 	fast *fastTemplate
 	// bound holds *boundTemplate: clones of the template whose helpers are
@@ -42,7 +42,7 @@ type boundTemplate struct {
 }
 
 // boundClone takes a clone bound to a budget from the pool, or makes one.
-func (t *tmpl) boundClone() (*boundTemplate, error) {
+func (t *Template) boundClone() (*boundTemplate, error) {
 	if bt, ok := t.bound.Get().(*boundTemplate); ok {
 		return bt, nil
 	}
@@ -56,7 +56,7 @@ func (t *tmpl) boundClone() (*boundTemplate, error) {
 
 // parseTemplate compiles src, rewriting printing actions so missing values
 // render empty.
-func parseTemplate(name, src string) (*tmpl, error) {
+func parseTemplate(name, src string) (*Template, error) {
 	t, err := template.New(name).Funcs(TemplateFuncs()).Parse(src)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func parseTemplate(name, src string) (*tmpl, error) {
 		}
 	}
 	addTicks(t)
-	return &tmpl{Template: t, fast: compileFast(t)}, nil
+	return &Template{Template: t, fast: compileFast(t)}, nil
 }
 
 func emptyMissing(tree *parse.Tree, n parse.Node) {
@@ -98,9 +98,9 @@ func emptyMissing(tree *parse.Tree, n parse.Node) {
 
 // mentions reports whether the template refers to the named top-level key,
 // as a field (.name) or a string ("name", e.g. in index).
-func mentions(t *tmpl, name string) bool {
+func Mentions(t *Template, name string) bool {
 	found := false
-	eachNode(t, func(n parse.Node) {
+	EachNode(t, func(n parse.Node) {
 		switch n := n.(type) {
 		case *parse.FieldNode:
 			found = found || (len(n.Ident) > 0 && n.Ident[0] == name)
@@ -114,7 +114,7 @@ func mentions(t *tmpl, name string) bool {
 }
 
 // eachNode calls fn for every node of every tree of t.
-func eachNode(t *tmpl, fn func(parse.Node)) {
+func EachNode(t *Template, fn func(parse.Node)) {
 	for _, tt := range t.Templates() {
 		if tt.Tree != nil {
 			eachTreeNode(tt.Tree.Root, fn)
@@ -221,7 +221,7 @@ func (w *cappedBuffer) String() string { return w.buf.String() }
 // stopping when ctx ends: with the fast evaluator when it can, else, and
 // for every error but those bounds (so that errors read as text/template
 // writes them), with text/template.
-func execute(ctx context.Context, t *tmpl, data any) (string, error) {
+func Execute(ctx context.Context, t *Template, data any) (string, error) {
 	b := newBudget(ctx)
 	if t.fast != nil {
 		s, err := t.fast.execute(b, data)
@@ -290,7 +290,7 @@ var restrictedFuncs = []string{"and", "or", "not", "len", "index", "slice", "eq"
 // a variable (a loop of as many iterations as the client writes). Then it
 // makes every range pipeline end in rangeFunc, which refuses at run time to
 // loop over a number that came from the data.
-func checkRestricted(t *tmpl) error {
+func CheckRestricted(t *Template) error {
 	if len(t.Templates()) > 1 {
 		return errors.New("define and block are not allowed in request-carried templates")
 	}
@@ -387,4 +387,30 @@ func countedRange(p *parse.PipeNode) string {
 }
 
 // containsTemplate reports whether s has template actions.
-func containsTemplate(s string) bool { return strings.Contains(s, "{{") }
+func ContainsTemplate(s string) bool { return strings.Contains(s, "{{") }
+
+// compileText parses a template, reporting errors at the line they are on.
+func CompileText(where string, tx *Text, diags *Diagnostics) *Template {
+	t, err := parseTemplate(templateName(where), tx.Src)
+	if err != nil {
+		diags.Add(SeverityError, templateErrorPos(tx, err), fmt.Sprintf("%s: bad template: %s", where, templateErrorMessage(err)))
+		return nil
+	}
+	return t
+}
+
+var templateNamer = strings.NewReplacer(`command "`, "", `": `, ".", `"`, "", ": ", ".", " ", "_")
+
+// templateName turns `command "x": reply` into `x.reply`, a name without
+// colons so that template error positions stay parseable.
+func templateName(where string) string { return templateNamer.Replace(where) }
+
+// templateError is a failed render as the client sees it.
+func RenderError(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return Canceled(err) // the request ended while a template rendered
+	}
+	return &Error{Code: CodeTemplateError, Status: 500, Source: SourceServer,
+		Message: "a template of this command failed: " + templateErrorMessage(err), Err: err,
+		SuggestedAction: "the agent's author should check the template with `agentgw lint`"}
+}

@@ -52,7 +52,7 @@ func TestTemplateRender(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := execute(context.Background(), tpl, data)
+			got, err := Execute(context.Background(), tpl, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestTemplateMentions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := mentions(tpl, "userInputPrompt"); got != tc.want {
+		if got := Mentions(tpl, "userInputPrompt"); got != tc.want {
 			t.Errorf("mentions(%q) = %v, want %v", tc.src, got, tc.want)
 		}
 	}
@@ -112,7 +112,7 @@ func TestCheckRestricted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = checkRestricted(tpl)
+		err = CheckRestricted(tpl)
 		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("checkRestricted(%q) = %v, want %q", tc.src, err, tc.err)
 		}
@@ -125,7 +125,7 @@ func TestRenderCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("x", 1<<20)
-	_, err = execute(context.Background(), tpl, map[string]any{"n": make([]int, 100), "s": big})
+	_, err = Execute(context.Background(), tpl, map[string]any{"n": make([]int, 100), "s": big})
 	if err == nil || !strings.Contains(err.Error(), "MiB") {
 		t.Fatalf("want the render cap, got %v", err)
 	}

@@ -42,10 +42,10 @@ func (c *compiler) compileTools() {
 func compileToolDef(m *tools.Manager, td *ToolDef, base string, diags *Diagnostics) *tools.Tool {
 	t, warns, err := m.Compile(td.Spec, base)
 	for _, w := range warns {
-		diags.add(SeverityWarning, td.Pos, fmt.Sprintf("tool %q: %s", td.Name, w))
+		diags.Add(SeverityWarning, td.Pos, fmt.Sprintf("tool %q: %s", td.Name, w))
 	}
 	if err != nil {
-		diags.add(SeverityError, td.Pos, err.Error()) // the error names the tool
+		diags.Add(SeverityError, td.Pos, err.Error()) // the error names the tool
 		return nil
 	}
 	return t
@@ -86,22 +86,22 @@ func LoadTools(m *tools.Manager, paths ...string) (map[string]*tools.Tool, Diagn
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			diags.add(SeverityError, Position{File: p}, fmt.Sprintf("reading tools: %v", err))
+			diags.Add(SeverityError, Position{File: p}, fmt.Sprintf("reading tools: %v", err))
 			continue
 		}
 		var doc yaml.Node
 		if err := yaml.Unmarshal(data, &doc); err != nil {
-			diags.add(SeverityError, yamlErrorPos(p, data, err), yamlErrorMessage(err))
+			diags.Add(SeverityError, YAMLErrorPos(p, data, err), YAMLErrorMessage(err))
 			continue
 		}
 		var defs []*ToolDef
-		(&nodeDecoder{file: p, diags: &diags}).decode(&doc, reflect.ValueOf(&defs).Elem(), "tools")
+		(&NodeDecoder{File: p, Diags: &diags}).Decode(&doc, reflect.ValueOf(&defs).Elem(), "tools")
 		for _, td := range defs {
 			if td == nil {
 				continue
 			}
 			if _, dup := out[td.Name]; dup {
-				diags.add(SeverityError, td.Pos, fmt.Sprintf("tool %q is defined twice", td.Name))
+				diags.Add(SeverityError, td.Pos, fmt.Sprintf("tool %q is defined twice", td.Name))
 				continue
 			}
 			if t := compileToolDef(m, td, filepath.Dir(p), &diags); t != nil {

@@ -107,7 +107,7 @@ func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall)
 			waiting = append(waiting, pendingCall{Index: i, Call: c})
 		default:
 			if err := em.Text(progressLine(c)); err != nil {
-				return canceled(err)
+				return Canceled(err)
 			}
 			wg.Go(func() { results[i] = toolResultText(l.call(ctx, t, c)) })
 		}
@@ -153,7 +153,7 @@ func progressLine(c llm.ToolCall) string {
 // compactArgs is a tool call's arguments on one line, spaces squeezed, in at
 // most n characters.
 func compactArgs(args string, n int) string {
-	return truncate(n-1, strings.Join(strings.Fields(args), " "))
+	return Truncate(n-1, strings.Join(strings.Fields(args), " "))
 }
 
 func newCallID() string { return "call_" + strings.ReplaceAll(uuid.NewString(), "-", "") }

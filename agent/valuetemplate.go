@@ -17,50 +17,50 @@ import (
 
 // valueTemplate is a YAML value of free shape whose strings are templates,
 // such as an action spec.
-type valueTemplate struct {
-	pos  Position
+type ValueTemplate struct {
+	Pos  Position
 	kind yaml.Kind
 	// scalars
-	lit  any
-	tmpl *tmpl
-	ref  *steps.Ref // a string that is a reference ($state.x || $state.y)
+	Lit  any
+	Tmpl *Template
+	Ref  *steps.Ref // a string that is a reference ($state.x || $state.y)
 	// mappings and lists
 	keys  []string
-	items []*valueTemplate
+	Items []*ValueTemplate
 }
 
 // compileValue turns a YAML node into a valueTemplate, parsing every string
 // that contains "{{" as a template.
-func compileValue(file, where string, n *yaml.Node, diags *Diagnostics) *valueTemplate {
+func CompileValue(file, where string, n *yaml.Node, diags *Diagnostics) *ValueTemplate {
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
-	v := &valueTemplate{pos: Position{File: file, Line: n.Line, Column: n.Column}, kind: n.Kind}
+	v := &ValueTemplate{Pos: Position{File: file, Line: n.Line, Column: n.Column}, kind: n.Kind}
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			v.keys = append(v.keys, n.Content[i].Value)
-			v.items = append(v.items, compileValue(file, where+"."+n.Content[i].Value, n.Content[i+1], diags))
+			v.Items = append(v.Items, CompileValue(file, where+"."+n.Content[i].Value, n.Content[i+1], diags))
 		}
 	case yaml.SequenceNode:
 		for i, e := range n.Content {
-			v.items = append(v.items, compileValue(file, fmt.Sprintf("%s[%d]", where, i), e, diags))
+			v.Items = append(v.Items, CompileValue(file, fmt.Sprintf("%s[%d]", where, i), e, diags))
 		}
 	case yaml.ScalarNode:
-		if err := n.Decode(&v.lit); err != nil {
-			diags.add(SeverityError, v.pos, fmt.Sprintf("%s: %v", where, err))
+		if err := n.Decode(&v.Lit); err != nil {
+			diags.Add(SeverityError, v.Pos, fmt.Sprintf("%s: %v", where, err))
 		}
-		s, ok := v.lit.(string)
+		s, ok := v.Lit.(string)
 		switch {
 		case ok && steps.IsRef(s):
 			ref, err := steps.ParseRef(s)
 			if err != nil {
-				diags.add(SeverityError, v.pos, fmt.Sprintf("%s: %v", where, err))
+				diags.Add(SeverityError, v.Pos, fmt.Sprintf("%s: %v", where, err))
 			}
-			v.ref = ref
+			v.Ref = ref
 		case ok && strings.Contains(s, "{{"):
-			tx := &Text{Src: s, Pos: v.pos, block: n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0}
-			v.tmpl = compileText(where, tx, diags)
+			tx := &Text{Src: s, Pos: v.Pos, Block: n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0}
+			v.Tmpl = CompileText(where, tx, diags)
 		}
 	}
 	return v
@@ -68,47 +68,47 @@ func compileValue(file, where string, n *yaml.Node, diags *Diagnostics) *valueTe
 
 // renderEnv is what values render against: template data and the scope of
 // references.
-type renderEnv struct {
+type Env struct {
 	// ctx is the request's or step's: rendering stops when it ends.
-	ctx   context.Context
-	data  map[string]any
-	scope *steps.Scope
+	Ctx   context.Context
+	Data  map[string]any
+	Scope *steps.Scope
 }
 
 // render evaluates the value into plain Go data: templates rendered,
 // references resolved to their typed values (nil when absent).
-func (v *valueTemplate) render(env *renderEnv) (any, error) {
-	return v.walk(func(leaf *valueTemplate) (any, error) {
+func (v *ValueTemplate) Render(env *Env) (any, error) {
+	return v.walk(func(leaf *ValueTemplate) (any, error) {
 		switch {
-		case leaf.ref != nil:
-			x, _ := leaf.ref.Resolve(env.scope)
+		case leaf.Ref != nil:
+			x, _ := leaf.Ref.Resolve(env.Scope)
 			return x, nil
-		case leaf.tmpl != nil:
-			return execute(env.ctx, leaf.tmpl, env.data)
+		case leaf.Tmpl != nil:
+			return Execute(env.Ctx, leaf.Tmpl, env.Data)
 		}
-		return leaf.lit, nil
+		return leaf.Lit, nil
 	})
 }
 
 // literal is the value as written, templates unrendered and references
 // left out (null).
-func (v *valueTemplate) literal() any {
-	x, _ := v.walk(func(leaf *valueTemplate) (any, error) {
-		if leaf.ref != nil {
+func (v *ValueTemplate) Literal() any {
+	x, _ := v.walk(func(leaf *ValueTemplate) (any, error) {
+		if leaf.Ref != nil {
 			return nil, nil
 		}
-		return leaf.lit, nil
+		return leaf.Lit, nil
 	})
 	return x
 }
 
 // hasRefs reports whether any leaf is a reference.
-func (v *valueTemplate) hasRefs() bool {
-	if v.ref != nil {
+func (v *ValueTemplate) HasRefs() bool {
+	if v.Ref != nil {
 		return true
 	}
-	for _, it := range v.items {
-		if it.hasRefs() {
+	for _, it := range v.Items {
+		if it.HasRefs() {
 			return true
 		}
 	}
@@ -116,12 +116,12 @@ func (v *valueTemplate) hasRefs() bool {
 }
 
 // walk rebuilds the value as plain data, computing scalars with leaf.
-func (v *valueTemplate) walk(leaf func(*valueTemplate) (any, error)) (any, error) {
+func (v *ValueTemplate) walk(leaf func(*ValueTemplate) (any, error)) (any, error) {
 	switch v.kind {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(v.keys))
 		for i, k := range v.keys {
-			x, err := v.items[i].walk(leaf)
+			x, err := v.Items[i].walk(leaf)
 			if err != nil {
 				return nil, err
 			}
@@ -129,8 +129,8 @@ func (v *valueTemplate) walk(leaf func(*valueTemplate) (any, error)) (any, error
 		}
 		return m, nil
 	case yaml.SequenceNode:
-		l := make([]any, len(v.items))
-		for i, it := range v.items {
+		l := make([]any, len(v.Items))
+		for i, it := range v.Items {
 			x, err := it.walk(leaf)
 			if err != nil {
 				return nil, err
@@ -143,8 +143,8 @@ func (v *valueTemplate) walk(leaf func(*valueTemplate) (any, error)) (any, error
 }
 
 // renderAction renders an action spec and validates the result.
-func renderAction(vt *valueTemplate, env *renderEnv) (*actions.Action, error) {
-	x, err := vt.render(env)
+func RenderAction(vt *ValueTemplate, env *Env) (*actions.Action, error) {
+	x, err := vt.Render(env)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func templateErrorPos(tx *Text, err error) Position {
 		return p
 	}
 	line, _ := strconv.Atoi(m[1])
-	if tx.block {
+	if tx.Block {
 		p.Line += line
 	} else {
 		p.Line += line - 1

@@ -12,9 +12,9 @@ import (
 
 // nodeDecoder fills Go structs from YAML nodes strictly, reporting every
 // problem with its file position instead of stopping at the first.
-type nodeDecoder struct {
-	file  string
-	diags *Diagnostics
+type NodeDecoder struct {
+	File  string
+	Diags *Diagnostics
 }
 
 var (
@@ -25,16 +25,16 @@ var (
 	handlerType  = reflect.TypeFor[Handler]()
 )
 
-func (d *nodeDecoder) pos(n *yaml.Node) Position {
-	return Position{File: d.file, Line: n.Line, Column: n.Column}
+func (d *NodeDecoder) pos(n *yaml.Node) Position {
+	return Position{File: d.File, Line: n.Line, Column: n.Column}
 }
 
-func (d *nodeDecoder) errorf(n *yaml.Node, format string, args ...any) {
-	d.diags.add(SeverityError, d.pos(n), fmt.Sprintf(format, args...))
+func (d *NodeDecoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.Diags.Add(SeverityError, d.pos(n), fmt.Sprintf(format, args...))
 }
 
 // decode fills v (addressable) from n; what names the value in messages.
-func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
+func (d *NodeDecoder) Decode(n *yaml.Node, v reflect.Value, what string) {
 	for n.Kind == yaml.AliasNode || n.Kind == yaml.DocumentNode {
 		if n.Kind == yaml.AliasNode {
 			n = n.Alias
@@ -55,10 +55,10 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 			return
 		}
 		block := n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
-		v.Set(reflect.ValueOf(Text{Src: n.Value, Pos: d.pos(n), block: block}))
+		v.Set(reflect.ValueOf(Text{Src: n.Value, Pos: d.pos(n), Block: block}))
 		return
 	case t == valueType:
-		v.Set(reflect.ValueOf(Value{Pos: d.pos(n), node: n}))
+		v.Set(reflect.ValueOf(Value{Pos: d.pos(n), Node: n}))
 		return
 	case t == durationType:
 		d.decodeDuration(n, v, what)
@@ -68,7 +68,7 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 		return
 	case t == handlerType && n.Kind == yaml.SequenceNode:
 		h := Handler{Pos: d.pos(n)}
-		d.decode(n, reflect.ValueOf(&h.Steps).Elem(), what+".steps")
+		d.Decode(n, reflect.ValueOf(&h.Steps).Elem(), what+".steps")
 		v.Set(reflect.ValueOf(h))
 		return
 	}
@@ -83,7 +83,7 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 		if v.IsNil() {
 			v.Set(reflect.New(t.Elem()))
 		}
-		d.decode(n, v.Elem(), what)
+		d.Decode(n, v.Elem(), what)
 	case reflect.Struct:
 		d.decodeStruct(n, v, what)
 	case reflect.Slice:
@@ -109,7 +109,7 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 	}
 }
 
-func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
+func (d *NodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 	if n.Kind != yaml.MappingNode {
 		d.errorf(n, "%s: expected a mapping, got %s", what, kindName(n))
 		return
@@ -131,26 +131,26 @@ func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 			continue
 		}
 		seen[f.name] = key.Value
-		d.decode(val, v.FieldByIndex(f.index), what+"."+f.name)
+		d.Decode(val, v.FieldByIndex(f.index), what+"."+f.name)
 		if f.keyField != nil {
 			v.FieldByIndex(f.keyField).SetString(key.Value)
 		}
 	}
 }
 
-func (d *nodeDecoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {
+func (d *NodeDecoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {
 	if n.Kind != yaml.SequenceNode {
 		d.errorf(n, "%s: expected a list, got %s", what, kindName(n))
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, e := range n.Content {
-		d.decode(e, s.Index(i), fmt.Sprintf("%s[%d]", what, i))
+		d.Decode(e, s.Index(i), fmt.Sprintf("%s[%d]", what, i))
 	}
 	v.Set(s)
 }
 
-func (d *nodeDecoder) decodeScalar(n *yaml.Node, v reflect.Value, what string) {
+func (d *NodeDecoder) decodeScalar(n *yaml.Node, v reflect.Value, what string) {
 	if n.Kind != yaml.ScalarNode {
 		d.errorf(n, "%s: expected a %s, got %s", what, v.Kind(), kindName(n))
 		return
@@ -184,7 +184,7 @@ func (d *nodeDecoder) decodeScalar(n *yaml.Node, v reflect.Value, what string) {
 	}
 }
 
-func (d *nodeDecoder) decodeDuration(n *yaml.Node, v reflect.Value, what string) {
+func (d *NodeDecoder) decodeDuration(n *yaml.Node, v reflect.Value, what string) {
 	if n.Kind != yaml.ScalarNode {
 		d.errorf(n, "%s: expected a duration such as 30s, got %s", what, kindName(n))
 		return

@@ -8,17 +8,17 @@ import (
 // action spec. Its strings are templates.
 type Value struct {
 	Pos  Position
-	node *yaml.Node
+	Node *yaml.Node
 }
 
 // Interface returns the value as plain Go data: map[string]any, []any,
 // string, int, float64, bool or nil.
 func (v *Value) Interface() any {
-	if v == nil || v.node == nil {
+	if v == nil || v.Node == nil {
 		return nil
 	}
 	var out any
-	if err := v.node.Decode(&out); err != nil {
+	if err := v.Node.Decode(&out); err != nil {
 		return nil
 	}
 	return normalize(out)
