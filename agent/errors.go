@@ -32,6 +32,16 @@ const (
 	CodeDeclined              = "DECLINED"
 )
 
+// Codes of plan failures inside the stream.
+const (
+	CodeStepFailed  = "STEP_FAILED"
+	CodeStepTimeout = "STEP_TIMEOUT"
+	// CodeStepNotReady: a step's && gate waited for references no step
+	// wrote, so it never ran.
+	CodeStepNotReady = "STEP_NOT_READY"
+	CodePlanTimeout  = "PLAN_TIMEOUT"
+)
+
 // Error sources of the seed-000 error shape.
 const (
 	SourceClient   = "client"

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/server"
 )
@@ -25,7 +25,7 @@ var testSecret = []byte("test-secret")
 // setup describes one test gateway; options change it before it starts.
 type setup struct {
 	srv server.Config
-	run agent.RunnerConfig
+	run runner.RunnerConfig
 	llm llm.Config
 	// upstream serves the fake model platform; nil means no upstream
 	// unless upstreamURL is set.
@@ -41,13 +41,13 @@ type gateway struct {
 
 // loadAgents loads the test agents from testdata/agents, failing on any
 // error in them.
-func loadAgents(t testing.TB) *agent.Registry {
+func loadAgents(t testing.TB) *runner.Registry {
 	t.Helper()
-	agents, diags := agent.Load(filepath.Join("testdata", "agents"))
+	agents, diags := runner.Load(filepath.Join("testdata", "agents"))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents have errors:\n%v", diags)
 	}
-	return agent.NewRegistry(agents)
+	return runner.NewRegistry(agents)
 }
 
 // newHandler builds the gateway's handler as the options say, starting the
@@ -81,7 +81,7 @@ func newServer(t testing.TB, opts ...option) (*server.Server, *upstream) {
 		}
 		s.run.LLM = client
 	}
-	s.srv.Runner = agent.NewRunner(loadAgents(t), s.run)
+	s.srv.Runner = runner.NewRunner(loadAgents(t), s.run)
 	return server.New(s.srv), up
 }
 

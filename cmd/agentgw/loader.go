@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/mcp"
@@ -26,7 +27,7 @@ type loader struct {
 func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, pool *mcp.Pool, log *slog.Logger) *loader {
 	tm := tools.NewManager(tools.Config{
 		WorkRoots: cfg.Tools.WorkRoots, HTTPAllow: cfg.Tools.HTTPAllow, Python: cfg.Tools.Python, Node: cfg.Tools.Node,
-		Getenv: getenv, Builtins: agent.GitBuiltins(repos), Logger: log,
+		Getenv: getenv, Builtins: runner.GitBuiltins(repos), Logger: log,
 	})
 	registerRuntimes(tm, pool)
 	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm}
@@ -36,21 +37,21 @@ func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, 
 // agent's tools include them, but a set may have no agent), and the
 // problems found making them.
 type agentSet struct {
-	agents   []*agent.Agent
+	agents   []*runner.Agent
 	shared   map[string]*tools.Tool
 	problems agent.Diagnostics
 }
 
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
-	shared, diags := agent.LoadTools(l.tools, l.toolFiles...)
-	opts := agent.LoadOptions{Tools: l.tools, Shared: shared}
-	var agents []*agent.Agent
+	shared, diags := runner.LoadTools(l.tools, l.toolFiles...)
+	opts := runner.LoadOptions{Tools: l.tools, Shared: shared}
+	var agents []*runner.Agent
 	var ds agent.Diagnostics
 	if len(l.paths) == 0 {
-		agents, ds = agent.LoadFSWith(opts, configs.FS, configs.AgentsDir)
+		agents, ds = runner.LoadFSWith(opts, configs.FS, configs.AgentsDir)
 	} else {
-		agents, ds = agent.LoadWith(opts, l.paths...)
+		agents, ds = runner.LoadWith(opts, l.paths...)
 	}
 	return agentSet{agents: agents, shared: shared, problems: append(diags, ds...)}
 }

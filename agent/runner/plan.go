@@ -1,0 +1,199 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/steps"
+)
+
+// compiledPlan is a list of steps compiled for the engine.
+type compiledPlan struct {
+	plan    *steps.Plan
+	steps   []*compiledStep
+	timeout time.Duration
+}
+
+// compiledStep is one step: its definition, its kind and its inputs that
+// are not references (templates or literal values).
+type compiledStep struct {
+	def  *agent.Step
+	kind stepKind
+	with map[string]*tmpl.Value
+}
+
+// stepKind executes one kind of step.
+type stepKind interface {
+	run(ctx context.Context, sr *stepRun) (any, error)
+}
+
+// compilePlan compiles steps; keyPrefix names them for action routing
+// ("steps", or "actions.0.onAccept.steps" for a handler's).
+func (c *compiler) compilePlan(where, keyPrefix string, defs []*agent.Step, timeout time.Duration, pos agent.Position) *compiledPlan {
+	cp := &compiledPlan{timeout: timeout}
+	var nodes []steps.Node
+	for i, sd := range defs {
+		if sd == nil {
+			continue
+		}
+		swhere := fmt.Sprintf("%s: step %q", where, sd.ID)
+		if sd.ID == "" {
+			swhere = fmt.Sprintf("%s: steps[%d]", where, i)
+		}
+		cs := &compiledStep{def: sd, with: map[string]*tmpl.Value{}}
+		node := c.compileNode(swhere, sd, cs)
+		cs.kind = c.compileKind(swhere, keyPrefix, sd)
+		// A step waits for the steps it reads, wherever it reads them.
+		for _, id := range stepDeps(cs.kind, cs.with) {
+			if id != sd.ID && !slices.Contains(node.DependsOn, id) {
+				node.DependsOn = append(slices.Clone(node.DependsOn), id)
+			}
+		}
+		cp.steps = append(cp.steps, cs)
+		nodes = append(nodes, node)
+	}
+	plan, errs := steps.NewPlan(nodes)
+	for _, e := range errs {
+		if e.Step < 0 || e.Step >= len(cp.steps) {
+			c.errorf(pos, "%s: %s", where, e.Msg)
+			continue
+		}
+		sd := cp.steps[e.Step].def
+		c.errorf(sd.Pos, "%s: step %q: %s: %s", where, sd.ID, e.Field, e.Msg)
+	}
+	cp.plan = plan
+	return cp
+}
+
+// compileNode builds the engine's view of a step: dependencies, condition,
+// reference inputs, output, timeout, retry and error policy.
+func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) steps.Node {
+	n := steps.Node{ID: sd.ID, DependsOn: sd.DependsOn, Timeout: sd.Timeout, Refs: map[string]*steps.Ref{}}
+	if sd.When != "" {
+		cond, err := steps.CompileCondition(sd.When)
+		if err != nil {
+			c.errorf(sd.Pos, "%s: when: %v", where, err)
+		}
+		n.When = cond
+	}
+	if sd.Output != "" {
+		out, err := steps.ParseOutput(sd.Output)
+		if err != nil {
+			c.errorf(sd.Pos, "%s: output: %v", where, err)
+		}
+		n.Output = out
+	}
+	if sd.Retry != nil {
+		if sd.Retry.Limit < 0 {
+			c.errorf(sd.Pos, "%s: retry.limit must not be negative", where)
+		}
+		n.Retry = steps.Retry{Limit: sd.Retry.Limit, Backoff: sd.Retry.Backoff}
+	}
+	switch sd.OnError {
+	case "", "fail", "continue":
+		n.OnError = steps.OnError(sd.OnError)
+	default:
+		c.errorf(sd.Pos, "%s: onError %q must be fail or continue%s", where, sd.OnError, agent.DidYouMean(sd.OnError, []string{"fail", "continue"}))
+	}
+	if sd.With != nil {
+		c.compileWith(where, sd.With, &n, cs)
+	}
+	return n
+}
+
+// compileWith splits a step's inputs: references go to the engine, which
+// resolves them (and waits for gates); the rest render at run time.
+func (c *compiler) compileWith(where string, with *agent.Value, n *steps.Node, cs *compiledStep) {
+	if with.Node.Kind != yaml.MappingNode {
+		c.errorf(with.Pos, "%s: with: expected a mapping of input names to values", where)
+		return
+	}
+	for i := 0; i+1 < len(with.Node.Content); i += 2 {
+		name, val := with.Node.Content[i].Value, with.Node.Content[i+1]
+		c.checkRefLike(where+": with."+name, val)
+		if val.Kind == yaml.ScalarNode && steps.IsRef(val.Value) {
+			ref, err := steps.ParseRef(val.Value)
+			if err != nil {
+				c.errorf(agent.Position{File: c.file, Line: val.Line, Column: val.Column}, "%s: with.%s: %v", where, name, err)
+				continue
+			}
+			n.Refs[name] = ref
+			continue
+		}
+		cs.with[name] = tmpl.CompileValue(c.file, where+": with."+name, val, c.diags)
+	}
+}
+
+var refLike = regexp.MustCompile(`^\s*[$†]\{?([A-Za-z_][A-Za-z0-9_]*)\.`)
+
+// refRoots are the roots references may start with.
+var refRoots = []string{steps.RootState, steps.RootSteps, steps.RootDependencies, steps.RootContext, steps.RootInput}
+
+// checkRefLike warns about a string that looks like a reference but names
+// no root, such as "$stat.x": it is taken literally.
+func (c *compiler) checkRefLike(where string, n *yaml.Node) {
+	if n.Kind != yaml.ScalarNode || steps.IsRef(n.Value) {
+		return
+	}
+	if m := refLike.FindStringSubmatch(n.Value); m != nil && !slices.Contains(refRoots, m[1]) {
+		c.warnf(agent.Position{File: c.file, Line: n.Line, Column: n.Column},
+			"%s: %q looks like a reference, but %q is not a root (%s)%s; it is used as literal text",
+			where, n.Value, m[1], strings.Join(refRoots, ", "), agent.DidYouMean(m[1], refRoots))
+	}
+}
+
+// compileKind compiles the one kind a step has; keyPrefix is its plan's
+// (see compilePlan).
+func (c *compiler) compileKind(where, keyPrefix string, sd *agent.Step) stepKind {
+	key := keyPrefix + "." + sd.ID
+	var kinds []string
+	var k stepKind
+	if sd.Reply != nil {
+		kinds = append(kinds, "reply")
+		if t := tmpl.CompileText(where+": reply", sd.Reply, c.diags); t != nil {
+			k = &replyKind{t: t}
+		}
+	}
+	if sd.LLM != nil {
+		kinds = append(kinds, "llm")
+		k = c.compileLLM(where, sd)
+	}
+	if sd.Action != nil {
+		kinds = append(kinds, "action")
+		if ca := c.compileAction(where+": action", key, sd.Action); ca != nil {
+			k = &actionKind{action: ca}
+		}
+	}
+	if sd.Set != nil {
+		kinds = append(kinds, "set")
+		k = c.compileSet(where, sd.Set)
+	}
+	if sd.Call != nil {
+		kinds = append(kinds, "call")
+		k = c.compileCall(where, sd)
+	}
+	if sd.Git != nil {
+		kinds = append(kinds, "git")
+		k = c.compileGit(where, sd)
+	}
+	if sd.Tool != "" {
+		kinds = append(kinds, "tool")
+		k = c.compileTool(where, keyPrefix, sd)
+	}
+	switch len(kinds) {
+	case 0:
+		c.errorf(sd.Pos, "%s: a step needs one kind: reply, llm, action, set, call, git or tool", where)
+	case 1:
+	default:
+		c.errorf(sd.Pos, "%s: a step has one kind, this one has %s", where, strings.Join(kinds, " and "))
+	}
+	return k
+}
