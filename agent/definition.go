@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Position is a place in a definition file; lines and columns count from 1.
@@ -48,10 +48,10 @@ type Definition struct {
 	Tools []*ToolDef `yaml:"tools"`
 }
 
-// ToolDef is a tool as written in a definition (see tools.Spec).
+// ToolDef is a tool as written in a definition (see toolspec.Spec).
 type ToolDef struct {
-	Pos        Position `yaml:"-"`
-	tools.Spec `yaml:",inline"`
+	Pos           Position `yaml:"-"`
+	toolspec.Spec `yaml:",inline"`
 }
 
 // Service is where the platform reaches the agent.
