@@ -284,7 +284,7 @@ func (t *teeEmitter) Chunk(raw []byte) error {
 
 // toolKind runs a tool with the step's inputs as its parameters. A tool
 // that needs the user's consent pauses the plan the first time (see
-// planpause.go).
+// plan_wait.go).
 type toolKind struct {
 	tool    *tools.Tool
 	consent bool
