@@ -71,10 +71,10 @@ type Document struct {
 }
 
 // DecodeFile decodes the agent definitions in one file (several YAML
-// documents may hold several agents), keeping positions. A syntax error
-// ends the file; it is in the returned diagnostics, beside the documents
-// decoded before it.
-func DecodeFile(file string, data []byte) ([]Document, Diagnostics) {
+// documents may hold several agents), keeping positions; kinds are the step
+// kinds steps may use. A syntax error ends the file; it is in the returned
+// diagnostics, beside the documents decoded before it.
+func DecodeFile(kinds KindSpecs, file string, data []byte) ([]Document, Diagnostics) {
 	var diags Diagnostics
 	var docs []Document
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -93,7 +93,7 @@ func DecodeFile(file string, data []byte) ([]Document, Diagnostics) {
 		}
 		var local Diagnostics
 		def := &Definition{}
-		nd := &NodeDecoder{File: file, Diags: &local}
+		nd := &NodeDecoder{File: file, Diags: &local, Kinds: kinds}
 		nd.Decode(&doc, reflect.ValueOf(def).Elem(), "agent")
 		docs = append(docs, Document{Def: def, Diags: local})
 	}

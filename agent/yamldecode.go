@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,11 +11,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// nodeDecoder fills Go structs from YAML nodes strictly, reporting every
+// NodeDecoder fills Go structs from YAML nodes strictly, reporting every
 // problem with its file position instead of stopping at the first.
 type NodeDecoder struct {
+	// File names the file in positions; Diags collects the problems.
 	File  string
 	Diags *Diagnostics
+	// Kinds are the step kinds whose keys a step may have; nil knows none.
+	Kinds KindSpecs
 }
 
 var (
@@ -33,18 +37,24 @@ func (d *NodeDecoder) errorf(n *yaml.Node, format string, args ...any) {
 	d.Diags.Add(SeverityError, d.pos(n), fmt.Sprintf(format, args...))
 }
 
-// decode fills v (addressable) from n; what names the value in messages.
-func (d *NodeDecoder) Decode(n *yaml.Node, v reflect.Value, what string) {
+// resolve follows aliases and enters documents; nil is an empty document.
+func resolve(n *yaml.Node) *yaml.Node {
 	for n.Kind == yaml.AliasNode || n.Kind == yaml.DocumentNode {
 		if n.Kind == yaml.AliasNode {
 			n = n.Alias
 		} else if len(n.Content) > 0 {
 			n = n.Content[0]
 		} else {
-			return
+			return nil
 		}
 	}
-	if isNull(n) {
+	return n
+}
+
+// Decode fills v (addressable) from n; what names the value in messages.
+func (d *NodeDecoder) Decode(n *yaml.Node, v reflect.Value, what string) {
+	n = resolve(n)
+	if n == nil || isNull(n) {
 		return
 	}
 	t := v.Type()
@@ -118,12 +128,25 @@ func (d *NodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 	if f, ok := v.Type().FieldByName("Pos"); ok && f.Type == positionType {
 		v.FieldByIndex(f.Index).Set(reflect.ValueOf(d.pos(n)))
 	}
+	names := fields.names
+	var kinds []StepKind
+	if fields.kinds != nil && d.Kinds != nil {
+		names = slices.Concat(names[:fields.kindsAt], d.Kinds.KindNames(), names[fields.kindsAt:])
+	}
 	seen := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
 		f, ok := fields.byName[key.Value]
+		if !ok && fields.kinds != nil && d.Kinds != nil {
+			if spec, isKind := d.Kinds.KindSpec(key.Value); isKind {
+				if sk, present := d.decodeKind(spec, val, what+"."+key.Value); present {
+					kinds = append(kinds, sk)
+				}
+				continue
+			}
+		}
 		if !ok {
-			d.errorf(key, "%s: unknown field %q%s", what, key.Value, DidYouMean(key.Value, fields.names))
+			d.errorf(key, "%s: unknown field %q%s", what, key.Value, DidYouMean(key.Value, names))
 			continue
 		}
 		if prev, dup := seen[f.name]; dup {
@@ -136,6 +159,34 @@ func (d *NodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 			v.FieldByIndex(f.keyField).SetString(key.Value)
 		}
 	}
+	if len(kinds) > 0 {
+		order := d.Kinds.KindNames()
+		slices.SortStableFunc(kinds, func(a, b StepKind) int {
+			return slices.Index(order, a.Name) - slices.Index(order, b.Name)
+		})
+		v.FieldByIndex(fields.kinds).Set(reflect.ValueOf(kinds))
+	}
+}
+
+// decodeKind decodes the configuration of a step's kind key. A null value,
+// a struct configuration that is not a mapping, and an empty string leave
+// the key absent, as they leave an optional field unset.
+func (d *NodeDecoder) decodeKind(spec KindSpec, val *yaml.Node, what string) (StepKind, bool) {
+	val = resolve(val)
+	if val == nil || isNull(val) {
+		return StepKind{}, false
+	}
+	t := reflect.TypeOf(spec.Config).Elem()
+	if t.Kind() == reflect.Struct && t != textType && t != valueType && val.Kind != yaml.MappingNode {
+		d.errorf(val, "%s: expected a mapping, got %s", what, kindName(val))
+		return StepKind{}, false
+	}
+	p := reflect.New(t)
+	d.Decode(val, p.Elem(), what)
+	if t.Kind() == reflect.String && p.Elem().String() == "" {
+		return StepKind{}, false
+	}
+	return StepKind{Name: spec.Name, Config: p.Interface()}, true
 }
 
 func (d *NodeDecoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {
@@ -223,6 +274,10 @@ type fieldInfo struct {
 type fieldSet struct {
 	byName map[string]fieldInfo
 	names  []string
+	// kinds is the []StepKind field tagged yaml:",kinds", which takes the
+	// keys of registered step kinds; their names go at kindsAt in names.
+	kinds   []int
+	kindsAt int
 }
 
 // structFields maps YAML keys (names and aliases) to struct fields, those
@@ -241,6 +296,10 @@ func addFields(t reflect.Type, prefix []int, fs *fieldSet) {
 		index := append(append([]int(nil), prefix...), i)
 		if f.Anonymous && strings.Contains(tag, ",inline") && f.Type.Kind() == reflect.Struct {
 			addFields(f.Type, index, fs)
+			continue
+		}
+		if tag == ",kinds" {
+			fs.kinds, fs.kindsAt = index, len(fs.names)
 			continue
 		}
 		if tag == "" || tag == "-" || !f.IsExported() {

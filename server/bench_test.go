@@ -27,7 +27,7 @@ func (d *discardWriter) Flush()                      {}
 // platform client made with cfg, as an http.Handler.
 func benchGateway(b *testing.B, cfg llm.Config) http.Handler {
 	b.Helper()
-	agents, diags := runner.Load("../bench/agents")
+	agents, diags := loadAllKinds("../bench/agents")
 	if diags.Errors() > 0 {
 		b.Fatal(diags)
 	}

@@ -14,9 +14,13 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/server"
+	"github.com/agentgw/agentgw/tools/toolstep"
 )
 
 // testSecret signs action states in every test gateway.
@@ -43,7 +47,7 @@ type gateway struct {
 // error in them.
 func loadAgents(t testing.TB) *runner.Registry {
 	t.Helper()
-	agents, diags := runner.Load(filepath.Join("testdata", "agents"))
+	agents, diags := loadAllKinds(filepath.Join("testdata", "agents"))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents have errors:\n%v", diags)
 	}
@@ -254,4 +258,16 @@ func closedURL(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return "http://" + addr
+}
+
+// loadAllKinds is runner.Load with every step kind the gateway registers:
+// the built-ins, git (without repositories) and tool.
+func loadAllKinds(paths ...string) ([]*runner.Agent, agent.Diagnostics) {
+	kinds := runner.NewKinds()
+	for _, k := range []stepkind.Kind{gitstep.New(nil), toolstep.Kind{}} {
+		if err := kinds.Register(k); err != nil {
+			panic(err)
+		}
+	}
+	return runner.LoadWith(runner.LoadOptions{Kinds: kinds}, paths...)
 }

@@ -82,7 +82,7 @@ func BenchmarkRequest2KiB(b *testing.B) {
 }
 
 func benchRequest(b *testing.B, size int) {
-	agents, diags := Parse("bench.yaml", []byte(benchAgent))
+	agents, diags := parseAll("bench.yaml", []byte(benchAgent))
 	if diags.Errors() > 0 {
 		b.Fatal(diags)
 	}
@@ -108,7 +108,7 @@ func benchRequest(b *testing.B, size int) {
 
 // BenchmarkRenderPrompt renders the prompt of a prepared 2 KiB request.
 func BenchmarkRenderPrompt(b *testing.B) {
-	agents, _ := Parse("bench.yaml", []byte(benchAgent))
+	agents, _ := parseAll("bench.yaml", []byte(benchAgent))
 	r := NewRunner(NewRegistry(agents), RunnerConfig{})
 	req, err := DecodeRequest(benchBody(b, 2<<10))
 	if err != nil {

@@ -104,7 +104,7 @@ func (c *compiler) compileHandler(where string, ca *compiledAction, key, node *y
 		return
 	}
 	var h agent.Handler
-	nd := &agent.NodeDecoder{File: c.file, Diags: c.diags}
+	nd := &agent.NodeDecoder{File: c.file, Diags: c.diags, Kinds: c.kinds}
 	nd.Decode(node, reflect.ValueOf(&h).Elem(), where+"."+key.Value)
 	ch := &compiledHandler{pos: pos, command: h.Command}
 	hwhere := where + "." + key.Value

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/tools"
@@ -88,7 +89,7 @@ func (c *command) waits() bool {
 	}
 	if c.plan != nil {
 		for _, s := range c.plan.steps {
-			if k, ok := s.kind.(*toolKind); ok && k.consent {
+			if w, ok := s.kind.(stepkind.Waiter); ok && w.Waits() {
 				return true
 			}
 		}
@@ -131,6 +132,8 @@ type compiler struct {
 	// tools are those the agent's commands may name: shared and its own.
 	tools map[string]*tools.Tool
 	cmd   *command // the command being compiled
+	// kinds are the step kinds steps may use.
+	kinds *stepkind.Registry
 	// checks run once every command is compiled (handler targets).
 	checks []func(a *Agent)
 }
@@ -148,7 +151,7 @@ func (c *compiler) later(check func(a *Agent)) { c.checks = append(c.checks, che
 // compile validates def and builds the runnable agent, adding problems to
 // diags. It returns nil when the definition is unusable.
 func compile(def *agent.Definition, diags *agent.Diagnostics, opts *LoadOptions, baseDir string) *Agent {
-	c := &compiler{file: def.Pos.File, baseDir: baseDir, opts: opts, def: def, diags: diags}
+	c := &compiler{file: def.Pos.File, baseDir: baseDir, opts: opts, def: def, diags: diags, kinds: opts.kinds()}
 	if def.Name == "" {
 		c.errorf(def.Pos, "agent: name is required")
 	} else if !validName.MatchString(def.Name) {

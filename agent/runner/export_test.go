@@ -10,7 +10,7 @@ import (
 // TestExportGolden exports every embedded example agent in the platform's
 // JSON shape and compares it with testdata/export/<name>.json.
 func TestExportGolden(t *testing.T) {
-	agents, diags := LoadFS(configs.FS, configs.AgentsDir)
+	agents, diags := loadFSAll(configs.FS, configs.AgentsDir)
 	if diags.Errors() > 0 || len(agents) < 3 {
 		t.Fatalf("examples do not load:\n%s", diags)
 	}
@@ -26,7 +26,7 @@ func TestExportGolden(t *testing.T) {
 }
 
 func TestExamplesLintClean(t *testing.T) {
-	_, diags := LoadFS(configs.FS, configs.AgentsDir)
+	_, diags := loadFSAll(configs.FS, configs.AgentsDir)
 	if len(diags) > 0 {
 		t.Fatalf("the example agents should lint clean:\n%s", diags)
 	}

@@ -116,7 +116,7 @@ func TestFallbackModels(t *testing.T) {
 }
 
 func TestFallbackModelsLint(t *testing.T) {
-	_, diags := Parse("bad.yaml", []byte(`
+	_, diags := parseAll("bad.yaml", []byte(`
 name: bad
 modelConfiguration: {fallbackModels: ["", x, x]}
 commands:

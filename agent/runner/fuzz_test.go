@@ -18,7 +18,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		agents, diags := Parse("f.yaml", data)
+		agents, diags := parseAll("f.yaml", data)
 		// YAML also breaks lines at a lone \r.
 		lines := strings.Count(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") + strings.Count(string(data), "\r") + 2
 		for _, d := range diags {

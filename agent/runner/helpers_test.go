@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -15,7 +16,11 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/tools/toolstep"
 )
 
 // archive is a txtar-like golden file: "-- name --" lines start sections.
@@ -106,7 +111,7 @@ func (f *fakeUpstream) last() []byte {
 // when up is not nil, logging into logs.
 func testRunner(t *testing.T, yaml string, up *fakeUpstream, cfg RunnerConfig) (*Runner, *bytes.Buffer) {
 	t.Helper()
-	agents, diags := Parse("test.yaml", []byte(yaml))
+	agents, diags := parseAll("test.yaml", []byte(yaml))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents do not load:\n%s", diags)
 	}
@@ -150,4 +155,31 @@ func writeTemp(t *testing.T, name, data string) string {
 		t.Fatal(err)
 	}
 	return file
+}
+
+// testKinds are the step kinds the gateway registers: the built-ins, git
+// (without repositories) and tool.
+func testKinds() *stepkind.Registry {
+	k := NewKinds()
+	for _, kind := range []stepkind.Kind{gitstep.New(nil), toolstep.Kind{}} {
+		if err := k.Register(kind); err != nil {
+			panic(err)
+		}
+	}
+	return k
+}
+
+// parseAll is Parse with every step kind the gateway registers.
+func parseAll(file string, data []byte) ([]*Agent, agent.Diagnostics) {
+	return ParseWith(LoadOptions{Kinds: testKinds()}, file, data)
+}
+
+// loadAll is Load with every step kind the gateway registers.
+func loadAll(paths ...string) ([]*Agent, agent.Diagnostics) {
+	return LoadWith(LoadOptions{Kinds: testKinds()}, paths...)
+}
+
+// loadFSAll is LoadFS with every step kind the gateway registers.
+func loadFSAll(fsys fs.FS, root string) ([]*Agent, agent.Diagnostics) {
+	return LoadFSWith(LoadOptions{Kinds: testKinds()}, fsys, root)
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -18,9 +19,20 @@ type LoadOptions struct {
 	Tools *tools.Manager
 	// Shared are the gateway's shared tools, usable by every agent by name.
 	Shared map[string]*tools.Tool
+	// Kinds are the step kinds steps may use; nil means the built-in ones
+	// (NewKinds).
+	Kinds *stepkind.Registry
 	// BaseDir is where relative tool paths of definitions not read from
 	// disk (the embedded examples) resolve; "" means the working directory.
 	BaseDir string
+}
+
+// kinds is o.Kinds, the built-in kinds (NewKinds) when unset.
+func (o *LoadOptions) kinds() *stepkind.Registry {
+	if o.Kinds == nil {
+		o.Kinds = NewKinds()
+	}
+	return o.Kinds
 }
 
 // manager is o.Tools, a default manager made on first use (by the first
@@ -108,12 +120,17 @@ func loadFiles(opts *LoadOptions, onDisk bool, files []string, read func(string)
 // are returned; every problem is in the diagnostics. Relative tool paths
 // resolve against the file's directory.
 func Parse(file string, data []byte) ([]*Agent, agent.Diagnostics) {
-	return parseFile(&LoadOptions{}, filepath.Dir(file), file, data)
+	return ParseWith(LoadOptions{}, file, data)
+}
+
+// ParseWith is Parse with options.
+func ParseWith(opts LoadOptions, file string, data []byte) ([]*Agent, agent.Diagnostics) {
+	return parseFile(&opts, filepath.Dir(file), file, data)
 }
 
 func parseFile(opts *LoadOptions, baseDir, file string, data []byte) ([]*Agent, agent.Diagnostics) {
 	var agents []*Agent
-	docs, diags := agent.DecodeFile(file, data)
+	docs, diags := agent.DecodeFile(opts.kinds(), file, data)
 	for _, doc := range docs {
 		local := doc.Diags
 		a := compile(doc.Def, &local, opts, baseDir)

@@ -22,7 +22,7 @@ func TestLintGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			agents, diags := Parse(filepath.ToSlash(f), data)
+			agents, diags := parseAll(filepath.ToSlash(f), data)
 			var b strings.Builder
 			for _, a := range agents {
 				b.WriteString("loaded " + a.Name() + "\n")
@@ -34,7 +34,7 @@ func TestLintGolden(t *testing.T) {
 }
 
 func TestLoadSkipsBadFilesOnly(t *testing.T) {
-	agents, diags := Load("testdata/lint")
+	agents, diags := loadAll("testdata/lint")
 	names := map[string]bool{}
 	for _, a := range agents {
 		names[a.Name()] = true
@@ -65,14 +65,14 @@ func TestLoadDuplicateAgentAcrossFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("ignored"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	agents, diags := Load(dir)
+	agents, diags := loadAll(dir)
 	if len(agents) != 1 || diags.Errors() != 1 || !strings.Contains(diags.String(), "b.yml:1:1: agent \"same\" is already defined at") {
 		t.Fatalf("agents %d, diagnostics:\n%s", len(agents), diags)
 	}
 }
 
 func TestLoadMissingPath(t *testing.T) {
-	_, diags := Load(filepath.Join(t.TempDir(), "nope"))
+	_, diags := loadAll(filepath.Join(t.TempDir(), "nope"))
 	if diags.Errors() != 1 {
 		t.Fatalf("want one error, got:\n%s", diags)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
@@ -268,7 +269,7 @@ func fromNumbers(v any) any {
 		if err != nil {
 			return t.String() // out of float64's range: keep the digits
 		}
-		return wholeNumbers(f)
+		return stepkind.WholeNumbers(f)
 	case map[string]any:
 		for k, e := range t {
 			t[k] = fromNumbers(e)

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/steps"
 )
@@ -26,13 +26,8 @@ type compiledPlan struct {
 // are not references (templates or literal values).
 type compiledStep struct {
 	def  *agent.Step
-	kind stepKind
+	kind stepkind.Step
 	with map[string]*tmpl.Value
-}
-
-// stepKind executes one kind of step.
-type stepKind interface {
-	run(ctx context.Context, sr *stepRun) (any, error)
 }
 
 // compilePlan compiles steps; keyPrefix names them for action routing
@@ -150,50 +145,30 @@ func (c *compiler) checkRefLike(where string, n *yaml.Node) {
 	}
 }
 
-// compileKind compiles the one kind a step has; keyPrefix is its plan's
-// (see compilePlan).
-func (c *compiler) compileKind(where, keyPrefix string, sd *agent.Step) stepKind {
-	key := keyPrefix + "." + sd.ID
+// compileKind compiles the one kind a step has, with the kind registered
+// under its key; keyPrefix is its plan's (see compilePlan).
+func (c *compiler) compileKind(where, keyPrefix string, sd *agent.Step) stepkind.Step {
 	var kinds []string
-	var k stepKind
-	if sd.Reply != nil {
-		kinds = append(kinds, "reply")
-		if t := tmpl.CompileText(where+": reply", sd.Reply, c.diags); t != nil {
-			k = &replyKind{t: t}
-		}
-	}
-	if sd.LLM != nil {
-		kinds = append(kinds, "llm")
-		k = c.compileLLM(where, sd)
-	}
-	if sd.Action != nil {
-		kinds = append(kinds, "action")
-		if ca := c.compileAction(where+": action", key, sd.Action); ca != nil {
-			k = &actionKind{action: ca}
-		}
-	}
-	if sd.Set != nil {
-		kinds = append(kinds, "set")
-		k = c.compileSet(where, sd.Set)
-	}
-	if sd.Call != nil {
-		kinds = append(kinds, "call")
-		k = c.compileCall(where, sd)
-	}
-	if sd.Git != nil {
-		kinds = append(kinds, "git")
-		k = c.compileGit(where, sd)
-	}
-	if sd.Tool != "" {
-		kinds = append(kinds, "tool")
-		k = c.compileTool(where, keyPrefix, sd)
+	var k stepkind.Step
+	for _, sk := range sd.Kinds {
+		kinds = append(kinds, sk.Name)
+		kind, _ := c.kinds.Kind(sk.Name)
+		k = kind.Compile(&stepCompiler{c: c, where: where, keyPrefix: keyPrefix, sd: sd}, sk.Config)
 	}
 	switch len(kinds) {
 	case 0:
-		c.errorf(sd.Pos, "%s: a step needs one kind: reply, llm, action, set, call, git or tool", where)
+		c.errorf(sd.Pos, "%s: a step needs one kind: %s", where, orList(c.kinds.KindNames()))
 	case 1:
 	default:
 		c.errorf(sd.Pos, "%s: a step has one kind, this one has %s", where, strings.Join(kinds, " and "))
 	}
 	return k
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

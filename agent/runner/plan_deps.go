@@ -4,6 +4,7 @@ import (
 	"slices"
 	"text/template/parse"
 
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/steps"
 )
@@ -11,7 +12,7 @@ import (
 // stepDeps lists the steps a step reads: through references in its kind's
 // values and inputs, and through .steps.X / .dependencies.X in its
 // templates. A step that reads another's result waits for it.
-func stepDeps(kind stepKind, with map[string]*tmpl.Value) []string {
+func stepDeps(kind stepkind.Step, with map[string]*tmpl.Value) []string {
 	var ids []string
 	addTmpl := func(t *tmpl.Template) {
 		if t != nil {
@@ -31,25 +32,13 @@ func stepDeps(kind stepKind, with map[string]*tmpl.Value) []string {
 			addValue(it)
 		}
 	}
-	switch k := kind.(type) {
-	case *replyKind:
-		addTmpl(k.t)
-	case *llmKind:
-		for _, t := range k.system {
+	if r, ok := kind.(stepkind.Reader); ok {
+		values, templates := r.Reads()
+		for _, v := range values {
+			addValue(v)
+		}
+		for _, t := range templates {
 			addTmpl(t)
-		}
-		for _, rt := range k.others {
-			addTmpl(rt.t)
-		}
-	case *actionKind:
-		addValue(k.action.spec)
-	case *setKind:
-		for _, v := range k.values {
-			addValue(v)
-		}
-	case *gitKind:
-		for _, v := range []*tmpl.Value{k.repo, k.ref, k.from, k.to, k.dir} {
-			addValue(v)
 		}
 	}
 	for _, v := range with {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"strings"
 
 	"github.com/agentgw/agentgw/agent"
@@ -49,7 +48,7 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 		if err := sr.prepare(ctx); err != nil {
 			return nil, err
 		}
-		return cs.kind.run(ctx, sr)
+		return cs.kind.Run(ctx, sr)
 	}
 	rep, err := cp.plan.Run(ctx, exec, opts)
 	if rep == nil {
@@ -182,42 +181,4 @@ func (run *Run) loadState(ctx context.Context, runID string) map[string]any {
 		state[k] = fromNumbers(v)
 	}
 	return state
-}
-
-// toPlain turns a value into JSON-shaped data (maps, slices, strings,
-// numbers, bools), so that templates and conditions see JSON field names.
-// Whole numbers become ints, so that they print as 1234, not 1.234e+03.
-func toPlain(v any) (any, error) {
-	switch v.(type) {
-	case nil, string, bool, int, float64, map[string]any, []any:
-		return v, nil
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, err
-	}
-	return wholeNumbers(out), nil
-}
-
-// wholeNumbers turns the integral float64s of decoded JSON into ints.
-func wholeNumbers(v any) any {
-	switch t := v.(type) {
-	case float64:
-		if t == math.Trunc(t) && math.Abs(t) < 1<<53 {
-			return int(t)
-		}
-	case map[string]any:
-		for k, e := range t {
-			t[k] = wholeNumbers(e)
-		}
-	case []any:
-		for i, e := range t {
-			t[i] = wholeNumbers(e)
-		}
-	}
-	return v
 }

@@ -312,7 +312,7 @@ func lastAction(t *testing.T, rec *Recorder) *actions.Action {
 }
 
 func TestPlanLoadErrors(t *testing.T) {
-	_, diags := Parse("bad.yaml", []byte(`
+	_, diags := parseAll("bad.yaml", []byte(`
 name: bad
 commands:
   - name: default

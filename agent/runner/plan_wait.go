@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/steps"
 )
 
@@ -19,14 +20,6 @@ import (
 // completed steps give their saved results without running or showing
 // anything again, the tool runs, and the plan goes on.
 
-type approvalState int
-
-const (
-	approvalNone approvalState = iota
-	approvalGiven
-	approvalDenied
-)
-
 // planWait is a consent a plan's tool step waits for.
 type planWait struct {
 	mu       sync.Mutex
@@ -35,15 +28,15 @@ type planWait struct {
 }
 
 // approval tells a consent tool step whether this request answers it.
-func (run *Run) approval(step string) approvalState {
+func (run *Run) approval(step string) stepkind.Approval {
 	rec := run.paused
 	if rec == nil || rec.Kind != pauseKindPlan || rec.Step != step || run.req.Action == nil {
-		return approvalNone
+		return stepkind.Unasked
 	}
 	if run.req.Action.Accepted {
-		return approvalGiven
+		return stepkind.Approved
 	}
-	return approvalDenied
+	return stepkind.Declined
 }
 
 // cannotWait is the error of a call step's command that would pause for

@@ -12,7 +12,7 @@ import (
 // TestFastPathCoversExamples: the example agents' templates all take the
 // fast path, so the optimisation applies where it matters.
 func TestFastPathCoversExamples(t *testing.T) {
-	agents, _ := LoadFS(configs.FS, configs.AgentsDir)
+	agents, _ := loadFSAll(configs.FS, configs.AgentsDir)
 	n := 0
 	for _, a := range agents {
 		for name, c := range a.commands {
@@ -37,8 +37,8 @@ func TestFastPathCoversExamples(t *testing.T) {
 // benchmark agent renders the same prompt from promptData, field by field,
 // as from the template data built whole, for a request with every variable.
 func TestPromptDataMatchesMaps(t *testing.T) {
-	agents, _ := LoadFS(configs.FS, configs.AgentsDir)
-	bench, diags := Load("../../bench/agents")
+	agents, _ := loadFSAll(configs.FS, configs.AgentsDir)
+	bench, diags := loadAll("../../bench/agents")
 	if diags.Errors() > 0 {
 		t.Fatal(diags)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"go.yaml.in/yaml/v3"
 )
@@ -17,11 +18,12 @@ import (
 type definitionCache struct {
 	mu    sync.Mutex
 	max   int
+	kinds *stepkind.Registry
 	items map[[32]byte]*Agent
 }
 
-func newDefinitionCache(max int) *definitionCache {
-	return &definitionCache{max: max, items: map[[32]byte]*Agent{}}
+func newDefinitionCache(max int, kinds *stepkind.Registry) *definitionCache {
+	return &definitionCache{max: max, kinds: kinds, items: map[[32]byte]*Agent{}}
 }
 
 // get compiles the safe part of a request's agentDefinition: message
@@ -35,7 +37,7 @@ func (c *definitionCache) get(name string, raw []byte) (*Agent, error) {
 	if ok {
 		return a, nil
 	}
-	a, err := compileRequestDefinition(name, raw)
+	a, err := compileRequestDefinition(c.kinds, name, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -48,14 +50,16 @@ func (c *definitionCache) get(name string, raw []byte) (*Agent, error) {
 	return a, nil
 }
 
-func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
+// compileRequestDefinition compiles a request's agentDefinition; kinds are
+// the step kinds its steps may name (the steps are dropped: sanitize).
+func compileRequestDefinition(kinds *stepkind.Registry, name string, raw []byte) (*Agent, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition: %v", err)
 	}
 	var diags agent.Diagnostics
 	def := &agent.Definition{}
-	(&agent.NodeDecoder{File: "agentDefinition", Diags: &diags}).Decode(&doc, reflect.ValueOf(def).Elem(), "agent")
+	(&agent.NodeDecoder{File: "agentDefinition", Diags: &diags, Kinds: kinds}).Decode(&doc, reflect.ValueOf(def).Elem(), "agent")
 	if def.Name == "" {
 		def.Name = name
 	}
@@ -64,7 +68,7 @@ func compileRequestDefinition(name string, raw []byte) (*Agent, error) {
 	}
 	sanitize(def)
 	// sanitize dropped the tools: nothing here needs a tool manager.
-	a := compile(def, &diags, &LoadOptions{}, "")
+	a := compile(def, &diags, &LoadOptions{Kinds: kinds}, "")
 	if diags.Errors() > 0 {
 		var msgs []string
 		for _, d := range diags {

@@ -37,7 +37,7 @@ func TestRequestTemplateRefusals(t *testing.T) {
 		{`{{ define "x" }}{{ template "x" }}{{ end }}`, `define and block are not allowed`},
 	}
 	for _, tc := range tests {
-		_, err := compileRequestDefinition("adhoc", requestDef(tc.src))
+		_, err := compileRequestDefinition(NewKinds(), "adhoc", requestDef(tc.src))
 		var e *agent.Error
 		if !errors.As(err, &e) || e.Code != agent.CodeBadRequest || e.Status != 400 {
 			t.Errorf("%s: got %v, want a BAD_REQUEST", tc.src, err)
@@ -53,7 +53,7 @@ func TestRequestTemplateRefusals(t *testing.T) {
 		`{{ range $f := .packageFiles }}{{ $f.filepath }}{{ end }}{{ range $.list }}x{{ end }}`,
 		`{{ if eq (len .userInputPrompt) 0 }}{{ slice .x 1 }}{{ end }}{{ range lines .x }}{{ indent 2 . }}{{ end }}`,
 	} {
-		if _, err := compileRequestDefinition("adhoc", requestDef(src)); err != nil {
+		if _, err := compileRequestDefinition(NewKinds(), "adhoc", requestDef(src)); err != nil {
 			t.Errorf("%s: %v", src, err)
 		}
 	}

@@ -15,9 +15,9 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/contextvars"
-	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/steps"
 	"github.com/agentgw/agentgw/store"
@@ -39,8 +39,10 @@ type RunnerConfig struct {
 	AllowRequestDefinitions bool
 	// Parallel bounds the steps of a plan running at once; 0 means 4.
 	Parallel int
-	// Git reads server-side repositories for git steps; nil means none.
-	Git *gitrepo.Manager
+	// Kinds are the step kinds that request-carried definitions may name
+	// (their steps are dropped); nil means the built-in ones (NewKinds).
+	// The kinds of loaded agents are LoadOptions.Kinds.
+	Kinds *stepkind.Registry
 	// Store keeps a plan's state for the handlers of the actions it sent;
 	// nil means handlers start with an empty state.
 	Store store.Store
@@ -75,7 +77,10 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 		cfg.StateTTL = actions.DefaultStateTTL
 	}
 	cfg.Budget.patterns = orderPatterns(cfg.Budget.Models)
-	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256)}
+	if cfg.Kinds == nil {
+		cfg.Kinds = NewKinds()
+	}
+	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds)}
 }
 
 // Registry returns the runner's registry.

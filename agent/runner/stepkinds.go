@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/steps"
@@ -18,7 +20,9 @@ import (
 // replyKind streams a template as text.
 type replyKind struct{ t *tmpl.Template }
 
-func (k *replyKind) run(ctx context.Context, sr *stepRun) (any, error) {
+// Run implements stepkind.Step.
+func (k *replyKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
+	sr := r.(*stepRun)
 	s, err := tmpl.Execute(ctx, k.t, sr.env.Data)
 	if err != nil {
 		return nil, tmpl.RenderError(err)
@@ -29,15 +33,25 @@ func (k *replyKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	return s, nil
 }
 
+// Reads implements stepkind.Reader.
+func (k *replyKind) Reads() ([]*tmpl.Value, []*tmpl.Template) { return nil, []*tmpl.Template{k.t} }
+
 // actionKind sends a confirm or tree action.
 type actionKind struct{ action *compiledAction }
 
-func (k *actionKind) run(_ context.Context, sr *stepRun) (any, error) {
+// Run implements stepkind.Step.
+func (k *actionKind) Run(_ context.Context, r stepkind.Run) (any, error) {
+	sr := r.(*stepRun)
 	a, err := sr.run.emitAction(sr.em, k.action, sr.env)
 	if err != nil {
 		return nil, err
 	}
-	return toPlain(a)
+	return stepkind.ToPlain(a)
+}
+
+// Reads implements stepkind.Reader.
+func (k *actionKind) Reads() ([]*tmpl.Value, []*tmpl.Template) {
+	return []*tmpl.Value{k.action.spec}, nil
 }
 
 // llmKind asks the model with the step's own templates.
@@ -50,8 +64,7 @@ type llmKind struct {
 	tools  map[string]*tools.Tool
 }
 
-func (c *compiler) compileLLM(where string, sd *agent.Step) stepKind {
-	l := sd.LLM
+func (c *compiler) compileLLM(where string, sd *agent.Step, l *agent.LLMStep) stepkind.Step {
 	k := &llmKind{stream: l.Stream, model: mergeModel(nil, l.ModelConfiguration)}
 	c.checkModel(where+": llm", sd.Pos, l.ModelConfiguration)
 	k.system, k.others, _ = c.compileMessages(where+": llm", l.MessageTemplates)
@@ -70,7 +83,9 @@ func (c *compiler) compileLLM(where string, sd *agent.Step) stepKind {
 	return k
 }
 
-func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
+// Run implements stepkind.Step.
+func (k *llmKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
+	sr := r.(*stepRun)
 	run := sr.run
 	if run.cfg.LLM == nil {
 		return nil, notConfigured(run.cmd.def.Name)
@@ -123,6 +138,15 @@ func (k *llmKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	return parseJSONAnswer(text)
 }
 
+// Reads implements stepkind.Reader.
+func (k *llmKind) Reads() ([]*tmpl.Value, []*tmpl.Template) {
+	ts := slices.Clone(k.system)
+	for _, rt := range k.others {
+		ts = append(ts, rt.t)
+	}
+	return nil, ts
+}
+
 func appendRendered(ctx context.Context, msgs *[]llm.Message, role string, t *tmpl.Template, data map[string]any) error {
 	s, err := tmpl.Execute(ctx, t, data)
 	if err != nil {
@@ -148,7 +172,7 @@ func parseJSONAnswer(text string) (any, error) {
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
 		return nil, fmt.Errorf("the model's answer is not the JSON the step asked for: %w", err)
 	}
-	return wholeNumbers(v), nil
+	return stepkind.WholeNumbers(v), nil
 }
 
 // captureSink relays chunks to the step's emitter and keeps their text.
@@ -168,7 +192,7 @@ type setKind struct {
 	values []*tmpl.Value
 }
 
-func (c *compiler) compileSet(where string, v *agent.Value) stepKind {
+func (c *compiler) compileSet(where string, v *agent.Value) stepkind.Step {
 	if v.Node.Kind != yaml.MappingNode {
 		c.errorf(v.Pos, "%s: set: expected a mapping of state paths to values", where)
 		return nil
@@ -191,7 +215,9 @@ func (c *compiler) compileSet(where string, v *agent.Value) stepKind {
 	return k
 }
 
-func (k *setKind) run(_ context.Context, sr *stepRun) (any, error) {
+// Run implements stepkind.Step.
+func (k *setKind) Run(_ context.Context, r stepkind.Run) (any, error) {
+	sr := r.(*stepRun)
 	out := make(map[string]any, len(k.paths))
 	for i, p := range k.paths {
 		v, err := k.values[i].Render(sr.env)
@@ -206,6 +232,9 @@ func (k *setKind) run(_ context.Context, sr *stepRun) (any, error) {
 	return out, nil
 }
 
+// Reads implements stepkind.Reader.
+func (k *setKind) Reads() ([]*tmpl.Value, []*tmpl.Template) { return k.values, nil }
+
 // callKind runs another command and captures or streams its output.
 type callKind struct {
 	agent, command string
@@ -215,8 +244,8 @@ type callKind struct {
 // maxCallDepth bounds calls within calls.
 const maxCallDepth = 4
 
-func (c *compiler) compileCall(where string, sd *agent.Step) stepKind {
-	k := &callKind{agent: sd.Call.Agent, command: firstNonEmpty(sd.Call.Command, DefaultCommand), stream: sd.Call.Stream}
+func (c *compiler) compileCall(where string, sd *agent.Step, call *agent.CallStep) stepkind.Step {
+	k := &callKind{agent: call.Agent, command: firstNonEmpty(call.Command, DefaultCommand), stream: call.Stream}
 	if k.agent == "" || k.agent == c.def.Name {
 		k.agent = ""
 		name, pos := k.command, sd.Pos
@@ -233,7 +262,9 @@ func (c *compiler) compileCall(where string, sd *agent.Step) stepKind {
 	return k
 }
 
-func (k *callKind) run(ctx context.Context, sr *stepRun) (any, error) {
+// Run implements stepkind.Step.
+func (k *callKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
+	sr := r.(*stepRun)
 	run := sr.run
 	if run.depth >= maxCallDepth {
 		return nil, fmt.Errorf("calls are nested deeper than %d", maxCallDepth)
@@ -280,71 +311,6 @@ func (t *teeEmitter) Text(s string) error {
 func (t *teeEmitter) Chunk(raw []byte) error {
 	_ = t.rec.Chunk(raw)
 	return t.Emitter.Chunk(raw)
-}
-
-// toolKind runs a tool with the step's inputs as its parameters. A tool
-// that needs the user's consent pauses the plan the first time (see
-// plan_wait.go).
-type toolKind struct {
-	tool    *tools.Tool
-	consent bool
-}
-
-func (c *compiler) compileTool(where, keyPrefix string, sd *agent.Step) stepKind {
-	ts := c.resolveTools(where, sd.Pos, []string{sd.Tool})
-	t := ts[sd.Tool]
-	if t == nil {
-		return nil
-	}
-	// A command's own plan can pause for a consent; a handler's cannot.
-	if t.NeedsConsent() && keyPrefix == "steps" {
-		if sd.OnError == "continue" {
-			c.errorf(sd.Pos, "%s: a tool step that asks for consent stops the plan while it waits; onError continue would run its dependents without it", where)
-		}
-		return &toolKind{tool: t, consent: true}
-	}
-	c.noPause(where, sd.Pos, ts)
-	return &toolKind{tool: t}
-}
-
-func (k *toolKind) run(ctx context.Context, sr *stepRun) (any, error) {
-	if k.consent {
-		switch sr.run.approval(sr.step.def.ID) {
-		case approvalDenied:
-			return nil, &agent.Error{Code: agent.CodeDeclined, Status: 403, Source: agent.SourceClient,
-				Message: fmt.Sprintf("the user declined to run tool %q", k.tool.Name)}
-		case approvalNone:
-			return nil, sr.run.waitForConsent(sr.step.def.ID, consentQuestion(k.tool, llm.ToolCall{Name: k.tool.Name, Arguments: argsJSON(sr)}))
-		}
-	}
-	with, _ := sr.env.Data["with"].(map[string]any)
-	// A tool gets its parameters as JSON, as when a model calls it.
-	params := map[string]any{}
-	if data, err := json.Marshal(with); err != nil || json.Unmarshal(data, &params) != nil {
-		return nil, fmt.Errorf("tool %q: the step's inputs are not JSON", k.tool.Name)
-	}
-	r := k.tool.Call(ctx, tools.Call{ID: newCallID(), Parameters: params})
-	sr.run.logger().Info("tool called", "tool", k.tool.Name, "status", r.Status, "ms", r.ExecutionTime)
-	if r.Status != tools.StatusSuccess {
-		msg := r.Status
-		if r.Error != nil {
-			msg = r.Error.Code + ": " + r.Error.Message
-		}
-		e := &agent.Error{Code: agent.CodeToolFailed, Status: 500, Source: agent.SourceServer,
-			Message: fmt.Sprintf("tool %q: %s", k.tool.Name, msg)}
-		if r.Status == tools.StatusTimeout {
-			// The tool's own deadline: the step timed out (STEP_TIMEOUT).
-			e.Err = steps.ErrTimeout
-		}
-		return nil, e
-	}
-	return toPlain(r.Result)
-}
-
-// argsJSON is a step's inputs as the JSON a consent question shows.
-func argsJSON(sr *stepRun) string {
-	data, _ := json.Marshal(sr.env.Data["with"])
-	return string(data)
 }
 
 // noPause refuses tools that would pause a plan where it cannot pause: a

@@ -69,7 +69,7 @@ func statusRunner(t *testing.T) *Runner {
 			return nil, ctx.Err()
 		},
 	}})
-	agents, diags := LoadWith(LoadOptions{Tools: tm}, writeTemp(t, "s.yaml", statusAgents()))
+	agents, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: tm}, writeTemp(t, "s.yaml", statusAgents()))
 	if diags.Errors() > 0 {
 		t.Fatalf("status agents do not load:\n%s", diags)
 	}

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/uuid"
-
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/llm"
@@ -158,6 +156,6 @@ func compactArgs(args string, n int) string {
 	return tmpl.Truncate(n-1, strings.Join(strings.Fields(args), " "))
 }
 
-func newCallID() string { return "call_" + strings.ReplaceAll(uuid.NewString(), "-", "") }
+func newCallID() string { return tools.NewCallID() }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

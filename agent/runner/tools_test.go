@@ -187,7 +187,7 @@ func toolRunner(t *testing.T, st store.Store, more ...string) (*Runner, *toolMod
 	for i, doc := range append([]string{toolAgents}, more...) {
 		files = append(files, writeTemp(t, fmt.Sprintf("t%d.yaml", i), doc))
 	}
-	agents, diags := LoadWith(LoadOptions{Tools: tm}, files...)
+	agents, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: tm}, files...)
 	if diags.Errors() > 0 {
 		t.Fatalf("tool agents do not load:\n%s", diags)
 	}
@@ -368,7 +368,7 @@ commands:
     steps:
       - {id: x, call: {command: waits}}
 `)
-	_, diags := LoadWith(LoadOptions{Tools: tm}, file)
+	_, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: tm}, file)
 	for _, want := range []string{`tool "ok" is defined twice`, `no tool named "nope"`, `tool "weird"`, `step "a": a tool step that asks for consent stops the plan`, `step "b": llm: tool "ask" waits`, `step "inner": tool "ask" waits`, `step "x": call: command "waits" waits for the user or the IDE`} {
 		if !strings.Contains(diags.String(), want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, diags)
@@ -388,7 +388,7 @@ func TestDroppedAgentClosesItsTools(t *testing.T) {
 	if diags.Errors() > 0 {
 		t.Fatal(diags)
 	}
-	_, diags = LoadWith(LoadOptions{Tools: tm, Shared: shared}, writeTemp(t, "broken.yaml", `
+	_, diags = LoadWith(LoadOptions{Kinds: testKinds(), Tools: tm, Shared: shared}, writeTemp(t, "broken.yaml", `
 name: broken
 tools:
   - {name: own, description: d, runtime: builtin, entry: x}

@@ -8,8 +8,10 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -20,17 +22,19 @@ type loader struct {
 	paths     []string
 	toolFiles []string
 	tools     *tools.Manager
+	kinds     *stepkind.Registry
 }
 
-// newLoader builds the tool manager from the configuration; repos (nil
-// when none) backs the git.* builtin tools, pool the mcp tools.
+// newLoader builds the tool manager and the step kinds from the
+// configuration; repos (nil when none) backs git steps and the git.*
+// builtin tools, pool the mcp tools.
 func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, pool *mcp.Pool, log *slog.Logger) *loader {
 	tm := tools.NewManager(tools.Config{
 		WorkRoots: cfg.Tools.WorkRoots, HTTPAllow: cfg.Tools.HTTPAllow, Python: cfg.Tools.Python, Node: cfg.Tools.Node,
-		Getenv: getenv, Builtins: runner.GitBuiltins(repos), Logger: log,
+		Getenv: getenv, Builtins: gitstep.Builtins(repos), Logger: log,
 	})
 	registerRuntimes(tm, pool)
-	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm}
+	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(repos)}
 }
 
 // agentSet is what one read made: the agents and the shared tools (every
@@ -45,7 +49,7 @@ type agentSet struct {
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
 	shared, diags := runner.LoadTools(l.tools, l.toolFiles...)
-	opts := runner.LoadOptions{Tools: l.tools, Shared: shared}
+	opts := runner.LoadOptions{Tools: l.tools, Shared: shared, Kinds: l.kinds}
 	var agents []*runner.Agent
 	var ds agent.Diagnostics
 	if len(l.paths) == 0 {

@@ -69,7 +69,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
-		Git: repos, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
+		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
 		Budget: runner.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},

@@ -1,6 +1,10 @@
-package runner
+// Package gitstep plugs server-side repositories (package gitrepo) into
+// agents: the git step kind, registered with New, and the same operations
+// as builtin tools (Builtins).
+package gitstep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,69 +12,72 @@ import (
 	"slices"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/gitrepo"
-	"github.com/agentgw/agentgw/steps"
 )
 
 // gitOps are the operations of a git step.
 var gitOps = []string{"tree", "show", "log", "diff", "status"}
 
-// gitKind reads a server-side repository. Its string parameters are
-// references, templates or literals.
+// Config is a git step as written: `git: {op: diff, from: ..., ...}`.
+// String fields are references, templates or literals.
+type Config struct {
+	Op        string `yaml:"op" doc:"the operation: tree, show, log, diff or status"`
+	Repo      string `yaml:"repo" doc:"a configured repository's name; the request's VCS remote picks one when absent"`
+	Ref       string `yaml:"ref" doc:"the revision to read; the selected repository's ref when absent"`
+	From      string `yaml:"from" doc:"diff: the base revision; the request's upstream branch when absent"`
+	To        string `yaml:"to" doc:"diff: the revision compared with from; ref when absent"`
+	Path      string `yaml:"path" doc:"tree, show, log, diff: the path to read or to limit to"`
+	Limit     int    `yaml:"limit" doc:"log: how many commits at most; the repository's default when 0"`
+	MergeBase bool   `yaml:"mergeBase" doc:"diff: compare from the merge base of from and to" default:"false"`
+}
+
+// Kind is the git step kind: it reads a repository of the gateway's
+// configuration (git.repositories).
+type Kind struct {
+	repos *gitrepo.Manager
+}
+
+// New returns the git step kind reading from repos; nil repos (lint, or a
+// gateway without repositories) compiles steps that fail when they run.
+func New(repos *gitrepo.Manager) *Kind { return &Kind{repos: repos} }
+
+// Spec implements stepkind.Kind.
+func (k *Kind) Spec() agent.KindSpec {
+	return agent.KindSpec{Name: "git", Doc: "reads a server-side repository: its tree, a file, the log, a diff or the status", Config: &Config{}}
+}
+
+// gitKind is a compiled git step. Its string parameters are references,
+// templates or literals.
 type gitKind struct {
+	repos                    *gitrepo.Manager
 	op                       string
 	repo, ref, from, to, dir *tmpl.Value
 	limit                    int
 	mergeBase                bool
 }
 
-func (c *compiler) compileGit(where string, sd *agent.Step) stepKind {
-	g := sd.Git
+// Compile implements stepkind.Kind.
+func (k *Kind) Compile(c stepkind.Compiler, config any) stepkind.Step {
+	g, sd, where := config.(*Config), c.Step(), c.Where()
 	if !slices.Contains(gitOps, g.Op) {
-		c.errorf(sd.Pos, "%s: git.op %q must be one of %v%s", where, g.Op, gitOps, agent.DidYouMean(g.Op, gitOps))
+		c.Errorf(sd.Pos, "%s: git.op %q must be one of %v%s", where, g.Op, gitOps, agent.DidYouMean(g.Op, gitOps))
 		return nil
 	}
-	str := func(name, s string) *tmpl.Value { return c.compileString(where+": git."+name, s, sd.Pos) }
-	return &gitKind{op: g.Op, repo: str("repo", g.Repo), ref: str("ref", g.Ref), from: str("from", g.From),
+	str := func(name, s string) *tmpl.Value { return c.String(where+": git."+name, s, sd.Pos) }
+	return &gitKind{repos: k.repos, op: g.Op, repo: str("repo", g.Repo), ref: str("ref", g.Ref), from: str("from", g.From),
 		to: str("to", g.To), dir: str("path", g.Path), limit: g.Limit, mergeBase: g.MergeBase}
 }
 
-// compileString compiles a string parameter: a reference, a template or a
-// literal.
-func (c *compiler) compileString(where, s string, pos agent.Position) *tmpl.Value {
-	v := &tmpl.Value{Pos: pos, Lit: s}
-	switch {
-	case steps.IsRef(s):
-		ref, err := steps.ParseRef(s)
-		if err != nil {
-			c.errorf(pos, "%s: %v", where, err)
-		}
-		v.Ref = ref
-	case tmpl.ContainsTemplate(s):
-		v.Tmpl = tmpl.CompileText(where, &agent.Text{Src: s, Pos: pos}, c.diags)
-	}
-	return v
+// Reads implements stepkind.Reader.
+func (k *gitKind) Reads() ([]*tmpl.Value, []*tmpl.Template) {
+	return []*tmpl.Value{k.repo, k.ref, k.from, k.to, k.dir}, nil
 }
 
-// str renders a string parameter.
-func (sr *stepRun) str(v *tmpl.Value) (string, error) {
-	x, err := v.Render(sr.env)
-	if err != nil {
-		return "", tmpl.RenderError(err)
-	}
-	if x == nil {
-		return "", nil
-	}
-	s, ok := x.(string)
-	if !ok {
-		return "", fmt.Errorf("expected text, got %T", x)
-	}
-	return s, nil
-}
-
-func (k *gitKind) run(ctx context.Context, sr *stepRun) (any, error) {
-	mgr := sr.run.cfg.Git
+// Run implements stepkind.Step.
+func (k *gitKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
+	mgr := k.repos
 	if mgr == nil {
 		return nil, &agent.Error{Code: "REPOSITORIES_NOT_CONFIGURED", Status: 503, Source: agent.SourceServer,
 			Message:         "git: this gateway has no repositories configured (git.repositories in its config)",
@@ -82,7 +89,7 @@ func (k *gitKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	}
 	sel := gitrepo.Selection{Name: p["repo"]}
 	if sel.Name == "" {
-		if vcs := sr.run.req.Context.VCS; vcs != nil {
+		if vcs := sr.VCS(); vcs != nil {
 			sel = gitrepo.Selection{RemoteURL: vcs.RemoteURL, Branch: vcs.BranchName, Upstream: vcs.UpstreamBranchName}
 		}
 	}
@@ -94,7 +101,7 @@ func (k *gitKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	if err != nil {
 		return nil, gitError(err)
 	}
-	out, err := toPlain(res)
+	out, err := stepkind.ToPlain(res)
 	if err != nil {
 		return nil, err
 	}
@@ -104,10 +111,10 @@ func (k *gitKind) run(ctx context.Context, sr *stepRun) (any, error) {
 	return out, nil
 }
 
-func (k *gitKind) params(sr *stepRun) (map[string]string, error) {
+func (k *gitKind) params(sr stepkind.Run) (map[string]string, error) {
 	p := map[string]string{}
 	for name, v := range map[string]*tmpl.Value{"repo": k.repo, "ref": k.ref, "from": k.from, "to": k.to, "path": k.dir} {
-		s, err := sr.str(v)
+		s, err := sr.String(v)
 		if err != nil {
 			return nil, fmt.Errorf("git.%s: %w", name, err)
 		}
@@ -117,7 +124,7 @@ func (k *gitKind) params(sr *stepRun) (map[string]string, error) {
 }
 
 func (k *gitKind) do(ctx context.Context, t *gitrepo.Target, p map[string]string) (any, error) {
-	ref := firstNonEmpty(p["ref"], t.Ref)
+	ref := cmp.Or(p["ref"], t.Ref)
 	switch k.op {
 	case "tree":
 		return t.Repo.Tree(ctx, ref, p["path"])
@@ -126,7 +133,7 @@ func (k *gitKind) do(ctx context.Context, t *gitrepo.Target, p map[string]string
 	case "log":
 		return t.Repo.Log(ctx, ref, p["path"], k.limit)
 	case "diff":
-		from, to := firstNonEmpty(p["from"], t.UpstreamRef), firstNonEmpty(p["to"], t.Ref)
+		from, to := cmp.Or(p["from"], t.UpstreamRef), cmp.Or(p["to"], t.Ref)
 		if from == "" {
 			return nil, errors.New("git diff needs a from ref: give git.from, or send vcs.upstreamBranchName")
 		}

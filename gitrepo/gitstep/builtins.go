@@ -1,18 +1,19 @@
-package runner
+package gitstep
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/tools"
 )
 
-// GitBuiltins are the git operations of git steps as builtin tools, for
+// Builtins are the git operations of git steps as builtin tools, for
 // tool definitions with runtime builtin and entry git.tree, git.show,
 // git.log, git.diff or git.status. Their parameters: repo (a configured
 // repository's name; required), ref, path, from, to, limit, mergeBase.
-func GitBuiltins(m *gitrepo.Manager) map[string]tools.BuiltinFunc {
+func Builtins(m *gitrepo.Manager) map[string]tools.BuiltinFunc {
 	out := map[string]tools.BuiltinFunc{}
 	for _, op := range gitOps {
 		out["git."+op] = func(ctx context.Context, p map[string]any) (any, error) {
@@ -36,7 +37,7 @@ func GitBuiltins(m *gitrepo.Manager) map[string]tools.BuiltinFunc {
 			if err != nil {
 				return nil, err
 			}
-			return toPlain(res)
+			return stepkind.ToPlain(res)
 		}
 	}
 	return out
