@@ -57,6 +57,7 @@ commands:
       - id: name
         set: {who: world}
       - id: loud
+        dependsOn: [name]
         shout: {text: "hello {{ .state.who }} ", times: 2}
       - id: say
         reply: "{{ .steps.loud.result }}|"
