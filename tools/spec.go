@@ -41,6 +41,10 @@ const (
 	CodeUnavailable = "UNAVAILABLE"
 	// CodeCanceled: the caller went away before the tool finished.
 	CodeCanceled = "CANCELED"
+	// CodeUnknownTool: the model called a tool that is not (or no longer) defined; nothing ran.
+	CodeUnknownTool = "UNKNOWN_TOOL"
+	// CodeDeclined: the user declined to let the tool run; nothing ran.
+	CodeDeclined = "DECLINED"
 )
 
 // Fallback behaviours of frontend tools.

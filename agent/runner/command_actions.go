@@ -158,8 +158,7 @@ func (run *Run) actionClaims(step, kind, runID string) actions.Claims {
 func (run *Run) emitAction(em Emitter, ca *compiledAction, env *tmpl.Env) (*actions.Action, error) {
 	a, err := tmpl.RenderAction(ca.spec, env)
 	if err != nil {
-		return nil, &agent.Error{Code: agent.CodeActionInvalid, Status: 500, Source: agent.SourceServer,
-			Message: fmt.Sprintf("action %s of command %q is invalid after rendering: %v", ca.key, run.cmd.def.Name, err), Err: err}
+		return nil, agent.New(agent.CodeActionInvalid, fmt.Sprintf("action %s of command %q is invalid after rendering: %v", ca.key, run.cmd.def.Name, err)).Wrap(err)
 	}
 	claims := run.actionClaims(ca.key, a.Kind, run.runID())
 	if a.Tree != nil {

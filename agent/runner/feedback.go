@@ -27,8 +27,8 @@ func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
 	if h.command != "" {
 		cmd, ok := run.agent.commands[h.command]
 		if !ok {
-			return &agent.Error{Code: agent.CodeCommandNotFound, Status: 404, Source: agent.SourceServer,
-				Message: fmt.Sprintf("the action's handler names command %q, which agent %q no longer has", h.command, run.agent.Name())}
+			return agent.New(agent.CodeCommandNotFound, fmt.Sprintf("the action's handler names command %q, which agent %q no longer has", h.command, run.agent.Name())).
+				From(agent.SourceServer) // the agent changed under its action
 		}
 		return run.sub(run.agent, cmd).execute(ctx, em)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/llm"
@@ -12,10 +13,7 @@ import (
 // callModel builds the prompt and relays the upstream's streamed answer.
 func (run *Run) callModel(ctx context.Context, em Emitter) error {
 	if run.cfg.LLM == nil {
-		return &agent.Error{Code: agent.CodeUpstreamNotConfigured, Status: 503, Source: agent.SourceServer,
-			Message: fmt.Sprintf("command %q asks a model, but this gateway has no upstream model platform configured", run.cmd.def.Name),
-			SuggestedAction: "start the gateway with --upstream URL (or AGENTGW_UPSTREAM_URL, or upstream.url in the config file), " +
-				"e.g. --upstream https://api.openai.com/v1 with upstream.auth key and OPENAI_API_KEY"}
+		return notConfigured(run.cmd.def.Name)
 	}
 	msgs, err := run.buildPrompt(ctx)
 	if err != nil {
@@ -46,7 +44,10 @@ func upstreamError(err error) error {
 	if le.Kind == llm.KindCanceled {
 		return agent.Canceled(err)
 	}
-	e := &agent.Error{Code: le.Code(), Status: 502, Source: agent.SourceUpstream, Recoverable: le.Recoverable(), Err: err}
+	// Whatever the code (a timeout, a refusal, the client leaving while
+	// the model answered), the model platform failed: 502, upstream.
+	e := agent.New(le.Code(), "").Wrap(err).From(agent.SourceUpstream).WithStatus(http.StatusBadGateway)
+	e.Recoverable = le.Recoverable()
 	switch le.Kind {
 	case llm.KindStatus:
 		e.UpstreamStatus = le.Status

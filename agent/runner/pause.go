@@ -153,8 +153,7 @@ func (run *Run) askConsent(em Emitter, id, title, message string) error {
 // noPauseStore is the error of a run that would pause on a gateway without
 // a store for paused runs; what is what it waits for.
 func noPauseStore(what string) *agent.Error {
-	return &agent.Error{Code: "TOOL_FAILED", Status: 500, Source: agent.SourceServer,
-		Message: what + ", and this gateway keeps no store for paused runs"}
+	return agent.New(agent.CodeToolFailed, what+", and this gateway keeps no store for paused runs")
 }
 
 // consentQuestion is what the user is asked before a tool runs.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
@@ -150,12 +151,12 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 	}
 	if !fb.Accepted {
 		return toolResultText(tools.Result{CallID: w.Call.ID, Status: tools.StatusError,
-			Error: &tools.ResultError{Code: "DECLINED", Message: "the user declined to run this tool"}}), true, nil
+			Error: &tools.ResultError{Code: tools.CodeDeclined, Message: "the user declined to run this tool"}}), true, nil
 	}
 	t := l.tools[w.Call.Name]
 	if t == nil {
 		return toolResultText(tools.Result{CallID: w.Call.ID, Status: tools.StatusError,
-			Error: &tools.ResultError{Code: "UNKNOWN_TOOL", Message: fmt.Sprintf("the tool %q is no longer defined", w.Call.Name)}}), true, nil
+			Error: &tools.ResultError{Code: tools.CodeUnknownTool, Message: fmt.Sprintf("the tool %q is no longer defined", w.Call.Name)}}), true, nil
 	}
 	if err := em.Text(progressLine(w.Call)); err != nil {
 		return "", false, agent.Canceled(err)
@@ -188,9 +189,10 @@ func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) 
 	if tr.Error != nil {
 		why += ", " + tr.Error.Code + ": " + tr.Error.Message
 	}
-	return "", false, &agent.Error{Code: "TOOL_FAILED", Status: 502, Source: agent.SourceClient,
-		Message:         fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, tmpl.Truncate(300, why)),
-		SuggestedAction: "make the tool available in the IDE (or allow it) and ask again"}
+	// The IDE failed to run the tool: a bad gateway on the client's side.
+	return "", false, agent.New(agent.CodeToolFailed, fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, tmpl.Truncate(300, why))).
+		WithStatus(http.StatusBadGateway).From(agent.SourceClient).
+		Suggest("make the tool available in the IDE (or allow it) and ask again")
 }
 
 // repause keeps a run whose round still waits for some answers, and asks

@@ -74,10 +74,10 @@ func planError(ctx context.Context, err error) error {
 	case errors.Is(err, steps.ErrHold):
 		return errPaused
 	case errors.Is(err, steps.ErrPlanTimeout):
-		return &agent.Error{Code: agent.CodePlanTimeout, Status: 504, Source: agent.SourceServer, Recoverable: true, Err: err,
-			Message: "the command's plan did not finish in time", SuggestedAction: "try again; the agent's author may raise the command's timeout"}
+		return agent.New(agent.CodePlanTimeout, "the command's plan did not finish in time").Wrap(err).
+			Suggest("try again; the agent's author may raise the command's timeout")
 	}
-	return &agent.Error{Code: agent.CodeStepFailed, Status: 500, Source: agent.SourceServer, Err: err, Message: "the command's plan failed: " + err.Error()}
+	return agent.New(agent.CodeStepFailed, "the command's plan failed: "+err.Error()).Wrap(err)
 }
 
 // stepError is the error of the step that stopped a plan, for every step
@@ -89,24 +89,21 @@ func planError(ctx context.Context, err error) error {
 func stepError(se *steps.StepError) *agent.Error {
 	switch se.Status {
 	case steps.Timeout:
-		return &agent.Error{Code: agent.CodeStepTimeout, Status: 504, Source: agent.SourceServer, Recoverable: true, Err: se,
-			Message: fmt.Sprintf("step %q did not finish within its timeout", se.ID)}
+		return agent.New(agent.CodeStepTimeout, fmt.Sprintf("step %q did not finish within its timeout", se.ID)).Wrap(se)
 	case steps.Skipped:
 		var nr *steps.NotReadyError
 		if errors.As(se.Err, &nr) {
-			return &agent.Error{Code: agent.CodeStepNotReady, Status: 500, Source: agent.SourceServer, Err: se,
-				Message:         fmt.Sprintf("step %q never ran: its inputs wait for references no step wrote: %s", se.ID, strings.Join(nr.Missing, "; ")),
-				SuggestedAction: fmt.Sprintf("the agent's author should make a step write what step %q waits for before it, or give it onError: continue", se.ID)}
+			return agent.New(agent.CodeStepNotReady, fmt.Sprintf("step %q never ran: its inputs wait for references no step wrote: %s", se.ID, strings.Join(nr.Missing, "; "))).
+				Wrap(se).Suggest(fmt.Sprintf("the agent's author should make a step write what step %q waits for before it, or give it onError: continue", se.ID))
 		}
 	}
 	var e *agent.Error
-	if errors.As(se.Err, &e) && e.Code != "CANCELED" {
+	if errors.As(se.Err, &e) && e.Code != agent.CodeCanceled {
 		c := *e
 		c.Message = fmt.Sprintf("step %q: %s", se.ID, e.Message)
 		return &c
 	}
-	return &agent.Error{Code: agent.CodeStepFailed, Status: 500, Source: agent.SourceServer, Err: se,
-		Message: fmt.Sprintf("step %q failed: %v", se.ID, se.Err)}
+	return agent.New(agent.CodeStepFailed, fmt.Sprintf("step %q failed: %v", se.ID, se.Err)).Wrap(se)
 }
 
 // prepare builds the step's template data and renders its inputs.

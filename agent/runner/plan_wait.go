@@ -49,10 +49,9 @@ func (run *Run) cannotWait(what string) error {
 	if !run.called {
 		return nil
 	}
-	return &agent.Error{Code: "TOOL_FAILED", Status: 500, Source: agent.SourceServer,
-		Message: fmt.Sprintf("command %q (agent %q) waits for %s, which it cannot do when command %q runs it",
-			run.cmd.def.Name, run.agent.Name(), what, run.parent.cmd.def.Name),
-		SuggestedAction: "have the request's own command ask for the consent or the IDE tool, or call a command that does not wait"}
+	return agent.New(agent.CodeToolFailed, fmt.Sprintf("command %q (agent %q) waits for %s, which it cannot do when command %q runs it",
+		run.cmd.def.Name, run.agent.Name(), what, run.parent.cmd.def.Name)).
+		Suggest("have the request's own command ask for the consent or the IDE tool, or call a command that does not wait")
 }
 
 // waitForConsent records the step that waits (the first, when several

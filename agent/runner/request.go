@@ -164,12 +164,10 @@ func contextError(err error) *agent.Error {
 	if errors.As(err, &ce) && ce.Syntax {
 		// Malformed JSON is a BAD_REQUEST wherever it is (PROTOCOL.md
 		// section 3), also inside a variable's value.
-		return &agent.Error{Code: agent.CodeBadRequest, Status: http.StatusBadRequest, Source: agent.SourceClient,
-			Message: ce.Error(), Err: err}
+		return agent.New(agent.CodeBadRequest, ce.Error()).Wrap(err)
 	}
 	if ce != nil {
-		return &agent.Error{Code: agent.CodeInvalidContext, Status: http.StatusUnprocessableEntity, Source: agent.SourceClient,
-			Message: ce.Error(), Err: err, SuggestedAction: "send the variable in the shape of PROTOCOL.md section 6"}
+		return agent.New(agent.CodeInvalidContext, ce.Error()).Wrap(err).Suggest("send the variable in the shape of PROTOCOL.md section 6")
 	}
 	return agent.Errorf(agent.CodeBadRequest, "contextVariables: %v", err)
 }
@@ -207,7 +205,7 @@ func badJSON(what string, err error) *agent.Error {
 	if errors.Is(err, errSplit) {
 		msg = fmt.Sprintf("%s is not a valid JSON object: %v", what, strings.TrimPrefix(err.Error(), errSplit.Error()+": "))
 	}
-	return &agent.Error{Code: agent.CodeBadRequest, Status: http.StatusBadRequest, Source: agent.SourceClient, Message: msg, Err: err}
+	return agent.New(agent.CodeBadRequest, msg).Wrap(err)
 }
 
 func jsonKind(raw json.RawMessage) string {

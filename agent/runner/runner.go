@@ -285,9 +285,8 @@ func (run *Run) logger() *slog.Logger {
 func (run *Run) applyContext() error {
 	for _, v := range run.cmd.vars {
 		if v.required && !run.req.Context.Has(v.name) {
-			return &agent.Error{Code: agent.CodeInvalidContext, Status: 422, Source: agent.SourceClient,
-				Message:         fmt.Sprintf("command %q needs the context variable %q, and the request has none", run.cmd.def.Name, v.name),
-				SuggestedAction: fmt.Sprintf("collect %q as GET /agents/%s describes", v.name, run.agent.Name())}
+			return agent.New(agent.CodeInvalidContext, fmt.Sprintf("command %q needs the context variable %q, and the request has none", run.cmd.def.Name, v.name)).
+				Suggest(fmt.Sprintf("collect %q as GET /agents/%s describes", v.name, run.agent.Name()))
 		}
 		run.req.Context.Apply(v.name, v.opts)
 	}
@@ -450,7 +449,7 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 			run.logger().Error("run failed", "err", err)
 			e = agent.Internal(err)
 		}
-		if e.Code == "CANCELED" {
+		if e.Code == agent.CodeCanceled {
 			return
 		}
 		if e.Err != nil {
@@ -465,9 +464,8 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 func (run *Run) execute(ctx context.Context, em Emitter) error {
 	cmd := run.cmd
 	if cmd.reply == nil && !cmd.hasPrompt() && cmd.plan == nil && len(cmd.actions) == 0 {
-		return &agent.Error{Code: agent.CodeCommandEmpty, Status: 500, Source: agent.SourceServer,
-			Message:         fmt.Sprintf("command %q of agent %q has no reply, messageTemplates, steps or actions, so there is nothing to answer", cmd.def.Name, run.agent.Name()),
-			SuggestedAction: "the gateway's operator should give the command a reply or messageTemplates"}
+		return agent.New(agent.CodeCommandEmpty, fmt.Sprintf("command %q of agent %q has no reply, messageTemplates, steps or actions, so there is nothing to answer", cmd.def.Name, run.agent.Name())).
+			Suggest("the gateway's operator should give the command a reply or messageTemplates")
 	}
 	if cmd.reply != nil {
 		s, err := tmpl.Execute(ctx, cmd.reply, run.templateMap())

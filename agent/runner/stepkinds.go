@@ -327,8 +327,7 @@ func (c *compiler) noPause(where string, pos agent.Position, ts map[string]*tool
 
 // notConfigured is the error of a model step without an upstream.
 func notConfigured(command string) *agent.Error {
-	return &agent.Error{Code: agent.CodeUpstreamNotConfigured, Status: 503, Source: agent.SourceServer,
-		Message: fmt.Sprintf("command %q asks a model, but this gateway has no upstream model platform configured", command),
-		SuggestedAction: "start the gateway with --upstream URL (or AGENTGW_UPSTREAM_URL, or upstream.url in the config file), " +
-			"e.g. --upstream https://api.openai.com/v1 with upstream.auth key and OPENAI_API_KEY"}
+	return agent.New(agent.CodeUpstreamNotConfigured, fmt.Sprintf("command %q asks a model, but this gateway has no upstream model platform configured", command)).
+		Suggest("start the gateway with --upstream URL (or AGENTGW_UPSTREAM_URL, or upstream.url in the config file), " +
+			"e.g. --upstream https://api.openai.com/v1 with upstream.auth key and OPENAI_API_KEY")
 }

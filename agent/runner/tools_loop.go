@@ -60,8 +60,7 @@ func (l *toolLoop) converse(ctx context.Context, em Emitter) (string, error) {
 			return "", err
 		}
 	}
-	return "", &agent.Error{Code: "TOOL_ROUNDS_EXCEEDED", Status: 500, Source: agent.SourceServer,
-		Message: fmt.Sprintf("the model kept calling tools for %d rounds without answering", max)}
+	return "", agent.New(agent.CodeToolRoundsExceeded, fmt.Sprintf("the model kept calling tools for %d rounds without answering", max))
 }
 
 // ask sends one round to the model.
@@ -100,7 +99,7 @@ func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall)
 		switch {
 		case t == nil:
 			results[i] = toolResultText(tools.Result{CallID: c.ID, Status: tools.StatusError,
-				Error: &tools.ResultError{Code: "UNKNOWN_TOOL", Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
+				Error: &tools.ResultError{Code: tools.CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
 		case t.Runtime == "frontend":
 			waiting = append(waiting, pendingCall{Index: i, Call: c, Frontend: true})
 		case t.NeedsConsent():
@@ -128,7 +127,7 @@ func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) tool
 	if strings.TrimSpace(c.Arguments) != "" {
 		if err := json.Unmarshal([]byte(c.Arguments), &params); err != nil {
 			return tools.Result{CallID: c.ID, Status: tools.StatusError,
-				Error: &tools.ResultError{Code: "INVALID_PARAMETERS", Message: "the arguments are not a JSON object: " + err.Error()}}
+				Error: &tools.ResultError{Code: tools.CodeInvalidParameters, Message: "the arguments are not a JSON object: " + err.Error()}}
 		}
 	}
 	r := t.Call(ctx, tools.Call{ID: c.ID, Parameters: params})

@@ -416,7 +416,6 @@ func RenderError(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return agent.Canceled(err) // the request ended while a template rendered
 	}
-	return &agent.Error{Code: agent.CodeTemplateError, Status: 500, Source: agent.SourceServer,
-		Message: "a template of this command failed: " + templateErrorMessage(err), Err: err,
-		SuggestedAction: "the agent's author should check the template with `agentgw lint`"}
+	return agent.New(agent.CodeTemplateError, "a template of this command failed: "+templateErrorMessage(err)).Wrap(err).
+		Suggest("the agent's author should check the template with `agentgw lint`")
 }

@@ -79,9 +79,8 @@ func (k *gitKind) Reads() ([]*tmpl.Value, []*tmpl.Template) {
 func (k *gitKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 	mgr := k.repos
 	if mgr == nil {
-		return nil, &agent.Error{Code: "REPOSITORIES_NOT_CONFIGURED", Status: 503, Source: agent.SourceServer,
-			Message:         "git: this gateway has no repositories configured (git.repositories in its config)",
-			SuggestedAction: "the gateway's operator should add repositories under git.repositories in the gateway config"}
+		return nil, agent.New(agent.CodeRepositoriesNotConfigured, "git: this gateway has no repositories configured (git.repositories in its config)").
+			Suggest("the gateway's operator should add repositories under git.repositories in the gateway config")
 	}
 	p, err := k.params(sr)
 	if err != nil {
@@ -151,8 +150,8 @@ func (k *gitKind) do(ctx context.Context, t *gitrepo.Target, p map[string]string
 func gitError(err error) error {
 	var na *gitrepo.NotAllowedError
 	if errors.As(err, &na) {
-		return &agent.Error{Code: "REPOSITORY_NOT_ALLOWED", Status: 403, Source: agent.SourceClient, Message: na.Error(), Err: err,
-			SuggestedAction: "the gateway's operator must add the remote to a repository's allow list (git.repositories[].allow)"}
+		return agent.New(agent.CodeRepositoryNotAllowed, na.Error()).Wrap(err).
+			Suggest("the gateway's operator must add the remote to a repository's allow list (git.repositories[].allow)")
 	}
 	return fmt.Errorf("git: %w", err)
 }

@@ -55,8 +55,7 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 	if k.consent {
 		switch sr.Approval() {
 		case stepkind.Declined:
-			return nil, &agent.Error{Code: agent.CodeDeclined, Status: 403, Source: agent.SourceClient,
-				Message: fmt.Sprintf("the user declined to run tool %q", k.tool.Name)}
+			return nil, agent.New(agent.CodeDeclined, fmt.Sprintf("the user declined to run tool %q", k.tool.Name))
 		case stepkind.Unasked:
 			return nil, sr.AskConsent(k.tool, argsJSON(sr))
 		}
@@ -74,8 +73,7 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 		if r.Error != nil {
 			msg = r.Error.Code + ": " + r.Error.Message
 		}
-		e := &agent.Error{Code: agent.CodeToolFailed, Status: 500, Source: agent.SourceServer,
-			Message: fmt.Sprintf("tool %q: %s", k.tool.Name, msg)}
+		e := agent.New(agent.CodeToolFailed, fmt.Sprintf("tool %q: %s", k.tool.Name, msg))
 		if r.Status == tools.StatusTimeout {
 			// The tool's own deadline: the step timed out (STEP_TIMEOUT).
 			e.Err = steps.ErrTimeout
