@@ -27,7 +27,7 @@ func IsDefinitionFile(name string) bool {
 	return false
 }
 
-// definitionFiles lists the definition files under root in fsys, named with
+// DefinitionFiles lists the definition files under root in fsys, named with
 // prefix joined in front (the OS path) when prefix is set.
 func DefinitionFiles(fsys fs.FS, root, prefix string) ([]string, error) {
 	st, err := fs.Stat(fsys, root)
@@ -102,7 +102,7 @@ func DecodeFile(kinds KindSpecs, file string, data []byte) ([]Document, Diagnost
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
-// yamlErrorPos is the position in data, read from file, of the YAML
+// YAMLErrorPos is the position in data, read from file, of the YAML
 // syntax error err (yamlSyntaxPos).
 func YAMLErrorPos(file string, data []byte, err error) Position {
 	line := 0
@@ -112,6 +112,7 @@ func YAMLErrorPos(file string, data []byte, err error) Position {
 	return yamlSyntaxPos(file, data, line, strings.TrimPrefix(YAMLErrorMessage(err), "syntax error: "))
 }
 
+// YAMLErrorMessage is the YAML syntax error err as lint prints it.
 func YAMLErrorMessage(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = yamlLine.ReplaceAllString(msg, "")

@@ -508,7 +508,7 @@ func tail(n int, s string) string {
 	return s[start+1:]
 }
 
-// truncate keeps at most n runes of s, marking a cut with "…".
+// Truncate keeps at most n runes of s, marking a cut with "…".
 func Truncate(n int, s string) string {
 	i, end := 0, len(s)
 	for at := range s {

@@ -102,7 +102,7 @@ func emptyMissing(tree *parse.Tree, n parse.Node) {
 	}
 }
 
-// mentions reports whether the template refers to the named top-level key,
+// Mentions reports whether the template refers to the named top-level key,
 // as a field (.name) or a string ("name", e.g. in index).
 func Mentions(t *Template, name string) bool {
 	found := false
@@ -119,7 +119,7 @@ func Mentions(t *Template, name string) bool {
 	return found
 }
 
-// eachNode calls fn for every node of every tree of t.
+// EachNode calls fn for every node of every tree of t.
 func EachNode(t *Template, fn func(parse.Node)) {
 	for _, tt := range t.Templates() {
 		if tt.Tree != nil {
@@ -223,7 +223,7 @@ func (w *cappedBuffer) Len() int { return w.buf.Len() }
 // String is the output.
 func (w *cappedBuffer) String() string { return w.buf.String() }
 
-// execute renders t over data within the bounds of one render (budget.go),
+// Execute renders t over data within the bounds of one render (budget.go),
 // stopping when ctx ends: with the fast evaluator when it can, else, and
 // for every error but those bounds (so that errors read as text/template
 // writes them), with text/template.
@@ -289,7 +289,7 @@ func prependTick(tree *parse.Tree, l *parse.ListNode) {
 // their text) and call are refused.
 var restrictedFuncs = []string{"and", "or", "not", "len", "index", "slice", "eq", "ne", "lt", "le", "gt", "ge"}
 
-// checkRestricted refuses, at compile time, what a template from an
+// CheckRestricted refuses, at compile time, what a template from an
 // untrusted client could use to run for a long time or allocate without
 // bound: defined templates (recursion), functions outside the helpers and
 // restrictedFuncs, nested range loops, and range over a number, a length or
@@ -392,10 +392,10 @@ func countedRange(p *parse.PipeNode) string {
 	return ""
 }
 
-// containsTemplate reports whether s has template actions.
+// ContainsTemplate reports whether s has template actions.
 func ContainsTemplate(s string) bool { return strings.Contains(s, "{{") }
 
-// compileText parses a template, reporting errors at the line they are on.
+// CompileText parses a template, reporting errors at the line they are on.
 func CompileText(where string, tx *agent.Text, diags *agent.Diagnostics) *Template {
 	t, err := parseTemplate(templateName(where), tx.Src)
 	if err != nil {
@@ -411,7 +411,7 @@ var templateNamer = strings.NewReplacer(`command "`, "", `": `, ".", `"`, "", ":
 // colons so that template error positions stay parseable.
 func templateName(where string) string { return templateNamer.Replace(where) }
 
-// templateError is a failed render as the client sees it.
+// RenderError is a failed render as the client sees it.
 func RenderError(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return agent.Canceled(err) // the request ended while a template rendered

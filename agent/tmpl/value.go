@@ -16,7 +16,7 @@ import (
 	"github.com/agentgw/agentgw/steps"
 )
 
-// valueTemplate is a YAML value of free shape whose strings are templates,
+// Value is a YAML value of free shape whose strings are templates,
 // such as an action spec.
 type Value struct {
 	Pos  agent.Position
@@ -30,7 +30,7 @@ type Value struct {
 	Items []*Value
 }
 
-// compileValue turns a YAML node into a valueTemplate, parsing every string
+// CompileValue turns a YAML node into a Value, parsing every string
 // that contains "{{" as a template.
 func CompileValue(file, where string, n *yaml.Node, diags *agent.Diagnostics) *Value {
 	for n.Kind == yaml.AliasNode {
@@ -67,7 +67,7 @@ func CompileValue(file, where string, n *yaml.Node, diags *agent.Diagnostics) *V
 	return v
 }
 
-// renderEnv is what values render against: template data and the scope of
+// Env is what values render against: template data and the scope of
 // references.
 type Env struct {
 	// ctx is the request's or step's: rendering stops when it ends.
@@ -76,7 +76,7 @@ type Env struct {
 	Scope *steps.Scope
 }
 
-// render evaluates the value into plain Go data: templates rendered,
+// Render evaluates the value into plain Go data: templates rendered,
 // references resolved to their typed values (nil when absent).
 func (v *Value) Render(env *Env) (any, error) {
 	return v.walk(func(leaf *Value) (any, error) {
@@ -91,7 +91,7 @@ func (v *Value) Render(env *Env) (any, error) {
 	})
 }
 
-// literal is the value as written, templates unrendered and references
+// Literal is the value as written, templates unrendered and references
 // left out (null).
 func (v *Value) Literal() any {
 	x, _ := v.walk(func(leaf *Value) (any, error) {
@@ -103,7 +103,7 @@ func (v *Value) Literal() any {
 	return x
 }
 
-// hasRefs reports whether any leaf is a reference.
+// HasRefs reports whether any leaf is a reference.
 func (v *Value) HasRefs() bool {
 	if v.Ref != nil {
 		return true
@@ -143,7 +143,7 @@ func (v *Value) walk(leaf func(*Value) (any, error)) (any, error) {
 	return leaf(v)
 }
 
-// renderAction renders an action spec and validates the result.
+// RenderAction renders an action spec and validates the result.
 func RenderAction(vt *Value, env *Env) (*actions.Action, error) {
 	x, err := vt.Render(env)
 	if err != nil {
