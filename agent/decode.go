@@ -94,7 +94,7 @@ func DecodeFile(kinds KindSpecs, file string, data []byte) ([]Document, Diagnost
 		var local Diagnostics
 		def := &Definition{}
 		nd := &NodeDecoder{File: file, Diags: &local, Kinds: kinds}
-		nd.Decode(&doc, reflect.ValueOf(def).Elem(), "agent")
+		nd.decode(&doc, reflect.ValueOf(def).Elem(), "agent")
 		docs = append(docs, Document{Def: def, Diags: local})
 	}
 	return docs, diags

@@ -51,8 +51,26 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// Decode fills v (addressable) from n; what names the value in messages.
-func (d *NodeDecoder) Decode(n *yaml.Node, v reflect.Value, what string) {
+// DecodeYAML decodes the YAML document in data into out, a pointer; what
+// names the value in messages. A syntax error is returned as the parser
+// reports it (YAMLErrorPos places it); other problems go to d.Diags.
+func (d *NodeDecoder) DecodeYAML(data []byte, out any, what string) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	d.decode(&doc, reflect.ValueOf(out).Elem(), what)
+	return nil
+}
+
+// DecodeValue decodes a Value into out, a pointer; what names it in
+// messages.
+func (d *NodeDecoder) DecodeValue(v *Value, out any, what string) {
+	d.decode(v.node, reflect.ValueOf(out).Elem(), what)
+}
+
+// decode fills v (addressable) from n; what names the value in messages.
+func (d *NodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 	n = resolve(n)
 	if n == nil || isNull(n) {
 		return
@@ -68,7 +86,7 @@ func (d *NodeDecoder) Decode(n *yaml.Node, v reflect.Value, what string) {
 		v.Set(reflect.ValueOf(Text{Src: n.Value, Pos: d.pos(n), Block: block}))
 		return
 	case t == valueType:
-		v.Set(reflect.ValueOf(Value{Pos: d.pos(n), Node: n}))
+		v.Set(reflect.ValueOf(Value{Pos: d.pos(n), node: n}))
 		return
 	case t == durationType:
 		d.decodeDuration(n, v, what)
@@ -78,7 +96,7 @@ func (d *NodeDecoder) Decode(n *yaml.Node, v reflect.Value, what string) {
 		return
 	case t == handlerType && n.Kind == yaml.SequenceNode:
 		h := Handler{Pos: d.pos(n)}
-		d.Decode(n, reflect.ValueOf(&h.Steps).Elem(), what+".steps")
+		d.decode(n, reflect.ValueOf(&h.Steps).Elem(), what+".steps")
 		v.Set(reflect.ValueOf(h))
 		return
 	}
@@ -93,7 +111,7 @@ func (d *NodeDecoder) Decode(n *yaml.Node, v reflect.Value, what string) {
 		if v.IsNil() {
 			v.Set(reflect.New(t.Elem()))
 		}
-		d.Decode(n, v.Elem(), what)
+		d.decode(n, v.Elem(), what)
 	case reflect.Struct:
 		d.decodeStruct(n, v, what)
 	case reflect.Slice:
@@ -154,7 +172,7 @@ func (d *NodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 			continue
 		}
 		seen[f.name] = key.Value
-		d.Decode(val, v.FieldByIndex(f.index), what+"."+f.name)
+		d.decode(val, v.FieldByIndex(f.index), what+"."+f.name)
 		if f.keyField != nil {
 			v.FieldByIndex(f.keyField).SetString(key.Value)
 		}
@@ -182,7 +200,7 @@ func (d *NodeDecoder) decodeKind(spec KindSpec, val *yaml.Node, what string) (St
 		return StepKind{}, false
 	}
 	p := reflect.New(t)
-	d.Decode(val, p.Elem(), what)
+	d.decode(val, p.Elem(), what)
 	if t.Kind() == reflect.String && p.Elem().String() == "" {
 		return StepKind{}, false
 	}
@@ -196,7 +214,7 @@ func (d *NodeDecoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, e := range n.Content {
-		d.Decode(e, s.Index(i), fmt.Sprintf("%s[%d]", what, i))
+		d.decode(e, s.Index(i), fmt.Sprintf("%s[%d]", what, i))
 	}
 	v.Set(s)
 }

@@ -3,11 +3,8 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
@@ -40,22 +37,21 @@ var handlerKeys = map[string][]string{
 // compileAction compiles an action spec written in wire shape (action,
 // data) plus handlers, and checks its static shape.
 func (c *compiler) compileAction(where, key string, val *agent.Value) *compiledAction {
-	if val.Node.Kind != yaml.MappingNode {
+	if val.Kind() != agent.ValueMapping {
 		c.errorf(val.Pos, "%s: an action is a mapping with action and data", where)
 		return nil
 	}
-	wire := &yaml.Node{Kind: yaml.MappingNode, Line: val.Node.Line, Column: val.Node.Column}
-	handlerNodes := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(val.Node.Content); i += 2 {
-		k := val.Node.Content[i]
-		if strings.HasPrefix(k.Value, "on") && k.Value != "on" {
-			handlerNodes[k.Value] = k
-			continue
+	isHandler := func(key string) bool { return strings.HasPrefix(key, "on") && key != "on" }
+	entries := val.Entries()
+	last := map[string]int{} // a handler key given twice counts once, as written last
+	for i, e := range entries {
+		if isHandler(e.Key) {
+			last[e.Key] = i
 		}
-		wire.Content = append(wire.Content, k, val.Node.Content[i+1])
 	}
+	wire := val.Pick(func(key string) bool { return !isHandler(key) })
 	before := c.diags.Errors()
-	spec := tmpl.CompileValue(val.Pos.File, where, wire, c.diags)
+	spec := tmpl.CompileValue(where, wire, c.diags)
 	if c.diags.Errors() > before {
 		return nil
 	}
@@ -63,12 +59,10 @@ func (c *compiler) compileAction(where, key string, val *agent.Value) *compiledA
 	if !c.checkActionShape(where, val.Pos, ca) {
 		return nil
 	}
-	for i := 0; i+1 < len(val.Node.Content); i += 2 {
-		k := val.Node.Content[i]
-		if handlerNodes[k.Value] != k {
-			continue
+	for i, e := range entries {
+		if j, ok := last[e.Key]; ok && j == i {
+			c.compileHandler(where, ca, e)
 		}
-		c.compileHandler(where, ca, k, val.Node.Content[i+1])
 	}
 	c.cmd.actionsByKey[key] = ca
 	return ca
@@ -96,18 +90,18 @@ func (c *compiler) checkActionShape(where string, pos agent.Position, ca *compil
 	return true
 }
 
-func (c *compiler) compileHandler(where string, ca *compiledAction, key, node *yaml.Node) {
-	pos := agent.Position{File: c.file, Line: key.Line, Column: key.Column}
-	if !slices.Contains(handlerKeys[ca.kind], key.Value) {
-		c.errorf(pos, "%s: unknown field %q%s (a %s action takes %s)", where, key.Value,
-			agent.DidYouMean(key.Value, handlerKeys[ca.kind]), ca.kind, strings.Join(handlerKeys[ca.kind], " and "))
+func (c *compiler) compileHandler(where string, ca *compiledAction, e agent.Entry) {
+	key, pos := e.Key, e.KeyPos
+	if !slices.Contains(handlerKeys[ca.kind], key) {
+		c.errorf(pos, "%s: unknown field %q%s (a %s action takes %s)", where, key,
+			agent.DidYouMean(key, handlerKeys[ca.kind]), ca.kind, strings.Join(handlerKeys[ca.kind], " and "))
 		return
 	}
 	var h agent.Handler
 	nd := &agent.NodeDecoder{File: c.file, Diags: c.diags, Kinds: c.kinds}
-	nd.Decode(node, reflect.ValueOf(&h).Elem(), where+"."+key.Value)
+	nd.DecodeValue(e.Value, &h, where+"."+key)
 	ch := &compiledHandler{pos: pos, command: h.Command}
-	hwhere := where + "." + key.Value
+	hwhere := where + "." + key
 	switch {
 	case h.Command != "" && len(h.Steps) > 0:
 		c.errorf(pos, "%s: a handler is a command or steps, not both", hwhere)
@@ -120,13 +114,13 @@ func (c *compiler) compileHandler(where string, ca *compiledAction, key, node *y
 			}
 		})
 	case len(h.Steps) > 0:
-		ch.plan = c.compilePlan(hwhere, ca.key+"."+key.Value, h.Steps, 0, pos)
+		ch.plan = c.compilePlan(hwhere, ca.key+"."+key, h.Steps, 0, pos)
 	default:
 		c.errorf(pos, "%s: a handler needs a command or steps", hwhere)
 		return
 	}
-	c.warnNoFeedback(hwhere, pos, ca, key.Value)
-	ca.handlers[key.Value] = ch
+	c.warnNoFeedback(hwhere, pos, ca, key)
+	ca.handlers[key] = ch
 }
 
 // warnNoFeedback warns when the plugin would never send the feedback a

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
@@ -107,23 +105,23 @@ func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) s
 // compileWith splits a step's inputs: references go to the engine, which
 // resolves them (and waits for gates); the rest render at run time.
 func (c *compiler) compileWith(where string, with *agent.Value, n *steps.Node, cs *compiledStep) {
-	if with.Node.Kind != yaml.MappingNode {
+	if with.Kind() != agent.ValueMapping {
 		c.errorf(with.Pos, "%s: with: expected a mapping of input names to values", where)
 		return
 	}
-	for i := 0; i+1 < len(with.Node.Content); i += 2 {
-		name, val := with.Node.Content[i].Value, with.Node.Content[i+1]
+	for _, e := range with.Entries() {
+		name, val := e.Key, e.Value
 		c.checkRefLike(where+": with."+name, val)
-		if val.Kind == yaml.ScalarNode && steps.IsRef(val.Value) {
-			ref, err := steps.ParseRef(val.Value)
+		if s, ok := val.Scalar(); ok && steps.IsRef(s) {
+			ref, err := steps.ParseRef(s)
 			if err != nil {
-				c.errorf(agent.Position{File: c.file, Line: val.Line, Column: val.Column}, "%s: with.%s: %v", where, name, err)
+				c.errorf(val.Pos, "%s: with.%s: %v", where, name, err)
 				continue
 			}
 			n.Refs[name] = ref
 			continue
 		}
-		cs.with[name] = tmpl.CompileValue(c.file, where+": with."+name, val, c.diags)
+		cs.with[name] = tmpl.CompileValue(where+": with."+name, val, c.diags)
 	}
 }
 
@@ -134,14 +132,15 @@ var refRoots = []string{steps.RootState, steps.RootSteps, steps.RootDependencies
 
 // checkRefLike warns about a string that looks like a reference but names
 // no root, such as "$stat.x": it is taken literally.
-func (c *compiler) checkRefLike(where string, n *yaml.Node) {
-	if n.Kind != yaml.ScalarNode || steps.IsRef(n.Value) {
+func (c *compiler) checkRefLike(where string, v *agent.Value) {
+	s, ok := v.Scalar()
+	if !ok || steps.IsRef(s) {
 		return
 	}
-	if m := refLike.FindStringSubmatch(n.Value); m != nil && !slices.Contains(refRoots, m[1]) {
-		c.warnf(agent.Position{File: c.file, Line: n.Line, Column: n.Column},
+	if m := refLike.FindStringSubmatch(s); m != nil && !slices.Contains(refRoots, m[1]) {
+		c.warnf(v.Pos,
 			"%s: %q looks like a reference, but %q is not a root (%s)%s; it is used as literal text",
-			where, n.Value, m[1], strings.Join(refRoots, ", "), agent.DidYouMean(m[1], refRoots))
+			where, s, m[1], strings.Join(refRoots, ", "), agent.DidYouMean(m[1], refRoots))
 	}
 }
 

@@ -3,14 +3,12 @@ package runner
 import (
 	"crypto/sha256"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
-	"go.yaml.in/yaml/v3"
 )
 
 // definitionCache keeps compiled request-carried definitions by content, so
@@ -53,13 +51,11 @@ func (c *definitionCache) get(name string, raw []byte) (*Agent, error) {
 // compileRequestDefinition compiles a request's agentDefinition; kinds are
 // the step kinds its steps may name (the steps are dropped: sanitize).
 func compileRequestDefinition(kinds *stepkind.Registry, name string, raw []byte) (*Agent, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition: %v", err)
-	}
 	var diags agent.Diagnostics
 	def := &agent.Definition{}
-	(&agent.NodeDecoder{File: "agentDefinition", Diags: &diags, Kinds: kinds}).Decode(&doc, reflect.ValueOf(def).Elem(), "agent")
+	if err := (&agent.NodeDecoder{File: "agentDefinition", Diags: &diags, Kinds: kinds}).DecodeYAML(raw, def, "agent"); err != nil {
+		return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition: %v", err)
+	}
 	if def.Name == "" {
 		def.Name = name
 	}

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
@@ -193,24 +191,23 @@ type setKind struct {
 }
 
 func (c *compiler) compileSet(where string, v *agent.Value) stepkind.Step {
-	if v.Node.Kind != yaml.MappingNode {
+	if v.Kind() != agent.ValueMapping {
 		c.errorf(v.Pos, "%s: set: expected a mapping of state paths to values", where)
 		return nil
 	}
 	k := &setKind{}
-	for i := 0; i+1 < len(v.Node.Content); i += 2 {
-		key, val := v.Node.Content[i], v.Node.Content[i+1]
-		name := key.Value
+	for _, e := range v.Entries() {
+		name := e.Key
 		if !strings.HasPrefix(name, steps.RootState+".") {
 			name = steps.RootState + "." + name
 		}
 		p, err := steps.ParsePath(name)
 		if err != nil {
-			c.errorf(agent.Position{File: c.file, Line: key.Line, Column: key.Column}, "%s: set: %v", where, err)
+			c.errorf(e.KeyPos, "%s: set: %v", where, err)
 			continue
 		}
 		k.paths = append(k.paths, p)
-		k.values = append(k.values, tmpl.CompileValue(c.file, where+": set."+key.Value, val, c.diags))
+		k.values = append(k.values, tmpl.CompileValue(where+": set."+e.Key, e.Value, c.diags))
 	}
 	return k
 }

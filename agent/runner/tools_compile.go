@@ -5,9 +5,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/tools"
@@ -90,13 +87,11 @@ func LoadTools(m *tools.Manager, paths ...string) (map[string]*tools.Tool, agent
 			diags.Add(agent.SeverityError, agent.Position{File: p}, fmt.Sprintf("reading tools: %v", err))
 			continue
 		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(data, &doc); err != nil {
+		var defs []*agent.ToolDef
+		if err := (&agent.NodeDecoder{File: p, Diags: &diags}).DecodeYAML(data, &defs, "tools"); err != nil {
 			diags.Add(agent.SeverityError, agent.YAMLErrorPos(p, data, err), agent.YAMLErrorMessage(err))
 			continue
 		}
-		var defs []*agent.ToolDef
-		(&agent.NodeDecoder{File: p, Diags: &diags}).Decode(&doc, reflect.ValueOf(&defs).Elem(), "tools")
 		for _, td := range defs {
 			if td == nil {
 				continue

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/steps"
@@ -20,7 +18,7 @@ import (
 // such as an action spec.
 type Value struct {
 	Pos  agent.Position
-	kind yaml.Kind
+	kind agent.ValueKind
 	// scalars
 	Lit  any
 	Tmpl *Template
@@ -30,25 +28,25 @@ type Value struct {
 	Items []*Value
 }
 
-// CompileValue turns a YAML node into a Value, parsing every string
-// that contains "{{" as a template.
-func CompileValue(file, where string, n *yaml.Node, diags *agent.Diagnostics) *Value {
-	for n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	v := &Value{Pos: agent.Position{File: file, Line: n.Line, Column: n.Column}, kind: n.Kind}
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			v.keys = append(v.keys, n.Content[i].Value)
-			v.Items = append(v.Items, CompileValue(file, where+"."+n.Content[i].Value, n.Content[i+1], diags))
+// CompileValue turns a definition's value into a Value, parsing every
+// string that contains "{{" as a template.
+func CompileValue(where string, val *agent.Value, diags *agent.Diagnostics) *Value {
+	val = val.Resolved()
+	v := &Value{Pos: val.Pos, kind: val.Kind()}
+	switch v.kind {
+	case agent.ValueMapping:
+		for _, e := range val.Entries() {
+			v.keys = append(v.keys, e.Key)
+			v.Items = append(v.Items, CompileValue(where+"."+e.Key, e.Value, diags))
 		}
-	case yaml.SequenceNode:
-		for i, e := range n.Content {
-			v.Items = append(v.Items, CompileValue(file, fmt.Sprintf("%s[%d]", where, i), e, diags))
+	case agent.ValueList:
+		for i, it := range val.Items() {
+			v.Items = append(v.Items, CompileValue(fmt.Sprintf("%s[%d]", where, i), it, diags))
 		}
-	case yaml.ScalarNode:
-		if err := n.Decode(&v.Lit); err != nil {
+	case agent.ValueScalar:
+		lit, err := val.Decode()
+		v.Lit = lit
+		if err != nil {
 			diags.Add(agent.SeverityError, v.Pos, fmt.Sprintf("%s: %v", where, err))
 		}
 		s, ok := v.Lit.(string)
@@ -60,7 +58,7 @@ func CompileValue(file, where string, n *yaml.Node, diags *agent.Diagnostics) *V
 			}
 			v.Ref = ref
 		case ok && strings.Contains(s, "{{"):
-			tx := &agent.Text{Src: s, Pos: v.Pos, Block: n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0}
+			tx := &agent.Text{Src: s, Pos: v.Pos, Block: val.Block()}
 			v.Tmpl = CompileText(where, tx, diags)
 		}
 	}
@@ -119,7 +117,7 @@ func (v *Value) HasRefs() bool {
 // walk rebuilds the value as plain data, computing scalars with leaf.
 func (v *Value) walk(leaf func(*Value) (any, error)) (any, error) {
 	switch v.kind {
-	case yaml.MappingNode:
+	case agent.ValueMapping:
 		m := make(map[string]any, len(v.keys))
 		for i, k := range v.keys {
 			x, err := v.Items[i].walk(leaf)
@@ -129,7 +127,7 @@ func (v *Value) walk(leaf func(*Value) (any, error)) (any, error) {
 			m[k] = x
 		}
 		return m, nil
-	case yaml.SequenceNode:
+	case agent.ValueList:
 		l := make([]any, len(v.Items))
 		for i, it := range v.Items {
 			x, err := it.walk(leaf)
