@@ -36,7 +36,7 @@ func TestYAMLSyntaxPositions(t *testing.T) {
 		{"block collection, at the line where it starts (the library names no token)", "name: x\nlist:\n  - a\n  b: c\n",
 			"f.yaml:3:1: syntax error: did not find expected '-' indicator"},
 	} {
-		_, diags := parseAll("f.yaml", []byte(tt.src))
+		_, diags := Parse("f.yaml", []byte(tt.src))
 		if got := strings.TrimSpace(diags.String()); got != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
 		}
