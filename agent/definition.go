@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Position is a place in a definition file; lines and columns count from 1.
@@ -26,9 +26,9 @@ func (p Position) String() string {
 type Text struct {
 	Src string
 	Pos Position
-	// block is true for YAML literal or folded scalars, whose content starts
+	// Block is true for YAML literal or folded scalars, whose content starts
 	// on the line after Pos.
-	block bool
+	Block bool `yaml:"-"`
 }
 
 // Definition is an agent as written by an admin: a superset of the IDE
@@ -48,10 +48,10 @@ type Definition struct {
 	Tools []*ToolDef `yaml:"tools"`
 }
 
-// ToolDef is a tool as written in a definition (see tools.Spec).
+// ToolDef is a tool as written in a definition (see toolspec.Spec).
 type ToolDef struct {
-	Pos        Position `yaml:"-"`
-	tools.Spec `yaml:",inline"`
+	Pos           Position `yaml:"-"`
+	toolspec.Spec `yaml:",inline"`
 }
 
 // Service is where the platform reaches the agent.
@@ -101,22 +101,17 @@ type Command struct {
 }
 
 // Step is one step of a plan: an id, its dependencies and condition, one
-// kind (reply, llm, action, set, call or git), its inputs and where its
+// kind (reply, llm, action, set, call, or a kind registered beside them
+// such as git and tool) with its configuration, its inputs and where its
 // result goes.
 type Step struct {
 	Pos       Position `yaml:"-"`
 	ID        string   `yaml:"id"`
 	DependsOn []string `yaml:"dependsOn" alias:"dependencies"`
 	When      string   `yaml:"when" alias:"condition"`
-	// The kinds; exactly one is set.
-	Reply  *Text     `yaml:"reply"`
-	LLM    *LLMStep  `yaml:"llm"`
-	Action *Value    `yaml:"action"`
-	Set    *Value    `yaml:"set"`
-	Call   *CallStep `yaml:"call"`
-	Git    *GitStep  `yaml:"git"`
-	// Tool runs a tool by name, its parameters from With.
-	Tool string `yaml:"tool"`
+	// Kinds are the step's kind keys with their configuration, in the
+	// order the kinds were registered; a valid step has exactly one.
+	Kinds []StepKind `yaml:",kinds"`
 	// With are the step's inputs: references ($state.x || $state.y),
 	// templates or literal values, seen by templates as .with.
 	With    *Value        `yaml:"with"`
@@ -128,37 +123,24 @@ type Step struct {
 
 // LLMStep asks the model with its own templates.
 type LLMStep struct {
-	MessageTemplates   []*MessageTemplate `yaml:"messageTemplates" alias:"messages"`
-	ModelConfiguration *ModelConfig       `yaml:"modelConfiguration"`
+	MessageTemplates   []*MessageTemplate `yaml:"messageTemplates" alias:"messages" doc:"the prompt: messages with a role and a template"`
+	ModelConfiguration *ModelConfig       `yaml:"modelConfiguration" doc:"the model and its parameters; the command's when absent"`
 	// Stream sends the answer's tokens to the user; otherwise the answer
 	// is only captured as the step's result.
-	Stream bool `yaml:"stream"`
+	Stream bool `yaml:"stream" doc:"send the answer's tokens to the user; otherwise only the step's result holds it" default:"false"`
 	// Format "json" parses the answer as JSON.
-	Format string `yaml:"format"`
+	Format string `yaml:"format" doc:"text, or json to parse the answer as JSON" default:"text"`
 	// Tools the model may call, by name.
-	Tools []string `yaml:"tools"`
+	Tools []string `yaml:"tools" doc:"tools the model may call, by name"`
 }
 
 // CallStep runs another command of this or another agent.
 type CallStep struct {
-	Agent   string `yaml:"agent"`
-	Command string `yaml:"command"`
+	Agent   string `yaml:"agent" doc:"the agent whose command runs; this one when absent"`
+	Command string `yaml:"command" doc:"the command to run" default:"default"`
 	// Stream sends the called command's output to the user; otherwise its
 	// text is captured as the step's result.
-	Stream bool `yaml:"stream"`
-}
-
-// GitStep reads a server-side repository. String fields are references,
-// templates or literals.
-type GitStep struct {
-	Op        string `yaml:"op"`
-	Repo      string `yaml:"repo"`
-	Ref       string `yaml:"ref"`
-	From      string `yaml:"from"`
-	To        string `yaml:"to"`
-	Path      string `yaml:"path"`
-	Limit     int    `yaml:"limit"`
-	MergeBase bool   `yaml:"mergeBase"`
+	Stream bool `yaml:"stream" doc:"send the called command's output to the user; otherwise its text is the step's result" default:"false"`
 }
 
 // RetrySpec retries a failed step.

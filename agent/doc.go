@@ -1,6 +1,9 @@
-// Package agent holds agent definitions (the YAML model, the loader that keeps
-// file positions, the registry with atomic swap) and the runner that executes
-// one command of one agent: it re-applies the context resolver options,
-// renders the templates, assembles the prompt within the model's budget, calls
-// the upstream model and writes everything the user sees to an Emitter.
+// Package agent holds agent definitions as an admin writes them: the YAML
+// model, the decoder that keeps file positions (DecodeFile, NodeDecoder), the
+// specs of step kinds that tell the decoder a step's kind keys (KindSpec),
+// the diagnostics lint prints, the export to the IDE platform's JSON shape,
+// and the one error type that reaches a client with its table of codes. It
+// imports nothing of the runtime (no model client, store, tools or
+// repositories): compiling and running a definition is package runner's job,
+// template meaning package tmpl's, plugging in step kinds package stepkind's.
 package agent

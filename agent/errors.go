@@ -30,6 +30,25 @@ const (
 	CodeToolFailed            = "TOOL_FAILED"
 	CodeToolRoundsExceeded    = "TOOL_ROUNDS_EXCEEDED"
 	CodeDeclined              = "DECLINED"
+	// CodeCanceled ends a run quietly: the client went away, nothing is
+	// sent.
+	CodeCanceled = "CANCELED"
+	// CodeRepositoriesNotConfigured: a git step ran on a gateway without
+	// git.repositories.
+	CodeRepositoriesNotConfigured = "REPOSITORIES_NOT_CONFIGURED"
+	// CodeRepositoryNotAllowed: the request's remote is on no repository's
+	// allow list.
+	CodeRepositoryNotAllowed = "REPOSITORY_NOT_ALLOWED"
+)
+
+// Codes of plan failures inside the stream.
+const (
+	CodeStepFailed  = "STEP_FAILED"
+	CodeStepTimeout = "STEP_TIMEOUT"
+	// CodeStepNotReady: a step's && gate waited for references no step
+	// wrote, so it never ran.
+	CodeStepNotReady = "STEP_NOT_READY"
+	CodePlanTimeout  = "PLAN_TIMEOUT"
 )
 
 // Error sources of the seed-000 error shape.
@@ -127,22 +146,100 @@ var suggestions = map[string]string{
 	CodeRateLimited:           "wait a moment and try again",
 }
 
-// Errorf builds a client-side error with the status that belongs to code.
-// Each argument is clipped to MaxEcho bytes (clipArgs).
-func Errorf(code, format string, args ...any) *Error {
-	e := &Error{Code: code, Status: statusOf(code), Message: fmt.Sprintf(format, clipArgs(args)...), Source: SourceClient}
-	if e.Status >= 500 {
-		e.Source = SourceServer
+// codeInfo is what a code implies: the HTTP status an error with it gets
+// before the stream, and whether trying again may help.
+type codeInfo struct {
+	status      int
+	recoverable bool
+}
+
+// codes is the table of the codes the gateway sends; a code not in it is
+// a 500.
+var codes = map[string]codeInfo{
+	CodeBadRequest:                {status: http.StatusBadRequest},
+	CodeStateInvalid:              {status: http.StatusBadRequest},
+	CodeUnauthorized:              {status: http.StatusUnauthorized},
+	CodeDeclined:                  {status: http.StatusForbidden},
+	CodeRepositoryNotAllowed:      {status: http.StatusForbidden},
+	CodeAgentNotFound:             {status: http.StatusNotFound},
+	CodeCommandNotFound:           {status: http.StatusNotFound},
+	CodeNotFound:                  {status: http.StatusNotFound},
+	CodeMethodNotAllowed:          {status: http.StatusMethodNotAllowed},
+	CodePayloadTooLarge:           {status: http.StatusRequestEntityTooLarge},
+	CodeUnsupportedMediaType:      {status: http.StatusUnsupportedMediaType},
+	CodeInvalidContext:            {status: http.StatusUnprocessableEntity},
+	CodeRateLimited:               {status: http.StatusTooManyRequests, recoverable: true},
+	CodeInternal:                  {status: http.StatusInternalServerError},
+	CodeTemplateError:             {status: http.StatusInternalServerError},
+	CodeActionInvalid:             {status: http.StatusInternalServerError},
+	CodeCommandEmpty:              {status: http.StatusInternalServerError},
+	CodeToolFailed:                {status: http.StatusInternalServerError},
+	CodeToolRoundsExceeded:        {status: http.StatusInternalServerError},
+	CodeStepFailed:                {status: http.StatusInternalServerError},
+	CodeStepNotReady:              {status: http.StatusInternalServerError},
+	CodeUpstreamError:             {status: http.StatusBadGateway},
+	CodeUpstreamUnavailable:       {status: http.StatusBadGateway},
+	CodeUpstreamTimeout:           {status: http.StatusBadGateway},
+	CodeUpstreamNotConfigured:     {status: http.StatusServiceUnavailable},
+	CodeRepositoriesNotConfigured: {status: http.StatusServiceUnavailable},
+	CodeStepTimeout:               {status: http.StatusGatewayTimeout, recoverable: true},
+	CodePlanTimeout:               {status: http.StatusGatewayTimeout, recoverable: true},
+	// CodeCanceled has no status: its run ends without a word to a client
+	// that is gone.
+	CodeCanceled: {},
+}
+
+// StatusOf is the HTTP status of code, from the table of codes.
+func StatusOf(code string) int {
+	if c, ok := codes[code]; ok {
+		return c.status
 	}
-	e.Recoverable = code == CodeRateLimited
+	return http.StatusInternalServerError
+}
+
+// New builds the error of code with message, shown to the client as is.
+// Its status and whether it is recoverable come from the table of codes,
+// its source from the code and status (Origin). Wrap, From, WithStatus and
+// Suggest adjust it.
+func New(code, message string) *Error {
+	c, ok := codes[code]
+	if !ok {
+		c.status = http.StatusInternalServerError
+	}
+	e := &Error{Code: code, Status: c.status, Message: message, Recoverable: c.recoverable}
+	e.Source = e.Origin()
+	return e
+}
+
+// Errorf is New with a formatted message. Each argument is clipped to
+// MaxEcho bytes (clipArgs): such messages echo what a client sent.
+func Errorf(code, format string, args ...any) *Error {
+	return New(code, fmt.Sprintf(format, clipArgs(args)...))
+}
+
+// Wrap sets the cause, logged and never shown, and returns e.
+func (e *Error) Wrap(err error) *Error {
+	e.Err = err
+	return e
+}
+
+// From sets the source where it is not the one the code implies (a 4xx
+// the server caused, a failure the IDE reported), and returns e.
+func (e *Error) From(source string) *Error {
+	e.Source = source
+	return e
+}
+
+// WithStatus sets a status other than the code's, for a code whose status
+// depends on who failed, and returns e.
+func (e *Error) WithStatus(status int) *Error {
+	e.Status = status
 	return e
 }
 
 // Internal wraps an unexpected failure; its message says nothing internal.
 func Internal(err error) *Error {
-	return &Error{Code: CodeInternal, Status: http.StatusInternalServerError,
-		Message: "internal error; the gateway logged the details under this request id",
-		Source:  SourceServer, Err: err}
+	return New(CodeInternal, "internal error; the gateway logged the details under this request id").Wrap(err)
 }
 
 // AsError returns err as an *Error, wrapping anything else as INTERNAL.
@@ -154,25 +251,11 @@ func AsError(err error) *Error {
 	return Internal(err)
 }
 
-func statusOf(code string) int {
-	switch code {
-	case CodeBadRequest, CodeStateInvalid:
-		return http.StatusBadRequest
-	case CodeUnauthorized:
-		return http.StatusUnauthorized
-	case CodeAgentNotFound, CodeCommandNotFound, CodeNotFound:
-		return http.StatusNotFound
-	case CodeMethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case CodePayloadTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case CodeUnsupportedMediaType:
-		return http.StatusUnsupportedMediaType
-	case CodeInvalidContext:
-		return http.StatusUnprocessableEntity
-	case CodeRateLimited:
-		return http.StatusTooManyRequests
-	default:
-		return http.StatusInternalServerError
+// Canceled turns an emitter failure (the client went away) into a quiet
+// end; nil stays nil.
+func Canceled(err error) error {
+	if err == nil {
+		return nil
 	}
+	return New(CodeCanceled, "the client went away").Wrap(err)
 }

@@ -45,8 +45,7 @@ type platformStrategy struct {
 
 // Platform returns the definition in the platform's shape with
 // service.endpoint set to endpoint, this gateway's public URL.
-func (a *Agent) Platform(endpoint string) PlatformDefinition {
-	d := a.Def
+func (d *Definition) Platform(endpoint string) PlatformDefinition {
 	p := PlatformDefinition{
 		Name: d.Name, Version: d.Version, Type: d.Type, Description: d.Description,
 		PublisherType: d.PublisherType, Publisher: d.Publisher,
@@ -101,13 +100,13 @@ func exportVariable(v *ContextVariableSpec) map[string]any {
 }
 
 // ExportJSON renders the platform definition as indented JSON.
-func (a *Agent) ExportJSON(endpoint string) ([]byte, error) {
+func (d *Definition) ExportJSON(endpoint string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(a.Platform(endpoint)); err != nil {
-		return nil, fmt.Errorf("exporting agent %s: %w", a.Name(), err)
+	if err := enc.Encode(d.Platform(endpoint)); err != nil {
+		return nil, fmt.Errorf("exporting agent %s: %w", d.Name, err)
 	}
 	return b.Bytes(), nil
 }
@@ -127,9 +126,9 @@ type CommandSummary struct {
 }
 
 // Summary describes the agent and its commands.
-func (a *Agent) Summary() Summary {
-	s := Summary{Name: a.Def.Name, Version: a.Def.Version, Description: a.Def.Description, Commands: []CommandSummary{}}
-	for _, c := range a.Def.Commands {
+func (d *Definition) Summary() Summary {
+	s := Summary{Name: d.Name, Version: d.Version, Description: d.Description, Commands: []CommandSummary{}}
+	for _, c := range d.Commands {
 		s.Commands = append(s.Commands, CommandSummary{Name: c.Name, Description: c.Description})
 	}
 	return s

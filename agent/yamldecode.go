@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,11 +11,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// nodeDecoder fills Go structs from YAML nodes strictly, reporting every
+// NodeDecoder fills Go structs from YAML nodes strictly, reporting every
 // problem with its file position instead of stopping at the first.
-type nodeDecoder struct {
-	file  string
-	diags *Diagnostics
+type NodeDecoder struct {
+	// File names the file in positions; Diags collects the problems.
+	File  string
+	Diags *Diagnostics
+	// Kinds are the step kinds whose keys a step may have; nil knows none.
+	Kinds KindSpecs
 }
 
 var (
@@ -25,26 +29,50 @@ var (
 	handlerType  = reflect.TypeFor[Handler]()
 )
 
-func (d *nodeDecoder) pos(n *yaml.Node) Position {
-	return Position{File: d.file, Line: n.Line, Column: n.Column}
+func (d *NodeDecoder) pos(n *yaml.Node) Position {
+	return Position{File: d.File, Line: n.Line, Column: n.Column}
 }
 
-func (d *nodeDecoder) errorf(n *yaml.Node, format string, args ...any) {
-	d.diags.add(SeverityError, d.pos(n), fmt.Sprintf(format, args...))
+func (d *NodeDecoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.Diags.Add(SeverityError, d.pos(n), fmt.Sprintf(format, args...))
 }
 
-// decode fills v (addressable) from n; what names the value in messages.
-func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
+// resolve follows aliases and enters documents; nil is an empty document.
+func resolve(n *yaml.Node) *yaml.Node {
 	for n.Kind == yaml.AliasNode || n.Kind == yaml.DocumentNode {
 		if n.Kind == yaml.AliasNode {
 			n = n.Alias
 		} else if len(n.Content) > 0 {
 			n = n.Content[0]
 		} else {
-			return
+			return nil
 		}
 	}
-	if isNull(n) {
+	return n
+}
+
+// DecodeYAML decodes the YAML document in data into out, a pointer; what
+// names the value in messages. A syntax error is returned as the parser
+// reports it (YAMLErrorPos places it); other problems go to d.Diags.
+func (d *NodeDecoder) DecodeYAML(data []byte, out any, what string) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	d.decode(&doc, reflect.ValueOf(out).Elem(), what)
+	return nil
+}
+
+// DecodeValue decodes a Value into out, a pointer; what names it in
+// messages.
+func (d *NodeDecoder) DecodeValue(v *Value, out any, what string) {
+	d.decode(v.node, reflect.ValueOf(out).Elem(), what)
+}
+
+// decode fills v (addressable) from n; what names the value in messages.
+func (d *NodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
+	n = resolve(n)
+	if n == nil || isNull(n) {
 		return
 	}
 	t := v.Type()
@@ -55,7 +83,7 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 			return
 		}
 		block := n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
-		v.Set(reflect.ValueOf(Text{Src: n.Value, Pos: d.pos(n), block: block}))
+		v.Set(reflect.ValueOf(Text{Src: n.Value, Pos: d.pos(n), Block: block}))
 		return
 	case t == valueType:
 		// A key given twice would make the value unreadable later.
@@ -114,7 +142,7 @@ func (d *nodeDecoder) decode(n *yaml.Node, v reflect.Value, what string) {
 	}
 }
 
-func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
+func (d *NodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 	if n.Kind != yaml.MappingNode {
 		d.errorf(n, "%s: expected a mapping, got %s", what, kindName(n))
 		return
@@ -123,12 +151,25 @@ func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 	if f, ok := v.Type().FieldByName("Pos"); ok && f.Type == positionType {
 		v.FieldByIndex(f.Index).Set(reflect.ValueOf(d.pos(n)))
 	}
+	names := fields.names
+	var kinds []StepKind
+	if fields.kinds != nil && d.Kinds != nil {
+		names = slices.Concat(names[:fields.kindsAt], d.Kinds.KindNames(), names[fields.kindsAt:])
+	}
 	seen := map[string]string{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
 		f, ok := fields.byName[key.Value]
+		if !ok && fields.kinds != nil && d.Kinds != nil {
+			if spec, isKind := d.Kinds.KindSpec(key.Value); isKind {
+				if sk, present := d.decodeKind(spec, val, what+"."+key.Value); present {
+					kinds = append(kinds, sk)
+				}
+				continue
+			}
+		}
 		if !ok {
-			d.errorf(key, "%s: unknown field %q%s", what, key.Value, DidYouMean(key.Value, fields.names))
+			d.errorf(key, "%s: unknown field %q%s", what, key.Value, DidYouMean(key.Value, names))
 			continue
 		}
 		if prev, dup := seen[f.name]; dup {
@@ -141,6 +182,13 @@ func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 			v.FieldByIndex(f.keyField).SetString(key.Value)
 		}
 	}
+	if len(kinds) > 0 {
+		order := d.Kinds.KindNames()
+		slices.SortStableFunc(kinds, func(a, b StepKind) int {
+			return slices.Index(order, a.Name) - slices.Index(order, b.Name)
+		})
+		v.FieldByIndex(fields.kinds).Set(reflect.ValueOf(kinds))
+	}
 }
 
 // duplicateKeys reports, at the later key, every key given twice in a
@@ -149,7 +197,7 @@ func (d *nodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 // at the value's start, or (in a Value) leave unreadable. Aliases are not
 // followed: their mappings are checked where they are written. It tells
 // whether there was one.
-func (d *nodeDecoder) duplicateKeys(n *yaml.Node, what string) bool {
+func (d *NodeDecoder) duplicateKeys(n *yaml.Node, what string) bool {
 	found := false
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -175,7 +223,28 @@ func (d *nodeDecoder) duplicateKeys(n *yaml.Node, what string) bool {
 	return found
 }
 
-func (d *nodeDecoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {
+// decodeKind decodes the configuration of a step's kind key. A null value,
+// a struct configuration that is not a mapping, and an empty string leave
+// the key absent, as they leave an optional field unset.
+func (d *NodeDecoder) decodeKind(spec KindSpec, val *yaml.Node, what string) (StepKind, bool) {
+	val = resolve(val)
+	if val == nil || isNull(val) {
+		return StepKind{}, false
+	}
+	t := reflect.TypeOf(spec.Config).Elem()
+	if t.Kind() == reflect.Struct && t != textType && t != valueType && val.Kind != yaml.MappingNode {
+		d.errorf(val, "%s: expected a mapping, got %s", what, kindName(val))
+		return StepKind{}, false
+	}
+	p := reflect.New(t)
+	d.decode(val, p.Elem(), what)
+	if t.Kind() == reflect.String && p.Elem().String() == "" {
+		return StepKind{}, false
+	}
+	return StepKind{Name: spec.Name, Config: p.Interface()}, true
+}
+
+func (d *NodeDecoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {
 	if n.Kind != yaml.SequenceNode {
 		d.errorf(n, "%s: expected a list, got %s", what, kindName(n))
 		return
@@ -187,7 +256,7 @@ func (d *nodeDecoder) decodeSlice(n *yaml.Node, v reflect.Value, what string) {
 	v.Set(s)
 }
 
-func (d *nodeDecoder) decodeScalar(n *yaml.Node, v reflect.Value, what string) {
+func (d *NodeDecoder) decodeScalar(n *yaml.Node, v reflect.Value, what string) {
 	if n.Kind != yaml.ScalarNode {
 		d.errorf(n, "%s: expected a %s, got %s", what, v.Kind(), kindName(n))
 		return
@@ -221,7 +290,7 @@ func (d *nodeDecoder) decodeScalar(n *yaml.Node, v reflect.Value, what string) {
 	}
 }
 
-func (d *nodeDecoder) decodeDuration(n *yaml.Node, v reflect.Value, what string) {
+func (d *NodeDecoder) decodeDuration(n *yaml.Node, v reflect.Value, what string) {
 	if n.Kind != yaml.ScalarNode {
 		d.errorf(n, "%s: expected a duration such as 30s, got %s", what, kindName(n))
 		return
@@ -260,6 +329,10 @@ type fieldInfo struct {
 type fieldSet struct {
 	byName map[string]fieldInfo
 	names  []string
+	// kinds is the []StepKind field tagged yaml:",kinds", which takes the
+	// keys of registered step kinds; their names go at kindsAt in names.
+	kinds   []int
+	kindsAt int
 }
 
 // structFields maps YAML keys (names and aliases) to struct fields, those
@@ -278,6 +351,10 @@ func addFields(t reflect.Type, prefix []int, fs *fieldSet) {
 		index := append(append([]int(nil), prefix...), i)
 		if f.Anonymous && strings.Contains(tag, ",inline") && f.Type.Kind() == reflect.Struct {
 			addFields(f.Type, index, fs)
+			continue
+		}
+		if tag == ",kinds" {
+			fs.kinds, fs.kindsAt = index, len(fs.names)
 			continue
 		}
 		if tag == "" || tag == "-" || !f.IsExported() {

@@ -86,18 +86,27 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Code returns the protocol's error code (PROTOCOL.md section 5):
-// UPSTREAM_UNAVAILABLE, UPSTREAM_ERROR, UPSTREAM_TIMEOUT, or CANCELED.
+// The protocol's error codes (PROTOCOL.md section 5) of upstream failures;
+// the same strings as agent's codes, which llm does not import.
+const (
+	CodeUpstreamUnavailable = "UPSTREAM_UNAVAILABLE"
+	CodeUpstreamTimeout     = "UPSTREAM_TIMEOUT"
+	CodeUpstreamError       = "UPSTREAM_ERROR"
+	CodeCanceled            = "CANCELED"
+)
+
+// Code returns the protocol's error code: CodeUpstreamUnavailable,
+// CodeUpstreamError, CodeUpstreamTimeout, or CodeCanceled.
 func (e *Error) Code() string {
 	switch e.Kind {
 	case KindUnavailable:
-		return "UPSTREAM_UNAVAILABLE"
+		return CodeUpstreamUnavailable
 	case KindTimeout:
-		return "UPSTREAM_TIMEOUT"
+		return CodeUpstreamTimeout
 	case KindCanceled:
-		return "CANCELED"
+		return CodeCanceled
 	}
-	return "UPSTREAM_ERROR"
+	return CodeUpstreamError
 }
 
 // Recoverable reports whether trying again may succeed: 429, 5xx,

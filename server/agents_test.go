@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/server"
 )
 
@@ -116,7 +117,7 @@ func TestHealth(t *testing.T) {
 func TestListAgentsProblems(t *testing.T) {
 	t.Parallel()
 	reg := loadAgents(t)
-	gw := httptest.NewServer(server.New(server.Config{Runner: agent.NewRunner(reg, agent.RunnerConfig{})}).Handler())
+	gw := httptest.NewServer(server.New(server.Config{Runner: runner.NewRunner(reg, runner.RunnerConfig{})}).Handler())
 	defer gw.Close()
 	if r := get(t, gw.URL+"/agents"); strings.Contains(string(r.body), `"problems"`) {
 		t.Errorf("problems listed after a clean load: %s", r.body)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/server"
 )
@@ -27,7 +27,7 @@ func (d *discardWriter) Flush()                      {}
 // platform client made with cfg, as an http.Handler.
 func benchGateway(b *testing.B, cfg llm.Config) http.Handler {
 	b.Helper()
-	agents, diags := agent.Load("../bench/agents")
+	agents, diags := loadAllKinds("../bench/agents")
 	if diags.Errors() > 0 {
 		b.Fatal(diags)
 	}
@@ -35,7 +35,7 @@ func benchGateway(b *testing.B, cfg llm.Config) http.Handler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return server.New(server.Config{Runner: agent.NewRunner(agent.NewRegistry(agents), agent.RunnerConfig{LLM: client})}).Handler()
+	return server.New(server.Config{Runner: runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{LLM: client})}).Handler()
 }
 
 // benchStream is the upstream answer of BenchmarkGatewayOwn and

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -104,7 +105,7 @@ type frame struct {
 		State  json.RawMessage `json:"state"`
 		Data   json.RawMessage `json:"data"`
 	}
-	err agent.ErrorFrameData
+	err runner.ErrorFrameData
 }
 
 // stream is a parsed response stream.
@@ -134,10 +135,10 @@ func classify(t testing.TB, name, data string) frame {
 	f := frame{data: data}
 	var err error
 	switch {
-	case name == agent.EventAction:
+	case name == runner.EventAction:
 		f.kind = "action"
 		err = json.Unmarshal([]byte(data), &f.action)
-	case name == agent.EventError:
+	case name == runner.EventError:
 		f.kind = "error"
 		err = json.Unmarshal([]byte(data), &f.err)
 	case name != "":

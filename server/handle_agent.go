@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -24,7 +25,7 @@ func (s *Server) postAgent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := agent.DecodeRequest(body)
+	req, err := runner.DecodeRequest(body)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func (o streamOut) FlushError() error {
 
 // stream writes the SSE headers and runs the command into the stream. The
 // run's context ends when the client goes away, cancelling the upstream.
-func (s *Server) stream(c echo.Context, run *agent.Run) {
+func (s *Server) stream(c echo.Context, run *runner.Run) {
 	w := c.Response()
 	h := w.Header()
 	for k, v := range streamHeaders {
@@ -111,5 +112,5 @@ func (s *Server) stream(c echo.Context, run *agent.Run) {
 	// Execute ended the stream (a write after that returns ErrEnded).
 	defer s.writers.Release(sw)
 	defer sw.StartKeepAlive(s.cfg.KeepAlive)()
-	run.Execute(c.Request().Context(), agent.NewSSEEmitter(sw, requestIDOf(c)))
+	run.Execute(c.Request().Context(), runner.NewSSEEmitter(sw, requestIDOf(c)))
 }

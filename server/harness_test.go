@@ -15,8 +15,12 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/server"
+	"github.com/agentgw/agentgw/tools/toolstep"
 )
 
 // testSecret signs action states in every test gateway.
@@ -25,7 +29,7 @@ var testSecret = []byte("test-secret")
 // setup describes one test gateway; options change it before it starts.
 type setup struct {
 	srv server.Config
-	run agent.RunnerConfig
+	run runner.RunnerConfig
 	llm llm.Config
 	// upstream serves the fake model platform; nil means no upstream
 	// unless upstreamURL is set.
@@ -41,13 +45,13 @@ type gateway struct {
 
 // loadAgents loads the test agents from testdata/agents, failing on any
 // error in them.
-func loadAgents(t testing.TB) *agent.Registry {
+func loadAgents(t testing.TB) *runner.Registry {
 	t.Helper()
-	agents, diags := agent.Load(filepath.Join("testdata", "agents"))
+	agents, diags := loadAllKinds(filepath.Join("testdata", "agents"))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents have errors:\n%v", diags)
 	}
-	return agent.NewRegistry(agents)
+	return runner.NewRegistry(agents)
 }
 
 // newHandler builds the gateway's handler as the options say, starting the
@@ -81,7 +85,7 @@ func newServer(t testing.TB, opts ...option) (*server.Server, *upstream) {
 		}
 		s.run.LLM = client
 	}
-	s.srv.Runner = agent.NewRunner(loadAgents(t), s.run)
+	s.srv.Runner = runner.NewRunner(loadAgents(t), s.run)
 	return server.New(s.srv), up
 }
 
@@ -254,4 +258,16 @@ func closedURL(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return "http://" + addr
+}
+
+// loadAllKinds is runner.Load with every step kind the gateway registers:
+// the built-ins, git (without repositories) and tool.
+func loadAllKinds(paths ...string) ([]*runner.Agent, agent.Diagnostics) {
+	kinds := runner.NewKinds()
+	for _, k := range []stepkind.Kind{gitstep.New(nil), toolstep.Kind{}} {
+		if err := kinds.Register(k); err != nil {
+			panic(err)
+		}
+	}
+	return runner.LoadWith(runner.LoadOptions{Kinds: kinds}, paths...)
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/server"
 )
@@ -15,7 +15,7 @@ type option func(*setup)
 
 func withServer(f func(*server.Config)) option { return func(s *setup) { f(&s.srv) } }
 
-func withRunner(f func(*agent.RunnerConfig)) option { return func(s *setup) { f(&s.run) } }
+func withRunner(f func(*runner.RunnerConfig)) option { return func(s *setup) { f(&s.run) } }
 
 func withLLM(f func(*llm.Config)) option { return func(s *setup) { f(&s.llm) } }
 
@@ -26,11 +26,11 @@ func withUpstream(h http.HandlerFunc) option { return func(s *setup) { s.upstrea
 func withUpstreamURL(u string) option { return func(s *setup) { s.upstreamURL = u } }
 
 func withSigner(sg *actions.Signer) option {
-	return withRunner(func(c *agent.RunnerConfig) { c.Signer = sg })
+	return withRunner(func(c *runner.RunnerConfig) { c.Signer = sg })
 }
 
 func withRequestDefinitions(allow bool) option {
-	return withRunner(func(c *agent.RunnerConfig) { c.AllowRequestDefinitions = allow })
+	return withRunner(func(c *runner.RunnerConfig) { c.AllowRequestDefinitions = allow })
 }
 
 func withTimeouts(first, idle time.Duration) option {

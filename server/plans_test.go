@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/store"
 )
 
 // withStore keeps plan state for the actions' handlers, as serve does.
 func withStore() option {
-	return withRunner(func(c *agent.RunnerConfig) { c.Store = store.NewMemory() })
+	return withRunner(func(c *runner.RunnerConfig) { c.Store = store.NewMemory() })
 }
 
 // wireTree is the data of a tree action as the plugin reads it.

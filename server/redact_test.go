@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/llm"
 )
@@ -57,7 +57,7 @@ func TestUpstreamEchoedCredentialsRedacted(t *testing.T) {
 					withLLM(func(c *llm.Config) {
 						c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 					}),
-					withRunner(func(c *agent.RunnerConfig) {
+					withRunner(func(c *runner.RunnerConfig) {
 						c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 					}))
 				r := post(t, gw.URL+"/agents/chat", `{"contextVariables":[{"name":"userInputPrompt","value":"hi"}]}`,

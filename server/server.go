@@ -10,13 +10,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/sse"
 )
 
 // Config configures the HTTP server.
 type Config struct {
-	Runner *agent.Runner
+	Runner *runner.Runner
 	Logger *slog.Logger
 	// BodyLimit caps request bodies in bytes; 0 means 16 MiB.
 	BodyLimit int64

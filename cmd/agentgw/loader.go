@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -19,38 +22,40 @@ type loader struct {
 	paths     []string
 	toolFiles []string
 	tools     *tools.Manager
+	kinds     *stepkind.Registry
 }
 
-// newLoader builds the tool manager from the configuration; repos (nil
-// when none) backs the git.* builtin tools, pool the mcp tools.
+// newLoader builds the tool manager and the step kinds from the
+// configuration; repos (nil when none) backs git steps and the git.*
+// builtin tools, pool the mcp tools.
 func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, pool *mcp.Pool, log *slog.Logger) *loader {
 	tm := tools.NewManager(tools.Config{
 		WorkRoots: cfg.Tools.WorkRoots, HTTPAllow: cfg.Tools.HTTPAllow, Python: cfg.Tools.Python, Node: cfg.Tools.Node,
-		Getenv: getenv, Builtins: agent.GitBuiltins(repos), Logger: log,
+		Getenv: getenv, Builtins: gitstep.Builtins(repos), Logger: log,
 	})
 	registerRuntimes(tm, pool)
-	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm}
+	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(repos)}
 }
 
 // agentSet is what one read made: the agents and the shared tools (every
 // agent's tools include them, but a set may have no agent), and the
 // problems found making them.
 type agentSet struct {
-	agents   []*agent.Agent
+	agents   []*runner.Agent
 	shared   map[string]*tools.Tool
 	problems agent.Diagnostics
 }
 
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
-	shared, diags := agent.LoadTools(l.tools, l.toolFiles...)
-	opts := agent.LoadOptions{Tools: l.tools, Shared: shared}
-	var agents []*agent.Agent
+	shared, diags := runner.LoadTools(l.tools, l.toolFiles...)
+	opts := runner.LoadOptions{Tools: l.tools, Shared: shared, Kinds: l.kinds}
+	var agents []*runner.Agent
 	var ds agent.Diagnostics
 	if len(l.paths) == 0 {
-		agents, ds = agent.LoadFSWith(opts, configs.FS, configs.AgentsDir)
+		agents, ds = runner.LoadFSWith(opts, configs.FS, configs.AgentsDir)
 	} else {
-		agents, ds = agent.LoadWith(opts, l.paths...)
+		agents, ds = runner.LoadWith(opts, l.paths...)
 	}
 	return agentSet{agents: agents, shared: shared, problems: append(diags, ds...)}
 }

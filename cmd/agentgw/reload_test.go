@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/tools"
@@ -59,7 +59,7 @@ func TestReloadClosesReplacedTools(t *testing.T) {
 	rt := heldRuntime{started: make(chan string, 1), release: make(chan struct{})}
 	ld.tools.Register(rt)
 	set := ld.load(agentSet{}, log)
-	reg := agent.NewRegistry(set.agents)
+	reg := runner.NewRegistry(set.agents)
 	if names := reg.Names(); len(names) != 2 {
 		t.Fatalf("agents %v; log:\n%s", names, logs.String())
 	}
@@ -92,7 +92,7 @@ func TestReloadClosesReplacedTools(t *testing.T) {
 }
 
 // toolNamed returns the tool named tool of the registry's agent a.
-func toolNamed(t *testing.T, reg *agent.Registry, a, tool string) *tools.Tool {
+func toolNamed(t *testing.T, reg *runner.Registry, a, tool string) *tools.Tool {
 	t.Helper()
 	ag, ok := reg.Get(a)
 	if !ok {
@@ -128,9 +128,9 @@ func TestReloadKeepsLastGoodAgent(t *testing.T) {
 	ld := newLoader(cfg, envOf(nil), nil, nil, log)
 	ld.tools.Register(heldRuntime{})
 	set := ld.load(agentSet{}, log)
-	reg := agent.NewRegistry(nil)
+	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
-	gw := httptest.NewServer(server.New(server.Config{Runner: agent.NewRunner(reg, agent.RunnerConfig{})}).Handler())
+	gw := httptest.NewServer(server.New(server.Config{Runner: runner.NewRunner(reg, runner.RunnerConfig{})}).Handler())
 	defer gw.Close()
 	closed := func(name string) int { return strings.Count(logs.String(), `msg="tool closed" tool=`+name+"\n") }
 	answer := func(name string) string {
@@ -208,7 +208,7 @@ func TestReloadDropsRemovedAgent(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	ld := newLoader(cfg, envOf(nil), nil, nil, log)
 	set := ld.load(agentSet{}, log)
-	reg := agent.NewRegistry(set.agents)
+	reg := runner.NewRegistry(set.agents)
 	if err := os.Remove(bFile); err != nil {
 		t.Fatal(err)
 	}

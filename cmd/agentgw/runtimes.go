@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -15,7 +15,7 @@ func registerRuntimes(tm *tools.Manager, pool *mcp.Pool) {
 // exportedTools returns the function /mcp lists its tools with at each MCP
 // request: the tools marked export of the registry's agents, their own
 // and the shared ones, a name offered once (agents in name order).
-func exportedTools(reg *agent.Registry) func() []mcp.ExportedTool {
+func exportedTools(reg *runner.Registry) func() []mcp.ExportedTool {
 	return func() []mcp.ExportedTool {
 		var out []mcp.ExportedTool
 		seen := map[string]bool{}

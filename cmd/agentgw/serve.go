@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
@@ -56,7 +56,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	defer pool.Close()
 	ld := newLoader(cfg, getenv, repos, pool, log)
 	set := ld.load(agentSet{}, log)
-	reg := agent.NewRegistry(nil)
+	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
 	st, err := newStore(cfg)
 	if err != nil {
@@ -67,12 +67,12 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if len(secret) == 0 {
 		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
 	}
-	runner := agent.NewRunner(reg, agent.RunnerConfig{
+	runner := runner.NewRunner(reg, runner.RunnerConfig{
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
-		Git: repos, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
+		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
-		Budget: agent.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
+		Budget: runner.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		Logger: log,
 	})
 	srv := server.New(server.Config{
@@ -188,7 +188,7 @@ func newRepos(cfg *Config, getenv func(string) string, log *slog.Logger) (*gitre
 
 // reloadOnHUP reloads the agent definitions on SIGHUP and swaps them in
 // for cur, the set loaded before.
-func reloadOnHUP(ctx context.Context, reg *agent.Registry, l *loader, cur agentSet, log *slog.Logger) {
+func reloadOnHUP(ctx context.Context, reg *runner.Registry, l *loader, cur agentSet, log *slog.Logger) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -207,7 +207,7 @@ func reloadOnHUP(ctx context.Context, reg *agent.Registry, l *loader, cur agentS
 // the tools of old no longer used: requests in flight keep the old agents,
 // and each old tool is released once no call to it is in flight. It
 // returns the new set.
-func reload(reg *agent.Registry, l *loader, old agentSet, log *slog.Logger) agentSet {
+func reload(reg *runner.Registry, l *loader, old agentSet, log *slog.Logger) agentSet {
 	set := l.load(old, log)
 	reg.SwapLoaded(set.agents, set.problems)
 	log.Info("agent definitions reloaded", "agents", reg.Names(), "problems", len(set.problems))

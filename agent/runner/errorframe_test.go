@@ -1,0 +1,128 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/sse"
+	"github.com/agentgw/agentgw/steps"
+)
+
+// runnerErrors are the errors the runner emits inside the stream, one per
+// code (and per shape of the upstream's), built the way the runner builds
+// them.
+func runnerErrors() []struct {
+	name string
+	err  *agent.Error
+} {
+	upstream := func(le *llm.Error) *agent.Error { return upstreamError(le).(*agent.Error) }
+	step := func(se *steps.StepError) *agent.Error { return stepError(se) }
+	plan := planError(context.Background(), fmt.Errorf("running plan: %w after 2s", steps.ErrPlanTimeout)).(*agent.Error)
+	toolFailed := &agent.Error{Code: agent.CodeToolFailed, Status: 500, Source: agent.SourceServer, Message: `tool "grep": TOOL_FAILED: exit status 2`}
+	return []struct {
+		name string
+		err  *agent.Error
+	}{
+		{"UPSTREAM_ERROR status 500", upstream(&llm.Error{Kind: llm.KindStatus, Status: 500, Message: "the engine broke"})},
+		{"UPSTREAM_ERROR status 429", upstream(&llm.Error{Kind: llm.KindStatus, Status: 429, Message: "Rate limit reached"})},
+		{"UPSTREAM_ERROR status 400", upstream(&llm.Error{Kind: llm.KindStatus, Status: 400, Message: "no such model"})},
+		{"UPSTREAM_ERROR mid-stream", upstream(&llm.Error{Kind: llm.KindStream, Message: "The server had an error"})},
+		{"UPSTREAM_TIMEOUT", upstream(&llm.Error{Kind: llm.KindTimeout, Message: "no first byte within 30s"})},
+		{"UPSTREAM_UNAVAILABLE", upstream(&llm.Error{Kind: llm.KindUnavailable, Message: "cannot connect"})},
+		{"UPSTREAM_NOT_CONFIGURED", notConfigured("default")},
+		{"TEMPLATE_ERROR", tmpl.RenderError(errors.New(`template: x:1: function "nope" not defined`)).(*agent.Error)},
+		{"STEP_FAILED", step(&steps.StepError{ID: "fetch", Status: steps.Failed, Err: errors.New("boom")})},
+		{"TOOL_FAILED of a failed tool step", step(&steps.StepError{ID: "grep", Status: steps.Failed, Err: toolFailed})},
+		{"STEP_TIMEOUT of a tool step", step(&steps.StepError{ID: "grep", Status: steps.Timeout, Err: toolFailed})},
+		{"STEP_NOT_READY", step(&steps.StepError{ID: "render", Status: steps.Skipped,
+			Err: &steps.NotReadyError{Missing: []string{"with.p needs state.perms", "with.q needs state.profile"}}})},
+		{"PLAN_TIMEOUT", plan},
+		{"TOOL_FAILED", toolFailed},
+		{"TOOL_ROUNDS_EXCEEDED", &agent.Error{Code: agent.CodeToolRoundsExceeded, Status: 500, Source: agent.SourceServer,
+			Message: "the model kept calling tools for 8 rounds without answering"}},
+		{"DECLINED", &agent.Error{Code: agent.CodeDeclined, Status: 403, Source: agent.SourceClient, Message: `the user declined to run tool "deploy"`}},
+		{"ACTION_INVALID", &agent.Error{Code: agent.CodeActionInvalid, Status: 500, Source: agent.SourceServer, Message: "a tree node's pId names no node"}},
+		{"COMMAND_EMPTY", &agent.Error{Code: agent.CodeCommandEmpty, Status: 500, Source: agent.SourceServer, Message: "nothing to answer"}},
+		{"INTERNAL", agent.Internal(errors.New("a bug"))},
+		{"a code of tomorrow, bare", &agent.Error{Code: "SOMETHING_NEW", Message: "m"}},
+	}
+}
+
+// TestErrorFramesGolden: every error frame the runner can emit carries
+// errorCode, message, recoverable, suggestedAction, requestId and source
+// (UPSTREAM_ERROR and STEP_FAILED frames had no suggestedAction, and none
+// had a source), whatever built the error; the golden file holds the exact
+// frames, and the final chunk after them says finish_reason "error".
+func TestErrorFramesGolden(t *testing.T) {
+	var out bytes.Buffer
+	w := sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: "happy", Created: 1700000000})
+	em := NewSSEEmitter(w, "req-7")
+	for _, row := range runnerErrors() {
+		if err := errors.Join(w.Comment(row.name), em.Error(row.err)); err != nil {
+			t.Fatal(err)
+		}
+		data, err := json.Marshal(ErrorFrame(row.err, "req-7"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(data, &fields); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"errorCode", "message", "suggestedAction", "requestId", "source"} {
+			if s, _ := fields[k].(string); s == "" {
+				t.Errorf("%s: %s is %v, want a non-empty string", row.name, k, fields[k])
+			}
+		}
+		if _, ok := fields["recoverable"].(bool); !ok {
+			t.Errorf("%s: recoverable is %v", row.name, fields["recoverable"])
+		}
+		if !strings.HasPrefix(row.name, row.err.Code) && row.err.Code != "SOMETHING_NEW" {
+			t.Errorf("row %q builds %s", row.name, row.err.Code)
+		}
+	}
+	if err := em.End(); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/frames/errors.sse", out.Bytes())
+}
+
+// TestEndChunkAfterError: the final chunk says finish_reason "stop" after
+// a run that ended well and "error" after one that sent an error frame
+// (it said "stop" either way), and names the model of the upstream's
+// chunks, not the one the gateway asked for.
+func TestEndChunkAfterError(t *testing.T) {
+	tests := []struct {
+		name   string
+		frames func(em *SSEEmitter) error
+	}{
+		{"ok", func(em *SSEEmitter) error { return em.Text("hi") }},
+		{"error", func(em *SSEEmitter) error {
+			return errors.Join(em.Text("hi"), em.Error(upstreamError(&llm.Error{Kind: llm.KindStream, Message: "broke"}).(*agent.Error)))
+		}},
+		{"upstream_model_error", func(em *SSEEmitter) error {
+			return errors.Join(
+				em.Chunk([]byte(`{"id":"up","object":"chat.completion.chunk","created":1,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"Par"},"finish_reason":null}]}`)),
+				em.Error(upstreamError(&llm.Error{Kind: llm.KindStream, Message: "The server had an error"}).(*agent.Error)))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			em := NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: "gpt-4o", Created: 1700000000}), "req-7")
+			if err := errors.Join(tt.frames(em), em.End()); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, "testdata/frames/end_"+tt.name+".sse", out.Bytes())
+		})
+	}
+}

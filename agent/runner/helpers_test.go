@@ -1,0 +1,185 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/gitrepo/gitstep"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/tools/toolstep"
+)
+
+// archive is a txtar-like golden file: "-- name --" lines start sections.
+type archive struct {
+	names    []string
+	sections map[string]string
+}
+
+func parseArchive(data string) archive {
+	a := archive{sections: map[string]string{}}
+	cur := ""
+	for _, line := range strings.SplitAfter(data, "\n") {
+		t := strings.TrimRight(line, "\n")
+		if strings.HasPrefix(t, "-- ") && strings.HasSuffix(t, " --") && len(t) > 6 {
+			cur = t[3 : len(t)-3]
+			a.names = append(a.names, cur)
+			a.sections[cur] = ""
+			continue
+		}
+		if cur != "" {
+			a.sections[cur] += line
+		}
+	}
+	return a
+}
+
+func (a archive) format() string {
+	var b strings.Builder
+	for _, n := range a.names {
+		b.WriteString("-- " + n + " --\n")
+		b.WriteString(a.sections[n])
+	}
+	return b.String()
+}
+
+func (a *archive) set(name, content string) {
+	if _, ok := a.sections[name]; !ok {
+		a.names = append(a.names, name)
+	}
+	if content != "" && !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	a.sections[name] = content
+}
+
+// fakeUpstream records chat completion requests and answers each with a
+// short stream.
+type fakeUpstream struct {
+	mu     sync.Mutex
+	bodies [][]byte
+	header http.Header
+	srv    *httptest.Server
+}
+
+func newFakeUpstream(t *testing.T, chunks ...string) *fakeUpstream {
+	f := &fakeUpstream{}
+	if len(chunks) == 0 {
+		chunks = []string{"Hi", " there"}
+	}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		f.mu.Lock()
+		f.bodies = append(f.bodies, body)
+		f.header = r.Header.Clone()
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range chunks {
+			data, _ := json.Marshal(map[string]any{"id": "up-1", "object": "chat.completion.chunk", "model": "m",
+				"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": c}}}})
+			_, _ = w.Write([]byte("data: " + string(data) + "\n\n"))
+		}
+		_, _ = w.Write([]byte("data: [DONE]\n\n"))
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeUpstream) last() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.bodies) == 0 {
+		return nil
+	}
+	return f.bodies[len(f.bodies)-1]
+}
+
+// testRunner builds a runner over the agents in yaml, with an upstream
+// when up is not nil, logging into logs.
+func testRunner(t *testing.T, yaml string, up *fakeUpstream, cfg RunnerConfig) (*Runner, *bytes.Buffer) {
+	t.Helper()
+	agents, diags := parseAll("test.yaml", []byte(yaml))
+	if diags.Errors() > 0 {
+		t.Fatalf("test agents do not load:\n%s", diags)
+	}
+	if up != nil {
+		c, err := llm.New(llm.Config{BaseURL: up.srv.URL, FirstByteTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.LLM = c
+	}
+	var logs bytes.Buffer
+	cfg.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if cfg.Signer == nil {
+		cfg.Signer = actions.NewSigner([]byte("secret"), time.Hour)
+	}
+	return NewRunner(NewRegistry(agents), cfg), &logs
+}
+
+// runRequest decodes body, prepares and executes it into a recorder.
+func runRequest(t *testing.T, r *Runner, body string) (*Recorder, error) {
+	t.Helper()
+	req, err := DecodeRequest([]byte(body))
+	if err != nil {
+		return nil, err
+	}
+	run, err := r.Prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	rec := &Recorder{}
+	run.Execute(t.Context(), rec)
+	return rec, nil
+}
+
+// writeTemp writes data to a file named name in a new temporary directory
+// and returns its path.
+func writeTemp(t *testing.T, name, data string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// testKinds are the step kinds the gateway registers: the built-ins, git
+// (without repositories) and tool.
+func testKinds() *stepkind.Registry {
+	k := NewKinds()
+	for _, kind := range []stepkind.Kind{gitstep.New(nil), toolstep.Kind{}} {
+		if err := k.Register(kind); err != nil {
+			panic(err)
+		}
+	}
+	return k
+}
+
+// parseAll is Parse with every step kind the gateway registers.
+func parseAll(file string, data []byte) ([]*Agent, agent.Diagnostics) {
+	return ParseWith(LoadOptions{Kinds: testKinds()}, file, data)
+}
+
+// loadAll is Load with every step kind the gateway registers.
+func loadAll(paths ...string) ([]*Agent, agent.Diagnostics) {
+	return LoadWith(LoadOptions{Kinds: testKinds()}, paths...)
+}
+
+// loadFSAll is LoadFS with every step kind the gateway registers.
+func loadFSAll(fsys fs.FS, root string) ([]*Agent, agent.Diagnostics) {
+	return LoadFSWith(LoadOptions{Kinds: testKinds()}, fsys, root)
+}

@@ -1,0 +1,231 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/tools"
+	"github.com/google/uuid"
+)
+
+// resumeToolResults finds the paused run that a frontend tool's results
+// answer, and checks that this request may resume it; its errors are for
+// before the stream. It only reads the run: claimPause takes it once the
+// whole request is known to be good, so that a request refused here or
+// later in Prepare (another agent, a missing context variable) leaves the
+// run waiting for the right one.
+func (r *Runner) resumeToolResults(run *Run) (string, error) {
+	if r.cfg.Store == nil {
+		return "", pauseGone(store.ErrNotFound)
+	}
+	// Every result must answer a call of one and the same paused run.
+	var pauseID string
+	for i, tr := range run.req.ToolResults {
+		id, err := r.cfg.Store.Get(bgctx(), clientCallKey(tr.CallID))
+		if err != nil {
+			return "", pauseGone(err)
+		}
+		if i > 0 && string(id) != pauseID {
+			return "", stateInvalid("the toolResults answer calls of different runs; send one request per answer", nil)
+		}
+		pauseID = string(id)
+	}
+	rec, err := peekPause(bgctx(), r.cfg.Store, pauseID)
+	if err != nil {
+		return "", pauseGone(err)
+	}
+	if rec.Endpoint != run.agent.Name() {
+		return "", stateInvalid(fmt.Sprintf("the tool call belongs to another agent, not %q", run.agent.Name()), nil)
+	}
+	if err := run.ownedBy(r, rec.Agent); err != nil {
+		return "", err
+	}
+	run.paused = rec
+	return rec.Command, nil
+}
+
+// resumeConsent finds the paused run a consent confirm answers; like
+// resumeToolResults it only reads it, for claimPause to take.
+func (r *Runner) resumeConsent(run *Run) error {
+	rec, err := peekPause(bgctx(), r.cfg.Store, run.feedback.Run)
+	if err != nil {
+		return pauseGone(err)
+	}
+	run.paused = rec
+	return nil
+}
+
+// claimPause takes the paused run this request resumes out of the store,
+// as the last step of Prepare: of several requests answering it, exactly
+// one resumes it, and the others get STATE_INVALID before their stream.
+func (r *Runner) claimPause(run *Run) error {
+	if run.paused == nil {
+		return nil
+	}
+	rec, err := takePause(bgctx(), r.cfg.Store, run.paused.ID)
+	if err != nil {
+		return pauseGone(err)
+	}
+	run.paused = rec
+	return nil
+}
+
+// ownedBy makes agent the run's agent: the command an action or a paused
+// run belongs to is that agent's.
+func (run *Run) ownedBy(r *Runner, agent string) error {
+	if agent == run.agent.Name() {
+		return nil
+	}
+	a, ok := r.reg.Get(agent)
+	if !ok {
+		return stateInvalid(fmt.Sprintf("the agent %q the action or paused run belongs to no longer exists", agent), nil)
+	}
+	run.agent = a
+	return nil
+}
+
+// resume continues a paused conversation with the answers this request
+// brings, then what the command does after its model.
+func (run *Run) resume(ctx context.Context, em Emitter) error {
+	rec := run.paused
+	if rec.Kind == pauseKindPlan {
+		return run.afterModel(ctx, em)
+	}
+	l := &toolLoop{run: run, tools: map[string]*tools.Tool{}, model: rec.Model, fallbacks: rec.Fallbacks, params: rec.Params,
+		msgs: rec.Messages, round: rec.Round, stream: rec.Stream}
+	for _, name := range rec.Tools {
+		if t := run.cmd.tools[name]; t != nil {
+			l.tools[name] = t
+		}
+	}
+	results := rec.Results
+	var still []pendingCall
+	for _, w := range rec.Waiting {
+		text, ok, err := run.answer(ctx, em, l, w)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			still = append(still, w)
+			continue
+		}
+		results[w.Index] = text
+	}
+	if len(still) > 0 {
+		rec.Waiting = still // results shares rec.Results' array
+		return l.repause(ctx, em, rec)
+	}
+	for i, c := range rec.Calls {
+		l.msgs = append(l.msgs, llm.ToolMessage(c.ID, results[i]))
+	}
+	l.round++
+	if _, err := l.converse(ctx, em); err != nil {
+		return err
+	}
+	return run.afterModel(ctx, em)
+}
+
+// answer gives one waiting call its result from this request: the user's
+// consent (then the tool runs) or the IDE's result.
+func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCall) (string, bool, error) {
+	if w.Frontend {
+		for _, tr := range run.req.ToolResults {
+			if tr.CallID == w.ClientID {
+				// The model knows the call by its own id.
+				tr.CallID, tr.Status = w.Call.ID, firstNonEmpty(tr.Status, tools.StatusSuccess)
+				return l.fallback(w.Call.Name, tr)
+			}
+		}
+		return "", false, nil
+	}
+	fb := run.req.Action
+	if fb == nil || fb.Action != actions.KindConfirm {
+		return "", false, nil
+	}
+	if !fb.Accepted {
+		return toolResultText(tools.Result{CallID: w.Call.ID, Status: tools.StatusError,
+			Error: &tools.ResultError{Code: tools.CodeDeclined, Message: "the user declined to run this tool"}}), true, nil
+	}
+	t := l.tools[w.Call.Name]
+	if t == nil {
+		return toolResultText(tools.Result{CallID: w.Call.ID, Status: tools.StatusError,
+			Error: &tools.ResultError{Code: tools.CodeUnknownTool, Message: fmt.Sprintf("the tool %q is no longer defined", w.Call.Name)}}), true, nil
+	}
+	if err := em.Text(progressLine(w.Call)); err != nil {
+		return "", false, agent.Canceled(err)
+	}
+	return toolResultText(l.call(ctx, t, w.Call)), true, nil
+}
+
+// fallback is what the model reads of a frontend tool's result: a result
+// that is not SUCCESS (the tool did not run in the IDE, failed, or the user
+// declined it there) follows the tool's fallbackBehavior. ABORT ends the
+// run with TOOL_FAILED. SKIP gives the model the result as it is and
+// withdraws the tool for the rest of the run: the model goes on without it
+// (and the user is not asked again for a tool they declined).
+// USE_ALTERNATIVE gives the model the result as it is, the tool still
+// offered, for the model to choose another tool or try again. A tool no
+// longer defined gets its result as it is.
+func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) {
+	t := l.tools[name]
+	if tr.Status == tools.StatusSuccess || t == nil {
+		return toolResultText(tr), true, nil
+	}
+	switch firstNonEmpty(t.FallbackBehavior, tools.FallbackAbort) {
+	case tools.FallbackSkip:
+		delete(l.tools, name)
+		return toolResultText(tr), true, nil
+	case tools.FallbackUseAlternative:
+		return toolResultText(tr), true, nil
+	}
+	why := tr.Status
+	if tr.Error != nil {
+		why += ", " + tr.Error.Code + ": " + tr.Error.Message
+	}
+	// The IDE failed to run the tool: a bad gateway on the client's side.
+	return "", false, agent.New(agent.CodeToolFailed, fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, tmpl.Truncate(300, why))).
+		WithStatus(http.StatusBadGateway).From(agent.SourceClient).
+		Suggest("make the tool available in the IDE (or allow it) and ask again")
+}
+
+// repause keeps a run whose round still waits for some answers, and asks
+// for them again, so that the client knows what is pending.
+func (l *toolLoop) repause(ctx context.Context, em Emitter, rec *pauseRecord) error {
+	rec.ID = uuid.NewString()       // a new record, as pause makes
+	rec.Tools = sortedKeys(l.tools) // less a tool a SKIP withdrew
+	if err := l.run.savePause(ctx, rec); err != nil {
+		return err
+	}
+	return l.askFor(em, rec)
+}
+
+// decodeToolResults reads a feedback request's toolResults.
+func decodeToolResults(raw json.RawMessage) ([]tools.Result, error) {
+	var rs []tools.Result
+	if err := json.Unmarshal(raw, &rs); err != nil {
+		return nil, agent.Errorf(agent.CodeBadRequest, "toolResults: expected a list of {callId, status, result}")
+	}
+	for i, r := range rs {
+		if r.CallID == "" {
+			return nil, agent.Errorf(agent.CodeBadRequest, "toolResults[%d]: callId is required", i)
+		}
+		switch r.Status {
+		case "", tools.StatusSuccess, tools.StatusError, tools.StatusTimeout:
+		default:
+			return nil, agent.Errorf(agent.CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT", i, r.Status)
+		}
+	}
+	if len(rs) == 0 {
+		return nil, agent.Errorf(agent.CodeBadRequest, "toolResults: empty")
+	}
+	return rs, nil
+}
+
+func bgctx() context.Context { return context.Background() }

@@ -1,0 +1,173 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/steps"
+)
+
+// compiledPlan is a list of steps compiled for the engine.
+type compiledPlan struct {
+	plan    *steps.Plan
+	steps   []*compiledStep
+	timeout time.Duration
+}
+
+// compiledStep is one step: its definition, its kind and its inputs that
+// are not references (templates or literal values).
+type compiledStep struct {
+	def  *agent.Step
+	kind stepkind.Step
+	with map[string]*tmpl.Value
+}
+
+// compilePlan compiles steps; keyPrefix names them for action routing
+// ("steps", or "actions.0.onAccept.steps" for a handler's).
+func (c *compiler) compilePlan(where, keyPrefix string, defs []*agent.Step, timeout time.Duration, pos agent.Position) *compiledPlan {
+	cp := &compiledPlan{timeout: timeout}
+	var nodes []steps.Node
+	for i, sd := range defs {
+		if sd == nil {
+			continue
+		}
+		swhere := fmt.Sprintf("%s: step %q", where, sd.ID)
+		if sd.ID == "" {
+			swhere = fmt.Sprintf("%s: steps[%d]", where, i)
+		}
+		cs := &compiledStep{def: sd, with: map[string]*tmpl.Value{}}
+		node := c.compileNode(swhere, sd, cs)
+		cs.kind = c.compileKind(swhere, keyPrefix, sd)
+		// A step waits for the steps it reads, wherever it reads them.
+		for _, id := range stepDeps(cs.kind, cs.with) {
+			if id != sd.ID && !slices.Contains(node.DependsOn, id) {
+				node.DependsOn = append(slices.Clone(node.DependsOn), id)
+			}
+		}
+		cp.steps = append(cp.steps, cs)
+		nodes = append(nodes, node)
+	}
+	plan, errs := steps.NewPlan(nodes)
+	for _, e := range errs {
+		if e.Step < 0 || e.Step >= len(cp.steps) {
+			c.errorf(pos, "%s: %s", where, e.Msg)
+			continue
+		}
+		sd := cp.steps[e.Step].def
+		c.errorf(sd.Pos, "%s: step %q: %s: %s", where, sd.ID, e.Field, e.Msg)
+	}
+	cp.plan = plan
+	return cp
+}
+
+// compileNode builds the engine's view of a step: dependencies, condition,
+// reference inputs, output, timeout, retry and error policy.
+func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) steps.Node {
+	n := steps.Node{ID: sd.ID, DependsOn: sd.DependsOn, Timeout: sd.Timeout, Refs: map[string]*steps.Ref{}}
+	if sd.When != "" {
+		cond, err := steps.CompileCondition(sd.When)
+		if err != nil {
+			c.errorf(sd.Pos, "%s: when: %v", where, err)
+		}
+		n.When = cond
+	}
+	if sd.Output != "" {
+		out, err := steps.ParseOutput(sd.Output)
+		if err != nil {
+			c.errorf(sd.Pos, "%s: output: %v", where, err)
+		}
+		n.Output = out
+	}
+	if sd.Retry != nil {
+		if sd.Retry.Limit < 0 {
+			c.errorf(sd.Pos, "%s: retry.limit must not be negative", where)
+		}
+		n.Retry = steps.Retry{Limit: sd.Retry.Limit, Backoff: sd.Retry.Backoff}
+	}
+	switch sd.OnError {
+	case "", "fail", "continue":
+		n.OnError = steps.OnError(sd.OnError)
+	default:
+		c.errorf(sd.Pos, "%s: onError %q must be fail or continue%s", where, sd.OnError, agent.DidYouMean(sd.OnError, []string{"fail", "continue"}))
+	}
+	if sd.With != nil {
+		c.compileWith(where, sd.With, &n, cs)
+	}
+	return n
+}
+
+// compileWith splits a step's inputs: references go to the engine, which
+// resolves them (and waits for gates); the rest render at run time.
+func (c *compiler) compileWith(where string, with *agent.Value, n *steps.Node, cs *compiledStep) {
+	if with.Kind() != agent.ValueMapping {
+		c.errorf(with.Pos, "%s: with: expected a mapping of input names to values", where)
+		return
+	}
+	for _, e := range with.Entries() {
+		name, val := e.Key, e.Value
+		c.checkRefLike(where+": with."+name, val)
+		if s, ok := val.Scalar(); ok && steps.IsRef(s) {
+			ref, err := steps.ParseRef(s)
+			if err != nil {
+				c.errorf(val.Pos, "%s: with.%s: %v", where, name, err)
+				continue
+			}
+			n.Refs[name] = ref
+			continue
+		}
+		cs.with[name] = tmpl.CompileValue(where+": with."+name, val, c.diags)
+	}
+}
+
+var refLike = regexp.MustCompile(`^\s*[$†]\{?([A-Za-z_][A-Za-z0-9_]*)\.`)
+
+// refRoots are the roots references may start with.
+var refRoots = []string{steps.RootState, steps.RootSteps, steps.RootDependencies, steps.RootContext, steps.RootInput}
+
+// checkRefLike warns about a string that looks like a reference but names
+// no root, such as "$stat.x": it is taken literally.
+func (c *compiler) checkRefLike(where string, v *agent.Value) {
+	s, ok := v.Scalar()
+	if !ok || steps.IsRef(s) {
+		return
+	}
+	if m := refLike.FindStringSubmatch(s); m != nil && !slices.Contains(refRoots, m[1]) {
+		c.warnf(v.Pos,
+			"%s: %q looks like a reference, but %q is not a root (%s)%s; it is used as literal text",
+			where, s, m[1], strings.Join(refRoots, ", "), agent.DidYouMean(m[1], refRoots))
+	}
+}
+
+// compileKind compiles the one kind a step has, with the kind registered
+// under its key; keyPrefix is its plan's (see compilePlan).
+func (c *compiler) compileKind(where, keyPrefix string, sd *agent.Step) stepkind.Step {
+	var kinds []string
+	var k stepkind.Step
+	for _, sk := range sd.Kinds {
+		kinds = append(kinds, sk.Name)
+		kind, _ := c.kinds.Kind(sk.Name)
+		k = kind.Compile(&stepCompiler{c: c, where: where, keyPrefix: keyPrefix, sd: sd}, sk.Config)
+	}
+	switch len(kinds) {
+	case 0:
+		c.errorf(sd.Pos, "%s: a step needs one kind: %s", where, orList(c.kinds.KindNames()))
+	case 1:
+	default:
+		c.errorf(sd.Pos, "%s: a step has one kind, this one has %s", where, strings.Join(kinds, " and "))
+	}
+	return k
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}

@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/steps"
+)
+
+// stepRun is one execution of one step.
+type stepRun struct {
+	run  *Run
+	step *compiledStep
+	em   Emitter
+	inv  steps.Invocation
+	env  *tmpl.Env
+}
+
+// runPlan executes a plan, its steps' output in step order on em, starting
+// from state. It returns the engine's report (never nil).
+func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state map[string]any) (*steps.Report, error) {
+	seq := newSequencer(em, len(cp.steps))
+	opts := steps.Options{
+		Parallel: run.cfg.Parallel, Timeout: cp.timeout, State: state,
+		Context: run.contextData(), Input: run.input,
+		OnFinish: func(i int, r steps.Result) {
+			seq.finish(i)
+			if run.debugging() {
+				run.logger().Debug("step finished", "step", r.ID, "status", r.Status, "attempts", r.Attempts, "err", r.Err)
+			}
+		},
+	}
+	exec := func(ctx context.Context, i int, inv steps.Invocation) (any, error) {
+		cs := cp.steps[i]
+		if cs.kind == nil {
+			return nil, errors.New("the step did not compile")
+		}
+		if v, ok := run.doneResult(cs.def.ID); ok {
+			return v, nil // completed before the plan paused: shown then
+		}
+		sr := &stepRun{run: run, step: cs, em: seq.emitter(i), inv: inv}
+		if err := sr.prepare(ctx); err != nil {
+			return nil, err
+		}
+		return cs.kind.Run(ctx, sr)
+	}
+	rep, err := cp.plan.Run(ctx, exec, opts)
+	if rep == nil {
+		rep = &steps.Report{}
+	}
+	return rep, planError(ctx, err)
+}
+
+// planError maps the engine's failures to what the user sees. Only the
+// client going away (ctx ending) is a quiet end: a step's own deadline
+// cancels what it was doing, which is a failure of the step.
+func planError(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return agent.Canceled(err)
+	}
+	var se *steps.StepError
+	switch {
+	case errors.As(err, &se):
+		return stepError(se)
+	case errors.Is(err, steps.ErrHold):
+		return errPaused
+	case errors.Is(err, steps.ErrPlanTimeout):
+		return agent.New(agent.CodePlanTimeout, "the command's plan did not finish in time").Wrap(err).
+			Suggest("try again; the agent's author may raise the command's timeout")
+	}
+	return agent.New(agent.CodeStepFailed, "the command's plan failed: "+err.Error()).Wrap(err)
+}
+
+// stepError is the error of the step that stopped a plan, for every step
+// kind: its code follows the step's status. TIMEOUT is STEP_TIMEOUT
+// whatever the kind reported when its deadline cancelled it; SKIPPED (a
+// gate that never filled) is STEP_NOT_READY naming the missing
+// references; FAILED is the kind's own error (TOOL_FAILED, UPSTREAM_ERROR,
+// ...) with the step named, or STEP_FAILED.
+func stepError(se *steps.StepError) *agent.Error {
+	switch se.Status {
+	case steps.Timeout:
+		return agent.New(agent.CodeStepTimeout, fmt.Sprintf("step %q did not finish within its timeout", se.ID)).Wrap(se)
+	case steps.Skipped:
+		var nr *steps.NotReadyError
+		if errors.As(se.Err, &nr) {
+			return agent.New(agent.CodeStepNotReady, fmt.Sprintf("step %q never ran: its inputs wait for references no step wrote: %s", se.ID, strings.Join(nr.Missing, "; "))).
+				Wrap(se).Suggest(fmt.Sprintf("the agent's author should make a step write what step %q waits for before it, or give it onError: continue", se.ID))
+		}
+	}
+	var e *agent.Error
+	if errors.As(se.Err, &e) && e.Code != agent.CodeCanceled {
+		c := *e
+		c.Message = fmt.Sprintf("step %q: %s", se.ID, e.Message)
+		return &c
+	}
+	return agent.New(agent.CodeStepFailed, fmt.Sprintf("step %q failed: %v", se.ID, se.Err)).Wrap(se)
+}
+
+// prepare builds the step's template data and renders its inputs.
+func (sr *stepRun) prepare(ctx context.Context) error {
+	run := sr.run
+	data := maps.Clone(run.templateMap())
+	stepsView := map[string]any{}
+	for id, v := range sr.inv.Scope.Steps {
+		stepsView[id] = v
+	}
+	data["state"] = sr.inv.Scope.State.Snapshot()
+	data["steps"] = stepsView
+	data["dependencies"] = stepsView
+	data["context"] = run.contextData()
+	data["input"] = run.input
+	sr.env = &tmpl.Env{Ctx: ctx, Data: data, Scope: sr.inv.Scope}
+	with := make(map[string]any, len(sr.inv.Inputs)+len(sr.step.with))
+	for name, v := range sr.inv.Inputs {
+		with[name] = v
+	}
+	for name, vt := range sr.step.with {
+		v, err := vt.Render(sr.env)
+		if err != nil {
+			return tmpl.RenderError(err)
+		}
+		with[name] = v
+	}
+	data["with"] = with
+	return nil
+}
+
+// saveState keeps the plan's state for the handlers of the actions it
+// sent, under the run's id, for as long as those actions stay clickable.
+func (run *Run) saveState(ctx context.Context, state map[string]any) {
+	if run.cfg.Store == nil || !run.actionsSent.Load() || len(state) == 0 {
+		return
+	}
+	data, err := json.Marshal(state)
+	if err != nil {
+		run.logger().Warn("plan state cannot be saved", "err", err)
+		return
+	}
+	if len(data) > maxSavedState {
+		run.logger().Warn("plan state too large to save for the actions' handlers", "bytes", len(data), "max", maxSavedState)
+		return
+	}
+	if err := run.cfg.Store.Put(ctx, stateKey(run.runID()), data, run.cfg.StateTTL); err != nil {
+		run.logger().Warn("plan state not saved", "err", err)
+	}
+}
+
+// maxSavedState caps the state kept for handlers.
+const maxSavedState = 1 << 20
+
+func stateKey(runID string) string { return "run/" + runID + "/state" }
+
+// loadState restores the state saved by the run that sent an action; an
+// action whose run saved nothing (or whose state expired) starts empty.
+func (run *Run) loadState(ctx context.Context, runID string) map[string]any {
+	if run.cfg.Store == nil || runID == "" {
+		return nil
+	}
+	data, err := run.cfg.Store.Get(ctx, stateKey(runID))
+	if err != nil {
+		return nil
+	}
+	var state map[string]any
+	if decodeNumbers(data, &state) != nil {
+		return nil
+	}
+	for k, v := range state {
+		state[k] = fromNumbers(v)
+	}
+	return state
+}

@@ -1,0 +1,228 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/tools"
+)
+
+// Request is a decoded agent request (PROTOCOL.md section 1).
+type Request struct {
+	// ID is the request id, set by the server.
+	ID      string
+	Agent   string
+	Command string
+	Context *contextvars.Set
+	// Definition is the platform's copy of the agent definition, if sent.
+	Definition json.RawMessage
+	// Messages are the earlier turns of the conversation, passed through.
+	Messages []llm.Message
+	// Action is set on an action feedback request.
+	Action *actions.Feedback
+	// ToolResults are an IDE's answers to frontend tool calls.
+	ToolResults []tools.Result
+	// Model is the request's own "model" field, if any.
+	Model string
+	// Extra are the fields passed to the upstream model unchanged, by key.
+	Extra []llm.Field
+	// Header is the plugin's request header, for the forward auth policy.
+	Header http.Header
+}
+
+// protocolFields are request fields that are the gateway's, never the
+// model's: they are not passed upstream.
+var protocolFields = []string{
+	"agent", "command", "contextVariables", "agentDefinition", "messages", "action", "toolResults",
+	"messageTemplates", "modelConfiguration", "model", "stream",
+}
+
+// DecodeRequest decodes an agent request body. Errors are *Error with code
+// BAD_REQUEST (malformed JSON, wrong field types, a malformed action) or
+// INVALID_CONTEXT_VARIABLE. Pass-through fields are sorted by key.
+func DecodeRequest(body []byte) (*Request, error) {
+	fields := map[string]json.RawMessage{}
+	extraAt := map[string]int{} // index in r.Extra by key
+	r := &Request{}
+	// The context variables, the bulk of a request, are decoded where the
+	// split finds them rather than found first and decoded afterwards.
+	decodeVars := func(rest []byte) (int, error) {
+		set, n, err := contextvars.DecodePrefix(rest)
+		if err != nil {
+			return 0, contextError(err)
+		}
+		r.Context = set
+		return n, nil
+	}
+	inPlace := func(key string) valueDecoder {
+		if key == "contextVariables" {
+			return decodeVars
+		}
+		return nil
+	}
+	err := splitObject(body, inPlace, func(key string, raw []byte) error {
+		if !slices.Contains(protocolFields, key) {
+			// Pass-through values go upstream verbatim: the split has
+			// validated them (UTF-8 included).
+			// The last of duplicate keys wins, found through an index:
+			// searching Extra for each key made 40k fields quadratic.
+			if i, ok := extraAt[key]; ok {
+				r.Extra[i].Value = raw
+				return nil
+			}
+			extraAt[key] = len(r.Extra)
+			r.Extra = append(r.Extra, llm.Field{Key: key, Value: raw})
+			return nil
+		}
+		fields[key] = raw
+		return nil
+	})
+	if err != nil {
+		var e *agent.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, badJSON("request body", err)
+	}
+	if err := r.decodeKnown(fields); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(r.Extra, func(a, b llm.Field) int { return strings.Compare(a.Key, b.Key) })
+	return r, nil
+}
+
+// decodeKnown decodes the protocol's own fields; each decoder validates
+// its value.
+func (r *Request) decodeKnown(fields map[string]json.RawMessage) error {
+	var err error
+	if r.Agent, err = stringField(fields, "agent"); err != nil {
+		return err
+	}
+	if r.Command, err = stringField(fields, "command"); err != nil {
+		return err
+	}
+	if r.Model, err = stringField(fields, "model"); err != nil {
+		return err
+	}
+	if r.Context == nil {
+		r.Context = &contextvars.Set{}
+	}
+	if r.Messages, err = decodeMessages(fields["messages"]); err != nil {
+		return err
+	}
+	if raw := fields["agentDefinition"]; !isJSONNull(raw) {
+		if raw[0] != '{' {
+			return agent.Errorf(agent.CodeBadRequest, "agentDefinition: expected an object")
+		}
+		r.Definition = raw
+	}
+	if raw := fields["action"]; !isJSONNull(raw) {
+		fb, err := actions.DecodeFeedback(raw)
+		if err != nil {
+			return agent.Errorf(agent.CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (PROTOCOL.md section 4)")
+		}
+		r.Action = fb
+	}
+	if raw := fields["toolResults"]; !isJSONNull(raw) {
+		rs, err := decodeToolResults(raw)
+		if err != nil {
+			return err
+		}
+		r.ToolResults = rs
+	}
+	return nil
+}
+
+func isJSONNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+func stringField(fields map[string]json.RawMessage, key string) (string, error) {
+	raw := fields[key]
+	if isJSONNull(raw) {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", agent.Errorf(agent.CodeBadRequest, "%s: expected a string, got %s", key, jsonKind(raw))
+	}
+	return s, nil
+}
+
+// contextError is the protocol error for a contextVariables list that did
+// not decode.
+func contextError(err error) *agent.Error {
+	var ce *contextvars.Error
+	if errors.As(err, &ce) && ce.Syntax {
+		// Malformed JSON is a BAD_REQUEST wherever it is (PROTOCOL.md
+		// section 3), also inside a variable's value.
+		return agent.New(agent.CodeBadRequest, ce.Error()).Wrap(err)
+	}
+	if ce != nil {
+		return agent.New(agent.CodeInvalidContext, ce.Error()).Wrap(err).Suggest("send the variable in the shape of PROTOCOL.md section 6")
+	}
+	return agent.Errorf(agent.CodeBadRequest, "contextVariables: %v", err)
+}
+
+type wireMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
+	if isJSONNull(raw) {
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, agent.Errorf(agent.CodeBadRequest, "messages: expected a list of {role, content}, got %s", jsonKind(raw))
+	}
+	out := make([]llm.Message, 0, len(items))
+	for i, it := range items {
+		var m wireMessage
+		if err := json.Unmarshal(it, &m); err != nil || m.Role == "" {
+			return nil, agent.Errorf(agent.CodeBadRequest, "messages[%d]: expected an object with a string role", i)
+		}
+		msg := llm.Message{Role: m.Role, Raw: it}
+		if len(m.Content) > 0 && m.Content[0] == '"' {
+			_ = json.Unmarshal(m.Content, &msg.Content)
+		}
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
+func badJSON(what string, err error) *agent.Error {
+	msg := fmt.Sprintf("%s is not valid JSON: %v", what, err)
+	if errors.Is(err, errSplit) {
+		msg = fmt.Sprintf("%s is not a valid JSON object: %v", what, strings.TrimPrefix(err.Error(), errSplit.Error()+": "))
+	}
+	return agent.New(agent.CodeBadRequest, msg).Wrap(err)
+}
+
+func jsonKind(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}

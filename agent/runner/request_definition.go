@@ -1,0 +1,109 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/agent/tmpl"
+)
+
+// definitionCache keeps compiled request-carried definitions by content, so
+// a plugin that sends the same definition with every request pays once.
+type definitionCache struct {
+	mu    sync.Mutex
+	max   int
+	kinds *stepkind.Registry
+	items map[[32]byte]*Agent
+}
+
+func newDefinitionCache(max int, kinds *stepkind.Registry) *definitionCache {
+	return &definitionCache{max: max, kinds: kinds, items: map[[32]byte]*Agent{}}
+}
+
+// get compiles the safe part of a request's agentDefinition: message
+// templates, context strategy and the model name. Replies, actions, steps,
+// tools, parameters and context lengths never come from a client.
+func (c *definitionCache) get(name string, raw []byte) (*Agent, error) {
+	key := sha256.Sum256(append([]byte(name+"\x00"), raw...))
+	c.mu.Lock()
+	a, ok := c.items[key]
+	c.mu.Unlock()
+	if ok {
+		return a, nil
+	}
+	a, err := compileRequestDefinition(c.kinds, name, raw)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.items) >= c.max {
+		clear(c.items)
+	}
+	c.items[key] = a
+	c.mu.Unlock()
+	return a, nil
+}
+
+// compileRequestDefinition compiles a request's agentDefinition; kinds are
+// the step kinds its steps may name (the steps are dropped: sanitize).
+func compileRequestDefinition(kinds *stepkind.Registry, name string, raw []byte) (*Agent, error) {
+	var diags agent.Diagnostics
+	def := &agent.Definition{}
+	if err := (&agent.NodeDecoder{File: "agentDefinition", Diags: &diags, Kinds: kinds}).DecodeYAML(raw, def, "agent"); err != nil {
+		return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition: %v", err)
+	}
+	if def.Name == "" {
+		def.Name = name
+	}
+	if def.Name != name {
+		return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition names agent %q, but the request is for %q", def.Name, name)
+	}
+	sanitize(def)
+	// sanitize dropped the tools: nothing here needs a tool manager.
+	a := compile(def, &diags, &LoadOptions{Kinds: kinds}, "")
+	if diags.Errors() > 0 {
+		var msgs []string
+		for _, d := range diags {
+			if d.Severity == agent.SeverityError {
+				msgs = append(msgs, fmt.Sprintf("line %d: %s", d.Pos.Line, d.Message))
+			}
+		}
+		return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition is invalid: %s", strings.Join(msgs, "; "))
+	}
+	for _, c := range a.commands {
+		for _, t := range c.templates() {
+			if err := tmpl.CheckRestricted(t); err != nil {
+				return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition: command %q: template %s: %v", c.def.Name, t.Name(), err)
+			}
+		}
+	}
+	return a, nil
+}
+
+// sanitize keeps only what is safe to take from a client.
+func sanitize(def *agent.Definition) {
+	def.Tools = nil
+	def.ModelConfiguration = modelNameOnly(def.ModelConfiguration)
+	for _, c := range def.Commands {
+		if c == nil {
+			continue
+		}
+		c.Reply = nil
+		c.Actions = nil
+		c.Steps = nil
+		c.Tools = nil
+		c.Timeout = 0
+		c.ModelConfiguration = modelNameOnly(c.ModelConfiguration)
+	}
+}
+
+func modelNameOnly(m *agent.ModelConfig) *agent.ModelConfig {
+	if m == nil {
+		return nil
+	}
+	return &agent.ModelConfig{ModelName: m.ModelName}
+}

@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agentgw/agentgw/agent"
+)
+
+// requestDef is a request-carried definition whose user template is src.
+func requestDef(src string) []byte {
+	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(src)
+	return []byte(`{"commands":[{"name":"default","messageTemplates":[{"role":"system","template":"ok"},{"role":"user","template":"` + q + `"}]}]}`)
+}
+
+// TestRequestTemplateRefusals: a request-carried template that could loop
+// or allocate without bound is refused when the definition compiles, with
+// a BAD_REQUEST naming the command, the template and what is not allowed.
+func TestRequestTemplateRefusals(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`{{ range 10000000 }}{{ end }}`, `range over an integer is not allowed`},
+		{`{{ range $i := 10000000 }}{{ $i }}{{ end }}`, `range over an integer is not allowed`},
+		{`{{ range len .userInputPrompt }}x{{ end }}`, `range over an integer (a length) is not allowed`},
+		{`{{ range (len .userInputPrompt) }}x{{ end }}`, `range over an integer (a length) is not allowed`},
+		{`{{ range .x | len }}x{{ end }}`, `range over an integer (a length) is not allowed`},
+		{`{{ $n := 9 }}{{ range $n }}x{{ end }}`, `range over a variable is not allowed`},
+		{`{{ range .a }}{{ range .b }}x{{ end }}{{ end }}`, `nested range is not allowed`},
+		{`{{ printf "%999999999d" 1 }}`, `printf is not allowed`},
+		{`{{ (printf "%999999999d" 1).x }}`, `printf is not allowed`},
+		{`{{ print .userInputPrompt }}`, `print is not allowed`},
+		{`{{ println .userInputPrompt }}`, `println is not allowed`},
+		{`{{ js .userInputPrompt }}`, `js is not allowed`},
+		{`{{ html .userInputPrompt }}`, `html is not allowed`},
+		{`{{ urlquery .userInputPrompt }}`, `urlquery is not allowed`},
+		{`{{ call .f }}`, `call is not allowed`},
+		{`{{ define "x" }}{{ template "x" }}{{ end }}`, `define and block are not allowed`},
+	}
+	for _, tc := range tests {
+		_, err := compileRequestDefinition(NewKinds(), "adhoc", requestDef(tc.src))
+		var e *agent.Error
+		if !errors.As(err, &e) || e.Code != agent.CodeBadRequest || e.Status != 400 {
+			t.Errorf("%s: got %v, want a BAD_REQUEST", tc.src, err)
+			continue
+		}
+		want := `agentDefinition: command "default": template default.messageTemplates[1]: ` + tc.want
+		if !strings.HasPrefix(e.Message, want) {
+			t.Errorf("%s: message %q, want it to start %q", tc.src, e.Message, want)
+		}
+	}
+	for _, src := range []string{
+		`{{ range .packageFiles }}{{ .filepath | upper }} {{ len .content }}{{ end }}`,
+		`{{ range $f := .packageFiles }}{{ $f.filepath }}{{ end }}{{ range $.list }}x{{ end }}`,
+		`{{ if eq (len .userInputPrompt) 0 }}{{ slice .x 1 }}{{ end }}{{ range lines .x }}{{ indent 2 . }}{{ end }}`,
+	} {
+		if _, err := compileRequestDefinition(NewKinds(), "adhoc", requestDef(src)); err != nil {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+}

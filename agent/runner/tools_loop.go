@@ -1,0 +1,160 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/tools"
+)
+
+// DefaultMaxToolRounds bounds the model's tool-calling rounds per answer.
+const DefaultMaxToolRounds = 8
+
+// errPaused ends a stream that waits for the user (consent) or the IDE (a
+// frontend tool's result): not an error the user sees.
+var errPaused = errors.New("the run waits for the user or the IDE")
+
+// toolLoop is one model conversation that may call tools: it streams each
+// round's text to the user, runs the tools the model asks for and gives the
+// results back, until the model answers without tool calls.
+type toolLoop struct {
+	run    *Run
+	tools  map[string]*tools.Tool
+	model  string
+	params map[string]any
+	msgs   []llm.Message
+	round  int
+	stream bool
+	// fallbacks are the models tried when model fails before answering
+	// (nil: the gateway's).
+	fallbacks []string
+}
+
+// converse runs rounds until the model stops calling tools; it returns the
+// final answer's text, or errPaused after emitting what the user or the IDE
+// must answer.
+func (l *toolLoop) converse(ctx context.Context, em Emitter) (string, error) {
+	max := l.run.cfg.MaxToolRounds
+	if max <= 0 {
+		max = DefaultMaxToolRounds
+	}
+	for ; l.round < max; l.round++ {
+		text, calls, err := l.ask(ctx, em)
+		if err != nil {
+			return "", err
+		}
+		if len(calls) == 0 {
+			return text, nil
+		}
+		l.msgs = append(l.msgs, llm.AssistantMessage(text, calls))
+		if err := l.handle(ctx, em, calls); err != nil {
+			return "", err
+		}
+	}
+	return "", agent.New(agent.CodeToolRoundsExceeded, fmt.Sprintf("the model kept calling tools for %d rounds without answering", max))
+}
+
+// ask sends one round to the model.
+func (l *toolLoop) ask(ctx context.Context, em Emitter) (string, []llm.ToolCall, error) {
+	run := l.run
+	if run.cfg.LLM == nil {
+		return "", nil, notConfigured(run.cmd.def.Name)
+	}
+	req := &llm.ChatRequest{Model: l.model, Messages: l.msgs, Extra: withDefaults(run.extra, l.params), Header: run.req.Header,
+		FallbackModels: l.fallbacks}
+	for _, name := range sortedKeys(l.tools) {
+		req.Tools = append(req.Tools, l.tools[name].FunctionDef())
+	}
+	if !l.stream {
+		text, calls, err := run.cfg.LLM.CompleteTools(ctx, req)
+		if err != nil {
+			return "", nil, upstreamError(err)
+		}
+		return text, calls, nil
+	}
+	sink := &llm.ToolCallSink{Next: em}
+	if _, err := run.cfg.LLM.Stream(ctx, req, sink); err != nil {
+		return "", nil, upstreamError(err)
+	}
+	return sink.Text(), sink.Calls(), nil
+}
+
+// handle runs the calls the gateway may run now, in parallel, and pauses
+// for the ones that need the user's consent or run in the IDE.
+func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall) error {
+	results := make([]string, len(calls))
+	var waiting []pendingCall
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		t := l.tools[c.Name]
+		switch {
+		case t == nil:
+			results[i] = toolResultText(tools.Result{CallID: c.ID, Status: tools.StatusError,
+				Error: &tools.ResultError{Code: tools.CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
+		case t.Runtime == "frontend":
+			waiting = append(waiting, pendingCall{Index: i, Call: c, Frontend: true})
+		case t.NeedsConsent():
+			waiting = append(waiting, pendingCall{Index: i, Call: c})
+		default:
+			if err := em.Text(progressLine(c)); err != nil {
+				return agent.Canceled(err)
+			}
+			wg.Go(func() { results[i] = toolResultText(l.call(ctx, t, c)) })
+		}
+	}
+	wg.Wait()
+	if len(waiting) > 0 {
+		return l.pause(ctx, em, calls, results, waiting)
+	}
+	for i, c := range calls {
+		l.msgs = append(l.msgs, llm.ToolMessage(c.ID, results[i]))
+	}
+	return nil
+}
+
+// call runs one backend tool with the model's arguments.
+func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) tools.Result {
+	params := map[string]any{}
+	if strings.TrimSpace(c.Arguments) != "" {
+		if err := json.Unmarshal([]byte(c.Arguments), &params); err != nil {
+			return tools.Result{CallID: c.ID, Status: tools.StatusError,
+				Error: &tools.ResultError{Code: tools.CodeInvalidParameters, Message: "the arguments are not a JSON object: " + err.Error()}}
+		}
+	}
+	r := t.Call(ctx, tools.Call{ID: c.ID, Parameters: params})
+	l.run.logger().Info("tool called", "tool", t.Name, "status", r.Status, "ms", r.ExecutionTime)
+	return r
+}
+
+// toolResultText is what the model reads of a result: its JSON.
+func toolResultText(r tools.Result) string {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Sprintf(`{"status":"ERROR","error":{"message":%q}}`, err.Error())
+	}
+	return string(data)
+}
+
+// progressLine is what the user sees of a tool call.
+func progressLine(c llm.ToolCall) string {
+	return fmt.Sprintf("\n> running %s %s\n", c.Name, compactArgs(c.Arguments, 80))
+}
+
+// compactArgs is a tool call's arguments on one line, spaces squeezed, in at
+// most n characters.
+func compactArgs(args string, n int) string {
+	return tmpl.Truncate(n-1, strings.Join(strings.Fields(args), " "))
+}
+
+func newCallID() string { return tools.NewCallID() }
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
