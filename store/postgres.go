@@ -64,12 +64,13 @@ func IsPostgresURL(s string) bool {
 }
 
 // RedactURL is rawURL with its password, in the user information or a
-// password parameter, replaced by "xxxxx": what may be logged. A URL that
-// does not parse is replaced whole, since where its password is cannot be
+// password parameter, replaced by "xxxxx": what may be logged. A string
+// that does not parse as a URL with a scheme (a key=value connection
+// string too) is replaced whole, since where its password is cannot be
 // told.
 func RedactURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
-	if err != nil {
+	if err != nil || u.Scheme == "" {
 		return "(a URL that does not parse)"
 	}
 	q := u.Query()
@@ -88,6 +89,9 @@ func RedactURL(rawURL string) string {
 // added), applies the migrations it lacks and deletes the expired rows.
 // Close releases it. Errors name the URL with its password redacted.
 func OpenPostgres(ctx context.Context, rawURL string) (*Postgres, error) {
+	if rawURL == "" {
+		return nil, errors.New("store: the PostgreSQL URL is empty")
+	}
 	name := RedactURL(rawURL)
 	if !IsPostgresURL(rawURL) {
 		return nil, fmt.Errorf("store: %s is not a postgres:// URL", name)
