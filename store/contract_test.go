@@ -6,14 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/internal/testclock"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // newClock starts at the real time: a store opened later with the real
 // clock (a second instance, a reopened file) must agree on what is live.
@@ -34,6 +38,27 @@ var impls = []struct {
 		s.now = c.Now
 		return s
 	}},
+	{"postgres", func(t *testing.T, c *testclock.Clock) Store {
+		s := openTestPostgres(t, pgtest.Schema(t))
+		s.now = c.Now
+		return s
+	}},
+}
+
+// openTestPostgres opens the Postgres store at url, closed when the test
+// ends.
+func openTestPostgres(t testing.TB, url string) *Postgres {
+	t.Helper()
+	s, err := OpenPostgres(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
 }
 
 func openTestSQLite(t testing.TB, path string) *SQLite {
@@ -184,9 +209,14 @@ func TestConcurrentTake(t *testing.T) {
 		t.Run(impl.name, func(t *testing.T) {
 			s := impl.open(t, newClock())
 			stores := []Store{s}
-			if sq, ok := s.(*SQLite); ok { // a second instance on the same file
-				other := openTestSQLite(t, sq.path)
-				other.now = sq.now
+			switch s := s.(type) { // a second instance on the same database
+			case *SQLite:
+				other := openTestSQLite(t, s.path)
+				other.now = s.now
+				stores = append(stores, other)
+			case *Postgres:
+				other := openTestPostgres(t, s.pool.Config().ConnString())
+				other.now = s.now
 				stores = append(stores, other)
 			}
 			takeRace(t, stores, 32, 12)

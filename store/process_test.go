@@ -13,35 +13,57 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/internal/pgtest"
 )
 
-// helperEnv, set, makes TestSQLiteAcrossProcesses the second process: it
-// opens the database named by the variable.
+// helperEnv, set, makes TestAcrossProcesses the second process: it opens
+// the database named by the variable, a SQLite path or a postgres:// URL.
 const helperEnv = "AGENTGW_STORE_HELPER_DB"
 
 const processKeys = 200
 
-// TestSQLiteAcrossProcesses runs this test binary again as a second
-// process on the same database file: it reads a key the first wrote,
-// writes one the first reads, and both take the same keys at once, each key
-// won by exactly one process.
-func TestSQLiteAcrossProcesses(t *testing.T) {
-	if path := os.Getenv(helperEnv); path != "" {
-		helperProcess(t, path)
+// openShared opens the store named by db: a postgres:// URL or a SQLite
+// path.
+func openShared(t testing.TB, db string) Store {
+	if IsPostgresURL(db) {
+		return openTestPostgres(t, db)
+	}
+	return openTestSQLite(t, db)
+}
+
+// TestAcrossProcesses runs this test binary again as a second process on
+// the same database, a SQLite file or a Postgres schema: it reads a key the
+// first wrote, writes one the first reads, and both take the same keys at
+// once, each key won by exactly one process.
+func TestAcrossProcesses(t *testing.T) {
+	if db := os.Getenv(helperEnv); db != "" {
+		helperProcess(t, db)
 		return
 	}
 	if testing.Short() {
 		t.Skip("starts a second process")
 	}
+	for _, tc := range []struct {
+		name string
+		db   func(t *testing.T) string
+	}{
+		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "procs.db") }},
+		{"postgres", func(t *testing.T) string { return pgtest.Schema(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { acrossProcesses(t, tc.db(t)) })
+	}
+}
+
+func acrossProcesses(t *testing.T, db string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "procs.db")
-	s := openTestSQLite(t, path)
+	s := openShared(t, db)
 	must(t, s.Put(ctx, "from-parent", []byte("hello child"), time.Minute))
 	for k := range processKeys {
 		must(t, s.Put(ctx, fmt.Sprint("k", k), []byte(fmt.Sprint("v", k)), time.Minute))
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSQLiteAcrossProcesses$", "-test.count=1")
-	cmd.Env = append(os.Environ(), helperEnv+"="+path)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAcrossProcesses$", "-test.count=1")
+	cmd.Env = append(os.Environ(), helperEnv+"="+db)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	must(t, cmd.Start())
@@ -80,9 +102,9 @@ func TestSQLiteAcrossProcesses(t *testing.T) {
 
 // helperProcess is the second process: it takes from-parent, puts
 // from-child, takes every key and prints the ones it won.
-func helperProcess(t *testing.T, path string) {
+func helperProcess(t *testing.T, db string) {
 	ctx := context.Background()
-	s := openTestSQLite(t, path)
+	s := openShared(t, db)
 	v, err := s.Take(ctx, "from-parent")
 	if err != nil || string(v) != "hello child" {
 		t.Fatalf("Take(from-parent) = %q, %v", v, err)
@@ -96,7 +118,7 @@ func helperProcess(t *testing.T, path string) {
 
 // takeAll takes every key with four goroutines, in reverse order when
 // reverse is set, and returns the keys won.
-func takeAll(t *testing.T, s *SQLite, reverse bool) map[string]bool {
+func takeAll(t *testing.T, s Store, reverse bool) map[string]bool {
 	ctx := context.Background()
 	var mu sync.Mutex
 	won := map[string]bool{}
@@ -129,7 +151,7 @@ func takeAll(t *testing.T, s *SQLite, reverse bool) map[string]bool {
 
 // waitFor polls s until key exists; it returns false if the process exits
 // first, and gives up after a minute (a hang, not a timing assertion).
-func waitFor(s *SQLite, key string, exited chan error) bool {
+func waitFor(s Store, key string, exited chan error) bool {
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		if _, err := s.Get(context.Background(), key); err == nil {

@@ -21,7 +21,8 @@ import (
 // block the one writer; WAL keeps its index in shared memory, so processes
 // on different hosts (a network file system) cannot share the file. A
 // connection that finds the file locked waits up to busyTimeout before it
-// fails. Expired rows are deleted when the store is opened and every
+// fails. Its schema is versioned (sqliteMigrations), applied when the store
+// opens. Expired rows are deleted when the store is opened and every
 // sweepEvery puts.
 //
 // It is safe for concurrent use.
@@ -43,19 +44,24 @@ const (
 	maxConns = 8
 )
 
-const (
-	createTable = `CREATE TABLE IF NOT EXISTS store (
+// sqliteMigrations is the SQLite schema, step by step (see migration).
+// Step 1 is the table as it was before migrations were recorded, IF NOT
+// EXISTS, so that a file made then is adopted as it is.
+var sqliteMigrations = []migration{
+	{1, "store table", `CREATE TABLE IF NOT EXISTS store (
 	key     TEXT PRIMARY KEY,
 	value   BLOB NOT NULL,
 	expires INTEGER NOT NULL -- unix nanoseconds
-)`
-	checkTable  = `SELECT key, value, expires FROM store LIMIT 0`
-	createIndex = `CREATE INDEX IF NOT EXISTS store_expires ON store (expires)`
-)
+);
+CREATE INDEX IF NOT EXISTS store_expires ON store (expires)`},
+}
 
-// OpenSQLite opens the SQLite database at path, creating the file and its
-// table when they do not exist yet (the directory must exist), and deletes
-// the expired rows. Close releases it.
+// checkTable fails on a table "store" of another shape.
+const checkTable = `SELECT key, value, expires FROM store LIMIT 0`
+
+// OpenSQLite opens the SQLite database at path, creating the file when it
+// does not exist yet (the directory must exist), applies the migrations it
+// lacks and deletes the expired rows. Close releases it.
 func OpenSQLite(path string) (*SQLite, error) {
 	if path == "" {
 		return nil, errors.New("store: SQLite path is empty")
@@ -78,22 +84,83 @@ func OpenSQLite(path string) (*SQLite, error) {
 	return s, nil
 }
 
-// init creates the table and its index when missing, checks the table's
-// shape and deletes the expired rows.
+// init applies the migrations, checks the table's shape and deletes the
+// expired rows.
 func (s *SQLite) init(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, createTable); err != nil {
-		return fmt.Errorf("store: creating the table in SQLite database %s: %w", s.path, err)
+	if err := s.migrate(ctx); err != nil {
+		return fmt.Errorf("store: migrating SQLite database %s: %w", s.path, err)
 	}
 	// A table of that name made by something else fails here, not at the
 	// first Put.
 	if _, err := s.db.ExecContext(ctx, checkTable); err != nil {
 		return fmt.Errorf("store: SQLite database %s has a table \"store\" of another shape: %w", s.path, err)
 	}
-	if _, err := s.db.ExecContext(ctx, createIndex); err != nil {
-		return fmt.Errorf("store: creating the index in SQLite database %s: %w", s.path, err)
-	}
 	_, err := s.Sweep(ctx)
 	return err
+}
+
+// migrate applies the steps of sqliteMigrations the database lacks, in
+// one transaction begun with BEGIN IMMEDIATE: it holds the database's
+// write lock from the start, so of several processes opening the file at
+// once one migrates and the others wait (busy_timeout) and then find the
+// steps recorded.
+func (s *SQLite) migrate(ctx context.Context) (err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+		}
+	}()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(createMigrationsTable, "TIMESTAMP")); err != nil {
+		return err
+	}
+	applied, err := sqliteApplied(ctx, conn)
+	if err != nil {
+		return err
+	}
+	todo, err := pending(sqliteMigrations, applied)
+	if err != nil {
+		return err
+	}
+	for _, m := range todo {
+		if _, err := conn.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+		}
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf(recordMigration, "?", "?"), m.version, m.name); err != nil {
+			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	_, err = conn.ExecContext(ctx, `COMMIT`)
+	return err
+}
+
+// sqliteApplied reads schema_migrations.
+func sqliteApplied(ctx context.Context, conn *sql.Conn) (map[int]string, error) {
+	rows, err := conn.QueryContext(ctx, readMigrations)
+	if err != nil {
+		return nil, fmt.Errorf("reading schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	applied := map[int]string{}
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			return nil, fmt.Errorf("reading schema_migrations: %w", err)
+		}
+		applied[v] = name
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading schema_migrations: %w", err)
+	}
+	return applied, nil
 }
 
 // sqliteDSN is the driver's name for path: a file: URI of the absolute path,

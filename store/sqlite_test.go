@@ -2,11 +2,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -102,8 +104,8 @@ func TestOpenSQLiteErrors(t *testing.T) {
 	}
 	tests := []struct{ path, want string }{
 		{"", "store: SQLite path is empty"},
-		{filepath.Join(dir, "missing", "s.db"), "store: creating the table in SQLite database " + filepath.Join(dir, "missing", "s.db")},
-		{notDB, "store: creating the table in SQLite database " + notDB},
+		{filepath.Join(dir, "missing", "s.db"), "store: migrating SQLite database " + filepath.Join(dir, "missing", "s.db")},
+		{notDB, "store: migrating SQLite database " + notDB + ": file is not a database"},
 		{otherTable, `has a table "store" of another shape`},
 	}
 	for _, tt := range tests {
@@ -160,5 +162,97 @@ func BenchmarkSQLitePutTake(b *testing.B) {
 		if _, err := s.Take(ctx, "run"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSQLiteAdoptsUnversionedFile: a file made before migrations were
+// recorded keeps its rows and gets step 1 recorded.
+func TestSQLiteAdoptsUnversionedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	dsn, err := sqliteDSN(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`CREATE TABLE store (key TEXT PRIMARY KEY, value BLOB NOT NULL, expires INTEGER NOT NULL)`,
+		`CREATE INDEX store_expires ON store (expires)`,
+		fmt.Sprintf(`INSERT INTO store VALUES ('run-1', 'paused', %d)`, time.Now().Add(time.Hour).UnixNano()),
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = db.Close()
+	s := openTestSQLite(t, path)
+	if v, err := s.Get(context.Background(), "run-1"); err != nil || string(v) != "paused" {
+		t.Errorf("Get(run-1) = %q, %v", v, err)
+	}
+	if got := sqliteMigrationRows(t, s); got != "1 store table" {
+		t.Errorf("schema_migrations: %q", got)
+	}
+}
+
+func sqliteMigrationRows(t *testing.T, s *SQLite) string {
+	t.Helper()
+	rows, err := s.db.Query(`SELECT version, name FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprint(v, " ", name))
+	}
+	return strings.Join(out, ",")
+}
+
+// TestSQLiteMigrationsAtOnce: stores opening one new file together all
+// open it, and the schema is recorded once.
+func TestSQLiteMigrationsAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.db")
+	const n = 6
+	stores := make([]*SQLite, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			stores[i], errs[i] = OpenSQLite(path)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("store %d: %v", i, err)
+		}
+		t.Cleanup(func() { _ = stores[i].Close() })
+	}
+	if got := sqliteMigrationRows(t, stores[0]); got != "1 store table" {
+		t.Errorf("schema_migrations: %q", got)
+	}
+}
+
+// TestSQLiteForeignMigrations: a schema_migrations recording another
+// schema's step 1 is refused.
+func TestSQLiteForeignMigrations(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	s := openTestSQLite(t, path)
+	if _, err := s.db.Exec(`UPDATE schema_migrations SET name = 'users' WHERE version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenSQLite(path)
+	if err == nil || !strings.Contains(err.Error(), `store: migrating SQLite database `+path+`: schema_migrations records version 1 as "users", not "store table"`) {
+		t.Errorf("OpenSQLite = %v", err)
 	}
 }

@@ -2,7 +2,9 @@
 // plan that emitted actions, or of an agent run paused on a tool call, so
 // that the feedback on those actions can use it without it travelling in the
 // (small, signed) action state. Memory keeps it in one process; SQLite keeps
-// it in a file that several replicas can share.
+// it in a file that the replicas of one host can share; Postgres keeps it in
+// a PostgreSQL database that replicas on any hosts share. Both databases'
+// schemas are versioned and migrated when a store opens (see migration).
 package store
 
 import (

@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/store"
 )
 
 // Config is the gateway configuration file (configs/gateway.yaml documents
@@ -59,6 +60,9 @@ type StoreConfig struct {
 	// Path is a SQLite file replicas on one host share; "" keeps them in
 	// this process's memory.
 	Path string `yaml:"path"`
+	// URL is a PostgreSQL database (postgres://…) replicas on any hosts
+	// share. It may hold a password: it is logged redacted.
+	URL string `yaml:"url"`
 }
 
 // PlansConfig is how multi-step commands run.
@@ -230,6 +234,9 @@ func envOverlay(cfg *Config, getenv func(string) string) error {
 			*d = Duration(t)
 		}
 	}
+	if v := getenv("AGENTGW_STORE_URL"); v != "" {
+		cfg.Store.URL = v
+	}
 	if v := getenv("AGENTGW_LOG_LEVEL"); v != "" {
 		cfg.Log.Level = v
 	}
@@ -271,6 +278,14 @@ func (c *Config) validate() error {
 	}
 	if c.Server.BodyReadTimeout < 0 {
 		errs = append(errs, errors.New("server.bodyReadTimeout must not be negative"))
+	}
+	if c.Store.URL != "" {
+		if !store.IsPostgresURL(c.Store.URL) {
+			errs = append(errs, fmt.Errorf("store.url: %s must be a postgres:// URL", store.RedactURL(c.Store.URL)))
+		}
+		if c.Store.Path != "" {
+			errs = append(errs, errors.New("store.url and store.path are both set: choose PostgreSQL or SQLite"))
+		}
 	}
 	switch strings.ToLower(c.Log.Format) {
 	case "", "auto", "text", "json":

@@ -268,6 +268,9 @@ func TestConfigErrors(t *testing.T) {
 		{name: "bad auth from the environment", env: map[string]string{"AGENTGW_UPSTREAM_AUTH": "magic"}, want: []string{`upstream.auth: "magic"`}},
 		{name: "bad log format from the environment", env: map[string]string{"AGENTGW_LOG_FORMAT": "xml"}, want: []string{"log.format"}},
 		{name: "bad bool from the environment", env: map[string]string{"AGENTGW_ALLOW_REQUEST_DEFINITIONS": "maybe"}, want: []string{"AGENTGW_ALLOW_REQUEST_DEFINITIONS", "maybe"}},
+		{name: "store.url not postgres", file: "store: {url: \"mysql://u:hunter2@db/x\"}\n", want: []string{"store.url: mysql://u:xxxxx@db/x must be a postgres:// URL"}},
+		{name: "store.url and store.path", file: "store: {path: s.db}\n", env: map[string]string{"AGENTGW_STORE_URL": "postgres://db/x"},
+			want: []string{"store.url and store.path are both set"}},
 		{name: "missing file", env: map[string]string{"AGENTGW_CONFIG": filepath.Join(dir, "missing.yaml")}, want: []string{"reading config", "missing.yaml"}},
 	}
 	for _, tt := range tests {
@@ -304,5 +307,27 @@ func TestServeConfigErrorExits2(t *testing.T) {
 	code, _, stderr := runCLI(t, map[string]string{"AGENTGW_UPSTREAM_AUTH": "magic"}, "serve")
 	if code != 2 || !strings.Contains(stderr, "agentgw: invalid configuration: upstream.auth") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestConfigStoreURL: store.url comes from the file, AGENTGW_STORE_URL
+// wins over it.
+func TestConfigStoreURL(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "gw.yaml", "store: {url: \"postgres://file/db\"}\n")
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"AGENTGW_CONFIG": file}, "postgres://file/db"},
+		{map[string]string{"AGENTGW_CONFIG": file, "AGENTGW_STORE_URL": "postgresql://env/db"}, "postgresql://env/db"},
+		{nil, ""},
+	} {
+		cfg, err := loadConfig(t, tc.env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Store.URL != tc.want {
+			t.Errorf("env %v: store.url = %q, want %q", tc.env, cfg.Store.URL, tc.want)
+		}
 	}
 }

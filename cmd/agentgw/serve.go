@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -58,7 +59,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
-	st, err := newStore(cfg)
+	st, err := newStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -140,6 +141,11 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger) (*llm.Cli
 // should one ever carry them.
 func gatewaySecrets(cfg *Config, getenv func(string) string) []string {
 	secrets := splitTokens(getenv(cfg.Server.AuthTokensEnv))
+	if u, err := url.Parse(cfg.Store.URL); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			secrets = append(secrets, pw)
+		}
+	}
 	envs := []string{cfg.State.SecretEnv}
 	for _, r := range cfg.Git.Repositories {
 		if r.Auth != nil {
@@ -160,8 +166,17 @@ type openStore struct {
 	close func()
 }
 
-// newStore opens the configured SQLite store, or keeps things in memory.
-func newStore(cfg *Config) (*openStore, error) {
+// newStore opens the configured PostgreSQL or SQLite store, or keeps
+// things in memory. The PostgreSQL URL is logged without its password.
+func newStore(ctx context.Context, cfg *Config, log *slog.Logger) (*openStore, error) {
+	if cfg.Store.URL != "" {
+		p, err := store.OpenPostgres(ctx, cfg.Store.URL)
+		if err != nil {
+			return nil, err // it names the URL redacted
+		}
+		log.Info("store: PostgreSQL", "url", store.RedactURL(cfg.Store.URL))
+		return &openStore{Store: p, close: func() { _ = p.Close() }}, nil
+	}
 	if cfg.Store.Path == "" {
 		return &openStore{Store: store.NewMemory(), close: func() {}}, nil
 	}

@@ -1,0 +1,257 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Postgres is a Store in a PostgreSQL database, shared by replicas on any
+// number of hosts. Its schema is versioned (postgresMigrations), applied
+// when the store opens. Times are the database server's clock, so replicas
+// whose clocks disagree still agree on what has expired. Expired rows are
+// never returned; they are deleted when a store opens and every sweepEvery
+// puts of each replica.
+//
+// It is safe for concurrent use.
+type Postgres struct {
+	pool *pgxpool.Pool
+	// name is the URL with its password redacted, for errors.
+	name string
+	// now, when set (tests), replaces the database's clock.
+	now  func() time.Time
+	puts atomic.Int64
+}
+
+var _ Store = (*Postgres)(nil)
+
+// postgresMigrations is the PostgreSQL schema, step by step (see
+// migration). Keys are bytea, not text: a key may hold any byte, NUL too.
+var postgresMigrations = []migration{
+	{1, "store table", `CREATE TABLE store (
+	key     BYTEA PRIMARY KEY,
+	value   BYTEA NOT NULL,
+	expires BIGINT NOT NULL -- unix nanoseconds
+);
+CREATE INDEX store_expires ON store (expires)`},
+}
+
+// migrationLock is the pg_advisory_xact_lock key of migrating (any number,
+// the same in every replica): "agentgw" in ASCII.
+const migrationLock int64 = 0x61_67_65_6e_74_67_77
+
+// pgNow is the database's clock in unix nanoseconds (microsecond
+// resolution).
+const pgNow = `(extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`
+
+// defaultConnectTimeout bounds connecting when the URL sets no
+// connect_timeout: a server that never answers fails the start, it does
+// not hang it.
+const defaultConnectTimeout = 10 * time.Second
+
+// IsPostgresURL reports whether s names a PostgreSQL database
+// (postgres:// or postgresql://).
+func IsPostgresURL(s string) bool {
+	scheme, _, ok := strings.Cut(s, "://")
+	return ok && (strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql"))
+}
+
+// RedactURL is rawURL with its password, in the user information or a
+// password parameter, replaced by "xxxxx": what may be logged. A string
+// that does not parse as a URL with a scheme (a key=value connection
+// string too) is replaced whole, since where its password is cannot be
+// told.
+func RedactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme == "" {
+		return "(a URL that does not parse)"
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.EqualFold(k, "password") {
+			q.Set(k, "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+	}
+	return u.Redacted()
+}
+
+// OpenPostgres connects to the PostgreSQL database at rawURL
+// (postgres://user:password@host:port/database?sslmode=…; pgx's parameters,
+// such as pool_max_conns, and server settings, such as search_path, may be
+// added), applies the migrations it lacks and deletes the expired rows.
+// Close releases it. Errors name the URL with its password redacted.
+func OpenPostgres(ctx context.Context, rawURL string) (*Postgres, error) {
+	if rawURL == "" {
+		return nil, errors.New("store: the PostgreSQL URL is empty")
+	}
+	name := RedactURL(rawURL)
+	if !IsPostgresURL(rawURL) {
+		return nil, fmt.Errorf("store: %s is not a postgres:// URL", name)
+	}
+	cfg, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		// pgx's parse errors redact the password themselves.
+		return nil, fmt.Errorf("store: PostgreSQL URL %s: %w", name, err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: connecting to %s: %w", name, err)
+	}
+	p := &Postgres{pool: pool, name: name}
+	if err := p.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: migrating PostgreSQL database %s: %w", name, err)
+	}
+	if _, err := p.Sweep(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// migrate applies the steps of postgresMigrations the database lacks, in
+// one transaction that first takes an advisory lock: of several replicas
+// starting at once one migrates, the others wait for its commit and then
+// find every step recorded.
+func (p *Postgres) migrate(ctx context.Context) error {
+	tx, err := p.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return fmt.Errorf("taking the migration lock: %w", err)
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf(createMigrationsTable, "TIMESTAMPTZ")); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, readMigrations)
+	if err != nil {
+		return fmt.Errorf("reading schema_migrations: %w", err)
+	}
+	applied := map[int]string{}
+	var v int32
+	var name string
+	_, err = pgx.ForEachRow(rows, []any{&v, &name}, func() error {
+		applied[int(v)] = name
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reading schema_migrations: %w", err)
+	}
+	todo, err := pending(postgresMigrations, applied)
+	if err != nil {
+		return err
+	}
+	for _, m := range todo {
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+		}
+		if _, err := tx.Exec(ctx, fmt.Sprintf(recordMigration, "$1", "$2"), m.version, m.name); err != nil {
+			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// clock is the time to give a statement: nil, for the database's own.
+func (p *Postgres) clock() *int64 {
+	if p.now == nil {
+		return nil
+	}
+	n := p.now().UnixNano()
+	return &n
+}
+
+// Put implements Store: it inserts or replaces key, to expire at now+ttl
+// (the largest time when that overflows). Every sweepEvery-th Put also
+// deletes the expired rows.
+func (p *Postgres) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if value == nil {
+		value = []byte{} // NOT NULL: nil is stored as empty
+	}
+	_, err := p.pool.Exec(ctx, `INSERT INTO store (key, value, expires)
+		VALUES ($1, $2, LEAST(COALESCE($3::bigint, `+pgNow+`)::numeric + $4::numeric, 9223372036854775807)::bigint)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
+		[]byte(key), value, p.clock(), int64(ttl))
+	if err != nil {
+		return fmt.Errorf("store: putting %q in %s: %w", key, p.name, err)
+	}
+	if p.puts.Add(1)%sweepEvery == 0 {
+		// The value is stored: a failed sweep is not this Put's failure.
+		_, _ = p.Sweep(ctx)
+	}
+	return nil
+}
+
+// Get implements Store.
+func (p *Postgres) Get(ctx context.Context, key string) ([]byte, error) {
+	var value []byte
+	err := p.pool.QueryRow(ctx, `SELECT value FROM store WHERE key = $1 AND expires > COALESCE($2::bigint, `+pgNow+`)`,
+		[]byte(key), p.clock()).Scan(&value)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: getting %q from %s: %w", key, p.name, err)
+	}
+	return nonNil(value), nil
+}
+
+// Take implements Store with one DELETE … RETURNING statement: of several
+// connections deleting one row, PostgreSQL lets the first delete it and
+// the others, once it commits, find no row. An expired row is deleted too,
+// and reported as ErrNotFound.
+func (p *Postgres) Take(ctx context.Context, key string) ([]byte, error) {
+	var value []byte
+	var live bool
+	err := p.pool.QueryRow(ctx, `DELETE FROM store WHERE key = $1
+		RETURNING value, expires > COALESCE($2::bigint, `+pgNow+`)`,
+		[]byte(key), p.clock()).Scan(&value, &live)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: taking %q from %s: %w", key, p.name, err)
+	}
+	if !live {
+		return nil, ErrNotFound
+	}
+	return nonNil(value), nil
+}
+
+// nonNil is v, or an empty slice for nil: pgx scans an empty bytea as nil,
+// and a stored empty value comes back empty, as from the other stores.
+func nonNil(v []byte) []byte {
+	if v == nil {
+		return []byte{}
+	}
+	return v
+}
+
+// Sweep deletes the expired rows and returns how many it deleted. Put calls
+// it every sweepEvery puts; a caller may also call it periodically.
+func (p *Postgres) Sweep(ctx context.Context) (int64, error) {
+	tag, err := p.pool.Exec(ctx, `DELETE FROM store WHERE expires <= COALESCE($1::bigint, `+pgNow+`)`, p.clock())
+	if err != nil {
+		return 0, fmt.Errorf("store: deleting expired rows of %s: %w", p.name, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Close closes the store's connections.
+func (p *Postgres) Close() error {
+	p.pool.Close()
+	return nil
+}
