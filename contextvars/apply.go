@@ -91,12 +91,12 @@ func rangeOffsets(content string, r *Range, dropped int) (start, end int, ok boo
 		return 0, 0, false
 	}
 	sl, el := r.StartLine-dropped, r.EndLine-dropped
-	start = offsetOf(content, sl, r.StartColumn)
+	start = OffsetOf(content, sl, r.StartColumn)
 	if el >= sl && sl >= 1 && start < len(content) {
 		lineStart := strings.LastIndexByte(content[:start], '\n') + 1
 		end = offsetFrom(content, lineStart, sl, el, r.EndColumn)
 	} else {
-		end = offsetOf(content, el, r.EndColumn)
+		end = OffsetOf(content, el, r.EndColumn)
 	}
 	if start > end {
 		start, end = end, start

@@ -32,7 +32,7 @@ func selectionLines(e *Editor) (first, last int) {
 		_, size := utf8.DecodeRuneInString(e.Content[off:])
 		off += size
 	}
-	line, _ := positionOf(e.Content, off)
+	line, _ := PositionOf(e.Content, off)
 	return line, line
 }
 

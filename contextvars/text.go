@@ -5,15 +5,15 @@ import (
 	"unicode/utf8"
 )
 
-// offsetOf returns the byte offset in content of the position (line, col),
-// both counted from 1, columns in runes. Out-of-range positions are clamped:
+// OffsetOf returns the byte offset in content of the position (line, col),
+// both counted from 1, columns in runes, as the protocol counts positions. Out-of-range positions are clamped:
 // before the first line to the start, after the last line to the end, and
 // columns to the start of their line or its end (before the newline).
-func offsetOf(content string, line, col int) int {
+func OffsetOf(content string, line, col int) int {
 	return offsetFrom(content, 0, 1, line, col)
 }
 
-// offsetFrom is offsetOf starting the search at off, the start of line from
+// offsetFrom is OffsetOf starting the search at off, the start of line from
 // (<= line), so that a second position need not be searched from the top.
 func offsetFrom(content string, off, from, line, col int) int {
 	if line < 1 {
@@ -39,8 +39,8 @@ func offsetFrom(content string, off, from, line, col int) int {
 	return off
 }
 
-// positionOf returns the (line, column) of the byte offset off in content.
-func positionOf(content string, off int) (line, col int) {
+// PositionOf returns the (line, column) of the byte offset off in content.
+func PositionOf(content string, off int) (line, col int) {
 	off = min(max(off, 0), len(content))
 	before := content[:off]
 	line = strings.Count(before, "\n") + 1
@@ -82,8 +82,8 @@ func keepAfter(text string, n int) string {
 // lineBounds returns the byte offsets of the start of line first and of the
 // end (before the newline) of line last, clamped to the content.
 func lineBounds(content string, first, last int) (start, end int) {
-	start = offsetOf(content, first, 1)
-	end = offsetOf(content, last, 1)
+	start = OffsetOf(content, first, 1)
+	end = OffsetOf(content, last, 1)
 	if k := strings.IndexByte(content[end:], '\n'); k >= 0 {
 		return start, end + k
 	}

@@ -37,16 +37,16 @@ func Editor(path string, sel *contextvars.Selection, o contextvars.Options) (*co
 	if n := lineCount(content); s.StartLine < 1 || s.EndLine < s.StartLine || s.EndLine > n {
 		return nil, fmt.Errorf("collecting the active editor: selection %s is outside %s (%d lines)", s, path, n)
 	}
-	start := offsetOf(content, s.StartLine, max(s.StartColumn, 1))
+	start := contextvars.OffsetOf(content, s.StartLine, max(s.StartColumn, 1))
 	var end int
 	if s.EndColumn == 0 {
 		_, end = lineBounds(content, s.EndLine, s.EndLine)
 	} else {
-		end = offsetOf(content, s.EndLine, s.EndColumn)
+		end = contextvars.OffsetOf(content, s.EndLine, s.EndColumn)
 	}
 	end = max(start, end)
-	sl, sc := positionOf(content, start)
-	el, ec := positionOf(content, end)
+	sl, sc := contextvars.PositionOf(content, start)
+	el, ec := contextvars.PositionOf(content, end)
 	e := &contextvars.Editor{
 		FilePath: abs, Language: languageOf(abs), Content: content,
 		CursorOffset: utf8.RuneCountInString(content[:end]),
@@ -66,6 +66,6 @@ func visibleSpan(content string, line int) *contextvars.Span {
 	last := min(n, first+visibleLines-1)
 	first = max(1, last-visibleLines+1)
 	start, end := lineBounds(content, first, last)
-	_, endCol := positionOf(content, end)
+	_, endCol := contextvars.PositionOf(content, end)
 	return &contextvars.Span{Content: content[start:end], StartLine: first, StartColumn: 1, EndLine: last, EndColumn: endCol}
 }
