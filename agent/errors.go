@@ -39,6 +39,9 @@ const (
 	// CodeRepositoryNotAllowed: the request's remote is on no repository's
 	// allow list.
 	CodeRepositoryNotAllowed = "REPOSITORY_NOT_ALLOWED"
+	// CodeStoreUnavailable: the gateway's store (its database) failed a
+	// read or a write; what it held is still there when it comes back.
+	CodeStoreUnavailable = "STORE_UNAVAILABLE"
 )
 
 // Codes of plan failures inside the stream.
@@ -144,6 +147,7 @@ var suggestions = map[string]string{
 	CodeDeclined:              "run the command again and accept to let the tool run",
 	CodeStateInvalid:          "echo the state of the action verbatim; run the command again for a fresh action",
 	CodeRateLimited:           "wait a moment and try again",
+	CodeStoreUnavailable:      "try again in a moment: the gateway's database did not answer, and the gateway recovers on its own once it is back",
 }
 
 // codeInfo is what a code implies: the HTTP status an error with it gets
@@ -182,6 +186,7 @@ var codes = map[string]codeInfo{
 	CodeUpstreamTimeout:           {status: http.StatusBadGateway},
 	CodeUpstreamNotConfigured:     {status: http.StatusServiceUnavailable},
 	CodeRepositoriesNotConfigured: {status: http.StatusServiceUnavailable},
+	CodeStoreUnavailable:          {status: http.StatusServiceUnavailable, recoverable: true},
 	CodeStepTimeout:               {status: http.StatusGatewayTimeout, recoverable: true},
 	CodePlanTimeout:               {status: http.StatusGatewayTimeout, recoverable: true},
 	// CodeCanceled has no status: its run ends without a word to a client

@@ -47,6 +47,7 @@ func TestCodeTable(t *testing.T) {
 		{CodeUpstreamTimeout, 502, SourceUpstream, false},
 		{CodeUpstreamNotConfigured, 503, SourceServer, false},
 		{CodeRepositoriesNotConfigured, 503, SourceServer, false},
+		{CodeStoreUnavailable, 503, SourceServer, true},
 		{CodeStepTimeout, 504, SourceServer, true},
 		{CodePlanTimeout, 504, SourceServer, true},
 		{CodeCanceled, 0, SourceServer, false},
