@@ -13,16 +13,12 @@ import (
 // state its run saved; without a handler the answer is polite and final.
 func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
 	fb := run.req.Action
-	ca := run.cmd.actionsByKey[run.feedback.Step]
-	if ca == nil {
-		return agent.Canceled(em.Text(politeAnswer(fb)))
-	}
-	h := ca.handlers[gesture(fb)]
+	h := run.handler()
 	if h == nil {
 		return agent.Canceled(em.Text(politeAnswer(fb)))
 	}
 	if run.debugging() {
-		run.logger().Debug("feedback", "action", ca.key, "gesture", gesture(fb))
+		run.logger().Debug("feedback", "action", run.feedback.Step, "gesture", gesture(fb))
 	}
 	if h.command != "" {
 		cmd, ok := run.agent.commands[h.command]
@@ -37,12 +33,37 @@ func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
 	if run.feedback.Run != "" {
 		run.id = run.feedback.Run
 	}
-	rep, err := run.runPlan(ctx, h.plan, em, run.loadState(ctx, run.feedback.Run))
+	rep, err := run.runPlan(ctx, h.plan, em, run.handlerState)
 	if err != nil {
 		return err
 	}
-	run.saveState(ctx, rep.State)
-	return nil
+	return run.saveState(ctx, rep.State)
+}
+
+// handler is the handler of the action this feedback answers, nil when
+// the action or its gesture has none.
+func (run *Run) handler() *compiledHandler {
+	ca := run.cmd.actionsByKey[run.feedback.Step]
+	if ca == nil {
+		return nil
+	}
+	return ca.handlers[gesture(run.req.Action)]
+}
+
+// loadHandlerState reads, before the stream, the state that the steps of
+// the action's handler start with: a store that fails is a 503
+// STORE_UNAVAILABLE rather than a handler that runs without its state.
+func (run *Run) loadHandlerState() error {
+	if run.feedback == nil || run.paused != nil {
+		return nil
+	}
+	h := run.handler()
+	if h == nil || h.command != "" {
+		return nil
+	}
+	var err error
+	run.handlerState, err = run.loadState(bgctx(), run.feedback.Run)
+	return err
 }
 
 // gesture names the handler a feedback asks for.

@@ -188,12 +188,12 @@ func (run *Run) savePause(ctx context.Context, rec *pauseRecord) error {
 		ttl = DefaultPauseTTL
 	}
 	if err := run.cfg.Store.Put(ctx, pauseKey(rec.ID), data, ttl); err != nil {
-		return agent.Internal(fmt.Errorf("saving a paused run: %w", err))
+		return err // STORE_UNAVAILABLE (checkedStore)
 	}
 	for _, w := range rec.Waiting {
 		if w.Frontend {
 			if err := run.cfg.Store.Put(ctx, clientCallKey(w.ClientID), []byte(rec.ID), ttl); err != nil {
-				return agent.Internal(fmt.Errorf("saving a paused run: %w", err))
+				return err
 			}
 		}
 	}
@@ -281,8 +281,14 @@ func fromNumbers(v any) any {
 	return v
 }
 
-// pauseGone is the error of an answer to a run that is no longer waiting.
+// pauseGone is the error of an answer to a run that is no longer waiting,
+// or, when the store failed, its STORE_UNAVAILABLE: the run may well be
+// waiting still.
 func pauseGone(err error) *agent.Error {
+	var e *agent.Error
+	if errors.As(err, &e) && e.Code == agent.CodeStoreUnavailable {
+		return e
+	}
 	msg := "the run this answers is no longer waiting: it was answered already, or it expired"
 	if !errors.Is(err, store.ErrNotFound) {
 		msg = "the paused run cannot be read"

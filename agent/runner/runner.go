@@ -80,6 +80,7 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 	if cfg.Kinds == nil {
 		cfg.Kinds = NewKinds()
 	}
+	cfg.Store = checked(cfg.Store)
 	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds)}
 }
 
@@ -131,6 +132,9 @@ type Run struct {
 	paused *pauseRecord
 	// planWait is the consent a tool step of the plan waits for.
 	planWait planWait
+	// handlerState is the state the run that sent the action saved, for
+	// the steps of the action's handler (loadHandlerState).
+	handlerState map[string]any
 }
 
 // Agent names the run's agent.
@@ -246,6 +250,9 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	run.fallbacks = cmd.model.FallbackModels
 	run.extra = withDefaults(req.Extra, cmd.model.Parameters)
 	run.input = run.inputData()
+	if err := run.loadHandlerState(); err != nil {
+		return nil, err
+	}
 	// Last: a request refused above leaves the paused run waiting.
 	if err := r.claimPause(run); err != nil {
 		return nil, err
@@ -511,8 +518,7 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 			}
 		}
 	}
-	run.saveState(ctx, state)
-	return nil
+	return run.saveState(ctx, state)
 }
 
 // renderEnv is the environment of the command's own actions: the template
