@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -193,4 +194,27 @@ func TestFeedbackStateStoreDown(t *testing.T) {
 	if got := rec.Transcript(); got != "handler 7" || rec.Err() != nil {
 		t.Fatalf("after the store came back: %q %+v", got, rec.Err())
 	}
+}
+
+// TestSaveStateStoreDown: a plan whose state for its action's handler
+// cannot be kept ends its stream with STORE_UNAVAILABLE after the action
+// (the failure was only logged, and the handler later ran without the
+// state).
+func TestSaveStateStoreDown(t *testing.T) {
+	st := newFlakyStore()
+	r, _ := testRunner(t, stateAgent, nil, RunnerConfig{Store: st})
+	st.fail("Put")
+	rec, err := runRequest(t, r, `{"agent":"s"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := rec.Frames()
+	kinds := make([]string, len(frames))
+	for i, f := range frames {
+		kinds[i] = f.Kind
+	}
+	if got := strings.Join(kinds, ","); got != "action,error,end" {
+		t.Fatalf("frames %s, want action,error,end", got)
+	}
+	wantStoreUnavailable(t, rec.Err())
 }
