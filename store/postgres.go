@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -181,10 +182,13 @@ func (p *Postgres) Put(ctx context.Context, key string, value []byte, ttl time.D
 	if value == nil {
 		value = []byte{} // NOT NULL: nil is stored as empty
 	}
-	_, err := p.pool.Exec(ctx, `INSERT INTO store (key, value, expires)
+	err := p.retry(func() error {
+		_, err := p.pool.Exec(ctx, `INSERT INTO store (key, value, expires)
 		VALUES ($1, $2, LEAST(COALESCE($3::bigint, `+pgNow+`)::numeric + $4::numeric, 9223372036854775807)::bigint)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
-		[]byte(key), value, p.clock(), int64(ttl))
+			[]byte(key), value, p.clock(), int64(ttl))
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: putting %q in %s: %w", key, p.name, err)
 	}
@@ -198,8 +202,10 @@ func (p *Postgres) Put(ctx context.Context, key string, value []byte, ttl time.D
 // Get implements Store.
 func (p *Postgres) Get(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
-	err := p.pool.QueryRow(ctx, `SELECT value FROM store WHERE key = $1 AND expires > COALESCE($2::bigint, `+pgNow+`)`,
-		[]byte(key), p.clock()).Scan(&value)
+	err := p.retry(func() error {
+		return p.pool.QueryRow(ctx, `SELECT value FROM store WHERE key = $1 AND expires > COALESCE($2::bigint, `+pgNow+`)`,
+			[]byte(key), p.clock()).Scan(&value)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -216,9 +222,11 @@ func (p *Postgres) Get(ctx context.Context, key string) ([]byte, error) {
 func (p *Postgres) Take(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
 	var live bool
-	err := p.pool.QueryRow(ctx, `DELETE FROM store WHERE key = $1
+	err := p.retry(func() error {
+		return p.pool.QueryRow(ctx, `DELETE FROM store WHERE key = $1
 		RETURNING value, expires > COALESCE($2::bigint, `+pgNow+`)`,
-		[]byte(key), p.clock()).Scan(&value, &live)
+			[]byte(key), p.clock()).Scan(&value, &live)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -254,4 +262,35 @@ func (p *Postgres) Sweep(ctx context.Context) (int64, error) {
 func (p *Postgres) Close() error {
 	p.pool.Close()
 	return nil
+}
+
+// retry runs op, and once more when it failed on a connection the server
+// had terminated (a restart, a failover, pg_terminate_backend): the pool's
+// idle connections are then all dead, so it is reset first, and the
+// statement runs on a new connection. A terminated connection ran nothing
+// of the statement (or rolled it back), so running it again is safe, Take
+// included; an error that may follow a commit (a connection lost after
+// the statement was sent) is not retried.
+func (p *Postgres) retry(op func() error) error {
+	err := op()
+	if !connTerminated(err) {
+		return err
+	}
+	p.pool.Reset()
+	return op()
+}
+
+// connTerminated reports whether err says the connection was dead before
+// the statement ran: the server's "terminating connection" errors (class
+// 57, operator intervention: admin or crash shutdown) or a failure before
+// anything was sent.
+func connTerminated(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
+	return pgconn.SafeToRetry(err)
 }
