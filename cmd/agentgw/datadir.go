@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -78,4 +82,54 @@ func prepareDataDir(dir string) (string, error) {
 		return "", fmt.Errorf("creating the store file: %w", err)
 	}
 	return path, nil
+}
+
+// secretFile is the action state secret a gateway made for itself, inside
+// the data directory, when the environment gives none.
+const secretFile = "state-secret"
+
+// dataDirSecret returns the action state secret kept in the data
+// directory, making a random one (0600) on the first start, so that
+// actions signed before a restart still verify after it. Two gateways
+// starting at once on one directory agree: the file appears whole (a hard
+// link of a written temporary file) and the one that loses the race reads
+// the winner's.
+func dataDirSecret(dir string) ([]byte, error) {
+	path := filepath.Join(dir, secretFile)
+	if b, err := readSecret(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return b, err
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, fmt.Errorf("making the action state secret: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, secretFile+".*") // 0600
+	if err != nil {
+		return nil, fmt.Errorf("making the action state secret: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(hex.EncodeToString(raw) + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("making the action state secret: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("making the action state secret: %w", err)
+	}
+	return readSecret(path)
+}
+
+// readSecret reads a secret file; an empty one is an error, not a secret.
+func readSecret(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the action state secret: %w", err)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil, fmt.Errorf("the action state secret %s is empty: delete it to make a new one", path)
+	}
+	return b, nil
 }

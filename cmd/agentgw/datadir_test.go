@@ -179,31 +179,68 @@ func TestNewStoreNoHome(t *testing.T) {
 }
 
 // TestRestartLosesNothing: a gateway stopped while a run waits for the
-// user's consent, and started again with the same data directory and
-// state secret, resumes that run: a restart loses nothing.
+// user's consent, and started again with the same data directory, resumes
+// that run: a restart loses nothing. With no state secret set, the one the
+// gateway made is kept in the data directory for the next start.
 func TestRestartLosesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+	}{
+		{"state secret set", map[string]string{"AGENTGW_STATE_SECRET": "the-secret", "PATH": os.Getenv("PATH")}},
+		{"no state secret", map[string]string{"PATH": os.Getenv("PATH")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "agents/deployer.yaml", deployerAgent)
+			up := httptest.NewServer(http.HandlerFunc(deployModel))
+			defer up.Close()
+			data := filepath.Join(dir, "data")
+			run := func(t *testing.T, body string) answer {
+				t.Helper()
+				cfg := testConfig(t, up.URL)
+				cfg.Agents = []string{filepath.Join(dir, "agents")}
+				cfg.Data = data
+				var got answer
+				// A subtest, so that its cleanup stops this gateway before the next starts.
+				t.Run("run", func(t *testing.T) { got = ask(t, startGateway(t, cfg, tc.env)+"/agents/deployer", body) })
+				return got
+			}
+			consent := run(t, `{"contextVariables":[{"name":"userInputPrompt","value":"ship it"}]}`).only(t)
+			if consent.Action != "confirm" || !strings.HasPrefix(consent.Data.Message, "Deploy the service?") {
+				t.Fatalf("consent %s %+v", consent.State, consent.Data)
+			}
+			resumed := run(t, `{"action":{"action":"confirm","state":`+string(consent.State)+`,"accepted":true}}`)
+			if e := resumed.errorFrame(); e != nil || !strings.Contains(resumed.text, `The tool said: {"callId":"call_1","status":"SUCCESS","result":"deployed",`) {
+				t.Fatalf("after the restart: %q, error %+v", resumed.text, e)
+			}
+		})
+	}
+}
+
+// TestDataDirSecret: the secret is made once (0600) and read back after;
+// an empty file is an error, never an empty key.
+func TestDataDirSecret(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "agents/deployer.yaml", deployerAgent)
-	up := httptest.NewServer(http.HandlerFunc(deployModel))
-	defer up.Close()
-	data := filepath.Join(dir, "data")
-	env := map[string]string{"AGENTGW_STATE_SECRET": "the-secret", "PATH": os.Getenv("PATH")}
-	run := func(t *testing.T, body string) answer {
-		t.Helper()
-		cfg := testConfig(t, up.URL)
-		cfg.Agents = []string{filepath.Join(dir, "agents")}
-		cfg.Data = data
-		var got answer
-		// A subtest, so that its cleanup stops this gateway before the next starts.
-		t.Run("run", func(t *testing.T) { got = ask(t, startGateway(t, cfg, env)+"/agents/deployer", body) })
-		return got
+	first, err := dataDirSecret(dir)
+	if err != nil || len(first) != 64 {
+		t.Fatalf("dataDirSecret = %q, %v; want 64 hex digits", first, err)
 	}
-	consent := run(t, `{"contextVariables":[{"name":"userInputPrompt","value":"ship it"}]}`).only(t)
-	if consent.Action != "confirm" || !strings.HasPrefix(consent.Data.Message, "Deploy the service?") {
-		t.Fatalf("consent %s %+v", consent.State, consent.Data)
+	again, err := dataDirSecret(dir)
+	if err != nil || string(again) != string(first) {
+		t.Errorf("second start: %q, %v; want %q", again, err, first)
 	}
-	resumed := run(t, `{"action":{"action":"confirm","state":`+string(consent.State)+`,"accepted":true}}`)
-	if e := resumed.errorFrame(); e != nil || !strings.Contains(resumed.text, `The tool said: {"callId":"call_1","status":"SUCCESS","result":"deployed",`) {
-		t.Fatalf("after the restart: %q, error %+v", resumed.text, e)
+	path := filepath.Join(dir, "state-secret")
+	if fi, err := os.Stat(path); err != nil || (runtime.GOOS != "windows" && fi.Mode() != 0o600) {
+		t.Errorf("%s: %v, want mode 0600", path, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the directory holds %d files, want the secret alone", len(entries))
+	}
+	if err := os.WriteFile(path, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := dataDirSecret(dir); err == nil || !strings.Contains(err.Error(), "is empty: delete it to make a new one") {
+		t.Errorf("empty file: %q, %v", b, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -66,7 +67,16 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	defer st.close()
 	secret := []byte(getenv(cfg.State.SecretEnv))
-	if len(secret) == 0 {
+	switch {
+	case len(secret) > 0:
+	case st.dataDir != "":
+		// The run a restart finds in the store must still verify.
+		if secret, err = dataDirSecret(st.dataDir); err != nil {
+			return fmt.Errorf("data directory %s: %w", st.dataDir, err)
+		}
+		log.Info("no action state secret set: using the one kept in the data directory, so replicas on other hosts cannot verify each other's actions",
+			"env", cfg.State.SecretEnv, "path", filepath.Join(st.dataDir, secretFile))
+	default:
 		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
 	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
@@ -165,6 +175,9 @@ func gatewaySecrets(cfg *Config, getenv func(string) string) []string {
 type openStore struct {
 	store.Store
 	close func()
+	// dataDir is the data directory the store is in, "" for a store
+	// configured elsewhere.
+	dataDir string
 }
 
 // newStore opens the configured store: PostgreSQL (store.url), a SQLite
@@ -185,7 +198,7 @@ func newStore(ctx context.Context, cfg *Config, getenv func(string) string, goos
 		log.Info("store: memory (a restart loses paused runs and plan state)")
 		return &openStore{Store: store.NewMemory(), close: func() {}}, nil
 	}
-	path := cfg.Store.Path
+	path, dataDir := cfg.Store.Path, ""
 	if path == "" {
 		dir := cfg.Data
 		if dir == "" {
@@ -199,14 +212,14 @@ func newStore(ctx context.Context, cfg *Config, getenv func(string) string, goos
 		if err != nil {
 			return nil, fmt.Errorf("data directory %s: %w", dir, err)
 		}
-		path = p
+		path, dataDir = p, dir
 	}
 	s, err := store.OpenSQLite(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	log.Info("store: SQLite", "path", path)
-	return &openStore{Store: s, close: func() { _ = s.Close() }}, nil
+	return &openStore{Store: s, close: func() { _ = s.Close() }, dataDir: dataDir}, nil
 }
 
 // newRepos builds the server-side repositories for git steps, or nil when
