@@ -159,7 +159,11 @@ func startGateway(ctx context.Context, ps *procSet, name, bin, agents, upstream 
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"serve", "--addr", addr, "--agents", agents, "--upstream", upstream, "--debug-addr", debug}
+	// A data directory of its own in the work directory: never the user's
+	// state directory, and the gateway's default store (SQLite) as an
+	// operator runs it.
+	data := filepath.Join(ps.dir, name+"-data")
+	args := []string{"serve", "--addr", addr, "--agents", agents, "--upstream", upstream, "--debug-addr", debug, "--data", data}
 	p, err := ps.start(ctx, name, bin, args, append(env, "AGENTGW_LOG_FORMAT=json"), addr, false)
 	if err != nil {
 		return nil, err

@@ -22,9 +22,12 @@ import (
 // Config is the gateway configuration file (configs/gateway.yaml documents
 // every key).
 type Config struct {
-	Addr                    string         `yaml:"addr"`
-	DebugAddr               string         `yaml:"debugAddr"`
-	PublicURL               string         `yaml:"publicURL"`
+	Addr      string `yaml:"addr"`
+	DebugAddr string `yaml:"debugAddr"`
+	PublicURL string `yaml:"publicURL"`
+	// Data is the data directory: the default store is the SQLite file
+	// agentgw.db in it. "" is the user's state directory (defaultDataDir).
+	Data                    string         `yaml:"data"`
 	Agents                  []string       `yaml:"agents"`
 	AllowRequestDefinitions bool           `yaml:"allowRequestDefinitions"`
 	Upstream                UpstreamConfig `yaml:"upstream"`
@@ -55,10 +58,15 @@ type ToolsConfig struct {
 	PauseTTL Duration `yaml:"pauseTTL"`
 }
 
-// StoreConfig is where paused runs and plan state are kept.
+// StoreConfig is where paused runs and plan state are kept. With none of
+// its keys set, they are in the SQLite file agentgw.db of the data
+// directory.
 type StoreConfig struct {
-	// Path is a SQLite file replicas on one host share; "" keeps them in
-	// this process's memory.
+	// Memory keeps them in this process's memory: a restart loses them
+	// (for tests and throwaway runs).
+	Memory bool `yaml:"memory"`
+	// Path is a SQLite file replicas on one host share, instead of the
+	// data directory's.
 	Path string `yaml:"path"`
 	// URL is a PostgreSQL database (postgres://…) replicas on any hosts
 	// share. It may hold a password: it is logged redacted.
@@ -172,6 +180,7 @@ func overlayFile(cfg *Config, path string) error {
 	}
 	relativeTo(dir, &cfg.Git.CacheDir)
 	relativeTo(dir, &cfg.Store.Path)
+	relativeTo(dir, &cfg.Data)
 	return nil
 }
 
@@ -234,6 +243,16 @@ func envOverlay(cfg *Config, getenv func(string) string) error {
 			*d = Duration(t)
 		}
 	}
+	if v := getenv("AGENTGW_DATA"); v != "" {
+		cfg.Data = v
+	}
+	if v := getenv("AGENTGW_STORE_MEMORY"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("AGENTGW_STORE_MEMORY: %q is not true or false", v)
+		}
+		cfg.Store.Memory = b
+	}
 	if v := getenv("AGENTGW_STORE_URL"); v != "" {
 		cfg.Store.URL = v
 	}
@@ -286,6 +305,9 @@ func (c *Config) validate() error {
 		if c.Store.Path != "" {
 			errs = append(errs, errors.New("store.url and store.path are both set: choose PostgreSQL or SQLite"))
 		}
+	}
+	if c.Store.Memory && (c.Store.URL != "" || c.Store.Path != "") {
+		errs = append(errs, errors.New("store.memory is set with store.url or store.path: choose one store"))
 	}
 	switch strings.ToLower(c.Log.Format) {
 	case "", "auto", "text", "json":

@@ -26,6 +26,7 @@ type gatewayFlags struct {
 	agents   stringList
 	upstream string
 	debug    string
+	data     string
 	// readHeader and readBody bound reading a request's headers and body.
 	readHeader time.Duration
 	readBody   time.Duration
@@ -40,6 +41,7 @@ func newGatewayFlags(name string, stderr io.Writer) *gatewayFlags {
 	g.fs.Var(&g.agents, "agents", "agent definition `DIR` or file; repeatable (env AGENTGW_AGENTS, a path list); default: the embedded examples")
 	g.fs.StringVar(&g.upstream, "upstream", "", "model platform base `URL`; /chat/completions is appended (env AGENTGW_UPSTREAM_URL)")
 	g.fs.StringVar(&g.debug, "debug-addr", "", "serve pprof and expvar on this separate `address`, e.g. 127.0.0.1:6060 (env AGENTGW_DEBUG_ADDR)")
+	g.fs.StringVar(&g.data, "data", "", "data `DIR`: the store is the SQLite file agentgw.db in it (env AGENTGW_DATA, default the user's state directory, e.g. ~/.local/state/agentgw)")
 	g.fs.DurationVar(&g.readHeader, "read-header-timeout", 0, "bound on reading a request's headers (env AGENTGW_READ_HEADER_TIMEOUT, default 10s)")
 	g.fs.DurationVar(&g.readBody, "body-read-timeout", 0, "bound on reading a request's body, not its stream (env AGENTGW_BODY_READ_TIMEOUT, default 30s)")
 	return g
@@ -74,6 +76,8 @@ func (g *gatewayFlags) load(getenv func(string) string) (*Config, error) {
 			cfg.Upstream.URL = g.upstream
 		case "debug-addr":
 			cfg.DebugAddr = g.debug
+		case "data":
+			cfg.Data = g.data
 		case "read-header-timeout":
 			cfg.Server.ReadHeaderTimeout = Duration(g.readHeader)
 		case "body-read-timeout":

@@ -85,6 +85,8 @@ func testConfig(t *testing.T, upstream string) *Config {
 		t.Fatal(err)
 	}
 	cfg.Addr = "127.0.0.1:0"
+	// Never the user's state directory: a directory of the test's own.
+	cfg.Data = t.TempDir()
 	cfg.Upstream.URL = upstream
 	cfg.Server.ShutdownGrace = Duration(5 * time.Second)
 	return cfg

@@ -18,7 +18,7 @@ var version = ""
 const usage = `agentgw — an IDE copilot agent gateway
 
 Usage:
-  agentgw serve   [--addr :18080] [--agents DIR]... [--upstream URL] [--config FILE]
+  agentgw serve   [--addr :18080] [--agents DIR]... [--upstream URL] [--config FILE] [--data DIR]
   agentgw chat    [--url http://localhost:18080] [--agent NAME] [--command NAME] [--file F --selection L1:C1-L2:C2]
                   [--dir D] [--interactive|--once] [--allow-tools] [PROMPT]
   agentgw lint    [DIR|FILE]...

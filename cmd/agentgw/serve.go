@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -59,13 +61,22 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
-	st, err := newStore(ctx, cfg, log)
+	st, err := newStore(ctx, cfg, getenv, runtime.GOOS, log)
 	if err != nil {
 		return err
 	}
 	defer st.close()
 	secret := []byte(getenv(cfg.State.SecretEnv))
-	if len(secret) == 0 {
+	switch {
+	case len(secret) > 0:
+	case st.dataDir != "":
+		// The run a restart finds in the store must still verify.
+		if secret, err = dataDirSecret(st.dataDir); err != nil {
+			return fmt.Errorf("data directory %s: %w", st.dataDir, err)
+		}
+		log.Info("no action state secret set: using the one kept in the data directory, so replicas on other hosts cannot verify each other's actions",
+			"env", cfg.State.SecretEnv, "path", filepath.Join(st.dataDir, secretFile))
+	default:
 		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
 	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
@@ -164,27 +175,51 @@ func gatewaySecrets(cfg *Config, getenv func(string) string) []string {
 type openStore struct {
 	store.Store
 	close func()
+	// dataDir is the data directory the store is in, "" for a store
+	// configured elsewhere.
+	dataDir string
 }
 
-// newStore opens the configured PostgreSQL or SQLite store, or keeps
-// things in memory. The PostgreSQL URL is logged without its password.
-func newStore(ctx context.Context, cfg *Config, log *slog.Logger) (*openStore, error) {
-	if cfg.Store.URL != "" {
+// newStore opens the configured store: PostgreSQL (store.url), a SQLite
+// file (store.path), memory (store.memory), else the SQLite file
+// agentgw.db in the data directory (cfg.Data, default the user's state
+// directory on goos), so that a restart loses nothing. It logs which store
+// and where; the PostgreSQL URL without its password.
+func newStore(ctx context.Context, cfg *Config, getenv func(string) string, goos string, log *slog.Logger) (*openStore, error) {
+	switch {
+	case cfg.Store.URL != "":
 		p, err := store.OpenPostgres(ctx, cfg.Store.URL)
 		if err != nil {
 			return nil, err // it names the URL redacted
 		}
 		log.Info("store: PostgreSQL", "url", store.RedactURL(cfg.Store.URL))
 		return &openStore{Store: p, close: func() { _ = p.Close() }}, nil
-	}
-	if cfg.Store.Path == "" {
+	case cfg.Store.Memory:
+		log.Info("store: memory (a restart loses paused runs and plan state)")
 		return &openStore{Store: store.NewMemory(), close: func() {}}, nil
 	}
-	s, err := store.OpenSQLite(cfg.Store.Path)
+	path, dataDir := cfg.Store.Path, ""
+	if path == "" {
+		dir := cfg.Data
+		if dir == "" {
+			d, err := defaultDataDir(goos, getenv)
+			if err != nil {
+				return nil, fmt.Errorf("data directory: %w", err)
+			}
+			dir = d
+		}
+		p, err := prepareDataDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("data directory %s: %w", dir, err)
+		}
+		path, dataDir = p, dir
+	}
+	s, err := store.OpenSQLite(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	return &openStore{Store: s, close: func() { _ = s.Close() }}, nil
+	log.Info("store: SQLite", "path", path)
+	return &openStore{Store: s, close: func() { _ = s.Close() }, dataDir: dataDir}, nil
 }
 
 // newRepos builds the server-side repositories for git steps, or nil when
