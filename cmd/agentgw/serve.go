@@ -47,7 +47,18 @@ func cmdServe(args []string, getenv func(string) string, stderr io.Writer) int {
 // serve runs the gateway until ctx ends. When ready is not nil it receives
 // the listening address (tests use it).
 func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *slog.Logger, ready chan<- string) error {
-	client, err := newLLM(cfg, getenv, log)
+	st, err := newStore(ctx, cfg, getenv, runtime.GOOS, log)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	secret, err := stateSecret(cfg, getenv, st, log)
+	if err != nil {
+		return err
+	}
+	// The secret kept in the data directory is a credential the upstream
+	// client must redact too (one from the environment it finds itself).
+	client, err := newLLM(cfg, getenv, log, string(secret))
 	if err != nil {
 		return err
 	}
@@ -61,24 +72,6 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
-	st, err := newStore(ctx, cfg, getenv, runtime.GOOS, log)
-	if err != nil {
-		return err
-	}
-	defer st.close()
-	secret := []byte(getenv(cfg.State.SecretEnv))
-	switch {
-	case len(secret) > 0:
-	case st.dataDir != "":
-		// The run a restart finds in the store must still verify.
-		if secret, err = dataDirSecret(st.dataDir); err != nil {
-			return fmt.Errorf("data directory %s: %w", st.dataDir, err)
-		}
-		log.Info("no action state secret set: using the one kept in the data directory, so replicas on other hosts cannot verify each other's actions",
-			"env", cfg.State.SecretEnv, "path", filepath.Join(st.dataDir, secretFile))
-	default:
-		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
-	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
 		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
@@ -116,6 +109,28 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	return srv.Serve(ctx, ln, grace)
 }
 
+// stateSecret is the key that signs action state: the environment's, else
+// the one kept in the data directory (so that a run a restart finds in the
+// store still verifies), else a random one for this process (nil: the
+// signer makes it).
+func stateSecret(cfg *Config, getenv func(string) string, st *openStore, log *slog.Logger) ([]byte, error) {
+	secret := []byte(getenv(cfg.State.SecretEnv))
+	var err error
+	switch {
+	case len(secret) > 0:
+	case st.dataDir != "":
+		// The run a restart finds in the store must still verify.
+		if secret, err = dataDirSecret(st.dataDir); err != nil {
+			return nil, fmt.Errorf("data directory %s: %w", st.dataDir, err)
+		}
+		log.Info("no action state secret set: using the one kept in the data directory, so replicas on other hosts cannot verify each other's actions",
+			"env", cfg.State.SecretEnv, "path", filepath.Join(st.dataDir, secretFile))
+	default:
+		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
+	}
+	return secret, nil
+}
+
 func upstreamLabel(cfg *Config) string {
 	if cfg.Upstream.URL == "" {
 		return "none (model commands will say how to configure one)"
@@ -124,7 +139,7 @@ func upstreamLabel(cfg *Config) string {
 }
 
 // newLLM builds the upstream client, or nil when none is configured.
-func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger) (*llm.Client, error) {
+func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger, keptSecret string) (*llm.Client, error) {
 	u := cfg.Upstream
 	if u.URL == "" {
 		return nil, nil
@@ -133,6 +148,9 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger) (*llm.Cli
 		FirstByteTimeout: time.Duration(u.FirstByteTimeout), IdleTimeout: time.Duration(u.IdleTimeout),
 		Retry:          llm.RetryPolicy{Retries: u.Retries, Backoff: time.Duration(u.RetryBackoff), MaxBackoff: time.Duration(u.RetryMaxBackoff)},
 		FallbackModels: u.FallbackModels, Secrets: gatewaySecrets(cfg, getenv)}
+	if keptSecret != "" {
+		lc.Secrets = append(lc.Secrets, keptSecret)
+	}
 	if lc.Auth == llm.AuthKey {
 		lc.APIKey = getenv(u.KeyEnv)
 		if lc.APIKey == "" {

@@ -19,8 +19,8 @@ import (
 
 // TestUpstreamConfigReachesTheClient: the upstream section's retry policy
 // and fallback models shape the calls, and the gateway's other credentials
-// (inbound tokens, state secret, git tokens) are redacted from upstream
-// messages.
+// (inbound tokens, state secret, git tokens, the state secret kept in the
+// data directory) are redacted from upstream messages.
 func TestUpstreamConfigReachesTheClient(t *testing.T) {
 	var mu sync.Mutex
 	var models []string
@@ -34,7 +34,7 @@ func TestUpstreamConfigReachesTheClient(t *testing.T) {
 		models = append(models, b.Model)
 		mu.Unlock()
 		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprint(w, `{"error":{"message":"down; tokens seen: inbound-tok-1111 state-sec-2222 git-tok-3333 sk-key-4444"}}`)
+		fmt.Fprint(w, `{"error":{"message":"down; tokens seen: inbound-tok-1111 state-sec-2222 git-tok-3333 sk-key-4444 kept-sec-6666"}}`)
 	}))
 	t.Cleanup(srv.Close)
 	file := writeFile(t, t.TempDir(), "gw.yaml", fmt.Sprintf(`
@@ -58,7 +58,7 @@ git:
 		t.Fatal(err)
 	}
 	var logs syncbuf.Buffer
-	c, err := newLLM(cfg, envOf(env), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	c, err := newLLM(cfg, envOf(env), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), "kept-sec-6666")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ git:
 	if want := []string{"m", "m", "fb", "fb"}; !slices.Equal(models, want) {
 		t.Errorf("the upstream was asked for %q, want %q", models, want)
 	}
-	for _, secret := range []string{"inbound-tok-1111", "state-sec-2222", "git-tok-3333", "sk-key-4444"} {
+	for _, secret := range []string{"inbound-tok-1111", "state-sec-2222", "git-tok-3333", "sk-key-4444", "kept-sec-6666"} {
 		if strings.Contains(err.Error(), secret) || strings.Contains(logs.String(), secret) {
 			t.Errorf("%s leaked: %v\n%s", secret, err, logs.String())
 		}
