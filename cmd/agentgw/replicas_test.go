@@ -21,6 +21,7 @@ import (
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/internal/syncbuf"
+	"github.com/agentgw/agentgw/sse"
 )
 
 // replicaAgent has a system prompt and one tool that needs the user's
@@ -307,7 +308,7 @@ func TestThreeReplicas(t *testing.T) {
 		type result struct {
 			replica string
 			status  int
-			events  []streamEvent
+			body    []byte
 			err     error
 		}
 		start := make(chan struct{})
@@ -315,11 +316,16 @@ func TestThreeReplicas(t *testing.T) {
 		for _, r := range []*replica{b, c} {
 			go func() {
 				<-start
-				resp, events, err := readAgent(r.base+"/agents/deployer", feedback)
-				res := result{replica: r.name, events: events, err: err}
-				if resp != nil {
-					res.status = resp.StatusCode
+				res := result{replica: r.name}
+				resp, err := http.Post(r.base+"/agents/deployer", "application/json", strings.NewReader(feedback))
+				if err != nil {
+					res.err = err
+					results <- res
+					return
 				}
+				res.status = resp.StatusCode
+				res.body, res.err = io.ReadAll(resp.Body)
+				resp.Body.Close()
 				results <- res
 			}()
 		}
@@ -339,12 +345,34 @@ func TestThreeReplicas(t *testing.T) {
 		if len(resumed) != 1 || len(refused) != 1 {
 			t.Fatalf("%d replicas resumed and %d refused, want 1 and 1: %+v %+v", len(resumed), len(refused), resumed, refused)
 		}
-		if got := streamText(t, resumed[0].events); got != resumedText {
-			t.Errorf("%s resumed with %q, want %q", resumed[0].replica, got, resumedText)
+		var events []streamEvent
+		rd := sse.NewReader(bytes.NewReader(resumed[0].body))
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s's stream: %v\n%s", resumed[0].replica, err, resumed[0].body)
+			}
+			events = append(events, streamEvent{Name: ev.Name, Data: string(ev.Data)})
 		}
+		if got := streamText(t, events); got != resumedText || events[len(events)-1].Data != "[DONE]" {
+			t.Errorf("%s resumed with %q, want %q and the terminator:\n%s", resumed[0].replica, got, resumedText, resumed[0].body)
+		}
+		// The other is refused before any stream, in the protocol's error shape.
 		r := refused[0]
-		if r.status != http.StatusBadRequest || len(r.events) != 0 {
-			t.Errorf("%s refused with %d and %d events, want 400 and no stream", r.replica, r.status, len(r.events))
+		var refusal struct {
+			Type    string `json:"type"`
+			Content struct {
+				ErrorCode string `json:"errorCode"`
+				Message   string `json:"message"`
+			} `json:"content"`
+		}
+		const consumed = "the run this answers is no longer waiting: it was answered already, or it expired"
+		if err := json.Unmarshal(r.body, &refusal); err != nil || r.status != http.StatusBadRequest || refusal.Type != "ERROR_RESPONSE" ||
+			refusal.Content.ErrorCode != "STATE_INVALID" || refusal.Content.Message != consumed {
+			t.Errorf("%s refused with %d %s, want 400 STATE_INVALID %q", r.replica, r.status, r.body, consumed)
 		}
 		reqs := model.received()[before:]
 		if len(reqs) != 1 || !bytes.Contains(reqs[0], []byte(`"role":"tool"`)) || !bytes.Contains(reqs[0], []byte("Ship the search service.")) {
