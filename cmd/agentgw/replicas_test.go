@@ -1,0 +1,397 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/internal/pgtest"
+	"github.com/agentgw/agentgw/internal/syncbuf"
+	"github.com/agentgw/agentgw/sse"
+)
+
+// replicaAgent has a system prompt and one tool that needs the user's
+// consent.
+const replicaAgent = `name: deployer
+tools:
+  - name: deploy
+    description: Deploy the service.
+    runtime: native
+    entry: echo
+    command: deployed
+    env: [PATH]
+    permissionLevel: USER_CONSENT
+    userPrompt: "Deploy the service?"
+    parameters: {type: object, properties: {}}
+commands:
+  - name: default
+    tools: [deploy]
+    messageTemplates:
+      - role: system
+        template: "You deploy the team's services. Ask before you deploy."
+      - role: user
+        template: "{{ .userInputPrompt }}"
+    contextVariableCollectionStrategy:
+      type: specify
+      contextVariables:
+        - name: userInputPrompt
+`
+
+// plannerAgent saves state in a plan, then offers a confirm whose handler
+// answers with that state.
+const plannerAgent = `name: planner
+commands:
+  - name: default
+    steps:
+      - id: remember
+        set: {service: "billing", files: ["a.go", "b.go"]}
+      - id: ask
+        dependsOn: [remember]
+        action:
+          action: confirm
+          data: {title: "Deploy {{ .state.service }}?", message: "{{ len .state.files }} files changed"}
+          onAccept:
+            - id: say
+              reply: "deploying {{ .state.service }}: {{ join \",\" .state.files }}"
+`
+
+// scriptedModel is the upstream model every replica shares: a turn without
+// a tool result asks for deploy, a turn with one answers text. It keeps
+// every request body as it arrived.
+type scriptedModel struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	data, _ := io.ReadAll(r.Body)
+	m.mu.Lock()
+	m.bodies = append(m.bodies, data)
+	m.mu.Unlock()
+	var body struct {
+		Messages []struct {
+			Role string `json:"role"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
+		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, msg := range body.Messages {
+		if msg.Role == "tool" {
+			modelChunk(w, map[string]any{"role": "assistant", "content": "Deployed, "}, "")
+			modelChunk(w, map[string]any{"content": "as you allowed."}, "")
+			modelChunk(w, map[string]any{}, "stop")
+			fmt.Fprint(w, "data: [DONE]\n\n")
+			return
+		}
+	}
+	modelChunk(w, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+		"function": map[string]any{"name": "deploy", "arguments": "{}"}}}}, "")
+	modelChunk(w, map[string]any{}, "tool_calls")
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// received returns the request bodies so far.
+func (m *scriptedModel) received() [][]byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([][]byte(nil), m.bodies...)
+}
+
+// buildGateway builds this package's binary into dir, with the race
+// detector when the test binary has it.
+func buildGateway(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "agentgw")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// replica is one gateway process.
+type replica struct {
+	name   string
+	base   string // http://127.0.0.1:PORT
+	stderr *syncbuf.Buffer
+}
+
+// startReplica runs `agentgw serve` as a process on a free loopback port
+// (the one it logs it listens on), waits until its /healthz answers 200,
+// and stops it when the test ends: SIGINT, then SIGKILL if it has not
+// exited 10s later. A process that did not exit cleanly, or that the race
+// detector caught, fails the test.
+func startReplica(t *testing.T, name, bin string, env []string, args ...string) *replica {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = env
+	pr, pw := io.Pipe()
+	r := &replica{name: name, stderr: &syncbuf.Buffer{}}
+	cmd.Stderr = io.MultiWriter(r.stderr, pw)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	exited := make(chan error, 1)
+	go func() {
+		err := cmd.Wait()
+		pw.Close()
+		exited <- err
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		var err error
+		select {
+		case err = <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			err = fmt.Errorf("still running 10s after SIGINT, killed: %v", <-exited)
+		}
+		if err != nil {
+			t.Errorf("%s exited with %v; its log:\n%s", name, err, r.stderr.String())
+		}
+		if strings.Contains(r.stderr.String(), "DATA RACE") {
+			t.Errorf("%s: the race detector reported:\n%s", name, r.stderr.String())
+		}
+	})
+	// The JSON log line "agentgw listening" names the address.
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		var line struct {
+			Msg  string `json:"msg"`
+			Addr string `json:"addr"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "agentgw listening" {
+			r.base = "http://" + line.Addr
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if r.base == "" {
+		t.Fatalf("%s exited before it listened: %v; its log:\n%s", name, <-exited, r.stderr.String())
+	}
+	for attempt := 0; ; attempt++ {
+		resp, err := http.Get(r.base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return r
+			}
+		}
+		if attempt == 500 {
+			t.Fatalf("%s: /healthz never answered 200 (last: %v); its log:\n%s", name, err, r.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestThreeReplicas runs three gateway processes sharing one PostgreSQL
+// database (AGENTGW_STORE_URL), one action state secret
+// (AGENTGW_STATE_SECRET) and one upstream model, and shows a plugin cannot
+// tell which one answers: a confirm one replica sent is answered by
+// another; a consent pause one replica started is resumed by another,
+// with the model getting the whole conversation; and when two replicas get
+// the same resume at the same moment, exactly one of them resumes it.
+func TestThreeReplicas(t *testing.T) {
+	storeURL := pgtest.Schema(t) // skips, or fails under AGENTGW_REQUIRE_POSTGRES=1, without a server
+	bin := buildGateway(t, t.TempDir())
+
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "deployer.yaml", replicaAgent)
+	hello, err := configs.FS.ReadFile(configs.AgentsDir + "/hello.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, agents, "hello.yaml", string(hello))
+	writeFile(t, agents, "planner.yaml", plannerAgent)
+	model := &scriptedModel{}
+	up := httptest.NewServer(model)
+	defer up.Close()
+
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + filepath.Join(dir, "home"),
+		"XDG_STATE_HOME=" + filepath.Join(dir, "state"),
+		"AGENTGW_STORE_URL=" + storeURL,
+		"AGENTGW_STATE_SECRET=one secret for every replica",
+		"AGENTGW_LOG_FORMAT=json",
+	}
+	var reps []*replica
+	for _, name := range []string{"A", "B", "C"} {
+		reps = append(reps, startReplica(t, name, bin, env, "--agents", agents, "--upstream", up.URL))
+	}
+	a, b, c := reps[0], reps[1], reps[2]
+	for _, r := range reps {
+		if !strings.Contains(r.stderr.String(), `"msg":"store: PostgreSQL"`) {
+			t.Fatalf("replica %s does not use PostgreSQL; its log:\n%s", r.name, r.stderr.String())
+		}
+	}
+
+	t.Run("a confirm sent by A is answered by C", func(t *testing.T) {
+		tests := []struct {
+			name, agent, body, title, want string
+		}{
+			// The hello agent's version button: C verifies the state A signed.
+			{"hello", "hello", `{"contextVariables":[{"name":"userInfo","value":{"id":"ada@example.com","nickname":"Ada"}}]}`,
+				"Get version", "Noted. This action has no follow-up configured."},
+			// A plan's confirm: C's handler reads the state A's plan saved.
+			{"plan", "planner", `{}`, "Deploy billing?", "deploying billing: a.go,b.go"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				confirm := ask(t, a.base+"/agents/"+tt.agent, tt.body).only(t)
+				if confirm.Action != "confirm" || confirm.Data.Title != tt.title {
+					t.Fatalf("A sent %+v", confirm)
+				}
+				feedback := `{"action":{"action":"confirm","state":` + string(confirm.State) + `,"accepted":true}}`
+				got := ask(t, c.base+"/agents/"+tt.agent, feedback)
+				if e := got.errorFrame(); e != nil || got.text != tt.want {
+					t.Errorf("C answered %q, error %+v, want %q", got.text, e, tt.want)
+				}
+			})
+		}
+	})
+
+	// pause asks A to deploy and returns the consent's feedback.
+	pause := func(t *testing.T, question string) string {
+		t.Helper()
+		consent := ask(t, a.base+"/agents/deployer", `{"contextVariables":[{"name":"userInputPrompt","value":"`+question+`"}]}`).only(t)
+		if consent.Action != "confirm" || !strings.HasPrefix(consent.Data.Message, "Deploy the service?") {
+			t.Fatalf("A sent %s %+v, want the consent", consent.State, consent.Data)
+		}
+		return `{"action":{"action":"confirm","state":` + string(consent.State) + `,"accepted":true}}`
+	}
+	const resumedText = "\n> running deploy {}\nDeployed, as you allowed."
+
+	t.Run("a pause A started is resumed by B", func(t *testing.T) {
+		feedback := pause(t, "Ship the billing service.")
+		before := len(model.received())
+		got := ask(t, b.base+"/agents/deployer", feedback)
+		if e := got.errorFrame(); e != nil || got.text != resumedText {
+			t.Fatalf("B answered %q, error %+v", got.text, e)
+		}
+		reqs := model.received()[before:]
+		if len(reqs) != 1 {
+			t.Fatalf("the model got %d requests for the resumed turn, want 1", len(reqs))
+		}
+		// The whole conversation, as A began it: system prompt, question,
+		// the model's tool call and the tool's result.
+		// The tool's executionTime (milliseconds) is the one value that varies.
+		body := executionTime.ReplaceAll(reqs[0], []byte(`\"executionTime\":0`))
+		golden.Check(t, "testdata/replicas/resumed_request.json", indentJSON(t, body))
+	})
+
+	t.Run("B and C get the same resume at once: exactly one resumes it", func(t *testing.T) {
+		feedback := pause(t, "Ship the search service.")
+		before := len(model.received())
+		type result struct {
+			replica string
+			status  int
+			body    []byte
+			err     error
+		}
+		start := make(chan struct{})
+		results := make(chan result, 2)
+		for _, r := range []*replica{b, c} {
+			go func() {
+				<-start
+				res := result{replica: r.name}
+				resp, err := http.Post(r.base+"/agents/deployer", "application/json", strings.NewReader(feedback))
+				if err != nil {
+					res.err = err
+					results <- res
+					return
+				}
+				res.status = resp.StatusCode
+				res.body, res.err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+				results <- res
+			}()
+		}
+		close(start)
+		var resumed, refused []result
+		for range 2 {
+			res := <-results
+			if res.err != nil {
+				t.Fatalf("%s: %v", res.replica, res.err)
+			}
+			if res.status == http.StatusOK {
+				resumed = append(resumed, res)
+			} else {
+				refused = append(refused, res)
+			}
+		}
+		if len(resumed) != 1 || len(refused) != 1 {
+			t.Fatalf("%d replicas resumed and %d refused, want 1 and 1: %+v %+v", len(resumed), len(refused), resumed, refused)
+		}
+		var events []streamEvent
+		rd := sse.NewReader(bytes.NewReader(resumed[0].body))
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s's stream: %v\n%s", resumed[0].replica, err, resumed[0].body)
+			}
+			events = append(events, streamEvent{Name: ev.Name, Data: string(ev.Data)})
+		}
+		if got := streamText(t, events); got != resumedText || events[len(events)-1].Data != "[DONE]" {
+			t.Errorf("%s resumed with %q, want %q and the terminator:\n%s", resumed[0].replica, got, resumedText, resumed[0].body)
+		}
+		// The other is refused before any stream, in the protocol's error shape.
+		r := refused[0]
+		var refusal struct {
+			Type    string `json:"type"`
+			Content struct {
+				ErrorCode string `json:"errorCode"`
+				Message   string `json:"message"`
+			} `json:"content"`
+		}
+		const consumed = "the run this answers is no longer waiting: it was answered already, or it expired"
+		if err := json.Unmarshal(r.body, &refusal); err != nil || r.status != http.StatusBadRequest || refusal.Type != "ERROR_RESPONSE" ||
+			refusal.Content.ErrorCode != "STATE_INVALID" || refusal.Content.Message != consumed {
+			t.Errorf("%s refused with %d %s, want 400 STATE_INVALID %q", r.replica, r.status, r.body, consumed)
+		}
+		reqs := model.received()[before:]
+		if len(reqs) != 1 || !bytes.Contains(reqs[0], []byte(`"role":"tool"`)) || !bytes.Contains(reqs[0], []byte("Ship the search service.")) {
+			t.Errorf("the model got %d requests for the resumed turn, want 1:\n%s", len(reqs), bytes.Join(reqs, []byte("\n")))
+		}
+	})
+}
+
+// executionTime is a tool result's duration, as it appears escaped in the
+// tool message's content.
+var executionTime = regexp.MustCompile(`\\"executionTime\\":[0-9]+`)
+
+// indentJSON is data indented, for a golden file a reviewer can read.
+func indentJSON(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := json.Indent(&out, data, "", "  "); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, data)
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
+}
