@@ -119,6 +119,8 @@ type Config struct {
 	// MaxChanges is how many change log entries are kept; 0 means
 	// DefaultMaxChanges.
 	MaxChanges int
+	// Now is the clock; nil means time.Now (tests set it).
+	Now func() time.Time
 }
 
 // Defaults of Config.

@@ -56,7 +56,11 @@ var _ Repo = (*StoreRepo)(nil)
 
 // NewStoreRepo returns a Repo on st bounded by cfg.
 func NewStoreRepo(st Backend, cfg Config) *StoreRepo {
-	return &StoreRepo{st: st, cfg: cfg.withDefaults(), now: time.Now}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &StoreRepo{st: st, cfg: cfg.withDefaults(), now: now}
 }
 
 // record is what the store holds for an id.
