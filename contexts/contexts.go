@@ -41,6 +41,10 @@ var (
 	ErrBadID = errors.New("malformed context id")
 	// ErrBadOperation: an operation Apply does not know or cannot apply.
 	ErrBadOperation = errors.New("bad context operation")
+	// ErrTooLarge: UPDATE_STATE would make the state's JSON larger than
+	// Config.MaxBytes; nothing is written (messages are trimmed instead,
+	// but no part of a state can be dropped safely).
+	ErrTooLarge = errors.New("context state too large")
 )
 
 // idPattern is a context id: a UUID matches it too.
@@ -113,7 +117,8 @@ type Config struct {
 	// id stays taken; 0 means DefaultTTL.
 	TTL time.Duration
 	// MaxMessages and MaxBytes bound the stored messages; the oldest are
-	// dropped (and the change log says so). 0 means the defaults.
+	// dropped (and the change log says so). MaxBytes bounds the state's
+	// JSON too, apart. 0 means the defaults.
 	MaxMessages int
 	MaxBytes    int
 	// MaxChanges is how many change log entries are kept; 0 means

@@ -205,6 +205,9 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 		case OpUpdateState:
 			c.State = mergePatch(c.State, op.State)
 			ch.State = op.State
+			if data, err := json.Marshal(c.State); err != nil || len(data) > r.cfg.MaxBytes {
+				return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, r.cfg.MaxBytes)
+			}
 		case OpClearHistory:
 			c.Messages = []Message{}
 		}

@@ -139,6 +139,12 @@ func TestRepo(t *testing.T) {
 			{do: "changes", id: "c1", owner: alice, since: 2, want: `{"contextId":"c1","version":4,"changes":[{"version":3,"at":"2026-01-02T03:04:07Z","operation":"ADD_MESSAGE","messages":[{"role":"user","content":"three"},{"role":"assistant","content":"four"}],"dropped":1},{"version":4,"at":"2026-01-02T03:04:09Z","operation":"ADD_MESSAGE","messages":[{"role":"user","content":"a message of thirty bytes...."}],"dropped":3}],"truncated":false}`},
 			{do: "get", id: "c1", owner: alice, want: `{"contextId":"c1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:09Z","version":4,"owner":"alice","messages":[{"role":"user","content":"a message of thirty bytes...."}],"state":{},"metadata":{}}`},
 		}},
+		{"state over the limit writes nothing", Config{MaxBytes: 20}, []step{
+			{do: "create", id: "c1", owner: alice},
+			{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpUpdateState, State: map[string]any{"a": "0123456789"}}},
+			{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpUpdateState, State: map[string]any{"b": "x"}}, err: ErrTooLarge},
+			{do: "get", id: "c1", owner: alice, want: `{"contextId":"c1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:06Z","version":2,"owner":"alice","messages":[],"state":{"a":"0123456789"},"metadata":{}}`},
+		}},
 		{"clear history keeps state", Config{}, []step{
 			{do: "create", id: "c1", owner: alice},
 			{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpAddMessage, Messages: []Message{msg("user", "hi")}}},
@@ -237,5 +243,31 @@ func TestConcurrentWriters(t *testing.T) {
 				t.Fatalf("Get = %+v, %v; want version 2", c, err)
 			}
 		})
+	}
+}
+
+// TestStoredRecord pins the bytes the store holds for a context and for
+// a deleted id: what replicas of other versions read.
+func TestStoredRecord(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	r, _ := newRepo(t, st, Config{})
+	if _, err := r.Create(ctx, "c1", alice, map[string]any{"k": "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Apply(ctx, "c1", alice, Operation{Op: OpAddMessage, Messages: []Message{{Role: "assistant", Content: "x", ToolCalls: json.RawMessage(`[{"id":"1"}]`)}}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Get(ctx, "context/c1")
+	want := `{"context":{"contextId":"c1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":2,"owner":"alice","messages":[{"role":"assistant","content":"x","toolCalls":[{"id":"1"}]}],"state":{},"metadata":{"k":"v"}},` +
+		`"changes":[{"version":1,"at":"2026-01-02T03:04:05Z","operation":"CREATE"},{"version":2,"at":"2026-01-02T03:04:05Z","operation":"ADD_MESSAGE","messages":[{"role":"assistant","content":"x","toolCalls":[{"id":"1"}]}]}]}`
+	if err != nil || string(got) != want {
+		t.Fatalf("stored %s, %v\nwant %s", got, err, want)
+	}
+	if err := r.Delete(ctx, "c1", alice, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Get(ctx, "context/c1"); err != nil || string(got) != `{"deleted":true,"owner":"alice"}` {
+		t.Fatalf("tombstone %s, %v", got, err)
 	}
 }

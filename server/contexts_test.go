@@ -158,3 +158,26 @@ func TestContextsConcurrentPatch(t *testing.T) {
 		}
 	}
 }
+
+// TestContextsStateTooLarge: a state over contexts.maxBytes is 413 and
+// writes nothing.
+func TestContextsStateTooLarge(t *testing.T) {
+	t.Parallel()
+	clock := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	gw := newGateway(t, withServer(func(c *server.Config) {
+		c.Contexts = contexts.NewStoreRepo(store.NewMemory(), contexts.Config{Now: clock.Now, MaxBytes: 16})
+	}))
+	if status, body := call(t, gw, "POST", "/contexts", `{"contextId":"c"}`); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	status, body := call(t, gw, "PATCH", "/contexts/c", `{"operation":"UPDATE_STATE","state":{"a":"0123456789abcdef"}}`)
+	want := errBody("PAYLOAD_TOO_LARGE", `context \"c\": context state too large: over 16 bytes`, "client", false,
+		"keep less in the context's state, or ask the operator to raise contexts.maxBytes")
+	if status != 413 || body != want {
+		t.Fatalf("PATCH = %d %s\nwant 413 %s", status, body, want)
+	}
+	if status, body := call(t, gw, "GET", "/contexts/c/changes", ""); status != 200 ||
+		body != `{"contextId":"c","version":1,"changes":[{"version":1,"at":"2026-01-02T03:04:05Z","operation":"CREATE"}],"truncated":false}`+"\n" {
+		t.Fatalf("changes = %d %s", status, body)
+	}
+}

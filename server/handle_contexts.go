@@ -55,6 +55,9 @@ func contextError(id string, err error) error {
 			Suggest("GET /contexts/{id} to use it, or create one with another id")
 	case errors.Is(err, contexts.ErrConflict):
 		return agent.Errorf(agent.CodeContextConflict, "context %q has changed since that version", id)
+	case errors.Is(err, contexts.ErrTooLarge):
+		return agent.Errorf(agent.CodePayloadTooLarge, "context %q: %v", id, err).
+			Suggest("keep less in the context's state, or ask the operator to raise contexts.maxBytes")
 	case errors.Is(err, contexts.ErrBadOperation):
 		return agent.Errorf(agent.CodeBadRequest, "%v", err).
 			Suggest(`send {"operation":"UPDATE_STATE","state":{...},"version":N} or {"operation":"CLEAR_HISTORY"}`)
