@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -180,4 +183,57 @@ func TestContextsStateTooLarge(t *testing.T) {
 		body != `{"contextId":"c","version":1,"changes":[{"version":1,"at":"2026-01-02T03:04:05Z","operation":"CREATE"}],"truncated":false}`+"\n" {
 		t.Fatalf("changes = %d %s", status, body)
 	}
+}
+
+// FuzzContextPatch sends arbitrary PATCH bodies to a context: never a 5xx
+// or a panic; a 200 is the context at the next version, anything else a
+// well-formed ERROR_RESPONSE of a client code, and the context is unchanged.
+func FuzzContextPatch(f *testing.F) {
+	for _, s := range []string{
+		`{"operation":"UPDATE_STATE","state":{"a":1},"version":1}`,
+		`{"operation":"UPDATE_STATE","state":{"a":null,"o":{"x":[1,2]}}}`,
+		`{"operation":"CLEAR_HISTORY"}`, `{"operation":"ADD_MESSAGE"}`, `{"operation":"DELETE"}`,
+		`{"operation":"UPDATE_STATE"}`, `{"operation":"UPDATE_STATE","state":[]}`, `{"version":-1}`,
+		`{"operation":"CLEAR_HISTORY","version":99}`, `{"x":1}`, `{`, `[]`, `null`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	h, _ := newHandler(f, withServer(func(c *server.Config) {
+		c.Contexts = contexts.NewStoreRepo(store.NewMemory(), contexts.Config{MaxBytes: 256})
+	}))
+	var n int
+	f.Fuzz(func(t *testing.T, body []byte) {
+		n++
+		id := "c" + strconv.Itoa(n)
+		create := httptest.NewRequest(http.MethodPost, "/contexts", strings.NewReader(`{"contextId":"`+id+`"}`))
+		create.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, create)
+		if rec.Code != 201 {
+			t.Fatalf("create: %d %s", rec.Code, rec.Body)
+		}
+		req := httptest.NewRequest(http.MethodPatch, "/contexts/"+id, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var got struct {
+			Version int64 `json:"version"`
+			Type    string
+			Content struct{ ErrorCode string }
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatalf("%d: body %q is not JSON: %v", rec.Code, rec.Body, err)
+		}
+		switch {
+		case rec.Code == 200 && got.Version == 2:
+		case rec.Code >= 400 && rec.Code < 500 && got.Type == "ERROR_RESPONSE" && got.Content.ErrorCode != "":
+			get := httptest.NewRecorder()
+			h.ServeHTTP(get, httptest.NewRequest(http.MethodGet, "/contexts/"+id, nil))
+			if !strings.Contains(get.Body.String(), `"version":1,`) {
+				t.Fatalf("a refused PATCH (%d) changed the context: %s", rec.Code, get.Body)
+			}
+		default:
+			t.Fatalf("PATCH %q = %d %s", body, rec.Code, rec.Body)
+		}
+	})
 }
