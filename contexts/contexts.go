@@ -121,8 +121,8 @@ type Config struct {
 	// JSON too, apart. 0 means the defaults.
 	MaxMessages int
 	MaxBytes    int
-	// MaxChanges is how many change log entries are kept; 0 means
-	// DefaultMaxChanges.
+	// MaxChanges is how many change log entries are kept, and no more of
+	// them than MaxBytes of JSON; 0 means DefaultMaxChanges.
 	MaxChanges int
 	// Now is the clock; nil means time.Now (tests set it).
 	Now func() time.Time

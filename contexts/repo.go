@@ -211,10 +211,7 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 		case OpClearHistory:
 			c.Messages = []Message{}
 		}
-		rec.Changes = append(rec.Changes, ch)
-		if n := len(rec.Changes) - r.cfg.MaxChanges; n > 0 {
-			rec.Changes = append([]Change(nil), rec.Changes[n:]...)
-		}
+		rec.Changes = r.trimChanges(append(rec.Changes, ch))
 		ok, err := r.write(ctx, id, raw, rec)
 		if err != nil {
 			return nil, err
@@ -239,6 +236,27 @@ func (r *StoreRepo) trim(c *Context) int {
 	}
 	c.Messages = append([]Message{}, c.Messages[n:]...)
 	return n
+}
+
+// trimChanges drops the oldest entries of log beyond Config.MaxChanges
+// entries or Config.MaxBytes of JSON (the entries carry the messages and
+// state they added, so a log of MaxChanges entries alone could hold far
+// more than the context); the latest entry always stays.
+func (r *StoreRepo) trimChanges(log []Change) []Change {
+	size := 0
+	keep := 0
+	for i := len(log) - 1; i >= 0; i-- {
+		data, _ := json.Marshal(log[i])
+		size += len(data)
+		if keep > 0 && (keep >= r.cfg.MaxChanges || size > r.cfg.MaxBytes) {
+			break
+		}
+		keep++
+	}
+	if keep == len(log) {
+		return log
+	}
+	return append([]Change(nil), log[len(log)-keep:]...)
 }
 
 // Delete implements Repo: the record becomes a tombstone until the TTL.
