@@ -245,7 +245,8 @@ func (p *Postgres) Take(ctx context.Context, key string) ([]byte, error) {
 // Swap implements Swapper with one statement: an UPDATE of the live row
 // holding old (of concurrent updates PostgreSQL lets the first through and
 // re-checks the others' WHERE on its result, which no longer holds old),
-// or, with old nil, an INSERT that replaces only an expired row.
+// or, with old nil, an INSERT that replaces only an expired row. A stored
+// swap counts as a Put for sweeping.
 func (p *Postgres) Swap(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
 	if value == nil {
 		value = []byte{}
@@ -270,6 +271,9 @@ func (p *Postgres) Swap(ctx context.Context, key string, old, value []byte, ttl 
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: swapping %q in %s: %w", key, p.name, err)
+	}
+	if n == 1 && p.puts.Add(1)%sweepEvery == 0 {
+		_, _ = p.Sweep(ctx) // as in Put
 	}
 	return n == 1, nil
 }

@@ -254,7 +254,8 @@ func (s *SQLite) Take(ctx context.Context, key string) ([]byte, error) {
 
 // Swap implements Swapper with one statement, which SQLite runs under the
 // database's write lock: an UPDATE of the live row holding old, or, with
-// old nil, an INSERT that replaces only an expired row.
+// old nil, an INSERT that replaces only an expired row. A stored swap
+// counts as a Put for sweeping.
 func (s *SQLite) Swap(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
 	if value == nil {
 		value = []byte{}
@@ -276,6 +277,9 @@ func (s *SQLite) Swap(ctx context.Context, key string, old, value []byte, ttl ti
 	n, err := res.RowsAffected()
 	if err != nil {
 		return false, fmt.Errorf("store: swapping %q in %s: %w", key, s.path, err)
+	}
+	if n == 1 && s.puts.Add(1)%sweepEvery == 0 {
+		_, _ = s.Sweep(ctx) // as in Put
 	}
 	return n == 1, nil
 }

@@ -76,13 +76,18 @@ func (m *Memory) Put(_ context.Context, key string, value []byte, ttl time.Durat
 	now := m.now()
 	m.items[key] = item{value: append([]byte(nil), value...), expires: now.Add(ttl)}
 	if m.puts++; m.puts%sweepEvery == 0 {
-		for k, it := range m.items {
-			if !now.Before(it.expires) {
-				delete(m.items, k)
-			}
-		}
+		m.sweep(now)
 	}
 	return nil
+}
+
+// sweep deletes the expired items; m.mu is held.
+func (m *Memory) sweep(now time.Time) {
+	for k, it := range m.items {
+		if !now.Before(it.expires) {
+			delete(m.items, k)
+		}
+	}
 }
 
 // Get implements Store.
@@ -109,7 +114,7 @@ func (m *Memory) Take(_ context.Context, key string) ([]byte, error) {
 	return it.value, nil // a copy made by Put, no longer held
 }
 
-// Swap implements Swapper.
+// Swap implements Swapper. A stored swap counts as a Put for sweeping.
 func (m *Memory) Swap(_ context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -120,6 +125,9 @@ func (m *Memory) Swap(_ context.Context, key string, old, value []byte, ttl time
 		return false, nil
 	}
 	m.items[key] = item{value: append([]byte{}, value...), expires: now.Add(ttl)}
+	if m.puts++; m.puts%sweepEvery == 0 {
+		m.sweep(now)
+	}
 	return true, nil
 }
 
