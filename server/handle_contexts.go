@@ -121,10 +121,10 @@ func (s *Server) getContext(c echo.Context) error {
 }
 
 // ifMatch is the version of an If-Match header ("3", "\"3\"" or
-// "W/\"3\""), 0 without one.
+// "W/\"3\""), 0 without one or with "*".
 func ifMatch(c echo.Context) (int64, error) {
 	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
-	if h == "" {
+	if h == "" || h == "*" { // "*": any current version
 		return 0, nil
 	}
 	v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
