@@ -42,6 +42,13 @@ const (
 	// CodeStoreUnavailable: the gateway's store (its database) failed a
 	// read or a write; what it held is still there when it comes back.
 	CodeStoreUnavailable = "STORE_UNAVAILABLE"
+	// CodeContextNotFound: a conversation context that does not exist,
+	// belongs to another caller, or was deleted.
+	CodeContextNotFound = "CONTEXT_NOT_FOUND"
+	// CodeContextConflict: a write named another version of the context
+	// than the stored one (or created an id that is taken); nothing was
+	// written.
+	CodeContextConflict = "CONTEXT_CONFLICT"
 )
 
 // Codes of plan failures inside the stream.
@@ -147,6 +154,8 @@ var suggestions = map[string]string{
 	CodeDeclined:              "run the command again and accept to let the tool run",
 	CodeStateInvalid:          "echo the state of the action verbatim; run the command again for a fresh action",
 	CodeRateLimited:           "wait a moment and try again",
+	CodeContextNotFound:       "POST /contexts creates a context; an id that was deleted or belongs to another caller cannot be used",
+	CodeContextConflict:       "GET the context (or its changes since your version) and retry the write on the current version",
 	CodeStoreUnavailable:      "try again in a moment: the gateway's database did not answer, and the gateway recovers on its own once it is back",
 }
 
@@ -168,6 +177,8 @@ var codes = map[string]codeInfo{
 	CodeAgentNotFound:             {status: http.StatusNotFound},
 	CodeCommandNotFound:           {status: http.StatusNotFound},
 	CodeNotFound:                  {status: http.StatusNotFound},
+	CodeContextNotFound:           {status: http.StatusNotFound},
+	CodeContextConflict:           {status: http.StatusConflict, recoverable: true},
 	CodeMethodNotAllowed:          {status: http.StatusMethodNotAllowed},
 	CodePayloadTooLarge:           {status: http.StatusRequestEntityTooLarge},
 	CodeUnsupportedMediaType:      {status: http.StatusUnsupportedMediaType},

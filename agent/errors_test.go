@@ -29,6 +29,8 @@ func TestCodeTable(t *testing.T) {
 		{CodeAgentNotFound, 404, SourceClient, false},
 		{CodeCommandNotFound, 404, SourceClient, false},
 		{CodeNotFound, 404, SourceClient, false},
+		{CodeContextNotFound, 404, SourceClient, false},
+		{CodeContextConflict, 409, SourceClient, true},
 		{CodeMethodNotAllowed, 405, SourceClient, false},
 		{CodePayloadTooLarge, 413, SourceClient, false},
 		{CodeUnsupportedMediaType, 415, SourceClient, false},

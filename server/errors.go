@@ -101,7 +101,7 @@ func suggestion(e *agent.Error) string {
 }
 
 // endpoints lists the gateway's routes.
-const endpoints = "POST /agent, POST /agents/{name}, GET /agents, GET /agents/{name}, GET /healthz"
+const endpoints = "POST /agent, POST /agents/{name}, GET /agents, GET /agents/{name}, GET /healthz, POST /contexts, GET|PATCH|DELETE /contexts/{id}, GET /contexts/{id}/changes"
 
 // routeNotFound is the error of a path no route serves.
 func routeNotFound() *agent.Error {

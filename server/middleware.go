@@ -164,10 +164,12 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		tok := h.Get(HeaderToken)
 		h.Del(HeaderToken)
 		if tok != "" && s.validToken(tok) {
+			c.Set(keyCaller, tokenOwner(tok))
 			return next(c)
 		}
 		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && s.validToken(tok) {
 			h.Del("Authorization")
+			c.Set(keyCaller, tokenOwner(tok))
 			return next(c)
 		}
 		return agent.Errorf(agent.CodeUnauthorized, "missing or wrong gateway token").

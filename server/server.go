@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -47,6 +48,8 @@ type Config struct {
 	// MCP, when set, serves the Model Context Protocol (streamable HTTP)
 	// at /mcp.
 	MCP http.Handler
+	// Contexts, when set, serves the conversation contexts at /contexts.
+	Contexts contexts.Repo
 }
 
 // Server is the gateway's HTTP server.
@@ -101,6 +104,13 @@ func New(cfg Config) *Server {
 	e.GET("/agents/:name", s.getAgent)
 	e.POST("/agent", s.postAgent)
 	e.POST("/agents/:name", s.postAgent)
+	if cfg.Contexts != nil {
+		e.POST("/contexts", s.createContext)
+		e.GET("/contexts/:id", s.getContext)
+		e.PATCH("/contexts/:id", s.patchContext)
+		e.DELETE("/contexts/:id", s.deleteContext)
+		e.GET("/contexts/:id/changes", s.contextChanges)
+	}
 	if cfg.MCP != nil {
 		e.Any("/mcp", s.withBody(cfg.MCP))
 	}

@@ -264,3 +264,117 @@ func takeRace(t *testing.T, stores []Store, keys, workers int) {
 		}
 	}
 }
+
+// TestSwap: Swap stores only over the value it names, or, with old nil,
+// over no live value; a lost swap writes nothing.
+func TestSwap(t *testing.T) {
+	ctx := context.Background()
+	type step struct {
+		put      string // put this value first (ttl a minute), unless ""
+		wait     time.Duration
+		old, val []byte
+		ok       bool
+		want     string // the value after; "-" for none
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"create", []step{{old: nil, val: []byte("1"), ok: true, want: "1"}}},
+		{"create over live loses", []step{{put: "1", old: nil, val: []byte("2"), ok: false, want: "1"}}},
+		{"create over expired", []step{{put: "1", wait: time.Minute, old: nil, val: []byte("2"), ok: true, want: "2"}}},
+		{"swap match", []step{{put: "1", old: []byte("1"), val: []byte("2"), ok: true, want: "2"}}},
+		{"swap mismatch", []step{{put: "1", old: []byte("0"), val: []byte("2"), ok: false, want: "1"}}},
+		{"swap missing", []step{{old: []byte("1"), val: []byte("2"), ok: false, want: "-"}}},
+		{"swap expired", []step{{put: "1", wait: time.Minute, old: []byte("1"), val: []byte("2"), ok: false, want: "-"}}},
+		{"swap twice from one value", []step{
+			{put: "1", old: []byte("1"), val: []byte("2"), ok: true, want: "2"},
+			{old: []byte("1"), val: []byte("3"), ok: false, want: "2"}}},
+		{"empty old is a value", []step{{put: "", old: []byte{}, val: []byte("2"), ok: false, want: "-"}}},
+	}
+	for _, impl := range impls {
+		for _, tc := range cases {
+			t.Run(impl.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				c := newClock()
+				s := impl.open(t, c).(Swapper)
+				st := s.(Store)
+				for i, sp := range tc.steps {
+					if sp.put != "" {
+						if err := st.Put(ctx, "k", []byte(sp.put), time.Minute); err != nil {
+							t.Fatal(err)
+						}
+					}
+					c.Advance(sp.wait)
+					ok, err := s.Swap(ctx, "k", sp.old, sp.val, time.Hour)
+					if err != nil || ok != sp.ok {
+						t.Fatalf("step %d: Swap = %v, %v; want %v", i, ok, err, sp.ok)
+					}
+					got, err := st.Get(ctx, "k")
+					if sp.want == "-" {
+						if !errors.Is(err, ErrNotFound) {
+							t.Fatalf("step %d: Get = %q, %v; want not found", i, got, err)
+						}
+					} else if err != nil || string(got) != sp.want {
+						t.Fatalf("step %d: Get = %q, %v; want %q", i, got, err, sp.want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestConcurrentSwap: workers on two instances of one database all swap
+// from the same value; exactly one wins, and its value is stored.
+func TestConcurrentSwap(t *testing.T) {
+	ctx := context.Background()
+	for _, impl := range impls {
+		t.Run(impl.name, func(t *testing.T) {
+			s := impl.open(t, newClock())
+			stores := []Store{s}
+			switch s := s.(type) {
+			case *SQLite:
+				other := openTestSQLite(t, s.path)
+				other.now = s.now
+				stores = append(stores, other)
+			case *Postgres:
+				other := openTestPostgres(t, s.pool.Config().ConnString())
+				other.now = s.now
+				stores = append(stores, other)
+			}
+			for round := range 8 {
+				old := []byte(fmt.Sprint("v", round))
+				if err := s.Put(ctx, "k", old, time.Hour); err != nil {
+					t.Fatal(err)
+				}
+				var wins atomic.Int32
+				var winner atomic.Value
+				start := make(chan struct{})
+				var wg sync.WaitGroup
+				for w := range 8 {
+					sw := stores[w%len(stores)].(Swapper)
+					wg.Go(func() {
+						<-start
+						val := []byte(fmt.Sprint("w", w))
+						ok, err := sw.Swap(ctx, "k", old, val, time.Hour)
+						if err != nil {
+							t.Error(err)
+						}
+						if ok {
+							wins.Add(1)
+							winner.Store(string(val))
+						}
+					})
+				}
+				close(start)
+				wg.Wait()
+				if n := wins.Load(); n != 1 {
+					t.Fatalf("round %d: %d swaps won, want 1", round, n)
+				}
+				if got, err := s.Get(ctx, "k"); err != nil || string(got) != winner.Load() {
+					t.Fatalf("round %d: Get = %q, %v; want the winner's %q", round, got, err, winner.Load())
+				}
+			}
+		})
+	}
+}

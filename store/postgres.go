@@ -31,7 +31,10 @@ type Postgres struct {
 	puts atomic.Int64
 }
 
-var _ Store = (*Postgres)(nil)
+var (
+	_ Store   = (*Postgres)(nil)
+	_ Swapper = (*Postgres)(nil)
+)
 
 // postgresMigrations is the PostgreSQL schema, step by step (see
 // migration). Keys are bytea, not text: a key may hold any byte, NUL too.
@@ -237,6 +240,42 @@ func (p *Postgres) Take(ctx context.Context, key string) ([]byte, error) {
 		return nil, ErrNotFound
 	}
 	return nonNil(value), nil
+}
+
+// Swap implements Swapper with one statement: an UPDATE of the live row
+// holding old (of concurrent updates PostgreSQL lets the first through and
+// re-checks the others' WHERE on its result, which no longer holds old),
+// or, with old nil, an INSERT that replaces only an expired row. A stored
+// swap counts as a Put for sweeping.
+func (p *Postgres) Swap(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
+	if value == nil {
+		value = []byte{}
+	}
+	const exp = `LEAST(COALESCE($3::bigint, ` + pgNow + `)::numeric + $4::numeric, 9223372036854775807)::bigint`
+	var n int64
+	err := p.retry(func() error {
+		var tag pgconn.CommandTag
+		var err error
+		if old == nil {
+			tag, err = p.pool.Exec(ctx, `INSERT INTO store (key, value, expires) VALUES ($1, $2, `+exp+`)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires
+			WHERE store.expires <= COALESCE($3::bigint, `+pgNow+`)`,
+				[]byte(key), value, p.clock(), int64(ttl))
+		} else {
+			tag, err = p.pool.Exec(ctx, `UPDATE store SET value = $2, expires = `+exp+`
+			WHERE key = $1 AND value = $5 AND expires > COALESCE($3::bigint, `+pgNow+`)`,
+				[]byte(key), value, p.clock(), int64(ttl), old)
+		}
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: swapping %q in %s: %w", key, p.name, err)
+	}
+	if n == 1 && p.puts.Add(1)%sweepEvery == 0 {
+		_, _ = p.Sweep(ctx) // as in Put
+	}
+	return n == 1, nil
 }
 
 // nonNil is v, or an empty slice for nil: pgx scans an empty bytea as nil,

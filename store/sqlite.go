@@ -33,7 +33,10 @@ type SQLite struct {
 	puts atomic.Int64
 }
 
-var _ Store = (*SQLite)(nil)
+var (
+	_ Store   = (*SQLite)(nil)
+	_ Swapper = (*SQLite)(nil)
+)
 
 const (
 	// busyTimeout is how long a statement waits for another connection's
@@ -247,6 +250,38 @@ func (s *SQLite) Take(ctx context.Context, key string) ([]byte, error) {
 		return nil, ErrNotFound
 	}
 	return value, nil
+}
+
+// Swap implements Swapper with one statement, which SQLite runs under the
+// database's write lock: an UPDATE of the live row holding old, or, with
+// old nil, an INSERT that replaces only an expired row. A stored swap
+// counts as a Put for sweeping.
+func (s *SQLite) Swap(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
+	if value == nil {
+		value = []byte{}
+	}
+	now := s.now()
+	var res sql.Result
+	var err error
+	if old == nil {
+		res, err = s.db.ExecContext(ctx, `INSERT INTO store (key, value, expires) VALUES (?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires WHERE store.expires <= ?`,
+			key, value, expiry(now, ttl), now.UnixNano())
+	} else {
+		res, err = s.db.ExecContext(ctx, `UPDATE store SET value = ?, expires = ? WHERE key = ? AND value = ? AND expires > ?`,
+			value, expiry(now, ttl), key, old, now.UnixNano())
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: swapping %q in %s: %w", key, s.path, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: swapping %q in %s: %w", key, s.path, err)
+	}
+	if n == 1 && s.puts.Add(1)%sweepEvery == 0 {
+		_, _ = s.Sweep(ctx) // as in Put
+	}
+	return n == 1, nil
 }
 
 // Sweep deletes the expired rows and returns how many it deleted. Put calls

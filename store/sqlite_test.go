@@ -256,3 +256,35 @@ func TestSQLiteForeignMigrations(t *testing.T) {
 		t.Errorf("OpenSQLite = %v", err)
 	}
 }
+
+// TestSwapSweeps: a store written only by Swap (contexts) still sweeps
+// its expired rows every sweepEvery stored writes, in memory and SQLite.
+func TestSwapSweeps(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	m := NewMemory()
+	m.now = c.Now
+	s := openTestSQLite(t, filepath.Join(t.TempDir(), "swap.db"))
+	s.now = c.Now
+	for _, st := range []Store{m, s} {
+		sw := st.(Swapper)
+		for i := range 10 {
+			if ok, err := sw.Swap(ctx, fmt.Sprint("old", i), nil, nil, time.Second); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+		}
+		c.Advance(time.Second)
+		for i := range sweepEvery - 10 {
+			if ok, err := sw.Swap(ctx, fmt.Sprint("new", i), nil, nil, time.Minute); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+		}
+		n := m.Len()
+		if st == Store(s) {
+			n = countRows(t, s)
+		}
+		if n != sweepEvery-10 {
+			t.Errorf("%T: %d items after %d swaps, want the %d live ones", st, n, sweepEvery, sweepEvery-10)
+		}
+	}
+}

@@ -8,6 +8,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"sync"
@@ -29,6 +30,18 @@ type Store interface {
 	Take(ctx context.Context, key string) ([]byte, error)
 }
 
+// Swapper is implemented by every backend of this package: a
+// compare-and-swap on one key, what optimistic concurrency (a versioned
+// record several replicas write) needs on top of Put and Get.
+type Swapper interface {
+	// Swap stores value under key until ttl has passed if, atomically, the
+	// key's live value is old byte for byte, or, with old nil, the key
+	// holds no live value (missing or expired). It reports whether it
+	// stored: of several callers swapping one key from one old value, even
+	// on different replicas sharing the store, exactly one gets true.
+	Swap(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error)
+}
+
 // Memory is a Store in this process's memory. Replicas do not share it.
 type Memory struct {
 	mu    sync.Mutex
@@ -42,7 +55,10 @@ type item struct {
 	expires time.Time
 }
 
-var _ Store = (*Memory)(nil)
+var (
+	_ Store   = (*Memory)(nil)
+	_ Swapper = (*Memory)(nil)
+)
 
 // NewMemory returns an empty in-memory store.
 func NewMemory() *Memory {
@@ -60,13 +76,18 @@ func (m *Memory) Put(_ context.Context, key string, value []byte, ttl time.Durat
 	now := m.now()
 	m.items[key] = item{value: append([]byte(nil), value...), expires: now.Add(ttl)}
 	if m.puts++; m.puts%sweepEvery == 0 {
-		for k, it := range m.items {
-			if !now.Before(it.expires) {
-				delete(m.items, k)
-			}
-		}
+		m.sweep(now)
 	}
 	return nil
+}
+
+// sweep deletes the expired items; m.mu is held.
+func (m *Memory) sweep(now time.Time) {
+	for k, it := range m.items {
+		if !now.Before(it.expires) {
+			delete(m.items, k)
+		}
+	}
 }
 
 // Get implements Store.
@@ -91,6 +112,23 @@ func (m *Memory) Take(_ context.Context, key string) ([]byte, error) {
 		return nil, ErrNotFound
 	}
 	return it.value, nil // a copy made by Put, no longer held
+}
+
+// Swap implements Swapper. A stored swap counts as a Put for sweeping.
+func (m *Memory) Swap(_ context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	it, ok := m.items[key]
+	live := ok && now.Before(it.expires)
+	if old == nil && live || old != nil && (!live || !bytes.Equal(it.value, old)) {
+		return false, nil
+	}
+	m.items[key] = item{value: append([]byte{}, value...), expires: now.Add(ttl)}
+	if m.puts++; m.puts%sweepEvery == 0 {
+		m.sweep(now)
+	}
+	return true, nil
 }
 
 // Len counts the items held, expired ones included until swept.

@@ -37,6 +37,7 @@ type Config struct {
 	Plans                   PlansConfig    `yaml:"plans"`
 	Tools                   ToolsConfig    `yaml:"tools"`
 	Store                   StoreConfig    `yaml:"store"`
+	Contexts                ContextsConfig `yaml:"contexts"`
 	Git                     gitrepo.Config `yaml:"git"`
 	Log                     LogConfig      `yaml:"log"`
 }
@@ -71,6 +72,20 @@ type StoreConfig struct {
 	// URL is a PostgreSQL database (postgres://…) replicas on any hosts
 	// share. It may hold a password: it is logged redacted.
 	URL string `yaml:"url"`
+}
+
+// ContextsConfig bounds the conversation contexts (kept in the store).
+// Zero values take the defaults of package contexts.
+type ContextsConfig struct {
+	// TTL is how long a context lives after its last change, and how long
+	// a deleted id stays taken.
+	TTL Duration `yaml:"ttl"`
+	// MaxMessages and MaxBytes bound a context's stored messages; the
+	// oldest are dropped.
+	MaxMessages int `yaml:"maxMessages"`
+	MaxBytes    int `yaml:"maxBytes"`
+	// MaxChanges is how many change log entries a context keeps.
+	MaxChanges int `yaml:"maxChanges"`
 }
 
 // PlansConfig is how multi-step commands run.

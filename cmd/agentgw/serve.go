@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
@@ -85,7 +86,8 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
 		RateLimit: cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
-		MCP: mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
+		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
+		Contexts: contextRepo(st.Store, cfg.Contexts),
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -291,4 +293,16 @@ func splitTokens(s string) []string {
 		}
 	}
 	return out
+}
+
+// contextRepo is the conversation contexts' repository on st, nil (no
+// /contexts routes) for a store without Swap: every store of package
+// store has it.
+func contextRepo(st store.Store, cfg ContextsConfig) contexts.Repo {
+	b, ok := st.(contexts.Backend)
+	if !ok {
+		return nil
+	}
+	return contexts.NewStoreRepo(b, contexts.Config{TTL: time.Duration(cfg.TTL), MaxMessages: cfg.MaxMessages,
+		MaxBytes: cfg.MaxBytes, MaxChanges: cfg.MaxChanges})
 }

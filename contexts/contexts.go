@@ -1,0 +1,153 @@
+// Package contexts keeps conversation contexts (seed 000 section 8): a
+// conversation's stored messages, a state object plugins and plans share,
+// and metadata, owned by the caller that created it, versioned, with a
+// change log a second client catches up from. Contexts live in the
+// gateway's store (memory, SQLite or PostgreSQL), so every replica sharing
+// the store serves them; writes are optimistic: each names, or is checked
+// against, the version it read, and a stale one is a conflict that writes
+// nothing.
+package contexts
+
+import (
+	"encoding/json"
+	"errors"
+	"regexp"
+	"time"
+)
+
+// Operations of the change log and of Apply (seed 000 section 8).
+const (
+	// OpCreate is the change log's first entry.
+	OpCreate = "CREATE"
+	// OpAddMessage appends messages (the runner, after an answer).
+	OpAddMessage = "ADD_MESSAGE"
+	// OpUpdateState merges an object into the state.
+	OpUpdateState = "UPDATE_STATE"
+	// OpClearHistory drops every message, keeping state and metadata.
+	OpClearHistory = "CLEAR_HISTORY"
+	// OpDelete deletes the context; its id stays taken until the TTL.
+	OpDelete = "DELETE"
+)
+
+// Errors of the repository; the server maps them to the protocol's codes.
+var (
+	// ErrNotFound: no such context, another caller's, or deleted.
+	ErrNotFound = errors.New("context not found")
+	// ErrConflict: the write named another version than the stored one.
+	ErrConflict = errors.New("context version conflict")
+	// ErrExists: Create with an id that is taken (by the caller).
+	ErrExists = errors.New("context exists")
+	// ErrBadID: an id that is neither a UUID nor 1–128 of [A-Za-z0-9._:-].
+	ErrBadID = errors.New("malformed context id")
+	// ErrBadOperation: an operation Apply does not know or cannot apply.
+	ErrBadOperation = errors.New("bad context operation")
+	// ErrTooLarge: UPDATE_STATE would make the state's JSON larger than
+	// Config.MaxBytes; nothing is written (messages are trimmed instead,
+	// but no part of a state can be dropped safely).
+	ErrTooLarge = errors.New("context state too large")
+)
+
+// idPattern is a context id: a UUID matches it too.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// ValidID reports whether id may name a context.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Message is one stored turn, as the model saw it: a user's or the
+// assistant's text, an assistant's tool calls, or a tool's result.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// ToolCalls are an assistant message's calls, in the upstream's shape.
+	ToolCalls json.RawMessage `json:"toolCalls,omitempty"`
+	// ToolCallID is the call a tool message answers.
+	ToolCallID string `json:"toolCallId,omitempty"`
+}
+
+// size is what a message counts against Config.MaxBytes.
+func (m Message) size() int {
+	return len(m.Role) + len(m.Content) + len(m.ToolCalls) + len(m.ToolCallID)
+}
+
+// Context is a conversation context as the API returns it. Owner is the
+// hash of the caller's identity (see the server), never a raw token.
+type Context struct {
+	ID        string         `json:"contextId"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+	Version   int64          `json:"version"`
+	Owner     string         `json:"owner"`
+	Messages  []Message      `json:"messages"`
+	State     map[string]any `json:"state"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// Change is one entry of a context's change log: the version it made and
+// what it did. Dropped counts the oldest messages the limits dropped with
+// it.
+type Change struct {
+	Version   int64          `json:"version"`
+	At        time.Time      `json:"at"`
+	Operation string         `json:"operation"`
+	Messages  []Message      `json:"messages,omitempty"`
+	State     map[string]any `json:"state,omitempty"`
+	Dropped   int            `json:"dropped,omitempty"`
+}
+
+// Changes is a context's change log after a version.
+type Changes struct {
+	ID      string   `json:"contextId"`
+	Version int64    `json:"version"`
+	Changes []Change `json:"changes"`
+	// Truncated: entries after the asked version are no longer kept (the
+	// log keeps Config.MaxChanges); the client should GET the context.
+	Truncated bool `json:"truncated"`
+}
+
+// Operation is one write of Apply.
+type Operation struct {
+	Op       string         `json:"operation"`
+	Messages []Message      `json:"messages,omitempty"`
+	State    map[string]any `json:"state,omitempty"`
+}
+
+// Config bounds contexts. Zero fields take the defaults.
+type Config struct {
+	// TTL is how long a context lives after its last change, and a deleted
+	// id stays taken; 0 means DefaultTTL.
+	TTL time.Duration
+	// MaxMessages and MaxBytes bound the stored messages; the oldest are
+	// dropped (and the change log says so). MaxBytes bounds the state's
+	// JSON too, apart. 0 means the defaults.
+	MaxMessages int
+	MaxBytes    int
+	// MaxChanges is how many change log entries are kept, and no more of
+	// them than MaxBytes of JSON; 0 means DefaultMaxChanges.
+	MaxChanges int
+	// Now is the clock; nil means time.Now (tests set it).
+	Now func() time.Time
+}
+
+// Defaults of Config.
+const (
+	DefaultTTL         = 30 * 24 * time.Hour
+	DefaultMaxMessages = 200
+	DefaultMaxBytes    = 1 << 20
+	DefaultMaxChanges  = 256
+)
+
+func (c Config) withDefaults() Config {
+	if c.TTL <= 0 {
+		c.TTL = DefaultTTL
+	}
+	if c.MaxMessages <= 0 {
+		c.MaxMessages = DefaultMaxMessages
+	}
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.MaxChanges <= 0 {
+		c.MaxChanges = DefaultMaxChanges
+	}
+	return c
+}

@@ -1,0 +1,329 @@
+package contexts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agentgw/agentgw/store"
+)
+
+// Repo is where contexts are kept. Every method takes the caller's owner
+// identity: a context of another owner is ErrNotFound, as is a deleted
+// one. expect, where a method takes it, is the version the caller read; 0
+// checks nothing. A write whose expect is not the stored version is
+// ErrConflict and writes nothing.
+type Repo interface {
+	// Create makes a context; id "" makes a UUID. A taken id is ErrExists
+	// (the caller's) or ErrNotFound (another's, or deleted).
+	Create(ctx context.Context, id, owner string, metadata map[string]any) (*Context, error)
+	// Open returns the context, creating it (and reporting so) when the id
+	// is free: a request naming a new id of its own choosing.
+	Open(ctx context.Context, id, owner string) (c *Context, created bool, err error)
+	// Get returns the context.
+	Get(ctx context.Context, id, owner string) (*Context, error)
+	// Apply applies op and returns the context after it.
+	Apply(ctx context.Context, id, owner string, op Operation, expect int64) (*Context, error)
+	// Delete deletes the context; its id stays taken until the TTL.
+	Delete(ctx context.Context, id, owner string, expect int64) error
+	// Changes returns the change log after version since.
+	Changes(ctx context.Context, id, owner string, since int64) (*Changes, error)
+}
+
+// Backend is what StoreRepo needs of a store: every backend of package
+// store is one.
+type Backend interface {
+	store.Store
+	store.Swapper
+}
+
+// StoreRepo is a Repo on a store: each context is one record (the
+// context, its change log, or a tombstone) under "context/<id>", written
+// with Swap from the bytes it read, so of two concurrent writers, even on
+// different replicas, one wins and the other re-reads, and then, if it
+// named a version, conflicts.
+type StoreRepo struct {
+	st  Backend
+	cfg Config
+	now func() time.Time
+}
+
+var _ Repo = (*StoreRepo)(nil)
+
+// NewStoreRepo returns a Repo on st bounded by cfg.
+func NewStoreRepo(st Backend, cfg Config) *StoreRepo {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &StoreRepo{st: st, cfg: cfg.withDefaults(), now: now}
+}
+
+// record is what the store holds for an id.
+type record struct {
+	Deleted bool     `json:"deleted,omitempty"`
+	Context *Context `json:"context,omitempty"`
+	Changes []Change `json:"changes,omitempty"`
+	// Owner of a tombstone.
+	Owner string `json:"owner,omitempty"`
+}
+
+func key(id string) string { return "context/" + id }
+
+// maxSwaps bounds the retries of a write losing to other writers.
+const maxSwaps = 16
+
+// load reads id's record: raw nil when there is none.
+func (r *StoreRepo) load(ctx context.Context, id string) (raw []byte, rec *record, err error) {
+	if !ValidID(id) {
+		return nil, nil, ErrBadID
+	}
+	raw, err = r.st.Get(ctx, key(id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading context %s: %w", id, err)
+	}
+	rec = &record{}
+	if err := json.Unmarshal(raw, rec); err != nil {
+		return nil, nil, fmt.Errorf("decoding context %s: %w", id, err)
+	}
+	return raw, rec, nil
+}
+
+// live returns rec's context when owner may see it.
+func live(rec *record, owner string) (*Context, error) {
+	if rec == nil || rec.Deleted || rec.Context == nil || rec.Context.Owner != owner {
+		return nil, ErrNotFound
+	}
+	return rec.Context, nil
+}
+
+// write swaps rec in for old; false when another writer came first.
+func (r *StoreRepo) write(ctx context.Context, id string, old []byte, rec *record) (bool, error) {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return false, fmt.Errorf("encoding context %s: %w", id, err)
+	}
+	ok, err := r.st.Swap(ctx, key(id), old, data, r.cfg.TTL)
+	if err != nil {
+		return false, fmt.Errorf("writing context %s: %w", id, err)
+	}
+	return ok, nil
+}
+
+// Create implements Repo.
+func (r *StoreRepo) Create(ctx context.Context, id, owner string, metadata map[string]any) (*Context, error) {
+	if id == "" {
+		id = uuid.NewString()
+	}
+	c, created, err := r.open(ctx, id, owner, metadata)
+	if err == nil && !created {
+		return nil, ErrExists
+	}
+	return c, err
+}
+
+// Open implements Repo.
+func (r *StoreRepo) Open(ctx context.Context, id, owner string) (*Context, bool, error) {
+	return r.open(ctx, id, owner, nil)
+}
+
+func (r *StoreRepo) open(ctx context.Context, id, owner string, metadata map[string]any) (*Context, bool, error) {
+	for range maxSwaps {
+		raw, rec, err := r.load(ctx, id)
+		if err != nil {
+			return nil, false, err
+		}
+		if rec != nil {
+			c, err := live(rec, owner)
+			return c, false, err
+		}
+		now := r.now().UTC()
+		if metadata == nil {
+			metadata = map[string]any{}
+		}
+		c := &Context{ID: id, CreatedAt: now, UpdatedAt: now, Version: 1, Owner: owner,
+			Messages: []Message{}, State: map[string]any{}, Metadata: metadata}
+		rec = &record{Context: c, Changes: []Change{{Version: 1, At: now, Operation: OpCreate}}}
+		ok, err := r.write(ctx, id, raw, rec)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			return c, true, nil
+		}
+	}
+	return nil, false, fmt.Errorf("creating context %s: %w", id, ErrConflict)
+}
+
+// Get implements Repo.
+func (r *StoreRepo) Get(ctx context.Context, id, owner string) (*Context, error) {
+	_, rec, err := r.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return live(rec, owner)
+}
+
+// Apply implements Repo.
+func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, expect int64) (*Context, error) {
+	switch op.Op {
+	case OpAddMessage, OpUpdateState, OpClearHistory:
+	default:
+		return nil, fmt.Errorf("%w: %q (want %s, %s or %s)", ErrBadOperation, op.Op, OpAddMessage, OpUpdateState, OpClearHistory)
+	}
+	if op.Op == OpUpdateState && op.State == nil {
+		return nil, fmt.Errorf("%w: %s needs a state object", ErrBadOperation, op.Op)
+	}
+	for range maxSwaps {
+		raw, rec, err := r.load(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		c, err := live(rec, owner)
+		if err != nil {
+			return nil, err
+		}
+		if expect != 0 && expect != c.Version {
+			return nil, ErrConflict
+		}
+		now := r.now().UTC()
+		c.Version++
+		c.UpdatedAt = now
+		ch := Change{Version: c.Version, At: now, Operation: op.Op}
+		switch op.Op {
+		case OpAddMessage:
+			c.Messages = append(c.Messages, op.Messages...)
+			ch.Messages = op.Messages
+			ch.Dropped = r.trim(c)
+		case OpUpdateState:
+			c.State = mergePatch(c.State, op.State)
+			ch.State = op.State
+			if data, err := json.Marshal(c.State); err != nil || len(data) > r.cfg.MaxBytes {
+				return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, r.cfg.MaxBytes)
+			}
+		case OpClearHistory:
+			c.Messages = []Message{}
+		}
+		rec.Changes = r.trimChanges(append(rec.Changes, ch))
+		ok, err := r.write(ctx, id, raw, rec)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return c, nil
+		}
+	}
+	return nil, ErrConflict
+}
+
+// trim drops c's oldest messages beyond the limits and returns how many.
+func (r *StoreRepo) trim(c *Context) int {
+	size := 0
+	for _, m := range c.Messages {
+		size += m.size()
+	}
+	n := 0
+	for n < len(c.Messages) && (len(c.Messages)-n > r.cfg.MaxMessages || size > r.cfg.MaxBytes) {
+		size -= c.Messages[n].size()
+		n++
+	}
+	c.Messages = append([]Message{}, c.Messages[n:]...)
+	return n
+}
+
+// trimChanges drops the oldest entries of log beyond Config.MaxChanges
+// entries or Config.MaxBytes of JSON (the entries carry the messages and
+// state they added, so a log of MaxChanges entries alone could hold far
+// more than the context); the latest entry always stays.
+func (r *StoreRepo) trimChanges(log []Change) []Change {
+	size := 0
+	keep := 0
+	for i := len(log) - 1; i >= 0; i-- {
+		data, _ := json.Marshal(log[i])
+		size += len(data)
+		if keep > 0 && (keep >= r.cfg.MaxChanges || size > r.cfg.MaxBytes) {
+			break
+		}
+		keep++
+	}
+	if keep == len(log) {
+		return log
+	}
+	return append([]Change(nil), log[len(log)-keep:]...)
+}
+
+// Delete implements Repo: the record becomes a tombstone until the TTL.
+func (r *StoreRepo) Delete(ctx context.Context, id, owner string, expect int64) error {
+	for range maxSwaps {
+		raw, rec, err := r.load(ctx, id)
+		if err != nil {
+			return err
+		}
+		c, err := live(rec, owner)
+		if err != nil {
+			return err
+		}
+		if expect != 0 && expect != c.Version {
+			return ErrConflict
+		}
+		ok, err := r.write(ctx, id, raw, &record{Deleted: true, Owner: owner})
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+	}
+	return ErrConflict
+}
+
+// Changes implements Repo.
+func (r *StoreRepo) Changes(ctx context.Context, id, owner string, since int64) (*Changes, error) {
+	_, rec, err := r.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := live(rec, owner)
+	if err != nil {
+		return nil, err
+	}
+	out := &Changes{ID: id, Version: c.Version, Changes: []Change{}}
+	for _, ch := range rec.Changes {
+		if ch.Version > since {
+			out.Changes = append(out.Changes, ch)
+		}
+	}
+	if since < c.Version && (len(out.Changes) == 0 || out.Changes[0].Version > since+1) {
+		out.Truncated = true
+	}
+	return out, nil
+}
+
+// mergePatch merges patch into doc as JSON Merge Patch (RFC 7386) does:
+// objects merge key by key, a null deletes the key, anything else
+// replaces. doc is not modified.
+func mergePatch(doc, patch map[string]any) map[string]any {
+	out := make(map[string]any, len(doc)+len(patch))
+	for k, v := range doc {
+		out[k] = v
+	}
+	for k, v := range patch {
+		switch pv := v.(type) {
+		case nil:
+			delete(out, k)
+		case map[string]any:
+			dv, _ := out[k].(map[string]any)
+			out[k] = mergePatch(dv, pv)
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}

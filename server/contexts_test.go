@@ -1,0 +1,241 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/internal/testclock"
+	"github.com/agentgw/agentgw/server"
+	"github.com/agentgw/agentgw/store"
+)
+
+// withContexts serves contexts from a memory store on clock.
+func withContexts(clock *testclock.Clock) option {
+	return withServer(func(c *server.Config) {
+		c.Contexts = contexts.NewStoreRepo(store.NewMemory(), contexts.Config{Now: clock.Now})
+	})
+}
+
+var errTimestamp = regexp.MustCompile(`"timestamp":"[^"]*"`)
+
+// call sends a request with a fixed request id and returns the status and
+// the body with the error timestamp replaced by "T".
+func call(t *testing.T, gw *gateway, method, path, body string, header ...string) (int, string) {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	header = append(header, "X-Request-Id", "rid")
+	resp := send(t, method, gw.URL+path, "application/json", r, header...)
+	return resp.status, errTimestamp.ReplaceAllString(string(resp.body), `"timestamp":"T"`)
+}
+
+func errBody(code, msg, source string, recoverable bool, suggestion string) string {
+	rec := "false"
+	if recoverable {
+		rec = "true"
+	}
+	return `{"type":"ERROR_RESPONSE","content":{"errorCode":"` + code + `","message":"` + msg +
+		`","details":{"requestId":"rid","timestamp":"T"},"source":"` + source + `","recoverable":` + rec +
+		`,"suggestedAction":"` + suggestion + `"}}`
+}
+
+const (
+	notFoundHint = "POST /contexts creates a context; an id that was deleted or belongs to another caller cannot be used"
+	conflictHint = "GET the context (or its changes since your version) and retry the write on the current version"
+)
+
+// TestContextsAPI walks the API through one context's life, asserting
+// every response byte for byte.
+func TestContextsAPI(t *testing.T) {
+	t.Parallel()
+	clock := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	gw := newGateway(t, withContexts(clock), withAuthTokens("tok-a", "tok-b"))
+	a := []string{"Authorization", "Bearer tok-a"}
+	b := []string{"X-Agentgw-Token", "tok-b"}
+	const owner = `"owner":"token:4f66a4283f8bc9768c3cb97fd06d267b"`
+	steps := []struct {
+		method, path, body string
+		header             []string
+		status             int
+		want               string
+	}{
+		{"POST", "/contexts", `{"contextId":"conv-1","metadata":{"ide":"vscode"}}`, a, 201,
+			`{"contextId":"conv-1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":1,` + owner + `,"messages":[],"state":{},"metadata":{"ide":"vscode"}}` + "\n"},
+		{"POST", "/contexts", `{"contextId":"conv-1"}`, a, 409,
+			errBody("CONTEXT_CONFLICT", `context \"conv-1\" exists already`, "client", true, "GET /contexts/{id} to use it, or create one with another id")},
+		{"GET", "/contexts/conv-1", "", b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
+		{"GET", "/contexts/conv-1", "", nil, 401, ""},
+		{"PATCH", "/contexts/conv-1", `{"operation":"UPDATE_STATE","state":{"branch":"main","n":1},"version":1}`, a, 200,
+			`{"contextId":"conv-1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":2,` + owner + `,"messages":[],"state":{"branch":"main","n":1},"metadata":{"ide":"vscode"}}` + "\n"},
+		{"PATCH", "/contexts/conv-1", `{"operation":"UPDATE_STATE","state":{"n":2},"version":1}`, a, 409,
+			errBody("CONTEXT_CONFLICT", `context \"conv-1\" has changed since that version`, "client", true, conflictHint)},
+		{"PATCH", "/contexts/conv-1", `{"operation":"UPDATE_STATE","state":{"n":2}}`, append([]string{"If-Match", `"1"`}, a...), 409,
+			errBody("CONTEXT_CONFLICT", `context \"conv-1\" has changed since that version`, "client", true, conflictHint)},
+		{"PATCH", "/contexts/conv-1", `{"operation":"UPDATE_STATE","state":{"n":null}}`, append([]string{"If-Match", `"2"`}, a...), 200,
+			`{"contextId":"conv-1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":3,` + owner + `,"messages":[],"state":{"branch":"main"},"metadata":{"ide":"vscode"}}` + "\n"},
+		{"PATCH", "/contexts/conv-1", `{"operation":"CLEAR_HISTORY"}`, append([]string{"If-Match", "*"}, a...), 200,
+			`{"contextId":"conv-1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":4,` + owner + `,"messages":[],"state":{"branch":"main"},"metadata":{"ide":"vscode"}}` + "\n"},
+		{"PATCH", "/contexts/conv-1", `{"operation":"ADD_MESSAGE"}`, a, 400,
+			errBody("BAD_REQUEST", `bad context operation: \"ADD_MESSAGE\" is not an operation of PATCH (UPDATE_STATE or CLEAR_HISTORY)`, "client", false,
+				`send {\"operation\":\"UPDATE_STATE\",\"state\":{...},\"version\":N} or {\"operation\":\"CLEAR_HISTORY\"}`)},
+		{"PATCH", "/contexts/conv-1", `{"operation":"CLEAR_HISTORY"}`, b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
+		{"GET", "/contexts/conv-1/changes?since=2", "", a, 200,
+			`{"contextId":"conv-1","version":4,"changes":[{"version":3,"at":"2026-01-02T03:04:05Z","operation":"UPDATE_STATE","state":{"n":null}},{"version":4,"at":"2026-01-02T03:04:05Z","operation":"CLEAR_HISTORY"}],"truncated":false}` + "\n"},
+		{"GET", "/contexts/conv-1/changes?since=x", "", a, 400,
+			errBody("BAD_REQUEST", `since=\"x\" is not a context version`, "client", false, "send since=N, the version you have (0 for the whole log)")},
+		{"GET", "/contexts/bad%20id", "", a, 400,
+			errBody("BAD_REQUEST", `context id \"bad id\" is malformed`, "client", false, "use a UUID or 1 to 128 characters of A-Z a-z 0-9 . _ : -")},
+		{"DELETE", "/contexts/conv-1", "", append([]string{"If-Match", "3"}, a...), 409,
+			errBody("CONTEXT_CONFLICT", `context \"conv-1\" has changed since that version`, "client", true, conflictHint)},
+		{"DELETE", "/contexts/conv-1", "", append([]string{"If-Match", "v4"}, a...), 400,
+			errBody("BAD_REQUEST", `If-Match \"v4\" is not a context version`, "client", false, "send the context's version, a positive integer")},
+		{"DELETE", "/contexts/conv-1", "", b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
+		{"DELETE", "/contexts/conv-1", "", a, 204, ""},
+		{"GET", "/contexts/conv-1", "", a, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
+		{"POST", "/contexts", `{"contextId":"conv-1"}`, a, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
+	}
+	for i, s := range steps {
+		status, body := call(t, gw, s.method, s.path, s.body, s.header...)
+		if status != s.status || (s.status != 401 && body != s.want) {
+			t.Fatalf("step %d %s %s = %d\n%s\nwant %d\n%s", i, s.method, s.path, status, body, s.status, s.want)
+		}
+	}
+}
+
+// TestContextsAnonymous: without inbound auth the caller is "anonymous";
+// POST without a body makes a UUID.
+func TestContextsAnonymous(t *testing.T) {
+	t.Parallel()
+	clock := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	gw := newGateway(t, withContexts(clock))
+	status, body := call(t, gw, "POST", "/contexts", "")
+	uuidBody := regexp.MustCompile(`^\{"contextId":"[0-9a-f-]{36}","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":1,"owner":"anonymous","messages":\[\],"state":\{\},"metadata":\{\}\}` + "\n$")
+	if status != 201 || !uuidBody.MatchString(body) {
+		t.Fatalf("POST /contexts = %d %s", status, body)
+	}
+}
+
+// TestContextsConcurrentPatch: two PATCHes naming the same version at
+// once: exactly one 200, one 409.
+func TestContextsConcurrentPatch(t *testing.T) {
+	t.Parallel()
+	clock := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	gw := newGateway(t, withContexts(clock))
+	if status, body := call(t, gw, "POST", "/contexts", `{"contextId":"c"}`); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	for round := range 10 {
+		version := round + 1
+		var wg sync.WaitGroup
+		statuses := make([]int, 2)
+		start := make(chan struct{})
+		for w := range 2 {
+			wg.Go(func() {
+				<-start
+				req, _ := http.NewRequest("PATCH", gw.URL+"/contexts/c",
+					strings.NewReader(`{"operation":"UPDATE_STATE","state":{"w":`+string(rune('0'+w))+`},"version":`+strconv.Itoa(version)+`}`))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_ = resp.Body.Close()
+				statuses[w] = resp.StatusCode
+			})
+		}
+		close(start)
+		wg.Wait()
+		if !(statuses[0] == 200 && statuses[1] == 409 || statuses[0] == 409 && statuses[1] == 200) {
+			t.Fatalf("round %d: statuses %v, want one 200 and one 409", round, statuses)
+		}
+	}
+}
+
+// TestContextsStateTooLarge: a state over contexts.maxBytes is 413 and
+// writes nothing.
+func TestContextsStateTooLarge(t *testing.T) {
+	t.Parallel()
+	clock := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	gw := newGateway(t, withServer(func(c *server.Config) {
+		c.Contexts = contexts.NewStoreRepo(store.NewMemory(), contexts.Config{Now: clock.Now, MaxBytes: 16})
+	}))
+	if status, body := call(t, gw, "POST", "/contexts", `{"contextId":"c"}`); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	status, body := call(t, gw, "PATCH", "/contexts/c", `{"operation":"UPDATE_STATE","state":{"a":"0123456789abcdef"}}`)
+	want := errBody("PAYLOAD_TOO_LARGE", `context \"c\": context state too large: over 16 bytes`, "client", false,
+		"keep less in the context's state, or ask the operator to raise contexts.maxBytes")
+	if status != 413 || body != want {
+		t.Fatalf("PATCH = %d %s\nwant 413 %s", status, body, want)
+	}
+	if status, body := call(t, gw, "GET", "/contexts/c/changes", ""); status != 200 ||
+		body != `{"contextId":"c","version":1,"changes":[{"version":1,"at":"2026-01-02T03:04:05Z","operation":"CREATE"}],"truncated":false}`+"\n" {
+		t.Fatalf("changes = %d %s", status, body)
+	}
+}
+
+// FuzzContextPatch sends arbitrary PATCH bodies to a context: never a 5xx
+// or a panic; a 200 is the context at the next version, anything else a
+// well-formed ERROR_RESPONSE of a client code, and the context is unchanged.
+func FuzzContextPatch(f *testing.F) {
+	for _, s := range []string{
+		`{"operation":"UPDATE_STATE","state":{"a":1},"version":1}`,
+		`{"operation":"UPDATE_STATE","state":{"a":null,"o":{"x":[1,2]}}}`,
+		`{"operation":"CLEAR_HISTORY"}`, `{"operation":"ADD_MESSAGE"}`, `{"operation":"DELETE"}`,
+		`{"operation":"UPDATE_STATE"}`, `{"operation":"UPDATE_STATE","state":[]}`, `{"version":-1}`,
+		`{"operation":"CLEAR_HISTORY","version":99}`, `{"x":1}`, `{`, `[]`, `null`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	h, _ := newHandler(f, withServer(func(c *server.Config) {
+		c.Contexts = contexts.NewStoreRepo(store.NewMemory(), contexts.Config{MaxBytes: 256})
+	}))
+	var n int
+	f.Fuzz(func(t *testing.T, body []byte) {
+		n++
+		id := "c" + strconv.Itoa(n)
+		create := httptest.NewRequest(http.MethodPost, "/contexts", strings.NewReader(`{"contextId":"`+id+`"}`))
+		create.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, create)
+		if rec.Code != 201 {
+			t.Fatalf("create: %d %s", rec.Code, rec.Body)
+		}
+		req := httptest.NewRequest(http.MethodPatch, "/contexts/"+id, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var got struct {
+			Version int64 `json:"version"`
+			Type    string
+			Content struct{ ErrorCode string }
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatalf("%d: body %q is not JSON: %v", rec.Code, rec.Body, err)
+		}
+		switch {
+		case rec.Code == 200 && got.Version == 2:
+		case rec.Code >= 400 && rec.Code < 500 && got.Type == "ERROR_RESPONSE" && got.Content.ErrorCode != "":
+			get := httptest.NewRecorder()
+			h.ServeHTTP(get, httptest.NewRequest(http.MethodGet, "/contexts/"+id, nil))
+			if !strings.Contains(get.Body.String(), `"version":1,`) {
+				t.Fatalf("a refused PATCH (%d) changed the context: %s", rec.Code, get.Body)
+			}
+		default:
+			t.Fatalf("PATCH %q = %d %s", body, rec.Code, rec.Body)
+		}
+	})
+}

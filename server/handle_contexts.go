@@ -1,0 +1,205 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/contexts"
+)
+
+// keyCaller is the echo context key of the caller's identity.
+const keyCaller = "agentgw.caller"
+
+// Anonymous is the owner of the contexts created without inbound auth.
+const Anonymous = "anonymous"
+
+// callerOf is the identity contexts are owned by: "token:" and the first
+// 32 hex digits of the SHA-256 of the inbound token that authenticated the
+// request (the token itself is never stored), or Anonymous when inbound
+// auth is off. The agent request's userInfo.id is not used here: these
+// endpoints have no agent request, and without auth any client could
+// claim any id.
+func callerOf(c echo.Context) string {
+	if s, ok := c.Get(keyCaller).(string); ok {
+		return s
+	}
+	return Anonymous
+}
+
+// tokenOwner is the identity of an inbound token.
+func tokenOwner(tok string) string {
+	sum := sha256.Sum256([]byte(tok))
+	return "token:" + hex.EncodeToString(sum[:16])
+}
+
+// contextError maps the errors of package contexts to the protocol's.
+func contextError(id string, err error) error {
+	switch {
+	case errors.Is(err, contexts.ErrBadID):
+		return agent.Errorf(agent.CodeBadRequest, "context id %q is malformed", agent.Clip(id)).
+			Suggest("use a UUID or 1 to 128 characters of A-Z a-z 0-9 . _ : -")
+	case errors.Is(err, contexts.ErrNotFound):
+		return agent.Errorf(agent.CodeContextNotFound, "no context %q", id)
+	case errors.Is(err, contexts.ErrExists):
+		return agent.Errorf(agent.CodeContextConflict, "context %q exists already", id).
+			Suggest("GET /contexts/{id} to use it, or create one with another id")
+	case errors.Is(err, contexts.ErrConflict):
+		return agent.Errorf(agent.CodeContextConflict, "context %q has changed since that version", id)
+	case errors.Is(err, contexts.ErrTooLarge):
+		return agent.Errorf(agent.CodePayloadTooLarge, "context %q: %v", id, err).
+			Suggest("keep less in the context's state, or ask the operator to raise contexts.maxBytes")
+	case errors.Is(err, contexts.ErrBadOperation):
+		return agent.Errorf(agent.CodeBadRequest, "%v", err).
+			Suggest(`send {"operation":"UPDATE_STATE","state":{...},"version":N} or {"operation":"CLEAR_HISTORY"}`)
+	}
+	return agent.New(agent.CodeStoreUnavailable, "the gateway's store is unavailable: it could not read or keep the context").
+		Wrap(fmt.Errorf("context %s: %w", id, err))
+}
+
+// createRequest is the optional body of POST /contexts.
+type createRequest struct {
+	ContextID string         `json:"contextId"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// patchRequest is the body of PATCH /contexts/{id}.
+type patchRequest struct {
+	Operation string         `json:"operation"`
+	State     map[string]any `json:"state"`
+	Version   *int64         `json:"version"`
+}
+
+// decodeJSON decodes the request body, if any, into v.
+func (s *Server) decodeJSON(c echo.Context, v any, what string) error {
+	body, err := s.readBody(c)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return agent.Errorf(agent.CodeBadRequest, "the body is not a valid %s: %v", what, err).
+			Suggest("see the README section Conversation contexts")
+	}
+	return nil
+}
+
+// createContext serves POST /contexts: 201 and the new context.
+func (s *Server) createContext(c echo.Context) error {
+	var req createRequest
+	if err := s.decodeJSON(c, &req, "context creation ({\"contextId\"?, \"metadata\"?})"); err != nil {
+		return err
+	}
+	ctx, err := s.cfg.Contexts.Create(c.Request().Context(), req.ContextID, callerOf(c), req.Metadata)
+	if err != nil {
+		return contextError(req.ContextID, err)
+	}
+	return c.JSON(http.StatusCreated, ctx)
+}
+
+// getContext serves GET /contexts/{id}.
+func (s *Server) getContext(c echo.Context) error {
+	id := c.Param("id")
+	ctx, err := s.cfg.Contexts.Get(c.Request().Context(), id, callerOf(c))
+	if err != nil {
+		return contextError(id, err)
+	}
+	return c.JSON(http.StatusOK, ctx)
+}
+
+// ifMatch is the version of an If-Match header ("3", "\"3\"" or
+// "W/\"3\""), 0 without one or with "*".
+func ifMatch(c echo.Context) (int64, error) {
+	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
+	if h == "" || h == "*" { // "*": any current version
+		return 0, nil
+	}
+	v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
+	if err != nil || v < 1 {
+		return 0, agent.Errorf(agent.CodeBadRequest, "If-Match %q is not a context version", agent.Clip(h)).
+			Suggest("send the context's version, a positive integer")
+	}
+	return v, nil
+}
+
+// patchContext serves PATCH /contexts/{id}: UPDATE_STATE or CLEAR_HISTORY,
+// at the version in the body or If-Match (they must agree); 200 and the
+// context after.
+func (s *Server) patchContext(c echo.Context) error {
+	id := c.Param("id")
+	if !contexts.ValidID(id) {
+		return contextError(id, contexts.ErrBadID)
+	}
+	expect, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	var req patchRequest
+	if err := s.decodeJSON(c, &req, "context operation"); err != nil {
+		return err
+	}
+	if req.Version != nil {
+		if *req.Version < 1 || expect != 0 && expect != *req.Version {
+			return agent.Errorf(agent.CodeBadRequest, "version %d is not a context version or disagrees with If-Match", *req.Version)
+		}
+		expect = *req.Version
+	}
+	switch req.Operation {
+	case contexts.OpUpdateState, contexts.OpClearHistory:
+	case "":
+		return contextError(id, fmt.Errorf("%w: the body names no operation", contexts.ErrBadOperation))
+	default:
+		return contextError(id, fmt.Errorf("%w: %q is not an operation of PATCH (UPDATE_STATE or CLEAR_HISTORY)", contexts.ErrBadOperation, agent.Clip(req.Operation)))
+	}
+	ctx, err := s.cfg.Contexts.Apply(c.Request().Context(), id, callerOf(c),
+		contexts.Operation{Op: req.Operation, State: req.State}, expect)
+	if err != nil {
+		return contextError(id, err)
+	}
+	return c.JSON(http.StatusOK, ctx)
+}
+
+// deleteContext serves DELETE /contexts/{id}: 204; If-Match is checked.
+func (s *Server) deleteContext(c echo.Context) error {
+	id := c.Param("id")
+	expect, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	if err := s.cfg.Contexts.Delete(c.Request().Context(), id, callerOf(c), expect); err != nil {
+		return contextError(id, err)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// contextChanges serves GET /contexts/{id}/changes?since=VERSION.
+func (s *Server) contextChanges(c echo.Context) error {
+	id := c.Param("id")
+	var since int64
+	if q := c.QueryParam("since"); q != "" {
+		v, err := strconv.ParseInt(q, 10, 64)
+		if err != nil || v < 0 {
+			return agent.Errorf(agent.CodeBadRequest, "since=%q is not a context version", agent.Clip(q)).
+				Suggest("send since=N, the version you have (0 for the whole log)")
+		}
+		since = v
+	}
+	ch, err := s.cfg.Contexts.Changes(c.Request().Context(), id, callerOf(c), since)
+	if err != nil {
+		return contextError(id, err)
+	}
+	return c.JSON(http.StatusOK, ch)
+}
