@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agentgw/agentgw/chat/chattest"
 )
 
 func TestChatFlagErrors(t *testing.T) {
@@ -81,7 +83,7 @@ const cannedDefinition = `{"name":"files","commands":[{"name":"default","context
  "contextVariables":[{"name":"packageFiles","resolveOptions":{"maximumNumber":2}},{"name":"unknownThing"}]}}]}`
 
 func TestChatCanned(t *testing.T) {
-	ws := newWorkspace(t)
+	ws := chattest.NewWorkspace(t)
 	tests := []struct {
 		name       string
 		stream     string
@@ -119,7 +121,7 @@ func TestChatCanned(t *testing.T) {
 			if stderr != tt.wantStderr {
 				t.Errorf("stderr = %q, want %q", stderr, tt.wantStderr)
 			}
-			req := rec.last(t)
+			req := rec.Last(t)
 			if got := req.Header.Get("X-Agentgw-Token"); got != "gw-token" {
 				t.Errorf("X-Agentgw-Token = %q", got)
 			}
@@ -130,7 +132,7 @@ func TestChatCanned(t *testing.T) {
 				t.Errorf("Accept = %q", got)
 			}
 			var files []struct{ Filepath string }
-			if !req.value(t, "packageFiles", &files) || len(files) != 2 || files[0].Filepath != "go.mod" || files[1].Filepath != "package.json" {
+			if !req.Value(t, "packageFiles", &files) || len(files) != 2 || files[0].Filepath != "go.mod" || files[1].Filepath != "package.json" {
 				t.Errorf("packageFiles with resolveOptions maximumNumber 2: %+v", files)
 			}
 		})

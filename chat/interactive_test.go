@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/chat/chattest"
 	"github.com/agentgw/agentgw/internal/golden"
 )
 
@@ -56,13 +57,10 @@ func newTourDir(t *testing.T) string {
 	return dir
 }
 
-// member returns a body member's JSON, "" when absent.
-func (r chatRequest) member(name string) string { return string(r.Members[name]) }
-
 // packagePaths lists the package files a request carries.
-func (r chatRequest) packagePaths(t *testing.T) []string {
+func packagePaths(t *testing.T, r chattest.Request) []string {
 	var files []struct{ Filepath string }
-	r.value(t, "packageFiles", &files)
+	r.Value(t, "packageFiles", &files)
 	var out []string
 	for _, f := range files {
 		out = append(out, f.Filepath)
@@ -114,7 +112,7 @@ func TestChatChoices(t *testing.T) {
 			if !strings.HasPrefix(stdout, choices) || stdout[len(choices):] != tt.tail {
 				t.Errorf("stdout:\n%s\nwant testdata/choices.golden, then:\n%s", stdout, tt.tail)
 			}
-			reqs := rec.all()
+			reqs := rec.All()
 			if len(reqs) != 2 {
 				t.Fatalf("%d requests, want 2", len(reqs))
 			}
@@ -126,14 +124,14 @@ func TestChatChoices(t *testing.T) {
 				checkFeedback(t, first, got, tt.action)
 				return
 			}
-			if got.member("command") != tt.command || got.member("action") != "" {
-				t.Errorf("command %s action %s, want command %s and no action", got.member("command"), got.member("action"), tt.command)
+			if got.Member("command") != tt.command || got.Member("action") != "" {
+				t.Errorf("command %s action %s, want command %s and no action", got.Member("command"), got.Member("action"), tt.command)
 			}
 			var prompt string
-			if has := got.value(t, "userInputPrompt", &prompt); has != (tt.prompt != "") || prompt != tt.prompt {
+			if has := got.Value(t, "userInputPrompt", &prompt); has != (tt.prompt != "") || prompt != tt.prompt {
 				t.Errorf("userInputPrompt %q (present %v), want %q", prompt, has, tt.prompt)
 			}
-			if paths := got.packagePaths(t); !reflect.DeepEqual(paths, tt.packages) {
+			if paths := packagePaths(t, got); !reflect.DeepEqual(paths, tt.packages) {
 				t.Errorf("packageFiles %q, want %q (the command's own strategy)", paths, tt.packages)
 			}
 		})
@@ -141,9 +139,9 @@ func TestChatChoices(t *testing.T) {
 }
 
 // checkFeedback checks that got is first plus the action object action.
-func checkFeedback(t *testing.T, first, got chatRequest, action string) {
+func checkFeedback(t *testing.T, first, got chattest.Request, action string) {
 	t.Helper()
-	if a := got.member("action"); a != action {
+	if a := got.Member("action"); a != action {
 		t.Errorf("action:\n%s\nwant:\n%s", a, action)
 	}
 	rest := make(map[string]string)

@@ -89,7 +89,7 @@ func TestChatLazyTree(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
 			golden.Check(t, "testdata/"+tt.golden, []byte(stdout))
-			reqs := rec.all()
+			reqs := rec.All()
 			if len(reqs) != len(tt.actions)+1 {
 				t.Fatalf("%d requests, want %d", len(reqs), len(tt.actions)+1)
 			}

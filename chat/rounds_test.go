@@ -71,13 +71,13 @@ func TestChatRounds(t *testing.T) {
 			if stderr != tt.wantStderr {
 				t.Errorf("stderr %q, want %q", stderr, tt.wantStderr)
 			}
-			if n := rec.count(); n != tt.requests {
+			if n := rec.Count(); n != tt.requests {
 				t.Fatalf("%d requests, want %d", n, tt.requests)
 			}
 			if tt.requests == 3 {
-				reqs := rec.all()
+				reqs := rec.All()
 				checkFeedback(t, reqs[1], reqs[2], `{"action":"confirm","state":"s2","accepted":false}`)
-				if c := reqs[1].member("command"); c != `"open"` {
+				if c := reqs[1].Member("command"); c != `"open"` {
 					t.Errorf("the follow-up's command %s", c)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/chat/chattest"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -37,7 +38,7 @@ var toolAnswer = textFrame("Let me look. ") + toolCallFrame(readCall) + toolCall
 // newCalcDir is a workspace with calc.go.
 func newCalcDir(t *testing.T) string {
 	dir := t.TempDir()
-	writeFile(t, dir, "calc.go", calcGo)
+	chattest.WriteFile(t, dir, "calc.go", calcGo)
 	return dir
 }
 
@@ -45,7 +46,7 @@ var executionTime = regexp.MustCompile(`"executionTime":\d+`)
 
 // toolResultsOf returns the toolResults a request sent, executionTime
 // zeroed, and checks that the rest of the body is first's.
-func toolResultsOf(t *testing.T, first, got chatRequest) string {
+func toolResultsOf(t *testing.T, first, got chattest.Request) string {
 	t.Helper()
 	rest := map[string]string{}
 	for k, v := range got.Members {
@@ -60,7 +61,7 @@ func toolResultsOf(t *testing.T, first, got chatRequest) string {
 	if !reflect.DeepEqual(rest, want) {
 		t.Errorf("feedback body without toolResults:\n%v\nwant the originating request's:\n%v", rest, want)
 	}
-	return executionTime.ReplaceAllString(got.member("toolResults"), `"executionTime":0`)
+	return executionTime.ReplaceAllString(got.Member("toolResults"), `"executionTime":0`)
 }
 
 func TestChatToolCalls(t *testing.T) {
@@ -118,7 +119,7 @@ func TestChatToolCalls(t *testing.T) {
 			if want := head + tt.stdout + "Found it.\n"; stdout != want {
 				t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 			}
-			reqs := rec.all()
+			reqs := rec.All()
 			if len(reqs) != 2 {
 				t.Fatalf("%d requests, want 2", len(reqs))
 			}
@@ -126,7 +127,7 @@ func TestChatToolCalls(t *testing.T) {
 				t.Errorf("toolResults:\n%s\nwant:\n%s", got, tt.results)
 			}
 			var prompt string
-			if reqs[1].value(t, "userInputPrompt", &prompt); prompt != "fix it" {
+			if reqs[1].Value(t, "userInputPrompt", &prompt); prompt != "fix it" {
 				t.Errorf("the feedback's prompt %q", prompt)
 			}
 		})
@@ -154,7 +155,7 @@ func TestChatToolRounds(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}
-	reqs := rec.all()
+	reqs := rec.All()
 	if len(reqs) != 4 {
 		t.Fatalf("%d requests, want 4", len(reqs))
 	}
@@ -177,7 +178,7 @@ func TestChatToolRoundsCapped(t *testing.T) {
 	if code != 1 || stderr != "agentgw chat: the agent asked for tools 16 times in this session; chat stops here\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
-	if n := rec.count(); n != maxToolRounds+1 {
+	if n := rec.Count(); n != maxToolRounds+1 {
 		t.Errorf("%d requests, want %d", n, maxToolRounds+1)
 	}
 	if want := strings.Repeat(listLine+"done\n", maxToolRounds); stdout != want {
@@ -218,7 +219,7 @@ func TestChatToolCallAfterFeedback(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}
-	reqs := rec.all()
+	reqs := rec.All()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3", len(reqs))
 	}

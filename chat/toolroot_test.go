@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/chat/chattest"
 )
 
 // TestToolRootSymlinks: relative and absolute symlinks, chains and loops,
@@ -13,8 +15,8 @@ import (
 // leads out of the workspace.
 func TestToolRootSymlinks(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
-	writeFile(t, dir, "calc/add.go", calcGo)
-	writeFile(t, outside, "secret.txt", "OUTSIDE-SECRET\n")
+	chattest.WriteFile(t, dir, "calc/add.go", calcGo)
+	chattest.WriteFile(t, outside, "secret.txt", "OUTSIDE-SECRET\n")
 	relOut, err := filepath.Rel(filepath.Join(dir, "calc"), filepath.Join(outside, "secret.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -62,8 +64,8 @@ func TestToolRootSwappedSymlink(t *testing.T) {
 	for _, relative := range []bool{false, true} {
 		t.Run(map[bool]string{false: "absolute", true: "relative"}[relative], func(t *testing.T) {
 			dir, outside := t.TempDir(), t.TempDir()
-			writeFile(t, dir, "d/f.txt", "inside\n")
-			writeFile(t, outside, "f.txt", "OUTSIDE-SECRET\n")
+			chattest.WriteFile(t, dir, "d/f.txt", "inside\n")
+			chattest.WriteFile(t, outside, "f.txt", "OUTSIDE-SECRET\n")
 			r, err := newToolRoot(dir)
 			if err != nil {
 				t.Fatal(err)

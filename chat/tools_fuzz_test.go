@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/chat/chattest"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -20,9 +21,9 @@ func smallFixture(tb testing.TB) (dir, outside string) {
 	for name, content := range map[string]string{
 		"calc/add.go": calcGo, "notes.txt": "one\ntwo\nthree", "bin/x.bin": "a\x00b", ".hidden/h.txt": "h\n",
 	} {
-		writeFile(tb, dir, name, content)
+		chattest.WriteFile(tb, dir, name, content)
 	}
-	writeFile(tb, outside, "secret.txt", "OUTSIDE-SECRET\n")
+	chattest.WriteFile(tb, outside, "secret.txt", "OUTSIDE-SECRET\n")
 	for name, target := range map[string]string{"out": outside, "out.txt": filepath.Join(outside, "secret.txt"), "in.go": filepath.Join(dir, "calc", "add.go")} {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			tb.Skipf("symlinks: %v", err)
@@ -111,7 +112,7 @@ func benchWorkspace(b *testing.B) string {
 		fmt.Fprintf(&src, "func f%03d(a, b int) int { return a*%d + b } // some comment text\n", i, i)
 	}
 	for i := range 100 {
-		writeFile(b, dir, fmt.Sprintf("pkg%02d/file%03d.go", i%10, i), src.String())
+		chattest.WriteFile(b, dir, fmt.Sprintf("pkg%02d/file%03d.go", i%10, i), src.String())
 	}
 	return dir
 }
@@ -136,7 +137,7 @@ func BenchmarkSearchText(b *testing.B) {
 
 func BenchmarkReadFile(b *testing.B) {
 	dir := b.TempDir()
-	writeFile(b, dir, "big.txt", bigText())
+	chattest.WriteFile(b, dir, "big.txt", bigText())
 	tb := newToolbox(dir)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/chat/chattest"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -45,9 +46,9 @@ func newToolFixture(t *testing.T) toolFixture {
 		"deep/er/still/deepest.txt": "deep\n",
 	}
 	for name, content := range files {
-		writeFile(t, fx.dir, name, content)
+		chattest.WriteFile(t, fx.dir, name, content)
 	}
-	writeFile(t, fx.outside, "secret.txt", "outside TOPSECRET\n")
+	chattest.WriteFile(t, fx.outside, "secret.txt", "outside TOPSECRET\n")
 	links := map[string]string{
 		"link-in":      filepath.Join(fx.dir, "calc", "add.go"),
 		"link-out":     filepath.Join(fx.outside, "secret.txt"),

@@ -2,11 +2,13 @@ package main
 
 import (
 	"testing"
+
+	"github.com/agentgw/agentgw/chat/chattest"
 )
 
 // TestChatInteractiveHello clicks hello's button on the real gateway.
 func TestChatInteractiveHello(t *testing.T) {
-	ws := newWorkspace(t)
+	ws := chattest.NewWorkspace(t)
 	gw := startGateway(t, testConfig(t, ""), nil)
 	code, stdout, stderr := runChat(t, "1\n", "--url", gw, "--agent", "hello", "--dir", ws.Dir, "--interactive")
 	if code != 0 || stderr != "" {

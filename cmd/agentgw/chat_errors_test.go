@@ -3,10 +3,12 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/chat/chattest"
 )
 
 func TestChatGatewayErrors(t *testing.T) {
-	ws := newWorkspace(t)
+	ws := chattest.NewWorkspace(t)
 	gw := startGateway(t, testConfig(t, ""), nil) // no upstream
 	tests := []struct {
 		name       string

@@ -5,20 +5,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/chat/chattest"
 	"github.com/agentgw/agentgw/contextvars"
 )
 
 // chatSetup is a workspace, a gateway with a fake upstream, and a recording
 // proxy in front of the gateway that chat talks to.
 type chatSetup struct {
-	ws  workspace
+	ws  chattest.Workspace
 	up  *fakeUpstream
 	url string // the proxy
-	rec *recorder
+	rec *chattest.Recorder
 }
 
 func newChatSetup(t *testing.T) chatSetup {
-	ws := newWorkspace(t)
+	ws := chattest.NewWorkspace(t)
 	up := newFakeUpstream(t, "It adds ", "two numbers.")
 	url, rec := newRecordingProxy(t, startGateway(t, testConfig(t, up.URL), nil))
 	return chatSetup{ws: ws, up: up, url: url, rec: rec}
@@ -47,10 +48,10 @@ func TestChatHello(t *testing.T) {
 	if stderr != "" {
 		t.Errorf("stderr = %q", stderr)
 	}
-	req := s.rec.last(t)
+	req := s.rec.Last(t)
 	var user contextvars.UserInfo
-	if !req.value(t, "userInfo", &user) {
-		t.Fatalf("no userInfo in %v", req.names())
+	if !req.Value(t, "userInfo", &user) {
+		t.Fatalf("no userInfo in %v", req.Names())
 	}
 	if want := (contextvars.UserInfo{ID: "ada@example.com", Name: "Ada Lovelace", Nickname: "Ada Lovelace"}); user != want {
 		t.Errorf("userInfo = %+v, want %+v (from the repository's git config)", user, want)
@@ -80,33 +81,33 @@ func TestChatExplain(t *testing.T) {
 		t.Errorf("stdout = %q, want the upstream's text", stdout)
 	}
 
-	req := s.rec.last(t)
+	req := s.rec.Last(t)
 	if req.Command != "explain" || req.Model != "fake-1" {
 		t.Errorf("command %q model %q", req.Command, req.Model)
 	}
-	if got, want := req.names(), []string{"userInputPrompt", "activeEditor"}; !reflect.DeepEqual(got, want) {
+	if got, want := req.Names(), []string{"userInputPrompt", "activeEditor"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("variables %q, want %q (what explain declares)", got, want)
 	}
 	var prompt string
-	if req.value(t, "userInputPrompt", &prompt); prompt != "why so simple?" {
+	if req.Value(t, "userInputPrompt", &prompt); prompt != "why so simple?" {
 		t.Errorf("userInputPrompt = %q", prompt)
 	}
 	var ed contextvars.Editor
-	if !req.value(t, "activeEditor", &ed) {
+	if !req.Value(t, "activeEditor", &ed) {
 		t.Fatal("no activeEditor")
 	}
 	before := "package calc\n\n// Add returns the sum of a and b.\n"
 	wantRange := contextvars.Range{Content: addSelection, StartLine: 4, StartColumn: 1, EndLine: 6, EndColumn: 2, ContentBeforeSelection: &before}
-	if ed.FilePath != s.ws.GoFile || ed.Language != "go" || ed.Content != addGo {
+	if ed.FilePath != s.ws.GoFile || ed.Language != "go" || ed.Content != chattest.AddGo {
 		t.Errorf("activeEditor file %q language %q content %q", ed.FilePath, ed.Language, ed.Content)
 	}
-	if ed.StartLine != 4 || ed.StartColumn != 1 || ed.EndLine != 6 || ed.EndColumn != 2 || ed.CursorOffset != strings.Index(addGo, addSelection)+len(addSelection) {
+	if ed.StartLine != 4 || ed.StartColumn != 1 || ed.EndLine != 6 || ed.EndColumn != 2 || ed.CursorOffset != strings.Index(chattest.AddGo, addSelection)+len(addSelection) {
 		t.Errorf("activeEditor positions %d:%d-%d:%d cursor %d", ed.StartLine, ed.StartColumn, ed.EndLine, ed.EndColumn, ed.CursorOffset)
 	}
 	if len(ed.SelectedRanges) != 1 || !reflect.DeepEqual(ed.SelectedRanges[0], wantRange) {
 		t.Errorf("selectedRanges = %s, want [%s]", jsonOf(ed.SelectedRanges), jsonOf(wantRange))
 	}
-	if ed.VisibleRange == nil || ed.VisibleRange.Content != addGo || ed.VisibleRange.StartLine != 1 {
+	if ed.VisibleRange == nil || ed.VisibleRange.Content != chattest.AddGo || ed.VisibleRange.StartLine != 1 {
 		t.Errorf("visibleRange = %s", jsonOf(ed.VisibleRange))
 	}
 
@@ -136,10 +137,10 @@ func TestChatReviewPackageFiles(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout:\n%q\nwant:\n%q", stdout, want)
 	}
-	req := s.rec.last(t)
+	req := s.rec.Last(t)
 	var files []contextvars.PackageFile
-	if !req.value(t, "packageFiles", &files) {
-		t.Fatalf("no packageFiles in %v", req.names())
+	if !req.Value(t, "packageFiles", &files) {
+		t.Fatalf("no packageFiles in %v", req.Names())
 	}
 	var paths []string
 	for _, f := range files {
@@ -153,7 +154,7 @@ func TestChatReviewPackageFiles(t *testing.T) {
 		t.Errorf("go.mod content = %q", files[0].Content)
 	}
 	var ed contextvars.Editor
-	req.value(t, "activeEditor", &ed)
+	req.Value(t, "activeEditor", &ed)
 	if r := ed.SelectedRanges; len(r) != 1 || r[0].Content != "\treturn a + b" || r[0].ContentBeforeSelection == nil || *r[0].ContentBeforeSelection != "" {
 		t.Errorf("selection 5 with contentBeforeSelectionLines 0: %s", jsonOf(r))
 	}
@@ -179,17 +180,17 @@ func TestChatDefaultVCSAndRules(t *testing.T) {
 	if stderr != "note: activeEditor not collected: no --file given\n" {
 		t.Errorf("stderr = %q", stderr)
 	}
-	req := s.rec.last(t)
+	req := s.rec.Last(t)
 	var vcs contextvars.VCS
-	if !req.value(t, "vcs", &vcs) {
-		t.Fatalf("no vcs in %v", req.names())
+	if !req.Value(t, "vcs", &vcs) {
+		t.Fatalf("no vcs in %v", req.Names())
 	}
 	want := contextvars.VCS{Type: "git", BranchName: "feature", UpstreamBranchName: "origin/main", RemoteURL: s.ws.RemoteURL, Remotes: []string{s.ws.RemoteURL}}
 	if !reflect.DeepEqual(vcs, want) {
 		t.Errorf("vcs = %s, want %s", jsonOf(vcs), jsonOf(want))
 	}
 	var rules []contextvars.Prompt
-	req.value(t, "globalPrompts", &rules)
+	req.Value(t, "globalPrompts", &rules)
 	if wantRules := []contextvars.Prompt{{Role: "system", Content: "Answer in French."}, {Role: "system", Content: "Be brief."}}; !reflect.DeepEqual(rules, wantRules) {
 		t.Errorf("globalPrompts = %+v", rules)
 	}
@@ -213,7 +214,7 @@ func TestChatPromptFromStdin(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var prompt string
-	if s.rec.last(t).value(t, "userInputPrompt", &prompt); prompt != "what is this?" {
+	if s.rec.Last(t).Value(t, "userInputPrompt", &prompt); prompt != "what is this?" {
 		t.Errorf("userInputPrompt = %q", prompt)
 	}
 }

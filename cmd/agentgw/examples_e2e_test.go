@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/chat/chattest"
 )
 
 // repoBody is a request to the repo agent for repository proj, with the
@@ -111,7 +113,7 @@ func stripDescriptions(list string) string {
 // TestRepoAgentChat does the same with agentgw chat --interactive: expand
 // internal, then calc, then click add.go.
 func TestRepoAgentChat(t *testing.T) {
-	ws := newWorkspace(t)
+	ws := chattest.NewWorkspace(t)
 	model := newModelFake(t)
 	cfg, _ := gitConfig(t, model.URL, newOrigin(t))
 	gw := startGateway(t, cfg, nil)
