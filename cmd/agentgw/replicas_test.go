@@ -24,33 +24,6 @@ import (
 	"github.com/agentgw/agentgw/sse"
 )
 
-// replicaAgent has a system prompt and one tool that needs the user's
-// consent.
-const replicaAgent = `name: deployer
-tools:
-  - name: deploy
-    description: Deploy the service.
-    runtime: native
-    entry: echo
-    command: deployed
-    env: [PATH]
-    permissionLevel: USER_CONSENT
-    userPrompt: "Deploy the service?"
-    parameters: {type: object, properties: {}}
-commands:
-  - name: default
-    tools: [deploy]
-    messageTemplates:
-      - role: system
-        template: "You deploy the team's services. Ask before you deploy."
-      - role: user
-        template: "{{ .userInputPrompt }}"
-    contextVariableCollectionStrategy:
-      type: specify
-      contextVariables:
-        - name: userInputPrompt
-`
-
 // plannerAgent saves state in a plan, then offers a confirm whose handler
 // answers with that state.
 const plannerAgent = `name: planner
@@ -218,7 +191,7 @@ func TestThreeReplicas(t *testing.T) {
 
 	dir := t.TempDir()
 	agents := filepath.Join(dir, "agents")
-	writeFile(t, agents, "deployer.yaml", replicaAgent)
+	writeFile(t, agents, "deployer.yaml", deployerAgent)
 	hello, err := configs.FS.ReadFile(configs.AgentsDir + "/hello.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,8 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// deployerAgent has one tool that needs the user's consent.
+// deployerAgent has a system prompt and one tool that needs the user's
+// consent.
 const deployerAgent = `name: deployer
 tools:
   - name: deploy
@@ -36,6 +37,8 @@ commands:
   - name: default
     tools: [deploy]
     messageTemplates:
+      - role: system
+        template: "You deploy the team's services. Ask before you deploy."
       - role: user
         template: "{{ .userInputPrompt }}"
     contextVariableCollectionStrategy:
