@@ -20,6 +20,7 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/sse"
 	"github.com/agentgw/agentgw/tools/toolstep"
 )
 
@@ -182,4 +183,21 @@ func loadAll(paths ...string) ([]*Agent, agent.Diagnostics) {
 // loadFSAll is LoadFS with every step kind the gateway registers.
 func loadFSAll(fsys fs.FS, root string) ([]*Agent, agent.Diagnostics) {
 	return LoadFSWith(LoadOptions{Kinds: testKinds()}, fsys, root)
+}
+
+// streamFrames runs the request body on r and returns the SSE frames a
+// plugin would get, with a fixed id, model and time so they can be golden.
+func streamFrames(t *testing.T, r *Runner, body, model, requestID string) []byte {
+	t.Helper()
+	req, err := DecodeRequest([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := r.Prepare(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	run.Execute(t.Context(), NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: model, Created: 1700000000}), requestID))
+	return out.Bytes()
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/sse"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -143,17 +141,7 @@ commands:
 // complete); the exact frames are in the golden file.
 func TestGateNeverFillsFrames(t *testing.T) {
 	r, _ := testRunner(t, gateAgent, nil, RunnerConfig{})
-	req, err := DecodeRequest([]byte(`{"agent":"dash"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := r.Prepare(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	run.Execute(t.Context(), NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: "dash", Created: 1700000000}), "req-gate"))
-	golden.Check(t, "testdata/frames/gate_never_fills.sse", out.Bytes())
+	golden.Check(t, "testdata/frames/gate_never_fills.sse", streamFrames(t, r, `{"agent":"dash"}`, "dash", "req-gate"))
 }
 
 // TestGateWaitsThroughConsent: a gate that waits for what a tool step

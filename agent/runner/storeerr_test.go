@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/internal/golden"
-	"github.com/agentgw/agentgw/sse"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -95,17 +94,7 @@ func TestPauseStoreDownFrames(t *testing.T) {
 	st := newFlakyStore()
 	r, _ := toolRunner(t, st)
 	st.fail("Put")
-	req, err := DecodeRequest([]byte(promptBody("deploy")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := r.Prepare(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	run.Execute(t.Context(), NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: "t", Created: 1700000000}), "req-store"))
-	golden.Check(t, "testdata/frames/pause_store_down.sse", out.Bytes())
+	golden.Check(t, "testdata/frames/pause_store_down.sse", streamFrames(t, r, promptBody("deploy"), "t", "req-store"))
 
 	st.fail()
 	rec, err := runRequest(t, r, promptBody("deploy"))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/chat/chattest"
 )
 
 // loadConfig parses args as the gateway flags and loads the configuration.
@@ -21,17 +23,7 @@ func loadConfig(t *testing.T, env map[string]string, args ...string) (*Config, e
 }
 
 // writeFile writes data to name under dir and returns its path.
-func writeFile(t testing.TB, dir, name, data string) string {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+var writeFile = chattest.WriteFile
 
 func TestDefaultConfig(t *testing.T) {
 	cfg, err := loadConfig(t, nil)
