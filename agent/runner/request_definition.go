@@ -66,13 +66,7 @@ func compileRequestDefinition(kinds *stepkind.Registry, name string, raw []byte)
 	// sanitize dropped the tools: nothing here needs a tool manager.
 	a := compile(def, &diags, &LoadOptions{Kinds: kinds}, "")
 	if diags.Errors() > 0 {
-		var msgs []string
-		for _, d := range diags {
-			if d.Severity == agent.SeverityError {
-				msgs = append(msgs, fmt.Sprintf("line %d: %s", d.Pos.Line, d.Message))
-			}
-		}
-		return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition is invalid: %s", strings.Join(msgs, "; "))
+		return nil, invalidDefinition(diags)
 	}
 	for _, c := range a.commands {
 		for _, t := range c.templates() {
@@ -106,4 +100,31 @@ func modelNameOnly(m *agent.ModelConfig) *agent.ModelConfig {
 		return nil
 	}
 	return &agent.ModelConfig{ModelName: m.ModelName}
+}
+
+// maxListedProblems is how many of a request-carried definition's errors
+// its BAD_REQUEST lists; the rest are counted.
+const maxListedProblems = 10
+
+// invalidDefinition is the BAD_REQUEST for a request-carried definition
+// with errors: each listed with its line, each clipped on its own (it may
+// quote the client's text), so that a long one does not hide the others.
+func invalidDefinition(diags agent.Diagnostics) *agent.Error {
+	var msgs []string
+	more := 0
+	for _, d := range diags {
+		if d.Severity != agent.SeverityError {
+			continue
+		}
+		if len(msgs) == maxListedProblems {
+			more++
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("line %d: %s", d.Pos.Line, agent.Clip(d.Message)))
+	}
+	msg := "agentDefinition is invalid: " + strings.Join(msgs, "; ")
+	if more > 0 {
+		msg += fmt.Sprintf(" (and %d more)", more)
+	}
+	return agent.New(agent.CodeBadRequest, msg)
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,5 +57,31 @@ func TestRequestTemplateRefusals(t *testing.T) {
 		if _, err := compileRequestDefinition(NewKinds(), "adhoc", requestDef(src)); err != nil {
 			t.Errorf("%s: %v", src, err)
 		}
+	}
+}
+
+// TestInvalidDefinitionListsEveryProblem: each error of a request-carried
+// definition is listed (up to maxListedProblems, the rest counted), each
+// clipped on its own: the message was clipped as a whole at 256 bytes, so
+// a long first problem hid the others.
+func TestInvalidDefinitionListsEveryProblem(t *testing.T) {
+	long := strings.Repeat("x", 2000)
+	var cmds []string
+	for i := range 12 {
+		cmds = append(cmds, fmt.Sprintf(`{"name":"c%d","messageTemplates":[{"role":"system","template":"{{ .%s"}]}`, i, long))
+	}
+	_, err := compileRequestDefinition(NewKinds(), "adhoc", []byte(`{"commands":[{"name":"default","messageTemplates":[{"role":"system","template":"ok"}]},`+strings.Join(cmds, ",")+`]}`))
+	var e *agent.Error
+	if !errors.As(err, &e) || e.Code != agent.CodeBadRequest {
+		t.Fatalf("got %v, want a BAD_REQUEST", err)
+	}
+	if n := strings.Count(e.Message, "line 1: "); n != maxListedProblems {
+		t.Errorf("%d problems listed, want %d: %s", n, maxListedProblems, e.Message)
+	}
+	if !strings.HasSuffix(e.Message, " (and 2 more)") {
+		t.Errorf("message does not count the rest: %s", e.Message)
+	}
+	if len(e.Message) > maxListedProblems*(agent.MaxEcho+64)+64 {
+		t.Errorf("message of %d bytes: each problem was not clipped", len(e.Message))
 	}
 }
