@@ -140,17 +140,17 @@ func outcome(res tools.Result, hint bool) string {
 	return "error"
 }
 
-// fallbackNote tells what the agent is expected to do without the result
-// (the gateway's model decides).
+// fallbackNote tells what the agent does without the result (the gateway
+// acts on the tool's fallbackBehavior).
 func fallbackNote(behavior string) string {
 	switch behavior {
 	case "":
 		return ""
-	case "ABORT":
+	case tools.FallbackAbort:
 		return " — fallback ABORT: the agent should stop here"
-	case "SKIP":
+	case tools.FallbackSkip:
 		return " — fallback SKIP: the agent may go on without it"
-	case "USE_ALTERNATIVE":
+	case tools.FallbackUseAlternative:
 		return " — fallback USE_ALTERNATIVE: the agent may try another way"
 	}
 	return " — fallback " + behavior
