@@ -378,3 +378,25 @@ func TestConcurrentSwap(t *testing.T) {
 		})
 	}
 }
+
+// TestCanceledContext: the database stores fail a call whose context has
+// ended (Put with the context's error) and never report such a Take as a
+// missing key. Memory does no I/O and does not look at the context.
+func TestCanceledContext(t *testing.T) {
+	for _, impl := range impls {
+		if impl.name == "memory" {
+			continue
+		}
+		t.Run(impl.name, func(t *testing.T) {
+			s := impl.open(t, newClock())
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := s.Put(ctx, "k", nil, time.Minute); !errors.Is(err, context.Canceled) {
+				t.Errorf("Put with a canceled context: %v", err)
+			}
+			if _, err := s.Take(ctx, "k"); err == nil || errors.Is(err, ErrNotFound) {
+				t.Errorf("Take with a canceled context: %v", err)
+			}
+		})
+	}
+}

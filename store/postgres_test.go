@@ -291,18 +291,6 @@ func TestRedactURL(t *testing.T) {
 	}
 }
 
-func TestPostgresCanceledContext(t *testing.T) {
-	s := openTestPostgres(t, pgtest.Schema(t))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := s.Put(ctx, "k", nil, time.Minute); !errors.Is(err, context.Canceled) {
-		t.Errorf("Put with a canceled context: %v", err)
-	}
-	if _, err := s.Take(ctx, "k"); err == nil || errors.Is(err, ErrNotFound) {
-		t.Errorf("Take with a canceled context: %v", err)
-	}
-}
-
 func BenchmarkPostgresPutTake(b *testing.B) {
 	s := openTestPostgres(b, pgtest.Schema(b))
 	ctx := context.Background()

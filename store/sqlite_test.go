@@ -138,18 +138,6 @@ func TestOpenSQLiteOddPath(t *testing.T) {
 	}
 }
 
-func TestSQLiteCanceledContext(t *testing.T) {
-	s := openTestSQLite(t, filepath.Join(t.TempDir(), "c.db"))
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := s.Put(ctx, "k", nil, time.Minute); !errors.Is(err, context.Canceled) {
-		t.Errorf("Put with a canceled context: %v", err)
-	}
-	if _, err := s.Take(ctx, "k"); err == nil || errors.Is(err, ErrNotFound) {
-		t.Errorf("Take with a canceled context: %v", err)
-	}
-}
-
 func BenchmarkSQLitePutTake(b *testing.B) {
 	s := openTestSQLite(b, filepath.Join(b.TempDir(), "bench.db"))
 	ctx := context.Background()
