@@ -104,7 +104,9 @@ type Changes struct {
 	Truncated bool `json:"truncated"`
 }
 
-// Operation is one write of Apply.
+// Operation is one write of Apply. An ADD_MESSAGE may carry a State
+// too, merged as UPDATE_STATE merges: a run's turn and the state its plan
+// set, kept as one change.
 type Operation struct {
 	Op       string         `json:"operation"`
 	Messages []Message      `json:"messages,omitempty"`

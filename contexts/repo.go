@@ -202,14 +202,16 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 			c.Messages = append(c.Messages, op.Messages...)
 			ch.Messages = op.Messages
 			ch.Dropped = r.trim(c)
-		case OpUpdateState:
+		case OpClearHistory:
+			c.Messages = []Message{}
+		}
+		if op.State != nil && op.Op != OpClearHistory {
+			// UPDATE_STATE, or the state a run's plan set with its turn.
 			c.State = mergePatch(c.State, op.State)
 			ch.State = op.State
 			if data, err := json.Marshal(c.State); err != nil || len(data) > r.cfg.MaxBytes {
 				return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, r.cfg.MaxBytes)
 			}
-		case OpClearHistory:
-			c.Messages = []Message{}
 		}
 		rec.Changes = r.trimChanges(append(rec.Changes, ch))
 		ok, err := r.write(ctx, id, raw, rec)

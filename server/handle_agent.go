@@ -40,6 +40,13 @@ func (s *Server) postAgent(c echo.Context) error {
 	// The gateway's own token never goes upstream, auth enabled or not.
 	c.Request().Header.Del(HeaderToken)
 	req.Header = c.Request().Header
+	req.Owner = agentCaller(c, req)
+	if req.ContextID != "" || req.Context.Has("context") {
+		// If-Match names the version of the conversation read.
+		if req.ContextVersion, err = ifMatch(c); err != nil {
+			return err
+		}
+	}
 	run, err := s.cfg.Runner.Prepare(req)
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -14,26 +13,55 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/contexts"
 )
 
 // keyCaller is the echo context key of the caller's identity.
 const keyCaller = "agentgw.caller"
 
-// Anonymous is the owner of the contexts created without inbound auth.
+// Anonymous is the owner of the contexts created without inbound auth by
+// a caller that names no user.
 const Anonymous = "anonymous"
 
-// callerOf is the identity contexts are owned by: "token:" and the first
-// 32 hex digits of the SHA-256 of the inbound token that authenticated the
-// request (the token itself is never stored), or Anonymous when inbound
-// auth is off. The agent request's userInfo.id is not used here: these
-// endpoints have no agent request, and without auth any client could
-// claim any id.
+// HeaderUser names the user of a /contexts request when inbound auth is
+// off: what userInfo.id is to an agent request.
+const HeaderUser = "X-Agentgw-User"
+
+// callerOf is the identity the contexts of a /contexts request are owned
+// by: the inbound token's (tokenOwner), else, with inbound auth off, the
+// user X-Agentgw-User names (userOwner), else Anonymous.
 func callerOf(c echo.Context) string {
 	if s, ok := c.Get(keyCaller).(string); ok {
 		return s
 	}
+	return userOwner(c.Request().Header.Get(HeaderUser))
+}
+
+// agentCaller is the identity an agent request's conversation is owned
+// by: the inbound token's, else the request's userInfo.id, else Anonymous.
+func agentCaller(c echo.Context, req *runner.Request) string {
+	if s, ok := c.Get(keyCaller).(string); ok {
+		return s
+	}
+	if u := req.Context.UserInfo; u != nil {
+		return userOwner(u.ID)
+	}
 	return Anonymous
+}
+
+// userOwner is the identity of a user id: "user:" and the id when it is
+// short and plain, else "user:sha256:" and a hash, so that no caller makes
+// the owner of every record it writes large; "" is Anonymous.
+func userOwner(id string) string {
+	if id == "" {
+		return Anonymous
+	}
+	if len(id) <= 64 && contexts.ValidID(id) {
+		return "user:" + id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "user:sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // tokenOwner is the identity of an inbound token.
@@ -42,29 +70,8 @@ func tokenOwner(tok string) string {
 	return "token:" + hex.EncodeToString(sum[:16])
 }
 
-// contextError maps the errors of package contexts to the protocol's.
-func contextError(id string, err error) error {
-	switch {
-	case errors.Is(err, contexts.ErrBadID):
-		return agent.Errorf(agent.CodeBadRequest, "context id %q is malformed", agent.Clip(id)).
-			Suggest("use a UUID or 1 to 128 characters of A-Z a-z 0-9 . _ : -")
-	case errors.Is(err, contexts.ErrNotFound):
-		return agent.Errorf(agent.CodeContextNotFound, "no context %q", id)
-	case errors.Is(err, contexts.ErrExists):
-		return agent.Errorf(agent.CodeContextConflict, "context %q exists already", id).
-			Suggest("GET /contexts/{id} to use it, or create one with another id")
-	case errors.Is(err, contexts.ErrConflict):
-		return agent.Errorf(agent.CodeContextConflict, "context %q has changed since that version", id)
-	case errors.Is(err, contexts.ErrTooLarge):
-		return agent.Errorf(agent.CodePayloadTooLarge, "context %q: %v", id, err).
-			Suggest("keep less in the context's state, or ask the operator to raise contexts.maxBytes")
-	case errors.Is(err, contexts.ErrBadOperation):
-		return agent.Errorf(agent.CodeBadRequest, "%v", err).
-			Suggest(`send {"operation":"UPDATE_STATE","state":{...},"version":N} or {"operation":"CLEAR_HISTORY"}`)
-	}
-	return agent.New(agent.CodeStoreUnavailable, "the gateway's store is unavailable: it could not read or keep the context").
-		Wrap(fmt.Errorf("context %s: %w", id, err))
-}
+// contextError is the protocol error of a contexts error.
+func contextError(id string, err error) error { return contexts.ProtocolError(id, err) }
 
 // createRequest is the optional body of POST /contexts.
 type createRequest struct {

@@ -20,8 +20,12 @@ func (run *Run) callModel(ctx context.Context, em Emitter) error {
 		return err
 	}
 	if len(run.cmd.tools) > 0 {
-		l := &toolLoop{run: run, tools: run.cmd.tools, model: run.model, fallbacks: run.fallbacks, msgs: msgs, stream: true}
-		_, err := l.converse(ctx, em)
+		l := &toolLoop{run: run, tools: run.cmd.tools, model: run.model, fallbacks: run.fallbacks, msgs: msgs, stream: true,
+			start: len(msgs)}
+		text, err := l.converse(ctx, em)
+		if err == nil {
+			l.keepTurn(text)
+		}
 		return err
 	}
 	req := &llm.ChatRequest{Model: run.model, Messages: msgs, Extra: run.extra, Header: run.req.Header, FallbackModels: run.fallbacks}

@@ -74,6 +74,11 @@ type pauseRecord struct {
 	Step  string         `json:"step,omitempty"`
 	State map[string]any `json:"state,omitempty"`
 	Done  map[string]any `json:"done,omitempty"`
+	// Start is the index in Messages of the command's own answer (see
+	// toolLoop.start).
+	Start int `json:"start,omitempty"`
+	// Conv is the turn so far of the conversation the run continues.
+	Conv *convState `json:"conv,omitempty"`
 }
 
 // pauseKindPlan marks a paused plan.
@@ -98,7 +103,7 @@ func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, 
 	}
 	rec := &pauseRecord{ID: uuid.NewString(), Endpoint: run.endpoint, Agent: run.agent.Name(), Command: run.cmd.def.Name,
 		Model: l.model, Fallbacks: l.fallbacks, Params: l.params, Stream: l.stream, Tools: sortedKeys(l.tools),
-		Messages: l.msgs, Calls: calls, Results: results, Round: l.round}
+		Messages: l.msgs, Calls: calls, Results: results, Round: l.round, Start: l.start}
 	for _, w := range waiting {
 		if w.Frontend {
 			w.ClientID = newCallID()
@@ -179,6 +184,7 @@ func decodeArgs(args string) map[string]any {
 
 // savePause stores a paused run and the ids its frontend calls come back with.
 func (run *Run) savePause(ctx context.Context, rec *pauseRecord) error {
+	rec.Conv = run.conv.paused()
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return agent.Internal(fmt.Errorf("encoding a paused run: %w", err))

@@ -99,7 +99,7 @@ func (run *Run) resume(ctx context.Context, em Emitter) error {
 		return run.afterModel(ctx, em)
 	}
 	l := &toolLoop{run: run, tools: map[string]*tools.Tool{}, model: rec.Model, fallbacks: rec.Fallbacks, params: rec.Params,
-		msgs: rec.Messages, round: rec.Round, stream: rec.Stream}
+		msgs: rec.Messages, round: rec.Round, stream: rec.Stream, start: rec.Start}
 	for _, name := range rec.Tools {
 		if t := run.cmd.tools[name]; t != nil {
 			l.tools[name] = t
@@ -126,9 +126,11 @@ func (run *Run) resume(ctx context.Context, em Emitter) error {
 		l.msgs = append(l.msgs, llm.ToolMessage(c.ID, results[i]))
 	}
 	l.round++
-	if _, err := l.converse(ctx, em); err != nil {
+	text, err := l.converse(ctx, em)
+	if err != nil {
 		return err
 	}
+	l.keepTurn(text)
 	return run.afterModel(ctx, em)
 }
 

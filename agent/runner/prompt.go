@@ -178,7 +178,8 @@ func (run *Run) buildPrompt(ctx context.Context) ([]llm.Message, error) {
 // cutTurns drops the oldest conversation turns worth about need tokens.
 func (run *Run) cutTurns(need int) []string {
 	dropped, tokens := 0, 0
-	for len(run.turns) > 0 && tokens < need {
+	for len(run.turns) > 0 && (tokens < need || run.turns[0].Role == "tool") {
+		// A tool result goes with the call before it: none is left first.
 		tokens += promptTokens(run.turns[:1])
 		run.turns = run.turns[1:]
 		dropped++

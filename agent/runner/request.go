@@ -36,13 +36,21 @@ type Request struct {
 	Extra []llm.Field
 	// Header is the plugin's request header, for the forward auth policy.
 	Header http.Header
+	// ContextID names the stored conversation the request continues
+	// ("contextId"; a context variable "context" may name it instead).
+	ContextID string
+	// ContextVersion is the conversation version the caller read (the
+	// server's If-Match); 0 checks nothing.
+	ContextVersion int64
+	// Owner is the caller a conversation belongs to, set by the server.
+	Owner string
 }
 
 // protocolFields are request fields that are the gateway's, never the
 // model's: they are not passed upstream.
 var protocolFields = []string{
 	"agent", "command", "contextVariables", "agentDefinition", "messages", "action", "toolResults",
-	"messageTemplates", "modelConfiguration", "model", "stream",
+	"messageTemplates", "modelConfiguration", "model", "stream", "contextId",
 }
 
 // DecodeRequest decodes an agent request body. Errors are *Error with code
@@ -110,6 +118,9 @@ func (r *Request) decodeKnown(fields map[string]json.RawMessage) error {
 		return err
 	}
 	if r.Model, err = stringField(fields, "model"); err != nil {
+		return err
+	}
+	if r.ContextID, err = stringField(fields, "contextId"); err != nil {
 		return err
 	}
 	if r.Context == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/steps"
@@ -43,6 +44,9 @@ type RunnerConfig struct {
 	// (their steps are dropped); nil means the built-in ones (NewKinds).
 	// The kinds of loaded agents are LoadOptions.Kinds.
 	Kinds *stepkind.Registry
+	// Contexts keeps the conversations requests name with contextId; nil
+	// refuses them.
+	Contexts contexts.Repo
 	// Store keeps a plan's state for the handlers of the actions it sent;
 	// nil means handlers start with an empty state.
 	Store store.Store
@@ -135,6 +139,8 @@ type Run struct {
 	// handlerState is the state the run that sent the action saved, for
 	// the steps of the action's handler (loadHandlerState).
 	handlerState map[string]any
+	// conv is the stored conversation the run continues, nil without one.
+	conv *conversation
 }
 
 // Agent names the run's agent.
@@ -243,6 +249,9 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	if req.Context == nil {
 		req.Context = &contextvars.Set{}
 	}
+	if err := r.bindConversation(run); err != nil {
+		return nil, err
+	}
 	if err := run.applyContext(); err != nil {
 		return nil, err
 	}
@@ -324,7 +333,7 @@ func (run *Run) inputData() map[string]any {
 // request and context, the target's own options and model.
 func (run *Run) sub(a *Agent, cmd *command) *Run {
 	s := &Run{cfg: run.cfg, reg: run.reg, req: run.req, agent: a, cmd: cmd, endpoint: run.endpoint,
-		turns: run.turns, feedback: run.feedback, depth: run.depth + 1, parent: run}
+		turns: run.turns, feedback: run.feedback, depth: run.depth + 1, parent: run, conv: run.conv}
 	s.model = firstNonEmpty(cmd.model.ModelName, run.req.Model, run.cfg.DefaultModel)
 	s.fallbacks = cmd.model.FallbackModels
 	s.extra = withDefaults(run.req.Extra, cmd.model.Parameters)
@@ -438,6 +447,9 @@ func (run *Run) turnsData() []any {
 // Execute runs the command, writing to em, and always ends the stream.
 func (run *Run) Execute(ctx context.Context, em Emitter) {
 	defer em.End()
+	if run.conv != nil {
+		em = convEmitter{em, run.conv}
+	}
 	var err error
 	switch {
 	case run.paused != nil:
@@ -449,6 +461,10 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 	}
 	if errors.Is(err, errPaused) {
 		return
+	}
+	if err == nil && run.conv != nil {
+		// Only a whole answer is kept: a failed or cancelled turn is not.
+		err = run.conv.commit(ctx)
 	}
 	if err != nil {
 		var e *agent.Error

@@ -184,11 +184,16 @@ func (s *captureSink) Chunk(raw []byte) error {
 	return s.em.Chunk(raw)
 }
 
-// setKind writes values into the plan's state.
+// setKind writes values into the plan's state, or, for paths under
+// context.state, into the state of the run's conversation (kept with its
+// turn when the run ends).
 type setKind struct {
 	paths  []steps.Path
 	values []*tmpl.Value
 }
+
+// convStatePrefix starts the set paths that write the conversation's state.
+const convStatePrefix = steps.RootContext + "." + varState + "."
 
 func (c *compiler) compileSet(where string, v *agent.Value) stepkind.Step {
 	if v.Kind() != agent.ValueMapping {
@@ -198,7 +203,7 @@ func (c *compiler) compileSet(where string, v *agent.Value) stepkind.Step {
 	k := &setKind{}
 	for _, e := range v.Entries() {
 		name := e.Key
-		if !strings.HasPrefix(name, steps.RootState+".") {
+		if !strings.HasPrefix(name, steps.RootState+".") && !strings.HasPrefix(name, convStatePrefix) {
 			name = steps.RootState + "." + name
 		}
 		p, err := steps.ParsePath(name)
@@ -220,6 +225,15 @@ func (k *setKind) Run(_ context.Context, r stepkind.Run) (any, error) {
 		v, err := k.values[i].Render(sr.env)
 		if err != nil {
 			return nil, tmpl.RenderError(err)
+		}
+		if p[0] == steps.RootContext {
+			// context.state.x: the conversation's state; without a
+			// conversation there is nothing to keep it in.
+			if c := sr.run.conv; c != nil {
+				c.setState(p[2:], v)
+			}
+			out[p.String()] = v
+			continue
 		}
 		if err := sr.inv.Scope.State.Set(p, v); err != nil {
 			return nil, err

@@ -37,6 +37,17 @@ type toolLoop struct {
 	// fallbacks are the models tried when model fails before answering
 	// (nil: the gateway's).
 	fallbacks []string
+	// start is, for the command's own model, the index in msgs of the
+	// answer's first message (after the prompt); 0 for a plan's llm step.
+	start int
+}
+
+// keepTurn gives the run's conversation the command's own tool rounds and
+// final answer, as the model saw them.
+func (l *toolLoop) keepTurn(final string) {
+	if l.run.conv != nil && l.start > 0 && !l.run.called {
+		l.run.conv.setLoop(l.msgs[l.start:], final)
+	}
 }
 
 // converse runs rounds until the model stops calling tools; it returns the

@@ -73,8 +73,10 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
+	conversations := contextRepo(st.Store, cfg.Contexts)
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
-		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
+		Contexts: conversations,
+		LLM:      client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
 		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
@@ -87,7 +89,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		RateLimit: cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
-		Contexts: contextRepo(st.Store, cfg.Contexts),
+		Contexts: conversations,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -1,0 +1,35 @@
+package contexts
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/agentgw/agentgw/agent"
+)
+
+// ProtocolError maps an error of a Repo about context id to the protocol's
+// error: BAD_REQUEST for a malformed id or operation, CONTEXT_NOT_FOUND,
+// CONTEXT_CONFLICT, PAYLOAD_TOO_LARGE, and STORE_UNAVAILABLE for the rest
+// (the store failed: the cause is wrapped, never shown).
+func ProtocolError(id string, err error) *agent.Error {
+	switch {
+	case errors.Is(err, ErrBadID):
+		return agent.Errorf(agent.CodeBadRequest, "context id %q is malformed", agent.Clip(id)).
+			Suggest("use a UUID or 1 to 128 characters of A-Z a-z 0-9 . _ : -")
+	case errors.Is(err, ErrNotFound):
+		return agent.Errorf(agent.CodeContextNotFound, "no context %q", id)
+	case errors.Is(err, ErrExists):
+		return agent.Errorf(agent.CodeContextConflict, "context %q exists already", id).
+			Suggest("GET /contexts/{id} to use it, or create one with another id")
+	case errors.Is(err, ErrConflict):
+		return agent.Errorf(agent.CodeContextConflict, "context %q has changed since that version", id)
+	case errors.Is(err, ErrTooLarge):
+		return agent.Errorf(agent.CodePayloadTooLarge, "context %q: %v", id, err).
+			Suggest("keep less in the context's state, or ask the operator to raise contexts.maxBytes")
+	case errors.Is(err, ErrBadOperation):
+		return agent.Errorf(agent.CodeBadRequest, "%v", err).
+			Suggest(`send {"operation":"UPDATE_STATE","state":{...},"version":N} or {"operation":"CLEAR_HISTORY"}`)
+	}
+	return agent.New(agent.CodeStoreUnavailable, "the gateway's store is unavailable: it could not read or keep the context").
+		Wrap(fmt.Errorf("context %s: %w", id, err))
+}
