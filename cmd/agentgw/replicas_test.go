@@ -59,12 +59,20 @@ func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Messages []struct {
 			Role string `json:"role"`
 		} `json:"messages"`
+		Tools []any `json:"tools"`
 	}
 	if err := json.Unmarshal(data, &body); err != nil {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
+	if len(body.Tools) == 0 {
+		// A conversation: the answer says how much of it the model saw.
+		modelChunk(w, map[string]any{"role": "assistant", "content": fmt.Sprintf("I saw %d messages.", len(body.Messages))}, "")
+		modelChunk(w, map[string]any{}, "stop")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		return
+	}
 	for _, msg := range body.Messages {
 		if msg.Role == "tool" {
 			modelChunk(w, map[string]any{"role": "assistant", "content": "Deployed, "}, "")
@@ -198,6 +206,7 @@ func TestThreeReplicas(t *testing.T) {
 	}
 	writeFile(t, agents, "hello.yaml", string(hello))
 	writeFile(t, agents, "planner.yaml", plannerAgent)
+	writeFile(t, agents, "chatter.yaml", "name: chatter\ncommands:\n  - name: default\n    messageTemplates: [{role: system, template: Chat.}]\n")
 	model := &scriptedModel{}
 	up := httptest.NewServer(model)
 	defer up.Close()
@@ -243,6 +252,68 @@ func TestThreeReplicas(t *testing.T) {
 					t.Errorf("C answered %q, error %+v, want %q", got.text, e, tt.want)
 				}
 			})
+		}
+	})
+
+	t.Run("a conversation continued on alternating replicas", func(t *testing.T) {
+		var want []string
+		for i, r := range []*replica{a, b, c, a} {
+			prompt := fmt.Sprintf("turn %d on %s", i+1, r.name)
+			before := len(model.received())
+			got := ask(t, r.base+"/agents/chatter", `{"contextId":"conv-r","contextVariables":[{"name":"userInputPrompt","value":"`+prompt+
+				`"},{"name":"userInfo","value":{"id":"ada"}}]}`)
+			answer := fmt.Sprintf("I saw %d messages.", 2+2*i)
+			if e := got.errorFrame(); e != nil || got.text != answer {
+				t.Fatalf("%s answered %q, error %+v, want %q", r.name, got.text, e, answer)
+			}
+			want = append(want, `{"role":"user","content":"`+prompt+`"}`)
+			sent := model.received()[before:]
+			wantBody := `[{"role":"system","content":"Chat."},` + strings.Join(want, ",") + `]`
+			var body struct{ Messages json.RawMessage }
+			if len(sent) != 1 || json.Unmarshal(sent[0], &body) != nil || string(body.Messages) != wantBody {
+				t.Fatalf("turn %d: the model got %s\nwant messages %s", i+1, sent, wantBody)
+			}
+			want = append(want, `{"role":"assistant","content":"`+answer+`"}`)
+		}
+		resp, err := http.DefaultClient.Do(newRequest(t, "GET", c.base+"/contexts/conv-r", "", "X-Agentgw-User", "ada"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var ctx struct {
+			Version  int64
+			Owner    string
+			Messages json.RawMessage
+		}
+		if err := json.Unmarshal(data, &ctx); err != nil || ctx.Version != 5 || ctx.Owner != "user:ada" || string(ctx.Messages) != "["+strings.Join(want, ",")+"]" {
+			t.Fatalf("C's GET /contexts/conv-r = %d %s", resp.StatusCode, data)
+		}
+	})
+
+	t.Run("B and C write one context version at once: one 409", func(t *testing.T) {
+		statuses := make(chan string, 2)
+		start := make(chan struct{})
+		for _, r := range []*replica{b, c} {
+			go func() {
+				<-start
+				req := newRequest(t, "PATCH", r.base+"/contexts/conv-r", `{"operation":"UPDATE_STATE","state":{"by":"`+r.name+`"},"version":5}`, "X-Agentgw-User", "ada")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					statuses <- err.Error()
+					return
+				}
+				data, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var e struct{ Content struct{ ErrorCode string } }
+				_ = json.Unmarshal(data, &e)
+				statuses <- fmt.Sprint(resp.StatusCode, e.Content.ErrorCode)
+			}()
+		}
+		close(start)
+		got := []string{<-statuses, <-statuses}
+		if !(got[0] == "200" && got[1] == "409CONTEXT_CONFLICT" || got[1] == "200" && got[0] == "409CONTEXT_CONFLICT") {
+			t.Fatalf("statuses %v, want one 200 and one 409 CONTEXT_CONFLICT", got)
 		}
 	})
 
@@ -352,6 +423,22 @@ func TestThreeReplicas(t *testing.T) {
 			t.Errorf("the model got %d requests for the resumed turn, want 1:\n%s", len(reqs), bytes.Join(reqs, []byte("\n")))
 		}
 	})
+}
+
+// newRequest is a request with a JSON body (when not empty) and headers.
+func newRequest(t *testing.T, method, url, body string, header ...string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return req
 }
 
 // executionTime is a tool result's duration, as it appears escaped in the
