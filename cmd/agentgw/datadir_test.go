@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -196,17 +197,21 @@ func TestRestartLosesNothing(t *testing.T) {
 			up := httptest.NewServer(http.HandlerFunc(deployModel))
 			defer up.Close()
 			data := filepath.Join(dir, "data")
-			run := func(t *testing.T, body string) answer {
+			start := func(t *testing.T, use func(t *testing.T, base string)) {
 				t.Helper()
 				cfg := testConfig(t, up.URL)
 				cfg.Agents = []string{filepath.Join(dir, "agents")}
 				cfg.Data = data
-				var got answer
 				// A subtest, so that its cleanup stops this gateway before the next starts.
-				t.Run("run", func(t *testing.T) { got = ask(t, startGateway(t, cfg, tc.env)+"/agents/deployer", body) })
+				t.Run("run", func(t *testing.T) { use(t, startGateway(t, cfg, tc.env)) })
+			}
+			run := func(t *testing.T, body string) answer {
+				t.Helper()
+				var got answer
+				start(t, func(t *testing.T, base string) { got = ask(t, base+"/agents/deployer", body) })
 				return got
 			}
-			consent := run(t, `{"contextVariables":[{"name":"userInputPrompt","value":"ship it"}]}`).only(t)
+			consent := run(t, `{"contextId":"conv-1","contextVariables":[{"name":"userInputPrompt","value":"ship it"}]}`).only(t)
 			if consent.Action != "confirm" || !strings.HasPrefix(consent.Data.Message, "Deploy the service?") {
 				t.Fatalf("consent %s %+v", consent.State, consent.Data)
 			}
@@ -214,6 +219,27 @@ func TestRestartLosesNothing(t *testing.T) {
 			if e := resumed.errorFrame(); e != nil || !strings.Contains(resumed.text, `The tool said: {"callId":"call_1","status":"SUCCESS","result":"deployed",`) {
 				t.Fatalf("after the restart: %q, error %+v", resumed.text, e)
 			}
+			// A third start still has the conversation the first began and
+			// the second finished.
+			start(t, func(t *testing.T, base string) {
+				resp, err := http.Get(base + "/contexts/conv-1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				var c struct {
+					Version  int64
+					Messages []struct{ Role, Content string }
+				}
+				if err := json.NewDecoder(resp.Body).Decode(&c); err != nil || resp.StatusCode != 200 {
+					t.Fatalf("GET /contexts/conv-1 = %d, %v", resp.StatusCode, err)
+				}
+				n := len(c.Messages)
+				if c.Version != 2 || n < 4 || c.Messages[0] != (struct{ Role, Content string }{"user", "ship it"}) ||
+					c.Messages[n-1].Role != "assistant" || !strings.HasPrefix(c.Messages[n-1].Content, "The tool said: ") {
+					t.Fatalf("the conversation after two restarts: %+v", c)
+				}
+			})
 		})
 	}
 }
