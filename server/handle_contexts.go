@@ -99,7 +99,7 @@ func (s *Server) decodeJSON(c echo.Context, v any, what string) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return agent.Errorf(agent.CodeBadRequest, "the body is not a valid %s: %v", what, err).
-			Suggest("see the README section Conversation contexts")
+			Suggest("see the README section Conversations (contexts)")
 	}
 	return nil
 }
