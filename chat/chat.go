@@ -17,6 +17,8 @@ import (
 // chatOptions are the flags of `agentgw chat`.
 type chatOptions struct {
 	url, agent, command, file, selection, dir, model, token, bearer string
+	// contextID continues a conversation the gateway keeps.
+	contextID string
 	rules                                                           stringList
 	prompt                                                          string
 	// interactive forces the choices prompt on; once forces it off. Without
@@ -95,6 +97,7 @@ func newChatFlags(o *chatOptions, getenv func(string) string, stderr io.Writer) 
 	fs.StringVar(&o.file, "file", "", "the `file` open in the \"editor\" (activeEditor)")
 	fs.StringVar(&o.selection, "selection", "", "the selection in --file: `L1:C1-L2:C2`, L1-L2 or L")
 	fs.StringVar(&o.dir, "dir", ".", "the workspace `directory` (git, package files, and the files the agent's tools read)")
+	fs.StringVar(&o.contextID, "context", "", "continue the conversation `id` the gateway keeps (sent as contextId; a new id starts one)")
 	fs.StringVar(&o.model, "model", "", "`model` to ask for (sent as the request's model)")
 	fs.StringVar(&o.token, "token", getenv("AGENTGW_TOKEN"), "gateway `token` for inbound auth (env AGENTGW_TOKEN)")
 	fs.StringVar(&o.bearer, "bearer", getenv("AGENTGW_BEARER"), "`token` sent as Authorization: Bearer, which a forward-auth gateway passes to the model platform (env AGENTGW_BEARER)")

@@ -64,6 +64,9 @@ func (c *chatClient) request(ctx context.Context, command, prompt string) (map[s
 	if c.opts.model != "" {
 		body["model"] = c.opts.model
 	}
+	if c.opts.contextID != "" {
+		body["contextId"] = c.opts.contextID
+	}
 	return body, nil
 }
 

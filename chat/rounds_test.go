@@ -32,10 +32,14 @@ func TestChatRounds(t *testing.T) {
 		wantStdout string
 		wantStderr string
 		requests   int
+		contextID  string // the contextId every request must carry
 	}{
 		{name: "a second round after a follow-up", args: []string{"--interactive"}, stdin: "1\n2\n",
 			answers:    []string{openAnswer, closeAnswer, plainAnswer},
 			wantStdout: openMenu + "> 1\n" + closeMenu + "> 2\nDone.\n", requests: 3},
+		{name: "--context names the conversation in every request", args: []string{"--interactive", "--context", "conv-9"}, stdin: "1\n2\n",
+			answers:    []string{openAnswer, closeAnswer, plainAnswer},
+			wantStdout: openMenu + "> 1\n" + closeMenu + "> 2\nDone.\n", requests: 3, contextID: `"conv-9"`},
 		{name: "q quits", args: []string{"--interactive"}, stdin: "q\n1\n", answers: []string{openAnswer},
 			wantStdout: openMenu + "> q\n", requests: 1},
 		{name: "Q quits", args: []string{"--interactive"}, stdin: " Q\n", answers: []string{openAnswer},
@@ -73,6 +77,13 @@ func TestChatRounds(t *testing.T) {
 			}
 			if n := rec.Count(); n != tt.requests {
 				t.Fatalf("%d requests, want %d", n, tt.requests)
+			}
+			if want := tt.contextID; want != "" {
+				for i, r := range rec.All() {
+					if got := r.Member("contextId"); got != want {
+						t.Errorf("request %d: contextId %s, want %s", i, got, want)
+					}
+				}
 			}
 			if tt.requests == 3 {
 				reqs := rec.All()

@@ -80,8 +80,12 @@ func requestContextID(req *Request) string {
 // stale If-Match CONTEXT_CONFLICT, a failing store STORE_UNAVAILABLE.
 func (r *Runner) bindConversation(run *Run) error {
 	req := run.req
-	conv := &conversation{repo: r.cfg.Contexts, id: requestContextID(req), owner: req.Owner,
-		expect: req.ContextVersion, user: req.Context.UserInputPrompt}
+	conv := &conversation{repo: r.cfg.Contexts, id: requestContextID(req), owner: req.Owner, expect: req.ContextVersion}
+	if req.Action == nil && req.ToolResults == nil {
+		// A click or a tool's answer is no new user turn, whatever input
+		// the plugin sends again with it.
+		conv.user = req.Context.UserInputPrompt
+	}
 	if p := run.paused; p != nil && p.Conv != nil {
 		conv.id, conv.owner, conv.expect, conv.user, conv.patch = p.Conv.ID, p.Conv.Owner, p.Conv.Expect, p.Conv.User, p.Conv.Patch
 		conv.text.WriteString(p.Conv.Text)
