@@ -19,8 +19,8 @@ type chatOptions struct {
 	url, agent, command, file, selection, dir, model, token, bearer string
 	// contextID continues a conversation the gateway keeps.
 	contextID string
-	rules                                                           stringList
-	prompt                                                          string
+	rules     stringList
+	prompt    string
 	// interactive forces the choices prompt on; once forces it off. Without
 	// either, it is on when stdin is a terminal.
 	interactive, once bool
