@@ -84,9 +84,6 @@ type pauseRecord struct {
 // pauseKindPlan marks a paused plan.
 const pauseKindPlan = "plan"
 
-func pauseKey(id string) string      { return "pause/" + id }
-func clientCallKey(id string) string { return "call/" + id }
-
 // pause keeps the conversation and asks the user (one confirm for the calls
 // that need consent) and the IDE (one copilot_tool_call per frontend call).
 func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, results []string, waiting []pendingCall) error {
@@ -98,7 +95,7 @@ func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, 
 	if err := run.cannotWait("the user or the IDE for tool " + strings.Join(names, ", ")); err != nil {
 		return err
 	}
-	if run.cfg.Store == nil {
+	if !run.cfg.runs.keeps() {
 		return noPauseStore("a tool needs the user's consent or the IDE")
 	}
 	rec := &pauseRecord{ID: uuid.NewString(), Endpoint: run.endpoint, Agent: run.agent.Name(), Command: run.cmd.def.Name,
@@ -182,52 +179,11 @@ func decodeArgs(args string) map[string]any {
 	return m
 }
 
-// savePause stores a paused run and the ids its frontend calls come back with.
+// savePause keeps a paused run, with the turn so far of the conversation
+// it continues.
 func (run *Run) savePause(ctx context.Context, rec *pauseRecord) error {
 	rec.Conv = run.conv.paused()
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return agent.Internal(fmt.Errorf("encoding a paused run: %w", err))
-	}
-	ttl := run.cfg.PauseTTL
-	if ttl <= 0 {
-		ttl = DefaultPauseTTL
-	}
-	if err := run.cfg.Store.Put(ctx, pauseKey(rec.ID), data, ttl); err != nil {
-		return err // STORE_UNAVAILABLE (checkedStore)
-	}
-	for _, w := range rec.Waiting {
-		if w.Frontend {
-			if err := run.cfg.Store.Put(ctx, clientCallKey(w.ClientID), []byte(rec.ID), ttl); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// peekPause loads a paused run and leaves it in the store.
-func peekPause(ctx context.Context, st store.Store, id string) (*pauseRecord, error) {
-	if st == nil {
-		return nil, store.ErrNotFound
-	}
-	data, err := st.Get(ctx, pauseKey(id))
-	if err != nil {
-		return nil, err
-	}
-	return decodePause(data)
-}
-
-// takePause loads a paused run and removes it, so that it resumes once.
-func takePause(ctx context.Context, st store.Store, id string) (*pauseRecord, error) {
-	if st == nil {
-		return nil, store.ErrNotFound
-	}
-	data, err := st.Take(ctx, pauseKey(id))
-	if err != nil {
-		return nil, err
-	}
-	return decodePause(data)
+	return run.cfg.runs.savePause(ctx, rec)
 }
 
 // decodePause decodes a stored paused run. Its free-form values (the

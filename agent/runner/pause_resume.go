@@ -10,7 +10,6 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
 	"github.com/google/uuid"
 )
@@ -22,22 +21,19 @@ import (
 // later in Prepare (another agent, a missing context variable) leaves the
 // run waiting for the right one.
 func (r *Runner) resumeToolResults(run *Run) (string, error) {
-	if r.cfg.Store == nil {
-		return "", pauseGone(store.ErrNotFound)
-	}
 	// Every result must answer a call of one and the same paused run.
 	var pauseID string
 	for i, tr := range run.req.ToolResults {
-		id, err := r.cfg.Store.Get(bgctx(), clientCallKey(tr.CallID))
+		id, err := r.cfg.runs.pauseOfCall(bgctx(), tr.CallID)
 		if err != nil {
 			return "", pauseGone(err)
 		}
-		if i > 0 && string(id) != pauseID {
+		if i > 0 && id != pauseID {
 			return "", stateInvalid("the toolResults answer calls of different runs; send one request per answer", nil)
 		}
-		pauseID = string(id)
+		pauseID = id
 	}
-	rec, err := peekPause(bgctx(), r.cfg.Store, pauseID)
+	rec, err := r.cfg.runs.peekPause(bgctx(), pauseID)
 	if err != nil {
 		return "", pauseGone(err)
 	}
@@ -54,7 +50,7 @@ func (r *Runner) resumeToolResults(run *Run) (string, error) {
 // resumeConsent finds the paused run a consent confirm answers; like
 // resumeToolResults it only reads it, for claimPause to take.
 func (r *Runner) resumeConsent(run *Run) error {
-	rec, err := peekPause(bgctx(), r.cfg.Store, run.feedback.Run)
+	rec, err := r.cfg.runs.peekPause(bgctx(), run.feedback.Run)
 	if err != nil {
 		return pauseGone(err)
 	}
@@ -69,7 +65,7 @@ func (r *Runner) claimPause(run *Run) error {
 	if run.paused == nil {
 		return nil
 	}
-	rec, err := takePause(bgctx(), r.cfg.Store, run.paused.ID)
+	rec, err := r.cfg.runs.takePause(bgctx(), run.paused.ID)
 	if err != nil {
 		return pauseGone(err)
 	}

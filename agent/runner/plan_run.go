@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,7 +10,6 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/steps"
-	"github.com/agentgw/agentgw/store"
 )
 
 // stepRun is one execution of one step.
@@ -139,48 +137,23 @@ func (sr *stepRun) prepare(ctx context.Context) error {
 // saveState keeps the plan's state for the handlers of the actions it
 // sent, under the run's id, for as long as those actions stay clickable.
 // A store that fails is STORE_UNAVAILABLE: the actions sent would find no
-// state.
+// state. A state that cannot be kept is logged and dropped.
 func (run *Run) saveState(ctx context.Context, state map[string]any) error {
-	if run.cfg.Store == nil || !run.actionsSent.Load() || len(state) == 0 {
+	if !run.actionsSent.Load() || len(state) == 0 {
 		return nil
 	}
-	data, err := json.Marshal(state)
-	if err != nil {
-		run.logger().Warn("plan state cannot be saved", "err", err)
+	err := run.cfg.runs.saveState(ctx, run.runID(), state)
+	var big *stateTooLarge
+	if errors.As(err, &big) {
+		run.logger().Warn("plan state too large to save for the actions' handlers", "bytes", big.size, "max", maxSavedState)
 		return nil
 	}
-	if len(data) > maxSavedState {
-		run.logger().Warn("plan state too large to save for the actions' handlers", "bytes", len(data), "max", maxSavedState)
-		return nil
-	}
-	return run.cfg.Store.Put(ctx, stateKey(run.runID()), data, run.cfg.StateTTL) // STORE_UNAVAILABLE (checkedStore)
+	return err
 }
-
-// maxSavedState caps the state kept for handlers.
-const maxSavedState = 1 << 20
-
-func stateKey(runID string) string { return "run/" + runID + "/state" }
 
 // loadState restores the state saved by the run that sent an action; an
 // action whose run saved nothing (or whose state expired) starts empty. A
 // store that fails is STORE_UNAVAILABLE.
 func (run *Run) loadState(ctx context.Context, runID string) (map[string]any, error) {
-	if run.cfg.Store == nil || runID == "" {
-		return nil, nil
-	}
-	data, err := run.cfg.Store.Get(ctx, stateKey(runID))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var state map[string]any
-	if decodeNumbers(data, &state) != nil {
-		return nil, nil
-	}
-	for k, v := range state {
-		state[k] = fromNumbers(v)
-	}
-	return state, nil
+	return run.cfg.runs.planState(ctx, runID)
 }

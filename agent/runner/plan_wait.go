@@ -78,7 +78,7 @@ func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *steps.Report) e
 	if step == "" {
 		return agent.Internal(errors.New("a plan step was held with nothing to wait for"))
 	}
-	if run.cfg.Store == nil {
+	if !run.cfg.runs.keeps() {
 		return noPauseStore("a tool step needs the user's consent")
 	}
 	rec := &pauseRecord{ID: uuid.NewString(), Kind: pauseKindPlan, Endpoint: run.endpoint, Agent: run.agent.Name(),

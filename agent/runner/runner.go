@@ -60,6 +60,8 @@ type RunnerConfig struct {
 	// result is kept; 0 means DefaultPauseTTL.
 	PauseTTL time.Duration
 	Logger   *slog.Logger
+	// runs is Store in the language of runs, made by NewRunner.
+	runs runStore
 }
 
 // Runner executes commands of the registry's agents.
@@ -85,6 +87,7 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 		cfg.Kinds = NewKinds()
 	}
 	cfg.Store = checked(cfg.Store)
+	cfg.runs = runStore{st: cfg.Store, pauseTTL: cfg.PauseTTL, stateTTL: cfg.StateTTL}
 	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds)}
 }
 
