@@ -65,7 +65,7 @@ func (a PreviousAction) MarshalJSON() ([]byte, error) {
 // the others in Extra.
 func (a *PreviousAction) UnmarshalJSON(raw []byte) error {
 	extra, err := splitMembers(raw, map[string]any{
-		"action_type": &a.ActionType, "details": &a.Details, "timestamp": &a.Timestamp})
+		"action_type": &a.ActionType, "details": &a.Details, "timestamp": (*textTime)(&a.Timestamp)})
 	if err != nil {
 		return fmt.Errorf("previous action: %w", err)
 	}
@@ -93,7 +93,7 @@ func (u UserInteraction) MarshalJSON() ([]byte, error) {
 // the others in Extra.
 func (u *UserInteraction) UnmarshalJSON(raw []byte) error {
 	extra, err := splitMembers(raw, map[string]any{
-		"type": &u.Type, "sender": &u.Sender, "content": &u.Content, "timestamp": &u.Timestamp})
+		"type": &u.Type, "sender": &u.Sender, "content": &u.Content, "timestamp": (*textTime)(&u.Timestamp)})
 	if err != nil {
 		return fmt.Errorf("user interaction: %w", err)
 	}
