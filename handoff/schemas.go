@@ -47,11 +47,11 @@ type embeddedLoader struct{}
 func (embeddedLoader) Load(url string) (any, error) {
 	rel, ok := strings.CutPrefix(url, SchemaBaseURL)
 	if !ok || !fs.ValidPath(rel) {
-		return nil, fmt.Errorf("$ref %q: only the hand-off schemas (%s...) may be referenced", url, SchemaBaseURL)
+		return nil, fmt.Errorf("only the hand-off schemas (%s...) may be referenced", SchemaBaseURL)
 	}
 	raw, err := fs.ReadFile(schemaFiles, path.Join("schemas", rel))
 	if err != nil {
-		return nil, fmt.Errorf("$ref %q: no such hand-off schema: %w", url, err)
+		return nil, fmt.Errorf("no such hand-off schema: %w", err)
 	}
 	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 }
