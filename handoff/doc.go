@@ -7,7 +7,7 @@
 // (workflow state and history), payload (the handoff_type and its data)
 // and instructions (what the receiver should do, and what to do on
 // failure). Message and its parts are the Go view of it; Payload.Data keeps
-// the data's JSON as it came, DataMap and DecodeData decode it.
+// the data as JSON, DataMap and DecodeData decode it.
 //
 // The JSON Schemas (draft 2020-12) are files under schemas/ so that other
 // systems can validate too: message.schema.json for the message, and

@@ -71,8 +71,8 @@ func (c Context) MarshalJSON() ([]byte, error) {
 type Payload struct {
 	// Type is payload.handoff_type.
 	Type Type `json:"handoff_type"`
-	// Data is payload.data, a JSON object shaped by Type's data schema,
-	// kept as the sender wrote it.
+	// Data is payload.data, a JSON object shaped by Type's data schema.
+	// Decode sets it to the data as validated: compact, members sorted.
 	Data json.RawMessage `json:"data"`
 }
 

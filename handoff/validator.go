@@ -75,7 +75,8 @@ func (v *Validator) WithMaxBytes(n int) *Validator {
 // Decode decodes untrusted bytes into a message and validates it. Input
 // over the size limit is refused with ErrTooLarge, input that is not one
 // JSON value in UTF-8 with ErrMalformed, and a message that breaks the
-// schemas with a *ValidationError listing every violation.
+// schemas with a *ValidationError listing every violation. A member
+// repeated counts once, with its last value, as the schemas see it.
 func (v *Validator) Decode(raw []byte) (*Message, error) {
 	if v.maxBytes > 0 && len(raw) > v.maxBytes {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, v.maxBytes)
@@ -95,8 +96,15 @@ func (v *Validator) Decode(raw []byte) (*Message, error) {
 	if err := v.check(doc); err != nil {
 		return nil, err
 	}
+	// The Go view is decoded from the document the schemas checked, not
+	// from raw: with a member repeated, encoding/json would merge the
+	// copies into one struct, letting members the schemas never saw in.
+	norm, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("handoff: re-encoding a valid message: %w", err)
+	}
 	var m Message
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := json.Unmarshal(norm, &m); err != nil {
 		return nil, fmt.Errorf("handoff: decoding a valid message: %w", err)
 	}
 	return &m, nil
