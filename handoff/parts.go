@@ -1,50 +1,10 @@
 package handoff
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 )
-
-// Recipients is metadata.recipient_id: one agent id (or the name of a
-// pool), or a list of agent ids forming a pool. One id encodes as a JSON
-// string, several as a list.
-type Recipients []string
-
-// IsPool reports whether r lists more than one agent.
-func (r Recipients) IsPool() bool { return len(r) > 1 }
-
-// MarshalJSON encodes one id as a string and any other number as a list.
-func (r Recipients) MarshalJSON() ([]byte, error) {
-	switch len(r) {
-	case 0:
-		return []byte("[]"), nil
-	case 1:
-		return json.Marshal(r[0])
-	}
-	return json.Marshal([]string(r))
-}
-
-// UnmarshalJSON accepts a string or a list of strings.
-func (r *Recipients) UnmarshalJSON(raw []byte) error {
-	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '"' {
-		var one string
-		if err := json.Unmarshal(t, &one); err != nil {
-			return fmt.Errorf("recipient_id: %w", err)
-		}
-		*r = Recipients{one}
-		return nil
-	}
-	var list []string
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return fmt.Errorf("recipient_id: want a string or a list of strings: %w", err)
-	}
-	*r = list
-	return nil
-}
 
 // PreviousAction is one entry of context.previous_actions. Members beyond
 // the three the protocol names are kept in Extra.
@@ -133,49 +93,4 @@ func joinMembers(extra map[string]json.RawMessage, known map[string]any) ([]byte
 		all[k] = v
 	}
 	return json.Marshal(all)
-}
-
-// FailureHandlingStrategy says what happens when the receiver cannot
-// complete: retry, then escalate, else fall back.
-type FailureHandlingStrategy struct {
-	// RetryCount is how many times to retry; nil leaves it to the gateway.
-	RetryCount *int `json:"retry_count,omitempty"`
-	// EscalateTo is the agent (or pool) that gets the task after the retries.
-	EscalateTo string `json:"escalate_to,omitempty"`
-	// FallbackAction is what to do when there is nobody to escalate to.
-	FallbackAction string `json:"fallback_action,omitempty"`
-}
-
-// UnmarshalJSON decodes f, accepting retry_count written as any integral
-// JSON number (3, 3.0, 3e0), as JSON Schema's "integer" does.
-func (f *FailureHandlingStrategy) UnmarshalJSON(raw []byte) error {
-	type plain FailureHandlingStrategy
-	var aux struct {
-		plain
-		RetryCount *json.Number `json:"retry_count"`
-	}
-	if err := json.Unmarshal(raw, &aux); err != nil {
-		return fmt.Errorf("failure_handling_strategy: %w", err)
-	}
-	*f = FailureHandlingStrategy(aux.plain)
-	if aux.RetryCount != nil {
-		n, err := integer(*aux.RetryCount)
-		if err != nil {
-			return fmt.Errorf("failure_handling_strategy: retry_count: %w", err)
-		}
-		f.RetryCount = &n
-	}
-	return nil
-}
-
-// integer converts an integral JSON number within ±2^31 to an int.
-func integer(n json.Number) (int, error) {
-	if i, err := strconv.ParseInt(string(n), 10, 32); err == nil {
-		return int(i), nil
-	}
-	x, err := strconv.ParseFloat(string(n), 64)
-	if err != nil || x != math.Trunc(x) || math.Abs(x) > math.MaxInt32 {
-		return 0, fmt.Errorf("%s is not an integer in range", n)
-	}
-	return int(x), nil
 }
