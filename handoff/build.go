@@ -37,8 +37,9 @@ func New(now time.Time, sender string, to Recipients, t Type, data any, origin O
 }
 
 // Reply builds the answer to m of type t, from the agent from to m's
-// sender, in m's task, with m's priority and correlation id (m's own
-// message id when it has none, so that the two stay linked), and fills it.
+// sender, in m's task, with m's priority, workflow state and correlation id
+// (m's own message id when it has none, so that the two stay linked), and
+// fills it.
 func (m *Message) Reply(now time.Time, from string, t Type, data any) (*Message, error) {
 	corr := m.Metadata.CorrelationID
 	if corr == "" {
