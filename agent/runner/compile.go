@@ -280,7 +280,8 @@ func compileStrategy(what string, s *agent.Strategy, diags *agent.Diagnostics) [
 			continue
 		}
 		seen[v.Name] = true
-		if !slices.Contains(known, v.Name) {
+		// "context" is the conversation the gateway keeps (conversation.go).
+		if !slices.Contains(known, v.Name) && v.Name != varContext {
 			diags.Add(agent.SeverityWarning, v.Pos, fmt.Sprintf("%s: unknown context variable %q%s (kept, and usable in templates)", what, v.Name, agent.DidYouMean(v.Name, known)))
 		}
 		opts, warns, err := contextvars.ParseOptions(v.Name, v.ResolverOptions)
