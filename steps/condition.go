@@ -40,7 +40,7 @@ const fetchFunc = "_fetch"
 // compileEnv declares the roots, so that any other free name is a compile error.
 var compileEnv = map[string]any{
 	RootState: map[string]any{}, RootSteps: map[string]any{}, RootDependencies: map[string]any{},
-	RootContext: map[string]any{}, RootInput: map[string]any{},
+	RootContext: map[string]any{}, RootInput: map[string]any{}, RootHandoff: map[string]any{},
 }
 
 // CompileCondition compiles a condition (see Condition). Errors name the position expr reports.
@@ -75,7 +75,7 @@ func CompileCondition(src string) (c *Condition, err error) {
 func (c *Condition) Eval(sc *Scope) (bool, error) {
 	env := map[string]any{
 		RootState: sc.root(RootState), RootSteps: sc.root(RootSteps), RootDependencies: sc.root(RootSteps),
-		RootContext: sc.root(RootContext), RootInput: sc.root(RootInput),
+		RootContext: sc.root(RootContext), RootInput: sc.root(RootInput), RootHandoff: sc.root(RootHandoff),
 	}
 	out, err := expr.Run(c.program, env)
 	if err != nil {

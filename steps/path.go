@@ -15,6 +15,7 @@ const (
 	RootDependencies = "dependencies" // the seed's name for RootSteps; both read the same records
 	RootContext      = "context"      // the request's context variables by name
 	RootInput        = "input"        // the request itself
+	RootHandoff      = "handoff"      // the hand-off message a command received, if any
 )
 
 // Path is a parsed dotted path: the root first, then the keys. "state.user.name" is
@@ -24,7 +25,7 @@ type Path []string
 // isRoot reports whether name is one of the path roots.
 func isRoot(name string) bool {
 	switch name {
-	case RootState, RootSteps, RootDependencies, RootContext, RootInput:
+	case RootState, RootSteps, RootDependencies, RootContext, RootInput, RootHandoff:
 		return true
 	}
 	return false
@@ -32,7 +33,7 @@ func isRoot(name string) bool {
 
 // ParsePath parses a dotted path. Each segment is an identifier ([A-Za-z_][A-Za-z0-9_-]*) or a decimal
 // index ([0-9]+); the first segment must be one of the roots (state, steps, dependencies, context,
-// input). A bare root ("input") is a valid path naming the whole root.
+// input, handoff). A bare root ("input") is a valid path naming the whole root.
 func ParsePath(s string) (Path, error) {
 	if s == "" {
 		return nil, errors.New("empty path")
@@ -44,7 +45,7 @@ func ParsePath(s string) (Path, error) {
 		}
 	}
 	if !isRoot(segs[0]) {
-		return nil, fmt.Errorf("path %q: root %q is not one of state, steps, dependencies, context, input", s, segs[0])
+		return nil, fmt.Errorf("path %q: root %q is not one of state, steps, dependencies, context, input, handoff", s, segs[0])
 	}
 	return Path(segs), nil
 }

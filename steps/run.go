@@ -44,6 +44,7 @@ type Options struct {
 	State    map[string]any // initial state (deep-copied)
 	Context  map[string]any // the request's context variables (the "context" root); read-only
 	Input    map[string]any // the request (the "input" root); read-only
+	Handoff  map[string]any // the hand-off message received (the "handoff" root); read-only
 	// OnStart is called when a step starts running, before its first Exec.
 	OnStart func(step int)
 	// OnFinish is called once per step when it reaches its terminal status, after its Output was written
@@ -245,10 +246,10 @@ func (r *runner) err(ctx context.Context) error {
 
 // scope returns the live scope the scheduler evaluates conditions and references in.
 func (r *runner) scope() *Scope {
-	return &Scope{State: r.state, Steps: r.steps, Context: r.o.Context, Input: r.o.Input}
+	return &Scope{State: r.state, Steps: r.steps, Context: r.o.Context, Input: r.o.Input, Handoff: r.o.Handoff}
 }
 
 // snapshotScope returns the scope handed to Exec: the live state, a copy of the step records.
 func (r *runner) snapshotScope() *Scope {
-	return &Scope{State: r.state, Steps: maps.Clone(r.steps), Context: r.o.Context, Input: r.o.Input}
+	return &Scope{State: r.state, Steps: maps.Clone(r.steps), Context: r.o.Context, Input: r.o.Input, Handoff: r.o.Handoff}
 }

@@ -13,6 +13,8 @@ type Scope struct {
 	Context map[string]any
 	// Input is the request (the "input" root), e.g. input.action.node on action feedback.
 	Input map[string]any
+	// Handoff is the hand-off message the command received (the "handoff" root), nil without one.
+	Handoff map[string]any
 }
 
 // root returns the shared value of a root; callers must not modify it.
@@ -32,6 +34,8 @@ func (sc *Scope) root(name string) any {
 		return sc.Context
 	case RootInput:
 		return sc.Input
+	case RootHandoff:
+		return sc.Handoff
 	}
 	return nil
 }

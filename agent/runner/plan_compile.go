@@ -128,7 +128,7 @@ func (c *compiler) compileWith(where string, with *agent.Value, n *steps.Node, c
 var refLike = regexp.MustCompile(`^\s*[$†]\{?([A-Za-z_][A-Za-z0-9_]*)\.`)
 
 // refRoots are the roots references may start with.
-var refRoots = []string{steps.RootState, steps.RootSteps, steps.RootDependencies, steps.RootContext, steps.RootInput}
+var refRoots = []string{steps.RootState, steps.RootSteps, steps.RootDependencies, steps.RootContext, steps.RootInput, steps.RootHandoff}
 
 // checkRefLike warns about a string that looks like a reference but names
 // no root, such as "$stat.x": it is taken literally.

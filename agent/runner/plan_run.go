@@ -27,7 +27,7 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 	seq := newSequencer(em, len(cp.steps))
 	opts := steps.Options{
 		Parallel: run.cfg.Parallel, Timeout: cp.timeout, State: state,
-		Context: run.contextData(), Input: run.input,
+		Context: run.contextData(), Input: run.input, Handoff: run.req.Handoff,
 		OnFinish: func(i int, r steps.Result) {
 			seq.finish(i)
 			if run.debugging() {

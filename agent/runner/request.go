@@ -44,6 +44,10 @@ type Request struct {
 	ContextVersion int64
 	// Owner is the caller a conversation belongs to, set by the server.
 	Owner string
+	// Handoff is the hand-off message (seed 001) the command runs for, as
+	// JSON-shaped data, nil on a plugin's request: templates see it as
+	// .handoff, plans as $handoff.
+	Handoff map[string]any
 }
 
 // protocolFields are request fields that are the gateway's, never the

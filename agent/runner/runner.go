@@ -202,6 +202,10 @@ func (d promptData) Field(name string) (any, bool) {
 		return d.run.turnsData(), true
 	case "input":
 		return d.run.input, true
+	case "handoff":
+		if h := d.run.req.Handoff; h != nil {
+			return h, true
+		}
 	}
 	return d.run.req.Context.TemplateField(name)
 }
@@ -435,6 +439,9 @@ func (run *Run) templateData(ctxData map[string]any) map[string]any {
 	data["command"] = run.cmd.def.Name
 	data["messages"] = run.turnsData()
 	data["input"] = run.input
+	if run.req.Handoff != nil {
+		data["handoff"] = run.req.Handoff
+	}
 	return data
 }
 
@@ -544,5 +551,5 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 // data, and a scope with the plan's final state.
 func (run *Run) renderEnv(ctx context.Context, state map[string]any) *tmpl.Env {
 	return &tmpl.Env{Ctx: ctx, Data: run.templateMap(), Scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
-		Context: run.contextData(), Input: run.input}}
+		Context: run.contextData(), Input: run.input, Handoff: run.req.Handoff}}
 }
