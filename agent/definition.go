@@ -46,6 +46,18 @@ type Definition struct {
 	Commands           []*Command   `yaml:"commands"`
 	// Tools (extension) are the agent's tools, usable by its commands.
 	Tools []*ToolDef `yaml:"tools"`
+	// Handoffs (extension) are the hand-off messages (seed 001) the agent
+	// accepts, by type: the command each runs, and a schema its data must
+	// also satisfy.
+	Handoffs []*HandoffDef `yaml:"handoffs"`
+}
+
+// HandoffDef is one type of hand-off message an agent accepts.
+type HandoffDef struct {
+	Pos     Position `yaml:"-"`
+	Type    string   `yaml:"type" doc:"the handoff_type: TASK_TRANSFER, REQUEST_INFORMATION, PROVIDE_INFORMATION, ESCALATION, NOTIFICATION, STATUS_UPDATE or APPROVAL_REQUEST"`
+	Command string   `yaml:"command" doc:"the command that runs for it, with the message as .handoff; default when absent"`
+	Schema  *Value   `yaml:"schema" doc:"a JSON Schema the message's payload.data must satisfy too, beside the type's own"`
 }
 
 // ToolDef is a tool as written in a definition (see toolspec.Spec).

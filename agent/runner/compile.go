@@ -10,6 +10,7 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -22,6 +23,8 @@ type Agent struct {
 	commands map[string]*command
 	// tools are the agent's tools and the shared ones, by name.
 	tools map[string]*tools.Tool
+	// handoffs are the hand-off messages the agent accepts, by type.
+	handoffs map[handoff.Type]*Accepted
 }
 
 // Name returns the agent's name.
@@ -178,6 +181,7 @@ func compile(def *agent.Definition, diags *agent.Diagnostics, opts *LoadOptions,
 	if _, ok := a.commands[DefaultCommand]; !ok {
 		c.errorf(def.Pos, "agent %q: a %q command is required%s", def.Name, DefaultCommand, commandHint(a))
 	}
+	a.handoffs = c.compileHandoffs(a)
 	for _, check := range c.checks {
 		check(a)
 	}

@@ -81,6 +81,7 @@ func compileRequestDefinition(kinds *stepkind.Registry, name string, raw []byte)
 // sanitize keeps only what is safe to take from a client.
 func sanitize(def *agent.Definition) {
 	def.Tools = nil
+	def.Handoffs = nil
 	def.ModelConfiguration = modelNameOnly(def.ModelConfiguration)
 	for _, c := range def.Commands {
 		if c == nil {
