@@ -58,28 +58,36 @@ func testConfig(t testing.TB, cfg Config) Config {
 // It does not start the queue.
 func openQueue(t testing.TB, db string, cfg Config) *Queue {
 	t.Helper()
+	q, err := tryOpenQueue(t, db, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// tryOpenQueue is openQueue returning its error, for goroutines other
+// than the test's.
+func tryOpenQueue(t testing.TB, db string, cfg Config) (*Queue, error) {
 	ctx := context.Background()
 	cfg = testConfig(t, cfg)
 	var q *Queue
 	if store.IsPostgresURL(db) {
 		s, err := store.OpenPostgres(ctx, db)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		t.Cleanup(func() { _ = s.Close() })
-		q, err = NewPostgres(ctx, s.Pool(), cfg)
-		if err != nil {
-			t.Fatal(err)
+		if q, err = NewPostgres(ctx, s.Pool(), cfg); err != nil {
+			return nil, err
 		}
 	} else {
 		s, err := store.OpenSQLite(db)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		t.Cleanup(func() { _ = s.Close() })
-		q, err = NewSQLite(ctx, s.DB(), cfg)
-		if err != nil {
-			t.Fatal(err)
+		if q, err = NewSQLite(ctx, s.DB(), cfg); err != nil {
+			return nil, err
 		}
 	}
 	t.Cleanup(func() {
@@ -89,7 +97,7 @@ func openQueue(t testing.TB, db string, cfg Config) *Queue {
 			t.Errorf("Stop: %v", err)
 		}
 	})
-	return q
+	return q, nil
 }
 
 func start(t testing.TB, q *Queue) {
