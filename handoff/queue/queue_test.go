@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/agentgw/agentgw/store"
+	"github.com/riverqueue/river"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -217,11 +218,12 @@ func TestMarkDelivered(t *testing.T) {
 
 // TestDuplicates: a message id seen before is not queued or run again,
 // whether it comes again before the run, concurrently, or after it; each
-// Enqueue answers with the one record.
+// Enqueue answers with the one record. A completed message is not run
+// again even when River hands its job out again.
 func TestDuplicates(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db string) {
 		var c calls
-		q := openQueue(t, db, Config{Handler: func(ctx context.Context, env Envelope) (json.RawMessage, error) {
+		q := openQueue(t, db, Config{Workers: 1, Handler: func(ctx context.Context, env Envelope) (json.RawMessage, error) {
 			return json.RawMessage(fmt.Sprint(c.add(env.ID))), nil
 		}})
 		ctx := context.Background()
@@ -252,8 +254,15 @@ func TestDuplicates(t *testing.T) {
 		if err != nil || f || rec.Status != StatusCompleted || string(rec.Result) != "1" {
 			t.Fatalf("Enqueue after the run = %+v, %v, %v", rec, f, err)
 		}
-		// A message that is queued after the duplicate and completes shows
-		// that the queue went on past any second job of dup.
+		// River delivering dup's job again (as after a rescue) runs
+		// nothing: the record is final. With one worker, "after", queued
+		// later at a lower priority, completes after that job ran.
+		err = q.b.inTx(ctx, func(_ conn, insert jobInserter) error {
+			return insert(ctx, deliverArgs{ID: "dup"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		enqueue(t, q, Envelope{ID: "after", Priority: PriorityLow})
 		waitFinal(t, q, "after")
 		if n := c.count("dup"); n != 1 || done.Attempts != 1 {
@@ -535,4 +544,51 @@ func TestRebind(t *testing.T) {
 	if got := rebind(`UPDATE t SET a = ?, b = ? WHERE id = ?`); got != `UPDATE t SET a = $1, b = $2 WHERE id = $3` {
 		t.Errorf("rebind: %s", got)
 	}
+}
+
+// TestLeaseHoldsARun: while a run holds a message (its lease has not
+// passed), River handing the message's job out again, as a rescue would,
+// does not start a second run: that job is put off until the lease ends.
+func TestLeaseHoldsARun(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		var c calls
+		started, release := make(chan struct{}), make(chan struct{})
+		q := openQueue(t, db, Config{Workers: 2, Handler: func(ctx context.Context, env Envelope) (json.RawMessage, error) {
+			if c.add(env.ID) == 1 {
+				close(started)
+				<-release
+			}
+			return nil, nil
+		}})
+		enqueue(t, q, Envelope{ID: "held"})
+		start(t, q)
+		<-started
+		err := q.b.inTx(ctx, func(_ conn, insert jobInserter) error {
+			return insert(ctx, deliverArgs{ID: "held"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The second job is claimed, finds the lease and is snoozed
+		// (River's state scheduled).
+		deadline := time.Now().Add(time.Minute)
+		for {
+			var n int64
+			if err := q.b.conn().queryRow(ctx, `SELECT count(*) FROM river_job WHERE state = 'scheduled'`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the second job was not put off within a minute")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		close(release)
+		if rec := waitFinal(t, q, "held"); rec.Status != StatusCompleted || rec.Attempts != 1 || c.count("held") != 1 {
+			t.Errorf("record %+v; %d runs", rec, c.count("held"))
+		}
+	})
 }
