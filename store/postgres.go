@@ -297,6 +297,11 @@ func (p *Postgres) Sweep(ctx context.Context) (int64, error) {
 	return tag.RowsAffected(), nil
 }
 
+// Pool is the store's connection pool, for a package that keeps tables of
+// its own in the same database (the hand-off queue). The caller must not
+// close it; Close does.
+func (p *Postgres) Pool() *pgxpool.Pool { return p.pool }
+
 // Close closes the store's connections.
 func (p *Postgres) Close() error {
 	p.pool.Close()

@@ -168,7 +168,14 @@ func sqliteApplied(ctx context.Context, conn *sql.Conn) (map[int]string, error) 
 
 // sqliteDSN is the driver's name for path: a file: URI of the absolute path,
 // so that any character of the path ('?', '#', '%', ':') is escaped rather
-// than parsed, with the pragmas every connection runs.
+// than parsed, with the pragmas every connection runs. _txlock=immediate
+// makes the driver begin every database/sql transaction (BeginTx) with
+// BEGIN IMMEDIATE: a transaction that reads and then writes holds the
+// write lock from its start, so it waits (busy_timeout) for another
+// writer rather than failing at once with SQLITE_BUSY when it comes to
+// write after that writer committed, which busy_timeout cannot help. The
+// store's own statements do not use BeginTx; packages that share the file
+// through DB (the hand-off queue, River's driver) do.
 func sqliteDSN(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -184,8 +191,15 @@ func sqliteDSN(path string) (string, error) {
 		"journal_mode(WAL)",
 		"synchronous(NORMAL)",
 	}}
+	q.Set("_txlock", "immediate")
 	return u.String() + "?" + q.Encode(), nil
 }
+
+// DB is the store's database, for a package that keeps tables of its own
+// in the same file (the hand-off queue). Its connections wait busy_timeout
+// for another's lock and begin transactions with BEGIN IMMEDIATE (see
+// sqliteDSN). The caller must not close it; Close does.
+func (s *SQLite) DB() *sql.DB { return s.db }
 
 // Put implements Store: it inserts or replaces key. Every sweepEvery-th Put
 // also deletes the expired rows.

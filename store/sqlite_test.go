@@ -276,3 +276,35 @@ func TestSwapSweeps(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLiteTransactionsAreImmediate: a transaction begun on DB holds the
+// write lock from BEGIN, before it writes: another connection that does
+// not wait (busy_timeout 0) cannot begin writing meanwhile.
+func TestSQLiteTransactionsAreImmediate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tx.db")
+	s := openTestSQLite(t, path)
+	ctx := context.Background()
+	tx, err := s.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	other, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.ExecContext(ctx, `BEGIN IMMEDIATE`); err == nil {
+		_, _ = other.ExecContext(ctx, `ROLLBACK`)
+		t.Fatal("a second writer began while a transaction begun on DB was open: it is not IMMEDIATE")
+	} else if !strings.Contains(err.Error(), "locked") && !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("BEGIN IMMEDIATE on a second connection: %v, want the database locked", err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatalf("after the rollback: %v", err)
+	}
+	_, _ = other.ExecContext(ctx, `ROLLBACK`)
+}

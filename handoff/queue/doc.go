@@ -1,0 +1,62 @@
+// Package queue delivers hand-off messages durably over the gateway's
+// database: at least once, with idempotent processing, in priority order,
+// across restarts and replicas. It knows a message only by its Envelope
+// (id, task, priority, expiry, retry and escalation settings, recipient)
+// and hands the opaque payload to a Handler.
+//
+// # The engine: River
+//
+// Jobs are River's (github.com/riverqueue/river), a maintained job queue
+// for Go with a PostgreSQL driver (riverpgxv5, over the store's pgx pool)
+// and a SQLite driver (riversqlite, over database/sql, run here on the
+// store's pure-Go modernc.org/sqlite, so CGO_ENABLED=0 builds keep
+// working). River brings what a queue must not get wrong and a gateway
+// should not write: transactional inserts (a message's record and its job
+// commit together), fetching that hands a job to exactly one worker of all
+// replicas (FOR UPDATE SKIP LOCKED on Postgres, the write lock on SQLite),
+// priorities, scheduled retries, a leader-elected rescuer that takes back
+// jobs whose process died, LISTEN/NOTIFY wake-ups on Postgres, cleanup of
+// finished jobs, and its own versioned migrations. Its cost: six modules
+// of River and four small JSON ones (tidwall), no cgo. Its SQLite driver is
+// marked early by its authors; the tests here run every behaviour over
+// both databases.
+//
+// # Records
+//
+// River's job rows carry only the message id. What a caller asks about —
+// status, result, error, attempts, times, the escalation chain — is in a
+// table of the queue's own, handoff_messages, migrated in code (see
+// migration) under the same lock as River's steps: River's job rows are
+// deleted a day after they finish and their states (available, retryable,
+// discarded, …) are not the message's (QUEUED … DEAD), and listing a task
+// by a JSON field of the jobs is not supported on SQLite. Get and Task
+// read it.
+//
+// # Guarantees
+//
+//   - Idempotent: Enqueue inserts the record and the job in one
+//     transaction, only when the id is new (ON CONFLICT DO NOTHING); a
+//     repeated id returns the record as it is.
+//   - Run once: before a handler runs, a transaction that holds the
+//     message's row checks that it is not final and takes it (RUNNING, a
+//     run token, a lease of RescueAfter). A message COMPLETED is never run
+//     again, whatever River does with its job; a run that lost its lease
+//     cannot overwrite another's outcome. What remains is at-least-once's
+//     usual window: a handler that finished but whose process died before
+//     its outcome was written runs again (as an interrupted run) once its
+//     lease has passed.
+//   - Expiry is checked when a message would start, first run or retry:
+//     one past its ExpiresAt is EXPIRED and never run.
+//   - A failed run (error, panic, timeout) is retried after Backoff, up to
+//     RetryCount times; then the message is escalated (Config.Escalate
+//     gives the new message: FAILED, EscalatedTo), else its fallback runs
+//     (Config.Fallback: FAILED, FallbackRan), else it is DEAD. What
+//     escalate_to and fallback_action mean is the caller's to say.
+//   - Interrupted runs (a crash, a kill) are taken back by River's rescuer
+//     after RescueAfter and do not count against RetryCount, up to
+//     MaxInterruptions; a hard Stop puts a cancelled message back as
+//     QUEUED at once (River's snooze), for the next start.
+//
+// On SQLite the replicas are processes on one host sharing the store's
+// file; on Postgres, any number of hosts.
+package queue

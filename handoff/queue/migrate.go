@@ -1,0 +1,230 @@
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// A migration is one step of the queue's own schema (the table
+// handoff_messages), applied once and in order, recorded in
+// handoff_migrations (version, name, applied_at) in the same transaction
+// as its statements. As in the store package: versions start at 1 and go
+// up by one, a published step is never edited, steps are additive, and a
+// database with versions beyond a binary's list is accepted. The table is
+// not the store's schema_migrations: each package's list is its own.
+//
+// River's tables (river_job, river_leader, river_migration, …) are
+// River's: rivermigrate applies its own steps, first, under the same lock.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// sqliteMigrations and postgresMigrations are the queue's schema, step by
+// step. Times are unix nanoseconds (0: none), as in the store; text and
+// numbers are NOT NULL, an empty string or 0 meaning none, so that both drivers scan
+// them into plain Go values. seq orders the messages as they were queued
+// (Task lists a task's messages by it).
+var (
+	sqliteMigrations = []migration{
+		{1, "handoff_messages", `CREATE TABLE handoff_messages (
+	seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+	id              TEXT NOT NULL UNIQUE,
+	task_id         TEXT NOT NULL DEFAULT '',
+	correlation_id  TEXT NOT NULL DEFAULT '',
+	recipient       TEXT NOT NULL DEFAULT '',
+	priority        INTEGER NOT NULL,
+	expires_at      INTEGER NOT NULL DEFAULT 0,
+	retry_count     INTEGER NOT NULL DEFAULT 0,
+	escalate_to     TEXT NOT NULL DEFAULT '',
+	fallback_action TEXT NOT NULL DEFAULT '',
+	payload         TEXT NOT NULL DEFAULT '',
+	escalated_from  TEXT NOT NULL DEFAULT '',
+	status          TEXT NOT NULL,
+	result          TEXT NOT NULL DEFAULT '',
+	error           TEXT NOT NULL DEFAULT '',
+	attempts        INTEGER NOT NULL DEFAULT 0,
+	failures        INTEGER NOT NULL DEFAULT 0,
+	interruptions   INTEGER NOT NULL DEFAULT 0,
+	escalated_to    TEXT NOT NULL DEFAULT '',
+	fallback_ran    INTEGER NOT NULL DEFAULT 0,
+	run_token       TEXT NOT NULL DEFAULT '',
+	lease_until     INTEGER NOT NULL DEFAULT 0,
+	created_at      INTEGER NOT NULL,
+	updated_at      INTEGER NOT NULL,
+	started_at      INTEGER NOT NULL DEFAULT 0,
+	finished_at     INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
+	}
+	postgresMigrations = []migration{
+		{1, "handoff_messages", `CREATE TABLE handoff_messages (
+	seq             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	id              TEXT NOT NULL UNIQUE,
+	task_id         TEXT NOT NULL DEFAULT '',
+	correlation_id  TEXT NOT NULL DEFAULT '',
+	recipient       TEXT NOT NULL DEFAULT '',
+	priority        BIGINT NOT NULL,
+	expires_at      BIGINT NOT NULL DEFAULT 0,
+	retry_count     BIGINT NOT NULL DEFAULT 0,
+	escalate_to     TEXT NOT NULL DEFAULT '',
+	fallback_action TEXT NOT NULL DEFAULT '',
+	payload         TEXT NOT NULL DEFAULT '',
+	escalated_from  TEXT NOT NULL DEFAULT '',
+	status          TEXT NOT NULL,
+	result          TEXT NOT NULL DEFAULT '',
+	error           TEXT NOT NULL DEFAULT '',
+	attempts        BIGINT NOT NULL DEFAULT 0,
+	failures        BIGINT NOT NULL DEFAULT 0,
+	interruptions   BIGINT NOT NULL DEFAULT 0,
+	escalated_to    TEXT NOT NULL DEFAULT '',
+	fallback_ran    BIGINT NOT NULL DEFAULT 0,
+	run_token       TEXT NOT NULL DEFAULT '',
+	lease_until     BIGINT NOT NULL DEFAULT 0,
+	created_at      BIGINT NOT NULL,
+	updated_at      BIGINT NOT NULL,
+	started_at      BIGINT NOT NULL DEFAULT 0,
+	finished_at     BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
+	}
+)
+
+// migrationLock is the Postgres advisory lock key of migrating the queue
+// (River's steps and ours): "handoff" in ASCII, not the store's key, so
+// that the two never wait for each other.
+const migrationLock int64 = 0x68_61_6e_64_6f_66_66
+
+const createMigrationsTable = `CREATE TABLE IF NOT EXISTS handoff_migrations (
+	version    INTEGER PRIMARY KEY,
+	name       TEXT NOT NULL,
+	applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+)`
+
+// applyOwn applies the steps of list that tx's database lacks. tx holds
+// the migration lock.
+func applyOwn(ctx context.Context, tx conn, list []migration) error {
+	if _, err := tx.exec(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("creating handoff_migrations: %w", err)
+	}
+	rs, err := tx.query(ctx, `SELECT version, name FROM handoff_migrations`)
+	if err != nil {
+		return fmt.Errorf("reading handoff_migrations: %w", err)
+	}
+	applied := map[int64]string{}
+	for rs.Next() {
+		var v int64
+		var name string
+		if err := rs.Scan(&v, &name); err != nil {
+			_ = rs.Close()
+			return fmt.Errorf("reading handoff_migrations: %w", err)
+		}
+		applied[v] = name
+	}
+	_ = rs.Close()
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("reading handoff_migrations: %w", err)
+	}
+	for i, m := range list {
+		if m.version != i+1 {
+			panic(fmt.Sprintf("queue: migration %q has version %d, want %d", m.name, m.version, i+1))
+		}
+		name, ok := applied[int64(m.version)]
+		if ok && name != m.name {
+			return fmt.Errorf("handoff_migrations records version %d as %q, not %q: the database belongs to another program or version", m.version, name, m.name)
+		}
+		if ok {
+			continue
+		}
+		if _, err := tx.exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO handoff_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
+			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return nil
+}
+
+// migrateSQLite applies River's steps and the queue's in one transaction.
+// db begins transactions with BEGIN IMMEDIATE (store.SQLite's DB does), so
+// the transaction holds the file's write lock from its start: of several
+// processes starting at once one migrates, the others wait (busy_timeout)
+// and then find every step recorded. SQLite's DDL is transactional, so
+// River's steps can share the transaction (rivermigrate's MigrateTx, which
+// River deprecates because some of its Postgres steps cannot share one;
+// none of its SQLite steps is such).
+func migrateSQLite(ctx context.Context, db *sql.DB, log *slog.Logger) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("beginning the migration: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	m, err := rivermigrate.New(riversqlite.New(db), &rivermigrate.Config{Logger: log})
+	if err != nil {
+		return fmt.Errorf("River's migrator: %w", err)
+	}
+	//lint:ignore SA1019 SQLite's steps can share a transaction; see above.
+	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("River's migrations: %w", err)
+	}
+	if err := applyOwn(ctx, sqlConn{tx}, sqliteMigrations); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// migratePostgres applies River's steps (each in its own transaction, as
+// rivermigrate does: a step that adds an enum value cannot share one with
+// a step that uses it) and then the queue's, all under a session advisory
+// lock held on one connection: of several replicas starting at once one
+// migrates, the others wait for the lock and then find every step
+// recorded. A replica that dies holding the lock releases it with its
+// connection.
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (err error) {
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connecting: %w", err)
+	}
+	if _, err := c.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		c.Release()
+		return fmt.Errorf("taking the migration lock: %w", err)
+	}
+	defer func() {
+		if _, uerr := c.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock); uerr != nil {
+			// The connection may still hold the lock: close it rather
+			// than give it back to the pool.
+			_ = c.Hijack().Close(context.WithoutCancel(ctx))
+			return
+		}
+		c.Release()
+	}()
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: log})
+	if err != nil {
+		return fmt.Errorf("River's migrator: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("River's migrations: %w", err)
+	}
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("beginning the migration: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
+	if err := applyOwn(ctx, pgxConn{tx}, postgresMigrations); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}

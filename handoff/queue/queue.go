@@ -1,0 +1,589 @@
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+)
+
+// Priorities, lowest to highest: a higher one runs first. Zero is
+// PriorityMedium.
+const (
+	PriorityLow      = 1
+	PriorityMedium   = 2
+	PriorityHigh     = 3
+	PriorityCritical = 4
+)
+
+// Envelope is what the queue knows of a message: what it needs to route,
+// order, expire, retry and escalate it. The message itself is Payload,
+// opaque here.
+type Envelope struct {
+	// ID is the message's id and its idempotency key: a message whose ID
+	// the queue has seen is not queued again. Required.
+	ID            string `json:"id"`
+	TaskID        string `json:"task_id,omitempty"`
+	CorrelationID string `json:"correlation_id,omitempty"`
+	// Priority is PriorityLow … PriorityCritical; 0 is PriorityMedium.
+	Priority int `json:"priority"`
+	// ExpiresAt is when the message stops being worth running: one that
+	// would start at or after it is EXPIRED instead. Zero: never.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// RetryCount is how many times a failed run is tried again (with
+	// backoff) before the message is escalated, falls back or is DEAD.
+	RetryCount     int    `json:"retry_count,omitempty"`
+	EscalateTo     string `json:"escalate_to,omitempty"`
+	FallbackAction string `json:"fallback_action,omitempty"`
+	// Recipient is for the Handler to route by.
+	Recipient string          `json:"recipient,omitempty"`
+	Payload   json.RawMessage `json:"payload,omitempty"`
+}
+
+// Handler runs one message: delivers it to its recipient and returns the
+// recipient's result. An error is a failed run, tried again up to the
+// message's RetryCount. It must stop when ctx is done: the queue cancels
+// it after Config.RunTimeout, and on a hard Stop.
+type Handler func(ctx context.Context, env Envelope) (result json.RawMessage, err error)
+
+// Status is where a message is.
+type Status string
+
+// The statuses. QUEUED is waiting to run (for the first time, or again
+// after a failure or an interrupted run: Error then says why); RUNNING is
+// in a Handler, or being escalated or falling back once its retries are
+// spent; the others are final, and a message in one is never run again.
+const (
+	StatusQueued  Status = "QUEUED"
+	StatusRunning Status = "RUNNING"
+	// StatusDelivered: the handler handed the message on (MarkDelivered),
+	// to a recipient that runs it elsewhere.
+	StatusDelivered Status = "DELIVERED"
+	// StatusCompleted: the handler ran it; Result is its result.
+	StatusCompleted Status = "COMPLETED"
+	// StatusFailed: its retries are spent and it was escalated
+	// (EscalatedTo names the new message) or its fallback ran (FallbackRan,
+	// and Result is the fallback's result).
+	StatusFailed Status = "FAILED"
+	// StatusExpired: it would have started at or after its ExpiresAt.
+	StatusExpired Status = "EXPIRED"
+	// StatusDead: its retries are spent and nothing took it over.
+	StatusDead Status = "DEAD"
+)
+
+// Final reports whether s is a status a message never leaves.
+func (s Status) Final() bool {
+	switch s {
+	case StatusDelivered, StatusCompleted, StatusFailed, StatusExpired, StatusDead:
+		return true
+	}
+	return false
+}
+
+// Record is a message as the queue holds it: its envelope and what
+// happened to it.
+type Record struct {
+	Envelope
+	Status Status `json:"status"`
+	// Result is the handler's result (COMPLETED, DELIVERED) or the
+	// fallback's (FAILED with FallbackRan).
+	Result json.RawMessage `json:"result,omitempty"`
+	// Error is the last failure, or why the message is EXPIRED or DEAD.
+	Error string `json:"error,omitempty"`
+	// Attempts counts the runs started, Failures the runs that failed
+	// (returned an error, panicked or timed out), Interruptions the runs
+	// cut off by their process stopping (a crash, a kill).
+	Attempts      int `json:"attempts"`
+	Failures      int `json:"failures"`
+	Interruptions int `json:"interruptions,omitempty"`
+	// EscalatedFrom is the message this one escalates; EscalatedTo the
+	// message that took this one over.
+	EscalatedFrom string `json:"escalated_from,omitempty"`
+	EscalatedTo   string `json:"escalated_to,omitempty"`
+	FallbackRan   bool   `json:"fallback_ran,omitempty"`
+	// Seq orders messages as they were queued.
+	Seq        int64     `json:"seq"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+	StartedAt  time.Time `json:"started_at,omitzero"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+}
+
+// ErrNotFound is returned by Get for an id the queue has not seen.
+var ErrNotFound = errors.New("queue: no message with that id")
+
+// Config configures a Queue. Handler is required; zero values elsewhere
+// are the defaults.
+type Config struct {
+	// Handler runs the messages.
+	Handler Handler
+	// Escalate makes the message that takes over one whose retries are
+	// spent and that names EscalateTo: the caller decides what
+	// EscalateTo means. It returns nil to skip escalation (the chain goes
+	// on to the fallback); an error is logged and does the same. The new
+	// message's ID should be derived from the old one (EscalationID does),
+	// so that an escalation repeated after a crash is not queued twice.
+	// nil: DefaultEscalate.
+	Escalate func(ctx context.Context, env Envelope, lastErr error) (*Envelope, error)
+	// Fallback runs the FallbackAction of a message whose retries are
+	// spent and that was not escalated: the caller decides what the action
+	// means. Its result is kept as the message's; on error, or with
+	// Fallback nil, the message is DEAD. It may run again after a crash
+	// in the middle of it.
+	Fallback func(ctx context.Context, env Envelope, lastErr error) (json.RawMessage, error)
+	// Workers is how many handlers run at once in this process (default 4).
+	Workers int
+	// RunTimeout cancels a handler's context (default 10 minutes).
+	RunTimeout time.Duration
+	// RescueAfter is how long a run may go unfinished before another
+	// replica (or this one, restarted) takes it as interrupted: its process
+	// died. It must exceed RunTimeout (default RunTimeout + 1 minute).
+	RescueAfter time.Duration
+	// MaxInterruptions is how many interrupted runs a message may have
+	// before it is treated as failed for good, so that a message that
+	// crashes its process is not run forever (default 3). Interruptions do
+	// not count against RetryCount.
+	MaxInterruptions int
+	// Backoff is the wait before retry n (1, 2, …) of a failed run
+	// (default 1s·2^(n-1), at most 5 minutes).
+	Backoff func(n int) time.Duration
+	// PollInterval is how often the queue looks for messages when nothing
+	// told it of one (default 1 s). On Postgres an insert notifies the
+	// replicas at once; on SQLite they poll.
+	PollInterval time.Duration
+	// Now is the clock of expiry and of the records' times (default
+	// time.Now).
+	Now func() time.Time
+	// Logger logs failures and River's own messages (default discards).
+	Logger *slog.Logger
+}
+
+const (
+	defaultWorkers          = 4
+	defaultRunTimeout       = 10 * time.Minute
+	defaultMaxInterruptions = 3
+	defaultPollInterval     = time.Second
+	maxBackoff              = 5 * time.Minute
+	// hardStopWait bounds how long a Stop whose context is done waits for
+	// the cancelled handlers to return.
+	hardStopWait = 10 * time.Second
+	// riverQueue is the River queue the messages are jobs of.
+	riverQueue = "handoff"
+	// spareAttempts is how many more attempts than 1+RetryCount River
+	// allows a message's job: runs that the queue itself does not count
+	// against RetryCount (interruptions, the queue's own database errors)
+	// use River attempts too, and River discards a job that spends them.
+	spareAttempts = 25
+)
+
+// DefaultBackoff is 1s·2^(n-1) for retry n, at most 5 minutes.
+func DefaultBackoff(n int) time.Duration {
+	if n < 1 {
+		n = 1
+	}
+	if n > 9 {
+		return maxBackoff
+	}
+	return min(time.Second<<(n-1), maxBackoff)
+}
+
+// escalationSpace is the namespace of EscalationID's name-based UUIDs.
+var escalationSpace = uuid.MustParse("5a4e1f0c-3c1e-4f7e-9a43-2f3b7d0d6c11")
+
+// EscalationID is the id of the message that escalates message id: a UUID
+// derived from id, the same every time.
+func EscalationID(id string) string {
+	return uuid.NewSHA1(escalationSpace, []byte("escalate:"+id)).String()
+}
+
+// DefaultEscalate addresses a copy of env to env.EscalateTo, with the id
+// EscalationID(env.ID) and no further EscalateTo (its FallbackAction
+// stays).
+func DefaultEscalate(_ context.Context, env Envelope, _ error) (*Envelope, error) {
+	next := env
+	next.ID = EscalationID(env.ID)
+	next.Recipient = env.EscalateTo
+	next.EscalateTo = ""
+	return &next, nil
+}
+
+// Queue delivers messages durably, at least once, running each to
+// completion at most once, over a SQLite or PostgreSQL database shared by
+// the replicas. See the package documentation.
+type Queue struct {
+	cfg      Config
+	log      *slog.Logger
+	b        backend
+	stopping atomic.Bool
+}
+
+// backend is the Queue's database and River client, on SQLite or Postgres.
+type backend interface {
+	// conn is the pool, for statements outside a transaction.
+	conn() conn
+	// inTx runs fn in a transaction, committed when fn returns nil; fn
+	// gets the transaction and a way to insert River jobs in it.
+	inTx(ctx context.Context, fn func(tx conn, insert jobInserter) error) error
+	// forUpdate is appended to a SELECT in a transaction that will update
+	// the rows it read: Postgres's row lock ("" on SQLite, whose
+	// transactions hold the file's write lock from their start).
+	forUpdate() string
+	start(ctx context.Context) error
+	stop(ctx context.Context) error
+	stopAndCancel(ctx context.Context) error
+}
+
+type jobInserter func(ctx context.Context, args deliverArgs, opts *river.InsertOpts) error
+
+// riverBackend is a backend for River's driver of transactions TTx.
+type riverBackend[TTx any] struct {
+	client   *river.Client[TTx]
+	pool     conn
+	begin    func(ctx context.Context) (TTx, conn, error)
+	commit   func(ctx context.Context, tx TTx) error
+	rollback func(ctx context.Context, tx TTx) error
+	lock     string
+}
+
+func (b *riverBackend[TTx]) conn() conn        { return b.pool }
+func (b *riverBackend[TTx]) forUpdate() string { return b.lock }
+
+func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx conn, insert jobInserter) error) error {
+	tx, c, err := b.begin(ctx)
+	if err != nil {
+		return fmt.Errorf("beginning a transaction: %w", err)
+	}
+	insert := func(ctx context.Context, args deliverArgs, opts *river.InsertOpts) error {
+		_, err := b.client.InsertTx(ctx, tx, args, opts)
+		return err
+	}
+	if err := fn(c, insert); err != nil {
+		_ = b.rollback(context.WithoutCancel(ctx), tx)
+		return err
+	}
+	if err := b.commit(ctx, tx); err != nil {
+		return fmt.Errorf("committing: %w", err)
+	}
+	return nil
+}
+
+func (b *riverBackend[TTx]) start(ctx context.Context) error { return b.client.Start(ctx) }
+func (b *riverBackend[TTx]) stop(ctx context.Context) error  { return b.client.Stop(ctx) }
+func (b *riverBackend[TTx]) stopAndCancel(ctx context.Context) error {
+	return b.client.StopAndCancel(ctx)
+}
+
+// NewSQLite returns a queue in the SQLite database db, after applying the
+// migrations it lacks (River's and the queue's own). db must be the
+// store's (store.SQLite's DB), or opened as it is: WAL, a busy_timeout,
+// and transactions begun IMMEDIATE (_txlock=immediate); every process
+// sharing the file must open it so. The queue does not close db.
+func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
+	q, err := newQueue(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrateSQLite(ctx, db, q.log); err != nil {
+		return nil, fmt.Errorf("queue: migrating the SQLite database: %w", err)
+	}
+	client, err := river.NewClient(riversqlite.New(db), q.riverConfig())
+	if err != nil {
+		return nil, fmt.Errorf("queue: River client: %w", err)
+	}
+	q.b = &riverBackend[*sql.Tx]{
+		client: client,
+		pool:   sqlConn{db},
+		begin: func(ctx context.Context) (*sql.Tx, conn, error) {
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			return tx, sqlConn{tx}, nil
+		},
+		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
+		rollback: func(_ context.Context, tx *sql.Tx) error { return tx.Rollback() },
+	}
+	return q, nil
+}
+
+// NewPostgres returns a queue in the PostgreSQL database of pool (the
+// store's, store.Postgres's Pool), after applying the migrations it lacks
+// (River's and the queue's own). Its tables are in pool's search_path.
+// The queue does not close pool.
+func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, error) {
+	q, err := newQueue(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := migratePostgres(ctx, pool, q.log); err != nil {
+		return nil, fmt.Errorf("queue: migrating the PostgreSQL database: %w", err)
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), q.riverConfig())
+	if err != nil {
+		return nil, fmt.Errorf("queue: River client: %w", err)
+	}
+	q.b = &riverBackend[pgx.Tx]{
+		client: client,
+		pool:   pgxConn{pool},
+		begin: func(ctx context.Context) (pgx.Tx, conn, error) {
+			tx, err := pool.Begin(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			return tx, pgxConn{tx}, nil
+		},
+		commit:   func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) },
+		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
+		lock:     " FOR UPDATE",
+	}
+	return q, nil
+}
+
+// newQueue checks cfg and fills in its defaults.
+func newQueue(cfg Config) (*Queue, error) {
+	if cfg.Handler == nil {
+		return nil, errors.New("queue: Config.Handler is required")
+	}
+	if cfg.Escalate == nil {
+		cfg.Escalate = DefaultEscalate
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = defaultWorkers
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = defaultRunTimeout
+	}
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = cfg.RunTimeout + time.Minute
+	}
+	if cfg.RescueAfter <= cfg.RunTimeout {
+		return nil, fmt.Errorf("queue: RescueAfter (%s) must exceed RunTimeout (%s)", cfg.RescueAfter, cfg.RunTimeout)
+	}
+	if cfg.MaxInterruptions <= 0 {
+		cfg.MaxInterruptions = defaultMaxInterruptions
+	}
+	if cfg.Backoff == nil {
+		cfg.Backoff = DefaultBackoff
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = defaultPollInterval
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Queue{cfg: cfg, log: cfg.Logger}, nil
+}
+
+// riverConfig is the River client's configuration: one queue of
+// cfg.Workers workers running the deliver job.
+func (q *Queue) riverConfig() *river.Config {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &worker{q: q})
+	return &river.Config{
+		Queues:               map[string]river.QueueConfig{riverQueue: {MaxWorkers: q.cfg.Workers}},
+		Workers:              workers,
+		JobTimeout:           q.cfg.RunTimeout,
+		RescueStuckJobsAfter: q.cfg.RescueAfter,
+		FetchPollInterval:    q.cfg.PollInterval,
+		FetchCooldown:        min(100*time.Millisecond, q.cfg.PollInterval),
+		Logger:               q.log.With("component", "river"),
+	}
+}
+
+// Start starts running messages, in the background, until Stop. Its ctx
+// bounds starting only: cancelling it later does not stop the queue.
+func (q *Queue) Start(ctx context.Context) error {
+	q.stopping.Store(false)
+	if err := q.b.start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("queue: starting: %w", err)
+	}
+	return nil
+}
+
+// Stop stops taking messages and waits for the running handlers to
+// return. When ctx is done first, it cancels them and waits a little
+// more: each cancelled message goes back to the queue as it was (QUEUED,
+// the run not counted as a failure), for this process after a restart or
+// for another replica. A message whose handler does not return even then
+// is taken back after RescueAfter.
+func (q *Queue) Stop(ctx context.Context) error {
+	q.stopping.Store(true)
+	err := q.b.stop(ctx)
+	if err == nil || ctx.Err() == nil {
+		if err != nil {
+			return fmt.Errorf("queue: stopping: %w", err)
+		}
+		return nil
+	}
+	hard, cancel := context.WithTimeout(context.WithoutCancel(ctx), hardStopWait)
+	defer cancel()
+	if err := q.b.stopAndCancel(hard); err != nil {
+		return fmt.Errorf("queue: stopping, handlers cancelled: %w", err)
+	}
+	return nil
+}
+
+// Enqueue queues env and returns its record, and whether it is new. A
+// message whose ID the queue has seen is not queued again: Enqueue returns
+// its record as it is (whatever the new envelope says), and false.
+func (q *Queue) Enqueue(ctx context.Context, env Envelope) (Record, bool, error) {
+	return q.enqueue(ctx, env, "")
+}
+
+// enqueue queues env, an escalation of message from when from is set. The
+// message's row and its River job are inserted in one transaction: there
+// is never one without the other.
+func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record, bool, error) {
+	if err := check(&env); err != nil {
+		return Record{}, false, err
+	}
+	now := q.cfg.Now().UnixNano()
+	var fresh bool
+	err := q.b.inTx(ctx, func(tx conn, insert jobInserter) error {
+		n, err := tx.exec(ctx, `INSERT INTO handoff_messages (id, task_id, correlation_id, recipient, priority,
+			expires_at, retry_count, escalate_to, fallback_action, payload, escalated_from, status, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			env.ID, env.TaskID, env.CorrelationID, env.Recipient, env.Priority,
+			unixNano(env.ExpiresAt), env.RetryCount, env.EscalateTo, env.FallbackAction, string(env.Payload), from,
+			string(StatusQueued), now, now)
+		if err != nil || n == 0 {
+			return err
+		}
+		fresh = true
+		return insert(ctx, deliverArgs{ID: env.ID}, &river.InsertOpts{
+			Queue:       riverQueue,
+			Priority:    PriorityCritical + 1 - env.Priority, // River's 1 is its highest
+			MaxAttempts: 1 + env.RetryCount + q.cfg.MaxInterruptions + spareAttempts,
+		})
+	})
+	if err != nil {
+		return Record{}, false, fmt.Errorf("queue: queuing message %s: %w", env.ID, err)
+	}
+	rec, err := q.Get(ctx, env.ID)
+	return rec, fresh, err
+}
+
+// check validates env and fills in its defaults.
+func check(env *Envelope) error {
+	switch {
+	case env.ID == "":
+		return errors.New("queue: a message needs an ID")
+	case env.Priority < 0 || env.Priority > PriorityCritical:
+		return fmt.Errorf("queue: message %s: priority %d is not %d (low) to %d (critical)", env.ID, env.Priority, PriorityLow, PriorityCritical)
+	case env.RetryCount < 0:
+		return fmt.Errorf("queue: message %s: negative retry count %d", env.ID, env.RetryCount)
+	}
+	if env.Priority == 0 {
+		env.Priority = PriorityMedium
+	}
+	if len(env.Payload) > 0 && !json.Valid(env.Payload) {
+		return fmt.Errorf("queue: message %s: the payload is not JSON", env.ID)
+	}
+	return nil
+}
+
+// columns are the columns of a Record, in scanRecord's order.
+const columns = `seq, id, task_id, correlation_id, recipient, priority, expires_at, retry_count,
+	escalate_to, fallback_action, payload, escalated_from, status, result, error, attempts, failures,
+	interruptions, escalated_to, fallback_ran, created_at, updated_at, started_at, finished_at`
+
+// Get returns the record of message id, or ErrNotFound.
+func (q *Queue) Get(ctx context.Context, id string) (Record, error) {
+	rec, err := scanRecord(q.b.conn().queryRow(ctx, `SELECT `+columns+` FROM handoff_messages WHERE id = ?`, id))
+	if isNoRows(err) {
+		return Record{}, ErrNotFound
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("queue: reading message %s: %w", id, err)
+	}
+	return rec, nil
+}
+
+// Task returns the records of every message of task taskID, in the order
+// they were queued (an escalation after the message it escalates).
+func (q *Queue) Task(ctx context.Context, taskID string) ([]Record, error) {
+	rs, err := q.b.conn().query(ctx, `SELECT `+columns+` FROM handoff_messages WHERE task_id = ? ORDER BY seq`, taskID)
+	if err != nil {
+		return nil, fmt.Errorf("queue: reading task %s: %w", taskID, err)
+	}
+	defer rs.Close()
+	var out []Record
+	for rs.Next() {
+		rec, err := scanRecord(rs)
+		if err != nil {
+			return nil, fmt.Errorf("queue: reading task %s: %w", taskID, err)
+		}
+		out = append(out, rec)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("queue: reading task %s: %w", taskID, err)
+	}
+	return out, nil
+}
+
+// scanRecord reads the columns of one record, then into extra the
+// columns the query selected after them.
+func scanRecord(r row, extra ...any) (Record, error) {
+	var rec Record
+	var priority, retries, attempts, failures, interruptions, fallback int64
+	var expires, created, updated, started, finished int64
+	var payload, result, status string
+	dest := []any{&rec.Seq, &rec.ID, &rec.TaskID, &rec.CorrelationID, &rec.Recipient, &priority, &expires, &retries,
+		&rec.EscalateTo, &rec.FallbackAction, &payload, &rec.EscalatedFrom, &status, &result, &rec.Error,
+		&attempts, &failures, &interruptions, &rec.EscalatedTo, &fallback, &created, &updated, &started, &finished}
+	err := r.Scan(append(dest, extra...)...)
+	if err != nil {
+		return Record{}, err
+	}
+	rec.Priority, rec.RetryCount = int(priority), int(retries)
+	rec.Attempts, rec.Failures, rec.Interruptions = int(attempts), int(failures), int(interruptions)
+	rec.FallbackRan = fallback != 0
+	rec.Status = Status(status)
+	if payload != "" {
+		rec.Payload = json.RawMessage(payload)
+	}
+	if result != "" {
+		rec.Result = json.RawMessage(result)
+	}
+	rec.ExpiresAt, rec.CreatedAt, rec.UpdatedAt = fromUnixNano(expires), fromUnixNano(created), fromUnixNano(updated)
+	rec.StartedAt, rec.FinishedAt = fromUnixNano(started), fromUnixNano(finished)
+	return rec, nil
+}
+
+// maxUnixNano is the last time unix nanoseconds hold (in 2262).
+var maxUnixNano = time.Unix(0, math.MaxInt64)
+
+// unixNano is t in unix nanoseconds, 0 for the zero time, the largest
+// value for a time after 2262.
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return 0
+	case t.After(maxUnixNano):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// fromUnixNano is the inverse of unixNano.
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}

@@ -1,0 +1,305 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+)
+
+// jobKind is the kind of the River job that delivers one message.
+const jobKind = "agentgw_handoff_deliver"
+
+// deliverArgs are the arguments of a message's River job: only its id.
+// The envelope is in handoff_messages, inserted in the same transaction.
+type deliverArgs struct {
+	ID string `json:"id"`
+}
+
+// Kind implements river.JobArgs.
+func (deliverArgs) Kind() string { return jobKind }
+
+// worker is the River worker of deliverArgs jobs.
+type worker struct {
+	river.WorkerDefaults[deliverArgs]
+	q *Queue
+}
+
+// Timeout implements river.Worker: a handler's time.
+func (w *worker) Timeout(*river.Job[deliverArgs]) time.Duration { return w.q.cfg.RunTimeout }
+
+// Work implements river.Worker. A nil error completes the job: the message
+// is in a final state, or settled by another run. River retries the job on
+// another error (the queue's own database failing), with its default
+// backoff; the queue schedules its own retries of failed runs, with
+// Config.Backoff, by snoozing the job (which River does not count as an
+// attempt).
+func (w *worker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
+	return w.q.deliver(ctx, job.Args.ID)
+}
+
+// bookkeepingTimeout bounds the queue's writes after a handler returned,
+// made on a context of their own: the handler's may be done.
+const bookkeepingTimeout = 30 * time.Second
+
+// claimed is what claim decided to do with a message.
+type claimed int
+
+const (
+	skip    claimed = iota // final, expired, or unknown: nothing to run
+	wait                   // another run holds its lease
+	run                    // run the handler
+	exhaust                // its retries are spent: escalate, fall back or give up
+)
+
+// claim is a message as claim left it.
+type claim struct {
+	do      claimed
+	rec     Record
+	wait    time.Duration
+	lastErr error
+}
+
+// deliver runs message id once: it claims the message (the guard against
+// running it twice), runs the handler and records the outcome.
+func (q *Queue) deliver(ctx context.Context, id string) error {
+	token := uuid.NewString()
+	c, err := q.claim(ctx, id, token)
+	if err != nil {
+		return fmt.Errorf("queue: claiming message %s: %w", id, err)
+	}
+	switch c.do {
+	case skip:
+		return nil
+	case wait:
+		return river.JobSnooze(c.wait)
+	case exhaust:
+		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.cfg.RunTimeout)
+		defer cancel()
+		return q.exhaust(bg, c.rec, token, c.lastErr)
+	}
+	result, delivered, herr := q.call(ctx, c.rec.Envelope)
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
+	defer cancel()
+	now := q.cfg.Now().UnixNano()
+	switch {
+	case herr == nil:
+		status := StatusCompleted
+		if delivered {
+			status = StatusDelivered
+		}
+		return q.update(bg, id, token, `status = ?, result = ?, error = '', run_token = '', lease_until = 0,
+			finished_at = ?, updated_at = ?`, string(status), string(result), now, now)
+	case q.stopping.Load() && ctx.Err() != nil:
+		// A hard stop cancelled it: not the message's failure. It runs
+		// again when a queue starts.
+		if err := q.update(bg, id, token, `status = ?, error = ?, run_token = '', lease_until = 0, updated_at = ?`,
+			string(StatusQueued), "interrupted by a shutdown: "+herr.Error(), now); err != nil {
+			return err
+		}
+		return river.JobSnooze(0)
+	}
+	failures := c.rec.Failures + 1
+	q.log.Warn("handoff queue: run failed", "id", id, "recipient", c.rec.Recipient,
+		"failure", failures, "retries", c.rec.RetryCount, "error", herr)
+	if failures > c.rec.RetryCount {
+		if err := q.update(bg, id, token, `failures = ?, error = ?, lease_until = ?, updated_at = ?`,
+			failures, herr.Error(), q.lease(), now); err != nil {
+			return err
+		}
+		xctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.cfg.RunTimeout)
+		defer cancel()
+		c.rec.Failures, c.rec.Error = failures, herr.Error()
+		return q.exhaust(xctx, c.rec, token, herr)
+	}
+	if err := q.update(bg, id, token, `status = ?, failures = ?, error = ?, run_token = '', lease_until = 0, updated_at = ?`,
+		string(StatusQueued), failures, herr.Error(), now); err != nil {
+		return err
+	}
+	return river.JobSnooze(q.cfg.Backoff(failures))
+}
+
+// lease is when a run starting now is taken for interrupted: RescueAfter
+// from now, on the real clock (a lease is about processes, not messages).
+func (q *Queue) lease() int64 { return time.Now().Add(q.cfg.RescueAfter).UnixNano() }
+
+// claim decides, in one transaction that holds the message's row, what to
+// do with message id, and takes the message (RUNNING, a fresh run token
+// and lease) when it is to run or be exhausted. A message RUNNING whose
+// lease has passed was interrupted (its process stopped): that counts as
+// an interruption, not a failure.
+func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
+	var c claim
+	err := q.b.inTx(ctx, func(tx conn, _ jobInserter) error {
+		var leaseUntil int64
+		rec, err := scanRecord(tx.queryRow(ctx, `SELECT `+columns+`, lease_until FROM handoff_messages WHERE id = ?`+q.b.forUpdate(), id), &leaseUntil)
+		if isNoRows(err) {
+			q.log.Error("handoff queue: a job for a message the queue does not hold", "id", id)
+			c.do = skip
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		c.rec = rec
+		if rec.Status.Final() {
+			c.do = skip
+			return nil
+		}
+		wall := time.Now().UnixNano()
+		if rec.Status == StatusRunning && leaseUntil > wall {
+			c.do, c.wait = wait, time.Duration(leaseUntil-wall)
+			return nil
+		}
+		now := q.cfg.Now()
+		if rec.Status == StatusRunning {
+			rec.Interruptions++
+			rec.Error = fmt.Sprintf("interrupted: the run started at %s did not finish (its process stopped)", rec.StartedAt.UTC().Format(time.RFC3339))
+			q.log.Warn("handoff queue: run interrupted", "id", id, "interruptions", rec.Interruptions)
+		}
+		if !rec.ExpiresAt.IsZero() && !now.Before(rec.ExpiresAt) {
+			c.do = skip
+			_, err := tx.exec(ctx, `UPDATE handoff_messages SET status = ?, error = ?, interruptions = ?, run_token = '',
+				lease_until = 0, finished_at = ?, updated_at = ? WHERE id = ?`,
+				string(StatusExpired), "expired at "+rec.ExpiresAt.UTC().Format(time.RFC3339Nano)+", before it ran",
+				rec.Interruptions, now.UnixNano(), now.UnixNano(), id)
+			return err
+		}
+		if rec.Failures > rec.RetryCount || rec.Interruptions > q.cfg.MaxInterruptions {
+			c.do, c.lastErr = exhaust, errors.New(rec.Error)
+			if rec.Interruptions > q.cfg.MaxInterruptions {
+				c.lastErr = fmt.Errorf("interrupted %d times; the last: %s", rec.Interruptions, rec.Error)
+			}
+			_, err := tx.exec(ctx, `UPDATE handoff_messages SET status = ?, interruptions = ?, error = ?, run_token = ?,
+				lease_until = ?, updated_at = ? WHERE id = ?`,
+				string(StatusRunning), rec.Interruptions, rec.Error, token, q.lease(), now.UnixNano(), id)
+			c.rec = rec
+			return err
+		}
+		c.do = run
+		rec.Attempts++
+		_, err = tx.exec(ctx, `UPDATE handoff_messages SET status = ?, attempts = ?, interruptions = ?, error = ?,
+			run_token = ?, lease_until = ?, started_at = ?, updated_at = ? WHERE id = ?`,
+			string(StatusRunning), rec.Attempts, rec.Interruptions, rec.Error, token, q.lease(),
+			now.UnixNano(), now.UnixNano(), id)
+		c.rec = rec
+		return err
+	})
+	return c, err
+}
+
+// update sets the columns of set on message id if the run of token still
+// holds it. A run that no longer does (another took the message over
+// after its lease passed) changes nothing, and says so in the log.
+func (q *Queue) update(ctx context.Context, id, token, set string, args ...any) error {
+	args = append(args, id, token)
+	n, err := q.b.conn().exec(ctx, `UPDATE handoff_messages SET `+set+` WHERE id = ? AND run_token = ?`, args...)
+	if err != nil {
+		return fmt.Errorf("queue: recording message %s: %w", id, err)
+	}
+	if n == 0 {
+		q.log.Warn("handoff queue: a run outlived its lease; another run took the message over", "id", id)
+	}
+	return nil
+}
+
+// deliveredKey is the context key of the flag MarkDelivered sets.
+type deliveredKey struct{}
+
+// MarkDelivered, called by a Handler, says that the handler hands the
+// message on (to a remote recipient that queues it) rather than running
+// it: when the handler returns without error, the message is DELIVERED,
+// not COMPLETED, with the handler's result. Outside a Handler it does
+// nothing.
+func MarkDelivered(ctx context.Context) {
+	if f, ok := ctx.Value(deliveredKey{}).(*atomic.Bool); ok {
+		f.Store(true)
+	}
+}
+
+// call runs the handler on env. A panic is a failed run, and so is a
+// result that is not JSON.
+func (q *Queue) call(ctx context.Context, env Envelope) (result json.RawMessage, delivered bool, err error) {
+	flag := new(atomic.Bool)
+	hctx := context.WithValue(ctx, deliveredKey{}, flag)
+	defer func() {
+		if p := recover(); p != nil {
+			q.log.Error("handoff queue: handler panicked", "id", env.ID, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, fmt.Errorf("the handler panicked: %v", p)
+		}
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("timed out after %s: %w", q.cfg.RunTimeout, err)
+		}
+		delivered = flag.Load()
+	}()
+	result, err = q.cfg.Handler(hctx, env)
+	if err == nil && len(result) > 0 && !json.Valid(result) {
+		return nil, false, errors.New("the handler's result is not JSON")
+	}
+	return result, false, err
+}
+
+// exhaust settles a message whose retries are spent, holding it with
+// token: escalated when it names EscalateTo and Config.Escalate gives a
+// message (FAILED), else its fallback run when it names a FallbackAction
+// and the fallback succeeds (FAILED), else DEAD. Each step that did not
+// take it over is noted in its Error.
+func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr error) error {
+	env := rec.Envelope
+	notes := []string{lastErr.Error()}
+	now := func() int64 { return q.cfg.Now().UnixNano() }
+	if env.EscalateTo != "" {
+		next, err := q.cfg.Escalate(ctx, env, lastErr)
+		switch {
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("escalating to %s failed: %v", env.EscalateTo, err))
+		case next != nil && next.ID == env.ID:
+			notes = append(notes, fmt.Sprintf("escalating to %s failed: the escalation has the message's own id", env.EscalateTo))
+		case next != nil:
+			if _, _, err := q.enqueue(ctx, *next, env.ID); err != nil {
+				return err // River tries again; the enqueue is idempotent
+			}
+			q.log.Info("handoff queue: escalated", "id", env.ID, "to", next.Recipient, "escalation", next.ID)
+			return q.update(ctx, env.ID, token, `status = ?, escalated_to = ?, run_token = '', lease_until = 0,
+				finished_at = ?, updated_at = ?`, string(StatusFailed), next.ID, now(), now())
+		}
+	}
+	if env.FallbackAction != "" {
+		if q.cfg.Fallback == nil {
+			notes = append(notes, fmt.Sprintf("fallback %s: no fallback is configured", env.FallbackAction))
+		} else {
+			res, err := q.fallback(ctx, env, lastErr)
+			if err == nil {
+				q.log.Info("handoff queue: fell back", "id", env.ID, "action", env.FallbackAction)
+				return q.update(ctx, env.ID, token, `status = ?, fallback_ran = 1, result = ?, run_token = '',
+					lease_until = 0, finished_at = ?, updated_at = ?`, string(StatusFailed), string(res), now(), now())
+			}
+			notes = append(notes, fmt.Sprintf("fallback %s failed: %v", env.FallbackAction, err))
+		}
+	}
+	q.log.Warn("handoff queue: dead", "id", env.ID, "error", strings.Join(notes, "; "))
+	return q.update(ctx, env.ID, token, `status = ?, error = ?, run_token = '', lease_until = 0, finished_at = ?,
+		updated_at = ?`, string(StatusDead), strings.Join(notes, "; "), now(), now())
+}
+
+// fallback runs Config.Fallback; a panic or a result that is not JSON is
+// its failure.
+func (q *Queue) fallback(ctx context.Context, env Envelope, lastErr error) (res json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("panicked: %v", p)
+		}
+	}()
+	res, err = q.cfg.Fallback(ctx, env, lastErr)
+	if err == nil && len(res) > 0 && !json.Valid(res) {
+		return nil, errors.New("its result is not JSON")
+	}
+	return res, err
+}
