@@ -161,6 +161,25 @@ func (sr *stepRun) Logger() *slog.Logger { return sr.run.logger() }
 // Approval implements stepkind.Run.
 func (sr *stepRun) Approval() stepkind.Approval { return sr.run.approval(sr.step.def.ID) }
 
+// Text implements stepkind.Run.
+func (sr *stepRun) Text(s string) error {
+	if err := sr.em.Text(s); err != nil {
+		return agent.Canceled(err)
+	}
+	return nil
+}
+
+// Agent implements stepkind.Run.
+func (sr *stepRun) Agent() string { return sr.run.agent.Name() }
+
+// Conversation implements stepkind.Run.
+func (sr *stepRun) Conversation() (id, owner string) {
+	if c := sr.run.conv; c != nil {
+		return c.id, c.owner
+	}
+	return "", ""
+}
+
 // AskConsent implements stepkind.Run.
 func (sr *stepRun) AskConsent(t *tools.Tool, args string) error {
 	return sr.run.waitForConsent(sr.step.def.ID, consentQuestion(t, llm.ToolCall{Name: t.Name, Arguments: args}))

@@ -93,6 +93,15 @@ type Run interface {
 	// AskConsent pauses the plan to ask the user whether tool t may run
 	// with args (JSON); the step runs again with the answer.
 	AskConsent(t *tools.Tool, args string) error
+	// Text shows s to the user, in the step's place in the plan's output
+	// (progress lines, what a step did).
+	Text(s string) error
+	// Agent names the agent whose command runs the step: the sender of
+	// what the step sends.
+	Agent() string
+	// Conversation is the stored conversation the run continues (its id
+	// and owner), "" and "" without one.
+	Conversation() (id, owner string)
 }
 
 // Waiter is a Step that can pause its run to wait for the user or the IDE,
