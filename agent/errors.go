@@ -49,6 +49,9 @@ const (
 	// than the stored one (or created an id that is taken); nothing was
 	// written.
 	CodeContextConflict = "CONTEXT_CONFLICT"
+	// CodeInvalidHandoff: a hand-off message (seed 001) that breaks its
+	// schemas; Violations lists each by JSON pointer.
+	CodeInvalidHandoff = "INVALID_HANDOFF"
 )
 
 // Codes of plan failures inside the stream.
@@ -80,7 +83,16 @@ type Error struct {
 	SuggestedAction string
 	// UpstreamStatus is the upstream's HTTP status for UPSTREAM_ERROR.
 	UpstreamStatus int
-	Err            error
+	// Violations, for an error about a document the client sent, list
+	// every problem in it by JSON pointer.
+	Violations []Violation
+	Err        error
+}
+
+// Violation is one problem of a document, at its RFC 6901 JSON pointer.
+type Violation struct {
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
 }
 
 // Error implements error.
@@ -183,6 +195,7 @@ var codes = map[string]codeInfo{
 	CodePayloadTooLarge:           {status: http.StatusRequestEntityTooLarge},
 	CodeUnsupportedMediaType:      {status: http.StatusUnsupportedMediaType},
 	CodeInvalidContext:            {status: http.StatusUnprocessableEntity},
+	CodeInvalidHandoff:            {status: http.StatusUnprocessableEntity},
 	CodeRateLimited:               {status: http.StatusTooManyRequests, recoverable: true},
 	CodeInternal:                  {status: http.StatusInternalServerError},
 	CodeTemplateError:             {status: http.StatusInternalServerError},

@@ -31,6 +31,9 @@ type ErrorContent struct {
 type ErrorDetails struct {
 	RequestID string `json:"requestId"`
 	Timestamp string `json:"timestamp"`
+	// Violations list every problem of a document the request carried (a
+	// hand-off message), by JSON pointer.
+	Violations []agent.Violation `json:"violations,omitempty"`
 }
 
 // handleError renders any error returned before a stream started.
@@ -46,7 +49,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 	body := ErrorResponse{Type: "ERROR_RESPONSE", Content: ErrorContent{
 		ErrorCode: e.Code, Message: e.Message, Source: e.Origin(), Recoverable: e.Recoverable,
 		SuggestedAction: suggestion(e),
-		Details:         ErrorDetails{RequestID: rid, Timestamp: time.Now().UTC().Format(time.RFC3339Nano)},
+		Details: ErrorDetails{RequestID: rid, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
+			Violations: e.Violations},
 	}}
 	data, _ := json.Marshal(body)
 	h := c.Response().Header()

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ type conversation struct {
 	owner  string
 	expect int64  // the version the request named (If-Match), 0 none
 	user   string // the user's turn
+	header string // what the answer of a hand-off's run starts with
 
 	mu sync.Mutex
 	// text is what the run showed the user (convEmitter).
@@ -52,6 +54,7 @@ type convState struct {
 	Owner  string         `json:"owner"`
 	Expect int64          `json:"expect,omitempty"`
 	User   string         `json:"user,omitempty"`
+	Header string         `json:"header,omitempty"`
 	Text   string         `json:"text,omitempty"`
 	Patch  map[string]any `json:"patch,omitempty"`
 }
@@ -81,13 +84,18 @@ func requestContextID(req *Request) string {
 func (r *Runner) bindConversation(run *Run) error {
 	req := run.req
 	conv := &conversation{repo: r.cfg.Contexts, id: requestContextID(req), owner: req.Owner, expect: req.ContextVersion}
-	if req.Action == nil && req.ToolResults == nil {
+	switch {
+	case req.Handoff != nil:
+		// A hand-off's run answers in the conversation that sent it: no
+		// user turn, the answer said to be the hand-off's.
+		conv.header = handoffHeader(run.agent.Name(), req.Handoff)
+	case req.Action == nil && req.ToolResults == nil:
 		// A click or a tool's answer is no new user turn, whatever input
 		// the plugin sends again with it.
 		conv.user = req.Context.UserInputPrompt
 	}
 	if p := run.paused; p != nil && p.Conv != nil {
-		conv.id, conv.owner, conv.expect, conv.user, conv.patch = p.Conv.ID, p.Conv.Owner, p.Conv.Expect, p.Conv.User, p.Conv.Patch
+		conv.id, conv.owner, conv.expect, conv.user, conv.header, conv.patch = p.Conv.ID, p.Conv.Owner, p.Conv.Expect, p.Conv.User, p.Conv.Header, p.Conv.Patch
 		conv.text.WriteString(p.Conv.Text)
 	}
 	if conv.id == "" {
@@ -207,7 +215,7 @@ func (c *conversation) paused() *convState {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return &convState{ID: c.id, Owner: c.owner, Expect: c.expect, User: c.user, Text: c.text.String(), Patch: c.patch}
+	return &convState{ID: c.id, Owner: c.owner, Expect: c.expect, User: c.user, Header: c.header, Text: c.text.String(), Patch: c.patch}
 }
 
 // turn is the messages the run adds: the user's turn, then the tool
@@ -227,9 +235,21 @@ func (c *conversation) turn() []contexts.Message {
 		answer = c.final
 	}
 	if answer != "" {
-		out = append(out, contexts.Message{Role: "assistant", Content: answer})
+		out = append(out, contexts.Message{Role: "assistant", Content: c.header + answer})
 	}
 	return out
+}
+
+// handoffHeader says whose answer to which hand-off follows, for the
+// conversation the hand-off was sent from.
+func handoffHeader(agentName string, msg map[string]any) string {
+	get := func(part, key string) string {
+		m, _ := msg[part].(map[string]any)
+		s, _ := m[key].(string)
+		return s
+	}
+	return fmt.Sprintf("[%s, on the %s hand-off from %s, task %s]\n", agentName,
+		get("payload", "handoff_type"), get("metadata", "sender_id"), get("metadata", "task_id"))
 }
 
 // commit keeps the run's turn and the state its plan set, as one

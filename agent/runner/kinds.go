@@ -172,6 +172,15 @@ func (sr *stepRun) Text(s string) error {
 // Agent implements stepkind.Run.
 func (sr *stepRun) Agent() string { return sr.run.agent.Name() }
 
+// caller is who the run's tool calls are made for.
+func (run *Run) caller() tools.Caller {
+	c := tools.Caller{Agent: run.agent.Name(), Handoff: run.req.Handoff}
+	if run.conv != nil {
+		c.ContextID, c.Owner = run.conv.id, run.conv.owner
+	}
+	return c
+}
+
 // Conversation implements stepkind.Run.
 func (sr *stepRun) Conversation() (id, owner string) {
 	if c := sr.run.conv; c != nil {

@@ -66,7 +66,7 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 	if data, err := json.Marshal(with); err != nil || json.Unmarshal(data, &params) != nil {
 		return nil, fmt.Errorf("tool %q: the step's inputs are not JSON", k.tool.Name)
 	}
-	r := k.tool.Call(ctx, tools.Call{ID: tools.NewCallID(), Parameters: params})
+	r := k.tool.Call(tools.WithCaller(ctx, CallerOf(sr)), tools.Call{ID: tools.NewCallID(), Parameters: params})
 	sr.Logger().Info("tool called", "tool", k.tool.Name, "status", r.Status, "ms", r.ExecutionTime)
 	if r.Status != tools.StatusSuccess {
 		msg := r.Status
@@ -91,3 +91,14 @@ func argsJSON(sr stepkind.Run) string {
 
 // Waits implements stepkind.Waiter: a tool that needs consent pauses.
 func (k *toolKind) Waits() bool { return k.consent }
+
+// CallerOf is who a step's tool calls are made for: the run's agent, its
+// conversation and the hand-off it received.
+func CallerOf(sr stepkind.Run) tools.Caller {
+	c := tools.Caller{Agent: sr.Agent()}
+	c.ContextID, c.Owner = sr.Conversation()
+	if env := sr.Env(); env != nil && env.Scope != nil {
+		c.Handoff = env.Scope.Handoff
+	}
+	return c
+}

@@ -1,0 +1,183 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/handoff/queue"
+)
+
+// Result is what delivering a message produced: what the receiving
+// command showed (its text, its actions), or, for a remote agent, what its
+// gateway answered.
+type Result struct {
+	Agent   string            `json:"agent"`
+	Command string            `json:"command,omitempty"`
+	Text    string            `json:"text,omitempty"`
+	Actions []*actions.Action `json:"actions,omitempty"`
+	// Endpoint and Response are a remote delivery's: where it went and
+	// what that gateway answered (its status of the message).
+	Endpoint string          `json:"endpoint,omitempty"`
+	Response json.RawMessage `json:"response,omitempty"`
+}
+
+// deliver is the queue's handler: it runs the message at its recipient.
+func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage, error) {
+	r, _, err := h.ready()
+	if err != nil {
+		return nil, err
+	}
+	var p payload
+	if err := json.Unmarshal(env.Payload, &p); err != nil {
+		return nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
+	}
+	msg, err := handoff.Decode(p.Message)
+	if err != nil {
+		return nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
+	}
+	a, err := h.pick(r, strings.Split(env.Recipient, ","), msg.Payload.Type)
+	if err != nil {
+		return nil, err
+	}
+	if endpoint, ok := a.RemoteEndpoint(); ok {
+		return h.forward(ctx, a.Name(), endpoint, p.Message)
+	}
+	acc, ok := a.Accepts(msg.Payload.Type)
+	if !ok {
+		return nil, fmt.Errorf("agent %q no longer accepts %s hand-offs", a.Name(), msg.Payload.Type)
+	}
+	return h.runLocal(ctx, r, a.Name(), acc.Command, msg, p)
+}
+
+// pick chooses the agent of recipients that runs the message: the one
+// named, or, of a pool, the next (round-robin) of those that take its
+// type.
+func (h *Hub) pick(r *runner.Runner, recipients []string, t handoff.Type) (*runner.Agent, error) {
+	var able []*runner.Agent
+	for _, name := range recipients {
+		a, ok := r.Registry().Get(name)
+		if !ok {
+			continue
+		}
+		_, remote := a.RemoteEndpoint()
+		if _, accepts := a.Accepts(t); remote || accepts {
+			able = append(able, a)
+		}
+	}
+	if len(able) == 0 {
+		return nil, fmt.Errorf("no agent of %s takes %s hand-offs now", strings.Join(recipients, ", "), t)
+	}
+	return able[int(h.next.Add(1)-1)%len(able)], nil
+}
+
+// runLocal runs command of agent name with the message as .handoff and
+// returns what it showed. Its errors (a failed command) are failed runs,
+// tried again.
+func (h *Hub) runLocal(ctx context.Context, r *runner.Runner, name, command string, msg *handoff.Message, p payload) (json.RawMessage, error) {
+	var data map[string]any
+	if err := json.Unmarshal(p.Message, &data); err != nil {
+		return nil, fmt.Errorf("decoding hand-off %s: %w", msg.Metadata.MessageID, err)
+	}
+	req := &runner.Request{ID: "handoff-" + msg.Metadata.MessageID, Agent: name, Command: command,
+		Context: &contextvars.Set{UserInputPrompt: promptOf(msg)}, Handoff: data,
+		ContextID: p.Origin.ContextID, Owner: p.Origin.Owner}
+	run, err := r.Prepare(req)
+	var ae *agent.Error
+	if errors.As(err, &ae) && ae.Code == agent.CodeContextNotFound {
+		// The conversation was deleted meanwhile: run without it.
+		req.ContextID, req.Owner = "", ""
+		run, err = r.Prepare(req)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent %q, command %q: %w", name, command, err)
+	}
+	rec := &runner.Recorder{}
+	run.Execute(ctx, rec)
+	if e := rec.Err(); e != nil {
+		return nil, fmt.Errorf("agent %q, command %q: %s: %s", name, command, e.Code, e.Message)
+	}
+	res := Result{Agent: name, Command: command, Text: rec.Transcript()}
+	for _, f := range rec.Frames() {
+		if f.Kind == "action" {
+			res.Actions = append(res.Actions, f.Action)
+		}
+	}
+	return json.Marshal(res)
+}
+
+// promptOf is the user input of a run for msg: what the message asks, for
+// commands whose templates do not read .handoff themselves.
+func promptOf(msg *handoff.Message) string {
+	md := msg.Metadata
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s hand-off from %s (task %s, priority %s):\n", msg.Payload.Type, md.SenderID, md.TaskID, md.Priority)
+	b.Write(msg.Payload.Data)
+	if s := msg.Instructions.NextStepsSuggestion; s != "" {
+		b.WriteString("\nNext steps: " + s)
+	}
+	return b.String()
+}
+
+// forward hands the message to a remote agent's gateway: DELIVERED when it
+// took it.
+func (h *Hub) forward(ctx context.Context, name, endpoint string, message []byte) (json.RawMessage, error) {
+	if h.remote == nil {
+		return nil, fmt.Errorf("agent %q is remote (%s) and this gateway has no client for remote agents", name, endpoint)
+	}
+	status, body, err := h.remote.PostHandoff(ctx, endpoint, message, nil)
+	if err != nil {
+		return nil, fmt.Errorf("forwarding to agent %q: %w", name, err)
+	}
+	if status < 200 || status > 299 {
+		return nil, fmt.Errorf("forwarding to agent %q: its gateway answered %d: %s", name, status, agent.Clip(string(body)))
+	}
+	queue.MarkDelivered(ctx)
+	res := Result{Agent: name, Endpoint: endpoint}
+	if json.Valid(body) {
+		res.Response = body
+	}
+	return json.Marshal(res)
+}
+
+// fallback is the queue's Fallback: a message's fallback_action names an
+// agent ("agent" or "agent/command") that runs the message when its
+// recipients failed it.
+func (h *Hub) fallback(ctx context.Context, env queue.Envelope, lastErr error) (json.RawMessage, error) {
+	r, _, err := h.ready()
+	if err != nil {
+		return nil, err
+	}
+	var p payload
+	if err := json.Unmarshal(env.Payload, &p); err != nil {
+		return nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
+	}
+	msg, err := handoff.Decode(p.Message)
+	if err != nil {
+		return nil, err
+	}
+	name, command, _ := strings.Cut(env.FallbackAction, "/")
+	a, ok := r.Registry().Get(name)
+	if !ok {
+		return nil, fmt.Errorf("fallback_action %q names no agent of this gateway (after: %v)", env.FallbackAction, lastErr)
+	}
+	if command == "" {
+		command = runner.DefaultCommand
+		if acc, ok := a.Accepts(msg.Payload.Type); ok {
+			command = acc.Command
+		}
+	}
+	return h.runLocal(ctx, r, name, command, msg, p)
+}
+
+// Fallback is the queue's Config.Fallback.
+func (h *Hub) Fallback() func(ctx context.Context, env queue.Envelope, lastErr error) (json.RawMessage, error) {
+	return h.fallback
+}

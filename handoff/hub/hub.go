@@ -1,0 +1,265 @@
+// Package hub hands work from one agent to another (seed 001): it checks a
+// hand-off message against the schemas and its recipient, queues it
+// durably (package queue, over the gateway's database), and delivers it
+// once: to a local agent, whose command for the message's type runs with
+// the message as .handoff; to one agent of a pool; or to a remote agent's
+// gateway. What a delivery produced is its result, readable by message and
+// by task; when the message was sent from a conversation, the receiving
+// run's answer is added to that conversation.
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/handoff/queue"
+)
+
+// Remote sends a message to another gateway's POST {endpoint}/handoffs.
+type Remote interface {
+	PostHandoff(ctx context.Context, endpoint string, message []byte, header http.Header) (status int, body []byte, err error)
+}
+
+// Origin is what a message carries of where it was sent from, beside the
+// message itself: the conversation its results go to.
+type Origin struct {
+	// ContextID and Owner name the conversation (package contexts) the
+	// sending run continued; "" for none.
+	ContextID string `json:"contextId,omitempty"`
+	Owner     string `json:"owner,omitempty"`
+}
+
+// payload is the queue's payload of a message.
+type payload struct {
+	Message json.RawMessage `json:"message"`
+	Origin  Origin          `json:"origin,omitzero"`
+}
+
+// Hub sends and delivers hand-off messages. Make it with New, then Bind it
+// to the runner and the queue once they exist (the step kind that sends
+// messages is made before the runner).
+type Hub struct {
+	log    *slog.Logger
+	now    func() time.Time
+	remote Remote
+
+	runner atomic.Pointer[runner.Runner]
+	queue  atomic.Pointer[queue.Queue]
+	// next turns pools round-robin.
+	next atomic.Uint64
+}
+
+// New returns a hub; remote (nil: none) reaches remote agents.
+func New(remote Remote, log *slog.Logger) *Hub {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Hub{log: log, now: time.Now, remote: remote}
+}
+
+// Bind gives the hub the runner that runs local agents and the queue that
+// delivers.
+func (h *Hub) Bind(r *runner.Runner, q *queue.Queue) {
+	h.runner.Store(r)
+	h.queue.Store(q)
+}
+
+// Handler is the queue's handler: it delivers one message.
+func (h *Hub) Handler() queue.Handler { return h.deliver }
+
+// ready returns the runner and queue, or an error when Bind has not run.
+func (h *Hub) ready() (*runner.Runner, *queue.Queue, error) {
+	r, q := h.runner.Load(), h.queue.Load()
+	if r == nil || q == nil {
+		return nil, nil, agent.New(agent.CodeInternal, "hand-offs are not ready yet")
+	}
+	return r, q, nil
+}
+
+// Send fills msg (ids, timestamp, version), checks it and its recipients,
+// and queues it. A message id seen before is not queued again: the record
+// is returned as it is, with fresh false.
+func (h *Hub) Send(ctx context.Context, msg *handoff.Message, origin Origin) (*Status, bool, error) {
+	msg.Fill(h.now())
+	raw, err := json.Marshal(msg)
+	if err != nil {
+		return nil, false, agent.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
+	}
+	return h.submit(ctx, raw, origin)
+}
+
+// Submit checks and queues a message that came as JSON (POST /handoffs).
+// Its errors are *agent.Error: 400 for a message that is not JSON, 422
+// listing every violation by JSON pointer, 404 for an unknown recipient.
+func (h *Hub) Submit(ctx context.Context, raw []byte) (*Status, bool, error) {
+	return h.submit(ctx, raw, Origin{})
+}
+
+func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin) (*Status, bool, error) {
+	r, q, err := h.ready()
+	if err != nil {
+		return nil, false, err
+	}
+	msg, err := handoff.Decode(raw)
+	if err != nil {
+		return nil, false, invalid(err)
+	}
+	if msg.Metadata.Expired(h.now()) {
+		return nil, false, agent.Errorf(agent.CodeBadRequest, "hand-off message %s expired at %s", msg.Metadata.MessageID,
+			msg.Metadata.ExpirationTime.UTC().Format(time.RFC3339))
+	}
+	for _, to := range msg.Metadata.RecipientID {
+		if err := h.checkRecipient(r, to, msg, raw); err != nil {
+			return nil, false, err
+		}
+	}
+	if fh := msg.Instructions.FailureHandling; fh != nil && fh.EscalateTo != "" {
+		to := fh.EscalateTo
+		if err := h.checkRecipient(r, to, msg, nil); err != nil {
+			return nil, false, err
+		}
+	}
+	body, err := json.Marshal(payload{Message: raw, Origin: origin})
+	if err != nil {
+		return nil, false, agent.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
+	}
+	rec, fresh, err := q.Enqueue(ctx, envelope(msg, body))
+	if err != nil {
+		return nil, false, storeError(err)
+	}
+	return newStatus(rec), fresh, nil
+}
+
+// envelope is what the queue knows of msg.
+func envelope(msg *handoff.Message, body []byte) queue.Envelope {
+	md := msg.Metadata
+	env := queue.Envelope{ID: md.MessageID, TaskID: md.TaskID, CorrelationID: md.CorrelationID,
+		Priority: md.Priority.Rank(), Recipient: strings.Join(md.RecipientID, ","), Payload: body}
+	if md.ExpirationTime != nil {
+		env.ExpiresAt = *md.ExpirationTime
+	}
+	if fh := msg.Instructions.FailureHandling; fh != nil {
+		if fh.RetryCount != nil {
+			env.RetryCount = *fh.RetryCount
+		}
+		env.EscalateTo, env.FallbackAction = fh.EscalateTo, fh.FallbackAction
+	}
+	return env
+}
+
+// checkRecipient checks that to is an agent that takes msg: a local agent
+// that accepts its type (and whose data schema raw, when given, passes),
+// or a remote one.
+func (h *Hub) checkRecipient(r *runner.Runner, to string, msg *handoff.Message, raw []byte) error {
+	a, ok := r.Registry().Get(to)
+	if !ok {
+		return agent.Errorf(agent.CodeAgentNotFound, "hand-off recipient %q is not an agent of this gateway%s", agent.Clip(to), agent.DidYouMean(to, r.Registry().Names())).
+			Suggest("GET /agents lists the agents and the hand-off types each accepts")
+	}
+	if _, remote := a.RemoteEndpoint(); remote {
+		return nil
+	}
+	acc, ok := a.Accepts(msg.Payload.Type)
+	if !ok {
+		return agent.Errorf(agent.CodeBadRequest, "agent %q does not accept %s hand-offs%s", to, msg.Payload.Type, acceptedList(a)).
+			Suggest("send a type the agent declares under handoffs, or declare it")
+	}
+	if raw != nil {
+		if err := acc.Validator.Validate(raw); err != nil {
+			return invalid(err)
+		}
+	}
+	return nil
+}
+
+func acceptedList(a *runner.Agent) string {
+	ts := a.AcceptedTypes()
+	if len(ts) == 0 {
+		return " (it accepts none)"
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = string(t)
+	}
+	return " (it accepts " + strings.Join(names, ", ") + ")"
+}
+
+// invalid is the protocol error of a message the schemas refuse.
+func invalid(err error) error {
+	var ve *handoff.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		e := agent.Errorf(agent.CodeInvalidHandoff, "the hand-off message breaks its schema: %s", agent.Clip(listViolations(ve.Violations)))
+		for _, v := range ve.Violations {
+			e.Violations = append(e.Violations, agent.Violation{Pointer: v.Pointer, Message: v.Message})
+		}
+		return e.Suggest("fix each violation at its JSON pointer; the schemas are in handoff/schemas")
+	case errors.Is(err, handoff.ErrTooLarge):
+		return agent.Errorf(agent.CodePayloadTooLarge, "%v", err)
+	}
+	return agent.Errorf(agent.CodeBadRequest, "the hand-off message is not valid JSON: %v", err)
+}
+
+func listViolations(vs []handoff.Violation) string {
+	parts := make([]string, 0, min(len(vs), 10))
+	for i, v := range vs {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(vs)-10))
+			break
+		}
+		parts = append(parts, v.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// storeError is the protocol error of a queue that failed.
+func storeError(err error) error {
+	return agent.New(agent.CodeStoreUnavailable, "the gateway's store is unavailable: it could not keep the hand-off").Wrap(err)
+}
+
+// Get returns a message's status and result.
+func (h *Hub) Get(ctx context.Context, id string) (*Status, error) {
+	_, q, err := h.ready()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := q.Get(ctx, id)
+	if errors.Is(err, queue.ErrNotFound) {
+		return nil, agent.Errorf(agent.CodeNotFound, "no hand-off message %q", agent.Clip(id))
+	}
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return newStatus(rec), nil
+}
+
+// Task lists every message of a task and its result, in the order they
+// were queued.
+func (h *Hub) Task(ctx context.Context, taskID string) (*TaskStatus, error) {
+	_, q, err := h.ready()
+	if err != nil {
+		return nil, err
+	}
+	recs, err := q.Task(ctx, taskID)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	if len(recs) == 0 {
+		return nil, agent.Errorf(agent.CodeNotFound, "no task %q", agent.Clip(taskID))
+	}
+	out := &TaskStatus{TaskID: taskID, Messages: make([]*Status, len(recs))}
+	for i, rec := range recs {
+		out.Messages[i] = newStatus(rec)
+	}
+	return out, nil
+}
