@@ -50,6 +50,9 @@ type Config struct {
 	MCP http.Handler
 	// Contexts, when set, serves the conversation contexts at /contexts.
 	Contexts contexts.Repo
+	// Handoffs, when set, takes hand-off messages at /handoffs and tells
+	// their status there and by task at /tasks.
+	Handoffs Handoffs
 }
 
 // Server is the gateway's HTTP server.
@@ -110,6 +113,11 @@ func New(cfg Config) *Server {
 		e.PATCH("/contexts/:id", s.patchContext)
 		e.DELETE("/contexts/:id", s.deleteContext)
 		e.GET("/contexts/:id/changes", s.contextChanges)
+	}
+	if cfg.Handoffs != nil {
+		e.POST("/handoffs", s.postHandoff)
+		e.GET("/handoffs/:id", s.getHandoff)
+		e.GET("/tasks/:id", s.getTask)
 	}
 	if cfg.MCP != nil {
 		e.Any("/mcp", s.withBody(cfg.MCP))

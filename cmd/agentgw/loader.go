@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
 	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
@@ -12,6 +13,8 @@ import (
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
+	"github.com/agentgw/agentgw/handoff/handoffstep"
+	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -27,14 +30,26 @@ type loader struct {
 
 // newLoader builds the tool manager and the step kinds from the
 // configuration; repos (nil when none) backs git steps and the git.*
-// builtin tools, pool the mcp tools.
-func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, pool *mcp.Pool, log *slog.Logger) *loader {
+// builtin tools, pool the mcp tools, handoffs (nil: none) the handoff
+// steps and the handoff_to_agent tool.
+func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, pool *mcp.Pool, handoffs *hub.Hub, log *slog.Logger) *loader {
+	builtins := gitstep.Builtins(repos)
+	maps.Copy(builtins, handoffstep.Builtins(sender(handoffs)))
 	tm := tools.NewManager(tools.Config{
 		WorkRoots: cfg.Tools.WorkRoots, HTTPAllow: cfg.Tools.HTTPAllow, Python: cfg.Tools.Python, Node: cfg.Tools.Node,
-		Getenv: getenv, Builtins: gitstep.Builtins(repos), Logger: log,
+		Getenv: getenv, Builtins: builtins, Logger: log,
 	})
 	registerRuntimes(tm, pool)
-	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(repos)}
+	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(repos, handoffs)}
+}
+
+// sender is the hub as the handoff step and tool send through it; nil
+// (lint, export) sends nothing.
+func sender(h *hub.Hub) handoffstep.Sender {
+	if h == nil {
+		return nil
+	}
+	return h
 }
 
 // agentSet is what one read made: the agents and the shared tools (every

@@ -19,6 +19,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/server"
@@ -69,7 +70,8 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	pool := mcp.NewPool(versionString(), log)
 	defer pool.Close()
-	ld := newLoader(cfg, getenv, repos, pool, log)
+	handoffs := hub.New(nil, log)
+	ld := newLoader(cfg, getenv, repos, pool, handoffs, log)
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
@@ -83,6 +85,16 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Budget: runner.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		Logger: log,
 	})
+	q, stopQueue, err := newHandoffQueue(ctx, st.Store, handoffs, log)
+	if err != nil {
+		return err
+	}
+	defer stopQueue()
+	var handoffAPI server.Handoffs
+	if q != nil {
+		handoffs.Bind(runner, q)
+		handoffAPI = handoffs
+	}
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
@@ -90,6 +102,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
+		Handoffs: handoffAPI,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/agentgw/agentgw/handoff/hub"
+	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/store"
+)
+
+// newHandoffQueue opens the hand-off queue in the store's database and
+// starts it, delivering through h; nil for the memory store, which keeps
+// no queue (hand-offs then answer that they are unavailable). stop stops
+// it, leaving what is unfinished for the next start.
+func newHandoffQueue(ctx context.Context, st store.Store, h *hub.Hub, log *slog.Logger) (q *queue.Queue, stop func(), err error) {
+	cfg := queue.Config{Handler: h.Handler(), Fallback: h.Fallback(), Logger: log}
+	switch s := st.(type) {
+	case *store.SQLite:
+		q, err = queue.NewSQLite(ctx, s.DB(), cfg)
+	case *store.Postgres:
+		q, err = queue.NewPostgres(ctx, s.Pool(), cfg)
+	default:
+		log.Info("hand-offs: off (the memory store keeps no queue)")
+		return nil, func() {}, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("hand-off queue: %w", err)
+	}
+	if err := q.Start(ctx); err != nil {
+		return nil, nil, fmt.Errorf("starting the hand-off queue: %w", err)
+	}
+	return q, func() {
+		if err := q.Stop(context.Background()); err != nil {
+			log.Warn("stopping the hand-off queue", "err", err)
+		}
+	}, nil
+}

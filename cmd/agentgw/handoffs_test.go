@@ -1,0 +1,189 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The triage pair of the hand-off tests: the reviewer escalates to
+// security, which triages and answers the reviewer with
+// PROVIDE_INFORMATION.
+const (
+	reviewerAgent = `name: reviewer
+handoffs:
+  - {type: PROVIDE_INFORMATION, command: noted}
+commands:
+  - name: default
+    steps:
+      - id: escalate
+        handoff: {to: security, type: ESCALATION, priority: HIGH, nextSteps: "check the finding"}
+        with:
+          issue_category: SECURITY
+          severity: HIGH
+          customer_info: {user_id: "{{ .userInfo.id }}", name: "{{ .userInfo.name }}"}
+          technical_details: {symptoms: "{{ .userInputPrompt }}"}
+  - name: noted
+    reply: "noted: {{ .handoff.payload.data.summary }}"
+`
+	securityAgent = `name: security
+handoffs:
+  - {type: ESCALATION, command: triage}
+commands:
+  - name: default
+    reply: security here
+  - name: triage
+    steps:
+      - id: look
+        reply: "triaged {{ .handoff.payload.data.technical_details.symptoms }} from {{ .handoff.metadata.sender_id }}"
+      - id: answer
+        dependsOn: [look]
+        handoff: {to: reviewer, type: PROVIDE_INFORMATION}
+        with: {provided_info: {verdict: real}, summary: the finding is real}
+`
+)
+
+// jsonCall sends a request and decodes the JSON answer into out.
+func jsonCall(t *testing.T, method, url, body string, out any, header ...string) int {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(newRequest(t, method, url, body, header...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, data)
+		}
+	}
+	return resp.StatusCode
+}
+
+// handoffStatus is what GET /handoffs/{id} answers, in part.
+type handoffStatus struct {
+	MessageID  string   `json:"message_id"`
+	TaskID     string   `json:"task_id"`
+	Status     string   `json:"status"`
+	Recipients []string `json:"recipients"`
+	Attempts   int      `json:"attempts"`
+	Error      string   `json:"error"`
+	Result     struct {
+		Agent, Command, Text string
+	} `json:"result"`
+}
+
+// waitTask polls GET /tasks/{id} until it has n messages, all final.
+func waitTask(t *testing.T, base, task string, n int) []handoffStatus {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var got struct{ Messages []handoffStatus }
+		jsonCall(t, "GET", base+"/tasks/"+task, "", &got)
+		done := len(got.Messages) == n
+		for _, m := range got.Messages {
+			if m.Status == "QUEUED" || m.Status == "RUNNING" {
+				done = false
+			}
+		}
+		if done {
+			return got.Messages
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s did not finish: %+v", task, got.Messages)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestHandoffs: a reviewer's plan escalates from a conversation; security
+// triages it and answers with PROVIDE_INFORMATION; both answers land in
+// the user's conversation; the task lists both messages; POST /handoffs
+// takes messages from outside, once per id, and refuses invalid ones with
+// every violation by pointer.
+func TestHandoffs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "agents/reviewer.yaml", reviewerAgent)
+	writeFile(t, dir, "agents/security.yaml", securityAgent)
+	cfg := testConfig(t, "")
+	cfg.Agents = []string{filepath.Join(dir, "agents")}
+	base := startGateway(t, cfg, nil)
+
+	got := ask(t, base+"/agents/reviewer", `{"contextId":"conv-h","contextVariables":[{"name":"userInputPrompt","value":"SQL injection in login"},`+
+		`{"name":"userInfo","value":{"id":"ada","name":"Ada"}}]}`)
+	if e := got.errorFrame(); e != nil || !strings.HasPrefix(got.text, "\n> handed to security: ESCALATION (task ") {
+		t.Fatalf("the reviewer answered %q, error %+v", got.text, e)
+	}
+	task := strings.Fields(strings.SplitN(got.text, "(task ", 2)[1])[0]
+	task = strings.TrimSuffix(task, ",")
+	msgs := waitTask(t, base, task, 2)
+	if msgs[0].Status != "COMPLETED" || msgs[0].Result.Agent != "security" || msgs[0].Result.Command != "triage" ||
+		!strings.HasPrefix(msgs[0].Result.Text, "triaged SQL injection in login from reviewer\n> handed to reviewer: PROVIDE_INFORMATION (task "+task) {
+		t.Errorf("the escalation: %+v", msgs[0])
+	}
+	if msgs[1].Status != "COMPLETED" || msgs[1].Result.Text != "noted: the finding is real" || msgs[1].Recipients[0] != "reviewer" {
+		t.Errorf("the answer: %+v", msgs[1])
+	}
+	var conv struct {
+		Messages []struct{ Role, Content string }
+	}
+	jsonCall(t, "GET", base+"/contexts/conv-h", "", &conv, "X-Agentgw-User", "ada")
+	var said []string
+	for _, m := range conv.Messages {
+		said = append(said, m.Role+": "+strings.SplitN(m.Content, "\n", 2)[0])
+	}
+	want := []string{"user: SQL injection in login", "assistant: ",
+		"assistant: [security, on the ESCALATION hand-off from reviewer, task " + task + "]",
+		"assistant: [reviewer, on the PROVIDE_INFORMATION hand-off from security, task " + task + "]"}
+	if strings.Join(said, "|") != strings.Join(want, "|") {
+		t.Errorf("the conversation:\n%s\nwant\n%s", strings.Join(said, "\n"), strings.Join(want, "\n"))
+	}
+
+	// From outside: queued once per id.
+	const outside = `{"metadata":{"message_id":"7f1f0a52-9a5e-4b8e-8f00-000000000001","timestamp":"2026-01-02T03:04:05Z",` +
+		`"protocol_version":"1.0.0","sender_id":"ci","recipient_id":"security","task_id":"task-ci","priority":"LOW"},` +
+		`"context":{"workflow_state":"CI","previous_actions":[]},"payload":{"handoff_type":"ESCALATION","data":{"issue_category":"SECURITY",` +
+		`"severity":"LOW","customer_info":{"user_id":"ci","name":"CI"},"technical_details":{"symptoms":"a secret in the log"}}},"instructions":{"next_steps_suggestion":"rotate it"}}`
+	var first, again handoffStatus
+	if code := jsonCall(t, "POST", base+"/handoffs", outside, &first); code != http.StatusAccepted || first.Status != "QUEUED" {
+		var raw json.RawMessage
+		jsonCall(t, "POST", base+"/handoffs", outside, &raw)
+		t.Fatalf("POST /handoffs = %d %s", code, raw)
+	}
+	done := waitTask(t, base, "task-ci", 2)[0] // security answers the sender in the same task
+	if done.Result.Text == "" || done.Attempts != 1 {
+		t.Fatalf("the outside message: %+v", done)
+	}
+	if code := jsonCall(t, "POST", base+"/handoffs", outside, &again); code != http.StatusOK || again.Status != "COMPLETED" || again.Attempts != 1 {
+		t.Fatalf("the same message again = %d %+v, want 200 and the record as it is", code, again)
+	}
+
+	// Refused: every violation by pointer; an unknown recipient.
+	var refusal struct {
+		Content struct {
+			ErrorCode string
+			Details   struct {
+				Violations []struct{ Pointer, Message string }
+			}
+		}
+	}
+	bad := strings.Replace(strings.Replace(outside, `"priority":"LOW"`, `"priority":"SOON"`, 1), `"severity":"LOW",`, ``, 1)
+	if code := jsonCall(t, "POST", base+"/handoffs", bad, &refusal); code != http.StatusUnprocessableEntity || refusal.Content.ErrorCode != "INVALID_HANDOFF" {
+		t.Fatalf("an invalid message = %d %+v", code, refusal)
+	}
+	var pointers []string
+	for _, v := range refusal.Content.Details.Violations {
+		pointers = append(pointers, v.Pointer)
+	}
+	if got := strings.Join(pointers, " "); got != "/metadata/priority /payload/data/severity" {
+		t.Errorf("violations at %q", got)
+	}
+	unknown := strings.Replace(outside, `"recipient_id":"security"`, `"recipient_id":"securty"`, 1)
+	if code := jsonCall(t, "POST", base+"/handoffs", unknown, &refusal); code != http.StatusNotFound || refusal.Content.ErrorCode != "AGENT_NOT_FOUND" {
+		t.Fatalf("an unknown recipient = %d %+v", code, refusal)
+	}
+}

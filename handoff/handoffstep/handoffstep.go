@@ -1,0 +1,219 @@
+// Package handoffstep lets agents send hand-off messages (seed 001): the
+// `handoff` step kind, whose step's inputs (with) are the message's data,
+// and the built-in tool handoff_to_agent, with which a model hands work on
+// by itself. Both send through the gateway's hand-off hub; the message's
+// ids, timestamp and protocol version are filled in, and the task and
+// correlation ids carried over from the hand-off the run received, if any.
+package handoffstep
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/handoff/hub"
+	"github.com/agentgw/agentgw/tools"
+)
+
+// Config is a handoff step's configuration; its strings may be templates
+// or references.
+type Config struct {
+	To             string        `yaml:"to" doc:"the recipient: an agent, or several separated by commas (a pool: one of them takes it)"`
+	Type           string        `yaml:"type" doc:"the handoff_type: TASK_TRANSFER, REQUEST_INFORMATION, PROVIDE_INFORMATION, ESCALATION, NOTIFICATION, STATUS_UPDATE or APPROVAL_REQUEST"`
+	Priority       string        `yaml:"priority" doc:"LOW, MEDIUM, HIGH or CRITICAL" default:"MEDIUM"`
+	ExpiresIn      time.Duration `yaml:"expiresIn" doc:"how long the message is worth running; never expires when absent"`
+	NextSteps      string        `yaml:"nextSteps" doc:"instructions.next_steps_suggestion"`
+	WorkflowState  string        `yaml:"workflowState" doc:"context.workflow_state"`
+	Summary        string        `yaml:"summary" doc:"context.historical_data_summary"`
+	RetryCount     int           `yaml:"retryCount" doc:"instructions.failure_handling_strategy.retry_count: runs tried again after a failure"`
+	EscalateTo     string        `yaml:"escalateTo" doc:"instructions.failure_handling_strategy.escalate_to: the agent that takes over when the retries are spent"`
+	FallbackAction string        `yaml:"fallbackAction" doc:"instructions.failure_handling_strategy.fallback_action: an agent (or agent/command) that runs it after that"`
+}
+
+// Sender sends messages: the gateway's hub.
+type Sender interface {
+	Send(ctx context.Context, msg *handoff.Message, origin hub.Origin) (*hub.Status, bool, error)
+}
+
+// Kind is the handoff step kind.
+type Kind struct{ sender Sender }
+
+// New returns the kind sending through s.
+func New(s Sender) Kind { return Kind{sender: s} }
+
+var _ stepkind.Kind = Kind{}
+
+// Spec implements stepkind.Kind.
+func (Kind) Spec() agent.KindSpec {
+	return agent.KindSpec{Name: "handoff", Doc: "hands work to another agent (seed 001): the step's with is the message's data", Config: new(Config)}
+}
+
+// step is a compiled handoff step.
+type step struct {
+	sender                                                 Sender
+	to, typ, priority, nextSteps, workflow, summary, escal *tmpl.Value
+	fallback                                               *tmpl.Value
+	expiresIn                                              time.Duration
+	retryCount                                             int
+}
+
+// Compile implements stepkind.Kind.
+func (k Kind) Compile(c stepkind.Compiler, config any) stepkind.Step {
+	cfg, sd, where := config.(*Config), c.Step(), c.Where()
+	if cfg.To == "" {
+		c.Errorf(sd.Pos, "%s: handoff: to (the recipient) is required", where)
+	}
+	if t := handoff.Type(cfg.Type); !t.Valid() && !strings.Contains(cfg.Type, "{{") && !strings.HasPrefix(cfg.Type, "$") {
+		c.Errorf(sd.Pos, "%s: handoff: type %q is not a hand-off type (%s)", where, cfg.Type, typeNames())
+	}
+	if p := handoff.Priority(cfg.Priority); cfg.Priority != "" && !p.Valid() && !strings.Contains(cfg.Priority, "{{") {
+		c.Errorf(sd.Pos, "%s: handoff: priority %q is not LOW, MEDIUM, HIGH or CRITICAL", where, cfg.Priority)
+	}
+	str := func(name, s string) *tmpl.Value { return c.String(where+": handoff."+name, s, sd.Pos) }
+	return &step{sender: k.sender, to: str("to", cfg.To), typ: str("type", cfg.Type), priority: str("priority", cfg.Priority),
+		nextSteps: str("nextSteps", cfg.NextSteps), workflow: str("workflowState", cfg.WorkflowState),
+		summary: str("summary", cfg.Summary), escal: str("escalateTo", cfg.EscalateTo),
+		fallback: str("fallbackAction", cfg.FallbackAction), expiresIn: cfg.ExpiresIn, retryCount: cfg.RetryCount}
+}
+
+// Reads implements stepkind.Reader.
+func (s *step) Reads() ([]*tmpl.Value, []*tmpl.Template) {
+	return []*tmpl.Value{s.to, s.typ, s.priority, s.nextSteps, s.workflow, s.summary, s.escal, s.fallback}, nil
+}
+
+func typeNames() string {
+	var names []string
+	for _, t := range handoff.Types() {
+		names = append(names, string(t))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Run implements stepkind.Step: it sends the message, tells the user to
+// whom, and returns {message_id, task_id, status}.
+func (s *step) Run(ctx context.Context, r stepkind.Run) (any, error) {
+	var p Params
+	for _, f := range []struct {
+		v   *tmpl.Value
+		dst *string
+	}{{s.to, &p.To}, {s.typ, &p.Type}, {s.priority, &p.Priority}, {s.nextSteps, &p.NextSteps},
+		{s.workflow, &p.WorkflowState}, {s.summary, &p.Summary}, {s.escal, &p.EscalateTo}, {s.fallback, &p.FallbackAction}} {
+		v, err := r.String(f.v)
+		if err != nil {
+			return nil, err
+		}
+		*f.dst = v
+	}
+	p.Data, p.ExpiresIn, p.RetryCount = r.With(), s.expiresIn, s.retryCount
+	caller := tools.Caller{Agent: r.Agent()}
+	caller.ContextID, caller.Owner = r.Conversation()
+	if env := r.Env(); env != nil && env.Scope != nil {
+		caller.Handoff = env.Scope.Handoff
+	}
+	st, err := Send(ctx, s.sender, caller, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Text(Said(p, st)); err != nil {
+		return nil, err
+	}
+	return map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": string(st.Status)}, nil
+}
+
+// Params is what a message is made of, from a step or the tool.
+type Params struct {
+	To, Type, Priority                string
+	Data                              map[string]any
+	ExpiresIn                         time.Duration
+	NextSteps, WorkflowState, Summary string
+	RetryCount                        int
+	EscalateTo, FallbackAction        string
+}
+
+// Send builds the message caller sends with p and sends it. A message the
+// hub refuses is a failed step (its *agent.Error says why).
+func Send(ctx context.Context, sender Sender, caller tools.Caller, p Params) (*hub.Status, error) {
+	if sender == nil {
+		return nil, agent.New(agent.CodeInternal, "this gateway sends no hand-offs")
+	}
+	var to handoff.Recipients
+	for _, name := range strings.Split(p.To, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			to = append(to, name)
+		}
+	}
+	now := time.Now()
+	msg, err := handoff.New(now, caller.Agent, to, handoff.Type(p.Type), p.Data, originOf(caller.Handoff))
+	if err != nil {
+		return nil, agent.Errorf(agent.CodeInvalidHandoff, "%v", err)
+	}
+	msg.Metadata.Priority = handoff.Priority(firstNonEmpty(p.Priority, string(handoff.Medium)))
+	if p.ExpiresIn > 0 {
+		exp := now.Add(p.ExpiresIn).UTC()
+		msg.Metadata.ExpirationTime = &exp
+	}
+	msg.Instructions.NextStepsSuggestion = p.NextSteps
+	msg.Context.WorkflowState, msg.Context.HistoricalDataSummary = p.WorkflowState, p.Summary
+	if p.RetryCount > 0 || p.EscalateTo != "" || p.FallbackAction != "" {
+		n := p.RetryCount
+		msg.Instructions.FailureHandling = &handoff.FailureHandlingStrategy{RetryCount: &n, EscalateTo: p.EscalateTo, FallbackAction: p.FallbackAction}
+	}
+	st, _, err := sender.Send(ctx, msg, hub.Origin{ContextID: caller.ContextID, Owner: caller.Owner})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// originOf carries the task and correlation ids over from the hand-off a
+// run received.
+func originOf(received map[string]any) handoff.Origin {
+	md, _ := received["metadata"].(map[string]any)
+	task, _ := md["task_id"].(string)
+	corr, _ := md["correlation_id"].(string)
+	return handoff.Origin{TaskID: task, CorrelationID: corr}
+}
+
+// Said is what the user reads of a hand-off sent.
+func Said(p Params, st *hub.Status) string {
+	return fmt.Sprintf("\n> handed to %s: %s (task %s, message %s, %s)\n", strings.Join(st.Recipients, ", "), p.Type, st.TaskID, st.MessageID, st.Status)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Builtins are the built-in tools of hand-offs: handoff_to_agent, with
+// parameters {to, type, data, priority, next_steps}, which a model calls
+// to hand work on by itself; the caller is the run's agent.
+func Builtins(sender Sender) map[string]tools.BuiltinFunc {
+	return map[string]tools.BuiltinFunc{
+		"handoff_to_agent": func(ctx context.Context, params map[string]any) (any, error) {
+			caller, ok := tools.CallerOf(ctx)
+			if !ok {
+				return nil, fmt.Errorf("handoff_to_agent runs only for an agent's model or plan")
+			}
+			p := Params{To: str(params["to"]), Type: str(params["type"]), Priority: str(params["priority"]), NextSteps: str(params["next_steps"])}
+			p.Data, _ = params["data"].(map[string]any)
+			st, err := Send(ctx, sender, caller, p)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": string(st.Status),
+				"recipients": st.Recipients}, nil
+		},
+	}
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
