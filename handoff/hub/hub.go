@@ -118,14 +118,11 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin) (*Status, b
 		return nil, false, agent.Errorf(agent.CodeBadRequest, "hand-off message %s expired at %s", msg.Metadata.MessageID,
 			msg.Metadata.ExpirationTime.UTC().Format(time.RFC3339))
 	}
-	for _, to := range msg.Metadata.RecipientID {
-		if err := h.checkRecipient(r, to, msg, raw); err != nil {
-			return nil, false, err
-		}
+	if err := h.checkRecipients(r, msg.Metadata.RecipientID, msg, raw); err != nil {
+		return nil, false, err
 	}
 	if fh := msg.Instructions.FailureHandling; fh != nil && fh.EscalateTo != "" {
-		to := fh.EscalateTo
-		if err := h.checkRecipient(r, to, msg, nil); err != nil {
+		if err := h.checkRecipients(r, []string{fh.EscalateTo}, msg, nil); err != nil {
 			return nil, false, err
 		}
 	}
@@ -157,27 +154,38 @@ func envelope(msg *handoff.Message, body []byte) queue.Envelope {
 	return env
 }
 
-// checkRecipient checks that to is an agent that takes msg: a local agent
-// that accepts its type (and whose data schema raw, when given, passes),
-// or a remote one.
-func (h *Hub) checkRecipient(r *runner.Runner, to string, msg *handoff.Message, raw []byte) error {
-	a, ok := r.Registry().Get(to)
-	if !ok {
-		return agent.Errorf(agent.CodeAgentNotFound, "hand-off recipient %q is not an agent of this gateway%s", agent.Clip(to), agent.DidYouMean(to, r.Registry().Names())).
-			Suggest("GET /agents lists the agents and the hand-off types each accepts")
-	}
-	if _, remote := a.RemoteEndpoint(); remote {
-		return nil
-	}
-	acc, ok := a.Accepts(msg.Payload.Type)
-	if !ok {
-		return agent.Errorf(agent.CodeBadRequest, "agent %q does not accept %s hand-offs%s", to, msg.Payload.Type, acceptedList(a)).
-			Suggest("send a type the agent declares under handoffs, or declare it")
-	}
-	if raw != nil {
-		if err := acc.Validator.Validate(raw); err != nil {
-			return invalid(err)
+// checkRecipients checks that recipients take msg: each is an agent of
+// the gateway, and one (every one, of a pool, that accepts msg's type: the
+// others are passed over) is remote or accepts the type, with its own data
+// schema passing raw when raw is given.
+func (h *Hub) checkRecipients(r *runner.Runner, recipients []string, msg *handoff.Message, raw []byte) error {
+	var refusal error
+	able := 0
+	for _, to := range recipients {
+		a, ok := r.Registry().Get(to)
+		if !ok {
+			return agent.Errorf(agent.CodeAgentNotFound, "hand-off recipient %q is not an agent of this gateway%s", agent.Clip(to), agent.DidYouMean(to, r.Registry().Names())).
+				Suggest("GET /agents lists the agents and the hand-off types each accepts")
 		}
+		if _, remote := a.RemoteEndpoint(); remote {
+			able++
+			continue
+		}
+		acc, ok := a.Accepts(msg.Payload.Type)
+		if !ok {
+			refusal = agent.Errorf(agent.CodeBadRequest, "agent %q does not accept %s hand-offs%s", to, msg.Payload.Type, acceptedList(a)).
+				Suggest("send a type the agent declares under handoffs, or declare it")
+			continue
+		}
+		if raw != nil {
+			if err := acc.Validator.Validate(raw); err != nil {
+				return invalid(err)
+			}
+		}
+		able++
+	}
+	if able == 0 {
+		return refusal
 	}
 	return nil
 }
