@@ -158,3 +158,51 @@ func TestReviewerFindingsNotJSON(t *testing.T) {
 		t.Errorf("prompt:\n%s", p)
 	}
 }
+
+// securityFindings are findings with one the model labels "security".
+const securityFindings = `{"nodes": [
+  {"id": "f1", "pId": "root", "type": "file", "name": "internal/calc/add.go", "description": "1 finding", "labels": []},
+  {"id": "f1.1", "pId": "f1", "type": "finding", "name": "line 9: input reaches a shell", "description": "Quote it.", "labels": ["high", "security"]}
+]}`
+
+// TestReviewerEscalates: the triage pair of the examples. A security
+// finding is escalated to the security agent from the user's conversation;
+// its verdict comes back to the reviewer as PROVIDE_INFORMATION; the
+// conversation holds the review, the security desk's answer and the
+// reviewer's note of the verdict, in that order.
+func TestReviewerEscalates(t *testing.T) {
+	model := newModelFake(t)
+	model.completion = securityFindings
+	cfg, _ := gitConfig(t, model.URL, newOrigin(t))
+	base := startGateway(t, cfg, nil)
+	body := strings.Replace(reviewBody("feature", "origin/main", allowedRemote, ""), `{"contextVariables":[`,
+		`{"contextId":"review-1","contextVariables":[{"name":"userInfo","value":{"id":"ada","name":"Ada"}},`, 1)
+	a := ask(t, base+"/agents/reviewer", body)
+	if e := a.errorFrame(); e != nil {
+		t.Fatalf("error %+v", e)
+	}
+	_, after, ok := strings.Cut(a.text, "\n> handed to security: ESCALATION (task ")
+	if !ok {
+		t.Fatalf("no hand-off in %q", a.text)
+	}
+	task := strings.TrimSuffix(strings.Fields(after)[0], ",")
+	msgs := waitTask(t, base, task, 2)
+	if msgs[0].Result.Agent != "security" || msgs[0].Result.Command != "triage" || msgs[1].Result.Agent != "reviewer" ||
+		msgs[1].Result.Text != "Security on your branch: "+securityFindings {
+		t.Fatalf("the task: %+v", msgs)
+	}
+	var conv struct {
+		Messages []struct{ Role, Content string }
+	}
+	jsonCall(t, "GET", base+"/contexts/review-1", "", &conv, "X-Agentgw-User", "ada")
+	var heads []string
+	for _, m := range conv.Messages {
+		heads = append(heads, m.Role+": "+strings.SplitN(m.Content, "\n", 2)[0])
+	}
+	want := []string{"assistant: Review: Double has no test; Sub is fine.",
+		"assistant: [security, on the ESCALATION hand-off from reviewer, task " + task + "]",
+		"assistant: [reviewer, on the PROVIDE_INFORMATION hand-off from security, task " + task + "]"}
+	if strings.Join(heads, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the conversation:\n%s\nwant\n%s", strings.Join(heads, "\n"), strings.Join(want, "\n"))
+	}
+}
