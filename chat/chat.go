@@ -19,6 +19,8 @@ type chatOptions struct {
 	url, agent, command, file, selection, dir, model, token, bearer string
 	// contextID continues a conversation the gateway keeps.
 	contextID string
+	// task, when set, shows a hand-off task's messages instead of asking.
+	task string
 	rules     stringList
 	prompt    string
 	// interactive forces the choices prompt on; once forces it off. Without
@@ -60,6 +62,13 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	c := &chatClient{opts: o, http: http.DefaultClient, out: stdout, errOut: stderr}
+	if o.task != "" {
+		if err := c.showTask(ctx, o.task); err != nil {
+			fmt.Fprintln(stderr, "agentgw chat:", err)
+			return 1
+		}
+		return 0
+	}
 	if !o.once && (o.interactive || stdinIsTerminal(stdin)) {
 		c.in = newLineReader(stdin, !stdinIsTerminal(stdin))
 	}
@@ -97,6 +106,7 @@ func newChatFlags(o *chatOptions, getenv func(string) string, stderr io.Writer) 
 	fs.StringVar(&o.file, "file", "", "the `file` open in the \"editor\" (activeEditor)")
 	fs.StringVar(&o.selection, "selection", "", "the selection in --file: `L1:C1-L2:C2`, L1-L2 or L")
 	fs.StringVar(&o.dir, "dir", ".", "the workspace `directory` (git, package files, and the files the agent's tools read)")
+	fs.StringVar(&o.task, "task", "", "show the messages of the hand-off task `id` (who handed what to whom, and the answers) and exit")
 	fs.StringVar(&o.contextID, "context", "", "continue the conversation `id` the gateway keeps (sent as contextId; a new id starts one)")
 	fs.StringVar(&o.model, "model", "", "`model` to ask for (sent as the request's model)")
 	fs.StringVar(&o.token, "token", getenv("AGENTGW_TOKEN"), "gateway `token` for inbound auth (env AGENTGW_TOKEN)")

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +142,17 @@ func TestHandoffs(t *testing.T) {
 		"assistant: [reviewer, on the PROVIDE_INFORMATION hand-off from security, task " + task + "]"}
 	if strings.Join(said, "|") != strings.Join(want, "|") {
 		t.Errorf("the conversation:\n%s\nwant\n%s", strings.Join(said, "\n"), strings.Join(want, "\n"))
+	}
+
+	// agentgw chat lists the task.
+	code, stdout, stderr := runChat(t, "", "--url", base, "--task", task)
+	ids := regexp.MustCompile(`\([0-9a-f-]{36}\)`)
+	wantOut := "task " + task + ": 2 messages\n\n" +
+		"1. ESCALATION reviewer → security: COMPLETED (ID)\n   security/triage answered:\n   triaged SQL injection in login from reviewer\n" +
+		"   > handed to reviewer: PROVIDE_INFORMATION (task " + task + ", message " + msgs[1].MessageID + ", QUEUED)\n\n" +
+		"2. PROVIDE_INFORMATION security → reviewer: COMPLETED (ID)\n   reviewer/noted answered:\n   noted: the finding is real\n"
+	if got := ids.ReplaceAllString(stdout, "(ID)"); code != 0 || got != wantOut {
+		t.Errorf("chat --task = %d\n%s\nwant\n%s\nstderr %s", code, got, wantOut, stderr)
 	}
 
 	// From outside: queued once per id.
