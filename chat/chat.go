@@ -20,9 +20,9 @@ type chatOptions struct {
 	// contextID continues a conversation the gateway keeps.
 	contextID string
 	// task, when set, shows a hand-off task's messages instead of asking.
-	task string
-	rules     stringList
-	prompt    string
+	task   string
+	rules  stringList
+	prompt string
 	// interactive forces the choices prompt on; once forces it off. Without
 	// either, it is on when stdin is a terminal.
 	interactive, once bool
