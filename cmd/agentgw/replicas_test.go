@@ -206,6 +206,7 @@ func TestThreeReplicas(t *testing.T) {
 	}
 	writeFile(t, agents, "hello.yaml", string(hello))
 	writeFile(t, agents, "planner.yaml", plannerAgent)
+	writeFile(t, agents, "notified.yaml", "name: notified\nhandoffs: [{type: NOTIFICATION}]\ncommands: [{name: default, reply: \"noted {{ .handoff.payload.data.message }}\"}]\n")
 	writeFile(t, agents, "chatter.yaml", "name: chatter\ncommands:\n  - name: default\n    messageTemplates: [{role: system, template: Chat.}]\n")
 	model := &scriptedModel{}
 	up := httptest.NewServer(model)
@@ -314,6 +315,34 @@ func TestThreeReplicas(t *testing.T) {
 		got := []string{<-statuses, <-statuses}
 		if !(got[0] == "200" && got[1] == "409CONTEXT_CONFLICT" || got[1] == "200" && got[0] == "409CONTEXT_CONFLICT") {
 			t.Fatalf("statuses %v, want one 200 and one 409 CONTEXT_CONFLICT", got)
+		}
+	})
+
+	t.Run("hand-offs sent to any replica run once each", func(t *testing.T) {
+		const n = 30
+		id := func(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
+		msg := func(i int) string {
+			return `{"metadata":{"message_id":"` + id(i) + `","timestamp":"2026-01-02T03:04:05Z","protocol_version":"1.0.0",` +
+				`"sender_id":"ci","recipient_id":"notified","task_id":"task-r","priority":"MEDIUM"},"context":{"workflow_state":"CI",` +
+				`"previous_actions":[]},"payload":{"handoff_type":"NOTIFICATION","data":{"event_type":"build","message":"` + fmt.Sprint(i) + `"}},` +
+				`"instructions":{}}`
+		}
+		for i := range n {
+			var st handoffStatus
+			if code := jsonCall(t, "POST", reps[i%3].base+"/handoffs", msg(i), &st); code != http.StatusAccepted {
+				t.Fatalf("POST %d to %s = %d %+v", i, reps[i%3].name, code, st)
+			}
+		}
+		// The same message again, to another replica: the record as it is.
+		var again handoffStatus
+		if code := jsonCall(t, "POST", b.base+"/handoffs", msg(0), &again); code != http.StatusOK || again.MessageID != id(0) {
+			t.Fatalf("the same message to B = %d %+v", code, again)
+		}
+		msgs := waitTask(t, c.base, "task-r", n)
+		for i, m := range msgs {
+			if m.MessageID != id(i) || m.Status != "COMPLETED" || m.Attempts != 1 || m.Result.Text != fmt.Sprint("noted ", i) {
+				t.Errorf("message %d: %+v", i, m)
+			}
 		}
 	})
 
