@@ -117,6 +117,19 @@ type Summary struct {
 	Version     string           `json:"version,omitempty"`
 	Description string           `json:"description"`
 	Commands    []CommandSummary `json:"commands"`
+	// Handoffs are the hand-off types the agent accepts and the command
+	// each runs; absent when none.
+	Handoffs []HandoffSummary `json:"handoffs,omitempty"`
+	// Remote is where a remote agent runs; absent for agents of this
+	// gateway.
+	Remote string `json:"remote,omitempty"`
+}
+
+// HandoffSummary is a hand-off type an agent accepts, as GET /agents
+// lists it.
+type HandoffSummary struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
 }
 
 // CommandSummary is a command as listed by GET /agents.

@@ -357,4 +357,11 @@ func (a *Agent) Platform(endpoint string) agent.PlatformDefinition { return a.De
 func (a *Agent) ExportJSON(endpoint string) ([]byte, error) { return a.Def.ExportJSON(endpoint) }
 
 // Summary describes the agent and its commands, as GET /agents lists them.
-func (a *Agent) Summary() agent.Summary { return a.Def.Summary() }
+func (a *Agent) Summary() agent.Summary {
+	s := a.Def.Summary()
+	for _, t := range a.AcceptedTypes() {
+		s.Handoffs = append(s.Handoffs, agent.HandoffSummary{Type: string(t), Command: a.handoffs[t].Command})
+	}
+	s.Remote, _ = a.RemoteEndpoint()
+	return s
+}

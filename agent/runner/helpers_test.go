@@ -19,6 +19,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
+	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/sse"
 	"github.com/agentgw/agentgw/tools/toolstep"
@@ -162,7 +163,7 @@ func writeTemp(t *testing.T, name, data string) string {
 // (without repositories) and tool.
 func testKinds() *stepkind.Registry {
 	k := NewKinds()
-	for _, kind := range []stepkind.Kind{gitstep.New(nil), toolstep.Kind{}} {
+	for _, kind := range []stepkind.Kind{gitstep.New(nil), toolstep.Kind{}, handoffstep.New(nil)} {
 		if err := k.Register(kind); err != nil {
 			panic(err)
 		}

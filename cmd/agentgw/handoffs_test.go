@@ -113,6 +113,20 @@ func TestHandoffs(t *testing.T) {
 	cfg := testConfig(t, "")
 	cfg.Agents = []string{filepath.Join(dir, "agents")}
 	base := startGateway(t, cfg, nil)
+	var list struct {
+		Agents []struct {
+			Name     string
+			Handoffs json.RawMessage
+		}
+	}
+	jsonCall(t, "GET", base+"/agents", "", &list)
+	for _, a := range list.Agents {
+		want := map[string]string{"reviewer": `[{"type":"PROVIDE_INFORMATION","command":"noted"}]`,
+			"security": `[{"type":"ESCALATION","command":"triage"}]`}[a.Name]
+		if string(a.Handoffs) != want {
+			t.Errorf("GET /agents: %s accepts %s, want %s", a.Name, a.Handoffs, want)
+		}
+	}
 
 	got := ask(t, base+"/agents/reviewer", `{"contextId":"conv-h","contextVariables":[{"name":"userInputPrompt","value":"SQL injection in login"},`+
 		`{"name":"userInfo","value":{"id":"ada","name":"Ada"}}]}`)

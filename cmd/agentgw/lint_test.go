@@ -39,11 +39,11 @@ func TestLint(t *testing.T) {
 	}{
 		{
 			name: "embedded examples", wantCode: 0,
-			wantStderr: "6 agents loaded, 0 errors, 0 warnings\n",
+			wantStderr: "7 agents loaded, 0 errors, 0 warnings\n",
 		},
 		{
 			name: "configs/agents", args: []string{filepath.Join("..", "..", "configs", "agents")}, wantCode: 0,
-			wantStderr: "6 agents loaded, 0 errors, 0 warnings\n",
+			wantStderr: "7 agents loaded, 0 errors, 0 warnings\n",
 		},
 		{
 			name: "the configured agents", env: map[string]string{"AGENTGW_AGENTS": typo}, wantCode: 0,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
+	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/mcp"
@@ -49,7 +51,18 @@ func sender(h *hub.Hub) handoffstep.Sender {
 	if h == nil {
 		return nil
 	}
-	return h
+	return hubSender{h}
+}
+
+// hubSender sends the handoff steps' and tool's messages through the hub.
+type hubSender struct{ h *hub.Hub }
+
+func (s hubSender) Send(ctx context.Context, msg *handoff.Message, origin handoffstep.Origin) (*handoffstep.Sent, error) {
+	st, _, err := s.h.Send(ctx, msg, hub.Origin{ContextID: origin.ContextID, Owner: origin.Owner})
+	if err != nil {
+		return nil, err
+	}
+	return &handoffstep.Sent{MessageID: st.MessageID, TaskID: st.TaskID, Status: string(st.Status), Recipients: st.Recipients}, nil
 }
 
 // agentSet is what one read made: the agents and the shared tools (every

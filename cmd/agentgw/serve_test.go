@@ -29,7 +29,7 @@ func TestServeEndToEnd(t *testing.T) {
 		if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
 			t.Fatal(err)
 		}
-		if resp.StatusCode != http.StatusOK || h.Status != "ok" || h.Agents != 6 || h.Version != versionString() {
+		if resp.StatusCode != http.StatusOK || h.Status != "ok" || h.Agents != 7 || h.Version != versionString() {
 			t.Errorf("GET /healthz: %d %+v", resp.StatusCode, h)
 		}
 	})

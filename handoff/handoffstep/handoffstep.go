@@ -16,7 +16,6 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/handoff"
-	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -35,9 +34,22 @@ type Config struct {
 	FallbackAction string        `yaml:"fallbackAction" doc:"instructions.failure_handling_strategy.fallback_action: an agent (or agent/command) that runs it after that"`
 }
 
-// Sender sends messages: the gateway's hub.
+// Sender sends messages: the gateway's hub (wired in cmd/agentgw; this
+// package does not import it, so that the runner's tests can load agents
+// with handoff steps).
 type Sender interface {
-	Send(ctx context.Context, msg *handoff.Message, origin hub.Origin) (*hub.Status, bool, error)
+	Send(ctx context.Context, msg *handoff.Message, origin Origin) (*Sent, error)
+}
+
+// Origin is the conversation a message is sent from, its results go to.
+type Origin struct {
+	ContextID, Owner string
+}
+
+// Sent is a message sent: its ids, where it went, and its status.
+type Sent struct {
+	MessageID, TaskID, Status string
+	Recipients                []string
 }
 
 // Kind is the handoff step kind.
@@ -122,7 +134,7 @@ func (s *step) Run(ctx context.Context, r stepkind.Run) (any, error) {
 	if err := r.Text(Said(p, st)); err != nil {
 		return nil, err
 	}
-	return map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": string(st.Status)}, nil
+	return map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": st.Status}, nil
 }
 
 // Params is what a message is made of, from a step or the tool.
@@ -137,7 +149,7 @@ type Params struct {
 
 // Send builds the message caller sends with p and sends it. A message the
 // hub refuses is a failed step (its *agent.Error says why).
-func Send(ctx context.Context, sender Sender, caller tools.Caller, p Params) (*hub.Status, error) {
+func Send(ctx context.Context, sender Sender, caller tools.Caller, p Params) (*Sent, error) {
 	if sender == nil {
 		return nil, agent.New(agent.CodeInternal, "this gateway sends no hand-offs")
 	}
@@ -163,7 +175,7 @@ func Send(ctx context.Context, sender Sender, caller tools.Caller, p Params) (*h
 		n := p.RetryCount
 		msg.Instructions.FailureHandling = &handoff.FailureHandlingStrategy{RetryCount: &n, EscalateTo: p.EscalateTo, FallbackAction: p.FallbackAction}
 	}
-	st, _, err := sender.Send(ctx, msg, hub.Origin{ContextID: caller.ContextID, Owner: caller.Owner})
+	st, err := sender.Send(ctx, msg, Origin{ContextID: caller.ContextID, Owner: caller.Owner})
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +192,7 @@ func originOf(received map[string]any) handoff.Origin {
 }
 
 // Said is what the user reads of a hand-off sent.
-func Said(p Params, st *hub.Status) string {
+func Said(p Params, st *Sent) string {
 	return fmt.Sprintf("\n> handed to %s: %s (task %s, message %s, %s)\n", strings.Join(st.Recipients, ", "), p.Type, st.TaskID, st.MessageID, st.Status)
 }
 
@@ -207,7 +219,7 @@ func Builtins(sender Sender) map[string]tools.BuiltinFunc {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": string(st.Status),
+			return map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": st.Status,
 				"recipients": st.Recipients}, nil
 		},
 	}
