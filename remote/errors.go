@@ -171,7 +171,7 @@ func (c *call) fromWire(w *wireError, msg string, def bool) *agent.Error {
 		id = w.Details.RequestID
 	}
 	if id != "" {
-		e.Wrap(fmt.Errorf("the remote's request id is %q", agent.Clip(id)))
+		e.Wrap(c.cleanCause(fmt.Errorf("the remote's request id is %q", agent.Clip(id))))
 	}
 	return e
 }

@@ -1,14 +1,17 @@
 package remote_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/remote"
+	"github.com/agentgw/agentgw/sse"
 )
 
 // streams are remotes' answers; each case's transcript (what the sink
@@ -230,5 +233,22 @@ func TestForwardChunksByteForByte(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestForwardMalformedChunk: a chunk the gateway's SSE writer refuses
+// (not a JSON object) is an error of the remote, not of the client.
+func TestForwardMalformedChunk(t *testing.T) {
+	for _, data := range []string{`hello`, `{"id":1,`, `[1,2]`, `"text"`} {
+		srv := remoteServer(t, func(w http.ResponseWriter, r *http.Request) {
+			streamHeaders(w)
+			send(w, "data: "+data+"\n\n")
+			send(w, "data: [DONE]\n\n")
+		})
+		err := forward(t, newClient(t, remote.Config{}), srv.URL, newWriterSink())
+		e := asAgentError(err)
+		if e == nil || e.Code != agent.CodeUpstreamError || !strings.Contains(e.Message, "not a JSON object") || !errors.Is(err, sse.ErrMalformedChunk) {
+			t.Errorf("%s: %v", data, err)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/remote"
+	"github.com/agentgw/agentgw/sse"
 )
 
 // The runner's emitter is a Sink.
@@ -149,4 +150,23 @@ const agentBody = `{"agent":"local-name","command":"default","contextVariables":
 func forward(t testing.TB, c *remote.Client, url string, sink remote.Sink) error {
 	t.Helper()
 	return c.Forward(context.Background(), url, "security", []byte(agentBody), http.Header{}, sink)
+}
+
+// writerSink relays chunks to an SSE writer, as the gateway does (which
+// refuses a chunk that is not a JSON object), and keeps the text of the
+// errors it was given.
+type writerSink struct {
+	w      *sse.Writer
+	errors []string
+}
+
+func newWriterSink() *writerSink {
+	return &writerSink{w: sse.NewWriter(io.Discard, sse.Options{ID: "chatcmpl-ours"})}
+}
+
+func (s *writerSink) Chunk(raw []byte) error         { return s.w.Chunk(raw) }
+func (s *writerSink) Action(a *actions.Action) error { return nil }
+func (s *writerSink) Error(e *agent.Error) error {
+	s.errors = append(s.errors, e.Error(), e.Message, e.Suggestion())
+	return nil
 }

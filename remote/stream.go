@@ -122,7 +122,7 @@ func (f *forward) chunk(data []byte) *agent.Error {
 	}
 	if err := f.sink.Chunk(data); err != nil {
 		if errors.Is(err, sse.ErrMalformedChunk) {
-			return f.call.protocolError("sent a chunk that is not a JSON object: " + agent.Clip(string(data))).Wrap(err)
+			return f.call.protocolError("sent a chunk that is not a JSON object: " + agent.Clip(string(data))).Wrap(f.call.cleanCause(err))
 		}
 		return f.sinkFailed(err)
 	}
@@ -137,7 +137,7 @@ func (f *forward) action(data []byte) *agent.Error {
 		err = a.Validate()
 	}
 	if err != nil {
-		return f.call.protocolError("sent an invalid copilot_action: " + err.Error()).Wrap(err)
+		return f.call.protocolError("sent an invalid copilot_action: " + err.Error()).Wrap(f.call.cleanCause(err))
 	}
 	f.actions++
 	return f.pass(f.sink.Action(a))
@@ -155,7 +155,7 @@ func (f *forward) pass(err error) *agent.Error {
 // away.
 func (f *forward) sinkFailed(err error) *agent.Error {
 	f.cancel(errSinkFailed)
-	return canceled(err)
+	return canceled(f.call.cleanCause(err))
 }
 
 // finishKey is the key of a chunk's finish reason.
