@@ -252,3 +252,22 @@ func TestForwardMalformedChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardFrameLimitBoundary: a frame of exactly MaxFrameSize bytes
+// (its line breaks and the comments before it included) passes, one more
+// byte does not.
+func TestForwardFrameLimitBoundary(t *testing.T) {
+	frame := ": ping\n" + chunk("exactly")
+	srv := remoteServer(t, func(w http.ResponseWriter, r *http.Request) {
+		streamHeaders(w)
+		send(w, frame)
+		send(w, "data: [DONE]\n\n")
+	})
+	if err := forward(t, newClient(t, remote.Config{MaxFrameSize: len(frame)}), srv.URL, &recorder{}); err != nil {
+		t.Errorf("a frame of the limit's size: %v", err)
+	}
+	err := forward(t, newClient(t, remote.Config{MaxFrameSize: len(frame) - 1}), srv.URL, &recorder{})
+	if e := asAgentError(err); e == nil || !strings.Contains(e.Message, "larger than") {
+		t.Errorf("a frame one byte over the limit: %v", err)
+	}
+}

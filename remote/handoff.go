@@ -46,7 +46,7 @@ func (c *Client) PostHandoff(ctx context.Context, endpoint string, message []byt
 		status = resp.StatusCode
 		body, err = io.ReadAll(&meter{body: resp.Body, wd: wd, max: c.cfg.MaxResponseSize})
 		switch {
-		case errors.Is(err, errFrameTooLarge):
+		case errors.Is(err, errFrameTooLarge) || len(body) > c.cfg.MaxResponseSize:
 			body = nil
 			return resp, cl.protocolError(fmt.Sprintf("answered %d with a body larger than %d bytes", status, c.cfg.MaxResponseSize))
 		case err != nil:

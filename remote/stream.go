@@ -53,7 +53,9 @@ func (f *forward) relay(c *Client, body io.Reader, wd *watchdog) *agent.Error {
 		if err != nil {
 			return f.end(err)
 		}
-		m.frameDone(rd.Buffered())
+		if m.frameDone(rd.Buffered()) > f.max {
+			return f.end(errFrameTooLarge)
+		}
 		if e := f.event(ev.Name, bytes.TrimSpace(ev.Data)); e != nil || f.ended {
 			return e
 		}

@@ -123,6 +123,11 @@ func (m *meter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// frameDone marks the end of a frame: buffered bytes are those the reader
-// holds beyond it.
-func (m *meter) frameDone(buffered int) { m.mark = m.total - buffered }
+// frameDone marks the end of a frame, buffered being the bytes the reader
+// holds beyond it, and returns the frame's size.
+func (m *meter) frameDone(buffered int) int {
+	end := m.total - buffered
+	size := end - m.mark
+	m.mark = end
+	return size
+}
