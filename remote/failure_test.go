@@ -206,9 +206,9 @@ func TestForwardSinkFails(t *testing.T) {
 // failingSink fails every call with err.
 type failingSink struct{ err error }
 
-func (s failingSink) Chunk([]byte) error { return s.err }
+func (s failingSink) Chunk([]byte) error           { return s.err }
 func (s failingSink) Action(*actions.Action) error { return s.err }
-func (s failingSink) Error(*agent.Error) error { return s.err }
+func (s failingSink) Error(*agent.Error) error     { return s.err }
 
 func TestForwardBadEndpoint(t *testing.T) {
 	for _, ep := range []string{"", "ftp://x", "/agents/x", "http://", "http://u:hunter22@host/x#frag", "http://[::1"} {
