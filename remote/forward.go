@@ -75,15 +75,15 @@ type Sink interface {
 func (c *Client) Forward(ctx context.Context, endpoint, agentName string, body []byte, header http.Header, sink Sink) error {
 	start := time.Now()
 	f := &forward{sink: sink, max: c.cfg.MaxFrameSize, agentName: agentName}
-	err := c.forward(ctx, f, endpoint, body, header)
+	var err error
+	if e := c.forward(ctx, f, endpoint, body, header); e != nil {
+		err = e // a nil *agent.Error must not become a non-nil error
+	}
 	if c.log.Enabled(ctx, slog.LevelDebug) {
 		c.log.DebugContext(ctx, "remote agent call finished", "endpoint", f.shown, "agent", agentName,
 			"chunks", f.chunks, "actions", f.actions, "errors", f.errors, "duration", time.Since(start), "error", err)
 	}
-	if err != nil {
-		return err // a nil *agent.Error is never returned as a non-nil error
-	}
-	return nil
+	return err
 }
 
 func (c *Client) forward(ctx context.Context, f *forward, endpoint string, body []byte, header http.Header) *agent.Error {

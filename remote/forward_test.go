@@ -1,8 +1,10 @@
 package remote_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -269,5 +272,24 @@ func TestForwardFrameLimitBoundary(t *testing.T) {
 	err := forward(t, newClient(t, remote.Config{MaxFrameSize: len(frame) - 1}), srv.URL, &recorder{})
 	if e := asAgentError(err); e == nil || !strings.Contains(e.Message, "larger than") {
 		t.Errorf("a frame one byte over the limit: %v", err)
+	}
+}
+
+// TestForwardLogs: with debug logging on, a call logs one line that
+// names the redacted endpoint and never a credential.
+func TestForwardLogs(t *testing.T) {
+	var buf syncbuf.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv := remoteServer(t, streams[0].h)
+	c := newClient(t, remote.Config{Logger: log})
+	if err := c.Forward(context.Background(), srv.URL+"/x?key="+urlQueryKey, "a", []byte(agentBody), nil, &recorder{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.PostHandoff(context.Background(), refusedURL(t)+"?key="+urlQueryKey, []byte(`{}`), nil); err == nil {
+		t.Fatal("no error")
+	}
+	out := buf.String()
+	if strings.Count(out, "\n") != 2 || !strings.Contains(out, "chunks=3") || !strings.Contains(out, "key=REDACTED") || len(leaks(out)) > 0 {
+		t.Errorf("log:\n%s", out)
 	}
 }

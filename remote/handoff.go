@@ -57,12 +57,12 @@ func (c *Client) PostHandoff(ctx context.Context, endpoint string, message []byt
 		}
 		return resp, nil
 	})
+	if e != nil {
+		err = e // a nil *agent.Error must not become a non-nil error
+	}
 	if c.log.Enabled(ctx, slog.LevelDebug) {
 		c.log.DebugContext(ctx, "hand-off posted to a remote", "endpoint", shown, "status", status, "bytes", len(body),
-			"duration", time.Since(start), "error", e)
+			"duration", time.Since(start), "error", err)
 	}
-	if e != nil {
-		return status, body, e
-	}
-	return status, body, nil
+	return status, body, err
 }
