@@ -86,6 +86,7 @@ func (c *Client) Forward(ctx context.Context, endpoint, agentName string, body [
 	return err
 }
 
+// forward is Forward, recording what was relayed in f.
 func (c *Client) forward(ctx context.Context, f *forward, endpoint string, body []byte, header http.Header) *agent.Error {
 	target, err := AgentURL(endpoint, f.agentName)
 	if err != nil {
@@ -131,9 +132,10 @@ type exchange func(cl *call, hc context.Context, cancel context.CancelCauseFunc,
 // errSinkFailed cancels the call to the remote when the sink failed.
 var errSinkFailed = errors.New("remote: the client went away; the remote call is abandoned")
 
-// do runs one call: the call's context outlives ctx only to drain a
-// body after its terminator (when ex returns with keep set), ctx's end
-// cancels it until then; the watchdog bounds the remote's silence.
+// do runs one call: the call's context outlives ctx only to drain the rest
+// of a body in the background once ex succeeded (after a stream's
+// terminator); until then ctx's end cancels it, closing the request to the
+// remote. The watchdog bounds the remote's silence.
 func (c *Client) do(ctx context.Context, shown, endpoint, target string, header http.Header, ex exchange) *agent.Error {
 	hc, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	unlink := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
