@@ -22,6 +22,7 @@ type ValidationError struct {
 	Msg string
 }
 
+// Error is "schedule: <field>: <what is wrong>".
 func (e *ValidationError) Error() string {
 	if e.Field == "" {
 		return "schedule: " + e.Msg

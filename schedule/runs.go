@@ -155,7 +155,7 @@ func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error
 		// follows sees its run if it committed first.
 		skip := ""
 		if late := c.now.Sub(c.due); c.sc.Missed == MissedSkip && late > c.grace {
-			skip = fmt.Sprintf("missed: due at %s, %s late (no replica was running); the missed-run policy is %s",
+			skip = fmt.Sprintf("missed: due at %s, found %s late (no replica was running, or none had room); the missed-run policy is %s",
 				c.due.Format(time.RFC3339), late.Round(time.Second), MissedSkip)
 		} else if other, err := s.running(ctx, tx, c.sc.ID, c.now); err != nil {
 			return err
