@@ -1,0 +1,203 @@
+package schedule
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// A migration is one step of the package's schema (the tables schedules
+// and schedule_runs), applied once and in order, recorded in
+// schedule_migrations (version, name, applied_at) in the same transaction
+// as its statements. As in the store and the hand-off queue: versions start
+// at 1 and go up by one, a published step is never edited, steps are
+// additive, and a database with versions beyond a binary's list is
+// accepted (a replica of the previous release keeps working beside a newer
+// one).
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// sqliteMigrations and postgresMigrations are the schema, step by step.
+// Times are unix nanoseconds, 0 meaning none (next_run 0: the schedule
+// will not run); text and numbers are NOT NULL, ” or 0 meaning none, so
+// that both drivers scan them into plain Go values. def_hash is the hash
+// of a static schedule's definition as last synced (Sync). seq orders a
+// schedule's runs.
+var (
+	sqliteMigrations = []migration{
+		{1, "schedules and runs", `CREATE TABLE schedules (
+	id         TEXT PRIMARY KEY,
+	name       TEXT NOT NULL UNIQUE,
+	source     TEXT NOT NULL DEFAULT '',
+	def_hash   TEXT NOT NULL DEFAULT '',
+	spec       TEXT NOT NULL,
+	enabled    INTEGER NOT NULL,
+	target     TEXT NOT NULL DEFAULT '',
+	timeout    INTEGER NOT NULL DEFAULT 0,
+	missed     TEXT NOT NULL DEFAULT '',
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,
+	last_run   INTEGER NOT NULL DEFAULT 0,
+	next_run   INTEGER NOT NULL DEFAULT 0,
+	run_count  INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX schedules_due ON schedules (next_run);
+CREATE INDEX schedules_source ON schedules (source);
+CREATE TABLE schedule_runs (
+	seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+	id          TEXT NOT NULL UNIQUE,
+	schedule_id TEXT NOT NULL,
+	due         INTEGER NOT NULL DEFAULT 0,
+	manual      INTEGER NOT NULL DEFAULT 0,
+	status      TEXT NOT NULL,
+	started_at  INTEGER NOT NULL,
+	finished_at INTEGER NOT NULL DEFAULT 0,
+	lease_until INTEGER NOT NULL DEFAULT 0,
+	result      TEXT NOT NULL DEFAULT '',
+	error       TEXT NOT NULL DEFAULT '',
+	replica     TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, seq);
+CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
+	}
+	postgresMigrations = []migration{
+		{1, "schedules and runs", `CREATE TABLE schedules (
+	id         TEXT PRIMARY KEY,
+	name       TEXT NOT NULL UNIQUE,
+	source     TEXT NOT NULL DEFAULT '',
+	def_hash   TEXT NOT NULL DEFAULT '',
+	spec       TEXT NOT NULL,
+	enabled    BIGINT NOT NULL,
+	target     TEXT NOT NULL DEFAULT '',
+	timeout    BIGINT NOT NULL DEFAULT 0,
+	missed     TEXT NOT NULL DEFAULT '',
+	created_at BIGINT NOT NULL,
+	updated_at BIGINT NOT NULL,
+	last_run   BIGINT NOT NULL DEFAULT 0,
+	next_run   BIGINT NOT NULL DEFAULT 0,
+	run_count  BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX schedules_due ON schedules (next_run);
+CREATE INDEX schedules_source ON schedules (source);
+CREATE TABLE schedule_runs (
+	seq         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	id          TEXT NOT NULL UNIQUE,
+	schedule_id TEXT NOT NULL,
+	due         BIGINT NOT NULL DEFAULT 0,
+	manual      BIGINT NOT NULL DEFAULT 0,
+	status      TEXT NOT NULL,
+	started_at  BIGINT NOT NULL,
+	finished_at BIGINT NOT NULL DEFAULT 0,
+	lease_until BIGINT NOT NULL DEFAULT 0,
+	result      TEXT NOT NULL DEFAULT '',
+	error       TEXT NOT NULL DEFAULT '',
+	replica     TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, seq);
+CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
+	}
+)
+
+// Postgres advisory lock keys, in ASCII: migrating ("schedule") and
+// syncing static schedules ("schedsyn"). Neither is the store's or the
+// queue's key, so that the packages never wait for each other.
+const (
+	migrationLock int64 = 0x73_63_68_65_64_75_6c_65
+	syncLock      int64 = 0x73_63_68_65_64_73_79_6e
+)
+
+const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schedule_migrations (
+	version    INTEGER PRIMARY KEY,
+	name       TEXT NOT NULL,
+	applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+)`
+
+// applyOwn applies the steps of list that tx's database lacks. tx holds
+// the migration lock.
+func applyOwn(ctx context.Context, tx conn, list []migration) error {
+	if _, err := tx.exec(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("creating schedule_migrations: %w", err)
+	}
+	rs, err := tx.query(ctx, `SELECT version, name FROM schedule_migrations`)
+	if err != nil {
+		return fmt.Errorf("reading schedule_migrations: %w", err)
+	}
+	applied := map[int64]string{}
+	for rs.Next() {
+		var v int64
+		var name string
+		if err := rs.Scan(&v, &name); err != nil {
+			_ = rs.Close()
+			return fmt.Errorf("reading schedule_migrations: %w", err)
+		}
+		applied[v] = name
+	}
+	_ = rs.Close()
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("reading schedule_migrations: %w", err)
+	}
+	for i, m := range list {
+		if m.version != i+1 {
+			panic(fmt.Sprintf("schedule: migration %q has version %d, want %d", m.name, m.version, i+1))
+		}
+		name, ok := applied[int64(m.version)]
+		if ok && name != m.name {
+			return fmt.Errorf("schedule_migrations records version %d as %q, not %q: the database belongs to another program or version", m.version, name, m.name)
+		}
+		if ok {
+			continue
+		}
+		if _, err := tx.exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO schedule_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
+			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return nil
+}
+
+// migrateSQLite applies the steps in one transaction. db begins
+// transactions with BEGIN IMMEDIATE (store.SQLite's DB does), so the
+// transaction holds the file's write lock from its start: of several
+// processes starting at once one migrates, the others wait (busy_timeout)
+// and then find every step recorded.
+func migrateSQLite(ctx context.Context, db *sql.DB) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("beginning the migration: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	if err := applyOwn(ctx, sqlConn{tx}, sqliteMigrations); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// migratePostgres applies the steps in one transaction that first takes a
+// transaction-scoped advisory lock: of several replicas starting at once
+// one migrates, the others wait for the lock (released when the first
+// commits, or when its connection dies) and then find every step recorded.
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("beginning the migration: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return fmt.Errorf("taking the migration lock: %w", err)
+	}
+	if err := applyOwn(ctx, pgxConn{tx}, postgresMigrations); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}

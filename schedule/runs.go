@@ -1,0 +1,269 @@
+package schedule
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// runColumns are a run's columns, in scanRun's order.
+const runColumns = `id, schedule_id, due, manual, status, started_at, finished_at, result, error, replica`
+
+// runSpace is the namespace of RunID's name-based UUIDs.
+var runSpace = uuid.MustParse("7b0e2d7c-61a4-4c38-9a0e-3f5f3c8e2b91")
+
+// RunID is the id of the run of schedule scheduleID due at due: a UUID
+// derived from both, the same on every replica.
+func RunID(scheduleID string, due time.Time) string {
+	return uuid.NewSHA1(runSpace, []byte(scheduleID+"\x00"+strconv.FormatInt(due.UnixNano(), 10))).String()
+}
+
+// Runs returns the runs of schedule scheduleID that the store keeps,
+// newest first (none for an unknown schedule).
+func (s *Store) Runs(ctx context.Context, scheduleID string) ([]Run, error) {
+	return s.runs(ctx, `SELECT `+runColumns+` FROM schedule_runs WHERE schedule_id = ? ORDER BY seq DESC`, scheduleID)
+}
+
+// Run returns run id, or ErrNotFound (a run the store no longer keeps, or
+// never had).
+func (s *Store) Run(ctx context.Context, id string) (Run, error) {
+	r, err := scanRun(s.pool.queryRow(ctx, `SELECT `+runColumns+` FROM schedule_runs WHERE id = ?`, id))
+	if isNoRows(err) {
+		return Run{}, fmt.Errorf("%w: no run with the id %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return Run{}, fmt.Errorf("schedule: reading run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+func (s *Store) runs(ctx context.Context, query string, args ...any) ([]Run, error) {
+	rs, err := s.pool.query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: reading runs: %w", err)
+	}
+	defer rs.Close()
+	var out []Run
+	for rs.Next() {
+		r, err := scanRun(rs)
+		if err != nil {
+			return nil, fmt.Errorf("schedule: reading runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("schedule: reading runs: %w", err)
+	}
+	return out, nil
+}
+
+func scanRun(r row) (Run, error) {
+	var run Run
+	var due, manual, started, finished int64
+	var status, result string
+	err := r.Scan(&run.ID, &run.ScheduleID, &due, &manual, &status, &started, &finished, &result, &run.Error, &run.Replica)
+	if err != nil {
+		return Run{}, err
+	}
+	run.Due, run.Started, run.Finished = fromUnixNano(due), fromUnixNano(started), fromUnixNano(finished)
+	run.Manual, run.Status = manual != 0, Status(status)
+	if result != "" {
+		run.Result = json.RawMessage(result)
+	}
+	return run, nil
+}
+
+// due returns up to limit enabled schedules whose next run is at or before
+// now, the most overdue first.
+func (s *Store) due(ctx context.Context, now time.Time, limit int) ([]Schedule, error) {
+	rs, err := s.pool.query(ctx, `SELECT `+columns+` FROM schedules WHERE next_run > 0 AND next_run <= ? AND enabled = 1
+		ORDER BY next_run LIMIT ?`, unixNano(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: finding due schedules: %w", err)
+	}
+	defer rs.Close()
+	var out []Schedule
+	for rs.Next() {
+		sc, _, err := scanSchedule(rs)
+		if err != nil {
+			return nil, fmt.Errorf("schedule: finding due schedules: %w", err)
+		}
+		out = append(out, sc)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("schedule: finding due schedules: %w", err)
+	}
+	return out, nil
+}
+
+// nextDue is the earliest next run of the enabled schedules, if any.
+func (s *Store) nextDue(ctx context.Context) (time.Time, bool, error) {
+	var n *int64
+	err := s.pool.queryRow(ctx, `SELECT min(next_run) FROM schedules WHERE next_run > 0 AND enabled = 1`).Scan(&n)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("schedule: finding the next run: %w", err)
+	}
+	if n == nil {
+		return time.Time{}, false, nil
+	}
+	return fromUnixNano(*n), true, nil
+}
+
+// claim is what a replica asks to take the run of sc due at due.
+type claim struct {
+	sc      Schedule
+	due     time.Time
+	now     time.Time
+	grace   time.Duration
+	lease   time.Duration
+	replica string
+}
+
+// claim takes the run of c.sc due at c.due, for this replica alone: in one
+// transaction, a compare-and-swap moves the schedule's next_run from c.due
+// to the time following it; only the replica whose update hits goes on
+// (ok), the others find next_run moved and get false. The winner then
+// records the run: SKIPPED when it was missed under MissedSkip (more than
+// c.grace late) or when another run of the schedule is in progress,
+// RUNNING otherwise (last_run and run_count updated, a lease of c.lease
+// after which a run whose replica died is taken as interrupted).
+func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error) {
+	next, _ := c.sc.Spec.Following(c.due, c.now)
+	run = Run{ID: RunID(c.sc.ID, c.due), ScheduleID: c.sc.ID, Due: c.due, Started: c.now, Replica: c.replica}
+	err = s.inTx(ctx, func(tx conn) error {
+		n, err := tx.exec(ctx, `UPDATE schedules SET next_run = ? WHERE id = ? AND next_run = ? AND enabled = 1`,
+			unixNano(next), c.sc.ID, unixNano(c.due))
+		if err != nil || n == 0 {
+			return err
+		}
+		ok = true
+		// The same schedule and due time once more (a clock set back):
+		// a run id of its own.
+		var dup int64
+		if err := tx.queryRow(ctx, `SELECT count(*) FROM schedule_runs WHERE id = ?`, run.ID).Scan(&dup); err != nil {
+			return err
+		}
+		if dup > 0 {
+			run.ID = uuid.NewString()
+		}
+		// The update holds the schedule's row (Postgres) or the file
+		// (SQLite) until commit: a RunNow of the schedule waits, and what
+		// follows sees its run if it committed first.
+		skip := ""
+		if late := c.now.Sub(c.due); c.sc.Missed == MissedSkip && late > c.grace {
+			skip = fmt.Sprintf("missed: due at %s, found %s late (no replica was running, or none had room); the missed-run policy is %s",
+				c.due.Format(time.RFC3339), late.Round(time.Second), MissedSkip)
+		} else if other, err := s.running(ctx, tx, c.sc.ID, c.now); err != nil {
+			return err
+		} else if other != "" {
+			skip = fmt.Sprintf("the run %s is still in progress; runs of a schedule do not overlap", other)
+		}
+		if skip != "" {
+			run.Status, run.Finished, run.Error = StatusSkipped, c.now, skip
+			return s.insertRun(ctx, tx, run, 0)
+		}
+		if _, err := tx.exec(ctx, `UPDATE schedules SET last_run = ?, run_count = run_count + 1 WHERE id = ?`,
+			unixNano(c.now), c.sc.ID); err != nil {
+			return err
+		}
+		run.Status = StatusRunning
+		return s.insertRun(ctx, tx, run, unixNano(c.now.Add(c.lease)))
+	})
+	if err != nil {
+		return Run{}, false, fmt.Errorf("schedule: claiming the run of %s due at %s: %w", c.sc.Name, c.due.Format(time.RFC3339), err)
+	}
+	return run, ok, nil
+}
+
+// startManual records a RunNow run of schedule id, RUNNING with the lease
+// lease gives the schedule, unless one of its runs is in progress
+// (ErrRunning). It counts in run_count and
+// last_run and leaves next_run as it is.
+func (s *Store) startManual(ctx context.Context, id string, now time.Time, lease func(Schedule) time.Duration, replica string) (Schedule, Run, error) {
+	var sc Schedule
+	run := Run{ID: uuid.NewString(), ScheduleID: id, Due: now, Manual: true, Status: StatusRunning, Started: now, Replica: replica}
+	err := s.inTx(ctx, func(tx conn) error {
+		n, err := tx.exec(ctx, `UPDATE schedules SET last_run = ?, run_count = run_count + 1 WHERE id = ?`, unixNano(now), id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return fmt.Errorf("%w: no schedule with the id %q", ErrNotFound, id)
+		}
+		if sc, _, err = scanSchedule(tx.queryRow(ctx, `SELECT `+columns+` FROM schedules WHERE id = ?`, id)); err != nil {
+			return err
+		}
+		other, err := s.running(ctx, tx, id, now)
+		if err != nil {
+			return err
+		}
+		if other != "" {
+			return fmt.Errorf("%w: schedule %s is running (run %s)", ErrRunning, sc.Name, other)
+		}
+		return s.insertRun(ctx, tx, run, unixNano(now.Add(lease(sc))))
+	})
+	if err != nil {
+		return Schedule{}, Run{}, fmt.Errorf("schedule: running %s now: %w", id, err)
+	}
+	return sc, run, nil
+}
+
+// running is the id of a run of schedule id in progress at now (RUNNING,
+// its lease not passed), or "".
+func (s *Store) running(ctx context.Context, tx conn, id string, now time.Time) (string, error) {
+	var other string
+	err := tx.queryRow(ctx, `SELECT id FROM schedule_runs WHERE schedule_id = ? AND status = ? AND lease_until > ? LIMIT 1`,
+		id, string(StatusRunning), unixNano(now)).Scan(&other)
+	if isNoRows(err) {
+		return "", nil
+	}
+	return other, err
+}
+
+// insertRun records run with its lease, and deletes the schedule's
+// finished runs beyond the newest s.keep.
+func (s *Store) insertRun(ctx context.Context, tx conn, run Run, lease int64) error {
+	if _, err := tx.exec(ctx, `INSERT INTO schedule_runs (id, schedule_id, due, manual, status, started_at, finished_at,
+		lease_until, result, error, replica) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		run.ID, run.ScheduleID, unixNano(run.Due), boolInt(run.Manual), string(run.Status), unixNano(run.Started),
+		unixNano(run.Finished), lease, string(run.Result), run.Error, run.Replica); err != nil {
+		return fmt.Errorf("recording run %s: %w", run.ID, err)
+	}
+	_, err := tx.exec(ctx, `DELETE FROM schedule_runs WHERE schedule_id = ? AND status <> ? AND seq <=
+		(SELECT seq FROM schedule_runs WHERE schedule_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+		run.ScheduleID, string(StatusRunning), run.ScheduleID, s.keep)
+	if err != nil {
+		return fmt.Errorf("deleting the old runs of %s: %w", run.ScheduleID, err)
+	}
+	return nil
+}
+
+// finish records the outcome of run (its Status, Finished, Result and
+// Error). It reports false when the run is no longer RUNNING (taken as
+// interrupted) or no longer kept (its schedule deleted).
+func (s *Store) finish(ctx context.Context, run Run) (bool, error) {
+	n, err := s.pool.exec(ctx, `UPDATE schedule_runs SET status = ?, finished_at = ?, result = ?, error = ?, lease_until = 0
+		WHERE id = ? AND status = ?`,
+		string(run.Status), unixNano(run.Finished), string(run.Result), run.Error, run.ID, string(StatusRunning))
+	if err != nil {
+		return false, fmt.Errorf("schedule: recording the outcome of run %s: %w", run.ID, err)
+	}
+	return n == 1, nil
+}
+
+// sweep records as FAILED (interrupted) the runs still RUNNING whose lease
+// has passed at now: their replica stopped in the middle of them.
+func (s *Store) sweep(ctx context.Context, now time.Time) (int64, error) {
+	n, err := s.pool.exec(ctx, `UPDATE schedule_runs SET status = ?, finished_at = ?, lease_until = 0,
+		error = 'interrupted: the replica running it stopped before it finished'
+		WHERE status = ? AND lease_until <= ?`,
+		string(StatusFailed), unixNano(now), string(StatusRunning), unixNano(now))
+	if err != nil {
+		return 0, fmt.Errorf("schedule: recording interrupted runs: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,409 @@
+package schedule
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DefaultKeepRuns is how many runs the store keeps per schedule by default.
+const DefaultKeepRuns = 20
+
+// Options configures a Store; zero values are the defaults.
+type Options struct {
+	// KeepRuns is how many runs of each schedule are kept, the newest
+	// (default DefaultKeepRuns). A run in progress is never deleted.
+	KeepRuns int
+	// Now is the clock of the records' times and of next runs (default
+	// time.Now).
+	Now func() time.Time
+}
+
+// Store keeps schedules and their runs in the gateway's database, in
+// tables of its own (schedules, schedule_runs), shared by the replicas.
+// It is safe for concurrent use, and by several processes on one database.
+type Store struct {
+	pool conn
+	// inTx runs fn in a transaction, committed when fn returns nil.
+	inTx func(ctx context.Context, fn func(tx conn) error) error
+	// forUpdate is appended to a SELECT in a transaction that will update
+	// the row it reads: Postgres's row lock ("" on SQLite, whose
+	// transactions hold the file's write lock from their start).
+	forUpdate string
+	// lockSync serializes Syncs in a transaction: an advisory lock on
+	// Postgres, nothing on SQLite (the write lock).
+	lockSync func(ctx context.Context, tx conn) error
+	keep     int
+	now      func() time.Time
+}
+
+// NewSQLite returns a store in the SQLite database db, after applying the
+// migrations it lacks. db must be the gateway store's (store.SQLite's
+// DB), or opened as it is: WAL, a busy_timeout, and transactions begun
+// IMMEDIATE (_txlock=immediate); every process sharing the file must open
+// it so. The store does not close db.
+func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
+	if err := migrateSQLite(ctx, db); err != nil {
+		return nil, fmt.Errorf("schedule: migrating the SQLite database: %w", err)
+	}
+	s := newStore(opts)
+	s.pool = sqlConn{db}
+	s.inTx = func(ctx context.Context, fn func(tx conn) error) error {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("beginning a transaction: %w", err)
+		}
+		if err := fn(sqlConn{tx}); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("committing: %w", err)
+		}
+		return nil
+	}
+	s.lockSync = func(context.Context, conn) error { return nil }
+	return s, nil
+}
+
+// NewPostgres returns a store in the PostgreSQL database of pool (the
+// gateway store's, store.Postgres's Pool), after applying the migrations
+// it lacks. Its tables are in pool's search_path. The store does not close
+// pool.
+func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error) {
+	if err := migratePostgres(ctx, pool); err != nil {
+		return nil, fmt.Errorf("schedule: migrating the PostgreSQL database: %w", err)
+	}
+	s := newStore(opts)
+	s.pool = pgxConn{pool}
+	s.inTx = func(ctx context.Context, fn func(tx conn) error) error {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			return fmt.Errorf("beginning a transaction: %w", err)
+		}
+		if err := fn(pgxConn{tx}); err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+			return err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return fmt.Errorf("committing: %w", err)
+		}
+		return nil
+	}
+	s.forUpdate = " FOR UPDATE"
+	s.lockSync = func(ctx context.Context, tx conn) error {
+		_, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, syncLock)
+		return err
+	}
+	return s, nil
+}
+
+func newStore(opts Options) *Store {
+	if opts.KeepRuns <= 0 {
+		opts.KeepRuns = DefaultKeepRuns
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Store{keep: opts.KeepRuns, now: opts.Now}
+}
+
+// columns are a schedule's columns, in scanSchedule's order.
+const columns = `id, name, source, def_hash, spec, enabled, target, timeout, missed,
+	created_at, updated_at, last_run, next_run, run_count`
+
+// Create stores sc, a schedule made at run time, and returns it as
+// stored. Its ID is sc.ID, or a new UUID when empty; its name must be
+// free (else ErrExists); its state (Source, times, counts, runs) is the
+// store's and ignored. An enabled schedule's NextRun is its spec's next
+// time from now: a once schedule whose time has passed is refused. Its
+// errors are *ValidationError, ErrExists or the database's.
+func (s *Store) Create(ctx context.Context, sc Schedule) (Schedule, error) {
+	if err := sc.validate(); err != nil {
+		return Schedule{}, err
+	}
+	if sc.ID == "" {
+		sc.ID = uuid.NewString()
+	}
+	now := s.now().UTC()
+	sc.Source, sc.CreatedAt, sc.UpdatedAt = "", now, now
+	sc.LastRun, sc.RunCount, sc.Runs = time.Time{}, 0, nil
+	sc.NextRun = time.Time{}
+	if sc.Enabled {
+		next, ok := sc.Spec.Next(now)
+		if !ok {
+			return Schedule{}, &ValidationError{Field: KindOnce, Value: sc.Spec.Text().Once, Offset: -1,
+				Msg: fmt.Sprintf("%s is in the past", sc.Spec.Text().Once)}
+		}
+		sc.NextRun = next
+	}
+	err := s.inTx(ctx, func(tx conn) error { return s.insert(ctx, tx, sc, "") })
+	if err != nil {
+		return Schedule{}, err
+	}
+	return sc, nil
+}
+
+// insert inserts sc with the definition hash hash; a taken name or id is
+// ErrExists.
+func (s *Store) insert(ctx context.Context, tx conn, sc Schedule, hash string) error {
+	spec, err := json.Marshal(sc.Spec.Text())
+	if err != nil {
+		return fmt.Errorf("schedule %s: encoding its spec: %w", sc.Name, err)
+	}
+	_, err = tx.exec(ctx, `INSERT INTO schedules (id, name, source, def_hash, spec, enabled, target, timeout, missed,
+		created_at, updated_at, last_run, next_run, run_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		sc.ID, sc.Name, sc.Source, hash, string(spec), boolInt(sc.Enabled), string(sc.Target), int64(sc.Timeout),
+		string(sc.Missed), unixNano(sc.CreatedAt), unixNano(sc.UpdatedAt), unixNano(sc.LastRun),
+		unixNano(sc.NextRun), sc.RunCount)
+	if isUniqueViolation(err) {
+		var n int64
+		if qerr := s.pool.queryRow(ctx, `SELECT count(*) FROM schedules WHERE id = ?`, sc.ID).Scan(&n); qerr == nil && n > 0 {
+			return fmt.Errorf("%w: a schedule has the id %q", ErrExists, sc.ID)
+		}
+		return fmt.Errorf("%w: a schedule is named %q", ErrExists, sc.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("schedule: storing schedule %s: %w", sc.Name, err)
+	}
+	return nil
+}
+
+// Get returns schedule id with its newest runs, or ErrNotFound.
+func (s *Store) Get(ctx context.Context, id string) (Schedule, error) {
+	return s.getBy(ctx, "id", id)
+}
+
+// GetByName returns the schedule named name with its newest runs, or
+// ErrNotFound.
+func (s *Store) GetByName(ctx context.Context, name string) (Schedule, error) {
+	return s.getBy(ctx, "name", name)
+}
+
+func (s *Store) getBy(ctx context.Context, column, value string) (Schedule, error) {
+	sc, _, err := scanSchedule(s.pool.queryRow(ctx, `SELECT `+columns+` FROM schedules WHERE `+column+` = ?`, value))
+	if isNoRows(err) {
+		return Schedule{}, fmt.Errorf("%w: no schedule with the %s %q", ErrNotFound, column, value)
+	}
+	if err != nil {
+		return Schedule{}, fmt.Errorf("schedule: reading schedule %s: %w", value, err)
+	}
+	if sc.Runs, err = s.Runs(ctx, sc.ID); err != nil {
+		return Schedule{}, err
+	}
+	return sc, nil
+}
+
+// List returns every schedule, by name, each with its newest runs.
+func (s *Store) List(ctx context.Context) ([]Schedule, error) {
+	rs, err := s.pool.query(ctx, `SELECT `+columns+` FROM schedules ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("schedule: listing schedules: %w", err)
+	}
+	var out []Schedule
+	for rs.Next() {
+		sc, _, err := scanSchedule(rs)
+		if err != nil {
+			_ = rs.Close()
+			return nil, fmt.Errorf("schedule: listing schedules: %w", err)
+		}
+		out = append(out, sc)
+	}
+	_ = rs.Close()
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("schedule: listing schedules: %w", err)
+	}
+	runs, err := s.runs(ctx, `SELECT `+runColumns+` FROM schedule_runs ORDER BY schedule_id, seq DESC`)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string][]Run{}
+	for _, r := range runs {
+		by[r.ScheduleID] = append(by[r.ScheduleID], r)
+	}
+	for i := range out {
+		out[i].Runs = by[out[i].ID]
+	}
+	return out, nil
+}
+
+// Update changes schedule id: fn gets the schedule as stored and changes
+// its definition (Name, Spec, Enabled, Target, Timeout, Missed; changes to
+// the rest are ignored), in a transaction that holds the schedule. A
+// changed Spec, or Enabled turned on, recomputes NextRun from now (a once
+// schedule whose time has passed gets none); a disabled schedule has none.
+// A static schedule (Source set) may only be enabled or disabled: other
+// changes are ErrStatic. It returns the schedule as stored; an error of
+// fn is returned as it is.
+func (s *Store) Update(ctx context.Context, id string, fn func(*Schedule) error) (Schedule, error) {
+	var out Schedule
+	err := s.inTx(ctx, func(tx conn) error {
+		old, hash, err := scanSchedule(tx.queryRow(ctx, `SELECT `+columns+` FROM schedules WHERE id = ?`+s.forUpdate, id))
+		if isNoRows(err) {
+			return fmt.Errorf("%w: no schedule with the id %q", ErrNotFound, id)
+		}
+		if err != nil {
+			return fmt.Errorf("schedule: reading schedule %s: %w", id, err)
+		}
+		sc := old
+		if err := fn(&sc); err != nil {
+			return err
+		}
+		// The state is the store's.
+		sc.ID, sc.Source, sc.CreatedAt, sc.LastRun, sc.RunCount, sc.NextRun = old.ID, old.Source, old.CreatedAt, old.LastRun, old.RunCount, old.NextRun
+		if err := sc.validate(); err != nil {
+			return err
+		}
+		if old.Source != "" {
+			a, b := old.definition(), sc.definition()
+			a.Enabled = b.Enabled
+			if !definitionsEqual(a, b) {
+				return fmt.Errorf("%w: schedule %s is defined in %s; only enabling and disabling it is allowed here", ErrStatic, old.Name, old.Source)
+			}
+		}
+		now := s.now().UTC()
+		switch {
+		case !sc.Enabled:
+			sc.NextRun = time.Time{}
+		case !old.Enabled || !sc.Spec.Equal(old.Spec):
+			sc.NextRun, _ = sc.Spec.Next(now)
+		}
+		sc.UpdatedAt = now
+		if err := s.rewrite(ctx, tx, sc, hash); err != nil {
+			return err
+		}
+		out = sc
+		return nil
+	})
+	if err != nil {
+		return Schedule{}, err
+	}
+	out.Runs, err = s.Runs(ctx, out.ID)
+	return out, err
+}
+
+// rewrite stores sc's definition, NextRun and UpdatedAt over its row,
+// with the definition hash hash.
+func (s *Store) rewrite(ctx context.Context, tx conn, sc Schedule, hash string) error {
+	spec, err := json.Marshal(sc.Spec.Text())
+	if err != nil {
+		return fmt.Errorf("schedule %s: encoding its spec: %w", sc.Name, err)
+	}
+	_, err = tx.exec(ctx, `UPDATE schedules SET name = ?, def_hash = ?, spec = ?, enabled = ?, target = ?, timeout = ?,
+		missed = ?, updated_at = ?, next_run = ? WHERE id = ?`,
+		sc.Name, hash, string(spec), boolInt(sc.Enabled), string(sc.Target), int64(sc.Timeout), string(sc.Missed),
+		unixNano(sc.UpdatedAt), unixNano(sc.NextRun), sc.ID)
+	if isUniqueViolation(err) {
+		return fmt.Errorf("%w: a schedule is named %q", ErrExists, sc.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("schedule: updating schedule %s: %w", sc.Name, err)
+	}
+	return nil
+}
+
+// Delete deletes schedule id and its runs. A run in progress finishes but
+// is not recorded. A static schedule is ErrStatic: it is removed from its
+// file.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	return s.inTx(ctx, func(tx conn) error {
+		var source string
+		err := tx.queryRow(ctx, `SELECT source FROM schedules WHERE id = ?`+s.forUpdate, id).Scan(&source)
+		if isNoRows(err) {
+			return fmt.Errorf("%w: no schedule with the id %q", ErrNotFound, id)
+		}
+		if err != nil {
+			return fmt.Errorf("schedule: deleting schedule %s: %w", id, err)
+		}
+		if source != "" {
+			return fmt.Errorf("%w: schedule %s is defined in %s; remove it there", ErrStatic, id, source)
+		}
+		return deleteRows(ctx, tx, id)
+	})
+}
+
+// deleteRows deletes schedule id's row and its runs.
+func deleteRows(ctx context.Context, tx conn, id string) error {
+	if _, err := tx.exec(ctx, `DELETE FROM schedule_runs WHERE schedule_id = ?`, id); err != nil {
+		return fmt.Errorf("schedule: deleting the runs of %s: %w", id, err)
+	}
+	if _, err := tx.exec(ctx, `DELETE FROM schedules WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("schedule: deleting schedule %s: %w", id, err)
+	}
+	return nil
+}
+
+// scanSchedule reads the columns of a schedule and its definition hash.
+func scanSchedule(r row) (Schedule, string, error) {
+	var sc Schedule
+	var hash, spec, target, missed string
+	var enabled, timeout, created, updated, last, next int64
+	err := r.Scan(&sc.ID, &sc.Name, &sc.Source, &hash, &spec, &enabled, &target, &timeout, &missed,
+		&created, &updated, &last, &next, &sc.RunCount)
+	if err != nil {
+		return Schedule{}, "", err
+	}
+	var t SpecText
+	if err := json.Unmarshal([]byte(spec), &t); err != nil {
+		return Schedule{}, "", fmt.Errorf("schedule %s: its stored spec %q: %w", sc.ID, spec, err)
+	}
+	sc.Spec = storedSpec(t)
+	sc.Enabled = enabled != 0
+	if target != "" {
+		sc.Target = json.RawMessage(target)
+	}
+	sc.Timeout, sc.Missed = time.Duration(timeout), MissedPolicy(missed)
+	sc.CreatedAt, sc.UpdatedAt = fromUnixNano(created), fromUnixNano(updated)
+	sc.LastRun, sc.NextRun = fromUnixNano(last), fromUnixNano(next)
+	return sc, hash, nil
+}
+
+// storedSpec reads a spec as stored. It was valid when stored; when it no
+// longer is (a zone gone from the zone database), its fields are kept as
+// they are and its Next has no time.
+func storedSpec(t SpecText) Spec {
+	if s, err := Parse(t); err == nil {
+		return s
+	}
+	var s Spec
+	s.Once, _ = time.Parse(time.RFC3339Nano, t.Once)
+	s.Every, _ = time.ParseDuration(t.Every)
+	s.Cron, s.Timezone = t.Cron, t.Timezone
+	return s
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// maxUnixNano is the last time unix nanoseconds hold (in 2262).
+var maxUnixNano = time.Unix(0, math.MaxInt64)
+
+// unixNano is t in unix nanoseconds, 0 for the zero time, the largest
+// value for a time after 2262.
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return 0
+	case t.After(maxUnixNano):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// fromUnixNano is the inverse of unixNano, in UTC.
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
