@@ -44,6 +44,9 @@ type Request struct {
 	ContextVersion int64
 	// Owner is the caller a conversation belongs to, set by the server.
 	Owner string
+	// Body is the request body as it came, for a remote agent (valid while
+	// the request is served).
+	Body []byte
 	// Handoff is the hand-off message (seed 001) the command runs for, as
 	// JSON-shaped data, nil on a plugin's request: templates see it as
 	// .handoff, plans as $handoff.
@@ -63,7 +66,7 @@ var protocolFields = []string{
 func DecodeRequest(body []byte) (*Request, error) {
 	fields := map[string]json.RawMessage{}
 	extraAt := map[string]int{} // index in r.Extra by key
-	r := &Request{}
+	r := &Request{Body: body}
 	// The context variables, the bulk of a request, are decoded where the
 	// split finds them rather than found first and decoded afterwards.
 	decodeVars := func(rest []byte) (int, error) {

@@ -47,6 +47,8 @@ type RunnerConfig struct {
 	// Contexts keeps the conversations requests name with contextId; nil
 	// refuses them.
 	Contexts contexts.Repo
+	// Remote forwards the requests of remote agents; nil refuses them.
+	Remote Remote
 	// Store keeps a plan's state for the handlers of the actions it sent;
 	// nil means handlers start with an empty state.
 	Store store.Store
@@ -144,6 +146,8 @@ type Run struct {
 	handlerState map[string]any
 	// conv is the stored conversation the run continues, nil without one.
 	conv *conversation
+	// remote is the endpoint of a remote agent the run forwards to.
+	remote string
 }
 
 // Agent names the run's agent.
@@ -225,6 +229,9 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 		return nil, err
 	}
 	run := &Run{cfg: &r.cfg, reg: r.reg, req: req, agent: a, endpoint: a.Name(), turns: req.Messages}
+	if endpoint, ok := a.RemoteEndpoint(); ok {
+		return r.prepareRemote(run, endpoint)
+	}
 	name := req.Command
 	switch {
 	case req.Action != nil:
@@ -462,6 +469,8 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 	}
 	var err error
 	switch {
+	case run.remote != "":
+		err = run.forwardRemote(ctx, em)
 	case run.paused != nil:
 		err = run.resume(ctx, em)
 	case run.feedback != nil:

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"time"
 
+	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -36,4 +40,24 @@ func newHandoffQueue(ctx context.Context, st store.Store, h *hub.Hub, log *slog.
 			log.Warn("stopping the hand-off queue", "err", err)
 		}
 	}, nil
+}
+
+// newRemote is the client of remote agents: their requests and hand-offs
+// go to their service.endpoint with the upstream's timeouts; the plugin's
+// Authorization is never sent there: it may be meant for the model
+// platform.
+func newRemote(cfg *Config, getenv func(string) string, log *slog.Logger) (*remote.Client, error) {
+	c, err := remote.New(remote.Config{FirstByteTimeout: time.Duration(cfg.Upstream.FirstByteTimeout),
+		IdleTimeout: time.Duration(cfg.Upstream.IdleTimeout), Secrets: gatewaySecrets(cfg, getenv), Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("remote agents: %w", err)
+	}
+	return c, nil
+}
+
+// remoteForwarder is the remote client as the runner forwards through it.
+type remoteForwarder struct{ c *remote.Client }
+
+func (f remoteForwarder) Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink runner.RemoteSink) error {
+	return f.c.Forward(ctx, endpoint, agent, body, header, sink)
 }

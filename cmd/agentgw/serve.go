@@ -70,14 +70,18 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	pool := mcp.NewPool(versionString(), log)
 	defer pool.Close()
-	handoffs := hub.New(nil, log)
+	remotes, err := newRemote(cfg, getenv, log)
+	if err != nil {
+		return err
+	}
+	handoffs := hub.New(remotes, log)
 	ld := newLoader(cfg, getenv, repos, pool, handoffs, log)
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
 	conversations := contextRepo(st.Store, cfg.Contexts)
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
-		Contexts: conversations,
+		Contexts: conversations, Remote: remoteForwarder{remotes},
 		LLM:      client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
 		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
