@@ -82,7 +82,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	conversations := contextRepo(st.Store, cfg.Contexts)
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
 		Contexts: conversations, Remote: remoteForwarder{remotes},
-		LLM:      client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
+		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
 		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
