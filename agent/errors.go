@@ -52,6 +52,9 @@ const (
 	// CodeInvalidHandoff: a hand-off message (seed 001) that breaks its
 	// schemas; Violations lists each by JSON pointer.
 	CodeInvalidHandoff = "INVALID_HANDOFF"
+	// CodeConflict: a write that clashes with what is stored (a name
+	// taken, a schedule defined in a file, a run already in progress).
+	CodeConflict = "CONFLICT"
 )
 
 // Codes of plan failures inside the stream.
@@ -191,6 +194,7 @@ var codes = map[string]codeInfo{
 	CodeNotFound:                  {status: http.StatusNotFound},
 	CodeContextNotFound:           {status: http.StatusNotFound},
 	CodeContextConflict:           {status: http.StatusConflict, recoverable: true},
+	CodeConflict:                  {status: http.StatusConflict},
 	CodeMethodNotAllowed:          {status: http.StatusMethodNotAllowed},
 	CodePayloadTooLarge:           {status: http.StatusRequestEntityTooLarge},
 	CodeUnsupportedMediaType:      {status: http.StatusUnsupportedMediaType},

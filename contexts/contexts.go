@@ -9,6 +9,8 @@
 package contexts
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -152,4 +154,23 @@ func (c Config) withDefaults() Config {
 		c.MaxChanges = DefaultMaxChanges
 	}
 	return c
+}
+
+// Anonymous owns the contexts of callers that are neither authenticated
+// nor name a user.
+const Anonymous = "anonymous"
+
+// UserOwner is the owner identity of a user id (userInfo.id): "user:" and
+// the id when it is short and plain, else "user:sha256:" and a hash, so
+// that no caller makes the owner of every record it writes large; "" is
+// Anonymous.
+func UserOwner(id string) string {
+	if id == "" {
+		return Anonymous
+	}
+	if len(id) <= 64 && ValidID(id) {
+		return "user:" + id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "user:sha256:" + hex.EncodeToString(sum[:16])
 }

@@ -22,7 +22,7 @@ const keyCaller = "agentgw.caller"
 
 // Anonymous is the owner of the contexts created without inbound auth by
 // a caller that names no user.
-const Anonymous = "anonymous"
+const Anonymous = contexts.Anonymous
 
 // HeaderUser names the user of a /contexts request when inbound auth is
 // off: what userInfo.id is to an agent request.
@@ -50,19 +50,8 @@ func agentCaller(c echo.Context, req *runner.Request) string {
 	return Anonymous
 }
 
-// userOwner is the identity of a user id: "user:" and the id when it is
-// short and plain, else "user:sha256:" and a hash, so that no caller makes
-// the owner of every record it writes large; "" is Anonymous.
-func userOwner(id string) string {
-	if id == "" {
-		return Anonymous
-	}
-	if len(id) <= 64 && contexts.ValidID(id) {
-		return "user:" + id
-	}
-	sum := sha256.Sum256([]byte(id))
-	return "user:sha256:" + hex.EncodeToString(sum[:16])
-}
+// userOwner is the identity of a user id (contexts.UserOwner).
+func userOwner(id string) string { return contexts.UserOwner(id) }
 
 // tokenOwner is the identity of an inbound token.
 func tokenOwner(tok string) string {

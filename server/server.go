@@ -53,6 +53,8 @@ type Config struct {
 	// Handoffs, when set, takes hand-off messages at /handoffs and tells
 	// their status there and by task at /tasks.
 	Handoffs Handoffs
+	// Schedules, when set, serves the schedules at /schedules.
+	Schedules Schedules
 }
 
 // Server is the gateway's HTTP server.
@@ -118,6 +120,14 @@ func New(cfg Config) *Server {
 		e.POST("/handoffs", s.postHandoff)
 		e.GET("/handoffs/:id", s.getHandoff)
 		e.GET("/tasks/:id", s.getTask)
+	}
+	if cfg.Schedules != nil {
+		e.GET("/schedules", s.listSchedules)
+		e.POST("/schedules", s.createSchedule)
+		e.GET("/schedules/:id", s.getSchedule)
+		e.PATCH("/schedules/:id", s.patchSchedule)
+		e.DELETE("/schedules/:id", s.deleteSchedule)
+		e.POST("/schedules/:id/run", s.runSchedule)
 	}
 	if cfg.MCP != nil {
 		e.Any("/mcp", s.withBody(cfg.MCP))

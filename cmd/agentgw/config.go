@@ -13,9 +13,11 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/schedule/agentrun"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -40,6 +42,22 @@ type Config struct {
 	Contexts                ContextsConfig `yaml:"contexts"`
 	Git                     gitrepo.Config `yaml:"git"`
 	Log                     LogConfig      `yaml:"log"`
+	// Schedules run agents' commands or tools on a schedule; agent files
+	// may define more.
+	Schedules []*agent.ScheduleDef `yaml:"schedules"`
+	Scheduler SchedulerConfig      `yaml:"scheduler"`
+}
+
+// SchedulerConfig is how schedules run.
+type SchedulerConfig struct {
+	// Tick is the longest wait between two looks for due runs (a schedule
+	// made on another replica); 0 means 1s.
+	Tick Duration `yaml:"tick"`
+	// DefaultTimeout bounds the runs of schedules without a timeout; 0
+	// means 10m.
+	DefaultTimeout Duration `yaml:"defaultTimeout"`
+	// WebhookAllow are the URL prefixes schedules' webhooks may name.
+	WebhookAllow []string `yaml:"webhookAllow"`
 }
 
 // ToolsConfig is how tools run.
@@ -283,6 +301,16 @@ func envOverlay(cfg *Config, getenv func(string) string) error {
 // validate checks values that would otherwise fail later and obscurely.
 func (c *Config) validate() error {
 	var errs []error
+	for i, d := range c.Schedules {
+		if d == nil {
+			continue
+		}
+		if _, err := agentrun.FromDef(d, ""); err != nil {
+			errs = append(errs, fmt.Errorf("schedules[%d] %q: %w", i, d.Name, err))
+		} else if d.Webhook != "" && !agentrun.Allowed(d.Webhook, c.Scheduler.WebhookAllow) {
+			errs = append(errs, fmt.Errorf("schedules[%d] %q: webhook %s is not under scheduler.webhookAllow", i, d.Name, d.Webhook))
+		}
+	}
 	switch c.Upstream.Auth {
 	case "", "forward", "key":
 	default:

@@ -85,7 +85,8 @@ func (l *loader) read() agentSet {
 	} else {
 		agents, ds = runner.LoadWith(opts, l.paths...)
 	}
-	return agentSet{agents: agents, shared: shared, problems: append(diags, ds...)}
+	_, sds := agentSchedules(agents)
+	return agentSet{agents: agents, shared: shared, problems: append(append(diags, ds...), sds...)}
 }
 
 // load reads the definitions; an agent whose file now has errors keeps

@@ -20,9 +20,11 @@ const usage = `agentgw — an IDE copilot agent gateway
 Usage:
   agentgw serve   [--addr :18080] [--agents DIR]... [--upstream URL] [--config FILE] [--data DIR]
   agentgw chat    [--url http://localhost:18080] [--agent NAME] [--command NAME] [--file F --selection L1:C1-L2:C2]
-                  [--dir D] [--interactive|--once] [--allow-tools] [PROMPT]
+                  [--dir D] [--interactive|--once] [--allow-tools] [--context ID] [PROMPT]
+  agentgw chat    --task ID
   agentgw lint    [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
+  agentgw schedules [--url http://localhost:18080]
   agentgw healthcheck [--addr :18080]
   agentgw version
 
@@ -51,6 +53,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return chat.Main(rest, getenv, stdin, stdout, stderr)
 	case "healthcheck":
 		return cmdHealthcheck(rest, getenv, stderr)
+	case "schedules":
+		return cmdSchedules(rest, getenv, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "agentgw", versionString())
 		return 0

@@ -99,6 +99,16 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		handoffs.Bind(runner, q)
 		handoffAPI = handoffs
 	}
+	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, sender(handoffs), log)
+	if err != nil {
+		return err
+	}
+	defer stopSchedules()
+	scheds.syncAgents(ctx, set)
+	var scheduleAPI server.Schedules
+	if scheds != nil {
+		scheduleAPI = scheds.api
+	}
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
@@ -106,7 +116,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
-		Handoffs: handoffAPI,
+		Handoffs: handoffAPI, Schedules: scheduleAPI,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -118,7 +128,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 			return err
 		}
 	}
-	go reloadOnHUP(ctx, reg, ld, set, log)
+	go reloadOnHUP(ctx, reg, ld, set, log, func(set agentSet) { scheds.syncAgents(ctx, set) })
 	log.Info("agentgw listening", "addr", ln.Addr().String(), "agents", reg.Names(), "upstream", upstreamLabel(cfg), "version", versionString())
 	if ready != nil {
 		ready <- ln.Addr().String()
@@ -277,7 +287,7 @@ func newRepos(cfg *Config, getenv func(string) string, log *slog.Logger) (*gitre
 
 // reloadOnHUP reloads the agent definitions on SIGHUP and swaps them in
 // for cur, the set loaded before.
-func reloadOnHUP(ctx context.Context, reg *runner.Registry, l *loader, cur agentSet, log *slog.Logger) {
+func reloadOnHUP(ctx context.Context, reg *runner.Registry, l *loader, cur agentSet, log *slog.Logger, after func(agentSet)) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -287,6 +297,7 @@ func reloadOnHUP(ctx context.Context, reg *runner.Registry, l *loader, cur agent
 			return
 		case <-hup:
 			cur = reload(reg, l, cur, log)
+			after(cur)
 		}
 	}
 }

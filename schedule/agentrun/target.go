@@ -1,0 +1,100 @@
+// Package agentrun is what the gateway's schedules do: run an agent's
+// command through the runner (its whole output recorded as the run's
+// result) or call a tool, and send the result where the schedule says: a
+// conversation, a hand-off, a webhook.
+package agentrun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/schedule"
+)
+
+// Target is what a run does and where its result goes, as a schedule's
+// Target holds it.
+type Target struct {
+	Agent   string         `json:"agent"`
+	Command string         `json:"command,omitempty"`
+	Prompt  string         `json:"prompt,omitempty"`
+	User    string         `json:"user,omitempty"`
+	Context map[string]any `json:"context,omitempty"`
+	Tool    string         `json:"tool,omitempty"`
+	Params  map[string]any `json:"params,omitempty"`
+	// ContextID is a conversation the run continues (owned by User).
+	ContextID string `json:"contextId,omitempty"`
+	// HandoffTo is an agent the result goes to as a NOTIFICATION.
+	HandoffTo string `json:"handoffTo,omitempty"`
+	// Webhook is a URL the result is POSTed to.
+	Webhook string `json:"webhook,omitempty"`
+}
+
+// Check reports what is wrong with t.
+func (t *Target) Check() error {
+	var errs []error
+	if t.Agent == "" {
+		errs = append(errs, errors.New("agent is required"))
+	}
+	if t.Tool != "" && (t.Command != "" || t.Prompt != "" || len(t.Context) > 0 || t.ContextID != "") {
+		errs = append(errs, errors.New("a tool target takes params, not command, prompt, context or contextId"))
+	}
+	if t.Tool == "" && len(t.Params) > 0 {
+		errs = append(errs, errors.New("params are a tool's: name the tool"))
+	}
+	if t.ContextID != "" && !contexts.ValidID(t.ContextID) {
+		errs = append(errs, fmt.Errorf("contextId %q is not a context id", agent.Clip(t.ContextID)))
+	}
+	if t.Webhook != "" {
+		if u, err := url.Parse(t.Webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("webhook %q is not an http(s) URL", agent.Clip(t.Webhook)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// FromDef is the schedule a definition makes; defaultAgent is the agent of
+// the file it is in ("" in the gateway config). Its error says every
+// problem, the spec's first.
+func FromDef(d *agent.ScheduleDef, defaultAgent string) (schedule.Schedule, error) {
+	spec, err := schedule.Parse(schedule.SpecText{Once: d.Once, Every: d.Every, Cron: d.Cron, Timezone: d.Timezone})
+	if err != nil {
+		return schedule.Schedule{}, err
+	}
+	t := Target{Agent: firstNonEmpty(d.Agent, defaultAgent), Command: d.Command, Prompt: d.Prompt, User: d.User,
+		Context: d.Context, Tool: d.Tool, Params: d.Params, ContextID: d.ContextID, HandoffTo: d.HandoffTo, Webhook: d.Webhook}
+	if err := t.Check(); err != nil {
+		return schedule.Schedule{}, err
+	}
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return schedule.Schedule{}, fmt.Errorf("schedule %q: %w", d.Name, err)
+	}
+	sc := schedule.Schedule{Name: d.Name, Spec: spec, Enabled: d.Enabled == nil || *d.Enabled, Target: raw,
+		Timeout: d.Timeout, Missed: schedule.MissedPolicy(d.Missed)}
+	if err := sc.Validate(); err != nil {
+		return schedule.Schedule{}, err
+	}
+	return sc, nil
+}
+
+// Allowed reports whether webhook is under one of the allowed prefixes.
+func Allowed(webhook string, allow []string) bool {
+	for _, p := range allow {
+		if p != "" && strings.HasPrefix(webhook, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,85 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentgw/agentgw/schedule"
+)
+
+// Schedules is what serves /schedules: the gateway's schedules
+// (schedule/agentrun.API).
+type Schedules interface {
+	List(ctx context.Context) ([]schedule.Schedule, error)
+	Get(ctx context.Context, id string) (schedule.Schedule, error)
+	Create(ctx context.Context, body []byte) (schedule.Schedule, error)
+	Patch(ctx context.Context, id string, body []byte) (schedule.Schedule, error)
+	Delete(ctx context.Context, id string) error
+	RunNow(ctx context.Context, id string) (schedule.Run, error)
+}
+
+// scheduleList is the body of GET /schedules.
+type scheduleList struct {
+	Schedules []schedule.Schedule `json:"schedules"`
+}
+
+func (s *Server) listSchedules(c echo.Context) error {
+	l, err := s.cfg.Schedules.List(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	if l == nil {
+		l = []schedule.Schedule{}
+	}
+	return c.JSON(http.StatusOK, scheduleList{Schedules: l})
+}
+
+func (s *Server) getSchedule(c echo.Context) error {
+	sc, err := s.cfg.Schedules.Get(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, sc)
+}
+
+func (s *Server) createSchedule(c echo.Context) error {
+	body, err := s.readBody(c)
+	if err != nil {
+		return err
+	}
+	sc, err := s.cfg.Schedules.Create(c.Request().Context(), body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, sc)
+}
+
+func (s *Server) patchSchedule(c echo.Context) error {
+	body, err := s.readBody(c)
+	if err != nil {
+		return err
+	}
+	sc, err := s.cfg.Schedules.Patch(c.Request().Context(), c.Param("id"), body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, sc)
+}
+
+func (s *Server) deleteSchedule(c echo.Context) error {
+	if err := s.cfg.Schedules.Delete(c.Request().Context(), c.Param("id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// runSchedule serves POST /schedules/{id}/run: 202 and the run started.
+func (s *Server) runSchedule(c echo.Context) error {
+	r, err := s.cfg.Schedules.RunNow(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, r)
+}
