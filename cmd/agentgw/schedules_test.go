@@ -88,7 +88,9 @@ func TestSchedules(t *testing.T) {
 	if !sc.Runs[0].Due.After(sc.Runs[1].Due) {
 		t.Errorf("runs not newest first, or one due twice: %v %v", sc.Runs[0].Due, sc.Runs[1].Due)
 	}
-	var conv struct{ Messages []struct{ Role, Content string } }
+	var conv struct {
+		Messages []struct{ Role, Content string }
+	}
 	jsonCall(t, "GET", base+"/contexts/ticks", "", &conv, "X-Agentgw-User", "ops")
 	if len(conv.Messages) < 4 || conv.Messages[0].Content != "beat" || conv.Messages[1].Content != "tick: beat for ops" {
 		t.Errorf("the schedule's conversation: %+v", conv.Messages)
@@ -112,7 +114,9 @@ func TestSchedules(t *testing.T) {
 	if code := jsonCall(t, "DELETE", base+"/schedules/"+made.ID, "", nil); code != http.StatusNoContent {
 		t.Fatalf("DELETE = %d", code)
 	}
-	var refusal struct{ Content struct{ ErrorCode, Message string } }
+	var refusal struct {
+		Content struct{ ErrorCode, Message string }
+	}
 	for _, tc := range []struct {
 		method, path, body string
 		status             int
