@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
 	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/collab"
+	"github.com/agentgw/agentgw/collab/askstep"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
@@ -23,18 +26,29 @@ type loader struct {
 	toolFiles []string
 	tools     *tools.Manager
 	kinds     *stepkind.Registry
+	// asker carries ask steps and the ask_agent tool to other agents; it
+	// has no runner until serve gives it the one it builds after loading
+	// (collab.Asker.SetRunner).
+	asker *collab.Asker
+	// ask is the ask step kind, which checks the agents asks name once a
+	// read has loaded them all.
+	ask *askstep.Kind
 }
 
 // newLoader builds the tool manager and the step kinds from the
 // configuration; repos (nil when none) backs git steps and the git.*
 // builtin tools, pool the mcp tools.
 func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, pool *mcp.Pool, log *slog.Logger) *loader {
+	asker := collab.New(collab.Config{Logger: log})
+	builtins := gitstep.Builtins(repos)
+	maps.Copy(builtins, collab.Builtins(asker))
 	tm := tools.NewManager(tools.Config{
 		WorkRoots: cfg.Tools.WorkRoots, HTTPAllow: cfg.Tools.HTTPAllow, Python: cfg.Tools.Python, Node: cfg.Tools.Node,
-		Getenv: getenv, Builtins: gitstep.Builtins(repos), Logger: log,
+		Getenv: getenv, Builtins: builtins, Logger: log,
 	})
 	registerRuntimes(tm, pool)
-	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(repos)}
+	ask := askstep.New(asker)
+	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(repos, ask), asker: asker, ask: ask}
 }
 
 // agentSet is what one read made: the agents and the shared tools (every
@@ -57,7 +71,13 @@ func (l *loader) read() agentSet {
 	} else {
 		agents, ds = runner.LoadWith(opts, l.paths...)
 	}
-	return agentSet{agents: agents, shared: shared, problems: append(diags, ds...)}
+	names := make([]string, 0, len(agents))
+	for _, a := range agents {
+		names = append(names, a.Name())
+	}
+	problems := append(append(diags, ds...), l.ask.CheckAgents(names, nil)...)
+	problems.Sort()
+	return agentSet{agents: agents, shared: shared, problems: problems}
 }
 
 // load reads the definitions; an agent whose file now has errors keeps

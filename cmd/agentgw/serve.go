@@ -83,6 +83,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Budget: runner.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		Logger: log,
 	})
+	// The ask step kind and the ask_agent tool were built with the loader,
+	// before the runner they run other agents' commands through.
+	ld.asker.SetRunner(runner)
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
