@@ -72,24 +72,17 @@ type askStep struct {
 // Compile implements stepkind.Kind.
 func (k *Kind) Compile(c stepkind.Compiler, config any) stepkind.Step {
 	cfg, sd, where := config.(*Config), c.Step(), c.Where()
-	ok := true
 	if strings.TrimSpace(cfg.Agent) == "" {
 		c.Errorf(sd.Pos, "%s: ask.agent is required: the agent to ask", where)
-		ok = false
+		return nil
 	}
-	if cfg.Timeout < 0 {
-		c.Errorf(sd.Pos, "%s: ask.timeout %s is negative", where, cfg.Timeout)
-		ok = false
-	}
+	// The decoder refuses negative durations.
 	timeout := cfg.Timeout
 	if timeout == 0 {
 		timeout = collab.DefaultTimeout
 	}
 	if sd.Timeout > 0 && sd.Timeout < timeout {
 		c.Warnf(sd.Pos, "%s: the step's timeout %s ends the ask before ask.timeout %s", where, sd.Timeout, timeout)
-	}
-	if !ok {
-		return nil
 	}
 	question := cfg.Question
 	if question == "" {
