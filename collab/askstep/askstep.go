@@ -118,7 +118,7 @@ func (k *Kind) CheckAgents(names []string, remote collab.Resolver) agent.Diagnos
 				continue
 			}
 		}
-		ds.Add(agent.SeverityWarning, t.pos, fmt.Sprintf("%s: ask.agent %q is no agent this gateway has loaded%s; the step fails until one is", t.where, t.agent, agent.DidYouMean(t.agent, names)))
+		ds.Add(agent.SeverityWarning, t.pos, fmt.Sprintf("%s: ask.agent %q: no agent of that name is loaded, so the step fails until one is%s", t.where, t.agent, agent.DidYouMean(t.agent, names)))
 	}
 	return ds
 }

@@ -265,7 +265,7 @@ commands:
 	}
 	remote := func(name string) (string, bool) { return "http://far", name == "far" }
 	ds := kind.CheckAgents(names, remote)
-	want := `lint.yaml:6:9: warning: command "default": step "a": ask.agent "helpr" is no agent this gateway has loaded; did you mean "helper"?; the step fails until one is` + "\n"
+	want := `lint.yaml:6:9: warning: command "default": step "a": ask.agent "helpr": no agent of that name is loaded, so the step fails until one is; did you mean "helper"?` + "\n"
 	if ds.String() != want {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", ds, want)
 	}
