@@ -14,7 +14,8 @@ const BuiltinAskAgent = "ask_agent"
 // Builtins are the builtin tools of collaboration, by entry name:
 // ask_agent, with parameters agent (required), question (required) and
 // command, asks agent the question on behalf of the agent whose run calls
-// it (tools.CallerOf) and returns the answer's text. Its progress is not
+// it (tools.CallerOf, whose request header it passes on) and returns the
+// answer's text. Its progress is not
 // shown: the tool loop's "> running ask_agent …" line stands for it. A
 // timeout is a TIMEOUT result, an error response a TOOL_FAILED one naming
 // the asked agent's error.
@@ -29,7 +30,8 @@ func (a *Asker) askAgent(ctx context.Context, p map[string]any) (any, error) {
 	if to == "" || question == "" {
 		return nil, &tools.ResultError{Code: tools.CodeInvalidParameters, Message: "ask_agent needs agent and question, both strings"}
 	}
-	resp, _, err := a.Ask(ctx, tools.CallerOf(ctx), to, question, Options{Command: command})
+	caller := tools.CallerOf(ctx)
+	resp, _, err := a.Ask(ctx, caller.Agent, to, question, Options{Command: command, Header: caller.Header})
 	switch {
 	case errors.Is(err, ErrTimeout):
 		return nil, &tools.ResultError{Code: tools.CodeTimeout, Message: err.Error()}

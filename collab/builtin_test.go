@@ -92,7 +92,7 @@ func TestAskAgentToolErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	call := func(caller string, p map[string]any) tools.Result {
-		return tool.Call(tools.WithCaller(t.Context(), caller), tools.Call{ID: "c", Parameters: p})
+		return tool.Call(tools.WithCaller(t.Context(), tools.Caller{Agent: caller}), tools.Call{ID: "c", Parameters: p})
 	}
 	for _, tt := range []struct {
 		name, caller string
@@ -116,7 +116,7 @@ func TestAskAgentToolErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := short.Call(tools.WithCaller(t.Context(), "lead"), tools.Call{ID: "c", Parameters: map[string]any{"agent": "helper", "question": "slow?"}})
+	r := short.Call(tools.WithCaller(t.Context(), tools.Caller{Agent: "lead"}), tools.Call{ID: "c", Parameters: map[string]any{"agent": "helper", "question": "slow?"}})
 	if r.Status != tools.StatusTimeout {
 		t.Errorf("result %+v %+v, want TIMEOUT", r, r.Error)
 	}

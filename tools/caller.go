@@ -1,20 +1,32 @@
 package tools
 
-import "context"
+import (
+	"context"
+	"net/http"
+)
 
-// callerKey carries the name of the agent whose run calls a tool.
+// callerKey carries the Caller of a tool call.
 type callerKey struct{}
 
-// WithCaller returns ctx naming agent as the one whose run calls a tool:
-// the runner sets it for the tools a model or a tool step calls, so that a
-// builtin acting on the agent's behalf (ask_agent, which sends a request
-// from it to another agent) knows who it acts for.
-func WithCaller(ctx context.Context, agent string) context.Context {
-	return context.WithValue(ctx, callerKey{}, agent)
+// Caller is whose run calls a tool: the runner sets it for the tools a
+// model or a tool step calls, so that a builtin acting on the run's behalf
+// (ask_agent, which sends a request from the agent to another) knows who
+// it acts for.
+type Caller struct {
+	// Agent is the agent whose command runs.
+	Agent string
+	// Header is the plugin's request header, for the forward auth policy
+	// of what the builtin runs for the request. Never keep it.
+	Header http.Header
 }
 
-// CallerOf is the agent WithCaller named in ctx, "" when none did.
-func CallerOf(ctx context.Context) string {
-	s, _ := ctx.Value(callerKey{}).(string)
-	return s
+// WithCaller returns ctx naming c as the caller of the tools called with it.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerOf is the Caller WithCaller put in ctx, zero when none did.
+func CallerOf(ctx context.Context) Caller {
+	c, _ := ctx.Value(callerKey{}).(Caller)
+	return c
 }

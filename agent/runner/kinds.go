@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
@@ -171,6 +172,9 @@ func (sr *stepRun) Text(s string) error {
 
 // Agent implements stepkind.Run.
 func (sr *stepRun) Agent() string { return sr.run.agent.Name() }
+
+// Header implements stepkind.Run.
+func (sr *stepRun) Header() http.Header { return sr.run.req.Header }
 
 // Conversation implements stepkind.Run.
 func (sr *stepRun) Conversation() (id, owner string) {

@@ -141,7 +141,7 @@ func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) tool
 				Error: &tools.ResultError{Code: tools.CodeInvalidParameters, Message: "the arguments are not a JSON object: " + err.Error()}}
 		}
 	}
-	r := t.Call(tools.WithCaller(ctx, l.run.agent.Name()), tools.Call{ID: c.ID, Parameters: params})
+	r := t.Call(tools.WithCaller(ctx, tools.Caller{Agent: l.run.agent.Name(), Header: l.run.req.Header}), tools.Call{ID: c.ID, Parameters: params})
 	l.run.logger().Info("tool called", "tool", t.Name, "status", r.Status, "ms", r.ExecutionTime)
 	return r
 }

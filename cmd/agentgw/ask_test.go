@@ -1,9 +1,12 @@
 package main
 
 import (
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/sse"
 )
 
 // askAgents: lead's plan asks helper, whose model answers; lead's model
@@ -37,7 +40,9 @@ commands:
 }
 
 // TestServeAsk: the gateway's ask step reaches another of its agents
-// through the runner serve built (the Asker gets it after the kinds).
+// through the runner serve built (the Asker gets it after the kinds); in
+// forward auth mode the helper's model request carries the plugin's
+// credentials, as a call step's would.
 func TestServeAsk(t *testing.T) {
 	dir := t.TempDir()
 	for name, src := range askAgents {
@@ -47,13 +52,34 @@ func TestServeAsk(t *testing.T) {
 	cfg := testConfig(t, up.URL)
 	cfg.Agents = []string{dir}
 	base := startGateway(t, cfg, nil)
-	_, events := postAgent(t, base+"/agents/lead", `{"contextVariables":[{"name":"userInputPrompt","value":"is it fine?"}]}`)
+	req, err := http.NewRequest(http.MethodPost, base+"/agents/lead", strings.NewReader(`{"contextVariables":[{"name":"userInputPrompt","value":"is it fine?"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer platform-token")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var events []streamEvent
+	for rd := sse.NewReader(resp.Body); ; {
+		ev, err := rd.Next()
+		if err != nil {
+			break
+		}
+		events = append(events, streamEvent{Name: ev.Name, Data: string(ev.Data)})
+	}
 	if got, want := streamText(t, events), "> helper: All good.\nhelper said All good."; got != want {
 		t.Errorf("text %q, want %q", got, want)
 	}
 	reqs := up.received()
 	if len(reqs) != 1 || reqs[0].Body.Messages[len(reqs[0].Body.Messages)-1].Content != "is it fine?" {
-		t.Errorf("upstream requests %+v", reqs)
+		t.Fatalf("upstream requests %+v", reqs)
+	}
+	if got := reqs[0].Header.Get("Authorization"); got != "Bearer platform-token" {
+		t.Errorf("the helper's model request has Authorization %q", got)
 	}
 }
 

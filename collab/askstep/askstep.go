@@ -143,7 +143,7 @@ func (s *askStep) Run(ctx context.Context, r stepkind.Run) (any, error) {
 		return nil, fmt.Errorf("ask.question: %w", err)
 	}
 	show := func(m collab.Message) { _ = r.Text(fmt.Sprintf("> %s: %s\n", to, m.Text())) }
-	resp, msgs, err := s.asker.Ask(ctx, r.Agent(), to, question, collab.Options{Command: s.command, Timeout: s.timeout, OnProgress: show})
+	resp, msgs, err := s.asker.Ask(ctx, r.Agent(), to, question, collab.Options{Command: s.command, Timeout: s.timeout, OnProgress: show, Header: r.Header()})
 	if err != nil {
 		return nil, askError(err)
 	}

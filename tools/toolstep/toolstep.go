@@ -66,7 +66,7 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 	if data, err := json.Marshal(with); err != nil || json.Unmarshal(data, &params) != nil {
 		return nil, fmt.Errorf("tool %q: the step's inputs are not JSON", k.tool.Name)
 	}
-	r := k.tool.Call(tools.WithCaller(ctx, sr.Agent()), tools.Call{ID: tools.NewCallID(), Parameters: params})
+	r := k.tool.Call(tools.WithCaller(ctx, tools.Caller{Agent: sr.Agent(), Header: sr.Header()}), tools.Call{ID: tools.NewCallID(), Parameters: params})
 	sr.Logger().Info("tool called", "tool", k.tool.Name, "status", r.Status, "ms", r.ExecutionTime)
 	if r.Status != tools.StatusSuccess {
 		msg := r.Status
