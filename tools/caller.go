@@ -1,10 +1,15 @@
 package tools
 
-import "context"
+import (
+	"context"
+	"net/http"
+)
 
-// Caller is who calls a tool: the agent whose run calls it and the
-// conversation that run continues. Built-in tools that act for the agent
-// (sending a hand-off, asking another agent) read it from their context.
+// Caller is who calls a tool: the agent whose run calls it, the
+// conversation that run continues, the hand-off it received and the
+// plugin's header. The runner sets it for the tools a model or a tool step
+// calls, so that built-in tools acting on the run's behalf (sending a
+// hand-off, asking another agent) know whom they act for.
 type Caller struct {
 	// Agent names the calling agent.
 	Agent string
@@ -13,8 +18,12 @@ type Caller struct {
 	ContextID, Owner string
 	// Handoff is the hand-off message the run received, nil without one.
 	Handoff map[string]any
+	// Header is the plugin's request header, for the forward auth policy
+	// of what the builtin runs for the request. Never keep it.
+	Header http.Header
 }
 
+// callerKey carries the Caller of a tool call.
 type callerKey struct{}
 
 // WithCaller returns ctx carrying c.

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
@@ -174,12 +175,15 @@ func (sr *stepRun) Agent() string { return sr.run.agent.Name() }
 
 // caller is who the run's tool calls are made for.
 func (run *Run) caller() tools.Caller {
-	c := tools.Caller{Agent: run.agent.Name(), Handoff: run.req.Handoff}
+	c := tools.Caller{Agent: run.agent.Name(), Handoff: run.req.Handoff, Header: run.req.Header}
 	if run.conv != nil {
 		c.ContextID, c.Owner = run.conv.id, run.conv.owner
 	}
 	return c
 }
+
+// Header implements stepkind.Run.
+func (sr *stepRun) Header() http.Header { return sr.run.req.Header }
 
 // Conversation implements stepkind.Run.
 func (sr *stepRun) Conversation() (id, owner string) {

@@ -81,13 +81,22 @@ func planError(ctx context.Context, err error) error {
 
 // stepError is the error of the step that stopped a plan, for every step
 // kind: its code follows the step's status. TIMEOUT is STEP_TIMEOUT
-// whatever the kind reported when its deadline cancelled it; SKIPPED (a
+// whatever the kind reported when its deadline cancelled it (with the
+// kind's message when it reported a STEP_TIMEOUT itself); SKIPPED (a
 // gate that never filled) is STEP_NOT_READY naming the missing
 // references; FAILED is the kind's own error (TOOL_FAILED, UPSTREAM_ERROR,
 // ...) with the step named, or STEP_FAILED.
 func stepError(se *steps.StepError) *agent.Error {
+	var e *agent.Error
 	switch se.Status {
 	case steps.Timeout:
+		if errors.As(se.Err, &e) && e.Code == agent.CodeStepTimeout {
+			// A kind's own deadline, told in its words (an ask step's
+			// timeout names the agent that did not answer).
+			c := *e
+			c.Message = fmt.Sprintf("step %q: %s", se.ID, e.Message)
+			return &c
+		}
 		return agent.New(agent.CodeStepTimeout, fmt.Sprintf("step %q did not finish within its timeout", se.ID)).Wrap(se)
 	case steps.Skipped:
 		var nr *steps.NotReadyError
@@ -96,7 +105,6 @@ func stepError(se *steps.StepError) *agent.Error {
 				Wrap(se).Suggest(fmt.Sprintf("the agent's author should make a step write what step %q waits for before it, or give it onError: continue", se.ID))
 		}
 	}
-	var e *agent.Error
 	if errors.As(se.Err, &e) && e.Code != agent.CodeCanceled {
 		c := *e
 		c.Message = fmt.Sprintf("step %q: %s", se.ID, e.Message)

@@ -9,6 +9,7 @@ package stepkind
 import (
 	"context"
 	"log/slog"
+	"net/http"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
@@ -102,6 +103,10 @@ type Run interface {
 	// Conversation is the stored conversation the run continues (its id
 	// and owner), "" and "" without one.
 	Conversation() (id, owner string)
+	// Header is the plugin's request header, for a step that runs another
+	// agent's command on the request's behalf while it waits (as a call
+	// step's sub-run does): the forward auth policy reads it. Never keep it.
+	Header() http.Header
 }
 
 // Waiter is a Step that can pause its run to wait for the user or the IDE,

@@ -11,6 +11,8 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/collab"
+	"github.com/agentgw/agentgw/collab/askstep"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
@@ -28,21 +30,33 @@ type loader struct {
 	toolFiles []string
 	tools     *tools.Manager
 	kinds     *stepkind.Registry
+	// asker carries ask steps and the ask_agent tool to other agents; it
+	// has no runner until serve gives it the one it builds after loading
+	// (collab.Asker.SetRunner).
+	asker *collab.Asker
+	// ask is the ask step kind, which checks the agents asks name once a
+	// read has loaded them all.
+	ask *askstep.Kind
 }
 
 // newLoader builds the tool manager and the step kinds from the
 // configuration; repos (nil when none) backs git steps and the git.*
 // builtin tools, pool the mcp tools, handoffs (nil: none) the handoff
-// steps and the handoff_to_agent tool.
+// steps and the handoff_to_agent tool. The ask steps and the ask_agent tool
+// get an Asker whose runner serve sets once it has built it; remote agents
+// are the runner's to forward to, so the Asker resolves none itself.
 func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, pool *mcp.Pool, handoffs *hub.Hub, log *slog.Logger) *loader {
+	asker := collab.New(collab.Config{Logger: log})
 	builtins := gitstep.Builtins(repos)
 	maps.Copy(builtins, handoffstep.Builtins(sender(handoffs)))
+	maps.Copy(builtins, collab.Builtins(asker))
 	tm := tools.NewManager(tools.Config{
 		WorkRoots: cfg.Tools.WorkRoots, HTTPAllow: cfg.Tools.HTTPAllow, Python: cfg.Tools.Python, Node: cfg.Tools.Node,
 		Getenv: getenv, Builtins: builtins, Logger: log,
 	})
 	registerRuntimes(tm, pool)
-	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(repos, handoffs)}
+	ask := askstep.New(asker)
+	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(repos, handoffs, ask), asker: asker, ask: ask}
 }
 
 // sender is the hub as the handoff step and tool send through it; nil
@@ -85,8 +99,14 @@ func (l *loader) read() agentSet {
 	} else {
 		agents, ds = runner.LoadWith(opts, l.paths...)
 	}
+	names := make([]string, 0, len(agents))
+	for _, a := range agents {
+		names = append(names, a.Name())
+	}
 	_, sds := agentSchedules(agents)
-	return agentSet{agents: agents, shared: shared, problems: append(append(diags, ds...), sds...)}
+	problems := append(append(append(diags, ds...), l.ask.CheckAgents(names, nil)...), sds...)
+	problems.Sort()
+	return agentSet{agents: agents, shared: shared, problems: problems}
 }
 
 // load reads the definitions; an agent whose file now has errors keeps

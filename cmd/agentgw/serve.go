@@ -89,6 +89,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Budget: runner.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		Logger: log,
 	})
+	// The ask step kind and the ask_agent tool were built with the loader,
+	// before the runner they run other agents' commands through.
+	ld.asker.SetRunner(runner)
 	q, stopQueue, err := newHandoffQueue(ctx, st.Store, handoffs, log)
 	if err != nil {
 		return err

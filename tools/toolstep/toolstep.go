@@ -95,7 +95,7 @@ func (k *toolKind) Waits() bool { return k.consent }
 // CallerOf is who a step's tool calls are made for: the run's agent, its
 // conversation and the hand-off it received.
 func CallerOf(sr stepkind.Run) tools.Caller {
-	c := tools.Caller{Agent: sr.Agent()}
+	c := tools.Caller{Agent: sr.Agent(), Header: sr.Header()}
 	c.ContextID, c.Owner = sr.Conversation()
 	if env := sr.Env(); env != nil && env.Scope != nil {
 		c.Handoff = env.Scope.Handoff

@@ -1,0 +1,124 @@
+package collab
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/tools"
+)
+
+// toolCallingModel is lead's model: it calls ask_agent with args, then
+// answers with the tool's result; helper's model answers "forty-two".
+func toolCallingModel(t *testing.T, args string) *fakeModel {
+	return newFakeModel(t, func(w http.ResponseWriter, _ *http.Request, body map[string]any) {
+		msgs, _ := body["messages"].([]any)
+		last, _ := msgs[len(msgs)-1].(map[string]any)
+		switch {
+		case last["role"] == "tool":
+			streamText(w, fmt.Sprintf("The helper says: %v", last["content"]))
+		case body["tools"] != nil:
+			w.Header().Set("Content-Type", "text/event-stream")
+			writeDelta(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "c1", "type": "function",
+				"function": map[string]any{"name": "ask_agent", "arguments": args}}}}, "")
+			writeDelta(w, map[string]any{}, "tool_calls")
+			fmt.Fprint(w, "data: [DONE]\n\n")
+		default:
+			streamText(w, "forty-two")
+		}
+	})
+}
+
+// runLead runs lead's default command with prompt, as a plugin would.
+func runLead(t *testing.T, r *runner.Runner, prompt string) *runner.Recorder {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"agent": "lead", "contextVariables": []any{map[string]any{"name": "userInputPrompt", "value": prompt}}})
+	req, err := runner.DecodeRequest(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := r.Prepare(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &runner.Recorder{}
+	run.Execute(t.Context(), rec)
+	return rec
+}
+
+// TestAskAgentTool: lead's model calls ask_agent; the helper's answer is
+// the tool's result, given back to lead's model; the request was sent
+// from lead (the caller the runner names).
+func TestAskAgentTool(t *testing.T) {
+	m := toolCallingModel(t, `{"agent": "helper", "question": "What is 6 times 7?"}`)
+	var logs bytes.Buffer
+	_, r := newTestAsker(t, m, Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	rec := runLead(t, r, "ask the helper")
+	if e := rec.Err(); e != nil {
+		t.Fatal(e)
+	}
+	got := rec.Transcript()
+	if !strings.Contains(got, "> running ask_agent") || !strings.Contains(got, "The helper says: ") {
+		t.Errorf("transcript %q", got)
+	}
+	reqs := m.requests()
+	if len(reqs) != 3 || lastUser(reqs[1]) != "What is 6 times 7?" {
+		t.Fatalf("model requests %v", reqs)
+	}
+	msgs := reqs[2]["messages"].([]any)
+	result := msgs[len(msgs)-1].(map[string]any)["content"].(string)
+	if !strings.Contains(result, `"status":"SUCCESS"`) || !strings.Contains(result, `"result":"forty-two"`) {
+		t.Errorf("tool result %s", result)
+	}
+	if !strings.Contains(logs.String(), `"msg":"ask answered"`) || !strings.Contains(logs.String(), `"from":"lead","to":"helper"`) {
+		t.Errorf("logs %s", logs.String())
+	}
+}
+
+// TestAskAgentToolErrors: the tool's result for an error response, a
+// refused ask and a timeout.
+func TestAskAgentToolErrors(t *testing.T) {
+	m, gone := blockingModel(t, "")
+	a, _ := newTestAsker(t, m, Config{})
+	tm := tools.NewManager(tools.Config{Builtins: Builtins(a)})
+	tool, _, err := tm.Compile(tools.Spec{Name: "ask_agent", Runtime: "builtin", Entry: BuiltinAskAgent}, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(caller string, p map[string]any) tools.Result {
+		return tool.Call(tools.WithCaller(t.Context(), tools.Caller{Agent: caller}), tools.Call{ID: "c", Parameters: p})
+	}
+	for _, tt := range []struct {
+		name, caller string
+		params       map[string]any
+		code, msg    string
+	}{
+		{"error response", "lead", map[string]any{"agent": "helper", "question": "q", "command": "nosuch"}, "TOOL_FAILED", `agent "helper" answered with an error: COMMAND_NOT_FOUND: `},
+		{"self", "helper", map[string]any{"agent": "helper", "question": "q"}, "TOOL_FAILED", `agent "helper" may not ask itself`},
+		{"missing", "lead", map[string]any{"agent": "helper"}, "INVALID_PARAMETERS", "ask_agent needs agent and question"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := call(tt.caller, tt.params)
+			if r.Status != tools.StatusError || r.Error.Code != tt.code || !strings.HasPrefix(r.Error.Message, tt.msg) {
+				t.Errorf("result %+v %+v, want %s %q", r, r.Error, tt.code, tt.msg)
+			}
+		})
+	}
+	// The tool's own deadline ends the ask: a TIMEOUT result, a CANCEL
+	// sent, the helper's model request ended.
+	short, _, err := tm.Compile(tools.Spec{Name: "ask_agent", Runtime: "builtin", Entry: BuiltinAskAgent, Timeout: 20 * time.Millisecond}, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := short.Call(tools.WithCaller(t.Context(), tools.Caller{Agent: "lead"}), tools.Call{ID: "c", Parameters: map[string]any{"agent": "helper", "question": "slow?"}})
+	if r.Status != tools.StatusTimeout {
+		t.Errorf("result %+v %+v, want TIMEOUT", r, r.Error)
+	}
+	<-gone
+}

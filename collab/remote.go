@@ -1,0 +1,74 @@
+package collab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
+)
+
+// Sink receives a remote agent's answer as the agent protocol streams it:
+// its text chunks (chat.completion.chunk JSON), actions and error frame.
+type Sink interface {
+	Chunk(raw []byte) error
+	Action(a *actions.Action) error
+	Error(e *agent.Error) error
+}
+
+// Forwarder sends an agent request (body, the protocol's JSON) to the
+// agent service at endpoint and relays its answer to sink until the stream
+// ends. Cancelling ctx closes the connection: that is how a CANCEL
+// reaches a remote agent. Package remote implements it.
+type Forwarder interface {
+	Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink Sink) error
+}
+
+// Resolver says whether agent is remote, and at which endpoint.
+type Resolver func(agent string) (endpoint string, ok bool)
+
+// remoteBody is the agent request a remote agent gets for a question: the
+// command, and the question as the user's input.
+func remoteBody(to, command, question string) ([]byte, error) {
+	type variable struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	body, err := json.Marshal(struct {
+		Agent            string     `json:"agent"`
+		Command          string     `json:"command"`
+		ContextVariables []variable `json:"contextVariables"`
+	}{to, command, []variable{{"userInputPrompt", question}}})
+	if err != nil {
+		return nil, fmt.Errorf("encoding the request to %s: %w", to, err)
+	}
+	return body, nil
+}
+
+// forward runs a request on a remote agent, its answer into c. A failure
+// to reach it, or to get an answer, becomes the response's error.
+func forward(ctx context.Context, fw Forwarder, endpoint string, req *askRequest, c *collector) {
+	body, err := remoteBody(req.to, req.command, req.question)
+	if err != nil {
+		_ = c.Error(agent.Internal(err))
+		return
+	}
+	h := req.header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	h.Set("X-Request-Id", req.id)
+	if err := fw.Forward(ctx, endpoint, req.to, body, h, c); err != nil && ctx.Err() == nil {
+		var e *agent.Error
+		if !errors.As(err, &e) {
+			// The cause (addresses, the transport's words) is logged, not shown.
+			e = agent.New(agent.CodeUpstreamUnavailable, fmt.Sprintf("agent %q could not be reached", req.to)).Wrap(err)
+		}
+		_ = c.Error(e)
+	}
+}

@@ -1,0 +1,154 @@
+package collab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
+)
+
+// fakeForwarder is a remote agent service: it records what it was sent
+// and answers through serve.
+type fakeForwarder struct {
+	mu              sync.Mutex
+	endpoint, agent string
+	body            map[string]any
+	header          http.Header
+	serve           func(ctx context.Context, sink Sink) error
+}
+
+func (f *fakeForwarder) Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink Sink) error {
+	f.mu.Lock()
+	f.endpoint, f.agent, f.header = endpoint, agent, header
+	_ = json.Unmarshal(body, &f.body)
+	f.mu.Unlock()
+	return f.serve(ctx, sink)
+}
+
+// chunk is a chat.completion.chunk carrying s.
+func chunk(s string) []byte {
+	data, _ := json.Marshal(map[string]any{"id": "r", "object": "chat.completion.chunk",
+		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": s}}}})
+	return data
+}
+
+// remoteAsker asks "far" through fw at http://far.example; other agents
+// are local (and there are none).
+func remoteAsker(fw Forwarder) *Asker {
+	return New(Config{Forwarder: fw, Remote: func(agent string) (string, bool) {
+		return "http://far.example/agents/far", agent == "far"
+	}})
+}
+
+// TestAskRemote: a remote agent gets the agent protocol's request (the
+// question as userInputPrompt) with the caller's headers and the request
+// id; its chunks are progress, its actions and error the response's.
+func TestAskRemote(t *testing.T) {
+	fw := &fakeForwarder{serve: func(_ context.Context, sink Sink) error {
+		for _, s := range []string{"Checking the", " logs.\nAll ", "green."} {
+			if err := sink.Chunk(chunk(s)); err != nil {
+				return err
+			}
+		}
+		return sink.Action(&actions.Action{Kind: actions.KindConfirm, Confirm: &actions.Confirm{Title: "Deploy", Message: "Deploy now?"}})
+	}}
+	a := remoteAsker(fw)
+	hdr := http.Header{"Authorization": {"Bearer t"}}
+	resp, msgs, err := a.Ask(t.Context(), "lead", "far", "Is CI green?", Options{Command: "ci", Header: hdr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Checking the logs.", "All green."}; !slices.Equal(texts(msgs), want) {
+		t.Errorf("progress %q, want %q", texts(msgs), want)
+	}
+	c, _ := resp.Response()
+	if c.Status != StatusSuccess || c.Result != "Checking the logs.\nAll green." || len(c.Actions) != 1 {
+		t.Errorf("response %+v", c)
+	}
+	if resp.Metadata["transport"] != "remote" || msgs[0].Metadata["transport"] != "remote" {
+		t.Errorf("metadata %v / %v", msgs[0].Metadata, resp.Metadata)
+	}
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	if fw.endpoint != "http://far.example/agents/far" || fw.agent != "far" {
+		t.Errorf("forwarded to %s %s", fw.endpoint, fw.agent)
+	}
+	body, _ := json.Marshal(fw.body)
+	if want := `{"agent":"far","command":"ci","contextVariables":[{"name":"userInputPrompt","value":"Is CI green?"}]}`; string(body) != want {
+		t.Errorf("body %s\nwant %s", body, want)
+	}
+	if fw.header.Get("Authorization") != "Bearer t" || fw.header.Get("X-Request-Id") != msgs[0].ID ||
+		fw.header.Get("Content-Type") != "application/json" || hdr.Get("X-Request-Id") != "" {
+		t.Errorf("header %v (caller's %v)", fw.header, hdr)
+	}
+}
+
+// TestAskRemoteErrors: the remote agent's error frame, an *agent.Error
+// from the forwarder, and a failure to reach it are error responses; the
+// last says nothing of the transport.
+func TestAskRemoteErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		serve func(context.Context, Sink) error
+		code  string
+		msg   string
+	}{
+		{"frame", func(_ context.Context, s Sink) error {
+			_ = s.Chunk(chunk("partial"))
+			return s.Error(agent.New(agent.CodeUpstreamTimeout, "the model took too long"))
+		}, "UPSTREAM_TIMEOUT", "the model took too long"},
+		{"refused", func(context.Context, Sink) error {
+			return agent.New(agent.CodeAgentNotFound, `no agent named "far"`)
+		}, "AGENT_NOT_FOUND", `no agent named "far"`},
+		{"unreachable", func(context.Context, Sink) error {
+			return errors.New("dial tcp 10.0.0.7:443: connection refused")
+		}, "UPSTREAM_UNAVAILABLE", `agent "far" could not be reached`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, _, err := remoteAsker(&fakeForwarder{serve: tt.serve}).Ask(t.Context(), "lead", "far", "q", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, _ := resp.Response()
+			if c.Status != StatusError || c.Error.Code != tt.code || c.Error.Message != tt.msg {
+				t.Errorf("response %+v %+v, want %s %q", c, c.Error, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+// TestAskRemoteCancel: a remote agent's CANCEL is its connection closing:
+// the forwarder's context ends.
+func TestAskRemoteCancel(t *testing.T) {
+	gone := make(chan struct{})
+	fw := &fakeForwarder{serve: func(ctx context.Context, sink Sink) error {
+		_ = sink.Chunk(chunk("thinking\n"))
+		<-ctx.Done()
+		close(gone)
+		return ctx.Err()
+	}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	_, msgs, err := remoteAsker(fw).Ask(ctx, "lead", "far", "q", Options{OnProgress: func(Message) { cancel() }})
+	if !errors.Is(err, ErrCanceled) {
+		t.Fatalf("err %v", err)
+	}
+	if want := []Type{TypeRequest, TypeProgress, TypeCancel}; !slices.Equal(types(msgs), want) {
+		t.Errorf("exchange %v, want %v", types(msgs), want)
+	}
+	<-gone
+}
+
+// TestAskRemoteNoForwarder: a remote agent without a forwarder is refused.
+func TestAskRemoteNoForwarder(t *testing.T) {
+	_, _, err := remoteAsker(nil).Ask(t.Context(), "lead", "far", "q", Options{})
+	if !errors.Is(err, ErrRefused) {
+		t.Fatalf("err %v", err)
+	}
+}
