@@ -68,9 +68,18 @@ func (run *Run) forwardRemote(ctx context.Context, em Emitter) error {
 	return run.cfg.Remote.Forward(ctx, run.remote, run.agent.Name(), body, run.req.Header, remoteSink{run: run, em: em})
 }
 
-// remoteBody is the body sent to the remote agent.
+// remoteBody is the body sent to the remote agent: the plugin's, or, for
+// a request the gateway made (an ask, a hand-off, a schedule), one made of
+// its command and context.
 func (run *Run) remoteBody() ([]byte, error) {
 	body := run.req.Body
+	if body == nil {
+		vars, err := run.req.Context.MarshalJSON()
+		if err != nil {
+			return nil, agent.Internal(fmt.Errorf("encoding a request for a remote agent: %w", err))
+		}
+		return json.Marshal(map[string]any{"agent": run.agent.Name(), "command": run.cmd.def.Name, "contextVariables": json.RawMessage(vars)})
+	}
 	if run.req.ContextID == "" && run.feedback == nil {
 		return body, nil
 	}

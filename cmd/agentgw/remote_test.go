@@ -37,6 +37,13 @@ func TestRemoteAgent(t *testing.T) {
 
 	dirA := t.TempDir()
 	writeFile(t, dirA, "agents/far.yaml", "name: far\nservice: {endpoint: \""+b+"\"}\ncommands: [{name: default}]\n")
+	writeFile(t, dirA, "agents/lead.yaml", `name: lead
+commands:
+  - name: default
+    steps:
+      - {id: q, ask: {agent: far, question: "are you there?"}}
+      - {id: say, dependsOn: [q], reply: "far said: {{ .steps.q.result.response }}"}
+`)
 	cfgA := testConfig(t, "")
 	cfgA.Agents = []string{filepath.Join(dirA, "agents")}
 	a := startGateway(t, cfgA, nil)
@@ -71,6 +78,12 @@ func TestRemoteAgent(t *testing.T) {
 	}
 	if code := jsonCall(t, "GET", b+"/contexts/conv-far", "", nil, "X-Agentgw-User", "ada"); code != http.StatusNotFound {
 		t.Errorf("B knows the conversation: %d", code)
+	}
+
+	// An ask of the remote agent goes through A's runner, which forwards it.
+	asked := ask(t, a+"/agents/lead", `{}`)
+	if e := asked.errorFrame(); e != nil || asked.text != "> far: far away: are you there?\nfar said: far away: are you there?" {
+		t.Errorf("lead asked far: %q, error %+v", asked.text, e)
 	}
 
 	const note = `{"metadata":{"message_id":"7f1f0a52-9a5e-4b8e-8f00-000000000fa1","timestamp":"2026-01-02T03:04:05Z",` +
