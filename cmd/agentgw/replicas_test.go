@@ -346,6 +346,28 @@ func TestThreeReplicas(t *testing.T) {
 		}
 	})
 
+	t.Run("a schedule every second runs once per time on three replicas", func(t *testing.T) {
+		var made scheduleView
+		if code := jsonCall(t, "POST", a.base+"/schedules", `{"name":"pulse","every":"1s","agent":"chatter","prompt":"pulse"}`, &made); code != http.StatusCreated {
+			t.Fatalf("POST /schedules on A = %d %+v", code, made)
+		}
+		sc := waitRuns(t, b.base, made.ID, 4)
+		if code := jsonCall(t, "PATCH", c.base+"/schedules/"+made.ID, `{"enabled":false}`, nil); code != http.StatusOK {
+			t.Fatalf("disabling on C = %d", code)
+		}
+		sc = waitRuns(t, c.base, made.ID, int(sc.RunCount))
+		dues := map[time.Time]bool{}
+		for _, r := range sc.Runs {
+			if r.Status != "SUCCESS" || r.Result.Text != "I saw 2 messages." || dues[r.Due] {
+				t.Errorf("run %+v (due before: %v)", r, dues[r.Due])
+			}
+			dues[r.Due] = true
+		}
+		if int64(len(sc.Runs)) != sc.RunCount {
+			t.Errorf("%d runs recorded, runCount %d: a time ran twice or a run was lost", len(sc.Runs), sc.RunCount)
+		}
+	})
+
 	// pause asks A to deploy and returns the consent's feedback.
 	pause := func(t *testing.T, question string) string {
 		t.Helper()

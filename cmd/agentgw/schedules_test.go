@@ -111,6 +111,10 @@ func TestSchedules(t *testing.T) {
 	if code := jsonCall(t, "PATCH", base+"/schedules/"+made.ID, `{"enabled":false}`, &off); code != http.StatusOK || off.Enabled || off.NextRun != nil {
 		t.Fatalf("disable = %d %+v", code, off)
 	}
+	var refused struct{ Content struct{ ErrorCode string } }
+	if code := jsonCall(t, "POST", base+"/schedules/"+made.ID+"/run", "", &refused); code != http.StatusConflict || refused.Content.ErrorCode != "CONFLICT" {
+		t.Fatalf("running a disabled schedule = %d %+v", code, refused)
+	}
 	if code := jsonCall(t, "DELETE", base+"/schedules/"+made.ID, "", nil); code != http.StatusNoContent {
 		t.Fatalf("DELETE = %d", code)
 	}

@@ -176,8 +176,17 @@ func (api *API) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
-// RunNow starts a run of schedule id now.
+// RunNow starts a run of schedule id now. A disabled schedule never runs,
+// not even by hand: enable it first.
 func (api *API) RunNow(ctx context.Context, id string) (schedule.Run, error) {
+	sc, err := api.Store.Get(ctx, id)
+	if err != nil {
+		return schedule.Run{}, Error(id, err)
+	}
+	if !sc.Enabled {
+		return schedule.Run{}, agent.Errorf(agent.CodeConflict, "schedule %q is disabled: a disabled schedule never runs", sc.Name).
+			Suggest(`enable it first: PATCH /schedules/{id} {"enabled": true}`)
+	}
 	r, err := api.Scheduler.RunNow(ctx, id)
 	if err != nil {
 		return r, Error(id, err)
