@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -211,5 +213,59 @@ func TestHandoffs(t *testing.T) {
 	unknown := strings.Replace(outside, `"recipient_id":"security"`, `"recipient_id":"securty"`, 1)
 	if code := jsonCall(t, "POST", base+"/handoffs", unknown, &refusal); code != http.StatusNotFound || refusal.Content.ErrorCode != "AGENT_NOT_FOUND" {
 		t.Fatalf("an unknown recipient = %d %+v", code, refusal)
+	}
+}
+
+// TestHandoffTool: a model hands work on by itself with the built-in tool
+// handoff_to_agent, sent as its agent; the tool's result (message and task
+// ids) goes back to the model, and the recipient runs the message.
+func TestHandoffTool(t *testing.T) {
+	var toolResult string
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Messages []struct{ Role, Content string }
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if last := body.Messages[len(body.Messages)-1]; last.Role == "tool" {
+			toolResult = last.Content
+			modelChunk(w, map[string]any{"role": "assistant", "content": "Handed on."}, "stop")
+		} else {
+			modelChunk(w, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+				"function": map[string]any{"name": "handoff_to_agent", "arguments": `{"to":"notified","type":"NOTIFICATION","data":{"event_type":"alert","message":"from the model"}}`}}}}, "tool_calls")
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer model.Close()
+	dir := t.TempDir()
+	writeFile(t, dir, "agents/escalator.yaml", `name: escalator
+tools:
+  - name: handoff_to_agent
+    description: Hand work to another agent.
+    runtime: builtin
+    entry: handoff_to_agent
+    parameters: {type: object, properties: {to: {type: string}, type: {type: string}, data: {type: object}}, required: [to, type, data]}
+commands:
+  - name: default
+    tools: [handoff_to_agent]
+    messageTemplates: [{role: system, template: You hand work on.}]
+`)
+	writeFile(t, dir, "agents/notified.yaml", "name: notified\nhandoffs: [{type: NOTIFICATION}]\ncommands: [{name: default, reply: \"got {{ .handoff.payload.data.message }} from {{ .handoff.metadata.sender_id }}\"}]\n")
+	cfg := testConfig(t, model.URL)
+	cfg.Agents = []string{filepath.Join(dir, "agents")}
+	base := startGateway(t, cfg, nil)
+	got := ask(t, base+"/agents/escalator", `{"contextVariables":[{"name":"userInputPrompt","value":"alert them"}]}`)
+	if e := got.errorFrame(); e != nil || !strings.HasSuffix(got.text, "Handed on.") {
+		t.Fatalf("the escalator answered %q, error %+v", got.text, e)
+	}
+	var res struct {
+		Status string
+		Result struct{ TaskID string `json:"task_id"` }
+	}
+	if err := json.Unmarshal([]byte(toolResult), &res); err != nil || res.Status != "SUCCESS" || res.Result.TaskID == "" {
+		t.Fatalf("the tool's result the model read: %s", toolResult)
+	}
+	if m := waitTask(t, base, res.Result.TaskID, 1)[0]; m.Status != "COMPLETED" || m.Result.Text != "got from the model from escalator" {
+		t.Fatalf("the hand-off: %+v", m)
 	}
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,5 +174,88 @@ commands: [{name: default, reply: x}]
 	if code != 1 || !strings.Contains(out, "bad.yaml:3:5: schedule \"typo\": schedule: cron: hour field") || !strings.Contains(out, "hour") ||
 		!strings.Contains(out, "bad.yaml:5:5: schedule \"twice\" is defined twice (also at ") {
 		t.Fatalf("lint = %d\n%s", code, out)
+	}
+}
+
+// TestScheduleTargets: a schedule whose target is a tool (an http tool
+// here), whose result is handed to an agent and POSTed to an allowed
+// webhook.
+func TestScheduleTargets(t *testing.T) {
+	var mu sync.Mutex
+	var toolCalls, hooks []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		if r.URL.Path == "/hook" {
+			hooks = append(hooks, string(body))
+			return
+		}
+		toolCalls = append(toolCalls, string(body))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"pong":true}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	writeFile(t, dir, "agents/pinger.yaml", `name: pinger
+tools:
+  - {name: ping, description: Pings, runtime: http, entry: "`+srv.URL+`/ping", parameters: {type: object}}
+commands: [{name: default, reply: unused}]
+`)
+	writeFile(t, dir, "agents/notified.yaml", "name: notified\nhandoffs: [{type: NOTIFICATION}]\ncommands: [{name: default, reply: \"got {{ .handoff.payload.data.message }}\"}]\n")
+	cfg := testConfig(t, "")
+	cfg.Agents = []string{filepath.Join(dir, "agents")}
+	cfg.Tools.HTTPAllow = []string{srv.URL + "/"}
+	cfg.Scheduler.Tick = Duration(100 * time.Millisecond)
+	cfg.Scheduler.WebhookAllow = []string{srv.URL + "/hook"}
+	cfg.Schedules = []*agent.ScheduleDef{{Name: "pings", Every: "1h", Agent: "pinger", Tool: "ping", Params: map[string]any{"n": 1},
+		HandoffTo: "notified", Webhook: srv.URL + "/hook"}}
+	base := startGateway(t, cfg, nil)
+
+	var list struct{ Schedules []scheduleView }
+	jsonCall(t, "GET", base+"/schedules", "", &list)
+	if code := jsonCall(t, "POST", base+"/schedules/"+list.Schedules[0].ID+"/run", "", nil); code != http.StatusAccepted {
+		t.Fatalf("run now = %d", code)
+	}
+	var sc struct {
+		Runs []struct {
+			Status string
+			Error  string
+			Result struct {
+				Tool      string
+				Output    map[string]any
+				HandoffID string
+				Webhook   int
+			}
+		}
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		jsonCall(t, "GET", base+"/schedules/"+list.Schedules[0].ID, "", &sc)
+		if len(sc.Runs) == 1 && sc.Runs[0].Status != "RUNNING" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no run: %+v", sc)
+		}
+	}
+	r := sc.Runs[0]
+	if r.Status != "SUCCESS" || r.Result.Tool != "ping" || r.Result.Output["pong"] != true || r.Result.Webhook != 200 || r.Result.HandoffID == "" {
+		t.Fatalf("the run: %+v", r)
+	}
+	mu.Lock()
+	if len(toolCalls) != 1 || !strings.Contains(toolCalls[0], `"n":1`) || len(hooks) != 1 || !strings.Contains(hooks[0], `"schedule":"pings"`) ||
+		!strings.Contains(hooks[0], `"pong":true`) {
+		t.Errorf("tool calls %q, webhooks %q", toolCalls, hooks)
+	}
+	mu.Unlock()
+	var st handoffStatus
+	for deadline := time.Now().Add(15 * time.Second); st.Status != "COMPLETED"; time.Sleep(50 * time.Millisecond) {
+		jsonCall(t, "GET", base+"/handoffs/"+r.Result.HandoffID, "", &st)
+		if time.Now().After(deadline) {
+			t.Fatalf("the hand-off: %+v", st)
+		}
+	}
+	if st.Result.Agent != "notified" || st.Result.Text != `got {"pong":true}` {
+		t.Errorf("the hand-off's result: %+v", st.Result)
 	}
 }
