@@ -260,7 +260,9 @@ commands:
 	}
 	var res struct {
 		Status string
-		Result struct{ TaskID string `json:"task_id"` }
+		Result struct {
+			TaskID string `json:"task_id"`
+		}
 	}
 	if err := json.Unmarshal([]byte(toolResult), &res); err != nil || res.Status != "SUCCESS" || res.Result.TaskID == "" {
 		t.Fatalf("the tool's result the model read: %s", toolResult)
