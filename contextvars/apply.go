@@ -15,7 +15,7 @@ import (
 // text but sent the content and the range's positions, the text is derived
 // from the content. packageFiles: at most MaximumNumber files are kept.
 // knowledgeBase: with KnowledgeBaseIDs set, only those knowledge bases are
-// kept (RecallByAgent changes nothing yet: there is no server-side recall).
+// kept (with RecallByAgent, the runner then recalls their references itself).
 func (s *Set) Apply(name string, o Options) {
 	switch name {
 	case NameActiveEditor:

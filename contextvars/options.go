@@ -25,6 +25,9 @@ type Options struct {
 	KnowledgeBaseIDs []string `json:"knowledgeBaseIds,omitempty"`
 	// RecallByAgent (knowledgeBase) asks the agent to recall references itself.
 	RecallByAgent *bool `json:"recallByAgent,omitempty"`
+	// TopK (knowledgeBase, an extension) is how many references the agent
+	// recalls per knowledge base; nil means the gateway's default.
+	TopK *int `json:"topK,omitempty"`
 }
 
 // The option names.
@@ -34,6 +37,7 @@ const (
 	optMax     = "maximumNumber"
 	optKBIDs   = "knowledgeBaseIds"
 	optRecall  = "recallByAgent"
+	optTopK    = "topK"
 	optionPref = "resolver option "
 )
 
@@ -45,7 +49,7 @@ func optionsFor(name string) []string {
 	case NamePackageFiles:
 		return []string{optMax}
 	case NameKnowledgeBase:
-		return []string{optKBIDs, optRecall}
+		return []string{optKBIDs, optRecall, optTopK}
 	}
 	return nil
 }
@@ -60,7 +64,7 @@ func ParseOptions(name string, raw map[string]any) (Options, []string, error) {
 	var warns []string
 	var errs []error
 	own := optionsFor(name)
-	all := []string{optBefore, optAfter, optMax, optKBIDs, optRecall}
+	all := []string{optBefore, optAfter, optMax, optKBIDs, optRecall, optTopK}
 	keys := make([]string, 0, len(raw))
 	for k := range raw {
 		keys = append(keys, k)
@@ -103,6 +107,8 @@ func (o *Options) set(k string, v any) error {
 		return setCount(&o.ContentAfterSelectionLines, v)
 	case optMax:
 		return setCount(&o.MaximumNumber, v)
+	case optTopK:
+		return setCount(&o.TopK, v)
 	case optRecall:
 		b, ok := v.(bool)
 		if !ok {

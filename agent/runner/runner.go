@@ -49,6 +49,9 @@ type RunnerConfig struct {
 	Contexts contexts.Repo
 	// Remote forwards the requests of remote agents; nil refuses them.
 	Remote Remote
+	// Recall recalls knowledge-base references for commands that ask the
+	// agent to (recallByAgent); nil keeps the plugin's.
+	Recall Recaller
 	// Store keeps a plan's state for the handlers of the actions it sent;
 	// nil means handlers start with an empty state.
 	Store store.Store
@@ -267,6 +270,9 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 		return nil, err
 	}
 	if err := run.applyContext(); err != nil {
+		return nil, err
+	}
+	if err := run.recall(); err != nil {
 		return nil, err
 	}
 	run.model = firstNonEmpty(cmd.model.ModelName, req.Model, r.cfg.DefaultModel)

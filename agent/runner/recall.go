@@ -1,0 +1,108 @@
+package runner
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/contextvars"
+)
+
+// Recaller recalls references from the knowledge bases the gateway
+// indexes (package knowledge), for commands whose knowledgeBase variable
+// asks the agent to (recallByAgent): per knowledge base of ids, the topK
+// chunks that best answer query, in the protocol's reference shape.
+type Recaller interface {
+	Recall(ctx context.Context, ids []string, query string, topK int) ([]contextvars.KnowledgeBase, error)
+}
+
+// DefaultRecallTopK is how many references a knowledge base gives a run
+// when the command's resolverOptions set no topK.
+const DefaultRecallTopK = 5
+
+// recallTimeout bounds a recall before the stream.
+const recallTimeout = 10 * time.Second
+
+// recall fills the references of the knowledge bases the command's
+// knowledgeBase variable asks the agent to recall (recallByAgent: true):
+// its knowledgeBaseIds, intersected with those the plugin sent when it
+// sent the variable. Their references replace the plugin's; the plugin's
+// references of other knowledge bases are kept. The query is the user's
+// input and the editor's selection. Its error is for before the stream.
+func (run *Run) recall() error {
+	for _, v := range run.cmd.vars {
+		if v.name != contextvars.NameKnowledgeBase || v.opts.RecallByAgent == nil || !*v.opts.RecallByAgent {
+			continue
+		}
+		if run.cfg.Recall == nil {
+			run.logger().Warn("the command asks the agent to recall knowledge-base references, and this gateway has no knowledge bases")
+			return nil
+		}
+		ids := run.recallIDs(v.opts.KnowledgeBaseIDs)
+		query := recallQuery(run.req.Context)
+		if len(ids) == 0 || strings.TrimSpace(query) == "" {
+			return nil
+		}
+		topK := DefaultRecallTopK
+		if v.opts.TopK != nil {
+			topK = *v.opts.TopK
+		}
+		ctx, cancel := context.WithTimeout(bgctx(), recallTimeout)
+		kbs, err := run.cfg.Recall.Recall(ctx, ids, query, topK)
+		cancel()
+		if err != nil {
+			var e *agent.Error
+			if ae, ok := err.(*agent.Error); ok {
+				e = ae
+			} else {
+				e = agent.New(agent.CodeStoreUnavailable, "the knowledge bases could not be searched").Wrap(err)
+			}
+			return e
+		}
+		run.putReferences(ids, kbs)
+	}
+	return nil
+}
+
+// recallIDs are the knowledge bases to recall: the command's, intersected
+// with those the plugin sent when it sent the variable.
+func (run *Run) recallIDs(configured []string) []string {
+	sent := run.req.Context.KnowledgeBase
+	if sent == nil {
+		return configured
+	}
+	var out []string
+	for _, kb := range sent {
+		if (len(configured) == 0 || slices.Contains(configured, kb.KnowledgeBaseID)) && !slices.Contains(out, kb.KnowledgeBaseID) {
+			out = append(out, kb.KnowledgeBaseID)
+		}
+	}
+	return out
+}
+
+// recallQuery is what a recall searches for: the user's input, then the
+// selected text.
+func recallQuery(s *contextvars.Set) string {
+	parts := []string{s.UserInputPrompt}
+	if e := s.ActiveEditor; e != nil {
+		for _, r := range e.SelectedRanges {
+			parts = append(parts, r.Content)
+		}
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
+}
+
+// putReferences puts the recalled knowledge bases in the context, in
+// place of the plugin's entries of the same ids.
+func (run *Run) putReferences(ids []string, kbs []contextvars.KnowledgeBase) {
+	s := run.req.Context
+	kept := make([]contextvars.KnowledgeBase, 0, len(s.KnowledgeBase)+len(kbs))
+	for _, kb := range s.KnowledgeBase {
+		if !slices.Contains(ids, kb.KnowledgeBaseID) {
+			kept = append(kept, kb)
+		}
+	}
+	s.KnowledgeBase = append(kept, kbs...)
+}
