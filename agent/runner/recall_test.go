@@ -61,7 +61,9 @@ func TestRecallByAgent(t *testing.T) {
 			if len(rec.calls) != 1 || rec.calls[0] != tc.wantCall {
 				t.Fatalf("recalls %q, want %q", rec.calls, tc.wantCall)
 			}
-			var sent struct{ Messages []struct{ Role, Content string } }
+			var sent struct {
+				Messages []struct{ Role, Content string }
+			}
 			_ = json.Unmarshal(up.last(), &sent)
 			if sent.Messages[0].Content != tc.wantSystem {
 				t.Fatalf("system prompt %q, want %q", sent.Messages[0].Content, tc.wantSystem)
