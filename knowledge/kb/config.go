@@ -1,0 +1,82 @@
+// Package kb runs the gateway's knowledge bases: it indexes their sources
+// (the server-side git repositories the gateway manages, and directories)
+// into the index in the store's database, keeps the index following each
+// repository's branch by re-indexing only the files that changed, and
+// recalls references for agents (recallByAgent), the recall step, the
+// search_knowledge tool and the API.
+package kb
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+)
+
+// Config is a knowledge base as the gateway config defines it
+// (knowledgeBases).
+type Config struct {
+	ID      string   `yaml:"id"`
+	Name    string   `yaml:"name"`
+	Sources []Source `yaml:"sources"`
+	// Chunking bounds the chunks (knowledge/chunk's defaults when zero).
+	Chunking Chunking `yaml:"chunking"`
+	// Embeddings, when set, give chunks and queries vectors: recall then
+	// fuses the lexical and the vector rankings.
+	Embeddings *Embeddings `yaml:"embeddings"`
+}
+
+// Source is where a knowledge base's files come from: a repository of
+// git.repositories at a ref, or a directory; Paths are globs of the files
+// taken ("**" for any depth; all files when empty).
+type Source struct {
+	Repo  string   `yaml:"repo"`
+	Ref   string   `yaml:"ref"`
+	Dir   string   `yaml:"dir"`
+	Paths []string `yaml:"paths"`
+}
+
+// Chunking bounds a knowledge base's chunks.
+type Chunking struct {
+	WindowLines int `yaml:"windowLines"`
+	Overlap     int `yaml:"overlap"`
+	MaxLines    int `yaml:"maxLines"`
+}
+
+// Embeddings configure the vectors of a knowledge base: an OpenAI-style
+// /embeddings endpoint (the upstream's when URL is empty), or, with Hash, a
+// deterministic hashing embedder needing no model (for demos and tests).
+type Embeddings struct {
+	Model      string `yaml:"model"`
+	URL        string `yaml:"url"`
+	KeyEnv     string `yaml:"keyEnv"`
+	Dimensions int    `yaml:"dimensions"`
+	Hash       bool   `yaml:"hash"`
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// Check reports what is wrong with a knowledge base's config.
+func (c *Config) Check() error {
+	var errs []error
+	if !idPattern.MatchString(c.ID) {
+		errs = append(errs, fmt.Errorf("id %q must be 1 to 64 of A-Z a-z 0-9 . _ - (starting with a letter or digit)", c.ID))
+	}
+	if len(c.Sources) == 0 {
+		errs = append(errs, errors.New("sources: at least one (repo: NAME or dir: PATH)"))
+	}
+	for i, s := range c.Sources {
+		if (s.Repo == "") == (s.Dir == "") {
+			errs = append(errs, fmt.Errorf("sources[%d]: exactly one of repo and dir", i))
+		}
+		if s.Dir != "" && s.Ref != "" {
+			errs = append(errs, fmt.Errorf("sources[%d]: a dir has no ref", i))
+		}
+	}
+	if e := c.Embeddings; e != nil && !e.Hash && e.Model == "" {
+		errs = append(errs, errors.New("embeddings: model is required (or hash: true)"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("knowledge base %q: %w", c.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package kb
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/knowledge/chunk"
+	"github.com/agentgw/agentgw/knowledge/index"
+	"github.com/agentgw/agentgw/store"
+)
+
+// Manager runs the configured knowledge bases.
+type Manager struct {
+	bases map[string]*base
+	ids   []string
+	repos *gitrepo.Manager
+	log   *slog.Logger
+}
+
+// base is one knowledge base: its config and its index (an Index per base,
+// for each may have its own embedder; they share the tables).
+type base struct {
+	cfg Config
+	ix  *index.Index
+	// mu serializes its indexing in this process.
+	mu sync.Mutex
+}
+
+// Options are what New needs besides the configs.
+type Options struct {
+	// Repos are the gateway's repositories (git.repositories), for repo
+	// sources; nil when none are configured.
+	Repos *gitrepo.Manager
+	// Embedder makes the embedder of a base's Embeddings config.
+	Embedder func(*Embeddings) (index.Embedder, error)
+	Logger   *slog.Logger
+}
+
+// New opens the index of each configured knowledge base in the store's
+// database (SQLite or Postgres).
+func New(ctx context.Context, st store.Store, cfgs []Config, opts Options) (*Manager, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	m := &Manager{bases: map[string]*base{}, repos: opts.Repos, log: log}
+	for _, c := range cfgs {
+		if err := c.Check(); err != nil {
+			return nil, err
+		}
+		if _, dup := m.bases[c.ID]; dup {
+			return nil, fmt.Errorf("knowledge base %q is defined twice", c.ID)
+		}
+		io := index.Options{Tokenizer: chunk.Tokens}
+		if c.Embeddings != nil {
+			if opts.Embedder == nil {
+				return nil, fmt.Errorf("knowledge base %q: embeddings are configured, and no embedder is", c.ID)
+			}
+			e, err := opts.Embedder(c.Embeddings)
+			if err != nil {
+				return nil, fmt.Errorf("knowledge base %q: %w", c.ID, err)
+			}
+			io.Embedder = e
+		}
+		ix, err := index.Open(ctx, st, io)
+		if err != nil {
+			return nil, fmt.Errorf("knowledge base %q: %w", c.ID, err)
+		}
+		m.bases[c.ID] = &base{cfg: c, ix: ix}
+		m.ids = append(m.ids, c.ID)
+	}
+	return m, nil
+}
+
+// IDs lists the knowledge bases.
+func (m *Manager) IDs() []string { return slices.Clone(m.ids) }
+
+// Summary is a knowledge base as GET /knowledge-bases lists it.
+type Summary struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name,omitempty"`
+	Sources    []Source  `json:"sources"`
+	Files      int       `json:"files"`
+	Chunks     int       `json:"chunks"`
+	LastCommit string    `json:"lastIndexedCommit,omitempty"`
+	Updated    time.Time `json:"updatedAt,omitzero"`
+	Hybrid     bool      `json:"hybrid"`
+}
+
+// List summarizes every knowledge base.
+func (m *Manager) List(ctx context.Context) ([]Summary, error) {
+	out := make([]Summary, 0, len(m.ids))
+	for _, id := range m.ids {
+		b := m.bases[id]
+		st, err := b.ix.Stats(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Summary{ID: id, Name: b.cfg.Name, Sources: b.cfg.Sources, Files: st.Files, Chunks: st.Chunks,
+			LastCommit: st.LastCommit, Updated: st.Updated, Hybrid: b.cfg.Embeddings != nil})
+	}
+	return out, nil
+}
+
+// ErrUnknown is the error of a knowledge base id no config defines.
+var ErrUnknown = errors.New("no such knowledge base")
+
+// Search searches knowledge base id.
+func (m *Manager) Search(ctx context.Context, id string, q index.Query) ([]index.Hit, error) {
+	b, ok := m.bases[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknown, id)
+	}
+	q.KB = []string{id}
+	return b.ix.Search(ctx, q)
+}
+
+// Recall implements the runner's Recaller: per knowledge base of ids (the
+// unknown ones are skipped), its topK chunks for query, as references.
+func (m *Manager) Recall(ctx context.Context, ids []string, query string, topK int) ([]contextvars.KnowledgeBase, error) {
+	var out []contextvars.KnowledgeBase
+	for _, id := range ids {
+		if _, ok := m.bases[id]; !ok {
+			continue
+		}
+		hits, err := m.Search(ctx, id, index.Query{Text: query, TopK: topK})
+		if err != nil {
+			return nil, agent.New(agent.CodeStoreUnavailable, "the knowledge bases could not be searched").Wrap(err)
+		}
+		kb := contextvars.KnowledgeBase{KnowledgeBaseID: id, References: make([]contextvars.Reference, 0, len(hits))}
+		for _, h := range hits {
+			kb.References = append(kb.References, Reference(h))
+		}
+		out = append(out, kb)
+	}
+	return out, nil
+}
+
+// Reference is a hit in the protocol's reference shape.
+func Reference(h index.Hit) contextvars.Reference {
+	start, end := h.Chunk.StartLine, h.Chunk.EndLine
+	return contextvars.Reference{Score: h.Score, Chunk: h.Chunk.Text, Metadata: contextvars.ReferenceMetadata{
+		FileName: h.Chunk.FileName, SourceType: h.Chunk.SourceType, Source: h.Chunk.Source, StartPos: &start, EndPos: &end}}
+}
+
+// contentHash is a file's hash in the index: of its content.
+func contentHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// chunkOptions are a base's chunking bounds.
+func (b *base) chunkOptions() chunk.Options {
+	return chunk.Options{WindowLines: b.cfg.Chunking.WindowLines, Overlap: b.cfg.Chunking.Overlap, MaxLines: b.cfg.Chunking.MaxLines}
+}
+
+// label names a source in chunks' metadata.
+func (s Source) label() string {
+	if s.Repo != "" {
+		return "repo:" + s.Repo + "@" + firstNonEmpty(s.Ref, "HEAD")
+	}
+	return "dir:" + s.Dir
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// sourceCommits parses the commits a base's meta keeps: label=commit,…
+func sourceCommits(meta string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(meta, ",") {
+		if k, v, ok := strings.Cut(part, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
