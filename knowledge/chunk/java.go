@@ -86,7 +86,7 @@ func javaTypeName(ts []tok, depth int) (name, keyword string) {
 				}
 				return "", ""
 			}
-			i = skipDecorators(ts, i) - 1
+			i = lastDecoratorToken(ts, i)
 			continue
 		}
 		if t.kind == tokIdent {
@@ -138,7 +138,7 @@ func javaType(f *file, toks []tok, k, open, close int, name string) []span {
 				if t.kind == tokIdent && (q == p || toks[q-1].text == ",") {
 					names = append(names, t.text)
 				} else if t.text == "@" {
-					q = skipDecorators(toks[:close], q) - 1
+					q = lastDecoratorToken(toks[:close], q)
 					if q+1 < close && toks[q+1].kind == tokIdent {
 						names = append(names, toks[q+1].text)
 						q++
@@ -205,7 +205,7 @@ func javaOpen(toks []tok, p, end, d int) int {
 			return q
 		}
 		if toks[q].depth == d && toks[q].text == "@" {
-			q = skipDecorators(toks[:end+1], q) - 1
+			q = lastDecoratorToken(toks[:end+1], q)
 		}
 	}
 	return -1
@@ -231,7 +231,7 @@ func javaMemberName(ts []tok, d int) string {
 			angle = max(angle-1, 0)
 		case angle > 0:
 		case t.text == "@":
-			i = skipDecorators(ts, i) - 1
+			i = lastDecoratorToken(ts, i)
 		case t.kind == tokIdent:
 			last = t.text
 		case t.text == "(":

@@ -338,3 +338,9 @@ func jsMemberName(ts []tok) string {
 	}
 	return ""
 }
+
+// lastDecoratorToken returns the last token of the decorators (or Java
+// annotations) starting at token i, or i when none starts there.
+func lastDecoratorToken(ts []tok, i int) int {
+	return max(skipDecorators(ts, i)-1, i)
+}
