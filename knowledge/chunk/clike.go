@@ -68,7 +68,7 @@ func jsRegexpAfter(word string) bool {
 // regular expressions (told from a division by the token before the
 // slash) and text blocks.
 func (c clike) scan(text string, nlines int) scanned {
-	s := scanned{code: make([]bool, nlines), ok: true}
+	s := scanned{code: make([]bool, nlines), ok: true, toks: make([]tok, 0, len(text)/8)}
 	line, lineStart := 1, 0
 	depth := 0
 	var tmpl []int // depths at which an open ${ returns into its template

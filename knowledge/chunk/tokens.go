@@ -41,7 +41,10 @@ func Tokens(text string) []string {
 // AppendTokens appends the terms of text, as Tokens splits them, to dst.
 func AppendTokens(dst []string, text string) []string {
 	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
 		switch {
 		case isCJK(r):
 			j := i
@@ -57,7 +60,10 @@ func AppendTokens(dst []string, text string) []string {
 		case isWordRune(r):
 			j := i + size
 			for j < len(text) {
-				r, n := utf8.DecodeRuneInString(text[j:])
+				r, n := rune(text[j]), 1
+				if r >= utf8.RuneSelf {
+					r, n = utf8.DecodeRuneInString(text[j:])
+				}
 				if isWordRune(r) || r == '_' {
 					j += n
 					continue
@@ -133,18 +139,26 @@ func appendBigrams(dst []string, s string) []string {
 // '_' or '-').
 func appendWord(dst []string, word string) []string {
 	parts := 0
-	for _, seg := range strings.FieldsFunc(word, func(r rune) bool { return r == '_' || r == '-' }) {
-		splitCase(seg, func(p string) {
-			parts++
-			if utf8.RuneCountInString(p) < 2 || len(p) > maxTermBytes {
-				return
-			}
-			p = strings.ToLower(p)
-			if isStopWord(p) {
-				return
-			}
-			dst = append(dst, stem(p))
-		})
+	emit := func(p string) {
+		parts++
+		if len(p) < 2 || len(p) > maxTermBytes || utf8.RuneCountInString(p) < 2 {
+			return
+		}
+		p = strings.ToLower(p)
+		if isStopWord(p) {
+			return
+		}
+		dst = append(dst, stem(p))
+	}
+	for rest := word; rest != ""; {
+		i := strings.IndexAny(rest, "_-")
+		if i < 0 {
+			i = len(rest)
+		}
+		if i > 0 {
+			splitCase(rest[:i], emit)
+		}
+		rest = rest[min(i+1, len(rest)):]
 	}
 	if parts > 1 {
 		whole := strings.Trim(word, "_-")
