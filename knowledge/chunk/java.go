@@ -116,6 +116,7 @@ func javaType(f *file, toks []tok, k, open, close int, name string) []span {
 	d := toks[open].depth + 1
 	out := []span{head}
 	first := true
+	var fields []string // the names of the field group out ends with
 	for p := open + 1; p < close; {
 		if toks[p].text == ";" && toks[p].depth == d {
 			p++
@@ -146,7 +147,7 @@ func javaType(f *file, toks []tok, k, open, close int, name string) []span {
 				}
 			}
 			out = append(out, span{start: toks[p].line, end: toks[end].endLine, symbol: name + "." + listSymbol(names)})
-			first = false
+			first, fields = false, nil
 			p = end + 1
 			continue
 		}
@@ -186,8 +187,24 @@ func javaType(f *file, toks []tok, k, open, close int, name string) []span {
 					continue
 				}
 			}
+			fields = nil
 		} else {
-			ms.symbol = name + "." + javaMemberName(toks[p:end+1], d)
+			label, names := javaMember(toks[p:end+1], d)
+			switch {
+			case names == nil:
+				ms.symbol = name + "." + label
+				fields = nil
+			case fields != nil && ms.start == out[len(out)-1].end+1:
+				// A field right below a field: one group.
+				fields = append(fields, names...)
+				last := &out[len(out)-1]
+				last.end, last.symbol = ms.end, name+"."+listSymbol(fields)
+				p = end + 1
+				continue
+			default:
+				fields = names
+				ms.symbol = name + "." + listSymbol(names)
+			}
 		}
 		out = append(out, ms)
 		p = end + 1
@@ -211,12 +228,12 @@ func javaOpen(toks []tok, p, end, d int) int {
 	return -1
 }
 
-// javaMemberName names a member from its tokens at depth d, annotations
-// skipped: a method or constructor by the identifier before its '(', a
-// field by those before '=', ',' or ';' (all of a group's), an
-// initializer "static" or "{}".
-func javaMemberName(ts []tok, d int) string {
-	var names []string
+// javaMember names a member from its tokens at depth d, annotations
+// skipped: a method or constructor by the identifier before its '(', an
+// initializer "static" or "{}", a record's compact constructor by its
+// name; a field declaration gives instead the names it declares (all of a
+// group's: int a, b;).
+func javaMember(ts []tok, d int) (label string, fields []string) {
 	last := ""
 	angle := 0 // inside type arguments
 	for i := 0; i < len(ts); i++ {
@@ -235,12 +252,12 @@ func javaMemberName(ts []tok, d int) string {
 		case t.kind == tokIdent:
 			last = t.text
 		case t.text == "(":
-			if last != "" {
-				return last
+			if last != "" && fields == nil {
+				return last, nil
 			}
 		case t.text == "=" || t.text == "," || t.text == ";":
-			if last != "" && (len(names) == 0 || names[len(names)-1] != last) {
-				names = append(names, last)
+			if last != "" && (len(fields) == 0 || fields[len(fields)-1] != last) {
+				fields = append(fields, last)
 			}
 			if t.text == "=" { // skip the initializer to the next declarator
 				for i+1 < len(ts) && !(ts[i+1].depth == d && (ts[i+1].text == "," || ts[i+1].text == ";")) {
@@ -248,19 +265,19 @@ func javaMemberName(ts []tok, d int) string {
 				}
 			}
 		case t.text == "{":
-			if len(names) == 0 {
-				if last == "static" {
-					return "static"
+			if fields == nil {
+				switch last {
+				case "static":
+					return "static", nil
+				case "":
+					return "{}", nil
 				}
-				if last != "" {
-					return last // a record's compact constructor
-				}
-				return "{}"
+				return last, nil // a record's compact constructor
 			}
 		}
 	}
-	if len(names) == 0 {
-		return last
+	if fields == nil {
+		return last, nil
 	}
-	return listSymbol(names)
+	return "", fields
 }

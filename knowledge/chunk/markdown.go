@@ -46,10 +46,11 @@ func splitMarkdown(f *file) []span {
 			end = heads[i+1].start - 1
 		}
 		s := span{start: h.start, end: end, symbol: strings.Join(names, " > ")}
-		// A heading with an empty section, followed by a deeper one, joins it.
-		if i > 0 && len(out) > 0 {
+		// A heading with an empty section, followed by a deeper one, joins
+		// it (the last span holds the previous heading).
+		if i > 0 {
 			prev, ph := &out[len(out)-1], heads[i-1]
-			if prev.start == ph.start && ph.level < h.level && f.allBlank(ph.end+1, h.start-1) {
+			if ph.level < h.level && f.allBlank(ph.end+1, h.start-1) {
 				prev.end, prev.symbol = s.end, s.symbol
 				continue
 			}
