@@ -50,8 +50,8 @@ type scanned struct {
 	ok bool
 }
 
-// jsRegexpAfter are the keywords after which a slash starts a regular
-// expression rather than a division.
+// jsRegexpAfter reports whether word is a keyword after which a slash
+// starts a regular expression rather than a division.
 func jsRegexpAfter(word string) bool {
 	switch word {
 	case "return", "typeof", "instanceof", "in", "of", "new", "delete", "void",
@@ -113,7 +113,7 @@ func (c clike) scan(text string, nlines int) scanned {
 		s.ok = false // unterminated
 		return i
 	}
-	prevSignificant := func() (tok, bool) {
+	prevToken := func() (tok, bool) {
 		if len(s.toks) == 0 {
 			return tok{}, false
 		}
@@ -191,9 +191,11 @@ func (c clike) scan(text string, nlines int) scanned {
 			}
 			emit(tokLit, text[begin:i], startLine, startCol)
 		case c.templates && ch == '`':
+			d := depth
 			i = scanTemplate(i + 1)
 			emit(tokLit, "`", startLine, startCol)
-		case c.regexps && ch == '/' && c.regexpStarts(prevSignificant()):
+			s.toks[len(s.toks)-1].depth = d // not inside the ${ it may have opened
+		case c.regexps && ch == '/' && c.regexpStarts(prevToken()):
 			i++
 			inClass := false
 			for i < len(text) && text[i] != '\n' {

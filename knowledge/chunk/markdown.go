@@ -14,8 +14,8 @@ type mdHeading struct {
 // to the next heading of any level, named by the heading path ("Install >
 // Linux"); the text before the first heading is a span with no symbol. A
 // heading with nothing under it but a deeper heading goes with that one.
-// Lines inside fenced code blocks (``` or ~~~) and YAML or TOML front
-// matter are never read as headings, and a section longer than MaxLines is
+// Lines inside fenced code blocks (``` or ~~~), HTML comments and YAML or
+// TOML front matter are never read as headings, and a section longer than MaxLines is
 // not cut inside a fenced block unless the block itself is too long.
 func splitMarkdown(f *file) []span {
 	heads := mdHeadings(f)
@@ -71,7 +71,8 @@ func (f *file) allBlank(from, to int) bool {
 }
 
 // mdHeadings finds the headings of a Markdown file and marks the lines
-// inside its fenced code blocks and front matter as noBreak.
+// inside its fenced code blocks, HTML comments and front matter as
+// noBreak.
 func mdHeadings(f *file) []mdHeading {
 	f.noBreak = make([]bool, len(f.lines))
 	var out []mdHeading
@@ -92,9 +93,19 @@ func mdHeadings(f *file) []mdHeading {
 	}
 	var fence string // the open fence's marker (``` or ~~~ or longer)
 	paraStart := 0   // the first line of the paragraph going on, 0 when none
+	inComment := false
 	for ; n <= len(f.lines); n++ {
 		line := f.lines[n-1]
 		indent, rest := mdIndent(line)
+		if inComment {
+			f.noBreak[n-1] = true
+			inComment = !strings.Contains(line, "-->")
+			continue
+		}
+		if indent < 4 && strings.HasPrefix(rest, "<!--") && !strings.Contains(rest[4:], "-->") {
+			inComment, paraStart = true, 0
+			continue
+		}
 		if fence != "" {
 			f.noBreak[n-1] = true
 			if indent < 4 && strings.HasPrefix(rest, fence) && strings.Trim(rest, fence[:1]+" \t") == "" {
