@@ -1,0 +1,5 @@
+public class Broken {
+    void f() {
+        if (x) {
+    }
+}

@@ -1,0 +1,8 @@
+package x;
+
+public class Crlf {
+    int a;
+
+    void f() {
+    }
+}

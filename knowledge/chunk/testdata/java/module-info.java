@@ -1,0 +1,4 @@
+module com.example.shapes {
+    requires java.base;
+    exports com.example.shapes;
+}

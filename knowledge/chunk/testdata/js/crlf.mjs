@@ -1,0 +1,5 @@
+const a = 1;
+
+function f() {
+  return a;
+}

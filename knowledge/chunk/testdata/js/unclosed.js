@@ -1,0 +1,3 @@
+function broken() {
+  const t = `never closed;
+}

@@ -1,0 +1,9 @@
+import os
+
+
+def main():
+    print(os.getcwd())
+
+
+class A:
+    pass

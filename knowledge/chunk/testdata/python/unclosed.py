@@ -1,0 +1,2 @@
+def broken(:
+    s = """never closed
