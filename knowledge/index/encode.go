@@ -71,7 +71,7 @@ type termCount struct {
 
 // encodeTerms encodes a file's terms, sorted.
 func encodeTerms(tc []termCount) []byte {
-	var b []byte
+	b := []byte{} // not nil: the column is NOT NULL
 	for _, t := range tc {
 		b = binary.AppendUvarint(b, uint64(len(t.term)))
 		b = append(b, t.term...)
