@@ -189,7 +189,7 @@ func queryTerms(all []string) []string {
 // searcher runs one search's statements in its snapshot.
 type searcher struct {
 	c      dbconn.Conn
-	kbIDs  []any   // of the knowledge bases searched
+	kbIDs  []any // of the knowledge bases searched
 	kbName map[int64]string
 	chunks int64 // in them all
 	tokens int64

@@ -236,7 +236,6 @@ func (failingEmbedder) Embed(context.Context, []string) ([][]float32, error) {
 	return nil, errNoModel
 }
 
-
 var errNoModel = errorString("no model")
 
 type errorString string
