@@ -119,9 +119,10 @@ func truncate(s string, n int) string {
 }
 
 // HashEmbedder is a deterministic Embedder for tests and benchmarks when no
-// model is at hand: each term of a text (Tokenizer) and each of its
+// model is at hand: each term of a text (Tokenizer) but English stop
+// words, and each of its
 // character trigrams is hashed to a signed coordinate of a Dim-dimensional
-// vector, terms weighing 1 and trigrams 0.5, counts dampened by a square
+// vector, terms weighing 1 and trigrams 0.25, counts dampened by a square
 // root. It is lexical similarity in another shape, with a little of the
 // fuzziness of sub-words (schedule ~ schedules), not meaning.
 type HashEmbedder struct {
@@ -147,10 +148,13 @@ func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 	for i, t := range texts {
 		counts := map[string]float64{}
 		for _, term := range tok(t) {
+			if stopwords[term] {
+				continue
+			}
 			counts["w:"+term]++
 			if len(term) > 3 {
 				for j := 0; j+3 <= len(term); j++ {
-					counts["g:"+term[j:j+3]] += 0.5
+					counts["g:"+term[j:j+3]] += 0.25
 				}
 			}
 		}
@@ -169,6 +173,20 @@ func (h HashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 	}
 	return out, nil
 }
+
+// stopwords are the English words HashEmbedder leaves out: with no idf
+// to weigh them down they would dominate the vectors of questions.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about after all also an and any are as at be because been before
+		being but by can could did do does doing done each else for from had has have how if in into is it
+		its may might more most must no not of on once one only or other our out over own same should so
+		some such than that the their them then there these they this those through to too under until up
+		very was we were what when where which while who whom why will with would you your`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // normalize scales v to unit length in place; a zero vector stays zero.
 func normalize(v []float32) {
