@@ -1,0 +1,202 @@
+package index
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
+)
+
+// BM25's parameters, Lucene's defaults.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// termInfo is a query term's statistics.
+type termInfo struct {
+	term string
+	df   int64
+	idf  float64
+	ub   float64 // the most the term adds to a chunk's score
+}
+
+// lexical ranks the chunks by BM25 and returns the first depth of them
+// with their scores, and the most any chunk could score (the sum of the
+// terms' upper bounds), which normalizes a score into [0, 1).
+//
+// It is exact top-k with MaxScore pruning: terms are taken rarest first;
+// once the depth-th best score so far exceeds what the remaining terms can
+// add together, no chunk not seen yet can enter the ranking, so the
+// remaining (common, long) postings are read only for the files of the
+// candidates still able to make it, and candidates that cannot are
+// dropped as the bar rises.
+func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth int) ([]scored, float64, error) {
+	infos, err := s.termInfos(ctx, terms)
+	if err != nil || len(infos) == 0 {
+		return nil, 0, err
+	}
+	n := float64(s.chunks)
+	avgdl := max(float64(s.tokens)/n, 1)
+	rem := make([]float64, len(infos)+1)
+	for i := len(infos) - 1; i >= 0; i-- {
+		rem[i] = rem[i+1] + infos[i].ub
+	}
+	acc := map[key]float64{}
+	pruning := false
+	for i, t := range infos {
+		var files []any
+		if len(acc) >= depth {
+			bar := kthLargest(acc, depth)
+			if !pruning && bar > rem[i] {
+				pruning = true
+			}
+			if pruning {
+				seen := map[int64]bool{}
+				for k, v := range acc {
+					if v+rem[i] < bar {
+						delete(acc, k)
+						continue
+					}
+					if !seen[k.file] {
+						seen[k.file] = true
+						files = append(files, k.file)
+					}
+				}
+				slices.SortFunc(files, func(a, b any) int { return cmp.Compare(a.(int64), b.(int64)) })
+			}
+		}
+		add := func(file int64, p posting) {
+			k := key{file, int32(p.ord)}
+			if pruning {
+				if _, ok := acc[k]; !ok {
+					return
+				}
+			} else if !f.keep(file, p.stype) {
+				return
+			}
+			tf := float64(p.tf)
+			acc[k] += t.idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(p.dl)/avgdl))
+		}
+		if pruning {
+			for part := range slices.Chunk(files, batchRows) {
+				if err := s.postings(ctx, t.term, part, add); err != nil {
+					return nil, 0, err
+				}
+			}
+		} else if err := s.postings(ctx, t.term, nil, add); err != nil {
+			return nil, 0, err
+		}
+	}
+	items := make([]scored, 0, len(acc))
+	for k, v := range acc {
+		items = append(items, scored{k, v})
+	}
+	ranked, err := s.rank(ctx, items, depth)
+	return ranked, rem[0], err
+}
+
+// termInfos reads the document frequencies of terms in the searched bases
+// and returns those found, rarest first (then by term), at most
+// maxQueryTerms.
+func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	args := append([]any{}, s.kbIDs...)
+	for _, t := range terms {
+		args = append(args, t)
+	}
+	rs, err := s.c.Query(ctx, `SELECT term, CAST(SUM(df) AS BIGINT) FROM kb_terms WHERE `+s.kbIn("kb_id")+
+		` AND term IN (`+dbconn.Placeholders(len(terms))+`) GROUP BY term`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading document frequencies: %w", err)
+	}
+	defer rs.Close()
+	n := float64(s.chunks)
+	var out []termInfo
+	for rs.Next() {
+		var t termInfo
+		if err := rs.Scan(&t.term, &t.df); err != nil {
+			return nil, fmt.Errorf("reading document frequencies: %w", err)
+		}
+		if t.df <= 0 {
+			continue
+		}
+		df := float64(t.df)
+		t.idf = math.Log(1 + (n-df+0.5)/(df+0.5))
+		t.ub = t.idf * (bm25K1 + 1)
+		out = append(out, t)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading document frequencies: %w", err)
+	}
+	slices.SortFunc(out, func(a, b termInfo) int {
+		if c := cmp.Compare(a.df, b.df); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.term, b.term)
+	})
+	return out[:min(len(out), maxQueryTerms)], nil
+}
+
+// postings calls fn with each posting of term in the searched bases, in
+// the files listed (every file when files is nil).
+func (s *searcher) postings(ctx context.Context, term string, files []any, fn func(file int64, p posting)) error {
+	q := `SELECT file_id, post FROM kb_postings WHERE ` + s.kbIn("kb_id") + ` AND term = ?`
+	args := append(append([]any{}, s.kbIDs...), term)
+	if files != nil {
+		q += ` AND file_id IN (` + dbconn.Placeholders(len(files)) + `)`
+		args = append(args, files...)
+	}
+	rs, err := s.c.Query(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("reading the postings of %q: %w", term, err)
+	}
+	defer rs.Close()
+	var post []byte
+	for rs.Next() {
+		var file int64
+		if err := rs.Scan(&file, &post); err != nil {
+			return fmt.Errorf("reading the postings of %q: %w", term, err)
+		}
+		if err := decodePostings(post, func(p posting) { fn(file, p) }); err != nil {
+			return fmt.Errorf("the postings of %q in file %d: %w", term, file, err)
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("reading the postings of %q: %w", term, err)
+	}
+	return nil
+}
+
+// kthLargest is the k-th largest value of acc (k <= len(acc)).
+func kthLargest(acc map[key]float64, k int) float64 {
+	h := make(minHeap, 0, k)
+	for _, v := range acc {
+		if len(h) < k {
+			heap.Push(&h, v)
+		} else if v > h[0] {
+			h[0] = v
+			heap.Fix(&h, 0)
+		}
+	}
+	return h[0]
+}
+
+type minHeap []float64
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

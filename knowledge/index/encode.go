@@ -1,0 +1,177 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/agentgw/agentgw/knowledge/chunk"
+)
+
+// Source types as kept in postings.
+const (
+	stypeCode byte = 1
+	stypeDoc  byte = 2
+)
+
+func stypeOf(s string) (byte, error) {
+	switch s {
+	case chunk.TypeCode:
+		return stypeCode, nil
+	case chunk.TypeDoc:
+		return stypeDoc, nil
+	}
+	return 0, fmt.Errorf("source type %q is neither %q nor %q", s, chunk.TypeCode, chunk.TypeDoc)
+}
+
+// posting is one chunk's entry in a term's postings of a file.
+type posting struct {
+	ord   int  // the chunk's ordinal in its file
+	tf    int  // how often the term occurs in the chunk
+	dl    int  // the chunk's length in terms
+	stype byte // stypeCode or stypeDoc
+}
+
+var errCorrupt = errors.New("corrupt index entry")
+
+func appendPosting(b []byte, p posting) []byte {
+	b = binary.AppendUvarint(b, uint64(p.ord))
+	b = binary.AppendUvarint(b, uint64(p.tf))
+	b = binary.AppendUvarint(b, uint64(p.dl))
+	return append(b, p.stype)
+}
+
+// decodePostings calls fn with each posting of b.
+func decodePostings(b []byte, fn func(posting)) error {
+	for len(b) > 0 {
+		var v [3]uint64
+		for i := range v {
+			x, n := binary.Uvarint(b)
+			if n <= 0 || x > math.MaxInt32 {
+				return errCorrupt
+			}
+			v[i], b = x, b[n:]
+		}
+		if len(b) == 0 {
+			return errCorrupt
+		}
+		fn(posting{ord: int(v[0]), tf: int(v[1]), dl: int(v[2]), stype: b[0]})
+		b = b[1:]
+	}
+	return nil
+}
+
+// termCount is a term of a file and how many of its chunks hold it.
+type termCount struct {
+	term string
+	n    int
+}
+
+// encodeTerms encodes a file's terms, sorted.
+func encodeTerms(tc []termCount) []byte {
+	b := []byte{} // not nil: the column is NOT NULL
+	for _, t := range tc {
+		b = binary.AppendUvarint(b, uint64(len(t.term)))
+		b = append(b, t.term...)
+		b = binary.AppendUvarint(b, uint64(t.n))
+	}
+	return b
+}
+
+func decodeTerms(b []byte) ([]termCount, error) {
+	var out []termCount
+	for len(b) > 0 {
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return nil, errCorrupt
+		}
+		term := string(b[n : n+int(l)])
+		b = b[n+int(l):]
+		c, n := binary.Uvarint(b)
+		if n <= 0 || c > math.MaxInt32 {
+			return nil, errCorrupt
+		}
+		b = b[n:]
+		out = append(out, termCount{term, int(c)})
+	}
+	return out, nil
+}
+
+// encodeVector encodes v, little-endian float32s; nil for no vector.
+func encodeVector(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+// decodeVector decodes b into dst's storage when it is large enough.
+func decodeVector(dst []float32, b []byte) []float32 {
+	n := len(b) / 4
+	dst = slices.Grow(dst[:0], n)[:n]
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return dst
+}
+
+// fileDoc is a file's chunks analysed for the index.
+type fileDoc struct {
+	postings map[string][]byte // term: its encoded postings in the file
+	terms    []termCount       // sorted by term
+	lens     []int             // each chunk's length in terms
+	tokens   int               // the sum of lens
+}
+
+// indexText is what the index tokenizes of a chunk: its file's name and
+// its symbol count as words of it.
+func indexText(c chunk.Chunk) string {
+	return c.FileName + "\n" + c.Symbol + "\n" + c.Text
+}
+
+// analyze tokenizes the chunks of a file.
+func analyze(tok Tokenizer, chunks []chunk.Chunk) (fileDoc, error) {
+	d := fileDoc{postings: map[string][]byte{}, lens: make([]int, len(chunks))}
+	counts := map[string]int{}
+	for i, c := range chunks {
+		st, err := stypeOf(c.SourceType)
+		if err != nil {
+			return fileDoc{}, fmt.Errorf("chunk %d (lines %d-%d): %w", i, c.StartLine, c.EndLine, err)
+		}
+		clear(counts)
+		dl := 0
+		for _, t := range tok(indexText(c)) {
+			if t == "" || len(t) > maxTermLen {
+				continue
+			}
+			counts[t]++
+			dl++
+		}
+		d.lens[i] = dl
+		d.tokens += dl
+		for t, tf := range counts {
+			d.postings[t] = appendPosting(d.postings[t], posting{ord: i, tf: tf, dl: dl, stype: st})
+		}
+	}
+	for t, p := range d.postings {
+		n := 0
+		_ = decodePostings(p, func(posting) { n++ })
+		d.terms = append(d.terms, termCount{t, n})
+	}
+	slices.SortFunc(d.terms, func(a, b termCount) int {
+		switch {
+		case a.term < b.term:
+			return -1
+		case a.term > b.term:
+			return 1
+		}
+		return 0
+	})
+	return d, nil
+}

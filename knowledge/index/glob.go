@@ -1,0 +1,95 @@
+package index
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// glob is a compiled path glob: "/"-separated path.Match segments, where a
+// "**" segment matches any number of segments, including none. A glob
+// without a "/" matches a file's base name, in any directory ("*.md").
+type glob struct {
+	segs     []string
+	baseOnly bool
+}
+
+func compileGlob(raw string) (glob, error) {
+	if raw == "" {
+		return glob{}, fmt.Errorf("path glob is empty")
+	}
+	g := glob{baseOnly: !strings.Contains(raw, "/")}
+	for _, s := range strings.Split(strings.TrimPrefix(raw, "/"), "/") {
+		if s == "**" {
+			if n := len(g.segs); n > 0 && g.segs[n-1] == "**" {
+				continue
+			}
+		} else if _, err := path.Match(s, ""); err != nil {
+			return glob{}, fmt.Errorf("path glob %q: segment %q: %w", raw, s, err)
+		}
+		g.segs = append(g.segs, s)
+	}
+	return g, nil
+}
+
+func (g glob) match(name string) bool {
+	if g.baseOnly {
+		return matchSegments(g.segs, []string{path.Base(name)})
+	}
+	return matchSegments(g.segs, strings.Split(strings.TrimPrefix(name, "/"), "/"))
+}
+
+// matchSegments matches glob segments against path segments by dynamic
+// programming (gitrepo's allow patterns do the same), so that many "**"
+// cannot make it exponential: cur[j] tells whether the pattern segments
+// seen so far match segs[:j].
+func matchSegments(pat, segs []string) bool {
+	cur := make([]bool, len(segs)+1)
+	cur[0] = true
+	for _, p := range pat {
+		next := make([]bool, len(segs)+1)
+		if p == "**" {
+			seen := false
+			for j := range next {
+				seen = seen || cur[j]
+				next[j] = seen
+			}
+		} else {
+			for j := 1; j <= len(segs); j++ {
+				if cur[j-1] {
+					next[j], _ = path.Match(p, segs[j-1])
+				}
+			}
+		}
+		cur = next
+	}
+	return cur[len(segs)]
+}
+
+// globs are the path globs of a query: a file passes when it matches any;
+// none lets every file pass.
+type globs []glob
+
+func compileGlobs(raw []string) (globs, error) {
+	var gs globs
+	for _, r := range raw {
+		g, err := compileGlob(r)
+		if err != nil {
+			return nil, err
+		}
+		gs = append(gs, g)
+	}
+	return gs, nil
+}
+
+func (gs globs) match(name string) bool {
+	if len(gs) == 0 {
+		return true
+	}
+	for _, g := range gs {
+		if g.match(name) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,310 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
+	"github.com/agentgw/agentgw/store"
+)
+
+// Options configures an Index; zero values are the defaults.
+type Options struct {
+	// Tokenizer splits chunks and queries into terms (default Words). An
+	// index must keep one Tokenizer: changing it calls for re-indexing
+	// (DropKB, then Replace every file).
+	Tokenizer Tokenizer
+	// Embedder, when set, gives each chunk a vector as it is indexed and
+	// each query one as it is searched: Search then fuses the lexical and
+	// the vector rankings. Without it the index is lexical only.
+	Embedder Embedder
+	// BruteForceLimit is the most chunks whose vectors a query compares
+	// all of (default DefaultBruteForceLimit); over it, only the vectors
+	// of the lexical ranking's first VectorCandidates chunks are compared.
+	BruteForceLimit int
+	// VectorCandidates is how many of the lexical ranking's chunks are
+	// compared by vector when the knowledge bases hold more than
+	// BruteForceLimit chunks, and how deep each ranking goes into the
+	// fusion (default DefaultVectorCandidates).
+	VectorCandidates int
+	// Now is the clock of the updated times (default time.Now).
+	Now func() time.Time
+}
+
+// Defaults of Options.
+const (
+	DefaultBruteForceLimit  = 20000
+	DefaultVectorCandidates = 200
+)
+
+// Index is the chunk index of the knowledge bases, in tables of its own in
+// the gateway's database (see the package doc). It is safe for concurrent
+// use, by several goroutines and by several processes on one database:
+// writers of one knowledge base take turns (its kb_bases row is locked for
+// the transaction), searches read a snapshot and never wait for them.
+type Index struct {
+	pool dbconn.Conn
+	// inTx runs fn in a read-write transaction, committed when fn returns
+	// nil.
+	inTx func(ctx context.Context, fn func(tx dbconn.Conn) error) error
+	// snapshot runs fn in a read-only transaction that sees one state of
+	// the database.
+	snapshot func(ctx context.Context, fn func(c dbconn.Conn) error) error
+	opts     Options
+}
+
+// Open returns an index in the database of the gateway's store st, a
+// *store.SQLite or a *store.Postgres (a memory store has no database:
+// open an SQLite file for the index then).
+func Open(ctx context.Context, st store.Store, opts Options) (*Index, error) {
+	switch s := st.(type) {
+	case *store.SQLite:
+		return OpenSQLite(ctx, s.DB(), opts)
+	case *store.Postgres:
+		return OpenPostgres(ctx, s.Pool(), opts)
+	}
+	return nil, fmt.Errorf("index: the store %T has no database to keep an index in", st)
+}
+
+// OpenSQLite returns an index in the SQLite database db, after applying
+// the migrations it lacks. db must be the gateway store's (store.SQLite's
+// DB), or opened as it is: WAL, a busy_timeout, and transactions begun
+// IMMEDIATE (_txlock=immediate). The index does not close db.
+func OpenSQLite(ctx context.Context, db *sql.DB, opts Options) (*Index, error) {
+	if err := migrateSQLite(ctx, db); err != nil {
+		return nil, fmt.Errorf("index: migrating the SQLite database: %w", err)
+	}
+	ix := newIndex(opts)
+	ix.pool = dbconn.SQL(db)
+	ix.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("beginning a transaction: %w", err)
+		}
+		if err := fn(dbconn.SQL(tx)); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("committing: %w", err)
+		}
+		return nil
+	}
+	ix.snapshot = func(ctx context.Context, fn func(c dbconn.Conn) error) error {
+		return sqliteSnapshot(ctx, db, fn)
+	}
+	return ix, nil
+}
+
+// sqliteSnapshot runs fn in a deferred transaction on a connection of its
+// own: db's BeginTx would take the write lock (BEGIN IMMEDIATE), a plain
+// BEGIN reads a WAL snapshot beside the writer.
+func sqliteSnapshot(ctx context.Context, db *sql.DB, fn func(c dbconn.Conn) error) error {
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("taking a connection: %w", err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, `BEGIN`); err != nil {
+		return fmt.Errorf("beginning a read: %w", err)
+	}
+	ferr := fn(dbconn.SQL(c))
+	if _, err := c.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`); err != nil {
+		// A connection left in a transaction must not go back to the
+		// pool: ErrBadConn makes database/sql close it.
+		_ = c.Raw(func(any) error { return driver.ErrBadConn })
+		if ferr == nil {
+			ferr = fmt.Errorf("ending a read: %w", err)
+		}
+	}
+	return ferr
+}
+
+// OpenPostgres returns an index in the PostgreSQL database of pool (the
+// gateway store's, store.Postgres's Pool), after applying the migrations
+// it lacks. Its tables are in pool's search_path. The index does not close
+// pool.
+func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index, error) {
+	if err := migratePostgres(ctx, pool); err != nil {
+		return nil, fmt.Errorf("index: migrating the PostgreSQL database: %w", err)
+	}
+	ix := newIndex(opts)
+	ix.pool = dbconn.PGX(pool)
+	ix.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			return fmt.Errorf("beginning a transaction: %w", err)
+		}
+		if err := fn(dbconn.PGX(tx)); err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+			return err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return fmt.Errorf("committing: %w", err)
+		}
+		return nil
+	}
+	ix.snapshot = func(ctx context.Context, fn func(c dbconn.Conn) error) error {
+		tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		if err != nil {
+			return fmt.Errorf("beginning a read: %w", err)
+		}
+		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+		return fn(dbconn.PGX(tx))
+	}
+	return ix, nil
+}
+
+func newIndex(opts Options) *Index {
+	if opts.Tokenizer == nil {
+		opts.Tokenizer = Words
+	}
+	if opts.BruteForceLimit <= 0 {
+		opts.BruteForceLimit = DefaultBruteForceLimit
+	}
+	if opts.VectorCandidates <= 0 {
+		opts.VectorCandidates = DefaultVectorCandidates
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Index{opts: opts}
+}
+
+// Stats describes a knowledge base's index.
+type Stats struct {
+	// KB is the knowledge base's id.
+	KB string
+	// Files and Chunks count what is indexed; Tokens sums the chunks'
+	// lengths in terms.
+	Files, Chunks, Tokens int
+	// LastCommit is what SetMeta last recorded, "" before.
+	LastCommit string
+	// Updated is when the index of the base last changed (UTC), zero
+	// when it never did.
+	Updated time.Time
+}
+
+const statsColumns = `name, files, chunks, tokens, last_commit, updated_at`
+
+func scanStats(r dbconn.Row) (Stats, error) {
+	var s Stats
+	var files, chunks, tokens, updated int64
+	if err := r.Scan(&s.KB, &files, &chunks, &tokens, &s.LastCommit, &updated); err != nil {
+		return Stats{}, err
+	}
+	s.Files, s.Chunks, s.Tokens = int(files), int(chunks), int(tokens)
+	if updated != 0 {
+		s.Updated = time.Unix(0, updated).UTC()
+	}
+	return s, nil
+}
+
+// Stats returns the counts of the knowledge base kb: zero ones, with no
+// error, for a base that was never indexed.
+func (ix *Index) Stats(ctx context.Context, kb string) (Stats, error) {
+	s, err := scanStats(ix.pool.QueryRow(ctx, `SELECT `+statsColumns+` FROM kb_bases WHERE name = ?`, kb))
+	if dbconn.IsNoRows(err) {
+		return Stats{KB: kb}, nil
+	}
+	if err != nil {
+		return Stats{}, fmt.Errorf("index: reading the stats of %s: %w", kb, err)
+	}
+	return s, nil
+}
+
+// List returns the stats of every indexed knowledge base, by id.
+func (ix *Index) List(ctx context.Context) ([]Stats, error) {
+	rs, err := ix.pool.Query(ctx, `SELECT `+statsColumns+` FROM kb_bases ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("index: listing the knowledge bases: %w", err)
+	}
+	defer rs.Close()
+	var out []Stats
+	for rs.Next() {
+		s, err := scanStats(rs)
+		if err != nil {
+			return nil, fmt.Errorf("index: listing the knowledge bases: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("index: listing the knowledge bases: %w", err)
+	}
+	return out, nil
+}
+
+// SetMeta records commit as the last indexed commit of kb (an indexer
+// calls it after the commit's files are replaced).
+func (ix *Index) SetMeta(ctx context.Context, kb, commit string) error {
+	if kb == "" {
+		return errors.New("index: the knowledge base id is empty")
+	}
+	_, err := ix.pool.Exec(ctx, `INSERT INTO kb_bases (name, last_commit, updated_at) VALUES (?, ?, ?)
+ON CONFLICT (name) DO UPDATE SET last_commit = excluded.last_commit, updated_at = excluded.updated_at`,
+		kb, commit, ix.opts.Now().UnixNano())
+	if err != nil {
+		return fmt.Errorf("index: recording commit %s of %s: %w", commit, kb, err)
+	}
+	return nil
+}
+
+// FileHashes returns the content hash of each indexed file of kb, by file
+// name: an indexer compares them with a commit's to Replace what changed
+// and Delete what is gone.
+func (ix *Index) FileHashes(ctx context.Context, kb string) (map[string]string, error) {
+	rs, err := ix.pool.Query(ctx, `SELECT f.name, f.hash FROM kb_files f JOIN kb_bases b ON b.id = f.kb_id WHERE b.name = ?`, kb)
+	if err != nil {
+		return nil, fmt.Errorf("index: reading the files of %s: %w", kb, err)
+	}
+	defer rs.Close()
+	out := map[string]string{}
+	for rs.Next() {
+		var name, hash string
+		if err := rs.Scan(&name, &hash); err != nil {
+			return nil, fmt.Errorf("index: reading the files of %s: %w", kb, err)
+		}
+		out[name] = hash
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("index: reading the files of %s: %w", kb, err)
+	}
+	return out, nil
+}
+
+// DropKB deletes the whole index of kb.
+func (ix *Index) DropKB(ctx context.Context, kb string) error {
+	err := ix.inTx(ctx, func(tx dbconn.Conn) error {
+		var id int64
+		err := tx.QueryRow(ctx, `SELECT id FROM kb_bases WHERE name = ?`, kb).Scan(&id)
+		if dbconn.IsNoRows(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, q := range []string{
+			`DELETE FROM kb_postings WHERE kb_id = ?`,
+			`DELETE FROM kb_terms WHERE kb_id = ?`,
+			`DELETE FROM kb_chunks WHERE file_id IN (SELECT id FROM kb_files WHERE kb_id = ?)`,
+			`DELETE FROM kb_files WHERE kb_id = ?`,
+			`DELETE FROM kb_bases WHERE id = ?`,
+		} {
+			if _, err := tx.Exec(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("index: dropping %s: %w", kb, err)
+	}
+	return nil
+}

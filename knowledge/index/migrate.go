@@ -1,0 +1,235 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
+)
+
+// A migration is one step of the package's schema, applied once and in
+// order, recorded in kb_migrations (version, name, applied_at) in the same
+// transaction as its statements. As in the store, the hand-off queue and
+// the schedules: versions start at 1 and go up by one, a published step is
+// never edited, steps are additive, and a database with versions beyond a
+// binary's list is accepted (a replica of the previous release keeps
+// working beside a newer one).
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// The tables:
+//
+//   - kb_bases: one row per knowledge base, its counters (BM25's N and
+//     average length come from chunks and tokens) and its last commit.
+//     Times are unix nanoseconds.
+//   - kb_files: one row per indexed file, its content hash (the indexer
+//     skips a file whose hash is unchanged) and terms, the file's terms
+//     with how many of its chunks hold each: what Delete takes back from
+//     kb_postings and kb_terms without tokenizing again.
+//   - kb_chunks: the chunks, keyed by file and ordinal, with their vector
+//     (little-endian float32, unit length; NULL without an embedder).
+//   - kb_terms: a term's document frequency (chunks holding it) per base.
+//   - kb_postings: one row per (base, term, file), its postings a blob of
+//     (ordinal, tf, length, source type) per chunk of the file holding the
+//     term: fewer, shorter rows than one per chunk, and a file's rows are
+//     replaced together.
+//
+// Terms are compared bytewise (COLLATE "C" on Postgres, SQLite's default).
+var (
+	sqliteMigrations = []migration{
+		{1, "knowledge index", `CREATE TABLE kb_bases (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	name        TEXT NOT NULL UNIQUE,
+	last_commit TEXT NOT NULL DEFAULT '',
+	updated_at  INTEGER NOT NULL DEFAULT 0,
+	files       INTEGER NOT NULL DEFAULT 0,
+	chunks      INTEGER NOT NULL DEFAULT 0,
+	tokens      INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE kb_files (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	kb_id      INTEGER NOT NULL,
+	name       TEXT NOT NULL,
+	hash       TEXT NOT NULL,
+	chunks     INTEGER NOT NULL,
+	tokens     INTEGER NOT NULL,
+	terms      BLOB NOT NULL,
+	updated_at INTEGER NOT NULL,
+	UNIQUE (kb_id, name)
+);
+CREATE TABLE kb_chunks (
+	file_id     INTEGER NOT NULL,
+	ord         INTEGER NOT NULL,
+	source      TEXT NOT NULL,
+	source_type TEXT NOT NULL,
+	start_line  INTEGER NOT NULL,
+	end_line    INTEGER NOT NULL,
+	symbol      TEXT NOT NULL,
+	text        TEXT NOT NULL,
+	vec         BLOB,
+	PRIMARY KEY (file_id, ord)
+);
+CREATE TABLE kb_terms (
+	kb_id INTEGER NOT NULL,
+	term  TEXT NOT NULL,
+	df    INTEGER NOT NULL,
+	PRIMARY KEY (kb_id, term)
+) WITHOUT ROWID;
+CREATE TABLE kb_postings (
+	kb_id   INTEGER NOT NULL,
+	term    TEXT NOT NULL,
+	file_id INTEGER NOT NULL,
+	post    BLOB NOT NULL,
+	PRIMARY KEY (kb_id, term, file_id)
+) WITHOUT ROWID`},
+	}
+	postgresMigrations = []migration{
+		{1, "knowledge index", `CREATE TABLE kb_bases (
+	id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	name        TEXT NOT NULL UNIQUE,
+	last_commit TEXT NOT NULL DEFAULT '',
+	updated_at  BIGINT NOT NULL DEFAULT 0,
+	files       BIGINT NOT NULL DEFAULT 0,
+	chunks      BIGINT NOT NULL DEFAULT 0,
+	tokens      BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE kb_files (
+	id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	kb_id      BIGINT NOT NULL,
+	name       TEXT NOT NULL,
+	hash       TEXT NOT NULL,
+	chunks     BIGINT NOT NULL,
+	tokens     BIGINT NOT NULL,
+	terms      BYTEA NOT NULL,
+	updated_at BIGINT NOT NULL,
+	UNIQUE (kb_id, name)
+);
+CREATE TABLE kb_chunks (
+	file_id     BIGINT NOT NULL,
+	ord         BIGINT NOT NULL,
+	source      TEXT NOT NULL,
+	source_type TEXT NOT NULL,
+	start_line  BIGINT NOT NULL,
+	end_line    BIGINT NOT NULL,
+	symbol      TEXT NOT NULL,
+	text        TEXT NOT NULL,
+	vec         BYTEA,
+	PRIMARY KEY (file_id, ord)
+);
+CREATE TABLE kb_terms (
+	kb_id BIGINT NOT NULL,
+	term  TEXT COLLATE "C" NOT NULL,
+	df    BIGINT NOT NULL,
+	PRIMARY KEY (kb_id, term)
+);
+CREATE TABLE kb_postings (
+	kb_id   BIGINT NOT NULL,
+	term    TEXT COLLATE "C" NOT NULL,
+	file_id BIGINT NOT NULL,
+	post    BYTEA NOT NULL,
+	PRIMARY KEY (kb_id, term, file_id)
+)`},
+	}
+)
+
+// migrationLock is the Postgres advisory lock key of migrating, "kbindex1"
+// in ASCII: not the store's, the queue's nor the schedules', so that the
+// packages never wait for each other.
+const migrationLock int64 = 0x6b_62_69_6e_64_65_78_31
+
+const createMigrationsTable = `CREATE TABLE IF NOT EXISTS kb_migrations (
+	version    INTEGER PRIMARY KEY,
+	name       TEXT NOT NULL,
+	applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+)`
+
+// applyOwn applies the steps of list that tx's database lacks. tx holds
+// the migration lock.
+func applyOwn(ctx context.Context, tx dbconn.Conn, list []migration) error {
+	if _, err := tx.Exec(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("creating kb_migrations: %w", err)
+	}
+	rs, err := tx.Query(ctx, `SELECT version, name FROM kb_migrations`)
+	if err != nil {
+		return fmt.Errorf("reading kb_migrations: %w", err)
+	}
+	applied := map[int64]string{}
+	for rs.Next() {
+		var v int64
+		var name string
+		if err := rs.Scan(&v, &name); err != nil {
+			_ = rs.Close()
+			return fmt.Errorf("reading kb_migrations: %w", err)
+		}
+		applied[v] = name
+	}
+	_ = rs.Close()
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("reading kb_migrations: %w", err)
+	}
+	for i, m := range list {
+		if m.version != i+1 {
+			panic(fmt.Sprintf("index: migration %q has version %d, want %d", m.name, m.version, i+1))
+		}
+		name, ok := applied[int64(m.version)]
+		if ok && name != m.name {
+			return fmt.Errorf("kb_migrations records version %d as %q, not %q: the database belongs to another program or version", m.version, name, m.name)
+		}
+		if ok {
+			continue
+		}
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO kb_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
+			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return nil
+}
+
+// migrateSQLite applies the steps in one transaction. db begins
+// transactions with BEGIN IMMEDIATE (store.SQLite's DB does), so the
+// transaction holds the file's write lock from its start: of several
+// processes starting at once one migrates, the others wait (busy_timeout)
+// and then find every step recorded.
+func migrateSQLite(ctx context.Context, db *sql.DB) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("beginning the migration: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	if err := applyOwn(ctx, dbconn.SQL(tx), sqliteMigrations); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// migratePostgres applies the steps in one transaction that first takes a
+// transaction-scoped advisory lock: of several replicas starting at once
+// one migrates, the others wait for the lock and then find every step
+// recorded.
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("beginning the migration: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return fmt.Errorf("taking the migration lock: %w", err)
+	}
+	if err := applyOwn(ctx, dbconn.PGX(tx), postgresMigrations); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}

@@ -1,0 +1,391 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
+	"github.com/agentgw/agentgw/knowledge/chunk"
+)
+
+// Bounds of a Query.
+const (
+	// DefaultTopK is the hits of a query that asks for none.
+	DefaultTopK = 10
+	// MaxTopK bounds the hits of a query.
+	MaxTopK = 100
+	// maxQueryTerms bounds the terms a query is ranked by: the rarest
+	// ones are kept. maxLookupTerms bounds the distinct terms looked up.
+	maxQueryTerms  = 64
+	maxLookupTerms = 512
+	// maxTies bounds the chunks tied at the cut of a ranking that are
+	// ordered by name rather than by row id.
+	maxTies = 1000
+)
+
+// ErrBadQuery is wrapped by the errors of a query that cannot be run as
+// it is (no knowledge base, a bad path glob, an unknown source type).
+var ErrBadQuery = errors.New("bad knowledge query")
+
+// Query is a search of the index.
+type Query struct {
+	// KB are the knowledge bases searched, at least one; ids not indexed
+	// are skipped. Their chunks are ranked together, by the statistics of
+	// all of them.
+	KB []string
+	// Text is the query, any text: it is only tokenized, never parsed.
+	Text string
+	// TopK is the most hits returned (default DefaultTopK, at most
+	// MaxTopK).
+	TopK int
+	// PathGlobs keep the chunks of files matching any of them (see
+	// compileGlob: "/"-separated path.Match segments, "**" for any
+	// number of directories, a glob without "/" matching base names).
+	PathGlobs []string
+	// SourceType keeps only chunks of that type, chunk.TypeCode or
+	// chunk.TypeDoc; "" keeps both.
+	SourceType string
+}
+
+// Hit is a chunk found by a query.
+type Hit struct {
+	// KB is the knowledge base of the chunk.
+	KB string
+	// Score is in [0, 1], higher better. Lexical only, it is the chunk's
+	// BM25 score over the most any chunk could score for the query's
+	// terms; hybrid, its reciprocal rank fusion score over the best
+	// possible (first in both rankings).
+	Score float64
+	// Chunk is the chunk, FileName included.
+	Chunk chunk.Chunk
+}
+
+// key names a chunk: its file's row and its ordinal in the file.
+type key struct {
+	file int64
+	ord  int32
+}
+
+// scored is a chunk and its score in one ranking.
+type scored struct {
+	key
+	score float64
+}
+
+// filter is what a query keeps.
+type filter struct {
+	stype byte           // 0: any
+	files map[int64]bool // nil: every file
+}
+
+func (f filter) keep(file int64, stype byte) bool {
+	return (f.stype == 0 || f.stype == stype) && (f.files == nil || f.files[file])
+}
+
+// Search returns the chunks of q.KB that best answer q.Text, best first:
+// by BM25 without an Embedder, else by reciprocal rank fusion (k = 60) of
+// the BM25 ranking and the vector ranking (see the package doc). Chunks
+// of one score are ordered by knowledge base, file name and position.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if len(q.KB) == 0 {
+		return nil, fmt.Errorf("index: %w: no knowledge base to search", ErrBadQuery)
+	}
+	topK := q.TopK
+	if topK <= 0 {
+		topK = DefaultTopK
+	}
+	topK = min(topK, MaxTopK)
+	var f filter
+	if q.SourceType != "" {
+		st, err := stypeOf(q.SourceType)
+		if err != nil {
+			return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
+		}
+		f.stype = st
+	}
+	gs, err := compileGlobs(q.PathGlobs)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
+	}
+	terms := queryTerms(ix.opts.Tokenizer(q.Text))
+	var qvec []float32
+	if ix.opts.Embedder != nil && strings.TrimSpace(q.Text) != "" {
+		vs, err := ix.opts.Embedder.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return nil, fmt.Errorf("index: embedding the query: %w", err)
+		}
+		if len(vs) != 1 {
+			return nil, fmt.Errorf("index: embedding the query: %d vectors for 1 text", len(vs))
+		}
+		qvec = vs[0]
+		normalize(qvec)
+	}
+	var hits []Hit
+	err = ix.snapshot(ctx, func(c dbconn.Conn) error {
+		s, err := newSearcher(ctx, c, q.KB)
+		if err != nil || s.chunks == 0 {
+			return err
+		}
+		if len(gs) > 0 {
+			if f.files, err = s.matchFiles(ctx, gs); err != nil {
+				return err
+			}
+		}
+		depth := topK
+		if qvec != nil {
+			depth = max(topK, ix.opts.VectorCandidates)
+		}
+		lex, norm, err := s.lexical(ctx, terms, f, depth)
+		if err != nil {
+			return err
+		}
+		var ranked []scored
+		var vec []scored
+		if qvec != nil {
+			if vec, err = ix.vector(ctx, s, qvec, f, lex, depth); err != nil {
+				return err
+			}
+		}
+		if len(vec) == 0 {
+			ranked = lex[:min(topK, len(lex))]
+			for i := range ranked {
+				ranked[i].score /= norm
+			}
+		} else {
+			if ranked, err = s.fuse(ctx, lex, vec, topK); err != nil {
+				return err
+			}
+		}
+		hits, err = s.load(ctx, ranked)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index: searching %s: %w", strings.Join(q.KB, ", "), err)
+	}
+	return hits, nil
+}
+
+// queryTerms are the distinct terms of a query, in order.
+func queryTerms(all []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range all {
+		if t == "" || len(t) > maxTermLen || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+		if len(out) == maxLookupTerms {
+			break
+		}
+	}
+	return out
+}
+
+// searcher runs one search's statements in its snapshot.
+type searcher struct {
+	c      dbconn.Conn
+	kbIDs  []any // of the knowledge bases searched
+	kbName map[int64]string
+	chunks int64 // in them all
+	tokens int64
+	// names caches file rows' names: file id to [kb, file name].
+	names map[int64][2]string
+}
+
+func newSearcher(ctx context.Context, c dbconn.Conn, kbs []string) (*searcher, error) {
+	s := &searcher{c: c, kbName: map[int64]string{}, names: map[int64][2]string{}}
+	args := make([]any, len(kbs))
+	for i, k := range kbs {
+		args[i] = k
+	}
+	rs, err := c.Query(ctx, `SELECT id, name, chunks, tokens FROM kb_bases WHERE name IN (`+dbconn.Placeholders(len(args))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the knowledge bases: %w", err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var id, chunks, tokens int64
+		var name string
+		if err := rs.Scan(&id, &name, &chunks, &tokens); err != nil {
+			return nil, fmt.Errorf("reading the knowledge bases: %w", err)
+		}
+		s.kbIDs = append(s.kbIDs, id)
+		s.kbName[id] = name
+		s.chunks += chunks
+		s.tokens += tokens
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the knowledge bases: %w", err)
+	}
+	return s, nil
+}
+
+// kbIn is "kb_id IN (?, …)" for the searched bases, and its arguments.
+func (s *searcher) kbIn(col string) string {
+	return col + ` IN (` + dbconn.Placeholders(len(s.kbIDs)) + `)`
+}
+
+// matchFiles returns the files of the searched bases that gs keep.
+func (s *searcher) matchFiles(ctx context.Context, gs globs) (map[int64]bool, error) {
+	rs, err := s.c.Query(ctx, `SELECT id, name FROM kb_files WHERE `+s.kbIn("kb_id"), s.kbIDs...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the file names: %w", err)
+	}
+	defer rs.Close()
+	out := map[int64]bool{}
+	for rs.Next() {
+		var id int64
+		var name string
+		if err := rs.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("reading the file names: %w", err)
+		}
+		if gs.match(name) {
+			out[id] = true
+		}
+	}
+	return out, rs.Err()
+}
+
+// rank sorts items best first and keeps the first depth, those tied with
+// the last of them ordered by name (knowledge base, file, position), so
+// that the order does not hang on the database's row ids.
+func (s *searcher) rank(ctx context.Context, items []scored, depth int) ([]scored, error) {
+	slices.SortFunc(items, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmpKey(a.key, b.key)
+	})
+	if len(items) > depth {
+		end := depth
+		for end < len(items) && end < depth+maxTies && items[end].score == items[depth-1].score {
+			end++
+		}
+		items = items[:end]
+	}
+	if err := s.resolve(ctx, items); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(items, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return s.cmpNames(a.key, b.key)
+	})
+	return items[:min(depth, len(items))], nil
+}
+
+func cmpKey(a, b key) int {
+	if c := cmp.Compare(a.file, b.file); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ord, b.ord)
+}
+
+func (s *searcher) cmpNames(a, b key) int {
+	na, nb := s.names[a.file], s.names[b.file]
+	if c := cmp.Compare(na[0], nb[0]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(na[1], nb[1]); c != 0 {
+		return c
+	}
+	return cmpKey(a, b)
+}
+
+// resolve reads the names of the files of items that are not cached.
+func (s *searcher) resolve(ctx context.Context, items []scored) error {
+	var ids []any
+	seen := map[int64]bool{}
+	for _, it := range items {
+		if _, ok := s.names[it.file]; !ok && !seen[it.file] {
+			seen[it.file] = true
+			ids = append(ids, it.file)
+		}
+	}
+	for part := range slices.Chunk(ids, batchRows) {
+		rs, err := s.c.Query(ctx, `SELECT id, kb_id, name FROM kb_files WHERE id IN (`+dbconn.Placeholders(len(part))+`)`, part...)
+		if err != nil {
+			return fmt.Errorf("reading file names: %w", err)
+		}
+		for rs.Next() {
+			var id, kb int64
+			var name string
+			if err := rs.Scan(&id, &kb, &name); err != nil {
+				_ = rs.Close()
+				return fmt.Errorf("reading file names: %w", err)
+			}
+			s.names[id] = [2]string{s.kbName[kb], name}
+		}
+		_ = rs.Close()
+		if err := rs.Err(); err != nil {
+			return fmt.Errorf("reading file names: %w", err)
+		}
+	}
+	return nil
+}
+
+// load reads the chunks of ranked, in its order.
+func (s *searcher) load(ctx context.Context, ranked []scored) ([]Hit, error) {
+	if len(ranked) == 0 {
+		return nil, nil
+	}
+	if err := s.resolve(ctx, ranked); err != nil {
+		return nil, err
+	}
+	byFile := map[int64][]any{}
+	var files []int64
+	for _, r := range ranked {
+		if _, ok := byFile[r.file]; !ok {
+			files = append(files, r.file)
+		}
+		byFile[r.file] = append(byFile[r.file], r.ord)
+	}
+	var where []string
+	var args []any
+	for _, f := range files {
+		where = append(where, `(file_id = ? AND ord IN (`+dbconn.Placeholders(len(byFile[f]))+`))`)
+		args = append(args, f)
+		args = append(args, byFile[f]...)
+	}
+	rs, err := s.c.Query(ctx, `SELECT file_id, ord, source, source_type, start_line, end_line, symbol, text
+FROM kb_chunks WHERE `+strings.Join(where, " OR "), args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the chunks: %w", err)
+	}
+	defer rs.Close()
+	got := map[key]chunk.Chunk{}
+	for rs.Next() {
+		var k key
+		var ord, start, end int64
+		var c chunk.Chunk
+		if err := rs.Scan(&k.file, &ord, &c.Source, &c.SourceType, &start, &end, &c.Symbol, &c.Text); err != nil {
+			return nil, fmt.Errorf("reading the chunks: %w", err)
+		}
+		k.ord = int32(ord)
+		c.StartLine, c.EndLine = int(start), int(end)
+		c.FileName = s.names[k.file][1]
+		got[k] = c
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the chunks: %w", err)
+	}
+	hits := make([]Hit, 0, len(ranked))
+	for _, r := range ranked {
+		c, ok := got[r.key]
+		if !ok {
+			continue // cannot happen in a snapshot
+		}
+		hits = append(hits, Hit{KB: s.names[r.file][0], Score: clamp01(r.score), Chunk: c})
+	}
+	return hits, nil
+}
+
+func clamp01(x float64) float64 {
+	return min(max(x, 0), 1)
+}

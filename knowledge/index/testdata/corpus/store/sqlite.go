@@ -1,0 +1,322 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+// SQLite is a Store in a SQLite database file, shared by every process that
+// opens the same file on one host: replicas side by side, or containers
+// sharing a local volume. The database runs in WAL mode, so readers do not
+// block the one writer; WAL keeps its index in shared memory, so processes
+// on different hosts (a network file system) cannot share the file. A
+// connection that finds the file locked waits up to busyTimeout before it
+// fails. Its schema is versioned (sqliteMigrations), applied when the store
+// opens. Expired rows are deleted when the store is opened and every
+// sweepEvery puts.
+//
+// It is safe for concurrent use.
+type SQLite struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time
+	puts atomic.Int64
+}
+
+var (
+	_ Store   = (*SQLite)(nil)
+	_ Swapper = (*SQLite)(nil)
+)
+
+const (
+	// busyTimeout is how long a statement waits for another connection's
+	// lock (SQLite's busy_timeout) before it fails with "database is locked".
+	busyTimeout = 5 * time.Second
+	// maxConns bounds the connections of one process: SQLite has one writer
+	// at a time anyway.
+	maxConns = 8
+)
+
+// sqliteMigrations is the SQLite schema, step by step (see migration).
+// Step 1 is the table as it was before migrations were recorded, IF NOT
+// EXISTS, so that a file made then is adopted as it is.
+var sqliteMigrations = []migration{
+	{1, "store table", `CREATE TABLE IF NOT EXISTS store (
+	key     TEXT PRIMARY KEY,
+	value   BLOB NOT NULL,
+	expires INTEGER NOT NULL -- unix nanoseconds
+);
+CREATE INDEX IF NOT EXISTS store_expires ON store (expires)`},
+}
+
+// checkTable fails on a table "store" of another shape.
+const checkTable = `SELECT key, value, expires FROM store LIMIT 0`
+
+// OpenSQLite opens the SQLite database at path, creating the file when it
+// does not exist yet (the directory must exist), applies the migrations it
+// lacks and deletes the expired rows. Close releases it.
+func OpenSQLite(path string) (*SQLite, error) {
+	if path == "" {
+		return nil, errors.New("store: SQLite path is empty")
+	}
+	dsn, err := sqliteDSN(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: opening SQLite database %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	s := &SQLite{db: db, path: path, now: time.Now}
+	if err := s.init(context.Background()); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// init applies the migrations, checks the table's shape and deletes the
+// expired rows.
+func (s *SQLite) init(ctx context.Context) error {
+	if err := s.migrate(ctx); err != nil {
+		return fmt.Errorf("store: migrating SQLite database %s: %w", s.path, err)
+	}
+	// A table of that name made by something else fails here, not at the
+	// first Put.
+	if _, err := s.db.ExecContext(ctx, checkTable); err != nil {
+		return fmt.Errorf("store: SQLite database %s has a table \"store\" of another shape: %w", s.path, err)
+	}
+	_, err := s.Sweep(ctx)
+	return err
+}
+
+// migrate applies the steps of sqliteMigrations the database lacks, in
+// one transaction begun with BEGIN IMMEDIATE: it holds the database's
+// write lock from the start, so of several processes opening the file at
+// once one migrates and the others wait (busy_timeout) and then find the
+// steps recorded.
+func (s *SQLite) migrate(ctx context.Context) (err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
+		}
+	}()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(createMigrationsTable, "TIMESTAMP")); err != nil {
+		return err
+	}
+	applied, err := sqliteApplied(ctx, conn)
+	if err != nil {
+		return err
+	}
+	todo, err := pending(sqliteMigrations, applied)
+	if err != nil {
+		return err
+	}
+	for _, m := range todo {
+		if _, err := conn.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+		}
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf(recordMigration, "?", "?"), m.version, m.name); err != nil {
+			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	_, err = conn.ExecContext(ctx, `COMMIT`)
+	return err
+}
+
+// sqliteApplied reads schema_migrations.
+func sqliteApplied(ctx context.Context, conn *sql.Conn) (map[int]string, error) {
+	rows, err := conn.QueryContext(ctx, readMigrations)
+	if err != nil {
+		return nil, fmt.Errorf("reading schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	applied := map[int]string{}
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			return nil, fmt.Errorf("reading schema_migrations: %w", err)
+		}
+		applied[v] = name
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading schema_migrations: %w", err)
+	}
+	return applied, nil
+}
+
+// sqliteDSN is the driver's name for path: a file: URI of the absolute path,
+// so that any character of the path ('?', '#', '%', ':') is escaped rather
+// than parsed, with the pragmas every connection runs. _txlock=immediate
+// makes the driver begin every database/sql transaction (BeginTx) with
+// BEGIN IMMEDIATE: a transaction that reads and then writes holds the
+// write lock from its start, so it waits (busy_timeout) for another
+// writer rather than failing at once with SQLITE_BUSY when it comes to
+// write after that writer committed, which busy_timeout cannot help. The
+// store's own statements do not use BeginTx; packages that share the file
+// through DB (the hand-off queue, River's driver) do.
+func sqliteDSN(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("store: SQLite path %s: %w", path, err)
+	}
+	abs = filepath.ToSlash(abs)
+	if !strings.HasPrefix(abs, "/") {
+		abs = "/" + abs // a Windows drive: file:/C:/dir/file
+	}
+	u := url.URL{Scheme: "file", Path: abs, OmitHost: true}
+	q := url.Values{"_pragma": {
+		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
+		"journal_mode(WAL)",
+		"synchronous(NORMAL)",
+	}}
+	q.Set("_txlock", "immediate")
+	return u.String() + "?" + q.Encode(), nil
+}
+
+// DB is the store's database, for a package that keeps tables of its own
+// in the same file (the hand-off queue). Its connections wait busy_timeout
+// for another's lock and begin transactions with BEGIN IMMEDIATE (see
+// sqliteDSN). The caller must not close it; Close does.
+func (s *SQLite) DB() *sql.DB { return s.db }
+
+// Put implements Store: it inserts or replaces key. Every sweepEvery-th Put
+// also deletes the expired rows.
+func (s *SQLite) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if value == nil {
+		value = []byte{} // NOT NULL: nil is stored as empty
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO store (key, value, expires) VALUES (?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
+		key, value, expiry(s.now(), ttl))
+	if err != nil {
+		return fmt.Errorf("store: putting %q in %s: %w", key, s.path, err)
+	}
+	if s.puts.Add(1)%sweepEvery == 0 {
+		// The value is stored: a failed sweep is not this Put's failure.
+		// Expired rows are never read, and the next sweep deletes them.
+		_, _ = s.Sweep(ctx)
+	}
+	return nil
+}
+
+// expiry is now+ttl in unix nanoseconds, the largest value when that
+// overflows.
+func expiry(now time.Time, ttl time.Duration) int64 {
+	n := now.UnixNano()
+	if ttl > 0 && n > math.MaxInt64-int64(ttl) {
+		return math.MaxInt64
+	}
+	return n + int64(ttl)
+}
+
+// Get implements Store.
+func (s *SQLite) Get(ctx context.Context, key string) ([]byte, error) {
+	var value []byte
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM store WHERE key = ? AND expires > ?`,
+		key, s.now().UnixNano()).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: getting %q from %s: %w", key, s.path, err)
+	}
+	return value, nil
+}
+
+// Take implements Store with one DELETE … RETURNING statement: SQLite runs
+// it under the database's write lock, so of several connections or
+// processes taking one key exactly one sees the row. An expired row is
+// deleted too, and reported as ErrNotFound.
+func (s *SQLite) Take(ctx context.Context, key string) ([]byte, error) {
+	var value []byte
+	var expires int64
+	err := s.db.QueryRowContext(ctx, `DELETE FROM store WHERE key = ? RETURNING value, expires`, key).
+		Scan(&value, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: taking %q from %s: %w", key, s.path, err)
+	}
+	if expires <= s.now().UnixNano() {
+		return nil, ErrNotFound
+	}
+	return value, nil
+}
+
+// Swap implements Swapper with one statement, which SQLite runs under the
+// database's write lock: an UPDATE of the live row holding old, or, with
+// old nil, an INSERT that replaces only an expired row. A stored swap
+// counts as a Put for sweeping.
+func (s *SQLite) Swap(ctx context.Context, key string, old, value []byte, ttl time.Duration) (bool, error) {
+	if value == nil {
+		value = []byte{}
+	}
+	now := s.now()
+	var res sql.Result
+	var err error
+	if old == nil {
+		res, err = s.db.ExecContext(ctx, `INSERT INTO store (key, value, expires) VALUES (?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires WHERE store.expires <= ?`,
+			key, value, expiry(now, ttl), now.UnixNano())
+	} else {
+		res, err = s.db.ExecContext(ctx, `UPDATE store SET value = ?, expires = ? WHERE key = ? AND value = ? AND expires > ?`,
+			value, expiry(now, ttl), key, old, now.UnixNano())
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: swapping %q in %s: %w", key, s.path, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store: swapping %q in %s: %w", key, s.path, err)
+	}
+	if n == 1 && s.puts.Add(1)%sweepEvery == 0 {
+		_, _ = s.Sweep(ctx) // as in Put
+	}
+	return n == 1, nil
+}
+
+// Sweep deletes the expired rows and returns how many it deleted. Put calls
+// it every sweepEvery puts; a caller may also call it periodically.
+func (s *SQLite) Sweep(ctx context.Context) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM store WHERE expires <= ?`, s.now().UnixNano())
+	if err != nil {
+		return 0, fmt.Errorf("store: deleting expired rows of %s: %w", s.path, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("store: deleting expired rows of %s: %w", s.path, err)
+	}
+	return n, nil
+}
+
+// Close closes the database. The file stays for the other processes and
+// the next open.
+func (s *SQLite) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("store: closing %s: %w", s.path, err)
+	}
+	return nil
+}
