@@ -55,6 +55,8 @@ type Config struct {
 	Handoffs Handoffs
 	// Schedules, when set, serves the schedules at /schedules.
 	Schedules Schedules
+	// Knowledge, when set, serves the knowledge bases at /knowledge-bases.
+	Knowledge Knowledge
 }
 
 // Server is the gateway's HTTP server.
@@ -120,6 +122,10 @@ func New(cfg Config) *Server {
 		e.POST("/handoffs", s.postHandoff)
 		e.GET("/handoffs/:id", s.getHandoff)
 		e.GET("/tasks/:id", s.getTask)
+	}
+	if cfg.Knowledge != nil {
+		e.GET("/knowledge-bases", s.listKnowledgeBases)
+		e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase)
 	}
 	if cfg.Schedules != nil {
 		e.GET("/schedules", s.listSchedules)

@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/schedule/agentrun"
 	"github.com/agentgw/agentgw/store"
@@ -46,6 +47,10 @@ type Config struct {
 	// may define more.
 	Schedules []*agent.ScheduleDef `yaml:"schedules"`
 	Scheduler SchedulerConfig      `yaml:"scheduler"`
+	// KnowledgeBases are recalled by agents (recallByAgent), recall steps
+	// and the search_knowledge tool.
+	KnowledgeBases []kb.Config      `yaml:"knowledgeBases"`
+	Knowledge      KnowledgeConfig `yaml:"knowledge"`
 }
 
 // SchedulerConfig is how schedules run.
@@ -301,6 +306,11 @@ func envOverlay(cfg *Config, getenv func(string) string) error {
 // validate checks values that would otherwise fail later and obscurely.
 func (c *Config) validate() error {
 	var errs []error
+	for i := range c.KnowledgeBases {
+		if err := c.KnowledgeBases[i].Check(); err != nil {
+			errs = append(errs, fmt.Errorf("knowledgeBases[%d]: %w", i, err))
+		}
+	}
 	for i, d := range c.Schedules {
 		if d == nil {
 			continue

@@ -22,7 +22,7 @@ func cmdExport(args []string, getenv func(string) string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "agentgw:", err)
 		return 2
 	}
-	set := newLoader(cfg, getenv, nil, nil, nil, slog.New(slog.DiscardHandler)).read()
+	set := newLoader(cfg, getenv, services{}, slog.New(slog.DiscardHandler)).read()
 	diags := set.problems
 	name := g.fs.Arg(0)
 	for _, a := range set.agents {

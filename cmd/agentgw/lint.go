@@ -22,7 +22,7 @@ func cmdLint(args []string, getenv func(string) string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "agentgw:", err)
 		return 2
 	}
-	ld := newLoader(cfg, getenv, nil, nil, nil, slog.New(slog.DiscardHandler))
+	ld := newLoader(cfg, getenv, services{}, slog.New(slog.DiscardHandler))
 	if paths := g.fs.Args(); len(paths) > 0 {
 		ld.paths = paths
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/handoff/hub"
+	"github.com/agentgw/agentgw/knowledge/kb"
+	"github.com/agentgw/agentgw/knowledge/recallstep"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -39,24 +41,45 @@ type loader struct {
 	ask *askstep.Kind
 }
 
+// services are the gateway's parts that step kinds and built-in tools use;
+// lint and export load agents without them (each nil).
+type services struct {
+	// repos back git steps and the git.* tools (nil: none configured).
+	repos *gitrepo.Manager
+	// pool runs the mcp tools.
+	pool *mcp.Pool
+	// handoffs send the handoff steps' and handoff_to_agent's messages.
+	handoffs *hub.Hub
+	// knowledge backs recall steps and search_knowledge.
+	knowledge *kb.Manager
+}
+
+// searcher is the knowledge bases as recall steps search them; nil (lint,
+// export, no knowledge bases) searches none.
+func (s services) searcher() recallstep.Searcher {
+	if s.knowledge == nil {
+		return nil
+	}
+	return s.knowledge
+}
+
 // newLoader builds the tool manager and the step kinds from the
-// configuration; repos (nil when none) backs git steps and the git.*
-// builtin tools, pool the mcp tools, handoffs (nil: none) the handoff
-// steps and the handoff_to_agent tool. The ask steps and the ask_agent tool
+// configuration and the services. The ask steps and the ask_agent tool
 // get an Asker whose runner serve sets once it has built it; remote agents
 // are the runner's to forward to, so the Asker resolves none itself.
-func newLoader(cfg *Config, getenv func(string) string, repos *gitrepo.Manager, pool *mcp.Pool, handoffs *hub.Hub, log *slog.Logger) *loader {
+func newLoader(cfg *Config, getenv func(string) string, svc services, log *slog.Logger) *loader {
 	asker := collab.New(collab.Config{Logger: log})
-	builtins := gitstep.Builtins(repos)
-	maps.Copy(builtins, handoffstep.Builtins(sender(handoffs)))
+	builtins := gitstep.Builtins(svc.repos)
+	maps.Copy(builtins, handoffstep.Builtins(sender(svc.handoffs)))
 	maps.Copy(builtins, collab.Builtins(asker))
+	maps.Copy(builtins, recallstep.Builtins(svc.searcher(), kb.Reference))
 	tm := tools.NewManager(tools.Config{
 		WorkRoots: cfg.Tools.WorkRoots, HTTPAllow: cfg.Tools.HTTPAllow, Python: cfg.Tools.Python, Node: cfg.Tools.Node,
 		Getenv: getenv, Builtins: builtins, Logger: log,
 	})
-	registerRuntimes(tm, pool)
+	registerRuntimes(tm, svc.pool)
 	ask := askstep.New(asker)
-	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(repos, handoffs, ask), asker: asker, ask: ask}
+	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(svc, ask), asker: asker, ask: ask}
 }
 
 // sender is the hub as the handoff step and tool send through it; nil

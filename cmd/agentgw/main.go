@@ -24,6 +24,7 @@ Usage:
   agentgw chat    --task ID
   agentgw lint    [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
+  agentgw kb      index [ID]... | search [--top N] ID QUERY
   agentgw schedules [--url http://localhost:18080]
   agentgw healthcheck [--addr :18080]
   agentgw version
@@ -53,6 +54,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return chat.Main(rest, getenv, stdin, stdout, stderr)
 	case "healthcheck":
 		return cmdHealthcheck(rest, getenv, stderr)
+	case "kb":
+		return cmdKB(rest, getenv, stdout, stderr)
 	case "schedules":
 		return cmdSchedules(rest, getenv, stdout, stderr)
 	case "version", "--version", "-v":

@@ -55,7 +55,7 @@ func TestReloadClosesReplacedTools(t *testing.T) {
 	cfg.Tools.Files = []string{writeFile(t, dir, "tools.yaml", "- name: shared\n  description: waits\n  runtime: held\n  entry: x\n")}
 	var logs syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	ld := newLoader(cfg, envOf(nil), nil, nil, nil, log)
+	ld := newLoader(cfg, envOf(nil), services{}, log)
 	rt := heldRuntime{started: make(chan string, 1), release: make(chan struct{})}
 	ld.tools.Register(rt)
 	set := ld.load(agentSet{}, log)
@@ -125,7 +125,7 @@ func TestReloadKeepsLastGoodAgent(t *testing.T) {
 	cfg.Tools.Files = []string{writeFile(t, dir, "tools.yaml", "- name: shared\n  description: waits\n  runtime: held\n  entry: x\n")}
 	var logs syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	ld := newLoader(cfg, envOf(nil), nil, nil, nil, log)
+	ld := newLoader(cfg, envOf(nil), services{}, log)
 	ld.tools.Register(heldRuntime{})
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
@@ -206,7 +206,7 @@ func TestReloadDropsRemovedAgent(t *testing.T) {
 	cfg := testConfig(t, "")
 	cfg.Agents = []string{filepath.Join(dir, "agents")}
 	log := slog.New(slog.DiscardHandler)
-	ld := newLoader(cfg, envOf(nil), nil, nil, nil, log)
+	ld := newLoader(cfg, envOf(nil), services{}, log)
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(set.agents)
 	if err := os.Remove(bFile); err != nil {

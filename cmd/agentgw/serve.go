@@ -75,13 +75,17 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		return err
 	}
 	handoffs := hub.New(remotes, log)
-	ld := newLoader(cfg, getenv, repos, pool, handoffs, log)
+	knowledge, err := newKnowledge(ctx, st.Store, cfg, getenv, repos, log)
+	if err != nil {
+		return err
+	}
+	ld := newLoader(cfg, getenv, services{repos: repos, pool: pool, handoffs: handoffs, knowledge: knowledge}, log)
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
 	conversations := contextRepo(st.Store, cfg.Contexts)
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
-		Contexts: conversations, Remote: remoteForwarder{remotes},
+		Contexts: conversations, Remote: remoteForwarder{remotes}, Recall: recaller(knowledge),
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
 		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
@@ -119,7 +123,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
-		Handoffs: handoffAPI, Schedules: scheduleAPI,
+		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -130,6 +134,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 			_ = ln.Close()
 			return err
 		}
+	}
+	if knowledge != nil {
+		go knowledge.Run(ctx, reindexEvery(cfg))
 	}
 	go reloadOnHUP(ctx, reg, ld, set, log, func(set agentSet) { scheds.syncAgents(ctx, set) })
 	log.Info("agentgw listening", "addr", ln.Addr().String(), "agents", reg.Names(), "upstream", upstreamLabel(cfg), "version", versionString())

@@ -93,3 +93,26 @@ func (gs globs) match(name string) bool {
 	}
 	return false
 }
+
+// CheckGlobs reports the first path glob of raw that does not compile.
+func CheckGlobs(raw []string) error {
+	_, err := compileGlobs(raw)
+	return err
+}
+
+// MatchAny reports whether name matches any of the path globs patterns
+// (every name, with none), as a query's PathGlobs match: "/"-separated
+// path.Match segments, "**" for any number of directories, a glob without
+// "/" matching base names. A glob that does not compile matches nothing
+// (CheckGlobs says why).
+func MatchAny(patterns []string, name string) bool {
+	if len(patterns) == 0 {
+		return true
+	}
+	for _, p := range patterns {
+		if g, err := compileGlob(p); err == nil && g.match(name) {
+			return true
+		}
+	}
+	return false
+}

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+
+	"github.com/agentgw/agentgw/knowledge/index"
 )
 
 // Config is a knowledge base as the gateway config defines it
@@ -70,6 +72,9 @@ func (c *Config) Check() error {
 		}
 		if s.Dir != "" && s.Ref != "" {
 			errs = append(errs, fmt.Errorf("sources[%d]: a dir has no ref", i))
+		}
+		if err := index.CheckGlobs(s.Paths); err != nil {
+			errs = append(errs, fmt.Errorf("sources[%d]: paths: %w", i, err))
 		}
 	}
 	if e := c.Embeddings; e != nil && !e.Hash && e.Model == "" {

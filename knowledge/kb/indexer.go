@@ -178,6 +178,11 @@ func (m *Manager) indexSource(ctx context.Context, b *base, s Source, prevCommit
 			continue
 		}
 		chunks, err := chunk.Split(name, s.label(), data, b.chunkOptions())
+		if errors.Is(err, chunk.ErrTruncated) && len(chunks) > 0 {
+			// Over the size bound: its head is indexed.
+			rep.Skipped = append(rep.Skipped, name+": "+err.Error())
+			err = nil
+		}
 		if err != nil {
 			rep.Skipped = append(rep.Skipped, name+": "+err.Error())
 			if known[name] != "" {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/knowledge/chunk"
+	"github.com/agentgw/agentgw/knowledge/index"
+	"github.com/agentgw/agentgw/knowledge/kb"
+	"github.com/agentgw/agentgw/server"
+	"github.com/agentgw/agentgw/store"
+)
+
+// KnowledgeConfig is how knowledge bases are kept up to date.
+type KnowledgeConfig struct {
+	// Reindex is how often the knowledge bases are brought up to date with
+	// their sources (repositories are fetched when stale, only changed
+	// files re-indexed); 0 means 5m.
+	Reindex Duration `yaml:"reindex"`
+}
+
+// newKnowledge opens the configured knowledge bases in the store's
+// database; nil without any. The memory store keeps no index: knowledge
+// bases then are an error.
+func newKnowledge(ctx context.Context, st store.Store, cfg *Config, getenv func(string) string, repos *gitrepo.Manager, log *slog.Logger) (*kb.Manager, error) {
+	if len(cfg.KnowledgeBases) == 0 {
+		return nil, nil
+	}
+	m, err := kb.New(ctx, st, cfg.KnowledgeBases, kb.Options{Repos: repos, Logger: log,
+		Embedder: func(e *kb.Embeddings) (index.Embedder, error) { return embedder(cfg, getenv, e) }})
+	if err != nil {
+		return nil, fmt.Errorf("knowledge bases: %w", err)
+	}
+	return m, nil
+}
+
+// embedder makes the embedder of a knowledge base's embeddings: the
+// hashing one, or the model at its URL (the upstream's when empty) with
+// the key in KeyEnv (the upstream's key variable when empty).
+func embedder(cfg *Config, getenv func(string) string, e *kb.Embeddings) (index.Embedder, error) {
+	if e.Hash {
+		return index.HashEmbedder{Dim: e.Dimensions, Tokenizer: chunk.Tokens}, nil
+	}
+	url := firstNonEmpty(e.URL, cfg.Upstream.URL)
+	if url == "" {
+		return nil, fmt.Errorf("embeddings: no url, and no upstream to ask")
+	}
+	return index.NewOpenAIEmbedder(index.OpenAIConfig{BaseURL: url, Model: e.Model, Dimensions: e.Dimensions,
+		APIKey: getenv(firstNonEmpty(e.KeyEnv, cfg.Upstream.KeyEnv))})
+}
+
+// reindexEvery is the knowledge bases' re-index interval.
+func reindexEvery(cfg *Config) time.Duration {
+	if d := time.Duration(cfg.Knowledge.Reindex); d > 0 {
+		return d
+	}
+	return 5 * time.Minute
+}
+
+// recaller is the knowledge bases as the runner recalls from them; nil
+// without any.
+func recaller(m *kb.Manager) runner.Recaller {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// knowledgeAPI is the knowledge bases as the server serves them; nil
+// without any.
+func knowledgeAPI(m *kb.Manager) server.Knowledge {
+	if m == nil {
+		return nil
+	}
+	return m
+}

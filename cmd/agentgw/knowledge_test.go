@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/knowledge/kb"
+)
+
+const (
+	parseGo = `package server
+
+// parseHTTPRequest reads a request line and its headers.
+func parseHTTPRequest(line string) (method, target string) {
+	method, target, _ = cut(line, " ")
+	return method, target
+}
+
+// cut splits s at the first sep.
+func cut(s, sep string) (string, string, bool) { return s, "", false }
+`
+	deployMD = `# Operations
+
+## Deploying
+
+Run the release pipeline from the main branch; it builds the image and rolls it out.
+
+## Backups
+
+Nightly at two.
+`
+	helperAgent = `name: helper
+commands:
+  - name: default
+    contextVariableCollectionStrategy:
+      type: specify
+      contextVariables:
+        - name: userInputPrompt
+        - name: knowledgeBase
+          resolverOptions: {knowledgeBaseIds: [proj], recallByAgent: true, topK: 1}
+    messageTemplates:
+      - role: system
+        template: "{{ range .knowledgeBase }}{{ range .references }}[{{ .metadata.fileName }}:{{ .metadata.startPos }}-{{ .metadata.endPos }} {{ .metadata.source }}]\n{{ .chunk }}{{ end }}{{ end }}"
+`
+)
+
+// TestKnowledgeBases: a knowledge base over a repository (read in place)
+// and a directory is indexed by the gateway; GET /knowledge-bases shows it
+// with its commit; a search finds a declaration by a query in words; an
+// agent that recalls gets the reference in its prompt, as the upstream
+// request shows; a commit is followed, re-indexing only the changed file;
+// agentgw kb search answers from the command line.
+func TestKnowledgeBases(t *testing.T) {
+	repoDir := t.TempDir()
+	repo, err := git.PlainInitWithOptions(repoDir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.Main}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, repoDir, "server/parse.go", parseGo)
+	writeFile(t, repoDir, "docs/deploy.md", deployMD)
+	writeFile(t, repoDir, "assets/logo.bin", "\x00\x01")
+	commitOrigin(t, wt, "first", 0)
+	notes := t.TempDir()
+	writeFile(t, notes, "faq.md", "# FAQ\n\nThe gateway listens on port 18080 by default.\n")
+
+	var mu sync.Mutex
+	var prompts []string
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Messages []struct{ Role, Content string } }
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		prompts = append(prompts, body.Messages[0].Content)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		modelChunk(w, map[string]any{"role": "assistant", "content": "ok"}, "stop")
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	defer model.Close()
+
+	agents := t.TempDir()
+	writeFile(t, agents, "helper.yaml", helperAgent)
+	cfg := testConfig(t, model.URL)
+	cfg.Agents = []string{agents}
+	cfg.Git = gitrepo.Config{CacheDir: t.TempDir(), Repositories: []gitrepo.RepoConfig{{Name: "proj", Path: repoDir}}}
+	cfg.KnowledgeBases = []kb.Config{{ID: "proj", Name: "The project", Sources: []kb.Source{
+		{Repo: "proj", Ref: "main", Paths: []string{"**/*.go", "**/*.md", "**/*.bin"}}, {Dir: notes}}}}
+	cfg.Knowledge.Reindex = Duration(100 * time.Millisecond)
+	base := startGateway(t, cfg, nil)
+
+	type kbSummary struct {
+		ID, LastIndexedCommit string
+		Files, Chunks         int
+	}
+	waitKB := func(commitNot string) kbSummary {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			var l struct{ KnowledgeBases []kbSummary }
+			jsonCall(t, "GET", base+"/knowledge-bases", "", &l)
+			if len(l.KnowledgeBases) == 1 && l.KnowledgeBases[0].LastIndexedCommit != "" && l.KnowledgeBases[0].LastIndexedCommit != commitNot {
+				return l.KnowledgeBases[0]
+			}
+		}
+		t.Fatal("the knowledge base was not indexed")
+		return kbSummary{}
+	}
+	first := waitKB("")
+	if first.Files != 3 || !strings.HasPrefix(first.LastIndexedCommit, "repo:proj@main=") || first.Chunks < 5 {
+		t.Fatalf("GET /knowledge-bases: %+v (the binary file is skipped)", first)
+	}
+
+	var found struct {
+		References []struct {
+			Chunk    string
+			Metadata struct {
+				FileName, SourceType, Source string
+				StartPos, EndPos             int
+			}
+		}
+	}
+	if code := jsonCall(t, "POST", base+"/knowledge-bases/proj/search", `{"query":"parse an http request","topK":2}`, &found); code != 200 || len(found.References) == 0 {
+		t.Fatalf("search = %d %+v", code, found)
+	}
+	if m := found.References[0].Metadata; m.FileName != "server/parse.go" || m.SourceType != "code" || m.StartPos != 3 || m.EndPos != 7 || m.Source != "repo:proj@main" {
+		t.Errorf("the first reference: %+v", found.References[0])
+	}
+
+	got := ask(t, base+"/agents/helper", `{"contextVariables":[{"name":"userInputPrompt","value":"How do we parse an HTTP request?"}]}`)
+	if e := got.errorFrame(); e != nil || got.text != "ok" {
+		t.Fatalf("helper: %q %+v", got.text, e)
+	}
+	mu.Lock()
+	want := "[server/parse.go:3-7 repo:proj@main]\n// parseHTTPRequest reads a request line and its headers.\nfunc parseHTTPRequest(line string) (method, target string) {"
+	if len(prompts) != 1 || !strings.HasPrefix(prompts[0], want) {
+		t.Errorf("the prompt:\n%q\nwant it to start with\n%q", prompts, want)
+	}
+	mu.Unlock()
+
+	// A commit: only the changed file is indexed again.
+	writeFile(t, repoDir, "docs/deploy.md", strings.Replace(deployMD, "Nightly at two.", "Hourly, kept for a fortnight.", 1))
+	commitOrigin(t, wt, "second", 1)
+	second := waitKB(first.LastIndexedCommit)
+	if second.Files != 3 {
+		t.Errorf("after the commit: %+v", second)
+	}
+	if code := jsonCall(t, "POST", base+"/knowledge-bases/proj/search", `{"query":"fortnight","topK":1}`, &found); code != 200 ||
+		len(found.References) != 1 || found.References[0].Metadata.FileName != "docs/deploy.md" {
+		t.Errorf("the new text is not found: %d %+v", code, found)
+	}
+
+	// agentgw kb search, from a config file naming the same store.
+	conf := filepath.Join(t.TempDir(), "gw.yaml")
+	data, _ := json.Marshal(map[string]any{"data": cfg.Data, "git": map[string]any{"cacheDir": cfg.Git.CacheDir,
+		"repositories": []any{map[string]any{"name": "proj", "path": repoDir}}},
+		"knowledgeBases": []any{map[string]any{"id": "proj", "sources": []any{map[string]any{"repo": "proj", "ref": "main", "paths": []string{"**/*.go", "**/*.md"}}, map[string]any{"dir": notes}}}}})
+	if err := os.WriteFile(conf, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"kb", "search", "--config", conf, "--top", "1", "proj", "which", "port?"}, envOf(nil), nil, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stdout.String(), "faq.md:1-3  FAQ") {
+		t.Errorf("agentgw kb search = %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+}
