@@ -49,7 +49,7 @@ type Config struct {
 	Scheduler SchedulerConfig      `yaml:"scheduler"`
 	// KnowledgeBases are recalled by agents (recallByAgent), recall steps
 	// and the search_knowledge tool.
-	KnowledgeBases []kb.Config      `yaml:"knowledgeBases"`
+	KnowledgeBases []kb.Config     `yaml:"knowledgeBases"`
 	Knowledge      KnowledgeConfig `yaml:"knowledge"`
 }
 

@@ -83,7 +83,9 @@ func TestKnowledgeBases(t *testing.T) {
 	var mu sync.Mutex
 	var prompts []string
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct{ Messages []struct{ Role, Content string } }
+		var body struct {
+			Messages []struct{ Role, Content string }
+		}
 		_ = json.NewDecoder(r.Body).Decode(&body)
 		mu.Lock()
 		prompts = append(prompts, body.Messages[0].Content)
