@@ -98,6 +98,16 @@ func TestKnowledgeBases(t *testing.T) {
 
 	agents := t.TempDir()
 	writeFile(t, agents, "helper.yaml", helperAgent)
+	writeFile(t, agents, "looker.yaml", `name: looker
+commands:
+  - name: default
+    steps:
+      - id: r
+        recall: {knowledgeBases: [proj], topK: 1, sourceType: doc, paths: ["docs/**"]}
+      - id: say
+        dependsOn: [r]
+        reply: "{{ len .steps.r.result.references }}: {{ .steps.r.result.text }}"
+`)
 	cfg := testConfig(t, model.URL)
 	cfg.Agents = []string{agents}
 	cfg.Git = gitrepo.Config{CacheDir: t.TempDir(), Repositories: []gitrepo.RepoConfig{{Name: "proj", Path: repoDir}}}
@@ -153,6 +163,12 @@ func TestKnowledgeBases(t *testing.T) {
 		t.Errorf("the prompt:\n%q\nwant it to start with\n%q", prompts, want)
 	}
 	mu.Unlock()
+
+	// A plan's recall step, filtered to docs.
+	looked := ask(t, base+"/agents/looker", `{"contextVariables":[{"name":"userInputPrompt","value":"how do we deploy a release?"}]}`)
+	if e := looked.errorFrame(); e != nil || !strings.HasPrefix(looked.text, "1: docs/deploy.md:1-5\n# Operations\n\n## Deploying") {
+		t.Errorf("looker: %q %+v", looked.text, e)
+	}
 
 	// A commit: only the changed file is indexed again.
 	writeFile(t, repoDir, "docs/deploy.md", strings.Replace(deployMD, "Nightly at two.", "Hourly, kept for a fortnight.", 1))
