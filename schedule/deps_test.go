@@ -8,8 +8,9 @@ import (
 
 // TestDeps: the scheduler knows nothing of agents, HTTP or the hand-off
 // queue (a Runner is given), and does not pull River in: of the project it
-// imports nothing but the leaf packages, of the world the cron parser,
-// uuid and pgx (with what pgx itself needs).
+// imports nothing but the leaf packages and internal/dbconn (which needs
+// nothing but pgx), of the world the cron parser, uuid and pgx (with what
+// pgx itself needs).
 func TestDeps(t *testing.T) {
 	deptest.Check(t, deptest.Module+"/schedule", append([]string{
 		"github.com/robfig/cron/v3",
@@ -20,5 +21,6 @@ func TestDeps(t *testing.T) {
 		"github.com/jackc/puddle/v2/...",
 		"golang.org/x/text/...",
 		"golang.org/x/sync/...",
+		deptest.Module + "/internal/dbconn",
 	}, deptest.Leaf...)...)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // A migration is one step of the package's schema (the tables schedules
@@ -119,11 +121,11 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schedule_migrations (
 
 // applyOwn applies the steps of list that tx's database lacks. tx holds
 // the migration lock.
-func applyOwn(ctx context.Context, tx conn, list []migration) error {
-	if _, err := tx.exec(ctx, createMigrationsTable); err != nil {
+func applyOwn(ctx context.Context, tx dbconn.Conn, list []migration) error {
+	if _, err := tx.Exec(ctx, createMigrationsTable); err != nil {
 		return fmt.Errorf("creating schedule_migrations: %w", err)
 	}
-	rs, err := tx.query(ctx, `SELECT version, name FROM schedule_migrations`)
+	rs, err := tx.Query(ctx, `SELECT version, name FROM schedule_migrations`)
 	if err != nil {
 		return fmt.Errorf("reading schedule_migrations: %w", err)
 	}
@@ -152,10 +154,10 @@ func applyOwn(ctx context.Context, tx conn, list []migration) error {
 		if ok {
 			continue
 		}
-		if _, err := tx.exec(ctx, m.sql); err != nil {
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
 			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 		}
-		if _, err := tx.exec(ctx, `INSERT INTO schedule_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO schedule_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
 			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
 		}
 	}
@@ -177,7 +179,7 @@ func migrateSQLite(ctx context.Context, db *sql.DB) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	if err := applyOwn(ctx, sqlConn{tx}, sqliteMigrations); err != nil {
+	if err := applyOwn(ctx, dbconn.SQL(tx), sqliteMigrations); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -196,7 +198,7 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 		return fmt.Errorf("taking the migration lock: %w", err)
 	}
-	if err := applyOwn(ctx, pgxConn{tx}, postgresMigrations); err != nil {
+	if err := applyOwn(ctx, dbconn.PGX(tx), postgresMigrations); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // runColumns are a run's columns, in scanRun's order.
@@ -31,8 +33,8 @@ func (s *Store) Runs(ctx context.Context, scheduleID string) ([]Run, error) {
 // Run returns run id, or ErrNotFound (a run the store no longer keeps, or
 // never had).
 func (s *Store) Run(ctx context.Context, id string) (Run, error) {
-	r, err := scanRun(s.pool.queryRow(ctx, `SELECT `+runColumns+` FROM schedule_runs WHERE id = ?`, id))
-	if isNoRows(err) {
+	r, err := scanRun(s.pool.QueryRow(ctx, `SELECT `+runColumns+` FROM schedule_runs WHERE id = ?`, id))
+	if dbconn.IsNoRows(err) {
 		return Run{}, fmt.Errorf("%w: no run with the id %q", ErrNotFound, id)
 	}
 	if err != nil {
@@ -42,7 +44,7 @@ func (s *Store) Run(ctx context.Context, id string) (Run, error) {
 }
 
 func (s *Store) runs(ctx context.Context, query string, args ...any) ([]Run, error) {
-	rs, err := s.pool.query(ctx, query, args...)
+	rs, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("schedule: reading runs: %w", err)
 	}
@@ -61,7 +63,7 @@ func (s *Store) runs(ctx context.Context, query string, args ...any) ([]Run, err
 	return out, nil
 }
 
-func scanRun(r row) (Run, error) {
+func scanRun(r dbconn.Row) (Run, error) {
 	var run Run
 	var due, manual, started, finished int64
 	var status, result string
@@ -80,7 +82,7 @@ func scanRun(r row) (Run, error) {
 // due returns up to limit enabled schedules whose next run is at or before
 // now, the most overdue first.
 func (s *Store) due(ctx context.Context, now time.Time, limit int) ([]Schedule, error) {
-	rs, err := s.pool.query(ctx, `SELECT `+columns+` FROM schedules WHERE next_run > 0 AND next_run <= ? AND enabled = 1
+	rs, err := s.pool.Query(ctx, `SELECT `+columns+` FROM schedules WHERE next_run > 0 AND next_run <= ? AND enabled = 1
 		ORDER BY next_run LIMIT ?`, unixNano(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("schedule: finding due schedules: %w", err)
@@ -103,7 +105,7 @@ func (s *Store) due(ctx context.Context, now time.Time, limit int) ([]Schedule, 
 // nextDue is the earliest next run of the enabled schedules, if any.
 func (s *Store) nextDue(ctx context.Context) (time.Time, bool, error) {
 	var n *int64
-	err := s.pool.queryRow(ctx, `SELECT min(next_run) FROM schedules WHERE next_run > 0 AND enabled = 1`).Scan(&n)
+	err := s.pool.QueryRow(ctx, `SELECT min(next_run) FROM schedules WHERE next_run > 0 AND enabled = 1`).Scan(&n)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("schedule: finding the next run: %w", err)
 	}
@@ -134,8 +136,8 @@ type claim struct {
 func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error) {
 	next, _ := c.sc.Spec.Following(c.due, c.now)
 	run = Run{ID: RunID(c.sc.ID, c.due), ScheduleID: c.sc.ID, Due: c.due, Started: c.now, Replica: c.replica}
-	err = s.inTx(ctx, func(tx conn) error {
-		n, err := tx.exec(ctx, `UPDATE schedules SET next_run = ? WHERE id = ? AND next_run = ? AND enabled = 1`,
+	err = s.inTx(ctx, func(tx dbconn.Conn) error {
+		n, err := tx.Exec(ctx, `UPDATE schedules SET next_run = ? WHERE id = ? AND next_run = ? AND enabled = 1`,
 			unixNano(next), c.sc.ID, unixNano(c.due))
 		if err != nil || n == 0 {
 			return err
@@ -144,7 +146,7 @@ func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error
 		// The same schedule and due time once more (a clock set back):
 		// a run id of its own.
 		var dup int64
-		if err := tx.queryRow(ctx, `SELECT count(*) FROM schedule_runs WHERE id = ?`, run.ID).Scan(&dup); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM schedule_runs WHERE id = ?`, run.ID).Scan(&dup); err != nil {
 			return err
 		}
 		if dup > 0 {
@@ -166,7 +168,7 @@ func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error
 			run.Status, run.Finished, run.Error = StatusSkipped, c.now, skip
 			return s.insertRun(ctx, tx, run, 0)
 		}
-		if _, err := tx.exec(ctx, `UPDATE schedules SET last_run = ?, run_count = run_count + 1 WHERE id = ?`,
+		if _, err := tx.Exec(ctx, `UPDATE schedules SET last_run = ?, run_count = run_count + 1 WHERE id = ?`,
 			unixNano(c.now), c.sc.ID); err != nil {
 			return err
 		}
@@ -186,15 +188,15 @@ func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error
 func (s *Store) startManual(ctx context.Context, id string, now time.Time, lease func(Schedule) time.Duration, replica string) (Schedule, Run, error) {
 	var sc Schedule
 	run := Run{ID: uuid.NewString(), ScheduleID: id, Due: now, Manual: true, Status: StatusRunning, Started: now, Replica: replica}
-	err := s.inTx(ctx, func(tx conn) error {
-		n, err := tx.exec(ctx, `UPDATE schedules SET last_run = ?, run_count = run_count + 1 WHERE id = ?`, unixNano(now), id)
+	err := s.inTx(ctx, func(tx dbconn.Conn) error {
+		n, err := tx.Exec(ctx, `UPDATE schedules SET last_run = ?, run_count = run_count + 1 WHERE id = ?`, unixNano(now), id)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
 			return fmt.Errorf("%w: no schedule with the id %q", ErrNotFound, id)
 		}
-		if sc, _, err = scanSchedule(tx.queryRow(ctx, `SELECT `+columns+` FROM schedules WHERE id = ?`, id)); err != nil {
+		if sc, _, err = scanSchedule(tx.QueryRow(ctx, `SELECT `+columns+` FROM schedules WHERE id = ?`, id)); err != nil {
 			return err
 		}
 		other, err := s.running(ctx, tx, id, now)
@@ -214,11 +216,11 @@ func (s *Store) startManual(ctx context.Context, id string, now time.Time, lease
 
 // running is the id of a run of schedule id in progress at now (RUNNING,
 // its lease not passed), or "".
-func (s *Store) running(ctx context.Context, tx conn, id string, now time.Time) (string, error) {
+func (s *Store) running(ctx context.Context, tx dbconn.Conn, id string, now time.Time) (string, error) {
 	var other string
-	err := tx.queryRow(ctx, `SELECT id FROM schedule_runs WHERE schedule_id = ? AND status = ? AND lease_until > ? LIMIT 1`,
+	err := tx.QueryRow(ctx, `SELECT id FROM schedule_runs WHERE schedule_id = ? AND status = ? AND lease_until > ? LIMIT 1`,
 		id, string(StatusRunning), unixNano(now)).Scan(&other)
-	if isNoRows(err) {
+	if dbconn.IsNoRows(err) {
 		return "", nil
 	}
 	return other, err
@@ -226,14 +228,14 @@ func (s *Store) running(ctx context.Context, tx conn, id string, now time.Time) 
 
 // insertRun records run with its lease, and deletes the schedule's
 // finished runs beyond the newest s.keep.
-func (s *Store) insertRun(ctx context.Context, tx conn, run Run, lease int64) error {
-	if _, err := tx.exec(ctx, `INSERT INTO schedule_runs (id, schedule_id, due, manual, status, started_at, finished_at,
+func (s *Store) insertRun(ctx context.Context, tx dbconn.Conn, run Run, lease int64) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO schedule_runs (id, schedule_id, due, manual, status, started_at, finished_at,
 		lease_until, result, error, replica) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		run.ID, run.ScheduleID, unixNano(run.Due), boolInt(run.Manual), string(run.Status), unixNano(run.Started),
 		unixNano(run.Finished), lease, string(run.Result), run.Error, run.Replica); err != nil {
 		return fmt.Errorf("recording run %s: %w", run.ID, err)
 	}
-	_, err := tx.exec(ctx, `DELETE FROM schedule_runs WHERE schedule_id = ? AND status <> ? AND seq <=
+	_, err := tx.Exec(ctx, `DELETE FROM schedule_runs WHERE schedule_id = ? AND status <> ? AND seq <=
 		(SELECT seq FROM schedule_runs WHERE schedule_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
 		run.ScheduleID, string(StatusRunning), run.ScheduleID, s.keep)
 	if err != nil {
@@ -246,7 +248,7 @@ func (s *Store) insertRun(ctx context.Context, tx conn, run Run, lease int64) er
 // Error). It reports false when the run is no longer RUNNING (taken as
 // interrupted) or no longer kept (its schedule deleted).
 func (s *Store) finish(ctx context.Context, run Run) (bool, error) {
-	n, err := s.pool.exec(ctx, `UPDATE schedule_runs SET status = ?, finished_at = ?, result = ?, error = ?, lease_until = 0
+	n, err := s.pool.Exec(ctx, `UPDATE schedule_runs SET status = ?, finished_at = ?, result = ?, error = ?, lease_until = 0
 		WHERE id = ? AND status = ?`,
 		string(run.Status), unixNano(run.Finished), string(run.Result), run.Error, run.ID, string(StatusRunning))
 	if err != nil {
@@ -258,7 +260,7 @@ func (s *Store) finish(ctx context.Context, run Run) (bool, error) {
 // sweep records as FAILED (interrupted) the runs still RUNNING whose lease
 // has passed at now: their replica stopped in the middle of them.
 func (s *Store) sweep(ctx context.Context, now time.Time) (int64, error) {
-	n, err := s.pool.exec(ctx, `UPDATE schedule_runs SET status = ?, finished_at = ?, lease_until = 0,
+	n, err := s.pool.Exec(ctx, `UPDATE schedule_runs SET status = ?, finished_at = ?, lease_until = 0,
 		error = 'interrupted: the replica running it stopped before it finished'
 		WHERE status = ? AND lease_until <= ?`,
 		string(StatusFailed), unixNano(now), string(StatusRunning), unixNano(now))

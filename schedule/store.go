@@ -4,12 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // DefaultKeepRuns is how many runs the store keeps per schedule by default.
@@ -29,16 +34,16 @@ type Options struct {
 // tables of its own (schedules, schedule_runs), shared by the replicas.
 // It is safe for concurrent use, and by several processes on one database.
 type Store struct {
-	pool conn
+	pool dbconn.Conn
 	// inTx runs fn in a transaction, committed when fn returns nil.
-	inTx func(ctx context.Context, fn func(tx conn) error) error
+	inTx func(ctx context.Context, fn func(tx dbconn.Conn) error) error
 	// forUpdate is appended to a SELECT in a transaction that will update
 	// the row it reads: Postgres's row lock ("" on SQLite, whose
 	// transactions hold the file's write lock from their start).
 	forUpdate string
 	// lockSync serializes Syncs in a transaction: an advisory lock on
 	// Postgres, nothing on SQLite (the write lock).
-	lockSync func(ctx context.Context, tx conn) error
+	lockSync func(ctx context.Context, tx dbconn.Conn) error
 	keep     int
 	now      func() time.Time
 }
@@ -53,13 +58,13 @@ func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("schedule: migrating the SQLite database: %w", err)
 	}
 	s := newStore(opts)
-	s.pool = sqlConn{db}
-	s.inTx = func(ctx context.Context, fn func(tx conn) error) error {
+	s.pool = dbconn.SQL(db)
+	s.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("beginning a transaction: %w", err)
 		}
-		if err := fn(sqlConn{tx}); err != nil {
+		if err := fn(dbconn.SQL(tx)); err != nil {
 			_ = tx.Rollback()
 			return err
 		}
@@ -68,7 +73,7 @@ func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 		}
 		return nil
 	}
-	s.lockSync = func(context.Context, conn) error { return nil }
+	s.lockSync = func(context.Context, dbconn.Conn) error { return nil }
 	return s, nil
 }
 
@@ -81,13 +86,13 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store,
 		return nil, fmt.Errorf("schedule: migrating the PostgreSQL database: %w", err)
 	}
 	s := newStore(opts)
-	s.pool = pgxConn{pool}
-	s.inTx = func(ctx context.Context, fn func(tx conn) error) error {
+	s.pool = dbconn.PGX(pool)
+	s.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
 		tx, err := pool.Begin(ctx)
 		if err != nil {
 			return fmt.Errorf("beginning a transaction: %w", err)
 		}
-		if err := fn(pgxConn{tx}); err != nil {
+		if err := fn(dbconn.PGX(tx)); err != nil {
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 			return err
 		}
@@ -97,8 +102,8 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store,
 		return nil
 	}
 	s.forUpdate = " FOR UPDATE"
-	s.lockSync = func(ctx context.Context, tx conn) error {
-		_, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, syncLock)
+	s.lockSync = func(ctx context.Context, tx dbconn.Conn) error {
+		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, syncLock)
 		return err
 	}
 	return s, nil
@@ -143,7 +148,7 @@ func (s *Store) Create(ctx context.Context, sc Schedule) (Schedule, error) {
 		}
 		sc.NextRun = next
 	}
-	err := s.inTx(ctx, func(tx conn) error { return s.insert(ctx, tx, sc, "") })
+	err := s.inTx(ctx, func(tx dbconn.Conn) error { return s.insert(ctx, tx, sc, "") })
 	if err != nil {
 		return Schedule{}, err
 	}
@@ -152,19 +157,19 @@ func (s *Store) Create(ctx context.Context, sc Schedule) (Schedule, error) {
 
 // insert inserts sc with the definition hash hash; a taken name or id is
 // ErrExists.
-func (s *Store) insert(ctx context.Context, tx conn, sc Schedule, hash string) error {
+func (s *Store) insert(ctx context.Context, tx dbconn.Conn, sc Schedule, hash string) error {
 	spec, err := json.Marshal(sc.Spec.Text())
 	if err != nil {
 		return fmt.Errorf("schedule %s: encoding its spec: %w", sc.Name, err)
 	}
-	_, err = tx.exec(ctx, `INSERT INTO schedules (id, name, source, def_hash, spec, enabled, target, timeout, missed,
+	_, err = tx.Exec(ctx, `INSERT INTO schedules (id, name, source, def_hash, spec, enabled, target, timeout, missed,
 		created_at, updated_at, last_run, next_run, run_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sc.ID, sc.Name, sc.Source, hash, string(spec), boolInt(sc.Enabled), string(sc.Target), int64(sc.Timeout),
 		string(sc.Missed), unixNano(sc.CreatedAt), unixNano(sc.UpdatedAt), unixNano(sc.LastRun),
 		unixNano(sc.NextRun), sc.RunCount)
 	if isUniqueViolation(err) {
 		var n int64
-		if qerr := s.pool.queryRow(ctx, `SELECT count(*) FROM schedules WHERE id = ?`, sc.ID).Scan(&n); qerr == nil && n > 0 {
+		if qerr := s.pool.QueryRow(ctx, `SELECT count(*) FROM schedules WHERE id = ?`, sc.ID).Scan(&n); qerr == nil && n > 0 {
 			return fmt.Errorf("%w: a schedule has the id %q", ErrExists, sc.ID)
 		}
 		return fmt.Errorf("%w: a schedule is named %q", ErrExists, sc.Name)
@@ -187,8 +192,8 @@ func (s *Store) GetByName(ctx context.Context, name string) (Schedule, error) {
 }
 
 func (s *Store) getBy(ctx context.Context, column, value string) (Schedule, error) {
-	sc, _, err := scanSchedule(s.pool.queryRow(ctx, `SELECT `+columns+` FROM schedules WHERE `+column+` = ?`, value))
-	if isNoRows(err) {
+	sc, _, err := scanSchedule(s.pool.QueryRow(ctx, `SELECT `+columns+` FROM schedules WHERE `+column+` = ?`, value))
+	if dbconn.IsNoRows(err) {
 		return Schedule{}, fmt.Errorf("%w: no schedule with the %s %q", ErrNotFound, column, value)
 	}
 	if err != nil {
@@ -202,7 +207,7 @@ func (s *Store) getBy(ctx context.Context, column, value string) (Schedule, erro
 
 // List returns every schedule, by name, each with its newest runs.
 func (s *Store) List(ctx context.Context) ([]Schedule, error) {
-	rs, err := s.pool.query(ctx, `SELECT `+columns+` FROM schedules ORDER BY name`)
+	rs, err := s.pool.Query(ctx, `SELECT `+columns+` FROM schedules ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("schedule: listing schedules: %w", err)
 	}
@@ -243,9 +248,9 @@ func (s *Store) List(ctx context.Context) ([]Schedule, error) {
 // fn is returned as it is.
 func (s *Store) Update(ctx context.Context, id string, fn func(*Schedule) error) (Schedule, error) {
 	var out Schedule
-	err := s.inTx(ctx, func(tx conn) error {
-		old, hash, err := scanSchedule(tx.queryRow(ctx, `SELECT `+columns+` FROM schedules WHERE id = ?`+s.forUpdate, id))
-		if isNoRows(err) {
+	err := s.inTx(ctx, func(tx dbconn.Conn) error {
+		old, hash, err := scanSchedule(tx.QueryRow(ctx, `SELECT `+columns+` FROM schedules WHERE id = ?`+s.forUpdate, id))
+		if dbconn.IsNoRows(err) {
 			return fmt.Errorf("%w: no schedule with the id %q", ErrNotFound, id)
 		}
 		if err != nil {
@@ -290,12 +295,12 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*Schedule) error)
 
 // rewrite stores sc's definition, NextRun and UpdatedAt over its row,
 // with the definition hash hash.
-func (s *Store) rewrite(ctx context.Context, tx conn, sc Schedule, hash string) error {
+func (s *Store) rewrite(ctx context.Context, tx dbconn.Conn, sc Schedule, hash string) error {
 	spec, err := json.Marshal(sc.Spec.Text())
 	if err != nil {
 		return fmt.Errorf("schedule %s: encoding its spec: %w", sc.Name, err)
 	}
-	_, err = tx.exec(ctx, `UPDATE schedules SET name = ?, def_hash = ?, spec = ?, enabled = ?, target = ?, timeout = ?,
+	_, err = tx.Exec(ctx, `UPDATE schedules SET name = ?, def_hash = ?, spec = ?, enabled = ?, target = ?, timeout = ?,
 		missed = ?, updated_at = ?, next_run = ? WHERE id = ?`,
 		sc.Name, hash, string(spec), boolInt(sc.Enabled), string(sc.Target), int64(sc.Timeout), string(sc.Missed),
 		unixNano(sc.UpdatedAt), unixNano(sc.NextRun), sc.ID)
@@ -312,10 +317,10 @@ func (s *Store) rewrite(ctx context.Context, tx conn, sc Schedule, hash string) 
 // is not recorded. A static schedule is ErrStatic: it is removed from its
 // file.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.inTx(ctx, func(tx conn) error {
+	return s.inTx(ctx, func(tx dbconn.Conn) error {
 		var source string
-		err := tx.queryRow(ctx, `SELECT source FROM schedules WHERE id = ?`+s.forUpdate, id).Scan(&source)
-		if isNoRows(err) {
+		err := tx.QueryRow(ctx, `SELECT source FROM schedules WHERE id = ?`+s.forUpdate, id).Scan(&source)
+		if dbconn.IsNoRows(err) {
 			return fmt.Errorf("%w: no schedule with the id %q", ErrNotFound, id)
 		}
 		if err != nil {
@@ -329,18 +334,18 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 }
 
 // deleteRows deletes schedule id's row and its runs.
-func deleteRows(ctx context.Context, tx conn, id string) error {
-	if _, err := tx.exec(ctx, `DELETE FROM schedule_runs WHERE schedule_id = ?`, id); err != nil {
+func deleteRows(ctx context.Context, tx dbconn.Conn, id string) error {
+	if _, err := tx.Exec(ctx, `DELETE FROM schedule_runs WHERE schedule_id = ?`, id); err != nil {
 		return fmt.Errorf("schedule: deleting the runs of %s: %w", id, err)
 	}
-	if _, err := tx.exec(ctx, `DELETE FROM schedules WHERE id = ?`, id); err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM schedules WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("schedule: deleting schedule %s: %w", id, err)
 	}
 	return nil
 }
 
 // scanSchedule reads the columns of a schedule and its definition hash.
-func scanSchedule(r row) (Schedule, string, error) {
+func scanSchedule(r dbconn.Row) (Schedule, string, error) {
 	var sc Schedule
 	var hash, spec, target, missed string
 	var enabled, timeout, created, updated, last, next int64
@@ -406,4 +411,15 @@ func fromUnixNano(n int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
+}
+
+// isUniqueViolation reports whether err is a unique constraint's failure,
+// on either backend: Postgres's SQLSTATE 23505, SQLite's
+// SQLITE_CONSTRAINT_UNIQUE (the modernc driver's message names it).
+func isUniqueViolation(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "23505"
+	}
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
 }

@@ -295,7 +295,7 @@ func TestSyncReplicas(t *testing.T) {
 			t.Errorf("%d schedules, %d created in all: %+v, %v", len(list), created, reps, err)
 		}
 		var n int64
-		if err := stores[1].pool.queryRow(context.Background(), `SELECT count(*) FROM schedule_migrations`).Scan(&n); err != nil || n != int64(len(sqliteMigrations)) {
+		if err := stores[1].pool.QueryRow(context.Background(), `SELECT count(*) FROM schedule_migrations`).Scan(&n); err != nil || n != int64(len(sqliteMigrations)) {
 			t.Errorf("schedule_migrations: %d rows, %v", n, err)
 		}
 	})

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // SyncReport says what a Sync changed: the names of the schedules it
@@ -61,7 +63,7 @@ func (s *Store) Sync(ctx context.Context, source string, defs []Schedule) (SyncR
 		}
 		seen[defs[i].Name] = true
 	}
-	err := s.inTx(ctx, func(tx conn) error {
+	err := s.inTx(ctx, func(tx dbconn.Conn) error {
 		rep = SyncReport{}
 		if err := s.lockSync(ctx, tx); err != nil {
 			return fmt.Errorf("schedule: taking the sync lock: %w", err)
@@ -110,8 +112,8 @@ type hashed struct {
 }
 
 // bySource reads the schedules of source, by name.
-func (s *Store) bySource(ctx context.Context, tx conn, source string) (map[string]hashed, error) {
-	rs, err := tx.query(ctx, `SELECT `+columns+` FROM schedules WHERE source = ?`, source)
+func (s *Store) bySource(ctx context.Context, tx dbconn.Conn, source string) (map[string]hashed, error) {
+	rs, err := tx.Query(ctx, `SELECT `+columns+` FROM schedules WHERE source = ?`, source)
 	if err != nil {
 		return nil, fmt.Errorf("reading the schedules: %w", err)
 	}
@@ -131,7 +133,7 @@ func (s *Store) bySource(ctx context.Context, tx conn, source string) (map[strin
 }
 
 // syncUpdate writes def's definition over old's.
-func (s *Store) syncUpdate(ctx context.Context, tx conn, old, def Schedule, hash string, now time.Time) error {
+func (s *Store) syncUpdate(ctx context.Context, tx dbconn.Conn, old, def Schedule, hash string, now time.Time) error {
 	sc := old
 	sc.Spec, sc.Enabled, sc.Target, sc.Timeout, sc.Missed = def.Spec, def.Enabled, def.Target, def.Timeout, def.Missed
 	switch {
@@ -145,15 +147,15 @@ func (s *Store) syncUpdate(ctx context.Context, tx conn, old, def Schedule, hash
 }
 
 // syncInsert creates def as a schedule of source.
-func (s *Store) syncInsert(ctx context.Context, tx conn, source string, def Schedule, hash string, now time.Time) error {
+func (s *Store) syncInsert(ctx context.Context, tx dbconn.Conn, source string, def Schedule, hash string, now time.Time) error {
 	var other string
-	err := tx.queryRow(ctx, `SELECT source FROM schedules WHERE name = ?`, def.Name).Scan(&other)
+	err := tx.QueryRow(ctx, `SELECT source FROM schedules WHERE name = ?`, def.Name).Scan(&other)
 	switch {
 	case err == nil && other == "":
 		return fmt.Errorf("%w: schedule %q: a schedule of that name was created at run time; delete it or rename one", ErrExists, def.Name)
 	case err == nil:
 		return fmt.Errorf("%w: schedule %q is also defined in %s", ErrExists, def.Name, other)
-	case !isNoRows(err):
+	case !dbconn.IsNoRows(err):
 		return fmt.Errorf("reading schedule %s: %w", def.Name, err)
 	}
 	sc := def

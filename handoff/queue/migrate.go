@@ -10,6 +10,8 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // A migration is one step of the queue's own schema (the table
@@ -111,11 +113,11 @@ const createMigrationsTable = `CREATE TABLE IF NOT EXISTS handoff_migrations (
 
 // applyOwn applies the steps of list that tx's database lacks. tx holds
 // the migration lock.
-func applyOwn(ctx context.Context, tx conn, list []migration) error {
-	if _, err := tx.exec(ctx, createMigrationsTable); err != nil {
+func applyOwn(ctx context.Context, tx dbconn.Conn, list []migration) error {
+	if _, err := tx.Exec(ctx, createMigrationsTable); err != nil {
 		return fmt.Errorf("creating handoff_migrations: %w", err)
 	}
-	rs, err := tx.query(ctx, `SELECT version, name FROM handoff_migrations`)
+	rs, err := tx.Query(ctx, `SELECT version, name FROM handoff_migrations`)
 	if err != nil {
 		return fmt.Errorf("reading handoff_migrations: %w", err)
 	}
@@ -144,10 +146,10 @@ func applyOwn(ctx context.Context, tx conn, list []migration) error {
 		if ok {
 			continue
 		}
-		if _, err := tx.exec(ctx, m.sql); err != nil {
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
 			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
 		}
-		if _, err := tx.exec(ctx, `INSERT INTO handoff_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO handoff_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
 			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
 		}
 	}
@@ -180,7 +182,7 @@ func migrateSQLite(ctx context.Context, db *sql.DB, log *slog.Logger) (err error
 	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("River's migrations: %w", err)
 	}
-	if err := applyOwn(ctx, sqlConn{tx}, sqliteMigrations); err != nil {
+	if err := applyOwn(ctx, dbconn.SQL(tx), sqliteMigrations); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -223,7 +225,7 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) 
 		return fmt.Errorf("beginning the migration: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
-	if err := applyOwn(ctx, pgxConn{tx}, postgresMigrations); err != nil {
+	if err := applyOwn(ctx, dbconn.PGX(tx), postgresMigrations); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

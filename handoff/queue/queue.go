@@ -17,6 +17,8 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // Priorities, lowest to highest: a higher one runs first. Zero is
@@ -232,10 +234,10 @@ type Queue struct {
 // backend is the Queue's database and River client, on SQLite or Postgres.
 type backend interface {
 	// conn is the pool, for statements outside a transaction.
-	conn() conn
+	conn() dbconn.Conn
 	// inTx runs fn in a transaction, committed when fn returns nil; fn
 	// gets the transaction and a way to insert River jobs in it.
-	inTx(ctx context.Context, fn func(tx conn, insert jobInserter) error) error
+	inTx(ctx context.Context, fn func(tx dbconn.Conn, insert jobInserter) error) error
 	// forUpdate is appended to a SELECT in a transaction that will update
 	// the rows it read: Postgres's row lock ("" on SQLite, whose
 	// transactions hold the file's write lock from their start).
@@ -250,17 +252,17 @@ type jobInserter func(ctx context.Context, args deliverArgs, opts *river.InsertO
 // riverBackend is a backend for River's driver of transactions TTx.
 type riverBackend[TTx any] struct {
 	client   *river.Client[TTx]
-	pool     conn
-	begin    func(ctx context.Context) (TTx, conn, error)
+	pool     dbconn.Conn
+	begin    func(ctx context.Context) (TTx, dbconn.Conn, error)
 	commit   func(ctx context.Context, tx TTx) error
 	rollback func(ctx context.Context, tx TTx) error
 	lock     string
 }
 
-func (b *riverBackend[TTx]) conn() conn        { return b.pool }
+func (b *riverBackend[TTx]) conn() dbconn.Conn { return b.pool }
 func (b *riverBackend[TTx]) forUpdate() string { return b.lock }
 
-func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx conn, insert jobInserter) error) error {
+func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx dbconn.Conn, insert jobInserter) error) error {
 	tx, c, err := b.begin(ctx)
 	if err != nil {
 		return fmt.Errorf("beginning a transaction: %w", err)
@@ -304,13 +306,13 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 	}
 	q.b = &riverBackend[*sql.Tx]{
 		client: client,
-		pool:   sqlConn{db},
-		begin: func(ctx context.Context) (*sql.Tx, conn, error) {
+		pool:   dbconn.SQL(db),
+		begin: func(ctx context.Context) (*sql.Tx, dbconn.Conn, error) {
 			tx, err := db.BeginTx(ctx, nil)
 			if err != nil {
 				return nil, nil, err
 			}
-			return tx, sqlConn{tx}, nil
+			return tx, dbconn.SQL(tx), nil
 		},
 		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
 		rollback: func(_ context.Context, tx *sql.Tx) error { return tx.Rollback() },
@@ -336,13 +338,13 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 	}
 	q.b = &riverBackend[pgx.Tx]{
 		client: client,
-		pool:   pgxConn{pool},
-		begin: func(ctx context.Context) (pgx.Tx, conn, error) {
+		pool:   dbconn.PGX(pool),
+		begin: func(ctx context.Context) (pgx.Tx, dbconn.Conn, error) {
 			tx, err := pool.Begin(ctx)
 			if err != nil {
 				return nil, nil, err
 			}
-			return tx, pgxConn{tx}, nil
+			return tx, dbconn.PGX(tx), nil
 		},
 		commit:   func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) },
 		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
@@ -454,8 +456,8 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 	}
 	now := q.cfg.Now().UnixNano()
 	var fresh bool
-	err := q.b.inTx(ctx, func(tx conn, insert jobInserter) error {
-		n, err := tx.exec(ctx, `INSERT INTO handoff_messages (id, task_id, correlation_id, recipient, priority,
+	err := q.b.inTx(ctx, func(tx dbconn.Conn, insert jobInserter) error {
+		n, err := tx.Exec(ctx, `INSERT INTO handoff_messages (id, task_id, correlation_id, recipient, priority,
 			expires_at, retry_count, escalate_to, fallback_action, payload, escalated_from, status, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 			env.ID, env.TaskID, env.CorrelationID, env.Recipient, env.Priority,
@@ -504,8 +506,8 @@ const columns = `seq, id, task_id, correlation_id, recipient, priority, expires_
 
 // Get returns the record of message id, or ErrNotFound.
 func (q *Queue) Get(ctx context.Context, id string) (Record, error) {
-	rec, err := scanRecord(q.b.conn().queryRow(ctx, `SELECT `+columns+` FROM handoff_messages WHERE id = ?`, id))
-	if isNoRows(err) {
+	rec, err := scanRecord(q.b.conn().QueryRow(ctx, `SELECT `+columns+` FROM handoff_messages WHERE id = ?`, id))
+	if dbconn.IsNoRows(err) {
 		return Record{}, ErrNotFound
 	}
 	if err != nil {
@@ -517,7 +519,7 @@ func (q *Queue) Get(ctx context.Context, id string) (Record, error) {
 // Task returns the records of every message of task taskID, in the order
 // they were queued (an escalation after the message it escalates).
 func (q *Queue) Task(ctx context.Context, taskID string) ([]Record, error) {
-	rs, err := q.b.conn().query(ctx, `SELECT `+columns+` FROM handoff_messages WHERE task_id = ? ORDER BY seq`, taskID)
+	rs, err := q.b.conn().Query(ctx, `SELECT `+columns+` FROM handoff_messages WHERE task_id = ? ORDER BY seq`, taskID)
 	if err != nil {
 		return nil, fmt.Errorf("queue: reading task %s: %w", taskID, err)
 	}
@@ -538,7 +540,7 @@ func (q *Queue) Task(ctx context.Context, taskID string) ([]Record, error) {
 
 // scanRecord reads the columns of one record, then into extra the
 // columns the query selected after them.
-func scanRecord(r row, extra ...any) (Record, error) {
+func scanRecord(r dbconn.Row, extra ...any) (Record, error) {
 	var rec Record
 	var priority, retries, attempts, failures, interruptions, fallback int64
 	var expires, created, updated, started, finished int64

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/dbconn"
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/agentgw/agentgw/store"
@@ -257,7 +258,7 @@ func TestDuplicates(t *testing.T) {
 		// River delivering dup's job again (as after a rescue) runs
 		// nothing: the record is final. With one worker, "after", queued
 		// later at a lower priority, completes after that job ran.
-		err = q.b.inTx(ctx, func(_ conn, insert jobInserter) error {
+		err = q.b.inTx(ctx, func(_ dbconn.Conn, insert jobInserter) error {
 			return insert(ctx, deliverArgs{ID: "dup"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
 		})
 		if err != nil {
@@ -540,12 +541,6 @@ func TestDefaultBackoff(t *testing.T) {
 	}
 }
 
-func TestRebind(t *testing.T) {
-	if got := rebind(`UPDATE t SET a = ?, b = ? WHERE id = ?`); got != `UPDATE t SET a = $1, b = $2 WHERE id = $3` {
-		t.Errorf("rebind: %s", got)
-	}
-}
-
 // TestLeaseHoldsARun: while a run holds a message (its lease has not
 // passed), River handing the message's job out again, as a rescue would,
 // does not start a second run: that job is put off until the lease ends.
@@ -564,7 +559,7 @@ func TestLeaseHoldsARun(t *testing.T) {
 		enqueue(t, q, Envelope{ID: "held"})
 		start(t, q)
 		<-started
-		err := q.b.inTx(ctx, func(_ conn, insert jobInserter) error {
+		err := q.b.inTx(ctx, func(_ dbconn.Conn, insert jobInserter) error {
 			return insert(ctx, deliverArgs{ID: "held"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
 		})
 		if err != nil {
@@ -575,7 +570,7 @@ func TestLeaseHoldsARun(t *testing.T) {
 		deadline := time.Now().Add(time.Minute)
 		for {
 			var n int64
-			if err := q.b.conn().queryRow(ctx, `SELECT count(*) FROM river_job WHERE state = 'scheduled'`).Scan(&n); err != nil {
+			if err := q.b.conn().QueryRow(ctx, `SELECT count(*) FROM river_job WHERE state = 'scheduled'`).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			if n == 1 {

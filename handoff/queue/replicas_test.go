@@ -81,10 +81,10 @@ func TestReplicasStartAtOnce(t *testing.T) {
 			t.FailNow()
 		}
 		var n int64
-		if err := qs[0].b.conn().queryRow(context.Background(), `SELECT count(*) FROM handoff_migrations`).Scan(&n); err != nil || n != int64(len(sqliteMigrations)) {
+		if err := qs[0].b.conn().QueryRow(context.Background(), `SELECT count(*) FROM handoff_migrations`).Scan(&n); err != nil || n != int64(len(sqliteMigrations)) {
 			t.Errorf("handoff_migrations: %d rows, %v", n, err)
 		}
-		if err := qs[0].b.conn().queryRow(context.Background(), `SELECT count(*) FROM river_migration`).Scan(&n); err != nil || n == 0 {
+		if err := qs[0].b.conn().QueryRow(context.Background(), `SELECT count(*) FROM river_migration`).Scan(&n); err != nil || n == 0 {
 			t.Errorf("river_migration: %d rows, %v", n, err)
 		}
 		enqueue(t, qs[1], Envelope{ID: "works"})

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // jobKind is the kind of the River job that delivers one message.
@@ -137,10 +139,10 @@ func (q *Queue) lease() int64 { return time.Now().Add(q.cfg.RescueAfter).UnixNan
 // an interruption, not a failure.
 func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 	var c claim
-	err := q.b.inTx(ctx, func(tx conn, _ jobInserter) error {
+	err := q.b.inTx(ctx, func(tx dbconn.Conn, _ jobInserter) error {
 		var leaseUntil int64
-		rec, err := scanRecord(tx.queryRow(ctx, `SELECT `+columns+`, lease_until FROM handoff_messages WHERE id = ?`+q.b.forUpdate(), id), &leaseUntil)
-		if isNoRows(err) {
+		rec, err := scanRecord(tx.QueryRow(ctx, `SELECT `+columns+`, lease_until FROM handoff_messages WHERE id = ?`+q.b.forUpdate(), id), &leaseUntil)
+		if dbconn.IsNoRows(err) {
 			q.log.Error("handoff queue: a job for a message the queue does not hold", "id", id)
 			c.do = skip
 			return nil
@@ -166,7 +168,7 @@ func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 		}
 		if !rec.ExpiresAt.IsZero() && !now.Before(rec.ExpiresAt) {
 			c.do = skip
-			_, err := tx.exec(ctx, `UPDATE handoff_messages SET status = ?, error = ?, interruptions = ?, run_token = '',
+			_, err := tx.Exec(ctx, `UPDATE handoff_messages SET status = ?, error = ?, interruptions = ?, run_token = '',
 				lease_until = 0, finished_at = ?, updated_at = ? WHERE id = ?`,
 				string(StatusExpired), "expired at "+rec.ExpiresAt.UTC().Format(time.RFC3339Nano)+", before it ran",
 				rec.Interruptions, now.UnixNano(), now.UnixNano(), id)
@@ -177,7 +179,7 @@ func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 			if rec.Interruptions > q.cfg.MaxInterruptions {
 				c.lastErr = fmt.Errorf("interrupted %d times; the last: %s", rec.Interruptions, rec.Error)
 			}
-			_, err := tx.exec(ctx, `UPDATE handoff_messages SET status = ?, interruptions = ?, error = ?, run_token = ?,
+			_, err := tx.Exec(ctx, `UPDATE handoff_messages SET status = ?, interruptions = ?, error = ?, run_token = ?,
 				lease_until = ?, updated_at = ? WHERE id = ?`,
 				string(StatusRunning), rec.Interruptions, rec.Error, token, q.lease(), now.UnixNano(), id)
 			c.rec = rec
@@ -185,7 +187,7 @@ func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 		}
 		c.do = run
 		rec.Attempts++
-		_, err = tx.exec(ctx, `UPDATE handoff_messages SET status = ?, attempts = ?, interruptions = ?, error = ?,
+		_, err = tx.Exec(ctx, `UPDATE handoff_messages SET status = ?, attempts = ?, interruptions = ?, error = ?,
 			run_token = ?, lease_until = ?, started_at = ?, updated_at = ? WHERE id = ?`,
 			string(StatusRunning), rec.Attempts, rec.Interruptions, rec.Error, token, q.lease(),
 			now.UnixNano(), now.UnixNano(), id)
@@ -200,7 +202,7 @@ func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 // after its lease passed) changes nothing, and says so in the log.
 func (q *Queue) update(ctx context.Context, id, token, set string, args ...any) error {
 	args = append(args, id, token)
-	n, err := q.b.conn().exec(ctx, `UPDATE handoff_messages SET `+set+` WHERE id = ? AND run_token = ?`, args...)
+	n, err := q.b.conn().Exec(ctx, `UPDATE handoff_messages SET `+set+` WHERE id = ? AND run_token = ?`, args...)
 	if err != nil {
 		return fmt.Errorf("queue: recording message %s: %w", id, err)
 	}

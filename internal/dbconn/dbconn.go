@@ -3,9 +3,8 @@
 // with one text per statement: statements are written with ? placeholders
 // and the Postgres connection rewrites them to $1, $2, ….
 //
-// It is schedule's and handoff/queue's db.go made shared, for the third
-// package that keeps tables of its own (knowledge/index); the first two
-// still carry their copies.
+// The packages that keep tables of their own in the store's database
+// (handoff/queue, schedule, knowledge/index) use it.
 package dbconn
 
 import (
