@@ -10,29 +10,24 @@ import (
 	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
-// A migration is one step of the package's schema (the tables schedules
-// and schedule_runs), applied once and in order, recorded in
-// schedule_migrations (version, name, applied_at) in the same transaction
-// as its statements. As in the store and the hand-off queue: versions start
-// at 1 and go up by one, a published step is never edited, steps are
-// additive, and a database with versions beyond a binary's list is
-// accepted (a replica of the previous release keeps working beside a newer
-// one).
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
 // sqliteMigrations and postgresMigrations are the schema, step by step.
 // Times are unix nanoseconds, 0 meaning none (next_run 0: the schedule
 // will not run); text and numbers are NOT NULL, ” or 0 meaning none, so
 // that both drivers scan them into plain Go values. def_hash is the hash
 // of a static schedule's definition as last synced (Sync). seq orders a
 // schedule's runs.
+//
+// A step of the package's schema (the tables schedules and schedule_runs)
+// is applied once and in order by dbconn.ApplyMigrations, recorded in
+// schedule_migrations (version, name, applied_at) in the same transaction
+// as its statements. As in the store and the hand-off queue: versions start
+// at 1 and go up by one, a published step is never edited, steps are
+// additive, and a database with versions beyond a binary's list is
+// accepted (a replica of the previous release keeps working beside a newer
+// one).
 var (
-	sqliteMigrations = []migration{
-		{1, "schedules and runs", `CREATE TABLE schedules (
+	sqliteMigrations = []dbconn.Migration{
+		{Version: 1, Name: "schedules and runs", SQL: `CREATE TABLE schedules (
 	id         TEXT PRIMARY KEY,
 	name       TEXT NOT NULL UNIQUE,
 	source     TEXT NOT NULL DEFAULT '',
@@ -67,8 +62,8 @@ CREATE TABLE schedule_runs (
 CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, seq);
 CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
 	}
-	postgresMigrations = []migration{
-		{1, "schedules and runs", `CREATE TABLE schedules (
+	postgresMigrations = []dbconn.Migration{
+		{Version: 1, Name: "schedules and runs", SQL: `CREATE TABLE schedules (
 	id         TEXT PRIMARY KEY,
 	name       TEXT NOT NULL UNIQUE,
 	source     TEXT NOT NULL DEFAULT '',
@@ -113,57 +108,6 @@ const (
 	syncLock      int64 = 0x73_63_68_65_64_73_79_6e
 )
 
-const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schedule_migrations (
-	version    INTEGER PRIMARY KEY,
-	name       TEXT NOT NULL,
-	applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
-)`
-
-// applyOwn applies the steps of list that tx's database lacks. tx holds
-// the migration lock.
-func applyOwn(ctx context.Context, tx dbconn.Conn, list []migration) error {
-	if _, err := tx.Exec(ctx, createMigrationsTable); err != nil {
-		return fmt.Errorf("creating schedule_migrations: %w", err)
-	}
-	rs, err := tx.Query(ctx, `SELECT version, name FROM schedule_migrations`)
-	if err != nil {
-		return fmt.Errorf("reading schedule_migrations: %w", err)
-	}
-	applied := map[int64]string{}
-	for rs.Next() {
-		var v int64
-		var name string
-		if err := rs.Scan(&v, &name); err != nil {
-			_ = rs.Close()
-			return fmt.Errorf("reading schedule_migrations: %w", err)
-		}
-		applied[v] = name
-	}
-	_ = rs.Close()
-	if err := rs.Err(); err != nil {
-		return fmt.Errorf("reading schedule_migrations: %w", err)
-	}
-	for i, m := range list {
-		if m.version != i+1 {
-			panic(fmt.Sprintf("schedule: migration %q has version %d, want %d", m.name, m.version, i+1))
-		}
-		name, ok := applied[int64(m.version)]
-		if ok && name != m.name {
-			return fmt.Errorf("schedule_migrations records version %d as %q, not %q: the database belongs to another program or version", m.version, name, m.name)
-		}
-		if ok {
-			continue
-		}
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO schedule_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
-			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
-		}
-	}
-	return nil
-}
-
 // migrateSQLite applies the steps in one transaction. db begins
 // transactions with BEGIN IMMEDIATE (store.SQLite's DB does), so the
 // transaction holds the file's write lock from its start: of several
@@ -179,7 +123,7 @@ func migrateSQLite(ctx context.Context, db *sql.DB) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	if err := applyOwn(ctx, dbconn.SQL(tx), sqliteMigrations); err != nil {
+	if err := dbconn.ApplyMigrations(ctx, dbconn.SQL(tx), "schedule_migrations", sqliteMigrations); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -198,7 +142,7 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 		return fmt.Errorf("taking the migration lock: %w", err)
 	}
-	if err := applyOwn(ctx, dbconn.PGX(tx), postgresMigrations); err != nil {
+	if err := dbconn.ApplyMigrations(ctx, dbconn.PGX(tx), "schedule_migrations", postgresMigrations); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

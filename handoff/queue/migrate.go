@@ -14,8 +14,14 @@ import (
 	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
-// A migration is one step of the queue's own schema (the table
-// handoff_messages), applied once and in order, recorded in
+// sqliteMigrations and postgresMigrations are the queue's schema, step by
+// step. Times are unix nanoseconds (0: none), as in the store; text and
+// numbers are NOT NULL, an empty string or 0 meaning none, so that both drivers scan
+// them into plain Go values. seq orders the messages as they were queued
+// (Task lists a task's messages by it).
+//
+// A step of the queue's own schema (the table handoff_messages) is
+// applied once and in order by dbconn.ApplyMigrations, recorded in
 // handoff_migrations (version, name, applied_at) in the same transaction
 // as its statements. As in the store package: versions start at 1 and go
 // up by one, a published step is never edited, steps are additive, and a
@@ -24,20 +30,9 @@ import (
 //
 // River's tables (river_job, river_leader, river_migration, …) are
 // River's: rivermigrate applies its own steps, first, under the same lock.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// sqliteMigrations and postgresMigrations are the queue's schema, step by
-// step. Times are unix nanoseconds (0: none), as in the store; text and
-// numbers are NOT NULL, an empty string or 0 meaning none, so that both drivers scan
-// them into plain Go values. seq orders the messages as they were queued
-// (Task lists a task's messages by it).
 var (
-	sqliteMigrations = []migration{
-		{1, "handoff_messages", `CREATE TABLE handoff_messages (
+	sqliteMigrations = []dbconn.Migration{
+		{Version: 1, Name: "handoff_messages", SQL: `CREATE TABLE handoff_messages (
 	seq             INTEGER PRIMARY KEY AUTOINCREMENT,
 	id              TEXT NOT NULL UNIQUE,
 	task_id         TEXT NOT NULL DEFAULT '',
@@ -67,8 +62,8 @@ var (
 );
 CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
 	}
-	postgresMigrations = []migration{
-		{1, "handoff_messages", `CREATE TABLE handoff_messages (
+	postgresMigrations = []dbconn.Migration{
+		{Version: 1, Name: "handoff_messages", SQL: `CREATE TABLE handoff_messages (
 	seq             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
 	id              TEXT NOT NULL UNIQUE,
 	task_id         TEXT NOT NULL DEFAULT '',
@@ -105,57 +100,6 @@ CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
 // that the two never wait for each other.
 const migrationLock int64 = 0x68_61_6e_64_6f_66_66
 
-const createMigrationsTable = `CREATE TABLE IF NOT EXISTS handoff_migrations (
-	version    INTEGER PRIMARY KEY,
-	name       TEXT NOT NULL,
-	applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
-)`
-
-// applyOwn applies the steps of list that tx's database lacks. tx holds
-// the migration lock.
-func applyOwn(ctx context.Context, tx dbconn.Conn, list []migration) error {
-	if _, err := tx.Exec(ctx, createMigrationsTable); err != nil {
-		return fmt.Errorf("creating handoff_migrations: %w", err)
-	}
-	rs, err := tx.Query(ctx, `SELECT version, name FROM handoff_migrations`)
-	if err != nil {
-		return fmt.Errorf("reading handoff_migrations: %w", err)
-	}
-	applied := map[int64]string{}
-	for rs.Next() {
-		var v int64
-		var name string
-		if err := rs.Scan(&v, &name); err != nil {
-			_ = rs.Close()
-			return fmt.Errorf("reading handoff_migrations: %w", err)
-		}
-		applied[v] = name
-	}
-	_ = rs.Close()
-	if err := rs.Err(); err != nil {
-		return fmt.Errorf("reading handoff_migrations: %w", err)
-	}
-	for i, m := range list {
-		if m.version != i+1 {
-			panic(fmt.Sprintf("queue: migration %q has version %d, want %d", m.name, m.version, i+1))
-		}
-		name, ok := applied[int64(m.version)]
-		if ok && name != m.name {
-			return fmt.Errorf("handoff_migrations records version %d as %q, not %q: the database belongs to another program or version", m.version, name, m.name)
-		}
-		if ok {
-			continue
-		}
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO handoff_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
-			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
-		}
-	}
-	return nil
-}
-
 // migrateSQLite applies River's steps and the queue's in one transaction.
 // db begins transactions with BEGIN IMMEDIATE (store.SQLite's DB does), so
 // the transaction holds the file's write lock from its start: of several
@@ -182,7 +126,7 @@ func migrateSQLite(ctx context.Context, db *sql.DB, log *slog.Logger) (err error
 	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("River's migrations: %w", err)
 	}
-	if err := applyOwn(ctx, dbconn.SQL(tx), sqliteMigrations); err != nil {
+	if err := dbconn.ApplyMigrations(ctx, dbconn.SQL(tx), "handoff_migrations", sqliteMigrations); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -225,7 +169,7 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) 
 		return fmt.Errorf("beginning the migration: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
-	if err := applyOwn(ctx, dbconn.PGX(tx), postgresMigrations); err != nil {
+	if err := dbconn.ApplyMigrations(ctx, dbconn.PGX(tx), "handoff_migrations", postgresMigrations); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
