@@ -8,6 +8,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentgw/agentgw/internal/watchdog"
 )
 
 // outbound is what Complete puts on the context for policyDoer: the body to
@@ -99,8 +101,8 @@ func (c *Client) completeOnce(ctx context.Context, req *ChatRequest, body []byte
 	var none openai.ChatCompletionMessage
 	call, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	wd := startWatchdog(cancel, start, c.cfg.FirstByteTimeout, 0)
-	defer wd.stop()
+	wd := watchdog.Start(cancel, start, c.cfg.FirstByteTimeout, 0)
+	defer wd.Stop()
 	r := relay{ctx: ctx, call: call}
 	out := &outbound{body: body, header: req.Header}
 	call = context.WithValue(call, outboundKey{}, out)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/watchdog"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -16,7 +17,7 @@ type relay struct {
 	ctx    context.Context // the caller's
 	call   context.Context // the call's, canceled by the watchdog or a sink error
 	cancel context.CancelCauseFunc
-	wd     *watchdog
+	wd     *watchdog.Watchdog
 	sink   Sink
 	// batch is sink as a BatchSink, nil when it is not one.
 	batch BatchSink
@@ -128,7 +129,7 @@ func (r *relay) event() {
 	if r.firstByte == 0 {
 		r.firstByte = time.Since(r.start)
 	}
-	r.wd.event()
+	r.wd.Activity()
 }
 
 // chunk passes one chunk to the sink; with more (more upstream data is
@@ -228,7 +229,7 @@ func (r *relay) fail(err error, kind ErrorKind, msg string) *Error {
 	if r.ctx.Err() != nil {
 		return &Error{Kind: KindCanceled, Message: "the request was canceled", Err: context.Cause(r.ctx)}
 	}
-	var te *timeoutError
+	var te *watchdog.TimeoutError
 	if errors.As(context.Cause(r.call), &te) {
 		return &Error{Kind: KindTimeout, Message: te.Error(), Err: err}
 	}

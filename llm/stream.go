@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/watchdog"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -117,11 +118,11 @@ func (c *Client) stream(ctx context.Context, req *ChatRequest, body []byte, sink
 	// cancels it.
 	call, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	unlink := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-	wd := startWatchdog(cancel, start, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
+	wd := watchdog.Start(cancel, start, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
 	hreq, err := c.newRequest(call, c.url, body, req.Header, "text/event-stream")
 	if err != nil {
 		unlink()
-		wd.stop()
+		wd.Stop()
 		cancel(nil)
 		return Result{}, err
 	}
@@ -130,7 +131,7 @@ func (c *Client) stream(ctx context.Context, req *ChatRequest, body []byte, sink
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		unlink()
-		wd.stop()
+		wd.Stop()
 		cancel(nil)
 		return r.result(req.Model), c.cleanError(r.fail(err, KindUnavailable, "cannot connect to the upstream model platform"), req.Header)
 	}
@@ -141,7 +142,7 @@ func (c *Client) stream(ctx context.Context, req *ChatRequest, body []byte, sink
 	} else {
 		err = r.events(resp.Body)
 	}
-	wd.stop()
+	wd.Stop()
 	if unlink() && r.ended && err == nil {
 		go drainAndClose(resp.Body, cancel)
 	} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/internal/runes"
+	"github.com/agentgw/agentgw/internal/watchdog"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -83,7 +84,7 @@ func (c *call) fail(err error, code, msg string) *agent.Error {
 	if c.ctx.Err() != nil {
 		return canceled(context.Cause(c.ctx))
 	}
-	var te *timeoutError
+	var te *watchdog.TimeoutError
 	if errors.As(context.Cause(c.call), &te) {
 		return c.remoteError(agent.CodeUpstreamTimeout, "the remote agent service at "+c.endpoint+" did not answer in time: "+te.Error(), true).
 			Suggest(suggestTimeout).Wrap(c.cleanCause(err))

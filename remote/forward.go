@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/internal/watchdog"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -99,7 +100,7 @@ func (c *Client) forward(ctx context.Context, f *forward, endpoint string, body 
 			return agent.Internal(err)
 		}
 	}
-	return c.do(ctx, f.shown, endpoint, target, header, func(cl *call, hc context.Context, cancel context.CancelCauseFunc, wd *watchdog) (*http.Response, *agent.Error) {
+	return c.do(ctx, f.shown, endpoint, target, header, func(cl *call, hc context.Context, cancel context.CancelCauseFunc, wd *watchdog.Watchdog) (*http.Response, *agent.Error) {
 		req, err := c.newRequest(hc, target, endpoint, body, header, "text/event-stream")
 		if err != nil {
 			return nil, agent.Internal(err)
@@ -108,7 +109,7 @@ func (c *Client) forward(ctx context.Context, f *forward, endpoint string, body 
 		if err != nil {
 			return nil, cl.unavailable(err)
 		}
-		wd.activity()
+		wd.Activity()
 		if e := c.checkStream(cl, resp); e != nil {
 			return resp, e
 		}
@@ -127,7 +128,7 @@ func badEndpoint(err error) *agent.Error {
 
 // exchange makes the call on hc, the call's context, and reads its answer;
 // it returns the response (nil when none came) and the call's error.
-type exchange func(cl *call, hc context.Context, cancel context.CancelCauseFunc, wd *watchdog) (*http.Response, *agent.Error)
+type exchange func(cl *call, hc context.Context, cancel context.CancelCauseFunc, wd *watchdog.Watchdog) (*http.Response, *agent.Error)
 
 // errSinkFailed cancels the call to the remote when the sink failed.
 var errSinkFailed = errors.New("remote: the client went away; the remote call is abandoned")
@@ -139,10 +140,10 @@ var errSinkFailed = errors.New("remote: the client went away; the remote call is
 func (c *Client) do(ctx context.Context, shown, endpoint, target string, header http.Header, ex exchange) *agent.Error {
 	hc, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	unlink := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-	wd := startWatchdog(cancel, c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
+	wd := watchdog.Start(cancel, time.Now(), c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
 	cl := &call{ctx: ctx, call: hc, endpoint: shown, redact: c.redactor(target, endpoint, header)}
 	resp, e := ex(cl, hc, cancel, wd)
-	wd.stop()
+	wd.Stop()
 	switch {
 	case resp == nil:
 		unlink()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/internal/watchdog"
 )
 
 // PostHandoff forwards a hand-off message (seed 001, as JSON) to the
@@ -33,7 +34,7 @@ func (c *Client) PostHandoff(ctx context.Context, endpoint string, message []byt
 	}
 	u, _ := parseEndpoint(target)
 	shown := Redacted(u)
-	e := c.do(ctx, shown, endpoint, target, header, func(cl *call, hc context.Context, _ context.CancelCauseFunc, wd *watchdog) (*http.Response, *agent.Error) {
+	e := c.do(ctx, shown, endpoint, target, header, func(cl *call, hc context.Context, _ context.CancelCauseFunc, wd *watchdog.Watchdog) (*http.Response, *agent.Error) {
 		req, err := c.newRequest(hc, target, endpoint, message, header, "application/json")
 		if err != nil {
 			return nil, agent.Internal(err)
@@ -42,7 +43,7 @@ func (c *Client) PostHandoff(ctx context.Context, endpoint string, message []byt
 		if err != nil {
 			return nil, cl.unavailable(err)
 		}
-		wd.activity()
+		wd.Activity()
 		status = resp.StatusCode
 		body, err = io.ReadAll(&meter{body: resp.Body, wd: wd, max: c.cfg.MaxResponseSize})
 		switch {

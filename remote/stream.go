@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/internal/watchdog"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -44,7 +45,7 @@ var (
 )
 
 // relay reads the remote's stream from body and passes it to the sink.
-func (f *forward) relay(c *Client, body io.Reader, wd *watchdog) *agent.Error {
+func (f *forward) relay(c *Client, body io.Reader, wd *watchdog.Watchdog) *agent.Error {
 	m := &meter{body: body, wd: wd, max: f.max}
 	rd := c.readers.NewReader(m)
 	defer c.readers.Release(rd) // sinks copy what they keep; errors hold strings
@@ -59,7 +60,7 @@ func (f *forward) relay(c *Client, body io.Reader, wd *watchdog) *agent.Error {
 		if e := f.event(ev.Name, bytes.TrimSpace(ev.Data)); e != nil || f.ended {
 			return e
 		}
-		wd.activity()
+		wd.Activity()
 	}
 }
 

@@ -22,6 +22,7 @@ var Leaf = []string{
 	Module + "/internal/jsonscan",
 	Module + "/internal/runes",
 	Module + "/internal/suggest",
+	Module + "/internal/watchdog",
 }
 
 // Check fails t if the package at import path pkg depends, directly or
