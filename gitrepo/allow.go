@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/agentgw/agentgw/internal/pathglob"
 )
 
 // pattern is a compiled allow pattern: "/"-separated path.Match globs, where a
@@ -58,31 +60,5 @@ func escapeGlob(s string) string {
 
 // match reports whether the normalised URL n matches the pattern.
 func (p pattern) match(n string) bool {
-	return matchSegments(p.segs, strings.Split(n, "/"))
-}
-
-// matchSegments matches glob segments against path segments by dynamic
-// programming, so that many "**" cannot make it exponential: cur[j] tells
-// whether the pattern segments seen so far match segs[:j].
-func matchSegments(pat, segs []string) bool {
-	cur := make([]bool, len(segs)+1)
-	cur[0] = true
-	for _, p := range pat {
-		next := make([]bool, len(segs)+1)
-		if p == "**" {
-			any := false
-			for j := range next {
-				any = any || cur[j]
-				next[j] = any
-			}
-		} else {
-			for j := 1; j <= len(segs); j++ {
-				if cur[j-1] {
-					next[j], _ = path.Match(p, segs[j-1])
-				}
-			}
-		}
-		cur = next
-	}
-	return cur[len(segs)]
+	return pathglob.MatchSegments(p.segs, strings.Split(n, "/"))
 }

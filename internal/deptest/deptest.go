@@ -21,6 +21,7 @@ const Module = "github.com/agentgw/agentgw"
 var Leaf = []string{
 	Module + "/internal/jsonscan",
 	Module + "/internal/runes",
+	Module + "/internal/pathglob",
 	Module + "/internal/suggest",
 	Module + "/internal/watchdog",
 }
