@@ -17,6 +17,10 @@ const (
 	bm25B  = 0.75
 )
 
+// seekCost is what looking up one file's postings of a term costs, in
+// postings read in order.
+const seekCost = 16
+
 // termInfo is a query term's statistics.
 type termInfo struct {
 	term string
@@ -82,7 +86,10 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 			tf := float64(p.tf)
 			acc[k] += t.idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(p.dl)/avgdl))
 		}
-		if pruning {
+		// A seek per candidate file costs about what reading a few rows
+		// of the term's postings in order does: with many candidates, read
+		// them all and skip the others.
+		if pruning && len(files)*seekCost < int(t.df) {
 			for part := range slices.Chunk(files, batchRows) {
 				if err := s.postings(ctx, t.term, part, add); err != nil {
 					return nil, 0, err

@@ -40,8 +40,8 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultBruteForceLimit  = 20000
-	DefaultVectorCandidates = 200
+	DefaultBruteForceLimit  = 5000
+	DefaultVectorCandidates = 100
 )
 
 // Index is the chunk index of the knowledge bases, in tables of its own in
