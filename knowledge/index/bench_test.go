@@ -243,4 +243,3 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
 }
-
