@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // BM25's parameters, Lucene's defaults.
@@ -53,7 +51,7 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 	acc := map[key]float64{}
 	pruning := false
 	for i, t := range infos {
-		var files []any
+		var files []int64
 		if len(acc) >= depth {
 			bar := kthLargest(acc, depth)
 			if !pruning && bar > rem[i] {
@@ -71,7 +69,7 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 						files = append(files, k.file)
 					}
 				}
-				slices.SortFunc(files, func(a, b any) int { return cmp.Compare(a.(int64), b.(int64)) })
+				slices.Sort(files)
 			}
 		}
 		add := func(file int64, p posting) {
@@ -114,12 +112,10 @@ func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, e
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	args := append([]any{}, s.kbIDs...)
-	for _, t := range terms {
-		args = append(args, t)
-	}
-	rs, err := s.c.Query(ctx, `SELECT term, CAST(SUM(df) AS BIGINT) FROM kb_terms WHERE `+s.kbIn("kb_id")+
-		` AND term IN (`+dbconn.Placeholders(len(terms))+`) GROUP BY term`, args...)
+	kbCond, args := s.kbIn("kb_id")
+	termCond, targs := s.d.strs("term", terms)
+	rs, err := s.c.Query(ctx, `SELECT term, CAST(SUM(df) AS BIGINT) FROM kb_terms WHERE `+kbCond+
+		` AND `+termCond+` GROUP BY term`, append(args, targs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("reading document frequencies: %w", err)
 	}
@@ -153,12 +149,14 @@ func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, e
 
 // postings calls fn with each posting of term in the searched bases, in
 // the files listed (every file when files is nil).
-func (s *searcher) postings(ctx context.Context, term string, files []any, fn func(file int64, p posting)) error {
-	q := `SELECT file_id, post FROM kb_postings WHERE ` + s.kbIn("kb_id") + ` AND term = ?`
-	args := append(append([]any{}, s.kbIDs...), term)
+func (s *searcher) postings(ctx context.Context, term string, files []int64, fn func(file int64, p posting)) error {
+	kbCond, args := s.kbIn("kb_id")
+	q := `SELECT file_id, post FROM kb_postings WHERE ` + kbCond + ` AND term = ?`
+	args = append(args, term)
 	if files != nil {
-		q += ` AND file_id IN (` + dbconn.Placeholders(len(files)) + `)`
-		args = append(args, files...)
+		fileCond, fargs := s.d.ints("file_id", files)
+		q += ` AND ` + fileCond
+		args = append(args, fargs...)
 	}
 	rs, err := s.c.Query(ctx, q, args...)
 	if err != nil {

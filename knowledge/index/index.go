@@ -58,6 +58,7 @@ type Index struct {
 	// the database.
 	snapshot func(ctx context.Context, fn func(c dbconn.Conn) error) error
 	opts     Options
+	dialect  dialect
 }
 
 // Open returns an index in the database of the gateway's store st, a
@@ -136,6 +137,7 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index
 		return nil, fmt.Errorf("index: migrating the PostgreSQL database: %w", err)
 	}
 	ix := newIndex(opts)
+	ix.dialect.pg = true
 	ix.pool = dbconn.PGX(pool)
 	ix.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
 		tx, err := pool.Begin(ctx)
