@@ -140,6 +140,9 @@ const (
 // BenchmarkSearch100k keeps its index between runs (built when missing).
 const keepBenchDB = "AGENTGW_KB_BENCH_DB"
 
+// keepBenchPG is the same for Postgres: a database URL.
+const keepBenchPG = "AGENTGW_KB_BENCH_PG"
+
 // BenchmarkSearch100k builds an index of 100,000 synthetic chunks (a
 // million lines) once per database, reporting its build time, and then
 // measures searches: p50 and p99 latency, allocations per search.
@@ -151,6 +154,9 @@ func BenchmarkSearch100k(b *testing.B) {
 		b.Run(be.name, func(b *testing.B) {
 			db := be.newDB(b)
 			if keep := os.Getenv(keepBenchDB); keep != "" && be.name == "sqlite" {
+				db = keep
+			}
+			if keep := os.Getenv(keepBenchPG); keep != "" && be.name == "postgres" {
 				db = keep
 			}
 			emb := HashEmbedder{Dim: 256}
@@ -172,6 +178,9 @@ func BenchmarkSearch100k(b *testing.B) {
 				if _, err := builder.Replace(ctx, "synth", name, fmt.Sprint(f), s.file(name, synthPerFile)); err != nil {
 					b.Fatal(err)
 				}
+			}
+			if err := builder.Optimize(ctx); err != nil {
+				b.Fatal(err)
 			}
 			build, buildCPU := time.Since(start), cpuTime()-cpu0
 			st, err := builder.Stats(ctx, "synth")

@@ -180,6 +180,24 @@ func newIndex(opts Options) *Index {
 	return &Index{opts: opts}
 }
 
+// Optimize refreshes the planner's statistics and, on Postgres, vacuums
+// the index's tables, which lets a term's postings be read from the index
+// alone (an index-only scan needs the pages marked all-visible; autovacuum
+// gets there too, later). An indexer calls it after indexing a commit; it
+// is safe beside searches and writes, and slow only after large changes.
+func (ix *Index) Optimize(ctx context.Context) error {
+	stmts := []string{`PRAGMA optimize`}
+	if ix.dialect.pg {
+		stmts = []string{`VACUUM (ANALYZE) kb_postings, kb_terms, kb_chunks, kb_files, kb_bases`}
+	}
+	for _, q := range stmts {
+		if _, err := ix.pool.Exec(ctx, q); err != nil {
+			return fmt.Errorf("index: optimizing: %w", err)
+		}
+	}
+	return nil
+}
+
 // Stats describes a knowledge base's index.
 type Stats struct {
 	// KB is the knowledge base's id.
