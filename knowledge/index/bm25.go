@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // BM25's parameters, Lucene's defaults.
@@ -16,6 +14,10 @@ const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
+
+// seekCost is what looking up one file's postings of a term costs, in
+// postings read in order.
+const seekCost = 16
 
 // termInfo is a query term's statistics.
 type termInfo struct {
@@ -49,7 +51,7 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 	acc := map[key]float64{}
 	pruning := false
 	for i, t := range infos {
-		var files []any
+		var files []int64
 		if len(acc) >= depth {
 			bar := kthLargest(acc, depth)
 			if !pruning && bar > rem[i] {
@@ -67,7 +69,7 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 						files = append(files, k.file)
 					}
 				}
-				slices.SortFunc(files, func(a, b any) int { return cmp.Compare(a.(int64), b.(int64)) })
+				slices.Sort(files)
 			}
 		}
 		add := func(file int64, p posting) {
@@ -82,7 +84,10 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 			tf := float64(p.tf)
 			acc[k] += t.idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(p.dl)/avgdl))
 		}
-		if pruning {
+		// A seek per candidate file costs about what reading a few rows
+		// of the term's postings in order does: with many candidates, read
+		// them all and skip the others.
+		if pruning && len(files)*seekCost < int(t.df) {
 			for part := range slices.Chunk(files, batchRows) {
 				if err := s.postings(ctx, t.term, part, add); err != nil {
 					return nil, 0, err
@@ -107,12 +112,10 @@ func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, e
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	args := append([]any{}, s.kbIDs...)
-	for _, t := range terms {
-		args = append(args, t)
-	}
-	rs, err := s.c.Query(ctx, `SELECT term, CAST(SUM(df) AS BIGINT) FROM kb_terms WHERE `+s.kbIn("kb_id")+
-		` AND term IN (`+dbconn.Placeholders(len(terms))+`) GROUP BY term`, args...)
+	kbCond, args := s.kbIn("kb_id")
+	termCond, targs := s.d.strs("term", terms)
+	rs, err := s.c.Query(ctx, `SELECT term, CAST(SUM(df) AS BIGINT) FROM kb_terms WHERE `+kbCond+
+		` AND `+termCond+` GROUP BY term`, append(args, targs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("reading document frequencies: %w", err)
 	}
@@ -146,12 +149,14 @@ func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, e
 
 // postings calls fn with each posting of term in the searched bases, in
 // the files listed (every file when files is nil).
-func (s *searcher) postings(ctx context.Context, term string, files []any, fn func(file int64, p posting)) error {
-	q := `SELECT file_id, post FROM kb_postings WHERE ` + s.kbIn("kb_id") + ` AND term = ?`
-	args := append(append([]any{}, s.kbIDs...), term)
+func (s *searcher) postings(ctx context.Context, term string, files []int64, fn func(file int64, p posting)) error {
+	kbCond, args := s.kbIn("kb_id")
+	q := `SELECT file_id, post FROM kb_postings WHERE ` + kbCond + ` AND term = ?`
+	args = append(args, term)
 	if files != nil {
-		q += ` AND file_id IN (` + dbconn.Placeholders(len(files)) + `)`
-		args = append(args, files...)
+		fileCond, fargs := s.d.ints("file_id", files)
+		q += ` AND ` + fileCond
+		args = append(args, fargs...)
 	}
 	rs, err := s.c.Query(ctx, q, args...)
 	if err != nil {

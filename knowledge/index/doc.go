@@ -17,32 +17,47 @@
 //
 //   - SQLite's FTS5 (built into modernc.org/sqlite; its bm25() works there)
 //     with Postgres's full text (tsvector, GIN). Two engines, two rankings:
-//     ts_rank and ts_rank_cd are not BM25 (no inverse document frequency,
-//     no length saturation), so a query would rank differently on the
-//     default database and on the replicas' one, and the quality
-//     benchmark would measure only one of them. FTS5's bm25() also drops
+//     ts_rank and ts_rank_cd are not BM25 (they weigh a document by its
+//     own lexemes, with no inverse document frequency), so a query would
+//     rank differently on the default database and on the replicas' one,
+//     and the quality benchmark would measure only one of them. FTS5's bm25() also drops
 //     the weight of a term held by more than half the chunks to nothing.
-//   - bleve (github.com/blevesearch/bleve/v2, well kept, BM25 since 2.5):
+//   - bleve (github.com/blevesearch/bleve/v2, well kept, served at v2.6.3):
 //     its index is a directory of segment files. Replicas do not share
 //     files, so each would index the sources itself and keep a volume of
-//     its own, outside the store; it also brings about forty modules.
+//     its own, outside the store; and its go.mod brings some thirty-five
+//     modules (six versions of its zap segment format among them).
 //   - BM25 computed in Go over an inverted index kept in plain tables:
 //     the same statements, rows and arithmetic on both databases, so the
 //     same ranking to the last bit (a test checks it), in the store, for
 //     replicas. Chosen.
 //
-// What it costs: about 600 lines of our own instead of a library's
-// (tokens to postings, BM25, top-k pruning, the schema), and an index
-// larger and slower to build than FTS5's segment b-trees. To keep it
-// small and fast, postings are one row per (base, term, file), a blob of
-// (ordinal, tf, length, source type) per chunk of the file holding the
-// term, rather than a row per chunk; document frequencies are kept in
-// kb_terms, updated in the writing transaction; the counters behind N and
-// the average length in kb_bases. A query reads its terms rarest first
-// and stops reading the long postings of common terms for chunks that can
-// no longer reach the top k (MaxScore: exact top-k, not an
-// approximation). Measured numbers are in the package's benchmarks and
-// in the README of knowledge bases.
+// What it costs: about 900 lines of our own instead of a library's
+// (postings, BM25, top-k pruning, the schema), and an index larger and
+// slower to build than FTS5's segment b-trees. To keep it small and fast,
+// postings are one row per (base, term, file), a blob of (ordinal, tf,
+// length, source type) per chunk of the file holding the term, rather
+// than a row per chunk; document frequencies are kept in kb_terms, updated
+// in the writing transaction, and N and the average length come from
+// counters in kb_bases. A query reads its terms rarest first and, once
+// the k-th best score so far is out of reach of the terms left, reads the
+// long postings of the common terms only for the candidates that can
+// still reach the top k, dropping the others (MaxScore: exact top-k, not
+// an approximation; a test checks it against exhaustive BM25). Its worst
+// case is a query made only of words most chunks hold: nothing can be
+// pruned, and each of its terms' postings is read whole.
+//
+// Measured (BenchmarkIndexBuild, BenchmarkSearch100k; 2 shared cores,
+// SQLite in WAL on local disk, PostgreSQL 15 on loopback): building costs
+// about 220 ms per 10,000 lines of real code on SQLite and 370 ms on
+// Postgres (250 and 570 with 256-dimension vectors), more as the tables
+// outgrow the page cache (3 to 5 s per 10,000 lines toward a million
+// lines of synthetic code on SQLite, 350 MB with vectors). Over 100,000
+// chunks a lexical search takes 5 to 8 ms at the median and 60 to 140 ms
+// at the 99th percentile (the all-common-words queries), about 10 ms of
+// CPU; hybrid over the lexical candidates 20 to 30 ms at the median.
+// Comparing all 100,000 vectors of 256 dimensions would take 750 ms,
+// hence the brute-force bound.
 //
 // BM25 uses Lucene's idf, ln(1 + (N - df + 0.5)/(df + 0.5)), k1 = 1.2,
 // b = 0.75. Statistics (N, average length, df) are those of the
@@ -58,10 +73,12 @@
 // float32s, a BLOB or bytea beside the chunk) is computed as it is
 // indexed. A query's vector is compared by cosine, in Go, with every
 // vector of the searched bases when they hold at most BruteForceLimit
-// chunks (default 20,000: reading 20,000 vectors of 256 dimensions is
-// about 20 MB per query), else with those of the lexical ranking's first
-// VectorCandidates chunks (default 200: the vector side then reorders
-// what BM25 found). The two rankings, each VectorCandidates deep, are
+// chunks (default 5,000: about 7.5 µs a vector of 256 dimensions read
+// and compared, so 40 ms, and five times that at 1,536 dimensions), else
+// with those of the lexical ranking's first VectorCandidates chunks
+// (default 100: the vector side then reorders what BM25 found rather
+// than finding more; a vector index would lift that, at the cost of
+// keeping one beside the tables). The two rankings, each VectorCandidates deep, are
 // fused by reciprocal rank fusion with k = 60: it needs no calibration of
 // BM25 scores against cosines, which have unrelated scales. HashEmbedder
 // is a deterministic embedder for tests and benchmarks; OpenAIEmbedder

@@ -40,8 +40,8 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultBruteForceLimit  = 20000
-	DefaultVectorCandidates = 200
+	DefaultBruteForceLimit  = 5000
+	DefaultVectorCandidates = 100
 )
 
 // Index is the chunk index of the knowledge bases, in tables of its own in
@@ -58,6 +58,7 @@ type Index struct {
 	// the database.
 	snapshot func(ctx context.Context, fn func(c dbconn.Conn) error) error
 	opts     Options
+	dialect  dialect
 }
 
 // Open returns an index in the database of the gateway's store st, a
@@ -136,6 +137,7 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index
 		return nil, fmt.Errorf("index: migrating the PostgreSQL database: %w", err)
 	}
 	ix := newIndex(opts)
+	ix.dialect.pg = true
 	ix.pool = dbconn.PGX(pool)
 	ix.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
 		tx, err := pool.Begin(ctx)
@@ -176,6 +178,24 @@ func newIndex(opts Options) *Index {
 		opts.Now = time.Now
 	}
 	return &Index{opts: opts}
+}
+
+// Optimize refreshes the planner's statistics and, on Postgres, vacuums
+// the index's tables, which lets a term's postings be read from the index
+// alone (an index-only scan needs the pages marked all-visible; autovacuum
+// gets there too, later). An indexer calls it after indexing a commit; it
+// is safe beside searches and writes, and slow only after large changes.
+func (ix *Index) Optimize(ctx context.Context) error {
+	stmts := []string{`PRAGMA optimize`}
+	if ix.dialect.pg {
+		stmts = []string{`VACUUM (ANALYZE) kb_postings, kb_terms, kb_chunks, kb_files, kb_bases`}
+	}
+	for _, q := range stmts {
+		if _, err := ix.pool.Exec(ctx, q); err != nil {
+			return fmt.Errorf("index: optimizing: %w", err)
+		}
+	}
+	return nil
 }
 
 // Stats describes a knowledge base's index.

@@ -126,7 +126,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	var hits []Hit
 	err = ix.snapshot(ctx, func(c dbconn.Conn) error {
-		s, err := newSearcher(ctx, c, q.KB)
+		s, err := newSearcher(ctx, c, ix.dialect, q.KB)
 		if err != nil || s.chunks == 0 {
 			return err
 		}
@@ -189,7 +189,8 @@ func queryTerms(all []string) []string {
 // searcher runs one search's statements in its snapshot.
 type searcher struct {
 	c      dbconn.Conn
-	kbIDs  []any // of the knowledge bases searched
+	d      dialect
+	kbIDs  []int64 // of the knowledge bases searched
 	kbName map[int64]string
 	chunks int64 // in them all
 	tokens int64
@@ -197,13 +198,10 @@ type searcher struct {
 	names map[int64][2]string
 }
 
-func newSearcher(ctx context.Context, c dbconn.Conn, kbs []string) (*searcher, error) {
-	s := &searcher{c: c, kbName: map[int64]string{}, names: map[int64][2]string{}}
-	args := make([]any, len(kbs))
-	for i, k := range kbs {
-		args[i] = k
-	}
-	rs, err := c.Query(ctx, `SELECT id, name, chunks, tokens FROM kb_bases WHERE name IN (`+dbconn.Placeholders(len(args))+`)`, args...)
+func newSearcher(ctx context.Context, c dbconn.Conn, d dialect, kbs []string) (*searcher, error) {
+	s := &searcher{c: c, d: d, kbName: map[int64]string{}, names: map[int64][2]string{}}
+	cond, args := d.strs("name", kbs)
+	rs, err := c.Query(ctx, `SELECT id, name, chunks, tokens FROM kb_bases WHERE `+cond, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the knowledge bases: %w", err)
 	}
@@ -225,14 +223,15 @@ func newSearcher(ctx context.Context, c dbconn.Conn, kbs []string) (*searcher, e
 	return s, nil
 }
 
-// kbIn is "kb_id IN (?, …)" for the searched bases, and its arguments.
-func (s *searcher) kbIn(col string) string {
-	return col + ` IN (` + dbconn.Placeholders(len(s.kbIDs)) + `)`
+// kbIn is "col IN (…)" for the searched bases, and its arguments.
+func (s *searcher) kbIn(col string) (string, []any) {
+	return s.d.ints(col, s.kbIDs)
 }
 
 // matchFiles returns the files of the searched bases that gs keep.
 func (s *searcher) matchFiles(ctx context.Context, gs globs) (map[int64]bool, error) {
-	rs, err := s.c.Query(ctx, `SELECT id, name FROM kb_files WHERE `+s.kbIn("kb_id"), s.kbIDs...)
+	cond, args := s.kbIn("kb_id")
+	rs, err := s.c.Query(ctx, `SELECT id, name FROM kb_files WHERE `+cond, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the file names: %w", err)
 	}
@@ -300,7 +299,7 @@ func (s *searcher) cmpNames(a, b key) int {
 
 // resolve reads the names of the files of items that are not cached.
 func (s *searcher) resolve(ctx context.Context, items []scored) error {
-	var ids []any
+	var ids []int64
 	seen := map[int64]bool{}
 	for _, it := range items {
 		if _, ok := s.names[it.file]; !ok && !seen[it.file] {
@@ -309,7 +308,8 @@ func (s *searcher) resolve(ctx context.Context, items []scored) error {
 		}
 	}
 	for part := range slices.Chunk(ids, batchRows) {
-		rs, err := s.c.Query(ctx, `SELECT id, kb_id, name FROM kb_files WHERE id IN (`+dbconn.Placeholders(len(part))+`)`, part...)
+		cond, args := s.d.ints("id", part)
+		rs, err := s.c.Query(ctx, `SELECT id, kb_id, name FROM kb_files WHERE `+cond, args...)
 		if err != nil {
 			return fmt.Errorf("reading file names: %w", err)
 		}
@@ -338,23 +338,13 @@ func (s *searcher) load(ctx context.Context, ranked []scored) ([]Hit, error) {
 	if err := s.resolve(ctx, ranked); err != nil {
 		return nil, err
 	}
-	byFile := map[int64][]any{}
-	var files []int64
-	for _, r := range ranked {
-		if _, ok := byFile[r.file]; !ok {
-			files = append(files, r.file)
-		}
-		byFile[r.file] = append(byFile[r.file], r.ord)
+	ks := make([]key, len(ranked))
+	for i, r := range ranked {
+		ks[i] = r.key
 	}
-	var where []string
-	var args []any
-	for _, f := range files {
-		where = append(where, `(file_id = ? AND ord IN (`+dbconn.Placeholders(len(byFile[f]))+`))`)
-		args = append(args, f)
-		args = append(args, byFile[f]...)
-	}
+	cond, args := s.d.keys(ks)
 	rs, err := s.c.Query(ctx, `SELECT file_id, ord, source, source_type, start_line, end_line, symbol, text
-FROM kb_chunks WHERE `+strings.Join(where, " OR "), args...)
+FROM kb_chunks WHERE `+cond, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the chunks: %w", err)
 	}

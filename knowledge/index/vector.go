@@ -3,10 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
-
-	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // rrfK is reciprocal rank fusion's constant (Cormack et al.): a chunk's
@@ -40,30 +36,22 @@ func (ix *Index) vector(ctx context.Context, s *searcher, qvec []float32, f filt
 	var q string
 	var args []any
 	if s.chunks <= int64(ix.opts.BruteForceLimit) {
+		var cond string
+		cond, args = s.kbIn("f.kb_id")
 		q = `SELECT c.file_id, c.ord, c.source_type, c.vec FROM kb_chunks c JOIN kb_files f ON f.id = c.file_id
-WHERE ` + s.kbIn("f.kb_id") + ` AND c.vec IS NOT NULL`
-		args = s.kbIDs
+WHERE ` + cond + ` AND c.vec IS NOT NULL`
 	} else {
 		cands := lex[:min(len(lex), ix.opts.VectorCandidates)]
 		if len(cands) == 0 {
 			return nil, nil
 		}
-		byFile := map[int64][]any{}
-		var files []int64
-		for _, c := range cands {
-			if _, ok := byFile[c.file]; !ok {
-				files = append(files, c.file)
-			}
-			byFile[c.file] = append(byFile[c.file], c.ord)
+		ks := make([]key, len(cands))
+		for i, c := range cands {
+			ks[i] = c.key
 		}
-		slices.Sort(files)
-		var where []string
-		for _, file := range files {
-			where = append(where, `(file_id = ? AND ord IN (`+dbconn.Placeholders(len(byFile[file]))+`))`)
-			args = append(args, file)
-			args = append(args, byFile[file]...)
-		}
-		q = `SELECT file_id, ord, source_type, vec FROM kb_chunks WHERE ` + strings.Join(where, " OR ")
+		var cond string
+		cond, args = s.d.keys(ks)
+		q = `SELECT file_id, ord, source_type, vec FROM kb_chunks WHERE ` + cond
 	}
 	rs, err := s.c.Query(ctx, q, args...)
 	if err != nil {

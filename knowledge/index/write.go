@@ -65,7 +65,7 @@ ON CONFLICT (name) DO UPDATE SET updated_at = excluded.updated_at RETURNING id`,
 		deltas := map[string]int{}
 		var c counts
 		if found {
-			if c, err = removeFile(ctx, tx, kbID, old, deltas); err != nil {
+			if c, err = removeFile(ctx, tx, ix.dialect, kbID, old, deltas); err != nil {
 				return err
 			}
 		}
@@ -85,7 +85,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		for _, t := range doc.terms {
 			deltas[t.term] += t.n
 		}
-		if err := applyDeltas(ctx, tx, kbID, deltas); err != nil {
+		if err := applyDeltas(ctx, tx, ix.dialect, kbID, deltas); err != nil {
 			return err
 		}
 		c.files++
@@ -117,11 +117,11 @@ func (ix *Index) Delete(ctx context.Context, kb, fileName string) error {
 			return err
 		}
 		deltas := map[string]int{}
-		c, err := removeFile(ctx, tx, kbID, old, deltas)
+		c, err := removeFile(ctx, tx, ix.dialect, kbID, old, deltas)
 		if err != nil {
 			return err
 		}
-		if err := applyDeltas(ctx, tx, kbID, deltas); err != nil {
+		if err := applyDeltas(ctx, tx, ix.dialect, kbID, deltas); err != nil {
 			return err
 		}
 		return c.apply(ctx, tx, kbID)
@@ -206,19 +206,20 @@ func (c counts) apply(ctx context.Context, tx dbconn.Conn, kbID int64) error {
 
 // removeFile deletes the file f's postings, chunks and record, subtracts
 // its terms from deltas and returns the counters' changes.
-func removeFile(ctx context.Context, tx dbconn.Conn, kbID int64, f storedFile, deltas map[string]int) (counts, error) {
+func removeFile(ctx context.Context, tx dbconn.Conn, d dialect, kbID int64, f storedFile, deltas map[string]int) (counts, error) {
 	terms, err := decodeTerms(f.terms)
 	if err != nil {
 		return counts{}, fmt.Errorf("reading the file's terms: %w", err)
 	}
 	for part := range slices.Chunk(terms, batchRows) {
-		args := []any{kbID, f.id}
-		for _, t := range part {
-			args = append(args, t.term)
+		names := make([]string, len(part))
+		for i, t := range part {
+			names[i] = t.term
 			deltas[t.term] -= t.n
 		}
-		q := `DELETE FROM kb_postings WHERE kb_id = ? AND file_id = ? AND term IN (` + dbconn.Placeholders(len(part)) + `)`
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
+		cond, targs := d.strs("term", names)
+		q := `DELETE FROM kb_postings WHERE kb_id = ? AND file_id = ? AND ` + cond
+		if _, err := tx.Exec(ctx, q, append([]any{kbID, f.id}, targs...)...); err != nil {
 			return counts{}, fmt.Errorf("deleting the file's postings: %w", err)
 		}
 	}
@@ -267,7 +268,7 @@ func insertPostings(ctx context.Context, tx dbconn.Conn, kbID, fileID int64, doc
 
 // applyDeltas adds deltas to the document frequencies of kb_terms, in the
 // terms' order, and deletes the terms no chunk holds any more.
-func applyDeltas(ctx context.Context, tx dbconn.Conn, kbID int64, deltas map[string]int) error {
+func applyDeltas(ctx context.Context, tx dbconn.Conn, d dialect, kbID int64, deltas map[string]int) error {
 	var terms, gone []string
 	for t, d := range deltas {
 		if d != 0 {
@@ -291,12 +292,9 @@ func applyDeltas(ctx context.Context, tx dbconn.Conn, kbID int64, deltas map[str
 		}
 	}
 	for part := range slices.Chunk(gone, batchRows) {
-		args := []any{kbID}
-		for _, t := range part {
-			args = append(args, t)
-		}
-		q := `DELETE FROM kb_terms WHERE kb_id = ? AND df <= 0 AND term IN (` + dbconn.Placeholders(len(part)) + `)`
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
+		cond, targs := d.strs("term", part)
+		q := `DELETE FROM kb_terms WHERE kb_id = ? AND df <= 0 AND ` + cond
+		if _, err := tx.Exec(ctx, q, append([]any{kbID}, targs...)...); err != nil {
 			return fmt.Errorf("deleting unused terms: %w", err)
 		}
 	}

@@ -88,6 +88,9 @@ func TestIncrementalReindex(t *testing.T) {
 			}
 		}
 		checkInvariants(t, ix)
+		if err := ix.Optimize(ctx); err != nil {
+			t.Fatal(err)
+		}
 		if hits := mustSearch(t, ix, Query{KB: []string{"kb"}, Text: "expired rows sweep"}); len(hits) > 0 && hits[0].Chunk.Symbol == "Sweep" {
 			t.Errorf("the old chunk Sweep is still found: %+v", hits[0])
 		}

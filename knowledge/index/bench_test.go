@@ -1,0 +1,254 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentgw/agentgw/knowledge/chunk"
+)
+
+// synth generates a synthetic code corpus: words drawn from a Zipf
+// distribution over a vocabulary of made-up words, in lines shaped like
+// Go (declarations of camelCase identifiers, comments, calls).
+type synth struct {
+	rng   *rand.Rand
+	zipf  *rand.Zipf
+	vocab []string
+}
+
+func newSynth(seed uint64, vocabSize int) *synth {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	syl := []string{"ba", "ko", "ri", "tu", "me", "sa", "lo", "ni", "pe", "da", "gu", "fi", "zo", "ha", "ve", "xu", "ca", "mo", "te", "li"}
+	seen := map[string]bool{}
+	var vocab []string
+	for len(vocab) < vocabSize {
+		n := 2 + rng.IntN(3)
+		var b strings.Builder
+		for range n {
+			b.WriteString(syl[rng.IntN(len(syl))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			vocab = append(vocab, w)
+		}
+	}
+	return &synth{rng: rng, zipf: rand.NewZipf(rng, 1.1, 2, uint64(vocabSize-1)), vocab: vocab}
+}
+
+func (s *synth) word() string { return s.vocab[s.zipf.Uint64()] }
+
+// ident is a camelCase identifier of two or three words.
+func (s *synth) ident() string {
+	id := s.word()
+	for range 1 + s.rng.IntN(2) {
+		w := s.word()
+		id += strings.ToUpper(w[:1]) + w[1:]
+	}
+	return id
+}
+
+// chunkText is a chunk of about ten lines; its symbol is its first
+// identifier.
+func (s *synth) chunkText() (symbol, text string) {
+	symbol = s.ident()
+	var b strings.Builder
+	fmt.Fprintf(&b, "// %s %s %s %s %s %s.\n", symbol, s.word(), s.word(), s.word(), s.word(), s.word())
+	fmt.Fprintf(&b, "func %s(%s %s, %s %s) error {\n", symbol, s.word(), s.ident(), s.word(), s.word())
+	for range 6 {
+		switch s.rng.IntN(3) {
+		case 0:
+			fmt.Fprintf(&b, "\t%s := %s(%s, %s)\n", s.word(), s.ident(), s.word(), s.word())
+		case 1:
+			fmt.Fprintf(&b, "\t// %s %s %s %s\n", s.word(), s.word(), s.word(), s.word())
+		default:
+			fmt.Fprintf(&b, "\tif %s != nil { return %s.%s() }\n", s.word(), s.word(), s.ident())
+		}
+	}
+	b.WriteString("}\n")
+	return symbol, b.String()
+}
+
+// file is a synthetic file of n chunks.
+func (s *synth) file(name string, n int) []chunk.Chunk {
+	out := make([]chunk.Chunk, n)
+	for i := range out {
+		sym, text := s.chunkText()
+		out[i] = chunk.Chunk{FileName: name, Source: "synth", SourceType: chunk.TypeCode,
+			StartLine: 10*i + 1, EndLine: 10*i + 9, Symbol: sym, Text: text}
+	}
+	return out
+}
+
+// query is a query of two to five words, one of them sometimes an
+// identifier.
+func (s *synth) query() string {
+	n := 2 + s.rng.IntN(4)
+	var ws []string
+	for range n {
+		ws = append(ws, s.word())
+	}
+	if s.rng.IntN(3) == 0 {
+		ws[0] = s.ident()
+	}
+	return strings.Join(ws, " ")
+}
+
+// BenchmarkIndexBuild indexes the quality corpus (2,395 lines, 171
+// chunks) into a new knowledge base per iteration and reports the time per
+// 10,000 lines.
+func BenchmarkIndexBuild(b *testing.B) {
+	files := loadCorpus(b)
+	lines := 0
+	for _, f := range files {
+		lines += f.lines
+	}
+	for _, be := range backends {
+		for _, mode := range []struct {
+			name string
+			opts Options
+		}{{"lexical", Options{}}, {"hybrid", Options{Embedder: HashEmbedder{Dim: 256}}}} {
+			b.Run(be.name+"/"+mode.name, func(b *testing.B) {
+				ix := openIndex(b, be.newDB(b), mode.opts)
+				b.ReportAllocs()
+				b.ResetTimer()
+				start, cpu0 := time.Now(), cpuTime()
+				for i := 0; b.Loop(); i++ {
+					indexCorpus(b, ix, fmt.Sprint("kb", i), files)
+				}
+				b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N)*10000/float64(lines), "ms/10k-lines")
+				b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N)*10000/float64(lines), "cpu-ms/10k-lines")
+			})
+		}
+	}
+}
+
+// Sizes of BenchmarkSearch100k's corpus.
+const (
+	synthFiles     = 10000
+	synthPerFile   = 10
+	synthLinesEach = 10
+)
+
+// keepBenchDB names an environment variable: a SQLite file where
+// BenchmarkSearch100k keeps its index between runs (built when missing).
+const keepBenchDB = "AGENTGW_KB_BENCH_DB"
+
+// keepBenchPG is the same for Postgres: a database URL.
+const keepBenchPG = "AGENTGW_KB_BENCH_PG"
+
+// BenchmarkSearch100k builds an index of 100,000 synthetic chunks (a
+// million lines) once per database, reporting its build time, and then
+// measures searches: p50 and p99 latency, allocations per search.
+// Hybrid compares the vectors of the 200 lexical candidates (the
+// index holds more than BruteForceLimit chunks); hybrid-bruteforce lifts
+// the limit to show what comparing all 100,000 vectors costs.
+func BenchmarkSearch100k(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) {
+			db := be.newDB(b)
+			if keep := os.Getenv(keepBenchDB); keep != "" && be.name == "sqlite" {
+				db = keep
+			}
+			if keep := os.Getenv(keepBenchPG); keep != "" && be.name == "postgres" {
+				db = keep
+			}
+			emb := HashEmbedder{Dim: 256}
+			builder := openIndex(b, db, Options{Embedder: emb})
+			s := newSynth(1, 30000)
+			ctx := context.Background()
+			start, cpu0 := time.Now(), cpuTime()
+			for f := range synthFiles {
+				if f == 0 {
+					if st, _ := builder.Stats(ctx, "synth"); st.Chunks == synthFiles*synthPerFile {
+						b.Logf("reusing the index in %s", db)
+						for range synthFiles * synthPerFile {
+							s.chunkText() // the generator's state after building
+						}
+						break
+					}
+				}
+				name := fmt.Sprintf("pkg%03d/file%05d.go", f%500, f)
+				if _, err := builder.Replace(ctx, "synth", name, fmt.Sprint(f), s.file(name, synthPerFile)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := builder.Optimize(ctx); err != nil {
+				b.Fatal(err)
+			}
+			build, buildCPU := time.Since(start), cpuTime()-cpu0
+			st, err := builder.Stats(ctx, "synth")
+			if err != nil || st.Chunks != synthFiles*synthPerFile {
+				b.Fatalf("stats %+v, %v", st, err)
+			}
+			lines := synthFiles * synthPerFile * synthLinesEach
+			size := ""
+			if fi, err := os.Stat(db); err == nil {
+				wal, _ := os.Stat(db + "-wal")
+				n := fi.Size()
+				if wal != nil {
+					n += wal.Size()
+				}
+				size = fmt.Sprintf(", database %.0f MB", float64(n)/1e6)
+			}
+			b.Logf("%s: built %d chunks (%d lines, 256-dimension vectors) in %s (CPU %s): %.0f ms per 10k lines (CPU %.0f ms)%s",
+				be.name, st.Chunks, lines, build.Round(time.Millisecond), buildCPU.Round(time.Millisecond),
+				float64(build.Milliseconds())*10000/float64(lines), float64(buildCPU.Milliseconds())*10000/float64(lines), size)
+			queries := make([]string, 500)
+			for i := range queries {
+				queries[i] = s.query()
+			}
+			for _, mode := range []struct {
+				name string
+				opts Options
+			}{
+				{"lexical", Options{}},
+				{"hybrid", Options{Embedder: emb}},
+				{"hybrid-bruteforce", Options{Embedder: emb, BruteForceLimit: 1 << 30}},
+			} {
+				b.Run(mode.name, func(b *testing.B) {
+					ix := openIndex(b, db, mode.opts)
+					benchQueries(b, ix, queries)
+				})
+			}
+		})
+	}
+}
+
+// benchQueries runs the queries round robin and reports p50 and p99.
+func benchQueries(b *testing.B, ix *Index, queries []string) {
+	ctx := context.Background()
+	var lat []time.Duration
+	var hits int
+	var ms runtime.MemStats
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		h, err := ix.Search(ctx, Query{KB: []string{"synth"}, Text: queries[i%len(queries)], TopK: 10})
+		lat = append(lat, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		hits += len(h)
+	}
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	runtime.ReadMemStats(&ms)
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
+}

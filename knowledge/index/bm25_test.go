@@ -1,0 +1,117 @@
+package index
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestLexicalMatchesExhaustiveBM25 checks the pruned top-k against BM25
+// computed here the plain way, over every chunk, for many queries and
+// depths: same chunks, same order, same scores.
+func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
+	s := newSynth(7, 400)
+	var files []file
+	for f := range 60 {
+		name := fmt.Sprintf("d%d/f%02d.go", f%3, f)
+		files = append(files, file{name: name, hash: name, chunks: s.file(name, 1+f%7)})
+	}
+	type doc struct {
+		name string
+		ord  int
+		tf   map[string]int
+		dl   int
+	}
+	var docs []doc
+	df := map[string]int{}
+	tokens := 0
+	for _, f := range files {
+		for i, c := range f.chunks {
+			d := doc{name: f.name, ord: i, tf: map[string]int{}}
+			for _, term := range Words(indexText(c)) {
+				d.tf[term]++
+				d.dl++
+			}
+			for term := range d.tf {
+				df[term]++
+			}
+			tokens += d.dl
+			docs = append(docs, d)
+		}
+	}
+	n := float64(len(docs))
+	avgdl := float64(tokens) / n
+	exhaustive := func(q string, topK int) []string {
+		var terms []string
+		for _, term := range queryTerms(Words(q)) {
+			if df[term] > 0 {
+				terms = append(terms, term)
+			}
+		}
+		slices.SortFunc(terms, func(a, b string) int {
+			if c := cmp.Compare(df[a], df[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		type res struct {
+			d     doc
+			score float64
+		}
+		var rs []res
+		var norm float64
+		for _, term := range terms {
+			norm += math.Log(1+(n-float64(df[term])+0.5)/(float64(df[term])+0.5)) * (bm25K1 + 1)
+		}
+		for _, d := range docs {
+			var sc float64
+			hit := false
+			for _, term := range terms {
+				tf := float64(d.tf[term])
+				if tf == 0 {
+					continue
+				}
+				hit = true
+				idf := math.Log(1 + (n-float64(df[term])+0.5)/(float64(df[term])+0.5))
+				sc += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.dl)/avgdl))
+			}
+			if hit {
+				rs = append(rs, res{d, sc})
+			}
+		}
+		slices.SortFunc(rs, func(a, b res) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.d.name, b.d.name); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.d.ord, b.d.ord)
+		})
+		var out []string
+		for _, r := range rs[:min(topK, len(rs))] {
+			out = append(out, fmt.Sprintf("%s:%d %.12f", r.d.name, r.d.ord, r.score/norm))
+		}
+		return out
+	}
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{})
+		mustReplace(t, ix, "kb", files...)
+		for i := range 120 {
+			q := s.query()
+			if i%10 == 0 {
+				q += " " + s.vocab[0] + " " + s.vocab[1] // the commonest words
+			}
+			topK := []int{1, 3, 10, 40}[i%4]
+			var got []string
+			for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: topK}) {
+				got = append(got, fmt.Sprintf("%s:%d %.12f", h.Chunk.FileName, (h.Chunk.StartLine-1)/10, h.Score))
+			}
+			if want := exhaustive(q, topK); !slices.Equal(got, want) {
+				t.Errorf("query %q top %d:\n got %v\nwant %v", q, topK, got, want)
+			}
+		}
+	})
+}
