@@ -110,6 +110,9 @@ func (m *Manager) Index(ctx context.Context, id string) (*Report, error) {
 		return rep, err
 	}
 	if rep.Indexed+rep.Gone > 0 {
+		if err := b.ix.Optimize(ctx); err != nil {
+			m.log.Warn("optimizing the knowledge index", "kb", id, "err", err)
+		}
 		m.log.Info("knowledge base indexed", "kb", id, "indexed", rep.Indexed, "unchanged", rep.Unchanged, "removed", rep.Gone,
 			"skipped", len(rep.Skipped), "commits", rep.Commits, "ms", time.Since(start).Milliseconds())
 	}
