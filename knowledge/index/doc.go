@@ -47,17 +47,19 @@
 // case is a query made only of words most chunks hold: nothing can be
 // pruned, and each of its terms' postings is read whole.
 //
-// Measured (BenchmarkIndexBuild, BenchmarkSearch100k; 2 shared cores,
-// SQLite in WAL on local disk, PostgreSQL 15 on loopback): building costs
-// about 220 ms per 10,000 lines of real code on SQLite and 370 ms on
-// Postgres (250 and 570 with 256-dimension vectors), more as the tables
-// outgrow the page cache (3 to 5 s per 10,000 lines toward a million
-// lines of synthetic code on SQLite, 350 MB with vectors). Over 100,000
-// chunks a lexical search takes 5 to 8 ms at the median and 60 to 140 ms
-// at the 99th percentile (the all-common-words queries), about 10 ms of
-// CPU; hybrid over the lexical candidates 20 to 30 ms at the median.
-// Comparing all 100,000 vectors of 256 dimensions would take 750 ms,
-// hence the brute-force bound.
+// Measured (BenchmarkIndexBuild, BenchmarkSearch100k; 2 cores shared
+// with other work, so wall times vary by half; SQLite in WAL on local
+// disk, PostgreSQL 15 on loopback): building costs about 220 ms per
+// 10,000 lines of real code on SQLite and 370 ms on Postgres (250 and 570
+// with 256-dimension vectors), more as the tables outgrow SQLite's page
+// cache: 3 to 5 s per 10,000 lines toward a million lines of synthetic
+// code on SQLite (350 MB with vectors), 1.7 s on Postgres. Over 100,000
+// chunks a lexical search takes 6 to 11 ms at the median on SQLite, 19 to
+// 22 ms on Postgres (after Optimize), and 60 to 140 ms, 150 to 250 ms, at
+// the 99th percentile (queries made only of common words), for 10 to 17
+// ms of CPU; hybrid over the lexical candidates 20 to 30 ms at the median
+// on SQLite, 47 to 51 ms on Postgres. Comparing all 100,000 vectors of
+// 256 dimensions takes 500 to 750 ms, hence the brute-force bound.
 //
 // BM25 uses Lucene's idf, ln(1 + (N - df + 0.5)/(df + 0.5)), k1 = 1.2,
 // b = 0.75. Statistics (N, average length, df) are those of the
