@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/agentgw/agentgw/internal/pathglob"
 )
 
 // glob is a compiled path glob: "/"-separated path.Match segments, where a
@@ -34,36 +36,9 @@ func compileGlob(raw string) (glob, error) {
 
 func (g glob) match(name string) bool {
 	if g.baseOnly {
-		return matchSegments(g.segs, []string{path.Base(name)})
+		return pathglob.MatchSegments(g.segs, []string{path.Base(name)})
 	}
-	return matchSegments(g.segs, strings.Split(strings.TrimPrefix(name, "/"), "/"))
-}
-
-// matchSegments matches glob segments against path segments by dynamic
-// programming (gitrepo's allow patterns do the same), so that many "**"
-// cannot make it exponential: cur[j] tells whether the pattern segments
-// seen so far match segs[:j].
-func matchSegments(pat, segs []string) bool {
-	cur := make([]bool, len(segs)+1)
-	cur[0] = true
-	for _, p := range pat {
-		next := make([]bool, len(segs)+1)
-		if p == "**" {
-			seen := false
-			for j := range next {
-				seen = seen || cur[j]
-				next[j] = seen
-			}
-		} else {
-			for j := 1; j <= len(segs); j++ {
-				if cur[j-1] {
-					next[j], _ = path.Match(p, segs[j-1])
-				}
-			}
-		}
-		cur = next
-	}
-	return cur[len(segs)]
+	return pathglob.MatchSegments(g.segs, strings.Split(strings.TrimPrefix(name, "/"), "/"))
 }
 
 // globs are the path globs of a query: a file passes when it matches any;

@@ -10,19 +10,6 @@ import (
 	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
-// A migration is one step of the package's schema, applied once and in
-// order, recorded in kb_migrations (version, name, applied_at) in the same
-// transaction as its statements. As in the store, the hand-off queue and
-// the schedules: versions start at 1 and go up by one, a published step is
-// never edited, steps are additive, and a database with versions beyond a
-// binary's list is accepted (a replica of the previous release keeps
-// working beside a newer one).
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
 // The tables:
 //
 //   - kb_bases: one row per knowledge base, its counters (BM25's N and
@@ -44,9 +31,12 @@ type migration struct {
 //     ROWID table is itself that index). It doubles the postings' size.
 //
 // Terms are compared bytewise (COLLATE "C" on Postgres, SQLite's default).
+// The migrations: applied once and in order by dbconn.ApplyMigrations,
+// recorded in kb_migrations, as the hand-off queue's and the schedules'
+// are.
 var (
-	sqliteMigrations = []migration{
-		{1, "knowledge index", `CREATE TABLE kb_bases (
+	sqliteMigrations = []dbconn.Migration{
+		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
 	id          INTEGER PRIMARY KEY AUTOINCREMENT,
 	name        TEXT NOT NULL UNIQUE,
 	last_commit TEXT NOT NULL DEFAULT '',
@@ -92,8 +82,8 @@ CREATE TABLE kb_postings (
 	PRIMARY KEY (kb_id, term, file_id)
 ) WITHOUT ROWID`},
 	}
-	postgresMigrations = []migration{
-		{1, "knowledge index", `CREATE TABLE kb_bases (
+	postgresMigrations = []dbconn.Migration{
+		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
 	id          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
 	name        TEXT NOT NULL UNIQUE,
 	last_commit TEXT NOT NULL DEFAULT '',
@@ -146,57 +136,6 @@ CREATE TABLE kb_postings (
 // packages never wait for each other.
 const migrationLock int64 = 0x6b_62_69_6e_64_65_78_31
 
-const createMigrationsTable = `CREATE TABLE IF NOT EXISTS kb_migrations (
-	version    INTEGER PRIMARY KEY,
-	name       TEXT NOT NULL,
-	applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
-)`
-
-// applyOwn applies the steps of list that tx's database lacks. tx holds
-// the migration lock.
-func applyOwn(ctx context.Context, tx dbconn.Conn, list []migration) error {
-	if _, err := tx.Exec(ctx, createMigrationsTable); err != nil {
-		return fmt.Errorf("creating kb_migrations: %w", err)
-	}
-	rs, err := tx.Query(ctx, `SELECT version, name FROM kb_migrations`)
-	if err != nil {
-		return fmt.Errorf("reading kb_migrations: %w", err)
-	}
-	applied := map[int64]string{}
-	for rs.Next() {
-		var v int64
-		var name string
-		if err := rs.Scan(&v, &name); err != nil {
-			_ = rs.Close()
-			return fmt.Errorf("reading kb_migrations: %w", err)
-		}
-		applied[v] = name
-	}
-	_ = rs.Close()
-	if err := rs.Err(); err != nil {
-		return fmt.Errorf("reading kb_migrations: %w", err)
-	}
-	for i, m := range list {
-		if m.version != i+1 {
-			panic(fmt.Sprintf("index: migration %q has version %d, want %d", m.name, m.version, i+1))
-		}
-		name, ok := applied[int64(m.version)]
-		if ok && name != m.name {
-			return fmt.Errorf("kb_migrations records version %d as %q, not %q: the database belongs to another program or version", m.version, name, m.name)
-		}
-		if ok {
-			continue
-		}
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO kb_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
-			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
-		}
-	}
-	return nil
-}
-
 // migrateSQLite applies the steps in one transaction. db begins
 // transactions with BEGIN IMMEDIATE (store.SQLite's DB does), so the
 // transaction holds the file's write lock from its start: of several
@@ -212,7 +151,7 @@ func migrateSQLite(ctx context.Context, db *sql.DB) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	if err := applyOwn(ctx, dbconn.SQL(tx), sqliteMigrations); err != nil {
+	if err := dbconn.ApplyMigrations(ctx, dbconn.SQL(tx), "kb_migrations", sqliteMigrations); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -231,7 +170,7 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 		return fmt.Errorf("taking the migration lock: %w", err)
 	}
-	if err := applyOwn(ctx, dbconn.PGX(tx), postgresMigrations); err != nil {
+	if err := dbconn.ApplyMigrations(ctx, dbconn.PGX(tx), "kb_migrations", postgresMigrations); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
