@@ -83,7 +83,11 @@ func requestContextID(req *Request) string {
 // stale If-Match CONTEXT_CONFLICT, a failing store STORE_UNAVAILABLE.
 func (r *Runner) bindConversation(run *Run) error {
 	req := run.req
-	conv := &conversation{repo: r.cfg.Contexts, id: requestContextID(req), owner: req.Owner, expect: req.ContextVersion}
+	id := requestContextID(req)
+	if id == "" && (run.paused == nil || run.paused.Conv == nil) {
+		return nil // the common case: no conversation, nothing made
+	}
+	conv := &conversation{repo: r.cfg.Contexts, id: id, owner: req.Owner, expect: req.ContextVersion}
 	switch {
 	case req.Handoff != nil:
 		// A hand-off's run answers in the conversation that sent it: no
