@@ -82,22 +82,43 @@ func TestKnowledgeBases(t *testing.T) {
 
 	var mu sync.Mutex
 	var prompts []string
+	var toolResult string
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Messages []struct{ Role, Content string }
+			Tools    []any
 		}
 		_ = json.NewDecoder(r.Body).Decode(&body)
-		mu.Lock()
-		prompts = append(prompts, body.Messages[0].Content)
-		mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
+		defer func() { _, _ = io.WriteString(w, "data: [DONE]\n\n") }()
+		last := body.Messages[len(body.Messages)-1]
+		switch {
+		case len(body.Tools) > 0 && last.Role != "tool": // the searcher's model searches
+			modelChunk(w, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
+				"function": map[string]any{"name": "search_knowledge", "arguments": `{"query":"which port does the gateway listen on","topK":1}`}}}}, "tool_calls")
+			return
+		case last.Role == "tool":
+			mu.Lock()
+			toolResult = last.Content
+			mu.Unlock()
+		default:
+			mu.Lock()
+			prompts = append(prompts, body.Messages[0].Content)
+			mu.Unlock()
+		}
 		modelChunk(w, map[string]any{"role": "assistant", "content": "ok"}, "stop")
-		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	}))
 	defer model.Close()
 
 	agents := t.TempDir()
 	writeFile(t, agents, "helper.yaml", helperAgent)
+	writeFile(t, agents, "searcher.yaml", `name: searcher
+tools:
+  - {name: search_knowledge, description: Search the knowledge bases., runtime: builtin, entry: search_knowledge,
+     parameters: {type: object, properties: {query: {type: string}, topK: {type: integer}}, required: [query]}}
+commands:
+  - {name: default, tools: [search_knowledge], messageTemplates: [{role: system, template: You search.}]}
+`)
 	writeFile(t, agents, "looker.yaml", `name: looker
 commands:
   - name: default
@@ -170,6 +191,16 @@ commands:
 		t.Errorf("looker: %q %+v", looked.text, e)
 	}
 
+	// A model searching with search_knowledge.
+	if s := ask(t, base+"/agents/searcher", `{"contextVariables":[{"name":"userInputPrompt","value":"port?"}]}`); s.errorFrame() != nil || !strings.HasSuffix(s.text, "ok") {
+		t.Errorf("searcher: %q %+v", s.text, s.errorFrame())
+	}
+	mu.Lock()
+	if !strings.Contains(toolResult, `"status":"SUCCESS"`) || !strings.Contains(toolResult, `"fileName":"faq.md"`) {
+		t.Errorf("the tool result the model read: %s", toolResult)
+	}
+	mu.Unlock()
+
 	// A commit: only the changed file is indexed again.
 	writeFile(t, repoDir, "docs/deploy.md", strings.Replace(deployMD, "Nightly at two.", "Hourly, kept for a fortnight.", 1))
 	commitOrigin(t, wt, "second", 1)
@@ -191,6 +222,11 @@ commands:
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
+	if code := run([]string{"kb", "index", "--config", conf}, envOf(nil), nil, &stdout, &stderr); code != 0 ||
+		!strings.HasPrefix(stdout.String(), "proj: 0 files indexed, 3 unchanged, 0 removed, 0 skipped; repo:proj@main=") {
+		t.Errorf("agentgw kb index = %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
 	if code := run([]string{"kb", "search", "--config", conf, "--top", "1", "proj", "which", "port?"}, envOf(nil), nil, &stdout, &stderr); code != 0 ||
 		!strings.Contains(stdout.String(), "faq.md:1-3  FAQ") {
 		t.Errorf("agentgw kb search = %d\n%s\n%s", code, stdout.String(), stderr.String())
