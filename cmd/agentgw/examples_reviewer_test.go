@@ -202,6 +202,9 @@ func TestReviewerEscalates(t *testing.T) {
 	want := []string{"assistant: Review: Double has no test; Sub is fine.",
 		"assistant: [security, on the ESCALATION hand-off from reviewer, task " + task + "]",
 		"assistant: [reviewer, on the PROVIDE_INFORMATION hand-off from security, task " + task + "]"}
+	// Each run's turn lands when the run ends, in whichever order.
+	slices.Sort(heads)
+	slices.Sort(want)
 	if strings.Join(heads, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("the conversation:\n%s\nwant\n%s", strings.Join(heads, "\n"), strings.Join(want, "\n"))
 	}

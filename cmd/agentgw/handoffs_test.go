@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,6 +157,10 @@ func TestHandoffs(t *testing.T) {
 	want := []string{"user: SQL injection in login", "assistant: ",
 		"assistant: [security, on the ESCALATION hand-off from reviewer, task " + task + "]",
 		"assistant: [reviewer, on the PROVIDE_INFORMATION hand-off from security, task " + task + "]"}
+	// Each run's turn lands when the run ends: the answers to the
+	// hand-offs may come in either order.
+	slices.Sort(said)
+	slices.Sort(want)
 	if strings.Join(said, "|") != strings.Join(want, "|") {
 		t.Errorf("the conversation:\n%s\nwant\n%s", strings.Join(said, "\n"), strings.Join(want, "\n"))
 	}
