@@ -357,14 +357,19 @@ func TestThreeReplicas(t *testing.T) {
 		}
 		sc = waitRuns(t, c.base, made.ID, int(sc.RunCount))
 		dues := map[time.Time]bool{}
+		ran := 0
 		for _, r := range sc.Runs {
+			if r.Status == "SKIPPED" { // due while the one before still ran (a slow machine): not run, not counted
+				continue
+			}
+			ran++
 			if r.Status != "SUCCESS" || r.Result.Text != "I saw 2 messages." || dues[r.Due] {
 				t.Errorf("run %+v (due before: %v)", r, dues[r.Due])
 			}
 			dues[r.Due] = true
 		}
-		if int64(len(sc.Runs)) != sc.RunCount {
-			t.Errorf("%d runs recorded, runCount %d: a time ran twice or a run was lost", len(sc.Runs), sc.RunCount)
+		if int64(ran) != sc.RunCount {
+			t.Errorf("%d runs recorded, runCount %d: a time ran twice or a run was lost", ran, sc.RunCount)
 		}
 	})
 
