@@ -195,6 +195,12 @@ func TestHandoffs(t *testing.T) {
 		t.Fatalf("the same message again = %d %+v, want 200 and the record as it is", code, again)
 	}
 
+	// The same id with other content: refused, nothing queued.
+	var clash struct{ Content struct{ ErrorCode string } }
+	if code := jsonCall(t, "POST", base+"/handoffs", strings.Replace(outside, "a secret in the log", "another thing", 1), &clash); code != http.StatusConflict || clash.Content.ErrorCode != "CONFLICT" {
+		t.Fatalf("the same id with other content = %d %+v", code, clash)
+	}
+
 	// Refused: every violation by pointer; an unknown recipient.
 	var refusal struct {
 		Content struct {

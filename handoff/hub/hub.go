@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -134,7 +135,22 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin) (*Status, b
 	if err != nil {
 		return nil, false, storeError(err)
 	}
-	return newStatus(rec), fresh, nil
+	st := newStatus(rec)
+	if !fresh && !sameJSON(st.Message, raw) {
+		return nil, false, agent.Errorf(agent.CodeConflict, "hand-off message %s was sent before with other content", msg.Metadata.MessageID).
+			Suggest("a message id names one message: send a new message with a new message_id")
+	}
+	return st, fresh, nil
+}
+
+// sameJSON reports whether a and b are the same JSON value, whatever
+// their spacing and key order.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // envelope is what the queue knows of msg.
