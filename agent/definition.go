@@ -98,6 +98,9 @@ type ToolDef struct {
 // Service is where the platform reaches the agent.
 type Service struct {
 	Endpoint string `yaml:"endpoint" json:"endpoint"`
+	// TokenEnv (extension) names the environment variable holding the
+	// token a remote agent's gateway wants (sent as X-Agentgw-Token).
+	TokenEnv string `yaml:"tokenEnv" json:"-"`
 }
 
 // ModelConfig selects the upstream model.

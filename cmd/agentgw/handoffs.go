@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentgw/agentgw/agent/runner"
@@ -45,10 +46,12 @@ func newHandoffQueue(ctx context.Context, st store.Store, h *hub.Hub, log *slog.
 // newRemote is the client of remote agents: their requests and hand-offs
 // go to their service.endpoint with the upstream's timeouts; the plugin's
 // Authorization is never sent there: it may be meant for the model
-// platform.
-func newRemote(cfg *Config, getenv func(string) string, log *slog.Logger) (*remote.Client, error) {
+// platform. An agent's service.tokenEnv names the token its gateway wants,
+// read when a request goes there: tokens finds the agents.
+func newRemote(cfg *Config, getenv func(string) string, tokens *remoteTokens, log *slog.Logger) (*remote.Client, error) {
 	c, err := remote.New(remote.Config{FirstByteTimeout: time.Duration(cfg.Upstream.FirstByteTimeout),
-		IdleTimeout: time.Duration(cfg.Upstream.IdleTimeout), Secrets: gatewaySecrets(cfg, getenv), Logger: log})
+		IdleTimeout: time.Duration(cfg.Upstream.IdleTimeout), Secrets: gatewaySecrets(cfg, getenv), Logger: log,
+		EndpointHeader: func(endpoint string) http.Header { return tokens.header(endpoint, getenv) }})
 	if err != nil {
 		return nil, fmt.Errorf("remote agents: %w", err)
 	}
@@ -60,4 +63,25 @@ type remoteForwarder struct{ c *remote.Client }
 
 func (f remoteForwarder) Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink runner.RemoteSink) error {
 	return f.c.Forward(ctx, endpoint, agent, body, header, sink)
+}
+
+// remoteTokens finds the token of a remote agent's endpoint in the agents
+// loaded (their service.tokenEnv); the registry is set once it is built.
+type remoteTokens struct{ reg atomic.Pointer[runner.Registry] }
+
+// header is the X-Agentgw-Token for endpoint, nil when no agent with that
+// endpoint names a token.
+func (t *remoteTokens) header(endpoint string, getenv func(string) string) http.Header {
+	reg := t.reg.Load()
+	if reg == nil {
+		return nil
+	}
+	for _, a := range reg.List() {
+		if s := a.Def.Service; s != nil && s.Endpoint == endpoint && s.TokenEnv != "" {
+			if tok := getenv(s.TokenEnv); tok != "" {
+				return http.Header{remote.HeaderToken: {tok}}
+			}
+		}
+	}
+	return nil
 }

@@ -101,3 +101,30 @@ commands:
 		t.Fatalf("B: %+v", m)
 	}
 }
+
+// TestRemoteAgentToken: a remote agent's gateway with inbound auth gets
+// the token its definition's service.tokenEnv names; without one it
+// refuses, and the plugin sees the refusal as the remote's error.
+func TestRemoteAgentToken(t *testing.T) {
+	dirB := t.TempDir()
+	writeFile(t, dirB, "agents/far.yaml", farAgent)
+	cfgB := testConfig(t, "")
+	cfgB.Agents = []string{filepath.Join(dirB, "agents")}
+	b := startGateway(t, cfgB, map[string]string{"AGENTGW_TOKENS": "token-of-b"})
+
+	dirA := t.TempDir()
+	writeFile(t, dirA, "agents/far.yaml", "name: far\nservice: {endpoint: \""+b+"\", tokenEnv: FAR_TOKEN}\ncommands: [{name: default}]\n")
+	writeFile(t, dirA, "agents/bare.yaml", "name: bare\nservice: {endpoint: \""+b+"/agents/far\"}\ncommands: [{name: default}]\n")
+	cfgA := testConfig(t, "")
+	cfgA.Agents = []string{filepath.Join(dirA, "agents")}
+	a := startGateway(t, cfgA, map[string]string{"FAR_TOKEN": "token-of-b"})
+
+	got := ask(t, a+"/agents/far", `{"contextVariables":[{"name":"userInputPrompt","value":"hi"}]}`)
+	if e := got.errorFrame(); e != nil || got.text != "far away: hi" {
+		t.Fatalf("with the token: %q, error %+v", got.text, e)
+	}
+	refused := ask(t, a+"/agents/bare", `{"contextVariables":[{"name":"userInputPrompt","value":"hi"}]}`)
+	if e := refused.errorFrame(); e == nil || e.ErrorCode != "UNAUTHORIZED" || strings.Contains(e.Message, "token-of-b") {
+		t.Fatalf("without the token: %q, error %+v", refused.text, e)
+	}
+}

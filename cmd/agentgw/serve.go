@@ -70,7 +70,8 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	pool := mcp.NewPool(versionString(), log)
 	defer pool.Close()
-	remotes, err := newRemote(cfg, getenv, log)
+	tokens := &remoteTokens{}
+	remotes, err := newRemote(cfg, getenv, tokens, log)
 	if err != nil {
 		return err
 	}
@@ -83,6 +84,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
+	tokens.reg.Store(reg)
 	conversations := contextRepo(st.Store, cfg.Contexts)
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
 		Contexts: conversations, Remote: remoteForwarder{remotes}, Recall: recaller(knowledge),
