@@ -67,7 +67,9 @@ func (f remoteForwarder) Forward(ctx context.Context, endpoint, agent string, bo
 
 // remoteTokens finds the token of a remote agent's endpoint in the agents
 // loaded (their service.tokenEnv); the registry is set once it is built.
-type remoteTokens struct{ reg atomic.Pointer[runner.Registry] }
+type remoteTokens struct {
+	reg atomic.Pointer[runner.Registry]
+}
 
 // header is the X-Agentgw-Token for endpoint, nil when no agent with that
 // endpoint names a token.
