@@ -18,6 +18,7 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/llm"
@@ -60,6 +61,15 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	// The secret kept in the data directory is a credential the upstream
 	// client must redact too (one from the environment it finds itself).
+	if cfg.Upstream.URL == echomodel.URL {
+		// The model inside the binary, on a loopback port of its own.
+		base, err := echomodel.Start(ctx, 20*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		log.Info("upstream: the built-in echo model (it answers with what it received)", "url", base)
+		cfg.Upstream.URL = base
+	}
 	client, err := newLLM(cfg, getenv, log, string(secret))
 	if err != nil {
 		return err
