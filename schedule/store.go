@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -390,28 +389,10 @@ func boolInt(b bool) int64 {
 	return 0
 }
 
-// maxUnixNano is the last time unix nanoseconds hold (in 2262).
-var maxUnixNano = time.Unix(0, math.MaxInt64)
-
-// unixNano is t in unix nanoseconds, 0 for the zero time, the largest
-// value for a time after 2262.
-func unixNano(t time.Time) int64 {
-	switch {
-	case t.IsZero():
-		return 0
-	case t.After(maxUnixNano):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
-}
-
-// fromUnixNano is the inverse of unixNano, in UTC.
-func fromUnixNano(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
+// unixNano and fromUnixNano are the tables' times (internal/dbconn),
+// read back in UTC.
+func unixNano(t time.Time) int64     { return dbconn.UnixNano(t) }
+func fromUnixNano(n int64) time.Time { return dbconn.FromUnixNano(n).UTC() }
 
 // isUniqueViolation reports whether err is a unique constraint's failure,
 // on either backend: Postgres's SQLSTATE 23505, SQLite's

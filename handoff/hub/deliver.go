@@ -35,13 +35,9 @@ func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
-	var p payload
-	if err := json.Unmarshal(env.Payload, &p); err != nil {
-		return nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
-	}
-	msg, err := handoff.Decode(p.Message)
+	p, msg, err := queued(env)
 	if err != nil {
-		return nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
+		return nil, err
 	}
 	a, err := h.pick(r, strings.Split(env.Recipient, ","), msg.Payload.Type)
 	if err != nil {
@@ -55,6 +51,19 @@ func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage,
 		return nil, fmt.Errorf("agent %q no longer accepts %s hand-offs", a.Name(), msg.Payload.Type)
 	}
 	return h.runLocal(ctx, r, a.Name(), acc.Command, msg, p)
+}
+
+// queued decodes a queued message: its payload and the message.
+func queued(env queue.Envelope) (payload, *handoff.Message, error) {
+	var p payload
+	if err := json.Unmarshal(env.Payload, &p); err != nil {
+		return p, nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
+	}
+	msg, err := handoff.Decode(p.Message)
+	if err != nil {
+		return p, nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
+	}
+	return p, msg, nil
 }
 
 // pick chooses the agent of recipients that runs the message: the one
@@ -155,11 +164,7 @@ func (h *Hub) fallback(ctx context.Context, env queue.Envelope, lastErr error) (
 	if err != nil {
 		return nil, err
 	}
-	var p payload
-	if err := json.Unmarshal(env.Payload, &p); err != nil {
-		return nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
-	}
-	msg, err := handoff.Decode(p.Message)
+	p, msg, err := queued(env)
 	if err != nil {
 		return nil, err
 	}

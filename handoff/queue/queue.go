@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"sync/atomic"
 	"time"
 
@@ -567,25 +566,6 @@ func scanRecord(r dbconn.Row, extra ...any) (Record, error) {
 	return rec, nil
 }
 
-// maxUnixNano is the last time unix nanoseconds hold (in 2262).
-var maxUnixNano = time.Unix(0, math.MaxInt64)
-
-// unixNano is t in unix nanoseconds, 0 for the zero time, the largest
-// value for a time after 2262.
-func unixNano(t time.Time) int64 {
-	switch {
-	case t.IsZero():
-		return 0
-	case t.After(maxUnixNano):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
-}
-
-// fromUnixNano is the inverse of unixNano.
-func fromUnixNano(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n)
-}
+// unixNano and fromUnixNano are the tables' times (internal/dbconn).
+func unixNano(t time.Time) int64     { return dbconn.UnixNano(t) }
+func fromUnixNano(n int64) time.Time { return dbconn.FromUnixNano(n) }
