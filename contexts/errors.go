@@ -14,7 +14,7 @@ import (
 func ProtocolError(id string, err error) *agent.Error {
 	switch {
 	case errors.Is(err, ErrBadID):
-		return agent.Errorf(agent.CodeBadRequest, "context id %q is malformed", agent.Clip(id)).
+		return agent.Errorf(agent.CodeBadRequest, "context id %q is malformed", id).
 			Suggest("use a UUID or 1 to 128 characters of A-Z a-z 0-9 . _ : -")
 	case errors.Is(err, ErrNotFound):
 		return agent.Errorf(agent.CodeContextNotFound, "no context %q", id)

@@ -125,7 +125,7 @@ func ifMatch(c echo.Context) (int64, error) {
 	}
 	v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
 	if err != nil || v < 1 {
-		return 0, agent.Errorf(agent.CodeBadRequest, "If-Match %q is not a context version", agent.Clip(h)).
+		return 0, agent.Errorf(agent.CodeBadRequest, "If-Match %q is not a context version", h).
 			Suggest("send the context's version, a positive integer")
 	}
 	return v, nil
@@ -188,7 +188,7 @@ func (s *Server) contextChanges(c echo.Context) error {
 	if q := c.QueryParam("since"); q != "" {
 		v, err := strconv.ParseInt(q, 10, 64)
 		if err != nil || v < 0 {
-			return agent.Errorf(agent.CodeBadRequest, "since=%q is not a context version", agent.Clip(q)).
+			return agent.Errorf(agent.CodeBadRequest, "since=%q is not a context version", q).
 				Suggest("send since=N, the version you have (0 for the whole log)")
 		}
 		since = v

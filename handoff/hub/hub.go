@@ -180,7 +180,7 @@ func (h *Hub) checkRecipients(r *runner.Runner, recipients []string, msg *handof
 	for _, to := range recipients {
 		a, ok := r.Registry().Get(to)
 		if !ok {
-			return agent.Errorf(agent.CodeAgentNotFound, "hand-off recipient %q is not an agent of this gateway%s", agent.Clip(to), agent.DidYouMean(to, r.Registry().Names())).
+			return agent.Errorf(agent.CodeAgentNotFound, "hand-off recipient %q is not an agent of this gateway%s", to, agent.DidYouMean(to, r.Registry().Names())).
 				Suggest("GET /agents lists the agents and the hand-off types each accepts")
 		}
 		if _, remote := a.RemoteEndpoint(); remote {
@@ -223,7 +223,7 @@ func invalid(err error) error {
 	var ve *handoff.ValidationError
 	switch {
 	case errors.As(err, &ve):
-		e := agent.Errorf(agent.CodeInvalidHandoff, "the hand-off message breaks its schema: %s", agent.Clip(listViolations(ve.Violations)))
+		e := agent.Errorf(agent.CodeInvalidHandoff, "the hand-off message breaks its schema: %s", listViolations(ve.Violations))
 		for _, v := range ve.Violations {
 			e.Violations = append(e.Violations, agent.Violation{Pointer: v.Pointer, Message: v.Message})
 		}
@@ -259,7 +259,7 @@ func (h *Hub) Get(ctx context.Context, id string) (*Status, error) {
 	}
 	rec, err := q.Get(ctx, id)
 	if errors.Is(err, queue.ErrNotFound) {
-		return nil, agent.Errorf(agent.CodeNotFound, "no hand-off message %q", agent.Clip(id))
+		return nil, agent.Errorf(agent.CodeNotFound, "no hand-off message %q", id)
 	}
 	if err != nil {
 		return nil, storeError(err)
@@ -279,7 +279,7 @@ func (h *Hub) Task(ctx context.Context, taskID string) (*TaskStatus, error) {
 		return nil, storeError(err)
 	}
 	if len(recs) == 0 {
-		return nil, agent.Errorf(agent.CodeNotFound, "no task %q", agent.Clip(taskID))
+		return nil, agent.Errorf(agent.CodeNotFound, "no task %q", taskID)
 	}
 	out := &TaskStatus{TaskID: taskID, Messages: make([]*Status, len(recs))}
 	for i, rec := range recs {
