@@ -104,3 +104,27 @@ func TestConversationTurns(t *testing.T) {
 		t.Fatalf("the upstream got %d requests, want %d: a refused request reached it", n, len(turns))
 	}
 }
+
+// TestConversationHugeID: a megabyte of context id, as the field or as the
+// context variable, is a 400 naming it clipped, before any store access or
+// upstream call.
+func TestConversationHugeID(t *testing.T) {
+	t.Parallel()
+	clock := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	gw := newGateway(t, withConversations(clock), withUpstream(replay(t, "normal.sse")))
+	huge := strings.Repeat("x", 1<<20)
+	for _, body := range []string{
+		chatTurn(huge, "alice", "hi"),
+		`{"contextVariables":[{"name":"userInputPrompt","value":"hi"},{"name":"context","value":"` + huge + `"}]}`,
+	} {
+		status, got := call(t, gw, "POST", "/agents/chat", body)
+		want := errBody("BAD_REQUEST", `context id \"`+strings.Repeat("x", 256)+`…(1048576 bytes)\" is malformed`, "client", false,
+			"use a UUID or 1 to 128 characters of A-Z a-z 0-9 . _ : -")
+		if status != 400 || got != want {
+			t.Fatalf("= %d %.400s", status, got)
+		}
+	}
+	if n := gw.up.count(); n != 0 {
+		t.Fatalf("the upstream got %d requests", n)
+	}
+}

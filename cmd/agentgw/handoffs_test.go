@@ -282,3 +282,44 @@ commands:
 		t.Fatalf("the hand-off: %+v", m)
 	}
 }
+
+// TestHandoffsAdversarial: messages of adversarial size are refused in the
+// protocol's shape and valid ones within the bounds are queued: over the
+// size bound, deeply nested data, many tiny fields.
+func TestHandoffsAdversarial(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "agents/notified.yaml", "name: notified\nhandoffs: [{type: NOTIFICATION}]\ncommands: [{name: default, reply: ok}]\n")
+	cfg := testConfig(t, "")
+	cfg.Agents = []string{filepath.Join(dir, "agents")}
+	base := startGateway(t, cfg, nil)
+	msg := func(data string) string {
+		return `{"metadata":{"message_id":"7f1f0a52-9a5e-4b8e-8f00-000000000a01","timestamp":"2026-01-02T03:04:05Z",` +
+			`"protocol_version":"1.0.0","sender_id":"ci","recipient_id":"notified","task_id":"task-adv","priority":"LOW"},` +
+			`"context":{"workflow_state":"CI","previous_actions":[]},"payload":{"handoff_type":"NOTIFICATION","data":` + data + `},"instructions":{}}`
+	}
+	many := make([]string, 60000) // just under the 1 MiB bound
+	for i := range many {
+		many[i] = fmt.Sprintf(`"k%d":1`, i)
+	}
+	tests := []struct {
+		name, body string
+		status     int
+		code       string
+	}{
+		{"over the size bound", msg(`{"event_type":"x","message":"` + strings.Repeat("a", 2<<20) + `"}`), http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
+		// Valid JSON within the bounds is a valid message: queued.
+		{"deep nesting", msg(`{"event_type":"x","message":"y","details":` + strings.Repeat(`{"a":`, 5000) + `1` + strings.Repeat(`}`, 5000) + `}`), http.StatusAccepted, ""},
+		{"many tiny fields", strings.Replace(msg(`{"event_type":"x","message":"y",`+strings.Join(many, ",")+`}`), "0a01", "0a02", 1), http.StatusAccepted, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var refusal struct {
+				Content struct{ ErrorCode, Message string }
+			}
+			code := jsonCall(t, "POST", base+"/handoffs", tc.body, &refusal)
+			if code != tc.status || refusal.Content.ErrorCode != tc.code || len(refusal.Content.Message) > 4096 {
+				t.Fatalf("= %d %s (message of %d bytes), want %d %s", code, refusal.Content.ErrorCode, len(refusal.Content.Message), tc.status, tc.code)
+			}
+		})
+	}
+}

@@ -179,9 +179,10 @@ commands:
 		t.Fatalf("helper: %q %+v", got.text, e)
 	}
 	mu.Lock()
-	want := "[server/parse.go:3-7 repo:proj@main]\n// parseHTTPRequest reads a request line and its headers.\nfunc parseHTTPRequest(line string) (method, target string) {"
-	if len(prompts) != 1 || !strings.HasPrefix(prompts[0], want) {
-		t.Errorf("the prompt:\n%q\nwant it to start with\n%q", prompts, want)
+	// The system prompt, exactly: the one reference, in the protocol's shape.
+	want := "[server/parse.go:3-7 repo:proj@main]\n" + strings.Join(strings.Split(parseGo, "\n")[2:7], "\n")
+	if len(prompts) != 1 || prompts[0] != want {
+		t.Errorf("the prompt:\n%q\nwant\n%q", prompts, want)
 	}
 	mu.Unlock()
 
