@@ -54,31 +54,31 @@ type Definition struct {
 	Schedules []*ScheduleDef `yaml:"schedules"`
 }
 
-// ScheduleDef is a schedule as written in an agent file or the gateway
-// config: when (once, every or cron), what (an agent command with its
+// ScheduleDef is a schedule as written in an agent file, the gateway
+// config or a POST /schedules body (JSON, the same keys): when (once, every or cron), what (an agent command with its
 // context, or a tool with parameters) and where its result goes.
 type ScheduleDef struct {
-	Pos      Position `yaml:"-"`
-	Name     string   `yaml:"name" doc:"unique among all schedules"`
-	Once     string   `yaml:"once" doc:"runs once at this RFC 3339 time"`
-	Every    string   `yaml:"every" doc:"runs every Go duration (90s, 1h), at least 1s"`
-	Cron     string   `yaml:"cron" doc:"runs at a cron expression's times: five fields, or @daily, @hourly, @weekly, @monthly, @yearly"`
-	Timezone string   `yaml:"timezone" doc:"the IANA time zone cron is evaluated in; UTC when absent"`
-	Enabled  *bool    `yaml:"enabled" doc:"a disabled schedule never runs on its own" default:"true"`
-	Agent    string   `yaml:"agent" doc:"the agent whose command runs; in an agent file, that agent when absent"`
-	Command  string   `yaml:"command" doc:"the command that runs; default when absent"`
-	Prompt   string   `yaml:"prompt" doc:"the user input of the run (userInputPrompt)"`
-	User     string   `yaml:"user" doc:"the user the run is for: userInfo.id, and the owner of its conversation"`
+	Pos      Position `yaml:"-" json:"-"`
+	Name     string   `yaml:"name" json:"name,omitempty" doc:"unique among all schedules"`
+	Once     string   `yaml:"once" json:"once,omitempty" doc:"runs once at this RFC 3339 time"`
+	Every    string   `yaml:"every" json:"every,omitempty" doc:"runs every Go duration (90s, 1h), at least 1s"`
+	Cron     string   `yaml:"cron" json:"cron,omitempty" doc:"runs at a cron expression's times: five fields, or @daily, @hourly, @weekly, @monthly, @yearly"`
+	Timezone string   `yaml:"timezone" json:"timezone,omitempty" doc:"the IANA time zone cron is evaluated in; UTC when absent"`
+	Enabled  *bool    `yaml:"enabled" json:"enabled,omitempty" doc:"a disabled schedule never runs on its own" default:"true"`
+	Agent    string   `yaml:"agent" json:"agent,omitempty" doc:"the agent whose command runs; in an agent file, that agent when absent"`
+	Command  string   `yaml:"command" json:"command,omitempty" doc:"the command that runs; default when absent"`
+	Prompt   string   `yaml:"prompt" json:"prompt,omitempty" doc:"the user input of the run (userInputPrompt)"`
+	User     string   `yaml:"user" json:"user,omitempty" doc:"the user the run is for: userInfo.id, and the owner of its conversation"`
 	// Context are further context variables, by name.
-	Context map[string]any `yaml:"context" doc:"further context variables of the run, by name (vcs, activeEditor, …)"`
-	Tool    string         `yaml:"tool" doc:"a tool of the agent (or a shared one) to call instead of a command"`
-	Params  map[string]any `yaml:"params" doc:"the tool's parameters"`
+	Context map[string]any `yaml:"context" json:"context,omitempty" doc:"further context variables of the run, by name (vcs, activeEditor, …)"`
+	Tool    string         `yaml:"tool" json:"tool,omitempty" doc:"a tool of the agent (or a shared one) to call instead of a command"`
+	Params  map[string]any `yaml:"params" json:"params,omitempty" doc:"the tool's parameters"`
 	// Where the result goes, besides the run's record.
-	ContextID string        `yaml:"contextId" doc:"a conversation the run continues: its answer is kept there"`
-	HandoffTo string        `yaml:"handoffTo" doc:"an agent the result is handed to, as a NOTIFICATION hand-off"`
-	Webhook   string        `yaml:"webhook" doc:"a URL the result is POSTed to, on schedules.webhookAllow"`
-	Timeout   time.Duration `yaml:"timeout" doc:"bounds a run; 10m when absent"`
-	Missed    string        `yaml:"missed" doc:"runs missed during downtime: runOnce (one run for them all, the default) or skip"`
+	ContextID string `yaml:"contextId" json:"contextId,omitempty" doc:"a conversation the run continues: its answer is kept there"`
+	HandoffTo string `yaml:"handoffTo" json:"handoffTo,omitempty" doc:"an agent the result is handed to, as a NOTIFICATION hand-off"`
+	Webhook   string `yaml:"webhook" json:"webhook,omitempty" doc:"a URL the result is POSTed to, on scheduler.webhookAllow"`
+	Timeout   string `yaml:"timeout" json:"timeout,omitempty" doc:"bounds a run, a Go duration; 10m when absent"`
+	Missed    string `yaml:"missed" json:"missed,omitempty" doc:"runs missed during downtime: runOnce (one run for them all, the default) or skip"`
 }
 
 // HandoffDef is one type of hand-off message an agent accepts.

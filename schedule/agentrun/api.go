@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/schedule"
@@ -20,31 +19,9 @@ type API struct {
 	WebhookAllow []string
 }
 
-// Def is a schedule as POST /schedules and PATCH /schedules/{id} write it:
-// the fields of a schedule in a file, in JSON.
-type Def struct {
-	Name      string         `json:"name"`
-	Once      string         `json:"once,omitempty"`
-	Every     string         `json:"every,omitempty"`
-	Cron      string         `json:"cron,omitempty"`
-	Timezone  string         `json:"timezone,omitempty"`
-	Enabled   *bool          `json:"enabled,omitempty"`
-	Agent     string         `json:"agent"`
-	Command   string         `json:"command,omitempty"`
-	Prompt    string         `json:"prompt,omitempty"`
-	User      string         `json:"user,omitempty"`
-	Context   map[string]any `json:"context,omitempty"`
-	Tool      string         `json:"tool,omitempty"`
-	Params    map[string]any `json:"params,omitempty"`
-	ContextID string         `json:"contextId,omitempty"`
-	HandoffTo string         `json:"handoffTo,omitempty"`
-	Webhook   string         `json:"webhook,omitempty"`
-	Timeout   string         `json:"timeout,omitempty"`
-	Missed    string         `json:"missed,omitempty"`
-}
-
-// decodeDef reads a Def strictly.
-func decodeDef(body []byte, into *Def) error {
+// decodeDef reads a schedule of a POST or PATCH body strictly: the keys
+// of a schedule in a file (agent.ScheduleDef), in JSON.
+func decodeDef(body []byte, into *agent.ScheduleDef) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
@@ -55,23 +32,13 @@ func decodeDef(body []byte, into *Def) error {
 }
 
 // schedule is the schedule d makes.
-func (api *API) schedule(d *Def) (schedule.Schedule, error) {
-	sd := &agent.ScheduleDef{Name: d.Name, Once: d.Once, Every: d.Every, Cron: d.Cron, Timezone: d.Timezone, Enabled: d.Enabled,
-		Agent: d.Agent, Command: d.Command, Prompt: d.Prompt, User: d.User, Context: d.Context, Tool: d.Tool, Params: d.Params,
-		ContextID: d.ContextID, HandoffTo: d.HandoffTo, Webhook: d.Webhook, Missed: d.Missed}
-	if d.Timeout != "" {
-		t, err := time.ParseDuration(d.Timeout)
-		if err != nil || t < 0 {
-			return schedule.Schedule{}, agent.Errorf(agent.CodeBadRequest, "timeout %q is not a duration", d.Timeout)
-		}
-		sd.Timeout = t
-	}
-	sc, err := FromDef(sd, "")
+func (api *API) schedule(d *agent.ScheduleDef) (schedule.Schedule, error) {
+	sc, err := FromDef(d, "")
 	if err != nil {
 		return schedule.Schedule{}, agent.Errorf(agent.CodeBadRequest, "schedule %q: %v", d.Name, err)
 	}
 	if d.Webhook != "" && !Allowed(d.Webhook, api.WebhookAllow) {
-		return schedule.Schedule{}, agent.Errorf(agent.CodeBadRequest, "webhook %q is not under schedules.webhookAllow", d.Webhook).
+		return schedule.Schedule{}, agent.Errorf(agent.CodeBadRequest, "webhook %q is not under scheduler.webhookAllow", d.Webhook).
 			Suggest("ask the operator to allow its URL prefix in the gateway config (scheduler.webhookAllow)")
 	}
 	return sc, nil
@@ -120,7 +87,7 @@ func (api *API) Get(ctx context.Context, id string) (schedule.Schedule, error) {
 
 // Create makes a schedule from body.
 func (api *API) Create(ctx context.Context, body []byte) (schedule.Schedule, error) {
-	var d Def
+	var d agent.ScheduleDef
 	if err := decodeDef(body, &d); err != nil {
 		return schedule.Schedule{}, err
 	}
@@ -150,7 +117,7 @@ func (api *API) Patch(ctx context.Context, id string, body []byte) (schedule.Sch
 		}
 		return sc, nil
 	}
-	var d Def
+	var d agent.ScheduleDef
 	if err := decodeDef(body, &d); err != nil {
 		return schedule.Schedule{}, err
 	}

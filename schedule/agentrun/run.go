@@ -197,7 +197,7 @@ func (rs *Runs) handOff(ctx context.Context, sc schedule.Schedule, due time.Time
 // post sends the result to the target's webhook, if it is allowed.
 func (rs *Runs) post(ctx context.Context, sc schedule.Schedule, due time.Time, t *Target, res *Result) error {
 	if !Allowed(t.Webhook, rs.WebhookAllow) {
-		return fmt.Errorf("webhook %s is not under schedules.webhookAllow", agent.Clip(t.Webhook))
+		return fmt.Errorf("webhook %s is not under scheduler.webhookAllow", agent.Clip(t.Webhook))
 	}
 	body, err := json.Marshal(map[string]any{"schedule": sc.Name, "scheduleId": sc.ID, "due": due.UTC(), "result": res})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/contexts"
@@ -70,12 +71,18 @@ func FromDef(d *agent.ScheduleDef, defaultAgent string) (schedule.Schedule, erro
 	if err := t.Check(); err != nil {
 		return schedule.Schedule{}, err
 	}
+	var timeout time.Duration
+	if d.Timeout != "" {
+		if timeout, err = time.ParseDuration(d.Timeout); err != nil || timeout < 0 {
+			return schedule.Schedule{}, fmt.Errorf("timeout %q is not a duration (15m, 90s)", d.Timeout)
+		}
+	}
 	raw, err := json.Marshal(t)
 	if err != nil {
 		return schedule.Schedule{}, fmt.Errorf("schedule %q: %w", d.Name, err)
 	}
 	sc := schedule.Schedule{Name: d.Name, Spec: spec, Enabled: d.Enabled == nil || *d.Enabled, Target: raw,
-		Timeout: d.Timeout, Missed: schedule.MissedPolicy(d.Missed)}
+		Timeout: timeout, Missed: schedule.MissedPolicy(d.Missed)}
 	if err := sc.Validate(); err != nil {
 		return schedule.Schedule{}, err
 	}
