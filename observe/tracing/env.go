@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"strconv"
@@ -52,9 +53,13 @@ const (
 // (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION, _CERTIFICATE,
 // OTEL_BSP_*, span limits). The console exporter writes to stdout.
 //
-// shutdown flushes the spans not yet exported and stops the exporters;
-// it is never nil.
-func FromEnv(ctx context.Context, getenv func(string) string, version string) (o observe.Observer, shutdown func(context.Context) error, err error) {
+// A failed export is logged on log (nil: not logged), not handed to the
+// OpenTelemetry global error handler. shutdown flushes the spans not yet
+// exported and stops the exporters; it is never nil.
+func FromEnv(ctx context.Context, getenv func(string) string, version string, log *slog.Logger) (o observe.Observer, shutdown func(context.Context) error, err error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	nop := func(context.Context) error { return nil }
 	names, err := exporterNames(getenv)
 	if err != nil || len(names) == 0 {
@@ -71,7 +76,7 @@ func FromEnv(ctx context.Context, getenv func(string) string, version string) (o
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithSampler(sampler), sdktrace.WithResource(res)}
 	var made []sdktrace.SpanExporter
 	for _, name := range names {
-		exp, err := newExporter(ctx, name, getenv, os.Stdout)
+		exp, where, err := newExporter(ctx, name, getenv, os.Stdout)
 		if err != nil {
 			for _, e := range made {
 				_ = e.Shutdown(ctx)
@@ -79,7 +84,8 @@ func FromEnv(ctx context.Context, getenv func(string) string, version string) (o
 			return nil, nop, err
 		}
 		made = append(made, exp)
-		opts = append(opts, sdktrace.WithBatcher(exp))
+		log.Info("tracing: exporting spans", "exporter", name, "to", where, "sampler", sampler.Description())
+		opts = append(opts, sdktrace.WithBatcher(loggingExporter{exp, name, log}))
 	}
 	tp := sdktrace.NewTracerProvider(opts...)
 	return New(tp, propagation.TraceContext{}, version), tp.Shutdown, nil
@@ -111,14 +117,15 @@ func exporterNames(getenv func(string) string) ([]string, error) {
 	return names, nil
 }
 
-// newExporter builds the exporter name names; console writes to w.
-func newExporter(ctx context.Context, name string, getenv func(string) string, w io.Writer) (sdktrace.SpanExporter, error) {
+// newExporter builds the exporter name names, console writing to w, and
+// says where it sends spans.
+func newExporter(ctx context.Context, name string, getenv func(string) string, w io.Writer) (exp sdktrace.SpanExporter, where string, err error) {
 	if name == ExporterConsole {
 		exp, err := stdouttrace.New(stdouttrace.WithWriter(w))
 		if err != nil {
-			return nil, fmt.Errorf("tracing: the console exporter: %w", err)
+			return nil, "", fmt.Errorf("tracing: the console exporter: %w", err)
 		}
-		return exp, nil
+		return exp, "stdout", nil
 	}
 	proto := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"))
 	if proto == "" {
@@ -131,46 +138,52 @@ func newExporter(ctx context.Context, name string, getenv func(string) string, w
 	switch proto {
 	case "", ProtocolHTTP:
 		var opts []otlptracehttp.Option
+		where := "the default OTLP/HTTP endpoint"
 		if endpoint != "" {
 			u, err := httpEndpoint(endpoint, signal)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
-			opts = append(opts, otlptracehttp.WithEndpointURL(u))
+			opts = append(opts, otlptracehttp.WithEndpointURL(u.String()))
+			where = "OTLP/HTTP " + u.Redacted()
 		}
 		exp, err := otlptracehttp.New(ctx, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("tracing: the OTLP/HTTP exporter: %w", err)
+			return nil, "", fmt.Errorf("tracing: the OTLP/HTTP exporter: %w", err)
 		}
-		return exp, nil
+		return exp, where, nil
 	case ProtocolGRPC:
 		var opts []otlptracegrpc.Option
+		where := "the default OTLP/gRPC endpoint"
 		if endpoint != "" {
-			if _, err := parseEndpoint(endpoint); err != nil {
-				return nil, err
+			u, err := parseEndpoint(endpoint)
+			if err != nil {
+				return nil, "", err
 			}
-			opts = append(opts, otlptracegrpc.WithEndpointURL(endpoint))
+			opts = append(opts, otlptracegrpc.WithEndpointURL(u.String()))
+			where = "OTLP/gRPC " + u.Redacted()
 		}
 		exp, err := otlptracegrpc.New(ctx, opts...)
 		if err != nil {
-			return nil, fmt.Errorf("tracing: the OTLP/gRPC exporter: %w", err)
+			return nil, "", fmt.Errorf("tracing: the OTLP/gRPC exporter: %w", err)
 		}
-		return exp, nil
+		return exp, where, nil
 	}
-	return nil, fmt.Errorf("tracing: OTEL_EXPORTER_OTLP_PROTOCOL: unsupported protocol %q (http/protobuf or grpc)", proto)
+	return nil, "", fmt.Errorf("tracing: OTEL_EXPORTER_OTLP_PROTOCOL: unsupported protocol %q (http/protobuf or grpc)", proto)
 }
 
 // httpEndpoint is the URL spans are posted to: a signal's endpoint as it
 // is, the base endpoint with v1/traces appended to its path.
-func httpEndpoint(endpoint string, signal bool) (string, error) {
+func httpEndpoint(endpoint string, signal bool) (*url.URL, error) {
 	u, err := parseEndpoint(endpoint)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !signal {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
+		u.RawPath = ""
 	}
-	return u.String(), nil
+	return u, nil
 }
 
 // parseEndpoint parses an OTLP endpoint, an http or https URL.
@@ -267,4 +280,21 @@ func parseResourceAttributes(s string) ([]attribute.KeyValue, error) {
 		attrs = append(attrs, attribute.String(k, val))
 	}
 	return attrs, nil
+}
+
+// loggingExporter logs the errors of exp's exports on log, and does not
+// hand them to the batch processor, which would give them to the
+// OpenTelemetry global error handler.
+type loggingExporter struct {
+	sdktrace.SpanExporter
+	name string
+	log  *slog.Logger
+}
+
+// ExportSpans implements sdktrace.SpanExporter.
+func (e loggingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if err := e.SpanExporter.ExportSpans(ctx, spans); err != nil {
+		e.log.Warn("tracing: spans not exported", "exporter", e.name, "spans", len(spans), "err", err)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package tracing
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -61,7 +62,7 @@ func errString(err error) string {
 // observer at all: the gateway adds none and a request costs nothing.
 func TestFromEnvOff(t *testing.T) {
 	for _, env := range []map[string]string{nil, {"OTEL_SDK_DISABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}} {
-		o, shutdown, err := FromEnv(context.Background(), envOf(env), "v1")
+		o, shutdown, err := FromEnv(context.Background(), envOf(env), "v1", nil)
 		if err != nil || o != nil || shutdown == nil {
 			t.Fatalf("FromEnv(%v) = %v, %v, want no observer, a shutdown, no error", env, o, err)
 		}
@@ -82,7 +83,7 @@ func TestFromEnvErrors(t *testing.T) {
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "2"}, `tracing: OTEL_TRACES_SAMPLER_ARG "2" is not a ratio from 0 to 1`},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_RESOURCE_ATTRIBUTES": "team"}, `tracing: OTEL_RESOURCE_ATTRIBUTES: "team" is not key=value`},
 	} {
-		_, shutdown, err := FromEnv(context.Background(), envOf(c.env), "v1")
+		_, shutdown, err := FromEnv(context.Background(), envOf(c.env), "v1", nil)
 		if got := errString(err); got != c.want {
 			t.Errorf("FromEnv(%v): error %q, want %q", c.env, got, c.want)
 		}
@@ -224,7 +225,7 @@ func TestOTLPHTTP(t *testing.T) {
 	defer srv.Close()
 	o, shutdown, err := FromEnv(context.Background(), envOf(map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL + "/otlp/", "OTEL_SERVICE_NAME": "gw-test",
-	}), "v1.2.3")
+	}), "v1.2.3", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func TestOTLPHTTPTracesEndpoint(t *testing.T) {
 	defer srv.Close()
 	o, shutdown, err := FromEnv(context.Background(), envOf(map[string]string{
 		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": srv.URL + "/spans", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://elsewhere.invalid:4318",
-	}), "v1")
+	}), "v1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +284,7 @@ func TestOTLPGRPC(t *testing.T) {
 	o, shutdown, err := FromEnv(context.Background(), envOf(map[string]string{
 		"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
 		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + ln.Addr().String(),
-	}), "v2")
+	}), "v2", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,5 +292,32 @@ func TestOTLPGRPC(t *testing.T) {
 	want := []string{"agentgw@v2 github.com/agentgw/agentgw: agent coder/explain " + inboundTrace}
 	if s := got.spans(); !slices.Equal(s, want) {
 		t.Errorf("received %q, want %q", s, want)
+	}
+}
+
+// TestExportFailureLogged checks that an export the receiver refuses is
+// logged on the gateway's logger.
+func TestExportFailureLogged(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey || a.Key == "err" {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	o, shutdown, err := FromEnv(context.Background(), envOf(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL}), "v1", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneRequest(t, o, shutdown)
+	want := `level=INFO msg="tracing: exporting spans" exporter=otlp to="OTLP/HTTP ` + srv.URL + `/v1/traces" sampler=ParentBased{root:AlwaysOnSampler,remoteParentSampled:AlwaysOnSampler,remoteParentNotSampled:AlwaysOffSampler,localParentSampled:AlwaysOnSampler,localParentNotSampled:AlwaysOffSampler}
+level=WARN msg="tracing: spans not exported" exporter=otlp spans=1
+`
+	if logs.String() != want {
+		t.Errorf("logged:\n%s\nwant:\n%s", logs.String(), want)
 	}
 }
