@@ -10,7 +10,12 @@ import (
 // newObservers builds the observers that watch every request besides the
 // access log (the server adds that one): the metrics and the tracer, as
 // configured. The returned stop flushes them; it is never nil.
-func newObservers(_ context.Context, _ *Config, _ func(string) string, _ *slog.Logger) (observe.Observers, func(), error) {
+func newObservers(ctx context.Context, _ *Config, getenv func(string) string, log *slog.Logger) (observe.Observers, func(), error) {
 	var obs observe.Observers
-	return obs, func() {}, nil
+	tracer, stopTracing, err := newTracing(ctx, getenv, log)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	obs = append(obs, tracer...)
+	return obs, stopTracing, nil
 }
