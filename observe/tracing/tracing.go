@@ -22,6 +22,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agentgw/agentgw/internal/runes"
 	"github.com/agentgw/agentgw/observe"
 )
 
@@ -120,21 +121,21 @@ func (t *Tracer) Begin(ctx context.Context, r *observe.Request) (context.Context
 	case observe.SourceHandoff:
 		kind = trace.SpanKindConsumer
 	}
-	attrs := []attribute.KeyValue{keySource.String(r.Source)}
+	attrs := []attribute.KeyValue{str(keySource, r.Source)}
 	if r.Method != "" {
-		attrs = append(attrs, keyHTTPMethod.String(r.Method))
+		attrs = append(attrs, str(keyHTTPMethod, r.Method))
 	}
 	if r.Route != "" {
 		attrs = append(attrs, semconv.HTTPRoute(r.Route))
 	}
 	if r.Path != "" {
-		attrs = append(attrs, semconv.URLPath(r.Path))
+		attrs = append(attrs, str(semconv.URLPathKey, r.Path))
 	}
 	if r.Remote != "" {
 		attrs = append(attrs, semconv.ClientAddress(r.Remote))
 	}
 	if r.RequestID != "" {
-		attrs = append(attrs, keyRequestID.String(r.RequestID))
+		attrs = append(attrs, str(keyRequestID, r.RequestID))
 	}
 	opts := []trace.SpanStartOption{trace.WithSpanKind(kind), trace.WithAttributes(attrs...)}
 	start := r.Start
@@ -152,14 +153,25 @@ func (t *Tracer) Begin(ctx context.Context, r *observe.Request) (context.Context
 func requestName(r *observe.Request) string {
 	switch {
 	case r.Method != "" && r.Route != "":
-		return r.Method + " " + r.Route
+		return clip(r.Method) + " " + r.Route
 	case r.Method != "":
-		return r.Method
+		return clip(r.Method)
 	case r.Source != "":
 		return r.Source
 	}
 	return "request"
 }
+
+// maxValue bounds the strings put on spans: a client's string of any
+// length (a path, a request-defined agent's names, a model) costs a span
+// this much.
+const maxValue = 256
+
+// clip clips s to maxValue bytes, saying how long it was.
+func clip(s string) string { return runes.Clip(s, maxValue) }
+
+// str is the attribute k of the value s, clipped.
+func str(k attribute.Key, s string) attribute.KeyValue { return k.String(clip(s)) }
 
 // run is one request's span and the child spans it starts.
 type run struct {
@@ -186,7 +198,7 @@ func (x *run) child(ctx context.Context, name string, kind trace.SpanKind, attrs
 // loaded agent's (a request-defined agent's names are the client's: they
 // stay attributes, out of the span name).
 func (x *run) Routed(agent, command string, loaded bool) {
-	x.span.SetAttributes(keyAgent.String(agent), keyCommand.String(command), keyAgentLoaded.Bool(loaded), keyGenAIAgentName.String(agent))
+	x.span.SetAttributes(str(keyAgent, agent), str(keyCommand, command), keyAgentLoaded.Bool(loaded), str(keyGenAIAgentName, agent))
 	if loaded {
 		x.span.SetName("agent " + agent + "/" + command)
 	}
@@ -201,7 +213,7 @@ func (x *run) Phase(ctx context.Context, name string) (context.Context, func(err
 	case observe.PhasePrompt:
 		span = spanPrompt
 	}
-	ctx, s := x.child(ctx, span, trace.SpanKindInternal, keyPhase.String(name))
+	ctx, s := x.child(ctx, span, trace.SpanKindInternal, str(keyPhase, name))
 	return ctx, func(err error) { endErr(s, err) }
 }
 
@@ -219,11 +231,11 @@ func endErr(s trace.Span, err error) {
 func (x *run) Upstream(ctx context.Context, u observe.Upstream) (context.Context, func(observe.UpstreamResult)) {
 	name := opChat
 	if u.Model != "" {
-		name += " " + u.Model
+		name += " " + clip(u.Model)
 	}
 	start := time.Now()
 	ctx, s := x.child(ctx, name, trace.SpanKindClient,
-		keyGenAIOperation.String(opChat), keyGenAIRequestModel.String(u.Model),
+		str(keyGenAIOperation, opChat), str(keyGenAIRequestModel, u.Model),
 		keyStream.Bool(u.Stream), keyMessages.Int(u.Messages))
 	return ctx, func(res observe.UpstreamResult) {
 		attrs := []attribute.KeyValue{
@@ -232,13 +244,13 @@ func (x *run) Upstream(ctx context.Context, u observe.Upstream) (context.Context
 			keyUsageEstimated.Bool(res.Usage.Estimated),
 		}
 		if res.Model != "" {
-			attrs = append(attrs, keyGenAIResponseModel.String(res.Model))
+			attrs = append(attrs, str(keyGenAIResponseModel, res.Model))
 		}
 		if res.Status != 0 {
 			attrs = append(attrs, keyHTTPStatus.Int(res.Status))
 		}
 		if res.FinishReason != "" {
-			attrs = append(attrs, keyGenAIFinish.StringSlice([]string{res.FinishReason}))
+			attrs = append(attrs, keyGenAIFinish.StringSlice([]string{clip(res.FinishReason)}))
 		}
 		s.SetAttributes(attrs...)
 		if res.FirstByte > 0 {
@@ -254,15 +266,15 @@ func failed(s trace.Span, code string) {
 	if code == "" {
 		return
 	}
-	s.SetAttributes(keyErrorType.String(code))
+	s.SetAttributes(str(keyErrorType, code))
 	s.SetStatus(codes.Error, code)
 }
 
 // Step starts the span of a plan step's attempt.
 func (x *run) Step(ctx context.Context, st observe.Step) (context.Context, func(observe.StepResult)) {
-	ctx, s := x.child(ctx, "step "+st.ID, trace.SpanKindInternal, keyStepID.String(st.ID), keyStepKind.String(st.Kind))
+	ctx, s := x.child(ctx, "step "+clip(st.ID), trace.SpanKindInternal, str(keyStepID, st.ID), str(keyStepKind, st.Kind))
 	return ctx, func(res observe.StepResult) {
-		s.SetAttributes(keyStatus.String(res.Status))
+		s.SetAttributes(str(keyStatus, res.Status))
 		code := res.Code
 		if code == "" && (res.Status == stepStatusFailed || res.Status == stepStatusTimeout) {
 			code = res.Status
@@ -275,15 +287,15 @@ func (x *run) Step(ctx context.Context, st observe.Step) (context.Context, func(
 // Tool starts the span of a tool call ("execute_tool NAME").
 func (x *run) Tool(ctx context.Context, t observe.Tool) (context.Context, func(observe.ToolResult)) {
 	attrs := []attribute.KeyValue{
-		keyGenAIOperation.String(opExecuteTool), keyGenAIToolName.String(t.Name),
-		keyGenAIToolType.String(toolTypeFunction), keyToolRuntime.String(t.Runtime),
+		str(keyGenAIOperation, opExecuteTool), str(keyGenAIToolName, t.Name),
+		str(keyGenAIToolType, toolTypeFunction), str(keyToolRuntime, t.Runtime),
 	}
 	if t.CallID != "" {
-		attrs = append(attrs, keyGenAIToolCallID.String(t.CallID))
+		attrs = append(attrs, str(keyGenAIToolCallID, t.CallID))
 	}
 	ctx, s := x.child(ctx, opExecuteTool+" "+t.Name, trace.SpanKindInternal, attrs...)
 	return ctx, func(res observe.ToolResult) {
-		s.SetAttributes(keyStatus.String(res.Status))
+		s.SetAttributes(str(keyStatus, res.Status))
 		code := res.Code
 		if code == "" && (res.Status == toolStatusError || res.Status == toolStatusTimeout) {
 			code = res.Status
@@ -295,24 +307,24 @@ func (x *run) Tool(ctx context.Context, t observe.Tool) (context.Context, func(o
 
 // Git starts the span of a git operation ("git fetch").
 func (x *run) Git(ctx context.Context, op, repo string) (context.Context, func(error)) {
-	ctx, s := x.child(ctx, "git "+op, trace.SpanKindClient, keyGitOperation.String(op), keyGitRepo.String(repo))
+	ctx, s := x.child(ctx, "git "+op, trace.SpanKindClient, str(keyGitOperation, op), str(keyGitRepo, repo))
 	return ctx, func(err error) { endErr(s, err) }
 }
 
 // Handoff starts the span of sending a hand-off message, a producer span.
 func (x *run) Handoff(ctx context.Context, h observe.Handoff) (context.Context, func(error)) {
-	ctx, s := x.child(ctx, "handoff "+h.Type, trace.SpanKindProducer, keyHandoffType.String(h.Type), keyHandoffTo.String(h.To))
+	ctx, s := x.child(ctx, "handoff "+h.Type, trace.SpanKindProducer, str(keyHandoffType, h.Type), str(keyHandoffTo, h.To))
 	return ctx, func(err error) { endErr(s, err) }
 }
 
 // Paused adds a "paused" event to the request's span.
 func (x *run) Paused(kind string) {
-	x.span.AddEvent(eventPaused, trace.WithAttributes(keyPauseKind.String(kind)))
+	x.span.AddEvent(eventPaused, trace.WithAttributes(str(keyPauseKind, kind)))
 }
 
 // Failed adds an "error_frame" event to the request's span.
 func (x *run) Failed(code string) {
-	x.span.AddEvent(eventErrorFrame, trace.WithAttributes(keyErrorCode.String(code)))
+	x.span.AddEvent(eventErrorFrame, trace.WithAttributes(str(keyErrorCode, code)))
 }
 
 // Inject writes the traceparent (and tracestate) of the span ctx carries,
@@ -326,7 +338,7 @@ func (x *run) Inject(ctx context.Context, h http.Header) {
 // client's (a 4xx answer is the client's; semantic conventions leave a
 // server span's status unset for it).
 func (x *run) End(o observe.Outcome) {
-	attrs := []attribute.KeyValue{keyOutcome.String(o.Result)}
+	attrs := []attribute.KeyValue{str(keyOutcome, o.Result)}
 	if o.Status != 0 {
 		attrs = append(attrs, keyHTTPStatus.Int(o.Status))
 	}
@@ -334,7 +346,7 @@ func (x *run) End(o observe.Outcome) {
 		attrs = append(attrs, keyHTTPBodySize.Int64(o.Bytes))
 	}
 	if o.Code != "" {
-		attrs = append(attrs, keyErrorType.String(o.Code))
+		attrs = append(attrs, str(keyErrorType, o.Code))
 	}
 	x.span.SetAttributes(attrs...)
 	if o.TTFB > 0 {

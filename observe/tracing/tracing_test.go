@@ -345,3 +345,32 @@ func TestNestedRun(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestClientStringsClipped: what a client chose (a path, a request-defined
+// agent's names, a model) is clipped on spans, saying how long it was.
+func TestClientStringsClipped(t *testing.T) {
+	tr, exp := newTestTracer(t)
+	long := strings.Repeat("é", 600) // 1200 bytes
+	req := httpRequest("")
+	req.Path = "/agents/" + long
+	ctx, w := observe.Observers{tr}.Begin(context.Background(), req)
+	w.Routed(long, long, false)
+	_, end := w.Upstream(ctx, observe.Upstream{Model: long})
+	end(observe.UpstreamResult{Model: long})
+	w.End(observe.Outcome{Status: 200})
+	clipped := strings.Repeat("é", 128) + "…(1200 bytes)"
+	want := map[string]string{
+		"url.path": "/agents/" + strings.Repeat("é", 124) + "…(1208 bytes)", "agentgw.agent": clipped, "agentgw.command": clipped,
+		"gen_ai.agent.name": clipped, "gen_ai.request.model": clipped, "gen_ai.response.model": clipped,
+	}
+	for _, s := range exp.GetSpans() {
+		for _, kv := range s.Attributes {
+			if w, ok := want[string(kv.Key)]; ok && kv.Value.AsString() != w {
+				t.Errorf("%s %s = %q, want %q", s.Name, kv.Key, kv.Value.AsString(), w)
+			}
+		}
+	}
+	if s := find(t, exp.GetSpans(), "chat "+clipped); s.Name == "" {
+		t.Error("no clipped chat span")
+	}
+}
