@@ -97,7 +97,7 @@ func agentPatches() map[string]func(Schema) {
 		agentPkg + ".HandoffDef":           required("type"),
 		agentPkg + ".LLMStep.Format":       Enum("text", "json"),
 		agentPkg + ".RetrySpec.Limit":      func(s Schema) { s["minimum"] = 0 },
-		toolspecPkg + ".Spec":              required("name", "runtime"),
+		agentPkg + ".ToolDef":              required("name", "runtime"),
 		toolspecPkg + ".Spec.Name":         func(s Schema) { s["pattern"] = `^[A-Za-z0-9_-]{1,64}$` },
 	}
 }

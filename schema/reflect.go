@@ -212,7 +212,7 @@ func (r *Reflector) fieldSchema(owner reflect.Type, f reflect.StructField) Schem
 }
 
 // addKinds adds a property per registered step kind, and requires exactly
-// one of them.
+// one of them to be present.
 func (r *Reflector) addKinds(props Schema, all *[]any) {
 	if r.Kinds == nil {
 		return
@@ -225,7 +225,12 @@ func (r *Reflector) addKinds(props Schema, all *[]any) {
 			s["description"] = spec.Doc
 		}
 		props[name] = s
-		one = append(one, Schema{"required": []any{name}})
+		// The decoder takes a null, and an empty string, as no key.
+		present := Schema{"not": Schema{"type": "null"}}
+		if reflect.TypeOf(spec.Config).Elem().Kind() == reflect.String {
+			present["minLength"] = 1
+		}
+		one = append(one, Schema{"required": []any{name}, "properties": Schema{name: present}})
 	}
 	if len(one) > 0 {
 		*all = append(*all, Schema{"oneOf": one})
