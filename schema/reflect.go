@@ -160,6 +160,7 @@ func (r *Reflector) addFields(t reflect.Type, props Schema, all *[]any) {
 		f := t.Field(i)
 		tag, hasTag := f.Tag.Lookup("yaml")
 		if f.Anonymous && strings.Contains(tag, ",inline") && f.Type.Kind() == reflect.Struct {
+			r.packages[f.Type.PkgPath()] = true
 			r.addFields(f.Type, props, all)
 			continue
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"log/slog"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,28 @@ func TestSchemaUsage(t *testing.T) {
 		code, _, stderr := runCLI(t, nil, append([]string{"schema"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("schema %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestSchemaKinds: the agent schema's steps take exactly the kinds of the
+// registry lint and serve load with, each with its spec's doc.
+func TestSchemaKinds(t *testing.T) {
+	g, err := agentSchema(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := g.Schema["$defs"].(schema.Schema)["agent.Step"].(schema.Schema)["properties"].(schema.Schema)
+	kinds := newLoader(&Config{}, envOf(nil), services{}, slog.New(slog.DiscardHandler)).kinds
+	for _, name := range kinds.KindNames() {
+		spec, _ := kinds.KindSpec(name)
+		p, ok := props[name].(schema.Schema)
+		if !ok {
+			t.Errorf("step kind %s: no property in the schema", name)
+			continue
+		}
+		if p["description"] != spec.Doc {
+			t.Errorf("step kind %s: description %q, want the spec's %q", name, p["description"], spec.Doc)
 		}
 	}
 }
