@@ -186,7 +186,7 @@ func roles(ms []wireMessage) string {
 // actionList checks the emitted actions, in order.
 func (c *checker) actionList(exp *Expect, got []*actions.Action) {
 	if len(exp.Actions) != len(got) {
-		c.differ(exp.Pos, "actions: count", fmt.Sprint(len(exp.Actions)), fmt.Sprintf("%d: %s", len(got), describeActions(got)))
+		c.differ(listPos(exp, firstPos(exp.Actions)), "actions: count", fmt.Sprint(len(exp.Actions)), fmt.Sprintf("%d: %s", len(got), describeActions(got)))
 	}
 	for i, a := range exp.Actions {
 		if a == nil || i >= len(got) {
@@ -194,6 +194,22 @@ func (c *checker) actionList(exp *Expect, got []*actions.Action) {
 		}
 		c.action(a, fmt.Sprintf("actions[%d]", i), got[i])
 	}
+}
+
+// listPos is where a list's count is reported: its first item, else the
+// expectation.
+func listPos(exp *Expect, first *agent.Position) agent.Position {
+	if first != nil {
+		return *first
+	}
+	return exp.Pos
+}
+
+func firstPos(as []*ActionExpect) *agent.Position {
+	if len(as) > 0 && as[0] != nil {
+		return &as[0].Pos
+	}
+	return nil
 }
 
 func describeActions(as []*actions.Action) string {
@@ -268,11 +284,15 @@ func (c *checker) action(a *ActionExpect, what string, got *actions.Action) {
 // callList checks the tool calls made, in order.
 func (c *checker) callList(exp *Expect, got []madeCall) {
 	if len(exp.ToolCalls) != len(got) {
+		at := exp.Pos
+		if len(exp.ToolCalls) > 0 && exp.ToolCalls[0] != nil {
+			at = exp.ToolCalls[0].Pos
+		}
 		names := make([]string, len(got))
 		for i, g := range got {
 			names[i] = g.Name
 		}
-		c.differ(exp.Pos, "toolCalls: count", fmt.Sprint(len(exp.ToolCalls)), fmt.Sprintf("%d: %s", len(got), orNone(names)))
+		c.differ(at, "toolCalls: count", fmt.Sprint(len(exp.ToolCalls)), fmt.Sprintf("%d: %s", len(got), orNone(names)))
 	}
 	for i, e := range exp.ToolCalls {
 		if e == nil || i >= len(got) {

@@ -314,6 +314,7 @@ func (e *env) runFile(ctx context.Context, path string, sum *Summary) {
 		cancel()
 		sum.Updated += updated
 		if len(fails) > 0 {
+			slices.SortStableFunc(fails, func(a, b failure) int { return a.pos.Line - b.pos.Line })
 			failed++
 			fmt.Fprintf(e.cfg.Out, "--- FAIL: %s (%s)\n", t.Name, t.Pos.File+fmt.Sprintf(":%d", t.Pos.Line))
 			for _, fl := range fails {
