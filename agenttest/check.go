@@ -3,7 +3,9 @@ package agenttest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"regexp"
 	"strings"
 
@@ -74,6 +76,50 @@ func (c *checker) answer(exp *Expect, ans *answer, at agent.Position) {
 	}
 	if exp.ToolCalls != nil {
 		c.callList(exp, ans.calls)
+	}
+	if exp.Steps != nil {
+		c.stepList(exp, ans.steps)
+	}
+}
+
+// stepList checks the stubbed steps that ran, in order.
+func (c *checker) stepList(exp *Expect, got []madeCall) {
+	if len(exp.Steps) != len(got) {
+		at := exp.Pos
+		if len(exp.Steps) > 0 && exp.Steps[0] != nil {
+			at = exp.Steps[0].Pos
+		}
+		ids := make([]string, len(got))
+		for i, g := range got {
+			ids[i] = g.Name
+		}
+		c.differ(at, "steps: count", fmt.Sprint(len(exp.Steps)), fmt.Sprintf("%d: %s", len(got), orNone(ids)))
+	}
+	for i, e := range exp.Steps {
+		if e == nil || i >= len(got) {
+			continue
+		}
+		w := fmt.Sprintf("steps[%d]", i)
+		c.textIs(e.ID, w+".id", got[i].Name)
+		if e.With != nil {
+			c.subset(e.With.Pos, w+".with", e.With.Interface(), any(got[i].Args))
+		}
+	}
+}
+
+// subset checks that want's keys (recursively, for mappings) have got's
+// values.
+func (c *checker) subset(pos agent.Position, what string, want, got any) {
+	wm, ok := want.(map[string]any)
+	if !ok {
+		if !sameJSON(want, got) {
+			c.differ(pos, what, jsonText(want), jsonText(got))
+		}
+		return
+	}
+	gm, _ := got.(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(wm)) {
+		c.subset(pos, what+"."+k, wm[k], gm[k])
 	}
 }
 
@@ -303,12 +349,7 @@ func (c *checker) callList(exp *Expect, got []madeCall) {
 		if e.Arguments == nil {
 			continue
 		}
-		want, _ := e.Arguments.Interface().(map[string]any)
-		for k, v := range want {
-			if !sameJSON(v, got[i].Args[k]) {
-				c.differ(e.Arguments.Pos, w+".arguments."+k, jsonText(v), jsonText(got[i].Args[k]))
-			}
-		}
+		c.subset(e.Arguments.Pos, w+".arguments", e.Arguments.Interface(), any(got[i].Args))
 	}
 }
 

@@ -52,6 +52,10 @@ type Request struct {
 	Model string `yaml:"model"`
 	// ContextID names a stored conversation (contextId).
 	ContextID string `yaml:"contextId"`
+	// Handoff is a hand-off message (seed 001) the command runs for, as
+	// the hub delivers it: templates see it as .handoff, plans as
+	// $handoff. Name the command the agent's handoffs: map its type to.
+	Handoff *agent.Value `yaml:"handoff"`
 }
 
 // Step is a further request of a test: a click on an action of the
@@ -138,6 +142,16 @@ type Expect struct {
 	Actions   []*ActionExpect `yaml:"actions"`
 	Error     *ErrorExpect    `yaml:"error"`
 	ToolCalls []*CallExpect   `yaml:"toolCalls"`
+	// Steps are the stubbed plan steps that ran, in order.
+	Steps []*StepExpect `yaml:"steps"`
+}
+
+// StepExpect checks a stubbed plan step that ran: its id and, of its
+// rendered inputs (with:), the keys given.
+type StepExpect struct {
+	Pos  agent.Position
+	ID   *agent.Text  `yaml:"id"`
+	With *agent.Value `yaml:"with"`
 }
 
 // Match checks a string: each of contains, equals and matches (a Go

@@ -24,6 +24,7 @@ type answer struct {
 	actions []*actions.Action
 	err     *agent.Error
 	calls   []madeCall
+	steps   []madeCall
 	prompts []upstreamCall
 }
 
@@ -117,6 +118,9 @@ func (s *session) send(ctx context.Context, req Request) (*answer, error) {
 	if req.ContextID != "" {
 		s.base.ContextID = req.ContextID
 	}
+	if req.Handoff != nil {
+		s.base.Handoff = req.Handoff
+	}
 	body := s.body()
 	if req.Action != nil {
 		if err := s.click(req.Action, body); err != nil {
@@ -131,6 +135,7 @@ func (s *session) send(ctx context.Context, req Request) (*answer, error) {
 	all, _ := s.e.replay.taken()
 	ans.prompts = all[len(callsBefore):]
 	ans.calls = s.e.stubs.takeCalls()
+	ans.steps = s.e.stubs.takeSteps()
 	s.last = ans
 	s.remember(ans)
 	return ans, nil
@@ -208,6 +213,15 @@ func (s *session) request(ctx context.Context, body map[string]any, ans *answer)
 		return nil, nil
 	}
 	req.ID = "agenttest"
+	if h := s.base.Handoff; h != nil {
+		// As the hub delivers it: JSON-shaped data.
+		var data map[string]any
+		raw, _ := json.Marshal(h.Interface())
+		if err := json.Unmarshal(raw, &data); err != nil {
+			return nil, fmt.Errorf("request.handoff: expected a mapping (a hand-off message)")
+		}
+		req.Handoff = data
+	}
 	run, err := s.e.runner.Prepare(req)
 	if err != nil {
 		ans.err = asError(err)

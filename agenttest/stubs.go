@@ -26,6 +26,8 @@ type Stubs struct {
 	mu    sync.Mutex
 	test  *Test
 	calls []madeCall
+	// ran are the stubbed steps that ran.
+	ran []madeCall
 	// missing are the tools called that the test has no stub for.
 	missing []string
 	// order gives a tool call id's place among the model's calls.
@@ -45,7 +47,7 @@ type madeCall struct {
 func (s *Stubs) begin(t *Test, order func(string) int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.test, s.calls, s.missing, s.order = t, nil, nil, order
+	s.test, s.calls, s.ran, s.missing, s.order = t, nil, nil, nil, order
 }
 
 // takeCalls returns and forgets the calls made since the last take, in
@@ -57,6 +59,23 @@ func (s *Stubs) takeCalls() []madeCall {
 	s.calls = nil
 	sortCalls(calls)
 	return calls
+}
+
+// takeSteps returns and forgets the stubbed steps that ran since the last
+// take.
+func (s *Stubs) takeSteps() []madeCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ran := s.ran
+	s.ran = nil
+	return ran
+}
+
+// ranStep records a stubbed step that ran.
+func (s *Stubs) ranStep(id string, with map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ran = append(s.ran, madeCall{Name: id, Args: with, seq: len(s.ran)})
 }
 
 // missingStubs are the tools the test called without stubbing them.
@@ -186,6 +205,7 @@ func (st *stubStep) Run(ctx context.Context, r stepkind.Run) (any, error) {
 	if !ok {
 		return st.inner.Run(ctx, r)
 	}
+	st.s.ranStep(r.StepID(), r.With())
 	if stub.Error != nil {
 		return nil, agent.New(cmp.Or(stub.Error.ErrorCode, stub.Error.Code, agent.CodeStepFailed), stub.Error.Message)
 	}
