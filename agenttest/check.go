@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentgw/agentgw/actions"
@@ -193,7 +193,11 @@ func (c *checker) prompt(p *PromptExpect, n int, ans *answer) {
 	c.textIs(p.Model, what+".model", call.Model)
 	if p.Messages != nil {
 		if len(p.Messages) != len(call.Messages) {
-			c.differ(p.Pos, what+".messages: count", fmt.Sprint(len(p.Messages)), fmt.Sprintf("%d: %s", len(call.Messages), roles(call.Messages)))
+			at := p.Pos
+			if len(p.Messages) > 0 && p.Messages[0] != nil {
+				at = p.Messages[0].Pos
+			}
+			c.differ(at, what+".messages: count", fmt.Sprint(len(p.Messages)), fmt.Sprintf("%d: %s", len(call.Messages), roles(call.Messages)))
 		}
 		for i, m := range p.Messages {
 			if m == nil || i >= len(call.Messages) {
@@ -206,6 +210,10 @@ func (c *checker) prompt(p *PromptExpect, n int, ans *answer) {
 		}
 	}
 	if p.Tools != nil {
+		at := p.Pos
+		if len(p.Tools) > 0 && p.Tools[0] != nil {
+			at = p.Tools[0].Pos
+		}
 		want := make([]string, 0, len(p.Tools))
 		for _, t := range p.Tools {
 			if t != nil {
@@ -213,7 +221,7 @@ func (c *checker) prompt(p *PromptExpect, n int, ans *answer) {
 			}
 		}
 		if !reflect.DeepEqual(want, append([]string{}, call.Tools...)) {
-			c.differ(p.Pos, what+".tools", strings.Join(want, ", "), strings.Join(call.Tools, ", "))
+			c.differ(at, what+".tools", strings.Join(want, ", "), strings.Join(call.Tools, ", "))
 		}
 	}
 	if p.Golden != nil {
