@@ -16,7 +16,9 @@ import (
 // StubbedRuntimes are the tool runtimes whose calls the stubs answer: every
 // runtime that runs something on the gateway. Frontend tools are answered
 // the way the IDE would, with the stub's result as the tool result.
-var StubbedRuntimes = []string{"python", "javascript", "native", "wasm", "http", "builtin", "mcp"}
+func StubbedRuntimes() []string {
+	return []string{"python", "javascript", "native", "wasm", "http", "builtin", "mcp"}
+}
 
 // Stubs stand in for the tool runtimes and the gateway's step kinds while
 // tests run: a Loader registers them (RegisterRuntimes, WrapKind) when it is
@@ -137,7 +139,7 @@ func sortCalls(calls []madeCall) {
 // (StubbedRuntimes) with the stubs. Their load-time checks are not made:
 // the Runner loads the agents once without stubs for that.
 func (s *Stubs) RegisterRuntimes(m *tools.Manager) {
-	for _, name := range StubbedRuntimes {
+	for _, name := range StubbedRuntimes() {
 		m.Register(stubRuntime{name: name, s: s})
 	}
 }
