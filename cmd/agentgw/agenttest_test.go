@@ -101,7 +101,7 @@ func TestAgentTestReportsBrokenExpectations(t *testing.T) {
 		{
 			name: "a tool's name", old: "name: read_file", new: "name: read_source",
 			files: []string{"fixer.yaml", "fixer_test.yaml"},
-			want: "DIR/fixer.yaml:36:5: command \"default\": no tool named \"read_file\"\n" +
+			want: "DIR/fixer.yaml:37:5: command \"default\": no tool named \"read_file\"\n" +
 				"FAIL DIR/fixer_test.yaml: the agent definitions have 1 errors\n" +
 				"FAIL: 1 of 1 tests failed\n",
 		},
