@@ -247,7 +247,16 @@
     info.replaceChildren();
     for (const f of document.querySelectorAll('.var-form')) {
       f.classList.remove('wanted');
-      f.querySelector('.wanted-note').textContent = '';
+      const note = f.querySelector('.wanted-note');
+      if (note) {
+        note.textContent = '';
+      }
+      // A variable ticked for the previous command, not by the user.
+      if (f.dataset.auto) {
+        delete f.dataset.auto;
+        f.querySelector('.include').checked = false;
+        syncForm(f);
+      }
     }
     if (!cmd) {
       return;
@@ -265,7 +274,11 @@
         if (form) {
           form.classList.add('wanted');
           form.querySelector('.wanted-note').textContent = 'collected by this command';
-          form.querySelector('.include').checked = true;
+          const box = form.querySelector('.include');
+          if (!box.checked) {
+            box.checked = true;
+            form.dataset.auto = '1';
+          }
           syncForm(form);
         }
       });
@@ -388,6 +401,16 @@
     globalPrompts: () => lines('gp-rules').map((r) => ({ role: $('gp-role').value, content: r })),
   };
 
+  // emptyForm reports whether nothing was filled in a variable's form: a
+  // plugin with nothing to say leaves the variable out.
+  function emptyForm(name) {
+    const f = document.querySelector('.var-form[data-var="' + name + '"]');
+    const filled = [...f.querySelectorAll('input:not(.include), textarea')]
+      .filter((i) => i.type !== 'number' && i.id !== 'vcs-type' && !i.classList.contains('kb-score'))
+      .some((i) => i.value.trim() !== '');
+    return !filled;
+  }
+
   function included(name) {
     return document.querySelector('.var-form[data-var="' + name + '"] .include').checked;
   }
@@ -408,7 +431,7 @@
       vars.push({ name: 'userInputPrompt', value: prompt });
     }
     for (const [name, collect] of Object.entries(collectors)) {
-      if (included(name)) {
+      if (included(name) && !emptyForm(name)) {
         vars.push({ name: name, value: collect() });
       }
     }
@@ -961,9 +984,13 @@
     $('command').addEventListener('change', commandChanged);
     for (const f of document.querySelectorAll('.var-form')) {
       const box = f.querySelector('.include');
-      box.addEventListener('change', () => syncForm(f));
-      // Typing in a form includes its variable.
+      box.addEventListener('change', () => {
+        delete f.dataset.auto;
+        syncForm(f);
+      });
+      // Typing in a form includes its variable, for every command.
       f.querySelector('.fields').addEventListener('input', () => {
+        delete f.dataset.auto;
         box.checked = true;
         syncForm(f);
       });
