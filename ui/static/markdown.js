@@ -39,7 +39,7 @@
   function emphasis(text) {
     let s = escapeHTML(text);
     // Links: [label](url), the url as escaped above (quotes are entities).
-    s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (m, label, url) => {
+    s = s.replace(/\[([^\]]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)/g, (m, label, url) => {
       const href = safeURL(url.replace(/&amp;/g, '&'));
       if (!href) {
         return label;
