@@ -61,6 +61,11 @@ type Config struct {
 	// Observers watch every request (observe package), after the access
 	// log, which the server adds itself.
 	Observers observe.Observers
+	// UI, when set, serves the playground at /ui and /ui/*. Its files are
+	// the same for everyone and hold no data, so they are served without a
+	// token (a browser cannot send one to load a page); everything the page
+	// does goes through the API above, behind the inbound auth.
+	UI http.Handler
 }
 
 // Server is the gateway's HTTP server.
@@ -144,6 +149,10 @@ func New(cfg Config) *Server {
 	}
 	if cfg.MCP != nil {
 		e.Any("/mcp", s.withBody(cfg.MCP))
+	}
+	if cfg.UI != nil {
+		e.GET("/ui", echo.WrapHandler(cfg.UI))
+		e.GET("/ui/*", echo.WrapHandler(cfg.UI))
 	}
 	return s
 }
