@@ -123,6 +123,7 @@ func New(cfg Config) *Server {
 	e.GET("/agents/:name", s.getAgent)
 	e.POST("/agent", s.postAgent)
 	e.POST("/agents/:name", s.postAgent)
+	e.POST("/agents/:name/prompt", s.postPrompt)
 	if cfg.Contexts != nil {
 		e.POST("/contexts", s.createContext)
 		e.GET("/contexts/:id", s.getContext)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -98,7 +99,33 @@ func (r *recorder) posts() []exchange {
 	defer r.mu.Unlock()
 	var out []exchange
 	for _, ex := range r.seen {
-		if ex.Method == http.MethodPost {
+		if ex.Method == http.MethodPost && !strings.HasSuffix(ex.Path, "/prompt") {
+			c := *ex
+			c.resp = bytes.NewBuffer(append([]byte(nil), ex.resp.Bytes()...))
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// mustCompact is data as json.Marshal writes a decoded copy of it.
+func mustCompact(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(v)
+	return out
+}
+
+// previews returns the prompt previews the page asked for, in order.
+func (r *recorder) previews() []exchange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []exchange
+	for _, ex := range r.seen {
+		if ex.Method == http.MethodPost && strings.HasSuffix(ex.Path, "/prompt") {
 			c := *ex
 			c.resp = bytes.NewBuffer(append([]byte(nil), ex.resp.Bytes()...))
 			out = append(out, c)
@@ -375,6 +402,30 @@ func playgroundToolCall(t *testing.T, ctx context.Context, rec *recorder) {
 	want := prompt + `,"toolResults":[{"callId":"` + callID[1] + `","status":"SUCCESS","result":{"content":"package calc // from the page"},"executionTime":0}]}`
 	if got := posts[before+1].Body; got != want {
 		t.Errorf("the results sent\n%s\nwant\n%s", got, want)
+	}
+	// Before the run, the page asked for the prompt of the same request
+	// and shows it: the upstream body, tools included; the results sent
+	// after resume a run and have no prompt of their own to preview.
+	previews := rec.previews()
+	if len(previews) == 0 || previews[len(previews)-1].Path != "/agents/fixer/prompt" || previews[len(previews)-1].Body != prompt+"}" {
+		t.Fatalf("the page asked for no preview of %s: %+v", prompt, previews)
+	}
+	var upstream struct {
+		Model    string `json:"model"`
+		Messages []struct{ Role, Content string }
+		Tools    []struct {
+			Function struct{ Name string } `json:"function"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(previews[len(previews)-1].resp.Bytes(), &upstream); err != nil || len(upstream.Messages) == 0 ||
+		upstream.Messages[len(upstream.Messages)-1].Content != `call read_file {"path":"calc.go"}` || len(upstream.Tools) == 0 {
+		t.Errorf("the preview answered %s (%v)", previews[len(previews)-1].resp, err)
+	}
+	var shownPrompt any
+	if err := json.Unmarshal([]byte(read(t, ctx, chromedp.TextContent(chromedp.CSS(turn(1, ".prompt pre"))))), &shownPrompt); err != nil {
+		t.Errorf("the page does not show the prompt as JSON: %v", err)
+	} else if want, _ := json.Marshal(shownPrompt); !bytes.Equal(mustCompact(t, previews[len(previews)-1].resp.Bytes()), want) {
+		t.Errorf("the page shows the prompt as %s, the gateway answered %s", want, previews[len(previews)-1].resp)
 	}
 	drive(t, ctx, chromedp.WaitVisible(chromedp.CSS(turn(2, ".answer p"))))
 	answer := read(t, ctx, chromedp.Text(chromedp.CSS(turn(2, ".answer"))))

@@ -485,6 +485,11 @@
     $('transcript').append(turn.root);
     turn.root.scrollIntoView({ block: 'nearest' });
     try {
+      const parsed = JSON.parse(text);
+      if (!parsed.action && !parsed.toolResults) {
+        // A request that starts a run: first what its prompt will be.
+        await turn.preview(url, text, ctl.signal);
+      }
       const resp = await fetch(url, {
         method: 'POST', body: text, signal: ctl.signal,
         headers: authHeaders({ 'Content-Type': 'application/json', Accept: 'text/event-stream' }),
@@ -595,6 +600,37 @@
           el('pre', { class: 'headers' }, headers), el('pre', { class: 'body' }, text)),
         this.answer, this.actions,
         el('details', { class: 'stream' }, el('summary', {}, 'Stream as received'), this.log));
+    }
+
+    // preview shows the body the command's own prompt sends the model, as
+    // POST /agents/{name}/prompt builds it for the same request.
+    async preview(url, text, signal) {
+      const box = el('pre', { class: 'body' }, 'asking the gateway…');
+      this.root.insertBefore(el('details', { class: 'prompt' }, el('summary', {}, 'Prompt sent upstream'), box), this.answer);
+      try {
+        const resp = await fetch(new URL(url.href + '/prompt'), {
+          method: 'POST', body: text, signal,
+          headers: authHeaders({ 'Content-Type': 'application/json' }),
+        });
+        const t = await resp.text();
+        if (resp.ok) {
+          box.textContent = JSON.stringify(JSON.parse(t), null, 2);
+          return;
+        }
+        let msg = t;
+        try {
+          const b = JSON.parse(t);
+          msg = b.content.message;
+        } catch (e) {
+          // shown as it came
+        }
+        box.textContent = 'None: ' + msg;
+      } catch (e) {
+        if (e.name === 'AbortError') {
+          throw e;
+        }
+        box.textContent = 'None: ' + e.message;
+      }
     }
 
     response(resp) {
