@@ -57,6 +57,9 @@ type Config struct {
 	Schedules Schedules
 	// Knowledge, when set, serves the knowledge bases at /knowledge-bases.
 	Knowledge Knowledge
+	// Metrics, when set, serves GET /metrics (the Prometheus metrics),
+	// behind the inbound auth like every route but /healthz.
+	Metrics http.Handler
 }
 
 // Server is the gateway's HTTP server.
@@ -137,6 +140,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.MCP != nil {
 		e.Any("/mcp", s.withBody(cfg.MCP))
+	}
+	if cfg.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}
 	return s
 }
