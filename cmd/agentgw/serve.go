@@ -55,6 +55,8 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		return err
 	}
 	defer st.close()
+	mx := newMetrics(cfg, st.Store, log)
+	mainMetrics, debugMetrics := metricsHandlers(cfg, mx)
 	secret, err := stateSecret(cfg, getenv, st, log)
 	if err != nil {
 		return err
@@ -118,7 +120,8 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		handoffs.Bind(runner, q)
 		handoffAPI = handoffs
 	}
-	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, sender(handoffs), log)
+	watchQueue(mx, q, log)
+	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, sender(handoffs), scheduleRuns(mx), log)
 	if err != nil {
 		return err
 	}
@@ -136,13 +139,14 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
 		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
+		Metrics: mainMetrics,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
 	}
 	if cfg.DebugAddr != "" {
-		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+		if err := serveDebug(ctx, cfg.DebugAddr, debugMetrics, log); err != nil {
 			_ = ln.Close()
 			return err
 		}
