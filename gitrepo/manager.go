@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/agentgw/agentgw/observe"
 )
 
 // Manager owns the configured repositories: it selects them for requests,
@@ -145,7 +147,9 @@ func (m *Manager) run(ctx context.Context, e *entry, c *call) {
 	e.mu.Lock()
 	r := e.repo
 	e.mu.Unlock()
-	r, err := m.sync(ctx, e, r)
+	octx, observed := observe.From(ctx).Git(ctx, "sync", e.cfg.Name)
+	r, err := m.sync(octx, e, r)
+	observed(err)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if r != nil {

@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -173,5 +174,6 @@ func (c *Client) newRequest(ctx context.Context, url string, body []byte, inboun
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", accept)
+	observe.Inject(ctx, req.Header)
 	return req, nil
 }

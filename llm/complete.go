@@ -81,23 +81,34 @@ func (c *Client) complete(ctx context.Context, req *ChatRequest) (openai.ChatCom
 		return openai.ChatCompletionMessage{}, err
 	}
 	start := time.Now()
-	msg, err := c.completeOnce(ctx, req, body, start)
+	ctx, observed := watch(ctx, req, false)
+	res := Result{Model: req.Model, Attempts: 1}
+	msg, err := c.completeOnce(ctx, req, body, start, &res)
 	if err != nil {
-		_, err = c.retry(ctx, req, start, err, true, func(r *ChatRequest) (bool, error) {
+		res.Model, err = c.retry(ctx, req, start, err, true, func(r *ChatRequest) (bool, error) {
 			body, err := r.body(false)
 			if err != nil {
 				return false, err
 			}
-			msg, err = c.completeOnce(ctx, r, body, start)
+			res.Attempts++
+			msg, err = c.completeOnce(ctx, r, body, start, &res)
 			return true, err
 		})
+	}
+	if observed != nil {
+		res.FirstByte = time.Since(start)
+		if !res.Usage.Reported {
+			res.Usage.Out = EstimateTokens(msg.Content)
+		}
+		observed(res, err)
 	}
 	return msg, err
 }
 
 // completeOnce makes one attempt of the non-streamed call with body, the
 // request built for req; the first-byte timeout counts from start.
-func (c *Client) completeOnce(ctx context.Context, req *ChatRequest, body []byte, start time.Time) (openai.ChatCompletionMessage, error) {
+// The answer's usage, finish reason and model go into res.
+func (c *Client) completeOnce(ctx context.Context, req *ChatRequest, body []byte, start time.Time, res *Result) (openai.ChatCompletionMessage, error) {
 	var none openai.ChatCompletionMessage
 	call, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -112,9 +123,18 @@ func (c *Client) completeOnce(ctx context.Context, req *ChatRequest, body []byte
 		e.retryAfter = out.retryAfter
 		return none, c.cleanError(e, req.Header)
 	}
+	res.Status = http.StatusOK
+	if resp.Model != "" {
+		res.Model = resp.Model
+	}
+	if u := resp.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
+		res.Usage = TokenUsage{In: u.PromptTokens, Out: u.CompletionTokens, Reported: true}
+	}
 	if len(resp.Choices) == 0 {
 		return none, &Error{Kind: KindStream, Message: "the upstream answered without any choice"}
 	}
+	res.FinishReason = string(resp.Choices[0].FinishReason)
+	res.Chunks = 1
 	return resp.Choices[0].Message, nil
 }
 

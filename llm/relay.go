@@ -39,6 +39,12 @@ type relay struct {
 	finished bool
 	// readers is the client's pool of SSE reader buffers.
 	readers *sse.ReaderPool
+	// observed is set when the call is observed: the chunks are read for
+	// usage and finish reason (inspect), and status kept.
+	observed     bool
+	status       int
+	usage        TokenUsage
+	finishReason string
 }
 
 // Events beyond this many bytes after the terminator are not drained.
@@ -121,7 +127,8 @@ func (r *relay) relayEvents(rd *sse.Reader) error {
 
 // result is the Result of the attempt, asking for model.
 func (r *relay) result(model string) Result {
-	return Result{Chunks: r.chunks, FirstByte: r.firstByte, Model: model, Attempts: 1}
+	return Result{Chunks: r.chunks, FirstByte: r.firstByte, Model: model, Attempts: 1, Status: r.status,
+		Usage: r.usage, FinishReason: r.finishReason}
 }
 
 // event records the arrival of an upstream event.
@@ -150,6 +157,9 @@ func (r *relay) chunk(data []byte, more bool) error {
 		return r.sinkFailed(err)
 	}
 	r.chunks++
+	if r.observed {
+		r.inspect(data)
+	}
 	// Most chunks end with a null finish_reason: they are told by their
 	// last bytes, without a call.
 	if !r.finished && !bytes.HasSuffix(data, finishNullEnd) {

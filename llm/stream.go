@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/internal/watchdog"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -45,6 +46,12 @@ type Result struct {
 	Model string
 	// Attempts is the number of calls made, retries and fallbacks included.
 	Attempts int
+	// Status is the last attempt's HTTP status, 0 when none came.
+	Status int
+	// Usage and FinishReason are read from the chunks only when the call
+	// is observed (observe.From(ctx) is not nil): otherwise they are zero.
+	Usage        TokenUsage
+	FinishReason string
 }
 
 // errClientGone cancels the upstream call when the sink fails.
@@ -80,9 +87,13 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 		return Result{}, err
 	}
 	start := time.Now()
+	ctx, observed := watch(ctx, req, true)
 	res, err := c.stream(ctx, req, body, sink, start)
 	if err != nil {
 		res, err = c.streamAgain(ctx, req, sink, start, res, err)
+	}
+	if observed != nil {
+		observed(res, err)
 	}
 	if c.log.Enabled(ctx, slog.LevelDebug) {
 		c.log.DebugContext(ctx, "upstream stream finished", "model", res.Model, "attempts", res.Attempts,
@@ -128,6 +139,7 @@ func (c *Client) stream(ctx context.Context, req *ChatRequest, body []byte, sink
 	}
 	r := &relay{ctx: ctx, call: call, cancel: cancel, wd: wd, sink: sink, start: start, readers: &c.readers}
 	r.batch, _ = sink.(BatchSink)
+	r.observed = observe.From(ctx) != nil
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		unlink()
@@ -135,6 +147,7 @@ func (c *Client) stream(ctx context.Context, req *ChatRequest, body []byte, sink
 		cancel(nil)
 		return r.result(req.Model), c.cleanError(r.fail(err, KindUnavailable, "cannot connect to the upstream model platform"), req.Header)
 	}
+	r.status = resp.StatusCode
 	if resp.StatusCode >= 400 {
 		err = r.statusError(resp)
 	} else if isJSON(resp.Header.Get("Content-Type")) {

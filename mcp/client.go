@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os/exec"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentgw/agentgw/observe"
 )
 
 // clientName identifies agentgw to the MCP servers it calls.
@@ -68,7 +71,8 @@ func (c *Client) transport(entry string, env []string) (sdk.Transport, error) {
 		return nil, err
 	}
 	if e.url != "" {
-		return &sdk.StreamableClientTransport{Endpoint: e.url, DisableStandaloneSSE: true}, nil
+		return &sdk.StreamableClientTransport{Endpoint: e.url, DisableStandaloneSSE: true,
+			HTTPClient: &http.Client{Transport: observe.Transport(nil)}}, nil
 	}
 	if len(e.argv) == 0 {
 		return nil, errors.New("parsing MCP server command: empty command")

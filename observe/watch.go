@@ -66,10 +66,10 @@ func From(ctx context.Context) *Watch {
 }
 
 // nopErr and the others end what a nil Watch started.
-func nopErr(error)                   {}
-func nopUpstream(UpstreamResult)     {}
-func nopStep(StepResult)             {}
-func nopTool(ToolResult)             {}
+func nopErr(error)               {}
+func nopUpstream(UpstreamResult) {}
+func nopStep(StepResult)         {}
+func nopTool(ToolResult)         {}
 
 // Routed names the agent and command; see Run.Routed.
 func (w *Watch) Routed(agent, command string, loaded bool) {
@@ -258,3 +258,26 @@ func (w *Watch) End(o Outcome) {
 // h: the one call the clients of other services make (the upstream, http
 // and MCP tools, remote agents).
 func Inject(ctx context.Context, h http.Header) { From(ctx).Inject(ctx, h) }
+
+// Transport wraps rt so that each request carries the trace headers of
+// the request its context belongs to (Inject), for clients whose requests
+// the gateway does not build itself (the MCP SDK's). A nil rt is
+// http.DefaultTransport.
+func Transport(rt http.RoundTripper) http.RoundTripper {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	return injecting{rt}
+}
+
+type injecting struct{ rt http.RoundTripper }
+
+// RoundTrip implements http.RoundTripper; the request is cloned before its
+// header changes, as RoundTrippers must not modify theirs.
+func (t injecting) RoundTrip(req *http.Request) (*http.Response, error) {
+	if w := From(req.Context()); w != nil {
+		req = req.Clone(req.Context())
+		w.Inject(req.Context(), req.Header)
+	}
+	return t.rt.RoundTrip(req)
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -152,6 +153,7 @@ func (c *Client) newRequest(ctx context.Context, target, endpoint string, body [
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", accept)
+	observe.Inject(ctx, req.Header)
 	return req, nil
 }
 

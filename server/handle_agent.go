@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -25,7 +26,10 @@ func (s *Server) postAgent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	w := observe.From(c.Request().Context())
+	_, decoded := w.Phase(c.Request().Context(), observe.PhaseDecode)
 	req, err := runner.DecodeRequest(body)
+	decoded(err)
 	if err != nil {
 		return err
 	}
@@ -35,7 +39,11 @@ func (s *Server) postAgent(c echo.Context) error {
 		}
 		req.Agent = name
 	}
-	c.Set(keyAgent, req.Agent)
+	if _, ok := s.cfg.Runner.Registry().Get(req.Agent); ok {
+		// Named before Prepare, so that a request refused there is
+		// counted under its agent; a name no agent has is not a label.
+		w.Routed(req.Agent, "", true)
+	}
 	req.ID = requestIDOf(c)
 	// The gateway's own token never goes upstream, auth enabled or not.
 	c.Request().Header.Del(HeaderToken)
@@ -51,7 +59,7 @@ func (s *Server) postAgent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Set(keyCommand, run.Command())
+	w.Routed(run.Agent(), run.Command(), run.Loaded())
 	s.stream(c, run)
 	return nil
 }

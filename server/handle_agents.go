@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/observe"
 )
 
 // AgentList is the body of GET /agents.
@@ -56,7 +57,7 @@ func (s *Server) getAgent(c echo.Context) error {
 		return agent.Errorf(agent.CodeAgentNotFound, "no agent named %q%s", name, agent.DidYouMean(name, reg.Names())).
 			Suggest("GET /agents lists the agents")
 	}
-	c.Set(keyAgent, name)
+	observe.From(c.Request().Context()).Routed(name, "", true)
 	return c.JSON(http.StatusOK, a.Platform(s.publicURL(c)))
 }
 

@@ -3,7 +3,6 @@ package server
 import (
 	"crypto/subtle"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -20,8 +19,6 @@ import (
 // Keys of values handlers leave on the echo context for the access log.
 const (
 	keyRequestID = "agentgw.request_id"
-	keyAgent     = "agentgw.agent"
-	keyCommand   = "agentgw.command"
 )
 
 // HeaderRequestID carries the request id in and out.
@@ -58,43 +55,6 @@ func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
 func requestIDOf(c echo.Context) string {
 	s, _ := c.Get(keyRequestID).(string)
 	return s
-}
-
-// accessLog writes one line per request with its id, agent, command,
-// status, time to first byte and duration; what the client chose (method,
-// path, names) is clipped to agent.MaxEcho bytes. With the log above info level it
-// does nothing but handle the handler's error.
-func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		ctx := c.Request().Context()
-		if !s.log.Enabled(ctx, slog.LevelInfo) {
-			if err := next(c); err != nil {
-				c.Error(err)
-			}
-			return nil
-		}
-		start := time.Now()
-		tw := &timingWriter{ResponseWriter: c.Response().Writer}
-		c.Response().Writer = tw
-		if err := next(c); err != nil {
-			c.Error(err)
-		}
-		req := c.Request()
-		attrs := make([]slog.Attr, 0, 12)
-		attrs = append(attrs,
-			slog.String("request_id", requestIDOf(c)), slog.String("method", agent.Clip(req.Method)), slog.String("path", agent.Clip(req.URL.Path)),
-			slog.Int("status", c.Response().Status), slog.Int64("bytes", c.Response().Size),
-			slog.Float64("ttfb_ms", millis(tw.ttfb(start))), slog.Float64("duration_ms", millis(time.Since(start))),
-			slog.String("remote", c.RealIP()))
-		if a, ok := c.Get(keyAgent).(string); ok {
-			attrs = append(attrs, slog.String("agent", agent.Clip(a)))
-		}
-		if cmd, ok := c.Get(keyCommand).(string); ok {
-			attrs = append(attrs, slog.String("command", agent.Clip(cmd)))
-		}
-		s.log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
-		return nil
-	}
 }
 
 // millis renders a duration as milliseconds with microsecond precision.

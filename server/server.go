@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -60,6 +61,9 @@ type Config struct {
 	// Metrics, when set, serves GET /metrics (the Prometheus metrics),
 	// behind the inbound auth like every route but /healthz.
 	Metrics http.Handler
+	// Observers watch every request (observe package), after the access
+	// log, which the server adds itself.
+	Observers observe.Observers
 }
 
 // Server is the gateway's HTTP server.
@@ -69,6 +73,8 @@ type Server struct {
 	log  *slog.Logger
 	// writers recycles the buffers of the streams' SSE writers.
 	writers sse.WriterPool
+	// observers are the access log and Config.Observers.
+	observers observe.Observers
 }
 
 // DefaultBodyLimit is the body cap when none is configured.
@@ -97,12 +103,13 @@ func New(cfg Config) *Server {
 	// X-Forwarded-For only when a proxy on a loopback, link-local or
 	// private address sent it; echo's default believes any client.
 	e.IPExtractor = echo.ExtractIPFromXFFHeader()
-	s := &Server{cfg: cfg, echo: e, log: cfg.Logger}
+	s := &Server{cfg: cfg, echo: e, log: cfg.Logger,
+		observers: append(observe.Observers{accessLog{cfg.Logger}}, cfg.Observers...)}
 	e.HTTPErrorHandler = s.handleError
 	// The body's read deadline comes before routing, so that a body no
 	// handler reads is bounded as well while net/http discards it.
 	e.Pre(s.bodyDeadline)
-	e.Use(s.recoverPanics, s.requestID, s.accessLog)
+	e.Use(s.recoverPanics, s.requestID, s.observeRequests)
 	if len(cfg.AuthTokens) > 0 {
 		e.Use(s.authenticate)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/agentgw/agentgw/observe"
 )
 
 // errToolTimeout is the cause of a context whose tool deadline passed.
@@ -18,6 +20,14 @@ var errToolTimeout = errors.New("tool timeout")
 func (t *Tool) Call(ctx context.Context, call Call) (res Result) {
 	start := time.Now()
 	res.CallID = call.ID
+	ctx, observed := observe.From(ctx).Tool(ctx, observe.Tool{Name: t.Name, Runtime: t.Runtime, CallID: call.ID})
+	defer func() {
+		tr := observe.ToolResult{Status: res.Status}
+		if res.Error != nil {
+			tr.Code = res.Error.Code
+		}
+		observed(tr)
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			res.Status, res.Result = StatusError, nil

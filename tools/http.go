@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/agentgw/agentgw/observe"
 )
 
 // maxRedirects bounds the redirects an http tool follows.
@@ -67,6 +69,7 @@ func (r *httpRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/plain;q=0.9, */*;q=0.1")
+	observe.Inject(ctx, req.Header)
 	resp, err := r.client.Do(req)
 	if err != nil {
 		return nil, transportError(ctx, u, err)

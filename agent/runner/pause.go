@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -110,7 +111,27 @@ func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, 
 	if err := run.savePause(ctx, rec); err != nil {
 		return err
 	}
+	observePause(ctx, rec.Waiting)
 	return l.askFor(em, rec)
+}
+
+// observePause tells the run's observers what the paused round waits for.
+func observePause(ctx context.Context, waiting []pendingCall) {
+	w := observe.From(ctx)
+	if w == nil {
+		return
+	}
+	frontend, consent := false, false
+	for _, c := range waiting {
+		frontend = frontend || c.Frontend
+		consent = consent || !c.Frontend
+	}
+	if consent {
+		w.Paused(observe.PauseConsent)
+	}
+	if frontend {
+		w.Paused(observe.PauseFrontendTool)
+	}
 }
 
 // askFor emits what the paused round waits for.

@@ -171,3 +171,11 @@ func orList(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
+
+// kindName is the step's kind as observers see it.
+func (cs *compiledStep) kindName() string {
+	if len(cs.def.Kinds) == 0 {
+		return ""
+	}
+	return cs.def.Kinds[0].Name
+}

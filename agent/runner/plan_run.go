@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/steps"
 )
 
@@ -44,10 +45,7 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 			return v, nil // completed before the plan paused: shown then
 		}
 		sr := &stepRun{run: run, step: cs, em: seq.emitter(i), inv: inv}
-		if err := sr.prepare(ctx); err != nil {
-			return nil, err
-		}
-		return cs.kind.Run(ctx, sr)
+		return sr.exec(ctx)
 	}
 	rep, err := cp.plan.Run(ctx, exec, opts)
 	if rep == nil {
@@ -111,6 +109,33 @@ func stepError(se *steps.StepError) *agent.Error {
 		return &c
 	}
 	return agent.New(agent.CodeStepFailed, fmt.Sprintf("step %q failed: %v", se.ID, se.Err)).Wrap(se)
+}
+
+// exec runs one attempt of the step, its inputs rendered first.
+func (sr *stepRun) exec(ctx context.Context) (out any, err error) {
+	ctx, observed := observe.From(ctx).Step(ctx, observe.Step{ID: sr.step.def.ID, Kind: sr.step.kindName()})
+	defer func() { observed(stepOutcome(ctx, err)) }()
+	if err := sr.prepare(ctx); err != nil {
+		return nil, err
+	}
+	return sr.step.kind.Run(ctx, sr)
+}
+
+// stepOutcome is an attempt's outcome as observers see it: the attempt's
+// status (a deadline that passed is TIMEOUT) and error code.
+func stepOutcome(ctx context.Context, err error) observe.StepResult {
+	if err == nil {
+		return observe.StepResult{Status: string(steps.Completed)}
+	}
+	res := observe.StepResult{Status: string(steps.Failed), Code: agent.CodeStepFailed}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		res.Status, res.Code = string(steps.Timeout), agent.CodeStepTimeout
+	}
+	var e *agent.Error
+	if errors.As(err, &e) {
+		res.Code = e.Code
+	}
+	return res
 }
 
 // prepare builds the step's template data and renders its inputs.

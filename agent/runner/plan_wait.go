@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/steps"
 )
 
@@ -96,6 +97,7 @@ func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *steps.Report) e
 	if err := run.savePause(ctx, rec); err != nil {
 		return err
 	}
+	observe.From(ctx).Paused(observe.PauseConsent)
 	return run.askConsent(em, rec.ID, "Allow", question)
 }
 

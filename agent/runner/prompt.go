@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/observe"
 )
 
 // BudgetConfig sets the context budget of prompts.
@@ -131,13 +132,15 @@ func (run *Run) renderPrompt(ctx context.Context, data any) ([]llm.Message, erro
 // buildPrompt renders the prompt from the prepared template data and, while
 // it is over the model's budget, cuts the least valuable context, rebuilds
 // the data and renders again. It logs what it cut.
-func (run *Run) buildPrompt(ctx context.Context) ([]llm.Message, error) {
+func (run *Run) buildPrompt(ctx context.Context) (msgs []llm.Message, err error) {
+	ctx, observed := observe.From(ctx).Phase(ctx, observe.PhasePrompt)
+	defer func() { observed(err) }()
 	var data any = promptData{run}
 	if run.parent != nil {
 		// A sub-run renders with the data it was given.
 		data = run.templateMap()
 	}
-	msgs, err := run.renderPrompt(ctx, data)
+	msgs, err = run.renderPrompt(ctx, data)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,11 @@ import (
 // Request is a decoded agent request (PROTOCOL.md section 1).
 type Request struct {
 	// ID is the request id, set by the server.
-	ID      string
+	ID string
+	// Source is where a run that is not an HTTP request comes from
+	// (observe.SourceSchedule, ...), for its observers; "" means a
+	// hand-off's run when Handoff is set, else observe.SourceInternal.
+	Source  string
 	Agent   string
 	Command string
 	Context *contextvars.Set

@@ -20,6 +20,7 @@ import (
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/steps"
 	"github.com/agentgw/agentgw/store"
 )
@@ -65,6 +66,10 @@ type RunnerConfig struct {
 	// result is kept; 0 means DefaultPauseTTL.
 	PauseTTL time.Duration
 	Logger   *slog.Logger
+	// Observers watch the runs that do not come with an observe.Watch in
+	// their context (the server begins one per request): hand-offs' and
+	// schedules'.
+	Observers observe.Observers
 	// runs is Store in the language of runs, made by NewRunner.
 	runs runStore
 }
@@ -458,6 +463,17 @@ func (run *Run) templateData(ctxData map[string]any) map[string]any {
 	return data
 }
 
+// source is where a run that came without a Watch comes from.
+func (run *Run) source() string {
+	if run.req.Source != "" {
+		return run.req.Source
+	}
+	if run.req.Handoff != nil {
+		return observe.SourceHandoff
+	}
+	return observe.SourceInternal
+}
+
 // turnsData is the conversation's turns as templates see them.
 func (run *Run) turnsData() []any {
 	turns := make([]any, 0, len(run.turns))
@@ -467,8 +483,24 @@ func (run *Run) turnsData() []any {
 	return turns
 }
 
+// Loaded reports whether the run's agent is one the gateway loaded, not
+// one the request defined.
+func (run *Run) Loaded() bool {
+	a, ok := run.reg.Get(run.agent.Name())
+	return ok && a == run.agent
+}
+
 // Execute runs the command, writing to em, and always ends the stream.
+// The run reports to the observe.Watch ctx carries; when it carries none
+// and the runner has observers (a hand-off's or a schedule's run), the run
+// is watched as a request of its own.
 func (run *Run) Execute(ctx context.Context, em Emitter) {
+	if len(run.cfg.Observers) > 0 && observe.From(ctx) == nil {
+		var w *observe.Watch
+		ctx, w = run.cfg.Observers.Begin(ctx, &observe.Request{Source: run.source(), RequestID: run.req.ID})
+		w.Routed(run.Agent(), run.Command(), run.Loaded())
+		defer w.End(observe.Outcome{})
+	}
 	defer em.End()
 	if run.conv != nil {
 		em = convEmitter{em, run.conv}
@@ -498,8 +530,10 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 			e = agent.Internal(err)
 		}
 		if e.Code == agent.CodeCanceled {
+			observe.From(ctx).Failed(e.Code)
 			return
 		}
+		observe.From(ctx).Failed(e.Code)
 		if e.Err != nil {
 			run.logger().Warn("run ended with an error", "code", e.Code, "err", e.Err)
 		}

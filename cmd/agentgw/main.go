@@ -24,6 +24,7 @@ Usage:
   agentgw chat    --task ID
   agentgw lint    [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
+  agentgw schema  agent|config
   agentgw kb      index [ID]... | search [--top N] ID QUERY
   agentgw schedules [--url http://localhost:18080]
   agentgw healthcheck [--addr :18080]
@@ -50,6 +51,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdLint(rest, getenv, stdout, stderr)
 	case "export":
 		return cmdExport(rest, getenv, stdout, stderr)
+	case "schema":
+		return cmdSchema(rest, stdout, stderr)
 	case "chat":
 		return chat.Main(rest, getenv, stdin, stdout, stderr)
 	case "healthcheck":

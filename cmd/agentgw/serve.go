@@ -98,6 +98,14 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	reg.SwapLoaded(set.agents, set.problems)
 	tokens.reg.Store(reg)
 	conversations := contextRepo(st.Store, cfg.Contexts)
+	observers, stopObservers, err := newObservers(ctx, cfg, getenv, log)
+	if err != nil {
+		return err
+	}
+	defer stopObservers()
+	if mx != nil {
+		observers = append(observers, mx)
+	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
 		Contexts: conversations, Remote: remoteForwarder{remotes}, Recall: recaller(knowledge),
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
@@ -105,7 +113,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
 		Budget: runner.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
-		Logger: log,
+		Logger: log, Observers: observers,
 	})
 	// The ask step kind and the ask_agent tool were built with the loader,
 	// before the runner they run other agents' commands through.
@@ -140,6 +148,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Contexts: conversations,
 		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
 		Metrics: mainMetrics,
+		Observers: observers,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/observe"
 )
 
 // gitOps are the operations of a git step.
@@ -122,7 +123,9 @@ func (k *gitKind) params(sr stepkind.Run) (map[string]string, error) {
 	return p, nil
 }
 
-func (k *gitKind) do(ctx context.Context, t *gitrepo.Target, p map[string]string) (any, error) {
+func (k *gitKind) do(ctx context.Context, t *gitrepo.Target, p map[string]string) (res any, err error) {
+	ctx, observed := observe.From(ctx).Git(ctx, cmp.Or(k.op, "status"), t.Name)
+	defer func() { observed(err) }()
 	ref := cmp.Or(p["ref"], t.Ref)
 	switch k.op {
 	case "tree":

@@ -24,6 +24,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/observe"
 )
 
 // Remote sends a message to another gateway's POST {endpoint}/handoffs.
@@ -90,7 +91,9 @@ func (h *Hub) ready() (*runner.Runner, *queue.Queue, error) {
 // Send fills msg (ids, timestamp, version), checks it and its recipients,
 // and queues it. A message id seen before is not queued again: the record
 // is returned as it is, with fresh false.
-func (h *Hub) Send(ctx context.Context, msg *handoff.Message, origin Origin) (*Status, bool, error) {
+func (h *Hub) Send(ctx context.Context, msg *handoff.Message, origin Origin) (st *Status, fresh bool, err error) {
+	ctx, observed := observe.From(ctx).Handoff(ctx, observe.Handoff{Type: string(msg.Payload.Type), To: strings.Join(msg.Metadata.RecipientID, ",")})
+	defer func() { observed(err) }()
 	msg.Fill(h.now())
 	raw, err := json.Marshal(msg)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/schedule"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -90,6 +91,7 @@ func (rs *Runs) run(ctx context.Context, t *Target) (*Result, error) {
 	req, err := runner.DecodeRequest(body)
 	if err == nil {
 		req.Owner = contexts.UserOwner(t.User)
+		req.Source = observe.SourceSchedule
 		var run *runner.Run
 		if run, err = rs.Runner.Prepare(req); err == nil {
 			rec := &runner.Recorder{}

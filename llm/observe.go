@@ -1,0 +1,95 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/sse"
+)
+
+// What a relay looks for in the chunks of an observed call.
+var (
+	usageKey = []byte(`"usage"`)
+)
+
+// watch starts the observation of a call when ctx carries an
+// observe.Watch: the returned end reports res and err. Without one it
+// returns nil and nothing of the call is inspected.
+func watch(ctx context.Context, req *ChatRequest, stream bool) (context.Context, func(Result, error)) {
+	w := observe.From(ctx)
+	if w == nil {
+		return ctx, nil
+	}
+	ctx, end := w.Upstream(ctx, observe.Upstream{Model: req.Model, Stream: stream, Messages: len(req.Messages)})
+	return ctx, func(res Result, err error) {
+		u := observe.Usage{In: res.Usage.In, Out: res.Usage.Out}
+		if !res.Usage.Reported {
+			// No usage from the upstream: the prompt's size and, as most
+			// platforms stream about a token a chunk, the chunks.
+			u = observe.Usage{In: estimatePrompt(req), Out: res.Usage.Out, Estimated: true}
+			if u.Out == 0 {
+				u.Out = res.Chunks
+			}
+		}
+		out := observe.UpstreamResult{Model: res.Model, Status: res.Status, Attempts: res.Attempts, FirstByte: res.FirstByte,
+			Chunks: res.Chunks, Usage: u, FinishReason: res.FinishReason}
+		if out.Model == "" {
+			out.Model = req.Model
+		}
+		var le *Error
+		if errors.As(err, &le) {
+			out.Code = le.Code()
+			if out.Status == 0 {
+				out.Status = le.Status
+			}
+		} else if err != nil {
+			out.Code = "INTERNAL"
+		}
+		end(out)
+	}
+}
+
+// estimatePrompt estimates the tokens of req's messages.
+func estimatePrompt(req *ChatRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += EstimateTokens(m.Content) + 4
+	}
+	return n
+}
+
+// TokenUsage is the tokens an upstream reported for a call.
+type TokenUsage struct {
+	In, Out int
+	// Reported is set when the upstream sent a usage object.
+	Reported bool
+}
+
+// inspect reads a chunk of an observed call for its usage and finish
+// reason: only chunks that carry the keys are decoded.
+func (r *relay) inspect(data []byte) {
+	if bytes.Contains(data, usageKey) {
+		if v, ok := sse.Field(data, "usage"); ok && string(v) != "null" {
+			var u struct {
+				Prompt     int `json:"prompt_tokens"`
+				Completion int `json:"completion_tokens"`
+			}
+			if json.Unmarshal(v, &u) == nil {
+				r.usage = TokenUsage{In: u.Prompt, Out: u.Completion, Reported: true}
+			}
+		}
+	}
+	if r.finishReason == "" && bytes.Contains(data, finishKey) {
+		var c struct {
+			Choices []struct {
+				FinishReason string `json:"finish_reason"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal(data, &c) == nil && len(c.Choices) > 0 {
+			r.finishReason = c.Choices[0].FinishReason
+		}
+	}
+}
