@@ -147,7 +147,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
 		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
-		Metrics: mainMetrics,
+		Metrics:   mainMetrics,
 		Observers: observers,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
