@@ -240,3 +240,15 @@ func TestConcurrent(t *testing.T) {
 		t.Errorf("open streams after the end = %v, want 0", got)
 	}
 }
+
+// TestDefaultCommand: a request that names no command runs "default", and
+// is counted so.
+func TestDefaultCommand(t *testing.T) {
+	m := New(Options{NoRuntime: true})
+	_, run := m.Begin(context.Background(), &observe.Request{Source: observe.SourceHTTP, Route: "/agents/:name"})
+	run.Routed("hello", "", true)
+	run.End(observe.Outcome{Result: observe.ResultOK, Status: 200})
+	if got := testutil.ToFloat64(m.requests.WithLabelValues("http", "/agents/:name", "hello", "default", "ok", "")); got != 1 {
+		t.Errorf("requests of hello/default = %v, want 1", got)
+	}
+}

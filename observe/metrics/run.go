@@ -13,6 +13,9 @@ import (
 // dependencies to the seam).
 const codeStoreUnavailable = "STORE_UNAVAILABLE"
 
+// defaultCommand is the command of a request that names none.
+const defaultCommand = "default"
+
 // run is one request as the metrics see it.
 type run struct {
 	observe.Nop
@@ -39,6 +42,9 @@ func (r *run) Routed(agent, command string, loaded bool) {
 		return
 	}
 	r.routed = true
+	if command == "" {
+		command = defaultCommand // what a request without one runs
+	}
 	if loaded {
 		r.agent, r.command = r.m.label("agent", agent), r.m.label("command", command)
 	} else {
