@@ -64,6 +64,11 @@ type Config struct {
 	// Observers watch every request (observe package), after the access
 	// log, which the server adds itself.
 	Observers observe.Observers
+	// UI, when set, serves the playground at /ui and /ui/*. Its files are
+	// the same for everyone and hold no data, so they are served without a
+	// token (a browser cannot send one to load a page); everything the page
+	// does goes through the API above, behind the inbound auth.
+	UI http.Handler
 }
 
 // Server is the gateway's HTTP server.
@@ -150,6 +155,10 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
+	}
+	if cfg.UI != nil {
+		e.GET("/ui", echo.WrapHandler(cfg.UI))
+		e.GET("/ui/*", echo.WrapHandler(cfg.UI))
 	}
 	return s
 }

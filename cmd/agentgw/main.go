@@ -23,6 +23,7 @@ Usage:
                   [--dir D] [--interactive|--once] [--allow-tools] [--context ID] [PROMPT]
   agentgw chat    --task ID
   agentgw lint    [DIR|FILE]...
+  agentgw test    [--update] [--run REGEXP] [-v] [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
   agentgw schema  agent|config
   agentgw kb      index [ID]... | search [--top N] ID QUERY
@@ -49,6 +50,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdServe(rest, getenv, stderr)
 	case "lint":
 		return cmdLint(rest, getenv, stdout, stderr)
+	case "test":
+		return cmdTest(rest, getenv, stdout, stderr)
 	case "export":
 		return cmdExport(rest, getenv, stdout, stderr)
 	case "schema":

@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/schema"
 )
 
@@ -88,7 +89,7 @@ func TestSchemaExamples(t *testing.T) {
 		rel, _ := filepath.Rel(root, p)
 		var want string
 		switch {
-		case strings.HasPrefix(rel, "agents"+string(filepath.Separator)) && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".json")):
+		case strings.HasPrefix(rel, "agents"+string(filepath.Separator)) && agent.IsDefinitionFile(p):
 			want = agentSchemaFile
 		case rel == "gateway.yaml":
 			want = configSchemaFile

@@ -25,6 +25,7 @@ import (
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/ui"
 )
 
 func cmdServe(args []string, getenv func(string) string, stderr io.Writer) int {
@@ -149,6 +150,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
 		Metrics:   mainMetrics,
 		Observers: observers,
+		UI:        ui.Handler(),
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
