@@ -58,6 +58,9 @@ type Config struct {
 	Schedules Schedules
 	// Knowledge, when set, serves the knowledge bases at /knowledge-bases.
 	Knowledge Knowledge
+	// Metrics, when set, serves GET /metrics (the Prometheus metrics),
+	// behind the inbound auth like every route but /healthz.
+	Metrics http.Handler
 	// Observers watch every request (observe package), after the access
 	// log, which the server adds itself.
 	Observers observe.Observers
@@ -150,6 +153,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.MCP != nil {
 		e.Any("/mcp", s.withBody(cfg.MCP))
+	}
+	if cfg.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}
 	if cfg.UI != nil {
 		e.GET("/ui", echo.WrapHandler(cfg.UI))

@@ -47,6 +47,8 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/cmd/agentgw.KnowledgeConfig":                "KnowledgeConfig is how knowledge bases are kept up to date.",
 		"github.com/agentgw/agentgw/cmd/agentgw.KnowledgeConfig.Reindex":        "Reindex is how often the knowledge bases are brought up to date with their sources (repositories are fetched when stale, only changed files re-indexed); 0 means 5m.",
 		"github.com/agentgw/agentgw/cmd/agentgw.LogConfig":                      "LogConfig is the logging.",
+		"github.com/agentgw/agentgw/cmd/agentgw.MetricsConfig":                  "MetricsConfig is the Prometheus metrics.",
+		"github.com/agentgw/agentgw/cmd/agentgw.MetricsConfig.Enabled":          "Enabled serves GET /metrics: on debugAddr when it is set, else on the main listener behind the inbound auth.",
 		"github.com/agentgw/agentgw/cmd/agentgw.PlansConfig":                    "PlansConfig is how multi-step commands run.",
 		"github.com/agentgw/agentgw/cmd/agentgw.PlansConfig.Parallel":           "Parallel bounds the steps of one plan running at once.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig":                "SchedulerConfig is how schedules run.",
