@@ -18,10 +18,14 @@ import (
 )
 
 // IsDefinitionFile reports whether a file name has one of the extensions
-// definition files use: .yaml, .yml or .json.
+// definition files use: .yaml, .yml or .json. The agents' tests
+// (*_test.yaml, *_test.yml; package agenttest) are not definitions.
 func IsDefinitionFile(name string) bool {
-	switch strings.ToLower(path.Ext(name)) {
-	case ".yaml", ".yml", ".json":
+	ext := strings.ToLower(path.Ext(name))
+	switch ext {
+	case ".yaml", ".yml":
+		return !strings.HasSuffix(strings.ToLower(strings.TrimSuffix(name, path.Ext(name))), "_test")
+	case ".json":
 		return true
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -51,7 +52,23 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	if err := runScenarios(ctx, cfg, st, res, log); err != nil {
 		return nil, err
 	}
+	saveMetrics(ctx, st.gw, filepath.Join(dir, "agentgw-metrics.txt"), log)
 	return res, nil
+}
+
+// saveMetrics writes what the gateway's /metrics (on its debug listener)
+// says after the scenarios to path, for a look at its numbers (-keep keeps
+// it). A failure is reported, not fatal: the measurements stand.
+func saveMetrics(ctx context.Context, p *process, path string, log io.Writer) {
+	body, err := newDebugClient(p.debugAddr).get(ctx, "/metrics")
+	if err == nil {
+		err = os.WriteFile(path, body, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(log, "agentgw's /metrics not saved: %v\n", err)
+		return
+	}
+	fmt.Fprintf(log, "agentgw's /metrics after the run: %s\n", path)
 }
 
 // runScenarios runs the latency, saturation and idle scenarios in turn.

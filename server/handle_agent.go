@@ -18,24 +18,34 @@ import (
 // postAgent serves POST /agent and POST /agents/{name}: it validates the
 // request, then streams the run as Server-Sent-Events.
 func (s *Server) postAgent(c echo.Context) error {
-	name, err := agentParam(c)
+	run, err := s.prepare(c)
 	if err != nil {
 		return err
 	}
+	s.stream(c, run)
+	return nil
+}
+
+// prepare reads and decodes the agent request of c and prepares its run.
+func (s *Server) prepare(c echo.Context) (*runner.Run, error) {
+	name, err := agentParam(c)
+	if err != nil {
+		return nil, err
+	}
 	body, err := s.readBody(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w := observe.From(c.Request().Context())
 	_, decoded := w.Phase(c.Request().Context(), observe.PhaseDecode)
 	req, err := runner.DecodeRequest(body)
 	decoded(err)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if name != "" {
 		if req.Agent != "" && req.Agent != name {
-			return agent.Errorf(agent.CodeBadRequest, "the path names agent %q but the body names %q", name, req.Agent)
+			return nil, agent.Errorf(agent.CodeBadRequest, "the path names agent %q but the body names %q", name, req.Agent)
 		}
 		req.Agent = name
 	}
@@ -52,16 +62,31 @@ func (s *Server) postAgent(c echo.Context) error {
 	if req.ContextID != "" || req.Context.Has("context") {
 		// If-Match names the version of the conversation read.
 		if req.ContextVersion, err = ifMatch(c); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	run, err := s.cfg.Runner.Prepare(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	w.Routed(run.Agent(), run.Command(), run.Loaded())
-	s.stream(c, run)
-	return nil
+	return run, nil
+}
+
+// postPrompt serves POST /agents/{name}/prompt: the request body the
+// command would send the model for the same agent request, built as the
+// run would build it (context, recalled references, conversation, budget)
+// but sent nowhere. Agent authors and the playground read it.
+func (s *Server) postPrompt(c echo.Context) error {
+	run, err := s.prepare(c)
+	if err != nil {
+		return err
+	}
+	body, err := run.UpstreamRequest(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSONBlob(http.StatusOK, body)
 }
 
 // agentParam is the agent named in the path, "" on POST /agent. Echo lets

@@ -112,12 +112,12 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 // HeaderToken carries the gateway token when Authorization is the plugin's.
 const HeaderToken = "X-Agentgw-Token"
 
-// authenticate checks the inbound token on everything but /healthz. The
-// matched header, and X-Agentgw-Token in any case, is removed so that no
-// gateway token is forwarded upstream.
+// authenticate checks the inbound token on everything but /healthz and the
+// playground's files (Config.UI). The matched header, and X-Agentgw-Token in
+// any case, is removed so that no gateway token is forwarded upstream.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if c.Path() == "/healthz" {
+		if p := c.Path(); p == "/healthz" || s.cfg.UI != nil && (p == "/ui" || p == "/ui/*") {
 			return next(c)
 		}
 		h := c.Request().Header

@@ -56,6 +56,14 @@ func TestObservedRequests(t *testing.T) {
 			"end error code=REPOSITORIES_NOT_CONFIGURED status=200",
 		},
 	}, {
+		name: "default command", path: "/agents/hello", body: `{}`,
+		want: []string{
+			"begin http /agents/:name",
+			"phase decode", "phase decode end err=<nil>",
+			"routed hello/ loaded=true", "routed hello/default loaded=true",
+			"end ok code= status=200",
+		},
+	}, {
 		name: "refused", path: "/agents/chat", body: `{"command":"nope"}`,
 		want: []string{
 			"begin http /agents/:name",

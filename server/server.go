@@ -58,9 +58,17 @@ type Config struct {
 	Schedules Schedules
 	// Knowledge, when set, serves the knowledge bases at /knowledge-bases.
 	Knowledge Knowledge
+	// Metrics, when set, serves GET /metrics (the Prometheus metrics),
+	// behind the inbound auth like every route but /healthz.
+	Metrics http.Handler
 	// Observers watch every request (observe package), after the access
 	// log, which the server adds itself.
 	Observers observe.Observers
+	// UI, when set, serves the playground at /ui and /ui/*. Its files are
+	// the same for everyone and hold no data, so they are served without a
+	// token (a browser cannot send one to load a page); everything the page
+	// does goes through the API above, behind the inbound auth.
+	UI http.Handler
 }
 
 // Server is the gateway's HTTP server.
@@ -118,6 +126,7 @@ func New(cfg Config) *Server {
 	e.GET("/agents/:name", s.getAgent)
 	e.POST("/agent", s.postAgent)
 	e.POST("/agents/:name", s.postAgent)
+	e.POST("/agents/:name/prompt", s.postPrompt)
 	if cfg.Contexts != nil {
 		e.POST("/contexts", s.createContext)
 		e.GET("/contexts/:id", s.getContext)
@@ -144,6 +153,13 @@ func New(cfg Config) *Server {
 	}
 	if cfg.MCP != nil {
 		e.Any("/mcp", s.withBody(cfg.MCP))
+	}
+	if cfg.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
+	}
+	if cfg.UI != nil {
+		e.GET("/ui", echo.WrapHandler(cfg.UI))
+		e.GET("/ui/*", echo.WrapHandler(cfg.UI))
 	}
 	return s
 }

@@ -20,16 +20,14 @@ func (run *Run) callModel(ctx context.Context, em Emitter) error {
 		return err
 	}
 	if len(run.cmd.tools) > 0 {
-		l := &toolLoop{run: run, tools: run.cmd.tools, model: run.model, fallbacks: run.fallbacks, msgs: msgs, stream: true,
-			start: len(msgs)}
+		l := run.toolLoop(msgs)
 		text, err := l.converse(ctx, em)
 		if err == nil {
 			l.keepTurn(text)
 		}
 		return err
 	}
-	req := &llm.ChatRequest{Model: run.model, Messages: msgs, Extra: run.extra, Header: run.req.Header, FallbackModels: run.fallbacks}
-	res, err := run.cfg.LLM.Stream(ctx, req, em)
+	res, err := run.cfg.LLM.Stream(ctx, run.modelRequest(msgs), em)
 	if err != nil {
 		return upstreamError(err)
 	}
@@ -37,6 +35,46 @@ func (run *Run) callModel(ctx context.Context, em Emitter) error {
 		run.logger().Debug("upstream answered", "model", res.Model, "attempts", res.Attempts, "chunks", res.Chunks, "first_byte", res.FirstByte)
 	}
 	return nil
+}
+
+// toolLoop is the loop of the command's own prompt msgs with its tools.
+func (run *Run) toolLoop(msgs []llm.Message) *toolLoop {
+	return &toolLoop{run: run, tools: run.cmd.tools, model: run.model, fallbacks: run.fallbacks, msgs: msgs, stream: true,
+		start: len(msgs)}
+}
+
+// modelRequest is the request of the command's own prompt msgs, without tools.
+func (run *Run) modelRequest(msgs []llm.Message) *llm.ChatRequest {
+	return &llm.ChatRequest{Model: run.model, Messages: msgs, Extra: run.extra, Header: run.req.Header, FallbackModels: run.fallbacks}
+}
+
+// UpstreamRequest is the body the command's own prompt would send the
+// model first, byte for byte, built as Execute builds it but sent nowhere:
+// for agent authors. A command without a prompt of its own (a reply, a
+// plan whose llm steps build theirs as they run), a click and a resumed
+// run have none to show: 400.
+func (run *Run) UpstreamRequest(ctx context.Context) ([]byte, error) {
+	switch {
+	case run.remote != "":
+		return nil, agent.New(agent.CodeBadRequest, "the agent is a remote one: its gateway builds the prompt")
+	case run.feedback != nil || run.paused != nil:
+		return nil, agent.New(agent.CodeBadRequest, "a click or a resumed run has no prompt of its own to show; send the request that started it")
+	case !run.cmd.hasPrompt():
+		return nil, agent.New(agent.CodeBadRequest, fmt.Sprintf("command %q of agent %q has no messageTemplates of its own: its plan's llm steps build their prompts as they run", run.cmd.def.Name, run.agent.Name()))
+	}
+	msgs, err := run.buildPrompt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req := run.modelRequest(msgs)
+	if len(run.cmd.tools) > 0 {
+		req = run.toolLoop(msgs).request()
+	}
+	body, err := req.Body()
+	if err != nil {
+		return nil, agent.Internal(fmt.Errorf("encoding the upstream request: %w", err))
+	}
+	return body, nil
 }
 
 // upstreamError maps an llm failure to the error the user sees.

@@ -80,11 +80,7 @@ func (l *toolLoop) ask(ctx context.Context, em Emitter) (string, []llm.ToolCall,
 	if run.cfg.LLM == nil {
 		return "", nil, notConfigured(run.cmd.def.Name)
 	}
-	req := &llm.ChatRequest{Model: l.model, Messages: l.msgs, Extra: withDefaults(run.extra, l.params), Header: run.req.Header,
-		FallbackModels: l.fallbacks}
-	for _, name := range sortedKeys(l.tools) {
-		req.Tools = append(req.Tools, l.tools[name].FunctionDef())
-	}
+	req := l.request()
 	if !l.stream {
 		text, calls, err := run.cfg.LLM.CompleteTools(ctx, req)
 		if err != nil {
@@ -97,6 +93,17 @@ func (l *toolLoop) ask(ctx context.Context, em Emitter) (string, []llm.ToolCall,
 		return "", nil, upstreamError(err)
 	}
 	return sink.Text(), sink.Calls(), nil
+}
+
+// request is the round's request to the model.
+func (l *toolLoop) request() *llm.ChatRequest {
+	run := l.run
+	req := &llm.ChatRequest{Model: l.model, Messages: l.msgs, Extra: withDefaults(run.extra, l.params), Header: run.req.Header,
+		FallbackModels: l.fallbacks}
+	for _, name := range sortedKeys(l.tools) {
+		req.Tools = append(req.Tools, l.tools[name].FunctionDef())
+	}
+	return req
 }
 
 // handle runs the calls the gateway may run now, in parallel, and pauses

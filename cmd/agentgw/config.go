@@ -51,6 +51,7 @@ type Config struct {
 	// and the search_knowledge tool.
 	KnowledgeBases []kb.Config     `yaml:"knowledgeBases"`
 	Knowledge      KnowledgeConfig `yaml:"knowledge"`
+	Metrics        MetricsConfig   `yaml:"metrics"`
 }
 
 // SchedulerConfig is how schedules run.
@@ -290,6 +291,13 @@ func envOverlay(cfg *Config, getenv func(string) string) error {
 			return fmt.Errorf("AGENTGW_STORE_MEMORY: %q is not true or false", v)
 		}
 		cfg.Store.Memory = b
+	}
+	if v := getenv("AGENTGW_METRICS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("AGENTGW_METRICS: %q is not true or false", v)
+		}
+		cfg.Metrics.Enabled = b
 	}
 	if v := getenv("AGENTGW_STORE_URL"); v != "" {
 		cfg.Store.URL = v

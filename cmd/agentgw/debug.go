@@ -12,9 +12,10 @@ import (
 	"time"
 )
 
-// serveDebug serves pprof and expvar on addr until ctx ends: a separate
-// listener for operators, never the public one.
-func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
+// serveDebug serves pprof and expvar, and metrics at /metrics when it is
+// not nil, on addr until ctx ends: a separate listener for operators,
+// never the public one.
+func serveDebug(ctx context.Context, addr string, metrics http.Handler, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("debug listener on %s: %w", addr, err)
@@ -26,12 +27,17 @@ func serveDebug(ctx context.Context, addr string, log *slog.Logger) error {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.Handle("/debug/vars", expvar.Handler())
+	paths := "/debug/pprof/, /debug/vars"
+	if metrics != nil {
+		mux.Handle("GET /metrics", metrics)
+		paths += ", /metrics"
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
-	log.Info("debug endpoints listening", "addr", ln.Addr().String(), "paths", "/debug/pprof/, /debug/vars")
+	log.Info("debug endpoints listening", "addr", ln.Addr().String(), "paths", paths)
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("debug listener stopped", "err", err)

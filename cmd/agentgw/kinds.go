@@ -12,22 +12,33 @@ import (
 )
 
 // stepKinds are the step kinds agents may use: the runner's own (reply,
-// llm, action, set, call), then those of the gateway's other parts, in the
-// order lint lists them. A new kind is one line here. The kinds
-// take what they use from svc; ask is the ask kind, made by newLoader with
-// the Asker that gets the runner once serve has built it.
+// llm, action, set, call), then those of the gateway's other parts
+// (gatewayKinds), in the order lint lists them.
 func stepKinds(svc services, ask *askstep.Kind) *stepkind.Registry {
-	kinds := runner.NewKinds()
-	for _, k := range []stepkind.Kind{
+	return kindRegistry(gatewayKinds(svc, ask))
+}
+
+// gatewayKinds are the step kinds of the gateway's parts beside the
+// runner's own, in the order lint lists them. A new kind is one line here.
+// The kinds take what they use from svc; ask is the ask kind, made by
+// newLoader with the Asker that gets the runner once serve has built it.
+func gatewayKinds(svc services, ask *askstep.Kind) []stepkind.Kind {
+	return []stepkind.Kind{
 		gitstep.New(svc.repos),
 		toolstep.Kind{},
 		handoffstep.New(sender(svc.handoffs)),
 		ask,
 		recallstep.New(svc.searcher(), kb.Reference),
-	} {
-		if err := kinds.Register(k); err != nil {
+	}
+}
+
+// kindRegistry is the runner's step kinds followed by kinds.
+func kindRegistry(kinds []stepkind.Kind) *stepkind.Registry {
+	reg := runner.NewKinds()
+	for _, k := range kinds {
+		if err := reg.Register(k); err != nil {
 			panic(err) // names are fixed in the code: a clash is a programming error
 		}
 	}
-	return kinds
+	return reg
 }

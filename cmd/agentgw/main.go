@@ -23,7 +23,9 @@ Usage:
                   [--dir D] [--interactive|--once] [--allow-tools] [--context ID] [PROMPT]
   agentgw chat    --task ID
   agentgw lint    [DIR|FILE]...
+  agentgw test    [--update] [--run REGEXP] [-v] [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
+  agentgw schema  agent|config
   agentgw kb      index [ID]... | search [--top N] ID QUERY
   agentgw schedules [--url http://localhost:18080]
   agentgw healthcheck [--addr :18080]
@@ -48,8 +50,12 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdServe(rest, getenv, stderr)
 	case "lint":
 		return cmdLint(rest, getenv, stdout, stderr)
+	case "test":
+		return cmdTest(rest, getenv, stdout, stderr)
 	case "export":
 		return cmdExport(rest, getenv, stdout, stderr)
+	case "schema":
+		return cmdSchema(rest, stdout, stderr)
 	case "chat":
 		return chat.Main(rest, getenv, stdin, stdout, stderr)
 	case "healthcheck":

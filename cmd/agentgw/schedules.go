@@ -32,7 +32,9 @@ type schedules struct {
 // newSchedules opens the schedules in the store's database, syncs the
 // config's, and starts the scheduler; nil for the memory store (no
 // schedules). stop stops the scheduler, letting runs in progress finish.
-func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Runner, sender handoffstep.Sender, log *slog.Logger) (*schedules, func(), error) {
+// onFinish, when not nil, is told each run's outcome (the metrics).
+func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Runner, sender handoffstep.Sender,
+	onFinish func(schedule.Schedule, schedule.Run), log *slog.Logger) (*schedules, func(), error) {
 	var s *schedule.Store
 	var err error
 	switch db := st.(type) {
@@ -51,7 +53,7 @@ func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Ru
 	}
 	runs := &agentrun.Runs{Runner: r, Handoffs: sender, WebhookAllow: cfg.Scheduler.WebhookAllow, Log: log}
 	sched, err := schedule.New(s, schedule.Config{Runner: runs.Run, Tick: time.Duration(cfg.Scheduler.Tick),
-		DefaultTimeout: time.Duration(cfg.Scheduler.DefaultTimeout), Logger: log})
+		DefaultTimeout: time.Duration(cfg.Scheduler.DefaultTimeout), OnFinish: onFinish, Logger: log})
 	if err != nil {
 		return nil, nil, fmt.Errorf("schedules: %w", err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/ui"
 )
 
 func cmdServe(args []string, getenv func(string) string, stderr io.Writer) int {
@@ -55,6 +56,8 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		return err
 	}
 	defer st.close()
+	mx := newMetrics(cfg, st.Store, log)
+	mainMetrics, debugMetrics := metricsHandlers(cfg, mx)
 	secret, err := stateSecret(cfg, getenv, st, log)
 	if err != nil {
 		return err
@@ -101,6 +104,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		return err
 	}
 	defer stopObservers()
+	if mx != nil {
+		observers = append(observers, mx)
+	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
 		Contexts: conversations, Remote: remoteForwarder{remotes}, Recall: recaller(knowledge),
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
@@ -123,7 +129,8 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		handoffs.Bind(runner, q)
 		handoffAPI = handoffs
 	}
-	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, sender(handoffs), log)
+	watchQueue(mx, q, log)
+	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, sender(handoffs), scheduleRuns(mx), log)
 	if err != nil {
 		return err
 	}
@@ -141,14 +148,16 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
 		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
+		Metrics:   mainMetrics,
 		Observers: observers,
+		UI:        ui.Handler(),
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
 	}
 	if cfg.DebugAddr != "" {
-		if err := serveDebug(ctx, cfg.DebugAddr, log); err != nil {
+		if err := serveDebug(ctx, cfg.DebugAddr, debugMetrics, log); err != nil {
 			_ = ln.Close()
 			return err
 		}

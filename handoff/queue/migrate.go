@@ -61,6 +61,9 @@ var (
 	finished_at     INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
+		// Stats counts the messages of a status and finds the oldest at
+		// each metrics scrape: an index, not a scan of every message ever.
+		{Version: 2, Name: "status index", SQL: `CREATE INDEX handoff_messages_status ON handoff_messages (status, created_at)`},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "handoff_messages", SQL: `CREATE TABLE handoff_messages (
@@ -92,6 +95,9 @@ CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
 	finished_at     BIGINT NOT NULL DEFAULT 0
 );
 CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
+		// Stats counts the messages of a status and finds the oldest at
+		// each metrics scrape: an index, not a scan of every message ever.
+		{Version: 2, Name: "status index", SQL: `CREATE INDEX handoff_messages_status ON handoff_messages (status, created_at)`},
 	}
 )
 

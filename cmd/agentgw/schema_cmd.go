@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/schema"
+	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/tools"
+)
+
+// schemaUsage is the usage of agentgw schema.
+const schemaUsage = `usage: agentgw schema agent|config
+
+Prints the JSON Schema (draft 2020-12) of an agent definition file (agent)
+or of the gateway configuration file (config), for editors: YAML files name
+it in a "# yaml-language-server: $schema=PATH" comment.
+`
+
+// cmdSchema prints the JSON Schema of an agent definition or of the
+// gateway configuration.
+func cmdSchema(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprint(stderr, schemaUsage)
+		return 2
+	}
+	var g schema.Generated
+	var err error
+	switch args[0] {
+	case "agent":
+		g, err = agentSchema(schemaDocs())
+	case "config":
+		g, err = configSchema(schemaDocs())
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, schemaUsage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "agentgw schema: unknown schema %q: agent or config\n", args[0])
+		return 2
+	}
+	var out []byte
+	if err == nil {
+		out, err = schema.JSON(g.Schema)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "agentgw schema:", err)
+		return 1
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintln(stderr, "agentgw schema:", err)
+		return 1
+	}
+	return 0
+}
+
+// agentSchema is the agent definition's schema with the step kinds and the
+// tool runtimes lint loads with (newLoader), so that a kind or runtime
+// registered there appears in it.
+func agentSchema(docs schema.Docs) (schema.Generated, error) {
+	ld := newLoader(&Config{}, func(string) string { return "" }, services{}, slog.New(slog.DiscardHandler))
+	var handoffTypes []string
+	for _, t := range handoff.Types() {
+		handoffTypes = append(handoffTypes, string(t))
+	}
+	return schema.Agent(schema.AgentOptions{
+		Kinds: ld.kinds,
+		Docs:  docs,
+		Patch: map[string]func(schema.Schema){
+			schema.KeyToolRuntime:    schema.Enum(ld.tools.RuntimeNames()...),
+			schema.KeyToolPermission: schema.Enum(tools.PermissionAuto, tools.PermissionUserConsent),
+			schema.KeyToolFallback:   schema.Enum(tools.FallbackAbort, tools.FallbackSkip, tools.FallbackUseAlternative),
+			schema.KeyStepOnError:    schema.Enum(string(steps.OnErrorFail), string(steps.OnErrorContinue)),
+			schema.KeyHandoffType:    schema.Enum(handoffTypes...),
+		},
+		Examples:    configs.FS,
+		ExamplesDir: configs.AgentsDir,
+	})
+}
+
+// configSchema is the gateway configuration's schema: Config's fields as
+// decodeConfig reads them (yaml.v3, known fields only), described by the
+// comments of the embedded configs/gateway.yaml, its values their defaults.
+func configSchema(docs schema.Docs) (schema.Generated, error) {
+	r := &schema.Reflector{
+		Docs:     docs,
+		Untagged: strings.ToLower,
+		Types: map[reflect.Type]schema.Schema{
+			reflect.TypeFor[Duration]():      schema.Duration(true),
+			reflect.TypeFor[time.Duration](): schema.Duration(true),
+		},
+		Patch: configPatches(),
+	}
+	t := reflect.TypeFor[Config]()
+	root := r.Reflect(t)
+	file, err := configs.FS.ReadFile(configs.GatewayFile)
+	if err != nil {
+		return schema.Generated{}, fmt.Errorf("reading the embedded gateway config: %w", err)
+	}
+	if err := schema.DescribeFromYAML(r, t, file); err != nil {
+		return schema.Generated{}, err
+	}
+	return schema.Document(r, root, "agentgw gateway configuration",
+		"The gateway configuration file (agentgw serve --config FILE); every key may be omitted."), nil
+}
+
+// configPatches are the constraints Config.validate checks.
+func configPatches() map[string]func(schema.Schema) {
+	return map[string]func(schema.Schema){
+		"main.UpstreamConfig.Auth": schema.Enum("forward", "key"),
+		"main.UpstreamConfig.Retries": func(s schema.Schema) {
+			s["minimum"], s["maximum"] = 0, llm.MaxRetries
+		},
+		"main.ServerConfig.Terminator": schema.Enum("[DONE]", "[Done]"),
+		"main.ServerConfig.BodyLimit":  func(s schema.Schema) { s["minimum"] = 0 },
+		"main.LogConfig.Format":        schema.Enum("auto", "text", "json"),
+		"main.StoreConfig.URL": func(s schema.Schema) {
+			s["pattern"] = "^$|^postgres(ql)?://"
+		},
+	}
+}
