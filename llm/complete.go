@@ -124,9 +124,6 @@ func (c *Client) completeOnce(ctx context.Context, req *ChatRequest, body []byte
 		return none, c.cleanError(e, req.Header)
 	}
 	res.Status = http.StatusOK
-	if resp.Model != "" {
-		res.Model = resp.Model
-	}
 	if u := resp.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
 		res.Usage = TokenUsage{In: u.PromptTokens, Out: u.CompletionTokens, Reported: true}
 	}

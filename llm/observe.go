@@ -12,7 +12,8 @@ import (
 
 // What a relay looks for in the chunks of an observed call.
 var (
-	usageKey = []byte(`"usage"`)
+	usageKey  = []byte(`"usage"`)
+	usageNull = []byte(`"usage":null`)
 )
 
 // watch starts the observation of a call when ctx carries an
@@ -69,9 +70,11 @@ type TokenUsage struct {
 }
 
 // inspect reads a chunk of an observed call for its usage and finish
-// reason: only chunks that carry the keys are decoded.
-func (r *relay) inspect(data []byte) {
-	if bytes.Contains(data, usageKey) {
+// reason; finished is set when the chunk carries the finish reason. Only
+// the chunks that carry a usage object or the finish reason are decoded:
+// every other costs a search for "usage".
+func (r *relay) inspect(data []byte, finished bool) {
+	if bytes.Contains(data, usageKey) && !bytes.Contains(data, usageNull) {
 		if v, ok := sse.Field(data, "usage"); ok && string(v) != "null" {
 			var u struct {
 				Prompt     int `json:"prompt_tokens"`
@@ -82,7 +85,7 @@ func (r *relay) inspect(data []byte) {
 			}
 		}
 	}
-	if r.finishReason == "" && bytes.Contains(data, finishKey) {
+	if finished && r.finishReason == "" {
 		var c struct {
 			Choices []struct {
 				FinishReason string `json:"finish_reason"`

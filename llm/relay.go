@@ -157,13 +157,15 @@ func (r *relay) chunk(data []byte, more bool) error {
 		return r.sinkFailed(err)
 	}
 	r.chunks++
-	if r.observed {
-		r.inspect(data)
-	}
 	// Most chunks end with a null finish_reason: they are told by their
 	// last bytes, without a call.
+	finished := false
 	if !r.finished && !bytes.HasSuffix(data, finishNullEnd) {
-		r.finished = hasFinishReason(data)
+		finished = hasFinishReason(data)
+		r.finished = finished
+	}
+	if r.observed {
+		r.inspect(data, finished)
 	}
 	return nil
 }

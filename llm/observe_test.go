@@ -1,0 +1,95 @@
+package llm_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/observe/observetest"
+)
+
+// TestObservedCalls: an observed call reports the model, status,
+// attempts, chunks, usage (the upstream's, else estimated) and finish
+// reason, streamed or not, a retried 503 included.
+func TestObservedCalls(t *testing.T) {
+	completion, err := os.ReadFile(filepath.Join("testdata", "completion.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}],\"usage\":null}\n\n" +
+		"data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}],\"usage\":null}\n\n" +
+		"data: {\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2,\"total_tokens\":9}}\n\n" +
+		"data: [DONE]\n\n"
+	bare := "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n" +
+		"data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: [DONE]\n\n"
+	tests := []struct {
+		name     string
+		streamed bool
+		answers  []func(w http.ResponseWriter)
+		want     string
+	}{
+		{"usage", true, []func(http.ResponseWriter){sse(stream)},
+			"upstream end model=m status=200 attempts=1 chunks=3 in=7 out=2 estimated=false finish=length code="},
+		{"estimated", true, []func(http.ResponseWriter){sse(bare)},
+			"upstream end model=m status=200 attempts=1 chunks=2 in=7 out=2 estimated=true finish=stop code="},
+		{"retried", true, []func(http.ResponseWriter){status(503), sse(bare)},
+			"upstream end model=m status=200 attempts=2 chunks=2 in=7 out=2 estimated=true finish=stop code="},
+		{"refused", true, []func(http.ResponseWriter){status(400)},
+			"upstream end model=m status=400 attempts=1 chunks=0 in=7 out=0 estimated=true finish= code=UPSTREAM_ERROR"},
+		{"whole", false, []func(http.ResponseWriter){func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(completion)
+		}}, "upstream end model=m status=200 attempts=1 chunks=1 in=9 out=6 estimated=false finish=stop code="},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := 0
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				tt.answers[min(n, len(tt.answers)-1)](w)
+				n++
+			}))
+			defer up.Close()
+			c, err := llm.New(llm.Config{BaseURL: up.URL, Retry: llm.RetryPolicy{Retries: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &observetest.Recorder{}
+			ctx, w := observe.Observers{rec}.Begin(context.Background(), &observe.Request{Source: observe.SourceInternal})
+			req := &llm.ChatRequest{Model: "m", Messages: []llm.Message{{Role: "user", Content: "hello there"}}}
+			if tt.streamed {
+				_, _ = c.Stream(ctx, req, discard{})
+			} else if _, err := c.Complete(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+			w.End(observe.Outcome{})
+			ev := rec.Events()
+			if ev[1] != "upstream m stream="+map[bool]string{true: "true", false: "false"}[tt.streamed]+" messages=1" {
+				t.Errorf("start %q", ev[1])
+			}
+			if ev[2] != tt.want {
+				t.Errorf("end\n%s\nwant\n%s", ev[2], tt.want)
+			}
+		})
+	}
+}
+
+func sse(body string) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+func status(code int) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) { http.Error(w, `{"error":{"message":"no"}}`, code) }
+}
+
+type discard struct{}
+
+func (discard) Chunk([]byte) error { return nil }
