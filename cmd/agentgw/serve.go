@@ -62,13 +62,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	// The secret kept in the data directory is a credential the upstream
 	// client must redact too (one from the environment it finds itself).
 	if cfg.Upstream.URL == echomodel.URL {
-		// The model inside the binary, on a loopback port of its own.
-		base, err := echomodel.Start(ctx, 20*time.Millisecond)
-		if err != nil {
+		if err := startBuiltinModel(ctx, cfg, log); err != nil {
 			return err
 		}
-		log.Info("upstream: the built-in echo model (it answers with what it received)", "url", base)
-		cfg.Upstream.URL = base
 	}
 	client, err := newLLM(cfg, getenv, log, string(secret))
 	if err != nil {
@@ -184,9 +180,29 @@ func stateSecret(cfg *Config, getenv func(string) string, st *openStore, log *sl
 	return secret, nil
 }
 
+// startBuiltinModel serves the model inside the binary on a loopback port
+// of its own and makes it cfg's upstream.
+func startBuiltinModel(ctx context.Context, cfg *Config, log *slog.Logger) error {
+	base, err := echomodel.Start(ctx, time.Duration(cfg.Upstream.BuiltinPace))
+	if err != nil {
+		return err
+	}
+	if cfg.Upstream.builtinDefault {
+		log.Info("no upstream configured: model commands are answered by the built-in echo model, which streams back what it received; "+
+			"point at a real model with --upstream URL, AGENTGW_UPSTREAM_URL or upstream.url (e.g. https://api.openai.com/v1)", "url", base)
+	} else {
+		log.Info("upstream: the built-in echo model (it answers with what it received)", "url", base)
+	}
+	cfg.Upstream.URL, cfg.Upstream.builtinAt = base, base
+	return nil
+}
+
 func upstreamLabel(cfg *Config) string {
 	if cfg.Upstream.URL == "" {
 		return "none (model commands will say how to configure one)"
+	}
+	if cfg.Upstream.builtinAt != "" {
+		return echomodel.URL + " at " + cfg.Upstream.builtinAt
 	}
 	return cfg.Upstream.URL + " (auth " + cfg.Upstream.Auth + ")"
 }
