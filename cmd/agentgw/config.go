@@ -51,6 +51,15 @@ type Config struct {
 	// and the search_knowledge tool.
 	KnowledgeBases []kb.Config     `yaml:"knowledgeBases"`
 	Knowledge      KnowledgeConfig `yaml:"knowledge"`
+	// OpenAI is the OpenAI-compatible endpoint under /v1/.
+	OpenAI OpenAIConfig `yaml:"openai"`
+}
+
+// OpenAIConfig is the OpenAI-compatible endpoint (package openaiapi).
+type OpenAIConfig struct {
+	// Passthrough sends the chat completions of models that are no agent
+	// to the upstream as they are; off, they are model_not_found.
+	Passthrough bool `yaml:"passthrough"`
 }
 
 // SchedulerConfig is how schedules run.

@@ -23,6 +23,7 @@ import (
 	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
+	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
 )
@@ -124,6 +125,10 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if scheds != nil {
 		scheduleAPI = scheds.api
 	}
+	openAI, err := newOpenAI(cfg, getenv, runner, log)
+	if err != nil {
+		return err
+	}
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
@@ -132,6 +137,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
 		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
+		OpenAI:   openAI,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -178,6 +184,24 @@ func stateSecret(cfg *Config, getenv func(string) string, st *openStore, log *sl
 		log.Info("no action state secret set: using a random one, so replicas cannot verify each other's actions", "env", cfg.State.SecretEnv)
 	}
 	return secret, nil
+}
+
+// newOpenAI builds the OpenAI-compatible endpoint over run, passing the
+// models that are no agent through to the upstream when configured to.
+func newOpenAI(cfg *Config, getenv func(string) string, run *runner.Runner, log *slog.Logger) (*openaiapi.Handler, error) {
+	oc := openaiapi.Config{Runner: run, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive), Logger: log}
+	if cfg.OpenAI.Passthrough && cfg.Upstream.URL != "" {
+		pc := openaiapi.PassthroughConfig{BaseURL: cfg.Upstream.URL, FirstByteTimeout: time.Duration(cfg.Upstream.FirstByteTimeout), Logger: log}
+		if llm.AuthMode(cfg.Upstream.Auth) == llm.AuthKey {
+			pc.APIKey = getenv(cfg.Upstream.KeyEnv)
+		}
+		p, err := openaiapi.NewPassthrough(pc)
+		if err != nil {
+			return nil, err
+		}
+		oc.Passthrough = p
+	}
+	return openaiapi.New(oc), nil
 }
 
 // startBuiltinModel serves the model inside the binary on a loopback port
