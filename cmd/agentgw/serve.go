@@ -137,7 +137,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
 		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
-		OpenAI:   openAI,
+		OpenAI: openAI,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
