@@ -1,6 +1,7 @@
 package openaiapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -57,7 +58,10 @@ func toObject(e *agent.Error) errorObject {
 // errors of its middleware (auth, body limit, rate limit) on /v1/ routes
 // with it.
 func WriteError(w http.ResponseWriter, e *agent.Error) {
-	data, _ := json.Marshal(errorBody{Error: toObject(e)})
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(errorBody{Error: toObject(e)})
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	if e.Code == agent.CodeUnauthorized {
@@ -68,7 +72,7 @@ func WriteError(w http.ResponseWriter, e *agent.Error) {
 		status = http.StatusInternalServerError
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	_, _ = w.Write(b.Bytes())
 }
 
 // modelNotFound is the error of a model that is no agent when nothing
