@@ -40,6 +40,8 @@ func TestErrorsBeforeTheStream(t *testing.T) {
 			errJSON("messages: the last message that is not a system message must be the user's: it is what the agent answers (send a chat completion request (POST /v1/chat/completions, OpenAI's shape))", "invalid_request_error", "bad_request")},
 		{"a content of the wrong type", `{"model":"hello","messages":[{"role":"user","content":7}]}`, auth, 400,
 			errJSON("messages[0].content: expected a string or a list of content parts (send a chat completion request (POST /v1/chat/completions, OpenAI's shape))", "invalid_request_error", "bad_request")},
+		{"a required context variable", `{"model":"coder/explain","messages":[{"role":"user","content":"hi"}]}`, auth, 422,
+			errJSON(`command \"explain\" needs the context variable \"activeEditor\", and the request has none (collect \"activeEditor\" as GET /agents/coder describes)`, "invalid_request_error", "invalid_context_variable")},
 		{"n 2", `{"model":"hello","n":2,"messages":[{"role":"user","content":"hi"}]}`, auth, 400,
 			errJSON("n: this endpoint answers with one choice; send n 1 or none (send a chat completion request (POST /v1/chat/completions, OpenAI's shape))", "invalid_request_error", "bad_request")},
 		{"stream not a boolean", `{"model":"hello","stream":"yes","messages":[{"role":"user","content":"hi"}]}`, auth, 400,
