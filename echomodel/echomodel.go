@@ -110,7 +110,7 @@ func answer(req *request) (string, map[string]any) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "echo model (%s) got %d messages:\n", firstNonEmpty(req.Model, "no model named"), len(req.Messages))
 	for _, m := range req.Messages {
-		fmt.Fprintf(&b, "- %s: %s\n", m.Role, firstLine(text(m.Content), 80))
+		fmt.Fprintf(&b, "- %s: %s\n", m.Role, strings.Join(firstLines(text(m.Content), shownLines, 80), "\n  "))
 	}
 	if len(req.Tools) > 0 {
 		names := make([]string, len(req.Tools))
@@ -137,34 +137,65 @@ func text(raw json.RawMessage) string {
 	return strings.Join(out, " ")
 }
 
+// shownLines is how many lines of each message the answer shows.
+const shownLines = 3
+
 // firstLine is s's first non-empty line, at most n bytes (at a rune).
 func firstLine(s string, n int) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			if len(l) > n {
-				cut := n
-				for cut > 0 && !utf8Start(l[cut]) {
-					cut--
-				}
-				return l[:cut] + "…"
-			}
-			return l
+	return firstLines(s, 1, n)[0]
+}
+
+// firstLines are s's first max non-empty lines, each at most n bytes (cut
+// at a rune), the last saying how many more there are; "(empty)" for a
+// blank s.
+func firstLines(s string, max, n int) []string {
+	var out []string
+	more := 0
+	for l := range strings.SplitSeq(s, "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
 		}
+		if len(out) == max {
+			more++
+			continue
+		}
+		out = append(out, clip(l, n))
 	}
-	return "(empty)"
+	if len(out) == 0 {
+		return []string{"(empty)"}
+	}
+	if more > 0 {
+		out[len(out)-1] += fmt.Sprintf(" (+%d more lines)", more)
+	}
+	return out
+}
+
+// clip cuts l to at most n bytes, at a rune, marking the cut.
+func clip(l string, n int) string {
+	if len(l) <= n {
+		return l
+	}
+	cut := n
+	for cut > 0 && !utf8Start(l[cut]) {
+		cut--
+	}
+	return l[:cut] + "…"
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // tokens splits text into the pieces streamed: words with the spaces and
-// line breaks after them.
+// line breaks after them (leading ones go with the first word).
 func tokens(s string) []string {
 	var out []string
-	start := 0
+	start, word := 0, false
 	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' || s[i] == '\n' {
-			out = append(out, s[start:i+1])
-			start = i + 1
+		switch {
+		case !isSpace(s[i]) && word && isSpace(s[i-1]):
+			out = append(out, s[start:i])
+			start = i
+		case !isSpace(s[i]):
+			word = true
 		}
 	}
 	if start < len(s) {
@@ -172,6 +203,8 @@ func tokens(s string) []string {
 	}
 	return out
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' }
 
 func chunk(w http.ResponseWriter, id, model string, delta map[string]any, finish string) {
 	choice := map[string]any{"index": 0, "delta": delta, "finish_reason": nil}

@@ -39,7 +39,9 @@ func contents(stream string) string {
 func TestEcho(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"what it got", `{"model":"m1","stream":true,"messages":[{"role":"system","content":"Be brief.\nReally."},{"role":"user","content":"hi there"}],"tools":[{"type":"function","function":{"name":"read_file"}}]}`,
-			"echo model (m1) got 2 messages:\n- system: Be brief.\n- user: hi there\nTools offered: read_file.\n"},
+			"echo model (m1) got 2 messages:\n- system: Be brief.\n  Really.\n- user: hi there\nTools offered: read_file.\n"},
+		{"first lines", `{"stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"a\n\nb\nc\nd\ne"}]}]}`,
+			"echo model (no model named) got 1 messages:\n- user: a\n  b\n  c (+2 more lines)\n"},
 		{"a tool result", `{"stream":true,"messages":[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"c","content":"42"}]}`,
 			"The tool said: 42"},
 	}
@@ -60,5 +62,25 @@ func TestEcho(t *testing.T) {
 	}
 	if got := post(t, `{"messages":[{"role":"user","content":"hi"}]}`); !strings.Contains(got, `"object":"chat.completion"`) || !strings.Contains(got, `got 1 messages`) {
 		t.Fatalf("non-streamed: %s", got)
+	}
+}
+
+// TestTokens: the pieces streamed are words with the spaces after them,
+// and they join into the text again.
+func TestTokens(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"one", []string{"one"}},
+		{"a b\n  c ", []string{"a ", "b\n  ", "c "}},
+		{"  lead", []string{"  lead"}},
+	}
+	for _, tc := range tests {
+		got := tokens(tc.in)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") || len(got) != len(tc.want) {
+			t.Errorf("tokens(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

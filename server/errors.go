@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -44,6 +45,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.Error("request failed", "request_id", rid, "code", e.Code, "err", err)
 	}
 	if c.Response().Committed {
+		return
+	}
+	if s.cfg.OpenAI != nil && strings.HasPrefix(c.Request().URL.Path, openAIPrefix) {
+		// OpenAI's clients read OpenAI's error shape.
+		s.cfg.OpenAI.WriteError(c.Response(), e)
 		return
 	}
 	body := ErrorResponse{Type: "ERROR_RESPONSE", Content: ErrorContent{
@@ -103,6 +109,9 @@ func suggestion(e *agent.Error) string {
 	}
 	return e.Suggestion()
 }
+
+// openAIPrefix is the path prefix of the OpenAI-compatible API.
+const openAIPrefix = "/v1/"
 
 // endpoints lists the gateway's routes.
 const endpoints = "POST /agent, POST /agents/{name}, GET /agents, GET /agents/{name}, GET /healthz, POST /contexts, GET|PATCH|DELETE /contexts/{id}, GET /contexts/{id}/changes"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/observe"
@@ -69,6 +70,18 @@ type Config struct {
 	// token (a browser cannot send one to load a page); everything the page
 	// does goes through the API above, behind the inbound auth.
 	UI http.Handler
+	// OpenAI, when set, serves the OpenAI-compatible API under /v1/
+	// (package openaiapi), behind the same middleware as every route; the
+	// errors of that middleware on /v1/ are rendered by its WriteError.
+	OpenAI OpenAI
+}
+
+// OpenAI is an OpenAI-compatible API: a handler of /v1/ and the renderer
+// of errors in its shape.
+type OpenAI interface {
+	http.Handler
+	// WriteError writes an error returned before the handler answered.
+	WriteError(w http.ResponseWriter, e *agent.Error)
 }
 
 // Server is the gateway's HTTP server.
@@ -160,6 +173,9 @@ func New(cfg Config) *Server {
 	if cfg.UI != nil {
 		e.GET("/ui", echo.WrapHandler(cfg.UI))
 		e.GET("/ui/*", echo.WrapHandler(cfg.UI))
+	}
+	if cfg.OpenAI != nil {
+		e.Any(openAIPrefix+"*", s.withBody(cfg.OpenAI))
 	}
 	return s
 }

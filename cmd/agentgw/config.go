@@ -52,6 +52,15 @@ type Config struct {
 	KnowledgeBases []kb.Config     `yaml:"knowledgeBases"`
 	Knowledge      KnowledgeConfig `yaml:"knowledge"`
 	Metrics        MetricsConfig   `yaml:"metrics"`
+	// OpenAI is the OpenAI-compatible endpoint under /v1/.
+	OpenAI OpenAIConfig `yaml:"openai"`
+}
+
+// OpenAIConfig is the OpenAI-compatible endpoint (package openaiapi).
+type OpenAIConfig struct {
+	// Passthrough sends the chat completions of models that are no agent
+	// to the upstream as they are; off, they are model_not_found.
+	Passthrough bool `yaml:"passthrough"`
 }
 
 // SchedulerConfig is how schedules run.
@@ -135,6 +144,15 @@ type UpstreamConfig struct {
 	// FallbackModels are tried in order when the model keeps failing, for
 	// commands whose definition names none.
 	FallbackModels []string `yaml:"fallbackModels"`
+	// BuiltinPace is the wait between two tokens of the built-in model
+	// (url builtin:echo); 0 streams them at once.
+	BuiltinPace Duration `yaml:"builtinPace"`
+	// builtinDefault is set when no URL was configured and the built-in
+	// model was chosen for it.
+	builtinDefault bool
+	// builtinAt is the loopback URL the built-in model serves on, once
+	// started (URL is then that URL too).
+	builtinAt string
 }
 
 // ServerConfig is the HTTP side.
@@ -336,6 +354,9 @@ func (c *Config) validate() error {
 	}
 	if r := c.Upstream.Retries; r < 0 || r > llm.MaxRetries {
 		errs = append(errs, fmt.Errorf("upstream.retries: %d must be between 0 and %d", r, llm.MaxRetries))
+	}
+	if c.Upstream.BuiltinPace < 0 {
+		errs = append(errs, errors.New("upstream.builtinPace must not be negative"))
 	}
 	if c.Upstream.RetryBackoff < 0 || c.Upstream.RetryMaxBackoff < 0 {
 		errs = append(errs, errors.New("upstream.retryBackoff and upstream.retryMaxBackoff must not be negative"))

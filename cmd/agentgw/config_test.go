@@ -36,7 +36,8 @@ func TestDefaultConfig(t *testing.T) {
 	}{
 		{"addr", cfg.Addr, ":18080"},
 		{"agents", len(cfg.Agents), 0},
-		{"upstream.url", cfg.Upstream.URL, ""},
+		{"upstream.url (none configured: the built-in model)", cfg.Upstream.URL, "builtin:echo"},
+		{"upstream.builtinPace", time.Duration(cfg.Upstream.BuiltinPace), 20 * time.Millisecond},
 		{"upstream.auth", cfg.Upstream.Auth, "forward"},
 		{"upstream.keyEnv", cfg.Upstream.KeyEnv, "OPENAI_API_KEY"},
 		{"upstream.firstByteTimeout", time.Duration(cfg.Upstream.FirstByteTimeout), time.Minute},
@@ -83,7 +84,7 @@ server:
 	}{
 		{
 			name:     "embedded defaults",
-			wantAddr: ":18080", wantModel: "gpt-4o-mini",
+			wantAddr: ":18080", wantModel: "gpt-4o-mini", wantUpstream: "builtin:echo",
 		},
 		{
 			name: "config file by flag", args: []string{"--config", file},
@@ -99,7 +100,7 @@ server:
 		},
 		{
 			name: "--config wins over AGENTGW_CONFIG", env: map[string]string{"AGENTGW_CONFIG": file},
-			args: []string{"--config", other}, wantAddr: ":7000", wantModel: "gpt-4o-mini",
+			args: []string{"--config", other}, wantAddr: ":7000", wantModel: "gpt-4o-mini", wantUpstream: "builtin:echo",
 		},
 		{
 			name: "environment over file",
@@ -253,6 +254,7 @@ func TestConfigErrors(t *testing.T) {
 		{name: "bad log format", file: "log: {format: xml}\n", want: []string{`log.format: "xml" must be auto, text or json`}},
 		{name: "negative body limit", file: "server: {bodyLimit: -1}\n", want: []string{"server.bodyLimit must not be negative"}},
 		{name: "retries out of range", file: "upstream: {retries: 11}\n", want: []string{"upstream.retries: 11 must be between 0 and 10"}},
+		{name: "negative builtin pace", file: "upstream: {builtinPace: -1ms}\n", want: []string{"upstream.builtinPace must not be negative"}},
 		{name: "negative retry backoff", file: "upstream: {retryBackoff: -1s}\n", want: []string{"upstream.retryBackoff and upstream.retryMaxBackoff must not be negative"}},
 		{name: "empty fallback model", file: "upstream: {fallbackModels: [a, \"\"]}\n", want: []string{"upstream.fallbackModels[1] is empty"}},
 		{name: "two problems at once", file: "upstream: {auth: basic}\nlog: {format: xml}\n", want: []string{"upstream.auth", "log.format"}},

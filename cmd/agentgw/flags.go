@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/agentgw/agentgw/echomodel"
 )
 
 // stringList is a repeatable string flag.
@@ -48,7 +50,8 @@ func newGatewayFlags(name string, stderr io.Writer) *gatewayFlags {
 }
 
 // load builds the configuration: embedded defaults, then the config file,
-// then the environment, then the flags that were given.
+// then the environment, then the flags that were given. With no upstream
+// URL from any of them, the upstream is the built-in model (echomodel.URL).
 func (g *gatewayFlags) load(getenv func(string) string) (*Config, error) {
 	cfg, err := defaultConfig()
 	if err != nil {
@@ -84,6 +87,12 @@ func (g *gatewayFlags) load(getenv func(string) string) (*Config, error) {
 			cfg.Server.BodyReadTimeout = Duration(g.readBody)
 		}
 	})
+	if cfg.Upstream.URL == "" {
+		// No model platform named anywhere: the model inside the binary,
+		// so that model commands stream a real answer (serve says so).
+		cfg.Upstream.URL = echomodel.URL
+		cfg.Upstream.builtinDefault = true
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}

@@ -88,6 +88,7 @@ func testConfig(t *testing.T, upstream string) *Config {
 	// Never the user's state directory: a directory of the test's own.
 	cfg.Data = t.TempDir()
 	cfg.Upstream.URL = upstream
+	cfg.Upstream.BuiltinPace = 0
 	cfg.Server.ShutdownGrace = Duration(5 * time.Second)
 	return cfg
 }

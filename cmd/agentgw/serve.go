@@ -23,6 +23,7 @@ import (
 	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
+	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/ui"
@@ -65,13 +66,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	// The secret kept in the data directory is a credential the upstream
 	// client must redact too (one from the environment it finds itself).
 	if cfg.Upstream.URL == echomodel.URL {
-		// The model inside the binary, on a loopback port of its own.
-		base, err := echomodel.Start(ctx, 20*time.Millisecond)
-		if err != nil {
+		if err := startBuiltinModel(ctx, cfg, log); err != nil {
 			return err
 		}
-		log.Info("upstream: the built-in echo model (it answers with what it received)", "url", base)
-		cfg.Upstream.URL = base
 	}
 	client, err := newLLM(cfg, getenv, log, string(secret))
 	if err != nil {
@@ -140,6 +137,10 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if scheds != nil {
 		scheduleAPI = scheds.api
 	}
+	openAI, err := newOpenAI(cfg, getenv, runner, log)
+	if err != nil {
+		return err
+	}
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
@@ -151,6 +152,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Metrics:   mainMetrics,
 		Observers: observers,
 		UI:        ui.Handler(),
+		OpenAI:    openAI,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -199,9 +201,47 @@ func stateSecret(cfg *Config, getenv func(string) string, st *openStore, log *sl
 	return secret, nil
 }
 
+// newOpenAI builds the OpenAI-compatible endpoint over run, passing the
+// models that are no agent through to the upstream when configured to.
+func newOpenAI(cfg *Config, getenv func(string) string, run *runner.Runner, log *slog.Logger) (*openaiapi.Handler, error) {
+	oc := openaiapi.Config{Runner: run, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive), Logger: log}
+	if cfg.OpenAI.Passthrough && cfg.Upstream.URL != "" {
+		pc := openaiapi.PassthroughConfig{BaseURL: cfg.Upstream.URL, FirstByteTimeout: time.Duration(cfg.Upstream.FirstByteTimeout), Logger: log}
+		if llm.AuthMode(cfg.Upstream.Auth) == llm.AuthKey {
+			pc.APIKey = getenv(cfg.Upstream.KeyEnv)
+		}
+		p, err := openaiapi.NewPassthrough(pc)
+		if err != nil {
+			return nil, err
+		}
+		oc.Passthrough = p
+	}
+	return openaiapi.New(oc), nil
+}
+
+// startBuiltinModel serves the model inside the binary on a loopback port
+// of its own and makes it cfg's upstream.
+func startBuiltinModel(ctx context.Context, cfg *Config, log *slog.Logger) error {
+	base, err := echomodel.Start(ctx, time.Duration(cfg.Upstream.BuiltinPace))
+	if err != nil {
+		return err
+	}
+	if cfg.Upstream.builtinDefault {
+		log.Info("no upstream configured: model commands are answered by the built-in echo model, which streams back what it received; "+
+			"point at a real model with --upstream URL, AGENTGW_UPSTREAM_URL or upstream.url (e.g. https://api.openai.com/v1)", "url", base)
+	} else {
+		log.Info("upstream: the built-in echo model (it answers with what it received)", "url", base)
+	}
+	cfg.Upstream.URL, cfg.Upstream.builtinAt = base, base
+	return nil
+}
+
 func upstreamLabel(cfg *Config) string {
 	if cfg.Upstream.URL == "" {
 		return "none (model commands will say how to configure one)"
+	}
+	if cfg.Upstream.builtinAt != "" {
+		return echomodel.URL + " at " + cfg.Upstream.builtinAt
 	}
 	return cfg.Upstream.URL + " (auth " + cfg.Upstream.Auth + ")"
 }

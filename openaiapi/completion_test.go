@@ -1,0 +1,83 @@
+package openaiapi_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestCompletion: stream false answers one chat.completion with the whole
+// content and its usage.
+func TestCompletion(t *testing.T) {
+	gw := start(t, setup{})
+	resp, body := gw.post(t, "/v1/chat/completions", `{"model":"hello","messages":[{"role":"user","content":"hi"}]}`)
+	want := `{"id":"chatcmpl-ID","object":"chat.completion","created":1735689600,"model":"hello","choices":[{"index":0,"message":{"role":"assistant",` +
+		`"content":"Hello, there!\nWelcome to agent hello!\n\n**Get version**: Shows the version of agent hello (runs the command ` + "`version`: the model `hello/version`" + ` here)\n",` +
+		`"refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":38,"total_tokens":39}}` + "\n"
+	if got := chunkID.ReplaceAllString(body, `"id":"chatcmpl-ID"`); resp.StatusCode != 200 || got != want || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("%d %s\n%s\nwant\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), got, want)
+	}
+}
+
+// upstreamStream is a model platform's answer with a usage chunk, as
+// OpenAI streams it when asked for usage.
+const upstreamStream = `data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}
+
+data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"It <prints> "},"finish_reason":null}]}
+
+data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"3."},"finish_reason":null}]}
+
+data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}
+
+data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":31,"completion_tokens":4,"total_tokens":35}}
+
+data: [DONE]
+
+`
+
+func replay(stream string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, stream)
+	}
+}
+
+// TestRunThroughUpstream: the model gets the command's prompt built from
+// the chat: the system template, the earlier turns, the system messages as
+// globalPrompts, the last user message; the client's sampling fields pass
+// through, its tools and stream options do not. The upstream's text comes
+// back under the answer's id, its usage as the answer's.
+func TestRunThroughUpstream(t *testing.T) {
+	gw := start(t, setup{upstream: replay(upstreamStream)})
+	req := `{"model":"coder","stream":true,"stream_options":{"include_usage":true},"temperature":0.2,"max_tokens":50,` +
+		`"tools":[{"type":"function","function":{"name":"x"}}],"tool_choice":"auto","n":1,"contextId":"c1",` +
+		`"messages":[{"role":"system","content":"Answer in English."},{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},` +
+		`{"role":"user","content":[{"type":"text","text":"What does"},{"type":"image_url","image_url":{"url":"data:,"}},{"type":"text","text":"main.go print?"}]}]}`
+	resp, body := gw.post(t, "/v1/chat/completions", req, "Authorization", "Bearer sk-client")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	u := func(s string) string { return strings.TrimSuffix(s, "}") + `,"usage":null}` }
+	want := []string{
+		u(chunk("coder", `{"role":"assistant","content":""}`, "null")),
+		u(chunk("coder", `{"content":"It <prints> "}`, "null")),
+		u(chunk("coder", `{"content":"3."}`, "null")),
+		u(chunk("coder", `{}`, "stop")),
+		`data: {"id":"chatcmpl-ID","object":"chat.completion.chunk","created":1735689600,"model":"coder","choices":[],"usage":{"prompt_tokens":31,"completion_tokens":4,"total_tokens":35}}`,
+		"data: [DONE]",
+	}
+	if got := events(t, body); strings.Join(got, "\n\n") != strings.Join(want, "\n\n") {
+		t.Errorf("stream:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), strings.Join(want, "\n\n"))
+	}
+	up := gw.up.only(t)
+	wantUp := `{"max_tokens":50,"temperature":0.2,"model":"test-model","messages":[{"role":"system","content":"You are terse."},` +
+		`{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"system","content":"Answer in English."},` +
+		`{"role":"user","content":"What does\nmain.go print?"}],"stream":true}`
+	if up.body != wantUp {
+		t.Errorf("the upstream got\n%s\nwant\n%s", up.body, wantUp)
+	}
+	if a := up.header.Get("Authorization"); a != "Bearer sk-client" {
+		t.Errorf("the upstream got Authorization %q, want the client's (forward mode)", a)
+	}
+}

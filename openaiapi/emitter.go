@@ -1,0 +1,141 @@
+package openaiapi
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
+)
+
+// usage is OpenAI's token usage.
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// out is where an emitter's answer goes: a stream of chunks, or nowhere
+// until the run ends (a chat.completion).
+type out interface {
+	// content sends text of the answer.
+	content(text string) error
+}
+
+// emitter translates a run's frames into an OpenAI answer: text and the
+// content of relayed upstream chunks become the answer's content; actions
+// and frontend tool calls are kept for the Markdown at its end; the first
+// error is kept for the answer's end; usage the upstream reports is
+// summed.
+type emitter struct {
+	// agent is the run's agent, for the models a confirm's command is
+	// reached by.
+	agent  string
+	mu     sync.Mutex
+	out    out
+	text   strings.Builder
+	acts   []*actions.Action
+	calls  []*runner.ToolCallFrame
+	err    *agent.Error
+	usage  usage
+	usages int
+}
+
+var _ runner.Emitter = (*emitter)(nil)
+
+// Text implements runner.Emitter.
+func (e *emitter) Text(content string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.write(content)
+}
+
+// write adds content to the answer; mu is held.
+func (e *emitter) write(content string) error {
+	if content == "" {
+		return nil
+	}
+	e.text.WriteString(content)
+	return e.out.content(content)
+}
+
+// upstreamChunk is what the emitter reads of a relayed chunk.
+type upstreamChunk struct {
+	Choices []struct {
+		Delta struct {
+			Content string `json:"content"`
+		} `json:"delta"`
+	} `json:"choices"`
+	Usage *usage `json:"usage"`
+}
+
+// Chunk implements runner.Emitter: the chunk's content goes on as the
+// answer's (its role, finish_reason, tool_calls deltas and id are the
+// upstream's business); its usage is counted.
+func (e *emitter) Chunk(raw []byte) error {
+	var c upstreamChunk
+	if json.Unmarshal(raw, &c) != nil {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c.Usage != nil {
+		e.usage.PromptTokens += c.Usage.PromptTokens
+		e.usage.CompletionTokens += c.Usage.CompletionTokens
+		e.usages++
+	}
+	for _, ch := range c.Choices {
+		if err := e.write(ch.Delta.Content); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Action implements runner.Emitter.
+func (e *emitter) Action(a *actions.Action) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.acts = append(e.acts, a)
+	return nil
+}
+
+// Error implements runner.Emitter: the first error ends the answer.
+func (e *emitter) Error(er *agent.Error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err == nil {
+		e.err = er
+	}
+	return nil
+}
+
+// ToolCall implements runner.Emitter.
+func (e *emitter) ToolCall(f *runner.ToolCallFrame) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.calls = append(e.calls, f)
+	return nil
+}
+
+// End implements runner.Emitter: the Markdown of the actions and tool
+// calls ends the content, a blank line after the text. The handler writes
+// the rest once Execute returned.
+func (e *emitter) End() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err != nil || len(e.acts) == 0 && len(e.calls) == 0 {
+		return nil
+	}
+	md := strings.TrimPrefix(markdown(e.agent, e.acts, e.calls), "\n")
+	switch t := e.text.String(); {
+	case t == "" || strings.HasSuffix(t, "\n\n"):
+	case strings.HasSuffix(t, "\n"):
+		md = "\n" + md
+	default:
+		md = "\n\n" + md
+	}
+	return e.write(md)
+}

@@ -1,0 +1,278 @@
+package openaiapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/llm"
+)
+
+// Config configures the endpoint.
+type Config struct {
+	// Runner runs the agents' commands.
+	Runner *runner.Runner
+	// Passthrough, when set, answers the chat completions of models that
+	// are no agent: the upstream model platform's (NewPassthrough). Nil
+	// answers them model_not_found.
+	Passthrough http.Handler
+	// BodyLimit caps request bodies in bytes; 0 means 16 MiB.
+	BodyLimit int64
+	// KeepAlive is the silence after which a stream gets a ": ping"
+	// comment; 0 means 15s.
+	KeepAlive time.Duration
+	// Now is the clock of the answers' created times; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Header names the handler reads.
+const (
+	headerRequestID = "X-Request-Id"
+	headerToken     = "X-Agentgw-Token"
+)
+
+// Handler serves /v1/models and /v1/chat/completions.
+type Handler struct {
+	cfg     Config
+	mux     *http.ServeMux
+	created int64
+}
+
+// New returns the endpoint's handler.
+func New(cfg Config) *Handler {
+	if cfg.BodyLimit <= 0 {
+		cfg.BodyLimit = 16 << 20
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = 15 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), created: cfg.Now().Unix()}
+	h.mux.HandleFunc("GET /v1/models", h.listModels)
+	h.mux.HandleFunc("GET /v1/models/{model...}", h.getModel)
+	h.mux.HandleFunc("POST /v1/chat/completions", h.chatCompletions)
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		WriteError(w, agent.Errorf(agent.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path).
+			Suggest("GET /v1/models, GET /v1/models/{model}, POST /v1/chat/completions"))
+	})
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// WriteError implements the server's error rendering for /v1/ routes.
+func (h *Handler) WriteError(w http.ResponseWriter, e *agent.Error) { WriteError(w, e) }
+
+// modelJSON is one model of GET /v1/models.
+type modelJSON struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+// models lists each agent's commands as models: "agent" for its default
+// command, "agent/command" for the others, agents sorted by name and
+// commands in definition order.
+func (h *Handler) models() []modelJSON {
+	var out []modelJSON
+	for _, a := range h.cfg.Runner.Registry().List() {
+		for _, c := range a.CommandNames() {
+			id := a.Name()
+			if c != runner.DefaultCommand {
+				id += "/" + c
+			}
+			out = append(out, modelJSON{ID: id, Object: "model", Created: h.created, OwnedBy: "agentgw"})
+		}
+	}
+	return out
+}
+
+func (h *Handler) listModels(w http.ResponseWriter, _ *http.Request) {
+	models := h.models()
+	if models == nil {
+		models = []modelJSON{}
+	}
+	writeJSON(w, struct {
+		Object string      `json:"object"`
+		Data   []modelJSON `json:"data"`
+	}{"list", models})
+}
+
+func (h *Handler) getModel(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("model")
+	for _, m := range h.models() {
+		if m.ID == id {
+			writeJSON(w, m)
+			return
+		}
+	}
+	WriteError(w, modelNotFound(id))
+}
+
+// writeJSON writes v as JSON, HTML characters unescaped as OpenAI's are.
+func writeJSON(w http.ResponseWriter, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b.Bytes())
+}
+
+// isAgent reports whether the registry holds an agent of that name.
+func (h *Handler) isAgent(name string) bool {
+	_, ok := h.cfg.Runner.Registry().Get(name)
+	return ok
+}
+
+// chatCompletions runs the agent command the model names, or passes the
+// request of another model through to the upstream.
+func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.BodyLimit))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			WriteError(w, agent.Errorf(agent.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", h.cfg.BodyLimit))
+			return
+		}
+		WriteError(w, badRequest("reading the body: %v", err))
+		return
+	}
+	top, err := decodeTop(body)
+	if err != nil {
+		WriteError(w, agent.AsError(err))
+		return
+	}
+	model, err := modelOf(top)
+	if err != nil {
+		WriteError(w, agent.AsError(err))
+		return
+	}
+	// The gateway's own token never goes upstream, auth enabled or not.
+	r.Header.Del(headerToken)
+	agentName, command, ok := resolve(model, h.isAgent)
+	if !ok {
+		if h.cfg.Passthrough == nil {
+			WriteError(w, modelNotFound(model))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		h.cfg.Passthrough.ServeHTTP(w, r)
+		return
+	}
+	if err := h.run(w, r, top, agentName, command); err != nil {
+		WriteError(w, agent.AsError(err))
+	}
+}
+
+// run runs command of agentName for the request; an error is one before
+// the answer started.
+func (h *Handler) run(w http.ResponseWriter, r *http.Request, top map[string]json.RawMessage, agentName, command string) error {
+	cr, err := decodeRequest(top)
+	if err != nil {
+		return err
+	}
+	body, err := agentBody(cr, agentName, command)
+	if err != nil {
+		return err
+	}
+	req, err := runner.DecodeRequest(body)
+	if err != nil {
+		return err
+	}
+	req.ID = w.Header().Get(headerRequestID)
+	if req.ID == "" {
+		req.ID = uuid.NewString()
+	}
+	req.Header = r.Header
+	run, err := h.cfg.Runner.Prepare(req)
+	if err != nil {
+		return err
+	}
+	id, created := "chatcmpl-"+uuid.NewString(), h.cfg.Now().Unix()
+	em := &emitter{agent: agentName}
+	if !cr.Stream {
+		em.out = discard{}
+		run.Execute(r.Context(), em)
+		if em.err != nil {
+			return em.err
+		}
+		writeJSON(w, completion(id, created, cr, em))
+		return nil
+	}
+	s := newStreamOut(w, id, cr.Model, created, cr.IncludeUsage)
+	em.out = s
+	if err := s.start(); err != nil {
+		return nil // the client went away
+	}
+	stop := s.keepAlive(h.cfg.KeepAlive)
+	run.Execute(r.Context(), em)
+	stop()
+	if em.err != nil {
+		_ = s.fail(toObject(em.err))
+		return nil
+	}
+	_ = s.finish(em.usageOf(cr))
+	return nil
+}
+
+// discard is the out of an answer written once the run ended.
+type discard struct{}
+
+func (discard) content(string) error { return nil }
+
+// usageOf is the usage the upstream reported, or, when it reported none,
+// an estimate from the request's messages and the answer (llm.EstimateTokens).
+func (e *emitter) usageOf(cr *chatRequest) usage {
+	u := e.usage
+	if e.usages == 0 {
+		u = usage{PromptTokens: llm.EstimateTokens(promptText(cr)), CompletionTokens: llm.EstimateTokens(e.text.String())}
+	}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	return u
+}
+
+// completionJSON is a chat.completion.
+type completionJSON struct {
+	ID      string                 `json:"id"`
+	Object  string                 `json:"object"`
+	Created int64                  `json:"created"`
+	Model   string                 `json:"model"`
+	Choices []completionChoiceJSON `json:"choices"`
+	Usage   usage                  `json:"usage"`
+}
+
+type completionChoiceJSON struct {
+	Index   int `json:"index"`
+	Message struct {
+		Role    string  `json:"role"`
+		Content string  `json:"content"`
+		Refusal *string `json:"refusal"`
+	} `json:"message"`
+	Logprobs     *struct{} `json:"logprobs"`
+	FinishReason string    `json:"finish_reason"`
+}
+
+func completion(id string, created int64, cr *chatRequest, em *emitter) completionJSON {
+	c := completionChoiceJSON{FinishReason: "stop"}
+	c.Message.Role, c.Message.Content = "assistant", em.text.String()
+	return completionJSON{ID: id, Object: "chat.completion", Created: created, Model: cr.Model,
+		Choices: []completionChoiceJSON{c}, Usage: em.usageOf(cr)}
+}

@@ -1,0 +1,190 @@
+package openaiapi_test
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/echomodel"
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/openaiapi"
+	"github.com/agentgw/agentgw/server"
+	"github.com/agentgw/agentgw/store"
+)
+
+// created is the clock of every test gateway: 2025-01-01T00:00:00Z.
+const created = 1735689600
+
+// setup describes a test gateway.
+type setup struct {
+	// upstream is the model platform; nil is the built-in echo model.
+	upstream http.Handler
+	// noUpstream leaves the gateway without one.
+	noUpstream  bool
+	passthrough bool
+	apiKey      string
+	tokens      []string
+	bodyLimit   int64
+}
+
+// gateway is a running test gateway: the real server with the endpoint
+// mounted, on a loopback port.
+type gateway struct {
+	URL string
+	up  *recorder
+}
+
+// recorder records the requests the upstream gets.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []recorded
+	next http.Handler
+}
+
+type recorded struct {
+	header http.Header
+	body   string
+}
+
+func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	r.mu.Lock()
+	r.reqs = append(r.reqs, recorded{header: req.Header.Clone(), body: string(body)})
+	r.mu.Unlock()
+	req.Body = io.NopCloser(strings.NewReader(string(body)))
+	r.next.ServeHTTP(w, req)
+}
+
+// only is the one request the upstream got.
+func (r *recorder) only(t *testing.T) recorded {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.reqs) != 1 {
+		t.Fatalf("the upstream got %d requests, want 1", len(r.reqs))
+	}
+	return r.reqs[0]
+}
+
+func start(t *testing.T, s setup) *gateway {
+	t.Helper()
+	agents, diags := runner.Load(filepath.Join("testdata", "agents"))
+	if diags.Errors() > 0 {
+		t.Fatalf("test agents: %v", diags)
+	}
+	gw := &gateway{}
+	rc := runner.RunnerConfig{Signer: actions.NewSigner([]byte("test"), time.Hour), DefaultModel: "test-model", Store: store.NewMemory()}
+	oc := openaiapi.Config{Now: func() time.Time { return time.Unix(created, 0) }}
+	if !s.noUpstream {
+		h := s.upstream
+		if h == nil {
+			h = echomodel.Handler(0)
+		}
+		gw.up = &recorder{next: h}
+		up := httptest.NewServer(gw.up)
+		t.Cleanup(up.Close)
+		lc := llm.Config{BaseURL: up.URL}
+		if s.apiKey != "" {
+			lc.Auth, lc.APIKey = llm.AuthKey, s.apiKey
+		}
+		client, err := llm.New(lc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc.LLM = client
+		if s.passthrough {
+			p, err := openaiapi.NewPassthrough(openaiapi.PassthroughConfig{BaseURL: up.URL, APIKey: s.apiKey})
+			if err != nil {
+				t.Fatal(err)
+			}
+			oc.Passthrough = p
+		}
+	}
+	oc.Runner = runner.NewRunner(runner.NewRegistry(agents), rc)
+	srv := server.New(server.Config{Runner: oc.Runner, AuthTokens: s.tokens, BodyLimit: s.bodyLimit, OpenAI: openaiapi.New(oc)})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	gw.URL = ts.URL
+	return gw
+}
+
+// post sends body to path with the headers given as name, value pairs.
+func (g *gateway) post(t *testing.T, path, body string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, g.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return do(t, req)
+}
+
+func (g *gateway) get(t *testing.T, path string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, g.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return do(t, req)
+}
+
+func do(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(data)
+}
+
+var chunkID = regexp.MustCompile(`"id":"chatcmpl-[0-9a-f-]{36}"`)
+
+// events splits a stream into its events, checking that every chunk has
+// one id, which is replaced by chatcmpl-ID.
+func events(t *testing.T, stream string) []string {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, m := range chunkID.FindAllString(stream, -1) {
+		ids[m] = true
+	}
+	if len(ids) > 1 {
+		t.Errorf("the chunks carry %d ids, want one: %v", len(ids), ids)
+	}
+	stream = chunkID.ReplaceAllString(stream, `"id":"chatcmpl-ID"`)
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(stream))
+	sc.Buffer(nil, 1<<20)
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		if i := strings.Index(string(data), "\n\n"); i >= 0 {
+			return i + 2, data[:i], nil
+		}
+		if atEOF && len(data) > 0 {
+			return len(data), data, nil
+		}
+		return 0, nil, nil
+	})
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}
