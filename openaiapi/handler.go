@@ -14,6 +14,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/observe"
 )
 
 // Config configures the endpoint.
@@ -206,6 +207,9 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top map[string]jso
 	if err != nil {
 		return err
 	}
+	// The access log, the metrics and the traces name the agent and
+	// command, as for the agent protocol's requests.
+	observe.From(r.Context()).Routed(run.Agent(), run.Command(), run.Loaded())
 	id, created := "chatcmpl-"+uuid.NewString(), h.cfg.Now().Unix()
 	em := &emitter{agent: agentName}
 	if !cr.Stream {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
@@ -34,6 +35,7 @@ type setup struct {
 	apiKey      string
 	tokens      []string
 	bodyLimit   int64
+	observers   observe.Observers
 }
 
 // gateway is a running test gateway: the real server with the endpoint
@@ -110,7 +112,8 @@ func start(t *testing.T, s setup) *gateway {
 		}
 	}
 	oc.Runner = runner.NewRunner(runner.NewRegistry(agents), rc)
-	srv := server.New(server.Config{Runner: oc.Runner, AuthTokens: s.tokens, BodyLimit: s.bodyLimit, OpenAI: openaiapi.New(oc)})
+	srv := server.New(server.Config{Runner: oc.Runner, AuthTokens: s.tokens, BodyLimit: s.bodyLimit, OpenAI: openaiapi.New(oc),
+		Observers: s.observers})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	gw.URL = ts.URL

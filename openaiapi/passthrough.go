@@ -1,11 +1,14 @@
 package openaiapi
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +29,11 @@ type PassthroughConfig struct {
 	// FirstByteTimeout bounds the wait for the upstream's response
 	// headers; 0 means none.
 	FirstByteTimeout time.Duration
-	Logger           *slog.Logger
+	// Secrets are the other credentials the gateway knows: with APIKey and
+	// the credentials of the client's request, they are redacted from the
+	// error answers the upstream sends back (one that echoes a key).
+	Secrets []string
+	Logger  *slog.Logger
 }
 
 // NewPassthrough returns the handler that sends a chat completion request
@@ -61,9 +68,35 @@ func NewPassthrough(cfg PassthroughConfig) (http.Handler, error) {
 			h.Set("Content-Type", "application/json")
 			pr.Out.Header = h
 		},
+		ModifyResponse: func(resp *http.Response) error {
+			if resp.StatusCode < 400 {
+				return nil
+			}
+			return redactBody(resp, llm.NewRedactor(append([]string{cfg.APIKey}, cfg.Secrets...), resp.Request.Header))
+		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			cfg.Logger.Warn("openai passthrough: the upstream failed", "err", err)
 			WriteError(w, agent.Errorf(agent.CodeUpstreamUnavailable, "the upstream model platform could not be reached").Wrap(err))
 		},
 	}, nil
+}
+
+// maxErrorBody bounds the error answer of the upstream the passthrough
+// reads to redact; the rest is dropped.
+const maxErrorBody = 64 << 10
+
+// redactBody replaces the body of an upstream's error answer with the
+// same, the credentials r knows removed.
+func redactBody(resp *http.Response, r *llm.Redactor) error {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	_ = resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("reading the upstream's error answer: %w", err)
+	}
+	out := []byte(r.Redact(string(body)))
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	resp.Header.Del("Content-Encoding")
+	return nil
 }

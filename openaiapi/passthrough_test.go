@@ -1,8 +1,12 @@
 package openaiapi_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/observe/observetest"
 )
 
 // TestPassthrough: a model that is no agent goes to the upstream as it is,
@@ -52,4 +56,41 @@ func TestFrontendToolCall(t *testing.T) {
 
 func quote(s string) string {
 	return `"` + strings.NewReplacer(`"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}
+
+// TestPassthroughRedactsEchoedKeys: an upstream whose error answer echoes
+// the credential it was sent (the gateway's key, or the client's token in
+// the forward mode) has it removed before the answer reaches the client.
+func TestPassthroughRedactsEchoedKeys(t *testing.T) {
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error":{"message":"invalid key: ` + r.Header.Get("Authorization") + `","type":"invalid_request_error"}}`))
+	})
+	for _, key := range []string{"", "sk-gateway-0123456789"} {
+		gw := start(t, setup{upstream: echo, passthrough: true, apiKey: key})
+		resp, body := gw.post(t, "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`,
+			"Authorization", "Bearer sk-client-0123456789")
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `"invalid key: `) {
+			t.Errorf("key %q: %d %s, want the upstream's 401", key, resp.StatusCode, body)
+		}
+		if strings.Contains(body, "0123456789") {
+			t.Errorf("key %q: a credential reached the client: %s", key, body)
+		}
+	}
+}
+
+// TestObserved: a chat completion that runs an agent is observed under its
+// agent and command, as the agent protocol's requests are.
+func TestObserved(t *testing.T) {
+	rec := &observetest.Recorder{}
+	gw := start(t, setup{observers: observe.Observers{rec}})
+	resp, _ := gw.post(t, "/v1/chat/completions", `{"model":"hello/version","messages":[{"role":"user","content":"which?"}]}`)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	want := "begin http /v1/*|routed hello/version loaded=true|end ok code= status=200"
+	if got := strings.Join(rec.Events(), "|"); got != want {
+		t.Errorf("events %s\nwant %s", got, want)
+	}
 }

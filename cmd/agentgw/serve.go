@@ -206,7 +206,8 @@ func stateSecret(cfg *Config, getenv func(string) string, st *openStore, log *sl
 func newOpenAI(cfg *Config, getenv func(string) string, run *runner.Runner, log *slog.Logger) (*openaiapi.Handler, error) {
 	oc := openaiapi.Config{Runner: run, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive), Logger: log}
 	if cfg.OpenAI.Passthrough && cfg.Upstream.URL != "" {
-		pc := openaiapi.PassthroughConfig{BaseURL: cfg.Upstream.URL, FirstByteTimeout: time.Duration(cfg.Upstream.FirstByteTimeout), Logger: log}
+		pc := openaiapi.PassthroughConfig{BaseURL: cfg.Upstream.URL, FirstByteTimeout: time.Duration(cfg.Upstream.FirstByteTimeout), Logger: log,
+			Secrets: gatewaySecrets(cfg, getenv)}
 		if llm.AuthMode(cfg.Upstream.Auth) == llm.AuthKey {
 			pc.APIKey = getenv(cfg.Upstream.KeyEnv)
 		}
