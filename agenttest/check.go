@@ -84,17 +84,11 @@ func (c *checker) answer(exp *Expect, ans *answer, at agent.Position) {
 
 // stepList checks the stubbed steps that ran, in order.
 func (c *checker) stepList(exp *Expect, got []madeCall) {
-	if len(exp.Steps) != len(got) {
-		at := exp.Pos
-		if len(exp.Steps) > 0 && exp.Steps[0] != nil {
-			at = exp.Steps[0].Pos
-		}
-		ids := make([]string, len(got))
-		for i, g := range got {
-			ids[i] = g.Name
-		}
-		c.differ(at, "steps: count", fmt.Sprint(len(exp.Steps)), fmt.Sprintf("%d: %s", len(got), orNone(ids)))
+	at := exp.Pos
+	if len(exp.Steps) > 0 && exp.Steps[0] != nil {
+		at = exp.Steps[0].Pos
 	}
+	c.madeCount(at, "steps", len(exp.Steps), got)
 	for i, e := range exp.Steps {
 		if e == nil || i >= len(got) {
 			continue
@@ -335,19 +329,26 @@ func (c *checker) action(a *ActionExpect, what string, got *actions.Action) {
 	}
 }
 
+// madeCount checks that the list what, stated at at, expects as many
+// entries as were made.
+func (c *checker) madeCount(at agent.Position, what string, want int, got []madeCall) {
+	if want == len(got) {
+		return
+	}
+	names := make([]string, len(got))
+	for i, g := range got {
+		names[i] = g.Name
+	}
+	c.differ(at, what+": count", fmt.Sprint(want), fmt.Sprintf("%d: %s", len(got), orNone(names)))
+}
+
 // callList checks the tool calls made, in order.
 func (c *checker) callList(exp *Expect, got []madeCall) {
-	if len(exp.ToolCalls) != len(got) {
-		at := exp.Pos
-		if len(exp.ToolCalls) > 0 && exp.ToolCalls[0] != nil {
-			at = exp.ToolCalls[0].Pos
-		}
-		names := make([]string, len(got))
-		for i, g := range got {
-			names[i] = g.Name
-		}
-		c.differ(at, "toolCalls: count", fmt.Sprint(len(exp.ToolCalls)), fmt.Sprintf("%d: %s", len(got), orNone(names)))
+	at := exp.Pos
+	if len(exp.ToolCalls) > 0 && exp.ToolCalls[0] != nil {
+		at = exp.ToolCalls[0].Pos
 	}
+	c.madeCount(at, "toolCalls", len(exp.ToolCalls), got)
 	for i, e := range exp.ToolCalls {
 		if e == nil || i >= len(got) {
 			continue

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/echomodel"
 )
 
 // upstreamCall is one request the gateway sent the model.
@@ -72,19 +73,7 @@ func (r *replay) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agenttest: reading the upstream request: %w", err)
 	}
-	var wire struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
+	var wire echomodel.Request
 	if err := json.Unmarshal(body, &wire); err != nil {
 		return respond(req, http.StatusBadRequest, "application/json", errorBody("the gateway sent a request that is not JSON: "+err.Error())), nil
 	}

@@ -23,8 +23,11 @@ import (
 // URL is the upstream.url that selects the built-in model.
 const URL = "builtin:echo"
 
-// request is what the model reads of a chat completion request.
-type request struct {
+// Request is what a model reads of a chat completion request: its model,
+// whether it streams, each message's role and content (a string or parts),
+// and the names of the tools offered. Fakes of the upstream (agent tests)
+// read requests with it too.
+type Request struct {
 	Model    string `json:"model"`
 	Stream   bool   `json:"stream"`
 	Messages []struct {
@@ -42,7 +45,7 @@ type request struct {
 func Handler(pace time.Duration) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		var req request
+		var req Request
 		if err := json.NewDecoder(io.LimitReader(r.Body, 16<<20)).Decode(&req); err != nil {
 			http.Error(w, `{"error":{"message":"the request is not JSON"}}`, http.StatusBadRequest)
 			return
@@ -84,7 +87,7 @@ var callPattern = regexp.MustCompile(`(?m)^call ([A-Za-z0-9_.-]+)\s*(\{.*\})?\s*
 
 // answer is the model's answer: a tool call the last user message asks
 // for, or the text saying what it received.
-func answer(req *request) (string, map[string]any) {
+func answer(req *Request) (string, map[string]any) {
 	last := ""
 	if n := len(req.Messages); n > 0 {
 		m := req.Messages[n-1]
@@ -219,7 +222,7 @@ func chunk(w http.ResponseWriter, id, model string, delta map[string]any, finish
 	}
 }
 
-func writeCompletion(w http.ResponseWriter, req *request, text string, call map[string]any) {
+func writeCompletion(w http.ResponseWriter, req *Request, text string, call map[string]any) {
 	msg := map[string]any{"role": "assistant", "content": text}
 	finish := "stop"
 	if call != nil {
