@@ -252,3 +252,23 @@ func TestDefaultCommand(t *testing.T) {
 		t.Errorf("requests of hello/default = %v, want 1", got)
 	}
 }
+
+// TestRoutedTwice: the server names the agent before the command is known,
+// then both: the request counts under the command that ran, and its open
+// stream once.
+func TestRoutedTwice(t *testing.T) {
+	m := New(Options{NoRuntime: true})
+	_, run := m.Begin(context.Background(), &observe.Request{Source: observe.SourceHTTP, Route: "/agents/:name"})
+	run.Routed("chat", "", true)
+	run.Routed("chat", "templated", true)
+	if got := testutil.ToFloat64(m.openStreams.WithLabelValues("chat")); got != 1 {
+		t.Errorf("open streams of chat = %v, want 1", got)
+	}
+	run.End(observe.Outcome{Result: observe.ResultOK, Status: 200})
+	if got := testutil.ToFloat64(m.requests.WithLabelValues("http", "/agents/:name", "chat", "templated", "ok", "")); got != 1 {
+		t.Errorf("requests of chat/templated = %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(m.openStreams.WithLabelValues("chat")); got != 0 {
+		t.Errorf("open streams of chat after the end = %v, want 0", got)
+	}
+}

@@ -33,27 +33,35 @@ type run struct {
 	storeFailed bool
 }
 
-// Routed implements observe.Run. Only the first call counts: the agent and
-// command the request asked for, not those it asked in turn.
+// Routed implements observe.Run. The last call counts: the server names
+// the agent first, before the command is known (so that a request refused
+// then is counted under its agent), then the agent and the command that
+// run.
 func (r *run) Routed(agent, command string, loaded bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.routed {
-		return
-	}
-	r.routed = true
 	if command == "" {
 		command = defaultCommand // what a request without one runs
 	}
+	prev := r.agent
 	if loaded {
 		r.agent, r.command = r.m.label("agent", agent), r.m.label("command", command)
 	} else {
 		r.agent, r.command = RequestDefined, RequestDefined
 	}
-	if r.source == observe.SourceHTTP {
+	if r.source != observe.SourceHTTP {
+		r.routed = true
+		return
+	}
+	switch {
+	case !r.routed:
 		r.stream = true
 		r.m.openStreams.WithLabelValues(r.agent).Inc()
+	case prev != r.agent:
+		r.m.openStreams.WithLabelValues(prev).Dec()
+		r.m.openStreams.WithLabelValues(r.agent).Inc()
 	}
+	r.routed = true
 }
 
 // agentLabel is the agent's label value, "" before Routed.
