@@ -3,8 +3,8 @@ package llm
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"strconv"
 
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
@@ -71,28 +71,34 @@ type TokenUsage struct {
 
 // inspect reads a chunk of an observed call for its usage and finish
 // reason; finished is set when the chunk carries the finish reason. Only
-// the chunks that carry a usage object or the finish reason are decoded:
-// every other costs a search for "usage".
+// the members are read, with the relay's own scanner, never the whole
+// chunk decoded: a chunk without a usage object costs a search for
+// "usage".
 func (r *relay) inspect(data []byte, finished bool) {
 	if bytes.Contains(data, usageKey) && !bytes.Contains(data, usageNull) {
-		if v, ok := sse.Field(data, "usage"); ok && string(v) != "null" {
-			var u struct {
-				Prompt     int `json:"prompt_tokens"`
-				Completion int `json:"completion_tokens"`
-			}
-			if json.Unmarshal(v, &u) == nil {
-				r.usage = TokenUsage{In: u.Prompt, Out: u.Completion, Reported: true}
-			}
+		if v, ok := sse.Field(data, "usage"); ok && len(v) > 0 && v[0] == '{' {
+			r.usage = TokenUsage{In: intField(v, "prompt_tokens"), Out: intField(v, "completion_tokens"), Reported: true}
 		}
 	}
 	if finished && r.finishReason == "" {
-		var c struct {
-			Choices []struct {
-				FinishReason string `json:"finish_reason"`
-			} `json:"choices"`
-		}
-		if json.Unmarshal(data, &c) == nil && len(c.Choices) > 0 {
-			r.finishReason = c.Choices[0].FinishReason
+		if i := bytes.Index(data, finishKey); i >= 0 {
+			if v, ok := sse.LeadingValue(data[i+len(finishKey):]); ok && len(v) > 1 && v[0] == '"' {
+				r.finishReason, _ = strconv.Unquote(string(v))
+			}
 		}
 	}
+}
+
+// intField is the integer member key of the JSON object obj, 0 when it
+// has none.
+func intField(obj []byte, key string) int {
+	v, ok := sse.Field(obj, key)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(string(v))
+	if err != nil {
+		return 0
+	}
+	return n
 }

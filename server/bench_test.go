@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/observe/metrics"
 	"github.com/agentgw/agentgw/server"
 )
 
@@ -25,7 +27,7 @@ func (d *discardWriter) Flush()                      {}
 
 // benchGateway is the gateway with the bench/ harness's agents and a model
 // platform client made with cfg, as an http.Handler.
-func benchGateway(b *testing.B, cfg llm.Config) http.Handler {
+func benchGateway(b *testing.B, cfg llm.Config, obs ...observe.Observer) http.Handler {
 	b.Helper()
 	agents, diags := loadAllKinds("../bench/agents")
 	if diags.Errors() > 0 {
@@ -35,7 +37,8 @@ func benchGateway(b *testing.B, cfg llm.Config) http.Handler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return server.New(server.Config{Runner: runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{LLM: client})}).Handler()
+	return server.New(server.Config{Runner: runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{LLM: client}),
+		Observers: obs}).Handler()
 }
 
 // benchStream is the upstream answer of BenchmarkGatewayOwn and
@@ -97,10 +100,20 @@ func (t cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // handed to a transport that answers the same 23 events at once, and the
 // relay to a response writer that discards. It is what BenchmarkLoopback's
 // agentgw case adds to its proxy case, less the sockets.
-func BenchmarkGatewayOwn(b *testing.B) {
+func BenchmarkGatewayOwn(b *testing.B) { benchGatewayOwn(b) }
+
+// BenchmarkGatewayOwnObserved is BenchmarkGatewayOwn with observers: the
+// Prometheus metrics, on by default in serve. BenchmarkGatewayOwn is the
+// gateway with none (and the access log above info), where no
+// observe.Watch is made.
+func BenchmarkGatewayOwnObserved(b *testing.B) {
+	b.Run("metrics", func(b *testing.B) { benchGatewayOwn(b, metrics.New(metrics.Options{NoRuntime: true})) })
+}
+
+func benchGatewayOwn(b *testing.B, obs ...observe.Observer) {
 	chunks, tail := benchStream()
 	stream := append(bytes.Join(chunks, nil), tail...)
-	h := benchGateway(b, llm.Config{BaseURL: "http://upstream.invalid", HTTPClient: &http.Client{Transport: cannedTransport{stream}}})
+	h := benchGateway(b, llm.Config{BaseURL: "http://upstream.invalid", HTTPClient: &http.Client{Transport: cannedTransport{stream}}}, obs...)
 	body, err := os.ReadFile("testdata/bench_request.json")
 	if err != nil {
 		b.Fatal(err)

@@ -19,8 +19,15 @@ import (
 // hands the handler's error to echo.
 func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		start := time.Now()
 		req := c.Request()
+		if len(s.cfg.Observers) == 0 && !s.log.Enabled(req.Context(), slog.LevelInfo) {
+			// Nothing watches: not even the request's description is made.
+			if err := next(c); err != nil {
+				c.Error(err)
+			}
+			return nil
+		}
+		start := time.Now()
 		ctx, w := s.observers.Begin(req.Context(), &observe.Request{Source: observe.SourceHTTP, Route: c.Path(),
 			Method: req.Method, Path: req.URL.Path, RequestID: requestIDOf(c), Remote: c.RealIP(), Header: req.Header, Start: start})
 		if w == nil {
