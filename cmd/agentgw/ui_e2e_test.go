@@ -503,6 +503,7 @@ func TestPlaygroundScreenshot(t *testing.T) {
 		setText(`#vcs-remote`, allowedRemote),
 		setText(`#prompt`, "Is **Add** safe for large numbers?"),
 		chromedp.Click(chromedp.CSS(`#send`)), turnDone(1),
+		chromedp.Click(chromedp.CSS(turn(1, ".prompt summary"))),
 		pick(`#agent`, "repo"), chromedp.WaitReady(chromedp.CSS(`#command option[value="default"]`)),
 		setText(`#prompt`, "proj"), chromedp.Click(chromedp.CSS(`#send`)), turnDone(2),
 		chromedp.Click(chromedp.CSS(turn(2, `.tree li[data-node-id="internal"] .toggle`))), turnDone(3),
