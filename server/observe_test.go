@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"context"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -104,15 +102,6 @@ func TestObservedRequests(t *testing.T) {
 	}
 }
 
-// injector is an observer whose trace header is a fixed value.
-type injector struct{ observe.Nop }
-
-func (injector) Begin(ctx context.Context, _ *observe.Request) (context.Context, observe.Run) {
-	return ctx, injector{}
-}
-
-func (injector) Inject(_ context.Context, h http.Header) { h.Set("Traceparent", "00-test-01") }
-
 // TestObservedUpstreamHeaders: the upstream request carries what the
 // observers inject (a tracer's traceparent), in place of the plugin's.
 func TestObservedUpstreamHeaders(t *testing.T) {
@@ -120,7 +109,7 @@ func TestObservedUpstreamHeaders(t *testing.T) {
 	for _, observed := range []bool{true, false} {
 		var opts []option
 		if observed {
-			opts = append(opts, withServer(func(c *server.Config) { c.Observers = observe.Observers{injector{}} }))
+			opts = append(opts, withServer(func(c *server.Config) { c.Observers = observe.Observers{observetest.Injector{Value: "00-test-01"}} }))
 		}
 		gw := newGateway(t, append(opts, withUpstream(replay(t, "normal.sse")))...)
 		post(t, gw.URL+"/agents/chat", `{"command":"default"}`, "Traceparent", "00-from-plugin-01")

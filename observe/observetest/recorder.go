@@ -97,3 +97,28 @@ func (x run) End(o observe.Outcome) {
 	x.r.outcomes = append(x.r.outcomes, o)
 	x.r.mu.Unlock()
 }
+
+// Injector is an observe.Observer whose runs inject Traceparent: Value
+// into outgoing requests, as a tracer would, and watch nothing else.
+type Injector struct{ Value string }
+
+var _ observe.Observer = Injector{}
+
+// Begin implements observe.Observer.
+func (i Injector) Begin(ctx context.Context, _ *observe.Request) (context.Context, observe.Run) {
+	return ctx, injectorRun{value: i.Value}
+}
+
+type injectorRun struct {
+	observe.Nop
+	value string
+}
+
+func (r injectorRun) Inject(_ context.Context, h http.Header) { h.Set("Traceparent", r.value) }
+
+// Watched returns ctx watched by obs, as the server's requests are, for
+// tests of code that reports to the Watch in its context.
+func Watched(ctx context.Context, obs ...observe.Observer) context.Context {
+	ctx, _ = observe.Observers(obs).Begin(ctx, &observe.Request{Source: observe.SourceInternal})
+	return ctx
+}
