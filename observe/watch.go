@@ -71,6 +71,16 @@ func nopUpstream(UpstreamResult) {}
 func nopStep(StepResult)         {}
 func nopTool(ToolResult)         {}
 
+// Also adds r to the runs w reports to, for a handler that watches its
+// own request (the OpenAI endpoint adds up the usage of its model calls).
+// It must be called before the request's work starts, from the goroutine
+// that serves it: the other methods read the list without a lock.
+func (w *Watch) Also(r Run) {
+	if w != nil {
+		w.runs = append(w.runs, r)
+	}
+}
+
 // Routed names the agent and command; see Run.Routed.
 func (w *Watch) Routed(agent, command string, loaded bool) {
 	if w == nil {

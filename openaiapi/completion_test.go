@@ -1,10 +1,15 @@
 package openaiapi_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/observe/observetest"
 )
 
 // TestCompletion: stream false answers one chat.completion with the whole
@@ -79,5 +84,46 @@ func TestRunThroughUpstream(t *testing.T) {
 	}
 	if a := up.header.Get("Authorization"); a != "Bearer sk-client" {
 		t.Errorf("the upstream got Authorization %q, want the client's (forward mode)", a)
+	}
+}
+
+// TestCompletionUsageOfThePrompt: an upstream that reports no usage (the
+// built-in model) gets the usage the gateway counted for its call: the
+// prompt it really sent (the agent's templates, not only the client's
+// messages) and a token a relayed chunk; the same whether another observer
+// watches the request or none does.
+func TestCompletionUsageOfThePrompt(t *testing.T) {
+	for _, observed := range []bool{false, true} {
+		s := setup{}
+		if observed {
+			s.observers = observe.Observers{&observetest.Recorder{}}
+		}
+		gw := start(t, s)
+		resp, body := gw.post(t, "/v1/chat/completions", `{"model":"coder","messages":[{"role":"user","content":"hi"}]}`)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+		var sent struct{ Messages []struct{ Content string } }
+		if err := json.Unmarshal([]byte(gw.up.only(t).body), &sent); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for _, m := range sent.Messages {
+			want += llm.EstimateTokens(m.Content) + 4
+		}
+		var got struct {
+			Usage struct {
+				PromptTokens     int `json:"prompt_tokens"`
+				CompletionTokens int `json:"completion_tokens"`
+				TotalTokens      int `json:"total_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatal(err)
+		}
+		u := got.Usage
+		if len(sent.Messages) < 2 || u.PromptTokens != want || u.CompletionTokens == 0 || u.TotalTokens != u.PromptTokens+u.CompletionTokens {
+			t.Errorf("observed=%v: usage %+v, want %d prompt tokens for %d messages sent", observed, u, want, len(sent.Messages))
+		}
 	}
 }

@@ -210,15 +210,17 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top map[string]jso
 	// The access log, the metrics and the traces name the agent and
 	// command, as for the agent protocol's requests.
 	observe.From(r.Context()).Routed(run.Agent(), run.Command(), run.Loaded())
+	tap := &usageTap{}
+	ctx := tapUsage(r.Context(), tap)
 	id, created := "chatcmpl-"+uuid.NewString(), h.cfg.Now().Unix()
 	em := &emitter{agent: agentName}
 	if !cr.Stream {
 		em.out = discard{}
-		run.Execute(r.Context(), em)
+		run.Execute(ctx, em)
 		if em.err != nil {
 			return em.err
 		}
-		writeJSON(w, completion(id, created, cr, em))
+		writeJSON(w, completion(id, created, cr, em, tap))
 		return nil
 	}
 	s := newStreamOut(w, id, cr.Model, created, cr.IncludeUsage)
@@ -227,13 +229,13 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top map[string]jso
 		return nil // the client went away
 	}
 	stop := s.keepAlive(h.cfg.KeepAlive)
-	run.Execute(r.Context(), em)
+	run.Execute(ctx, em)
 	stop()
 	if em.err != nil {
 		_ = s.fail(toObject(em.err))
 		return nil
 	}
-	_ = s.finish(em.usageOf(cr))
+	_ = s.finish(em.usageOf(cr, tap))
 	return nil
 }
 
@@ -242,12 +244,18 @@ type discard struct{}
 
 func (discard) content(string) error { return nil }
 
-// usageOf is the usage the upstream reported, or, when it reported none,
-// an estimate from the request's messages and the answer (llm.EstimateTokens).
-func (e *emitter) usageOf(cr *chatRequest) usage {
+// usageOf is the usage the upstream reported in the chunks relayed, else
+// that of the model calls as the llm client counted them (the upstream's,
+// or estimated from the prompt it sent), else, for an answer no model
+// gave, an estimate from the request's messages and the answer
+// (llm.EstimateTokens).
+func (e *emitter) usageOf(cr *chatRequest, tap *usageTap) usage {
 	u := e.usage
 	if e.usages == 0 {
-		u = usage{PromptTokens: llm.EstimateTokens(promptText(cr)), CompletionTokens: llm.EstimateTokens(e.text.String())}
+		var ok bool
+		if u, ok = tap.usage(); !ok {
+			u = usage{PromptTokens: llm.EstimateTokens(promptText(cr)), CompletionTokens: llm.EstimateTokens(e.text.String())}
+		}
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u
@@ -274,9 +282,9 @@ type completionChoiceJSON struct {
 	FinishReason string    `json:"finish_reason"`
 }
 
-func completion(id string, created int64, cr *chatRequest, em *emitter) completionJSON {
+func completion(id string, created int64, cr *chatRequest, em *emitter, tap *usageTap) completionJSON {
 	c := completionChoiceJSON{FinishReason: "stop"}
 	c.Message.Role, c.Message.Content = "assistant", em.text.String()
 	return completionJSON{ID: id, Object: "chat.completion", Created: created, Model: cr.Model,
-		Choices: []completionChoiceJSON{c}, Usage: em.usageOf(cr)}
+		Choices: []completionChoiceJSON{c}, Usage: em.usageOf(cr, tap)}
 }
