@@ -153,13 +153,17 @@ func TestScrapeFailure(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := `# HELP agentgw_store_errors_total Failures of the store: requests that met it (source=request: STORE_UNAVAILABLE answered or sent in the stream) and scrapes that could not read it (source=scrape).
-# TYPE agentgw_store_errors_total counter
-agentgw_store_errors_total{source="request"} 0
-agentgw_store_errors_total{source="scrape"} 3
-`
-	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(want), "agentgw_store_errors_total", "agentgw_paused_runs"); err != nil {
-		t.Error(err)
+	// Read without a third scrape: a scrape counts its own failure while
+	// it collects, so what it reports of the counter depends on the order
+	// its collectors run in.
+	if got := testutil.ToFloat64(m.storeErrors.WithLabelValues("scrape")); got != 2 {
+		t.Errorf("scrape failures %v, want 2", got)
+	}
+	if got := testutil.ToFloat64(m.storeErrors.WithLabelValues("request")); got != 0 {
+		t.Errorf("request store errors %v, want 0", got)
+	}
+	if err := testutil.GatherAndCompare(m.Registry(), strings.NewReader(""), "agentgw_paused_runs"); err != nil {
+		t.Errorf("the paused runs were served: %v", err)
 	}
 }
 
