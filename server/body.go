@@ -63,7 +63,9 @@ func (s *Server) readBody(c echo.Context) ([]byte, error) {
 }
 
 // readAll reads the request's body, at most BodyLimit bytes, into a buffer
-// that grows as bytes arrive, and clears the read deadline bodyDeadline set.
+// that grows as bytes arrive. The read deadline bodyDeadline set needs no
+// clearing: net/http clears it when, the body read, it starts watching the
+// connection for the client going away (TestStreamOutlivesBodyReadTimeout).
 func (s *Server) readAll(c echo.Context) ([]byte, error) {
 	r := c.Request()
 	limit := s.cfg.BodyLimit
@@ -80,7 +82,6 @@ func (s *Server) readAll(c echo.Context) ([]byte, error) {
 	case err != nil:
 		return nil, agent.Errorf(agent.CodeBadRequest, "reading the body: %v", err)
 	}
-	//X s.setReadDeadline(c, time.Time{})
 	return body, nil
 }
 
