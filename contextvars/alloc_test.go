@@ -2,9 +2,10 @@ package contextvars
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/internal/allocs"
 )
 
 // allocFactor is the most Decode may allocate per byte of its input (plus
@@ -63,22 +64,12 @@ func adversarialBodies() map[string][]byte {
 	}
 }
 
-// allocated returns the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // TestDecodeAllocationBound: whatever the shape of the input, Decode
 // allocates at most allocFactor bytes per byte of it (plus allocSlack).
 func TestDecodeAllocationBound(t *testing.T) {
 	for name, body := range adversarialBodies() {
 		t.Run(name, func(t *testing.T) {
-			n := allocated(func() { _, _ = Decode(body) })
+			n := allocs.Of(func() { _, _ = Decode(body) })
 			limit := uint64(allocFactor*len(body) + allocSlack)
 			t.Logf("%d bytes allocated for %d bytes: %.1f per byte", n, len(body), float64(n)/float64(len(body)))
 			if n > limit {

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/internal/allocs"
 )
 
 // decodeAll is the endpoint's whole decoding of a body for an agent: the
@@ -70,16 +70,6 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// allocated returns the bytes fn allocates.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // TestDecodeCostBound: bodies built to cost the most per byte allocate at
 // most allocFactor bytes per byte (plus allocSlack) on their way to the
 // runner's request, or to their error: the cost follows the size, whatever
@@ -108,7 +98,7 @@ func TestDecodeCostBound(t *testing.T) {
 	}
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
-			n := allocated(func() { _, _ = decodeAll(body) })
+			n := allocs.Of(func() { _, _ = decodeAll(body) })
 			limit := uint64(allocFactor*len(body) + allocSlack)
 			t.Logf("%d bytes allocated for %d bytes: %.1f per byte", n, len(body), float64(n)/float64(len(body)))
 			if n > limit {

@@ -3,7 +3,6 @@ package tmpl
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,17 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/internal/allocs"
 )
-
-// allocated is what f allocates on the heap, in bytes.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestTemplateBounds: templates that would make far more than the output
 // cap, or loop over costly calls, stop at their bound with a TEMPLATE_ERROR
@@ -80,7 +70,7 @@ func TestTemplateBounds(t *testing.T) {
 				}
 			}
 			var out string
-			got := allocated(func() { out, err = Execute(context.Background(), tpl, data) })
+			got := allocs.Of(func() { out, err = Execute(context.Background(), tpl, data) })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %d bytes and error %v, want %q", len(out), err, tc.want)
 			}
