@@ -24,10 +24,12 @@ type File struct {
 // conversation, typically clicks on the actions the previous answer emitted.
 type Test struct {
 	Pos     agent.Position
-	Name    string       `yaml:"name"`
-	Request Request      `yaml:"request"`
-	Model   []*Answer    `yaml:"model"`
-	Tools   *agent.Value `yaml:"tools"`
+	Name    string    `yaml:"name"`
+	Request Request   `yaml:"request"`
+	Model   []*Answer `yaml:"model"`
+	// Tools stub the tools the model calls, by name (NAME: {result} or
+	// {error}); a tool called without a stub fails the test.
+	Tools *agent.Value `yaml:"tools"`
 	// Steps stub plan steps by id (git, tool, handoff, ask, recall steps).
 	Steps  *agent.Value `yaml:"steps"`
 	Expect *Expect      `yaml:"expect"`

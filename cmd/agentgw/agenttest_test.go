@@ -76,12 +76,12 @@ func TestAgentTestReportsBrokenExpectations(t *testing.T) {
 		{
 			name: "a reply template", old: "Welcome to agent hello!", new: "Welcome, says agent hello!",
 			files: []string{"hello.yaml", "hello_test.yaml"},
-			want: "--- FAIL: greets the user by nickname and offers the version (DIR/hello_test.yaml:3)\n" +
-				"DIR/hello_test.yaml:10: text equals\n" +
+			want: "--- FAIL: greets the user by nickname and offers the version (DIR/hello_test.yaml:4)\n" +
+				"DIR/hello_test.yaml:11: text equals\n" +
 				"    expected: \"Hello, Ann!\\nWelcome to agent hello!\"\n" +
 				"         got: \"Hello, Ann!\\nWelcome, says agent hello!\"\n" +
-				"--- FAIL: greets a user it does not know (DIR/hello_test.yaml:17)\n" +
-				"DIR/hello_test.yaml:20: text equals\n" +
+				"--- FAIL: greets a user it does not know (DIR/hello_test.yaml:18)\n" +
+				"DIR/hello_test.yaml:21: text equals\n" +
 				"    expected: \"Hello, there!\\nWelcome to agent hello!\"\n" +
 				"         got: \"Hello, there!\\nWelcome, says agent hello!\"\n" +
 				"FAIL DIR/hello_test.yaml: 2 of 5 tests failed (agent hello)\n" +
@@ -91,8 +91,8 @@ func TestAgentTestReportsBrokenExpectations(t *testing.T) {
 			name: "a system prompt, against the golden prompt", old: "Answer concisely", new: "Answer at length",
 			files: []string{"coder.yaml", "coder_test.yaml", "testdata/coder.default.prompt.golden"},
 			args:  []string{"--run", "^default puts"},
-			want: "--- FAIL: default puts the file, the branch and the selection in the prompt (DIR/coder_test.yaml:3)\n" +
-				"DIR/coder_test.yaml:32: prompt.golden: the request differs from DIR/testdata/coder.default.prompt.golden at its line 6 (agentgw test --update rewrites it)\n" +
+			want: "--- FAIL: default puts the file, the branch and the selection in the prompt (DIR/coder_test.yaml:4)\n" +
+				"DIR/coder_test.yaml:33: prompt.golden: the request differs from DIR/testdata/coder.default.prompt.golden at its line 6 (agentgw test --update rewrites it)\n" +
 				"    expected: \"      \\\"content\\\": \\\"You are a senior software engineer helping a colleague inside their IDE.\\\\nAnswer concisely and show code in fenced blocks.\\\\nThe open file is src/sum.go (go).\\\\nThe workspace is on git branch feature/sum.\\\"\"\n" +
 				"         got: \"      \\\"content\\\": \\\"You are a senior software engineer helping a colleague inside their IDE.\\\\nAnswer at length and show code in fenced blocks.\\\\nThe open file is src/sum.go (go).\\\\nThe workspace is on git branch feature/sum.\\\"\"\n" +
 				"FAIL DIR/coder_test.yaml: 1 of 1 tests failed (agent coder)\n" +
@@ -109,14 +109,14 @@ func TestAgentTestReportsBrokenExpectations(t *testing.T) {
 			name: "a tool the model is offered", old: "tools: [run_tests, read_file]", new: "tools: [run_tests]",
 			files: []string{"fixer.yaml", "fixer_test.yaml"},
 			args:  []string{"--run", "proposes a fix"},
-			want: "--- FAIL: runs the tests after consent, reads the failing test, proposes a fix (DIR/fixer_test.yaml:6)\n" +
-				"DIR/fixer_test.yaml:27: prompt.tools\n" +
+			want: "--- FAIL: runs the tests after consent, reads the failing test, proposes a fix (DIR/fixer_test.yaml:7)\n" +
+				"DIR/fixer_test.yaml:28: prompt.tools\n" +
 				"    expected: read_file, run_tests\n" +
 				"         got: run_tests\n" +
-				"DIR/fixer_test.yaml:41: toolCalls: count\n" +
+				"DIR/fixer_test.yaml:42: toolCalls: count\n" +
 				"    expected: 2\n" +
 				"         got: 1: run_tests\n" +
-				"DIR/fixer_test.yaml:59: prompt of call 2.messages[5] contains\n" +
+				"DIR/fixer_test.yaml:60: prompt of call 2.messages[5] contains\n" +
 				"    expected: \"func TestSum\"\n" +
 				"         got: \"{\\\"callId\\\":\\\"call_2\\\",\\\"status\\\":\\\"ERROR\\\",\\\"error\\\":{\\\"code\\\":\\\"UNKNOWN_TOOL\\\",\\\"message\\\":\\\"there is no tool named \\\\\\\"read_file\\\\\\\"\\\"},\\\"executionTime\\\":0}\"\n" +
 				"FAIL DIR/fixer_test.yaml: 1 of 1 tests failed (agent fixer)\n" +

@@ -25,7 +25,7 @@ Usage:
   agentgw lint    [DIR|FILE]...
   agentgw test    [--update] [--run REGEXP] [-v] [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
-  agentgw schema  agent|config
+  agentgw schema  agent|config|test
   agentgw kb      index [ID]... | search [--top N] ID QUERY
   agentgw schedules [--url http://localhost:18080]
   agentgw healthcheck [--addr :18080]

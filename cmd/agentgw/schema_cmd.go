@@ -17,15 +17,16 @@ import (
 )
 
 // schemaUsage is the usage of agentgw schema.
-const schemaUsage = `usage: agentgw schema agent|config
+const schemaUsage = `usage: agentgw schema agent|config|test
 
-Prints the JSON Schema (draft 2020-12) of an agent definition file (agent)
-or of the gateway configuration file (config), for editors: YAML files name
-it in a "# yaml-language-server: $schema=PATH" comment.
+Prints the JSON Schema (draft 2020-12) of an agent definition file (agent),
+of the gateway configuration file (config) or of an agent test file, a
+*_test.yaml that agentgw test runs (test), for editors: YAML files name it
+in a "# yaml-language-server: $schema=PATH" comment.
 `
 
-// cmdSchema prints the JSON Schema of an agent definition or of the
-// gateway configuration.
+// cmdSchema prints the JSON Schema of an agent definition, of the gateway
+// configuration or of an agent test file.
 func cmdSchema(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
 		fmt.Fprint(stderr, schemaUsage)
@@ -38,11 +39,13 @@ func cmdSchema(args []string, stdout, stderr io.Writer) int {
 		g, err = agentSchema(schemaDocs())
 	case "config":
 		g, err = configSchema(schemaDocs())
+	case "test":
+		g, err = agentTestSchema(schemaDocs())
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, schemaUsage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "agentgw schema: unknown schema %q: agent or config\n", args[0])
+		fmt.Fprintf(stderr, "agentgw schema: unknown schema %q: agent, config or test\n", args[0])
 		return 2
 	}
 	var out []byte
@@ -82,6 +85,12 @@ func agentSchema(docs schema.Docs) (schema.Generated, error) {
 		Examples:    configs.FS,
 		ExamplesDir: configs.AgentsDir,
 	})
+}
+
+// agentTestSchema is the schema of an agent test file (*_test.yaml), made
+// from package agenttest's types.
+func agentTestSchema(docs schema.Docs) (schema.Generated, error) {
+	return schema.AgentTest(schema.AgentTestOptions{Docs: docs})
 }
 
 // configSchema is the gateway configuration's schema: Config's fields as

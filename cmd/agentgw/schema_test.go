@@ -16,6 +16,7 @@ import (
 const (
 	agentSchemaFile  = "../../configs/schema/agent.schema.json"
 	configSchemaFile = "../../configs/schema/config.schema.json"
+	testSchemaFile   = "../../configs/schema/agent-test.schema.json"
 )
 
 // sourceDocs are the doc comments of the types the schemas reflect, read
@@ -24,7 +25,7 @@ func sourceDocs(t *testing.T) schema.Docs {
 	t.Helper()
 	const module = "github.com/agentgw/agentgw"
 	dirs := map[string]string{}
-	for _, gen := range []func(schema.Docs) (schema.Generated, error){agentSchema, configSchema} {
+	for _, gen := range []func(schema.Docs) (schema.Generated, error){agentSchema, configSchema, agentTestSchema} {
 		g, err := gen(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -58,6 +59,7 @@ func TestSchemaFiles(t *testing.T) {
 	}{
 		{agentSchemaFile, agentSchema},
 		{configSchemaFile, configSchema},
+		{testSchemaFile, agentTestSchema},
 	} {
 		g, err := tc.gen(docs)
 		if err != nil {
@@ -79,7 +81,7 @@ func TestSchemaFiles(t *testing.T) {
 		t.Log("-update: the binary was built with the old docs; run the test again to compare agentgw schema's output")
 		return
 	}
-	for arg, file := range map[string]string{"agent": agentSchemaFile, "config": configSchemaFile} {
+	for arg, file := range map[string]string{"agent": agentSchemaFile, "config": configSchemaFile, "test": testSchemaFile} {
 		code, stdout, stderr := runCLI(t, nil, "schema", arg)
 		if code != 0 {
 			t.Fatalf("schema %s: exit %d: %s", arg, code, stderr)
@@ -94,9 +96,9 @@ func TestSchemaUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "usage: agentgw schema agent|config"},
-		{[]string{"agent", "config"}, "usage: agentgw schema agent|config"},
-		{[]string{"agents"}, `agentgw schema: unknown schema "agents": agent or config`},
+		{nil, "usage: agentgw schema agent|config|test"},
+		{[]string{"agent", "config"}, "usage: agentgw schema agent|config|test"},
+		{[]string{"agents"}, `agentgw schema: unknown schema "agents": agent, config or test`},
 	} {
 		code, _, stderr := runCLI(t, nil, append([]string{"schema"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
