@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agenttest"
 	"github.com/agentgw/agentgw/schema"
 )
 
@@ -72,14 +73,15 @@ func validateYAML(s *jsonschema.Schema, data []byte) error {
 var modeline = regexp.MustCompile(`\A# yaml-language-server: \$schema=(\S+)\n`)
 
 // TestSchemaExamples: every example file under configs validates against
-// its schema (agents/ against the agent schema, gateway.yaml against the
-// config schema), and every YAML one starts with the yaml-language-server
+// its schema (agents/ against the agent schema, their *_test.yaml against
+// the agent test schema, gateway.yaml against the config schema), and every YAML one starts with the yaml-language-server
 // comment naming that schema by a path that resolves to it.
 func TestSchemaExamples(t *testing.T) {
 	const root = "../../configs"
 	schemas := map[string]*jsonschema.Schema{
 		agentSchemaFile:  compileSchemaFile(t, agentSchemaFile),
 		configSchemaFile: compileSchemaFile(t, configSchemaFile),
+		testSchemaFile:   compileSchemaFile(t, testSchemaFile),
 	}
 	n := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -88,8 +90,11 @@ func TestSchemaExamples(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, p)
 		var want string
+		inAgents := strings.HasPrefix(rel, "agents"+string(filepath.Separator))
 		switch {
-		case strings.HasPrefix(rel, "agents"+string(filepath.Separator)) && agent.IsDefinitionFile(p):
+		case inAgents && agenttest.IsTestFile(p):
+			want = testSchemaFile
+		case inAgents && agent.IsDefinitionFile(p):
 			want = agentSchemaFile
 		case rel == "gateway.yaml":
 			want = configSchemaFile
@@ -117,7 +122,7 @@ func TestSchemaExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 8 {
-		t.Errorf("checked %d example files; want the agents and gateway.yaml", n)
+	if n < 15 {
+		t.Errorf("checked %d example files; want the agents, their tests and gateway.yaml", n)
 	}
 }
