@@ -1,12 +1,6 @@
 package schedule
 
 import (
-	"context"
-	"database/sql"
-	"fmt"
-
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
@@ -107,43 +101,3 @@ const (
 	migrationLock int64 = 0x73_63_68_65_64_75_6c_65
 	syncLock      int64 = 0x73_63_68_65_64_73_79_6e
 )
-
-// migrateSQLite applies the steps in one transaction. db begins
-// transactions with BEGIN IMMEDIATE (store.SQLite's DB does), so the
-// transaction holds the file's write lock from its start: of several
-// processes starting at once one migrates, the others wait (busy_timeout)
-// and then find every step recorded.
-func migrateSQLite(ctx context.Context, db *sql.DB) (err error) {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("beginning the migration: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback()
-		}
-	}()
-	if err := dbconn.ApplyMigrations(ctx, dbconn.SQL(tx), "schedule_migrations", sqliteMigrations); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
-// migratePostgres applies the steps in one transaction that first takes a
-// transaction-scoped advisory lock: of several replicas starting at once
-// one migrates, the others wait for the lock (released when the first
-// commits, or when its connection dies) and then find every step recorded.
-func migratePostgres(ctx context.Context, pool *pgxpool.Pool) error {
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("beginning the migration: %w", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
-		return fmt.Errorf("taking the migration lock: %w", err)
-	}
-	if err := dbconn.ApplyMigrations(ctx, dbconn.PGX(tx), "schedule_migrations", postgresMigrations); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
-}

@@ -53,25 +53,12 @@ type Store struct {
 // IMMEDIATE (_txlock=immediate); every process sharing the file must open
 // it so. The store does not close db.
 func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
-	if err := migrateSQLite(ctx, db); err != nil {
+	if err := dbconn.MigrateSQLite(ctx, db, "schedule_migrations", sqliteMigrations); err != nil {
 		return nil, fmt.Errorf("schedule: migrating the SQLite database: %w", err)
 	}
 	s := newStore(opts)
 	s.pool = dbconn.SQL(db)
-	s.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("beginning a transaction: %w", err)
-		}
-		if err := fn(dbconn.SQL(tx)); err != nil {
-			_ = tx.Rollback()
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("committing: %w", err)
-		}
-		return nil
-	}
+	s.inTx = dbconn.TxSQL(db)
 	s.lockSync = func(context.Context, dbconn.Conn) error { return nil }
 	return s, nil
 }
@@ -81,25 +68,12 @@ func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 // it lacks. Its tables are in pool's search_path. The store does not close
 // pool.
 func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error) {
-	if err := migratePostgres(ctx, pool); err != nil {
+	if err := dbconn.MigratePostgres(ctx, pool, migrationLock, "schedule_migrations", postgresMigrations); err != nil {
 		return nil, fmt.Errorf("schedule: migrating the PostgreSQL database: %w", err)
 	}
 	s := newStore(opts)
 	s.pool = dbconn.PGX(pool)
-	s.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
-		tx, err := pool.Begin(ctx)
-		if err != nil {
-			return fmt.Errorf("beginning a transaction: %w", err)
-		}
-		if err := fn(dbconn.PGX(tx)); err != nil {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
-			return err
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return fmt.Errorf("committing: %w", err)
-		}
-		return nil
-	}
+	s.inTx = dbconn.TxPGX(pool)
 	s.forUpdate = " FOR UPDATE"
 	s.lockSync = func(ctx context.Context, tx dbconn.Conn) error {
 		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, syncLock)

@@ -79,25 +79,12 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Index, error) {
 // DB), or opened as it is: WAL, a busy_timeout, and transactions begun
 // IMMEDIATE (_txlock=immediate). The index does not close db.
 func OpenSQLite(ctx context.Context, db *sql.DB, opts Options) (*Index, error) {
-	if err := migrateSQLite(ctx, db); err != nil {
+	if err := dbconn.MigrateSQLite(ctx, db, "kb_migrations", sqliteMigrations); err != nil {
 		return nil, fmt.Errorf("index: migrating the SQLite database: %w", err)
 	}
 	ix := newIndex(opts)
 	ix.pool = dbconn.SQL(db)
-	ix.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("beginning a transaction: %w", err)
-		}
-		if err := fn(dbconn.SQL(tx)); err != nil {
-			_ = tx.Rollback()
-			return err
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("committing: %w", err)
-		}
-		return nil
-	}
+	ix.inTx = dbconn.TxSQL(db)
 	ix.snapshot = func(ctx context.Context, fn func(c dbconn.Conn) error) error {
 		return sqliteSnapshot(ctx, db, fn)
 	}
@@ -133,26 +120,13 @@ func sqliteSnapshot(ctx context.Context, db *sql.DB, fn func(c dbconn.Conn) erro
 // it lacks. Its tables are in pool's search_path. The index does not close
 // pool.
 func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index, error) {
-	if err := migratePostgres(ctx, pool); err != nil {
+	if err := dbconn.MigratePostgres(ctx, pool, migrationLock, "kb_migrations", postgresMigrations); err != nil {
 		return nil, fmt.Errorf("index: migrating the PostgreSQL database: %w", err)
 	}
 	ix := newIndex(opts)
 	ix.dialect.pg = true
 	ix.pool = dbconn.PGX(pool)
-	ix.inTx = func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
-		tx, err := pool.Begin(ctx)
-		if err != nil {
-			return fmt.Errorf("beginning a transaction: %w", err)
-		}
-		if err := fn(dbconn.PGX(tx)); err != nil {
-			_ = tx.Rollback(context.WithoutCancel(ctx))
-			return err
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return fmt.Errorf("committing: %w", err)
-		}
-		return nil
-	}
+	ix.inTx = dbconn.TxPGX(pool)
 	ix.snapshot = func(ctx context.Context, fn func(c dbconn.Conn) error) error {
 		tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 		if err != nil {
