@@ -1,13 +1,13 @@
 package openaiapi
 
 import (
-	"encoding/json"
 	"strings"
 	"sync"
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/llm"
 )
 
 // usage is OpenAI's token usage.
@@ -27,20 +27,17 @@ type out interface {
 // emitter translates a run's frames into an OpenAI answer: text and the
 // content of relayed upstream chunks become the answer's content; actions
 // and frontend tool calls are kept for the Markdown at its end; the first
-// error is kept for the answer's end; usage the upstream reports is
-// summed.
+// error is kept for the answer's end.
 type emitter struct {
 	// agent is the run's agent, for the models a confirm's command is
 	// reached by.
-	agent  string
-	mu     sync.Mutex
-	out    out
-	text   strings.Builder
-	acts   []*actions.Action
-	calls  []*runner.ToolCallFrame
-	err    *agent.Error
-	usage  usage
-	usages int
+	agent string
+	mu    sync.Mutex
+	out   out
+	text  strings.Builder
+	acts  []*actions.Action
+	calls []*runner.ToolCallFrame
+	err   *agent.Error
 }
 
 var _ runner.Emitter = (*emitter)(nil)
@@ -61,37 +58,15 @@ func (e *emitter) write(content string) error {
 	return e.out.content(content)
 }
 
-// upstreamChunk is what the emitter reads of a relayed chunk.
-type upstreamChunk struct {
-	Choices []struct {
-		Delta struct {
-			Content string `json:"content"`
-		} `json:"delta"`
-	} `json:"choices"`
-	Usage *usage `json:"usage"`
-}
-
 // Chunk implements runner.Emitter: the chunk's content goes on as the
 // answer's (its role, finish_reason, tool_calls deltas and id are the
-// upstream's business); its usage is counted.
+// upstream's business; its usage is counted by the llm client, which the
+// handler's usageTap hears).
 func (e *emitter) Chunk(raw []byte) error {
-	var c upstreamChunk
-	if json.Unmarshal(raw, &c) != nil {
-		return nil
-	}
+	text := llm.ChunkText(raw)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if c.Usage != nil {
-		e.usage.PromptTokens += c.Usage.PromptTokens
-		e.usage.CompletionTokens += c.Usage.CompletionTokens
-		e.usages++
-	}
-	for _, ch := range c.Choices {
-		if err := e.write(ch.Delta.Content); err != nil {
-			return err
-		}
-	}
-	return nil
+	return e.write(text)
 }
 
 // Action implements runner.Emitter.

@@ -244,18 +244,14 @@ type discard struct{}
 
 func (discard) content(string) error { return nil }
 
-// usageOf is the usage the upstream reported in the chunks relayed, else
-// that of the model calls as the llm client counted them (the upstream's,
-// or estimated from the prompt it sent), else, for an answer no model
-// gave, an estimate from the request's messages and the answer
-// (llm.EstimateTokens).
+// usageOf is the usage of the run's model calls as the llm client counted
+// them (the upstream's, or estimated from the prompt it really sent), or,
+// for an answer no model gave, an estimate from the request's messages and
+// the answer (llm.EstimateTokens).
 func (e *emitter) usageOf(cr *chatRequest, tap *usageTap) usage {
-	u := e.usage
-	if e.usages == 0 {
-		var ok bool
-		if u, ok = tap.usage(); !ok {
-			u = usage{PromptTokens: llm.EstimateTokens(promptText(cr)), CompletionTokens: llm.EstimateTokens(e.text.String())}
-		}
+	u, ok := tap.usage()
+	if !ok {
+		u = usage{PromptTokens: llm.EstimateTokens(promptText(cr)), CompletionTokens: llm.EstimateTokens(e.text.String())}
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u
