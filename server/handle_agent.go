@@ -49,10 +49,12 @@ func (s *Server) prepare(c echo.Context) (*runner.Run, error) {
 		}
 		req.Agent = name
 	}
-	if _, ok := s.cfg.Runner.Registry().Get(req.Agent); ok {
+	if w != nil {
 		// Named before Prepare, so that a request refused there is
 		// counted under its agent; a name no agent has is not a label.
-		w.Routed(req.Agent, "", true)
+		if _, ok := s.cfg.Runner.Registry().Get(req.Agent); ok {
+			w.Routed(req.Agent, "", true)
+		}
 	}
 	req.ID = requestIDOf(c)
 	// The gateway's own token never goes upstream, auth enabled or not.
