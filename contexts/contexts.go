@@ -15,6 +15,8 @@ import (
 	"errors"
 	"regexp"
 	"time"
+
+	"github.com/agentgw/agentgw/internal/access"
 )
 
 // Operations of the change log and of Apply (seed 000 section 8).
@@ -158,7 +160,7 @@ func (c Config) withDefaults() Config {
 
 // Anonymous owns the contexts of callers that are neither authenticated
 // nor name a user.
-const Anonymous = "anonymous"
+const Anonymous = access.Anonymous
 
 // UserOwner is the owner identity of a user id (userInfo.id): "user:" and
 // the id when it is short and plain, else "user:sha256:" and a hash, so

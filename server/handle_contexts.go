@@ -15,10 +15,15 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/internal/access"
 )
 
-// keyCaller is the echo context key of the caller's identity.
-const keyCaller = "agentgw.caller"
+// keyCaller is the echo context key of the caller's identity, keyAdmin
+// of whether its token is an admin token.
+const (
+	keyCaller = "agentgw.caller"
+	keyAdmin  = "agentgw.admin"
+)
 
 // Anonymous is the owner of the contexts created without inbound auth by
 // a caller that names no user.
@@ -36,6 +41,15 @@ func callerOf(c echo.Context) string {
 		return s
 	}
 	return userOwner(c.Request().Header.Get(HeaderUser))
+}
+
+// accessOf is who makes the request, for the objects callers own
+// (schedules, hand-offs, tasks): its identity as callerOf says, an admin
+// when its token is an admin token or when inbound auth is off (every
+// caller is then the operator).
+func (s *Server) accessOf(c echo.Context) access.Caller {
+	admin, _ := c.Get(keyAdmin).(bool)
+	return access.Caller{Owner: callerOf(c), Admin: admin || !s.authOn()}
 }
 
 // agentCaller is the identity an agent request's conversation is owned
@@ -56,7 +70,7 @@ func userOwner(id string) string { return contexts.UserOwner(id) }
 // tokenOwner is the identity of an inbound token.
 func tokenOwner(tok string) string {
 	sum := sha256.Sum256([]byte(tok))
-	return "token:" + hex.EncodeToString(sum[:16])
+	return access.TokenOwner(hex.EncodeToString(sum[:16]))
 }
 
 // contextError is the protocol error of a contexts error.

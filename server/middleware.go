@@ -124,12 +124,12 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		tok := h.Get(HeaderToken)
 		h.Del(HeaderToken)
 		if tok != "" && s.validToken(tok) {
-			c.Set(keyCaller, tokenOwner(tok))
+			s.setCaller(c, tok)
 			return next(c)
 		}
 		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && s.validToken(tok) {
 			h.Del("Authorization")
-			c.Set(keyCaller, tokenOwner(tok))
+			s.setCaller(c, tok)
 			return next(c)
 		}
 		return agent.Errorf(agent.CodeUnauthorized, "missing or wrong gateway token").
@@ -137,14 +137,32 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// authOn reports whether inbound auth is configured.
+func (s *Server) authOn() bool { return len(s.cfg.AuthTokens)+len(s.cfg.AdminTokens) > 0 }
+
+// validToken reports whether tok is an inbound token, admin or not.
 func (s *Server) validToken(tok string) bool {
+	return anyToken(tok, s.cfg.AuthTokens) || anyToken(tok, s.cfg.AdminTokens)
+}
+
+// anyToken reports whether tok is one of tokens, comparing every one in
+// constant time.
+func anyToken(tok string, tokens []string) bool {
 	ok := false
-	for _, t := range s.cfg.AuthTokens {
+	for _, t := range tokens {
 		if subtle.ConstantTimeCompare([]byte(tok), []byte(t)) == 1 {
 			ok = true
 		}
 	}
 	return ok
+}
+
+// setCaller records the caller of a request that sent the valid token tok.
+func (s *Server) setCaller(c echo.Context, tok string) {
+	c.Set(keyCaller, tokenOwner(tok))
+	if anyToken(tok, s.cfg.AdminTokens) {
+		c.Set(keyAdmin, true)
+	}
 }
 
 // rateLimiter limits requests per client address.

@@ -34,6 +34,10 @@ type Config struct {
 	// AuthTokens enables inbound auth when non-empty: requests need
 	// "Authorization: Bearer <token>" or "X-Agentgw-Token: <token>".
 	AuthTokens []string
+	// AdminTokens are inbound tokens that also see and change every
+	// owner's objects (schedules, hand-offs, tasks; access.Caller.Admin).
+	// They authenticate like AuthTokens, and turn inbound auth on too.
+	AdminTokens []string
 	// RateLimit is the sustained requests per second allowed per client
 	// address, with RateBurst; 0 disables rate limiting.
 	RateLimit float64
@@ -128,7 +132,7 @@ func New(cfg Config) *Server {
 	// handler reads is bounded as well while net/http discards it.
 	e.Pre(s.bodyDeadline)
 	e.Use(s.recoverPanics, s.requestID, s.observeRequests)
-	if len(cfg.AuthTokens) > 0 {
+	if s.authOn() {
 		e.Use(s.authenticate)
 	}
 	if cfg.RateLimit > 0 {

@@ -161,6 +161,9 @@ type ServerConfig struct {
 	KeepAlive     Duration `yaml:"keepAlive"`
 	Terminator    string   `yaml:"terminator"`
 	AuthTokensEnv string   `yaml:"authTokensEnv"`
+	// AdminTokensEnv names the environment variable of the admin tokens:
+	// inbound tokens that also see and change every owner's objects.
+	AdminTokensEnv string `yaml:"adminTokensEnv"`
 	RateLimit     float64  `yaml:"rateLimit"`
 	RateBurst     int      `yaml:"rateBurst"`
 	ShutdownGrace Duration `yaml:"shutdownGrace"`

@@ -91,6 +91,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig.Tick":           "Tick is the longest wait between two looks for due runs (a schedule made on another replica); 0 means 1s.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig.WebhookAllow":   "WebhookAllow are the URL prefixes schedules' webhooks may name.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig":                   "ServerConfig is the HTTP side.",
+		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig.AdminTokensEnv":    "AdminTokensEnv names the environment variable of the admin tokens: inbound tokens that also see and change every owner's objects.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig.BodyReadTimeout":   "BodyReadTimeout bounds reading a request's body (not the stream that answers it).",
 		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig.ReadHeaderTimeout": "ReadHeaderTimeout bounds reading a request's headers.",
 		"github.com/agentgw/agentgw/cmd/agentgw.StateConfig":                    "StateConfig is the action state signing.",

@@ -144,7 +144,8 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
-		RateLimit: cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
+		AdminTokens: splitTokens(getenv(cfg.Server.AdminTokensEnv)),
+		RateLimit:   cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
@@ -278,7 +279,7 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger, keptSecre
 // credentials. The upstream client redacts them from upstream messages,
 // should one ever carry them.
 func gatewaySecrets(cfg *Config, getenv func(string) string) []string {
-	secrets := splitTokens(getenv(cfg.Server.AuthTokensEnv))
+	secrets := append(splitTokens(getenv(cfg.Server.AuthTokensEnv)), splitTokens(getenv(cfg.Server.AdminTokensEnv))...)
 	if u, err := url.Parse(cfg.Store.URL); err == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok && pw != "" {
 			secrets = append(secrets, pw)
