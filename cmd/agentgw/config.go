@@ -163,10 +163,10 @@ type ServerConfig struct {
 	AuthTokensEnv string   `yaml:"authTokensEnv"`
 	// AdminTokensEnv names the environment variable of the admin tokens:
 	// inbound tokens that also see and change every owner's objects.
-	AdminTokensEnv string `yaml:"adminTokensEnv"`
-	RateLimit     float64  `yaml:"rateLimit"`
-	RateBurst     int      `yaml:"rateBurst"`
-	ShutdownGrace Duration `yaml:"shutdownGrace"`
+	AdminTokensEnv string   `yaml:"adminTokensEnv"`
+	RateLimit      float64  `yaml:"rateLimit"`
+	RateBurst      int      `yaml:"rateBurst"`
+	ShutdownGrace  Duration `yaml:"shutdownGrace"`
 	// ReadHeaderTimeout bounds reading a request's headers.
 	ReadHeaderTimeout Duration `yaml:"readHeaderTimeout"`
 	// BodyReadTimeout bounds reading a request's body (not the stream
