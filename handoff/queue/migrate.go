@@ -64,6 +64,16 @@ CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
 		// Stats counts the messages of a status and finds the oldest at
 		// each metrics scrape: an index, not a scan of every message ever.
 		{Version: 2, Name: "status index", SQL: `CREATE INDEX handoff_messages_status ON handoff_messages (status, created_at)`},
+		// Owner, hops and code (issue 24): every message belongs to the
+		// owner that sent it over the API (or to the task of the message
+		// whose run sent it; existing messages to the operator); hops is
+		// the length of the chain of messages caused by one another, and
+		// code says why a message is DEAD at a bound (HANDOFF_LIMIT). The
+		// per-task bound counts a task's messages of one owner.
+		{Version: 3, Name: "owner, hops and limits", SQL: `ALTER TABLE handoff_messages ADD COLUMN owner TEXT NOT NULL DEFAULT 'operator';
+ALTER TABLE handoff_messages ADD COLUMN hops INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE handoff_messages ADD COLUMN code TEXT NOT NULL DEFAULT '';
+CREATE INDEX handoff_messages_owner_task ON handoff_messages (owner, task_id)`},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "handoff_messages", SQL: `CREATE TABLE handoff_messages (
@@ -98,6 +108,16 @@ CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
 		// Stats counts the messages of a status and finds the oldest at
 		// each metrics scrape: an index, not a scan of every message ever.
 		{Version: 2, Name: "status index", SQL: `CREATE INDEX handoff_messages_status ON handoff_messages (status, created_at)`},
+		// Owner, hops and code (issue 24): every message belongs to the
+		// owner that sent it over the API (or to the task of the message
+		// whose run sent it; existing messages to the operator); hops is
+		// the length of the chain of messages caused by one another, and
+		// code says why a message is DEAD at a bound (HANDOFF_LIMIT). The
+		// per-task bound counts a task's messages of one owner.
+		{Version: 3, Name: "owner, hops and limits", SQL: `ALTER TABLE handoff_messages ADD COLUMN owner TEXT NOT NULL DEFAULT 'operator';
+ALTER TABLE handoff_messages ADD COLUMN hops BIGINT NOT NULL DEFAULT 1;
+ALTER TABLE handoff_messages ADD COLUMN code TEXT NOT NULL DEFAULT '';
+CREATE INDEX handoff_messages_owner_task ON handoff_messages (owner, task_id)`},
 	}
 )
 

@@ -51,6 +51,15 @@ type Envelope struct {
 	// Recipient is for the Handler to route by.
 	Recipient string          `json:"recipient,omitempty"`
 	Payload   json.RawMessage `json:"payload,omitempty"`
+	// Owner is who the message belongs to (package access): the caller
+	// that sent it over the API, the owner of the message whose run sent
+	// it, or the operator. A task is a task of one owner: the per-task
+	// bound counts the messages of TaskID and Owner. "" is access.Operator.
+	Owner string `json:"owner,omitempty"`
+	// Hops is the message's place in the chain of messages caused by one
+	// another: 1 for one that no message's run sent, the sending run's
+	// message's Hops + 1 otherwise. 0 is 1.
+	Hops int `json:"hops,omitempty"`
 }
 
 // Handler runs one message: delivers it to its recipient and returns the
@@ -103,6 +112,8 @@ type Record struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	// Error is the last failure, or why the message is EXPIRED or DEAD.
 	Error string `json:"error,omitempty"`
+	// Code is why a message is DEAD before it ran: CodeLimit. "" else.
+	Code string `json:"code,omitempty"`
 	// Attempts counts the runs started, Failures the runs that failed
 	// (returned an error, panicked or timed out), Interruptions the runs
 	// cut off by their process stopping (a crash, a kill).
@@ -121,6 +132,10 @@ type Record struct {
 	StartedAt  time.Time `json:"started_at,omitzero"`
 	FinishedAt time.Time `json:"finished_at,omitzero"`
 }
+
+// CodeLimit is the Code of a message DEAD because queuing it would pass a
+// bound of its task: Config.MaxHops or Config.MaxMessagesPerTask.
+const CodeLimit = "HANDOFF_LIMIT"
 
 // ErrNotFound is returned by Get for an id the queue has not seen.
 var ErrNotFound = errors.New("queue: no message with that id")
@@ -169,6 +184,17 @@ type Config struct {
 	Now func() time.Time
 	// Logger logs failures and River's own messages (default discards).
 	Logger *slog.Logger
+	// MaxHops bounds the chain of messages caused by one another (a
+	// message's Hops): one past it is DEAD, CodeLimit, when queued, and
+	// never runs (default 10; negative: no bound).
+	MaxHops int
+	// MaxMessagesPerTask bounds the messages one owner's task holds: one
+	// queued when its task holds as many is DEAD, CodeLimit, and never
+	// runs (default 50; negative: no bound). Escalations count too.
+	MaxMessagesPerTask int
+	// OnLimit, when set, is called for each message queued DEAD at a
+	// bound (for metrics); the queue also logs it at WARN.
+	OnLimit func(env Envelope)
 }
 
 const (
@@ -176,7 +202,11 @@ const (
 	defaultRunTimeout       = 10 * time.Minute
 	defaultMaxInterruptions = 3
 	defaultPollInterval     = time.Second
-	maxBackoff              = 5 * time.Minute
+	// DefaultMaxHops and DefaultMaxMessagesPerTask are Config.MaxHops
+	// and Config.MaxMessagesPerTask when zero.
+	DefaultMaxHops            = 10
+	DefaultMaxMessagesPerTask = 50
+	maxBackoff                = 5 * time.Minute
 	// hardStopWait bounds how long a Stop whose context is done waits for
 	// the cancelled handlers to return.
 	hardStopWait = 10 * time.Second
@@ -211,12 +241,13 @@ func EscalationID(id string) string {
 
 // DefaultEscalate addresses a copy of env to env.EscalateTo, with the id
 // EscalationID(env.ID) and no further EscalateTo (its FallbackAction
-// stays).
+// stays). The copy is one hop further.
 func DefaultEscalate(_ context.Context, env Envelope, _ error) (*Envelope, error) {
 	next := env
 	next.ID = EscalationID(env.ID)
 	next.Recipient = env.EscalateTo
 	next.EscalateTo = ""
+	next.Hops = max(env.Hops, 1) + 1
 	return &next, nil
 }
 
@@ -241,6 +272,12 @@ type backend interface {
 	// the rows it read: Postgres's row lock ("" on SQLite, whose
 	// transactions hold the file's write lock from their start).
 	forUpdate() string
+	// lockTask is a statement that holds, until the transaction ends, a
+	// lock of one owner's task named by its one argument, so that two
+	// transactions counting a task's messages do not both insert the last
+	// one: Postgres's transaction advisory lock ("" on SQLite, see
+	// forUpdate).
+	lockTask() string
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
 	stopAndCancel(ctx context.Context) error
@@ -256,10 +293,12 @@ type riverBackend[TTx any] struct {
 	commit   func(ctx context.Context, tx TTx) error
 	rollback func(ctx context.Context, tx TTx) error
 	lock     string
+	taskLock string
 }
 
 func (b *riverBackend[TTx]) conn() dbconn.Conn { return b.pool }
 func (b *riverBackend[TTx]) forUpdate() string { return b.lock }
+func (b *riverBackend[TTx]) lockTask() string  { return b.taskLock }
 
 func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx dbconn.Conn, insert jobInserter) error) error {
 	tx, c, err := b.begin(ctx)
@@ -348,6 +387,7 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 		commit:   func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) },
 		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
 		lock:     " FOR UPDATE",
+		taskLock: `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`,
 	}
 	return q, nil
 }
@@ -386,6 +426,12 @@ func newQueue(cfg Config) (*Queue, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxHops == 0 {
+		cfg.MaxHops = DefaultMaxHops
+	}
+	if cfg.MaxMessagesPerTask == 0 {
+		cfg.MaxMessagesPerTask = DefaultMaxMessagesPerTask
 	}
 	return &Queue{cfg: cfg, log: cfg.Logger}, nil
 }
@@ -441,7 +487,10 @@ func (q *Queue) Stop(ctx context.Context) error {
 
 // Enqueue queues env and returns its record, and whether it is new. A
 // message whose ID the queue has seen is not queued again: Enqueue returns
-// its record as it is (whatever the new envelope says), and false.
+// its record as it is (whatever the new envelope says, its Owner too: the
+// caller compares), and false. A new message past a bound of its task
+// (Config.MaxHops, Config.MaxMessagesPerTask) is kept DEAD with Code
+// CodeLimit, and never runs.
 func (q *Queue) Enqueue(ctx context.Context, env Envelope) (Record, bool, error) {
 	return q.enqueue(ctx, env, "")
 }
@@ -455,17 +504,30 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 	}
 	now := q.cfg.Now().UnixNano()
 	var fresh bool
+	var limit string
 	err := q.b.inTx(ctx, func(tx dbconn.Conn, insert jobInserter) error {
+		var err error
+		if limit, err = q.overLimit(ctx, tx, env); err != nil {
+			return err
+		}
+		status, code, finished := StatusQueued, "", int64(0)
+		if limit != "" {
+			status, code, finished = StatusDead, CodeLimit, now
+		}
 		n, err := tx.Exec(ctx, `INSERT INTO handoff_messages (id, task_id, correlation_id, recipient, priority,
-			expires_at, retry_count, escalate_to, fallback_action, payload, escalated_from, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			expires_at, retry_count, escalate_to, fallback_action, payload, escalated_from, status, created_at, updated_at,
+			owner, hops, code, error, finished_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 			env.ID, env.TaskID, env.CorrelationID, env.Recipient, env.Priority,
 			unixNano(env.ExpiresAt), env.RetryCount, env.EscalateTo, env.FallbackAction, string(env.Payload), from,
-			string(StatusQueued), now, now)
+			string(status), now, now, env.Owner, env.Hops, code, limit, finished)
 		if err != nil || n == 0 {
 			return err
 		}
 		fresh = true
+		if limit != "" {
+			return nil // DEAD: no job
+		}
 		return insert(ctx, deliverArgs{ID: env.ID}, &river.InsertOpts{
 			Queue:       riverQueue,
 			Priority:    PriorityCritical + 1 - env.Priority, // River's 1 is its highest
@@ -475,8 +537,45 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 	if err != nil {
 		return Record{}, false, fmt.Errorf("queue: queuing message %s: %w", env.ID, err)
 	}
+	if fresh && limit != "" {
+		q.log.Warn("handoff queue: message dead at a bound of its task", "id", env.ID, "task", env.TaskID,
+			"recipient", env.Recipient, "hops", env.Hops, "code", CodeLimit, "error", limit)
+		if q.cfg.OnLimit != nil {
+			q.cfg.OnLimit(env)
+		}
+	}
 	rec, err := q.Get(ctx, env.ID)
 	return rec, fresh, err
+}
+
+// overLimit says why env, about to be queued in tx, passes a bound of its
+// task ("" when it does not): its hops, or the messages its owner's task
+// holds already. The count is made under the task's lock, so that
+// replicas queuing at once cannot both add the last message.
+func (q *Queue) overLimit(ctx context.Context, tx dbconn.Conn, env Envelope) (string, error) {
+	if maxHops := q.cfg.MaxHops; maxHops > 0 && env.Hops > maxHops {
+		return fmt.Sprintf("%s: message %s is hop %d of a chain of hand-offs caused by one another; handoffs.maxHops is %d",
+			CodeLimit, env.ID, env.Hops, maxHops), nil
+	}
+	maxMessages := q.cfg.MaxMessagesPerTask
+	if maxMessages <= 0 || env.TaskID == "" {
+		return "", nil
+	}
+	if lock := q.b.lockTask(); lock != "" {
+		if _, err := tx.Exec(ctx, lock, env.Owner+"/"+env.TaskID); err != nil {
+			return "", fmt.Errorf("locking task %s: %w", env.TaskID, err)
+		}
+	}
+	var n int64
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM handoff_messages WHERE owner = ? AND task_id = ?`,
+		env.Owner, env.TaskID).Scan(&n); err != nil {
+		return "", fmt.Errorf("counting the messages of task %s: %w", env.TaskID, err)
+	}
+	if n >= int64(maxMessages) {
+		return fmt.Sprintf("%s: task %s holds %d hand-off messages already; handoffs.maxMessagesPerTask is %d",
+			CodeLimit, env.TaskID, n, maxMessages), nil
+	}
+	return "", nil
 }
 
 // check validates env and fills in its defaults.
@@ -492,6 +591,12 @@ func check(env *Envelope) error {
 	if env.Priority == 0 {
 		env.Priority = PriorityMedium
 	}
+	if env.Hops <= 0 {
+		env.Hops = 1
+	}
+	if env.Owner == "" {
+		env.Owner = operator
+	}
 	if len(env.Payload) > 0 && !json.Valid(env.Payload) {
 		return fmt.Errorf("queue: message %s: the payload is not JSON", env.ID)
 	}
@@ -501,7 +606,7 @@ func check(env *Envelope) error {
 // columns are the columns of a Record, in scanRecord's order.
 const columns = `seq, id, task_id, correlation_id, recipient, priority, expires_at, retry_count,
 	escalate_to, fallback_action, payload, escalated_from, status, result, error, attempts, failures,
-	interruptions, escalated_to, fallback_ran, created_at, updated_at, started_at, finished_at`
+	interruptions, escalated_to, fallback_ran, created_at, updated_at, started_at, finished_at, owner, hops, code`
 
 // Get returns the record of message id, or ErrNotFound.
 func (q *Queue) Get(ctx context.Context, id string) (Record, error) {
@@ -541,12 +646,13 @@ func (q *Queue) Task(ctx context.Context, taskID string) ([]Record, error) {
 // columns the query selected after them.
 func scanRecord(r dbconn.Row, extra ...any) (Record, error) {
 	var rec Record
-	var priority, retries, attempts, failures, interruptions, fallback int64
+	var priority, retries, attempts, failures, interruptions, fallback, hops int64
 	var expires, created, updated, started, finished int64
 	var payload, result, status string
 	dest := []any{&rec.Seq, &rec.ID, &rec.TaskID, &rec.CorrelationID, &rec.Recipient, &priority, &expires, &retries,
 		&rec.EscalateTo, &rec.FallbackAction, &payload, &rec.EscalatedFrom, &status, &result, &rec.Error,
-		&attempts, &failures, &interruptions, &rec.EscalatedTo, &fallback, &created, &updated, &started, &finished}
+		&attempts, &failures, &interruptions, &rec.EscalatedTo, &fallback, &created, &updated, &started, &finished,
+		&rec.Owner, &hops, &rec.Code}
 	err := r.Scan(append(dest, extra...)...)
 	if err != nil {
 		return Record{}, err
@@ -554,6 +660,7 @@ func scanRecord(r dbconn.Row, extra ...any) (Record, error) {
 	rec.Priority, rec.RetryCount = int(priority), int(retries)
 	rec.Attempts, rec.Failures, rec.Interruptions = int(attempts), int(failures), int(interruptions)
 	rec.FallbackRan = fallback != 0
+	rec.Hops = int(hops)
 	rec.Status = Status(status)
 	if payload != "" {
 		rec.Payload = json.RawMessage(payload)
@@ -565,6 +672,10 @@ func scanRecord(r dbconn.Row, extra ...any) (Record, error) {
 	rec.StartedAt, rec.FinishedAt = fromUnixNano(started), fromUnixNano(finished)
 	return rec, nil
 }
+
+// operator is access.Operator, the owner of a message that names none:
+// the queue imports nothing of the project's but its database helpers.
+const operator = "operator"
 
 // unixNano and fromUnixNano are the tables' times (internal/dbconn).
 func unixNano(t time.Time) int64     { return dbconn.UnixNano(t) }

@@ -265,6 +265,9 @@ func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr e
 		case next != nil && next.ID == env.ID:
 			notes = append(notes, fmt.Sprintf("escalating to %s failed: the escalation has the message's own id", env.EscalateTo))
 		case next != nil:
+			// The escalation is the message's owner's, one hop further,
+			// whatever Escalate said: it counts against the same bounds.
+			next.Owner, next.Hops = env.Owner, max(next.Hops, env.Hops+1)
 			if _, _, err := q.enqueue(ctx, *next, env.ID); err != nil {
 				return err // River tries again; the enqueue is idempotent
 			}
