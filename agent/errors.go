@@ -52,6 +52,9 @@ const (
 	// CodeInvalidHandoff: a hand-off message (seed 001) that breaks its
 	// schemas; Violations lists each by JSON pointer.
 	CodeInvalidHandoff = "INVALID_HANDOFF"
+	// CodeHandoffPriority: a hand-off message sent over the API whose
+	// metadata.priority is above handoffs.maxExternalPriority.
+	CodeHandoffPriority = "HANDOFF_PRIORITY_NOT_ALLOWED"
 	// CodeConflict: a write that clashes with what is stored (a name
 	// taken, a schedule defined in a file, a run already in progress).
 	CodeConflict = "CONFLICT"
@@ -200,6 +203,7 @@ var codes = map[string]codeInfo{
 	CodeUnsupportedMediaType:      {status: http.StatusUnsupportedMediaType},
 	CodeInvalidContext:            {status: http.StatusUnprocessableEntity},
 	CodeInvalidHandoff:            {status: http.StatusUnprocessableEntity},
+	CodeHandoffPriority:           {status: http.StatusUnprocessableEntity},
 	CodeRateLimited:               {status: http.StatusTooManyRequests, recoverable: true},
 	CodeInternal:                  {status: http.StatusInternalServerError},
 	CodeTemplateError:             {status: http.StatusInternalServerError},

@@ -15,6 +15,7 @@ package observe
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 )
@@ -164,6 +165,11 @@ type ToolResult struct {
 	// Code is the error code of a failed call.
 	Code string
 }
+
+// ErrHandoffLimit, given to the end of a Handoff, says that the message
+// was kept DEAD at a bound of its task (HANDOFF_LIMIT): metrics count it
+// as result "limit".
+var ErrHandoffLimit = errors.New("hand-off message dead at a bound of its task")
 
 // Handoff describes a hand-off message sent.
 type Handoff struct {

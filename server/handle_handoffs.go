@@ -7,17 +7,21 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/handoff/hub"
+	"github.com/agentgw/agentgw/internal/access"
 )
 
 // Handoffs is what serves /handoffs and /tasks: the gateway's hand-off hub.
+// Every message belongs to the caller that submitted it; another caller
+// is told it does not exist (404), an admin sees all.
 type Handoffs interface {
-	// Submit checks and queues a message; fresh is false for a message id
-	// seen before (its record is returned as it is).
-	Submit(ctx context.Context, raw []byte) (st *hub.Status, fresh bool, err error)
-	// Get is a message's status and result.
-	Get(ctx context.Context, id string) (*hub.Status, error)
-	// Task lists a task's messages and results in order.
-	Task(ctx context.Context, taskID string) (*hub.TaskStatus, error)
+	// Submit checks and queues caller's message; fresh is false for a
+	// message id of caller's seen before (its record is returned as it
+	// is); another owner's id is a 409.
+	Submit(ctx context.Context, caller access.Caller, raw []byte) (st *hub.Status, fresh bool, err error)
+	// Get is a message's status and result, when caller owns it.
+	Get(ctx context.Context, caller access.Caller, id string) (*hub.Status, error)
+	// Task lists caller's messages of a task and their results in order.
+	Task(ctx context.Context, caller access.Caller, taskID string) (*hub.TaskStatus, error)
 }
 
 // postHandoff serves POST /handoffs: 202 and the message's status when it
@@ -28,7 +32,7 @@ func (s *Server) postHandoff(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	st, fresh, err := s.cfg.Handoffs.Submit(c.Request().Context(), body)
+	st, fresh, err := s.cfg.Handoffs.Submit(c.Request().Context(), s.accessOf(c), body)
 	if err != nil {
 		return err
 	}
@@ -41,7 +45,7 @@ func (s *Server) postHandoff(c echo.Context) error {
 
 // getHandoff serves GET /handoffs/{message_id}.
 func (s *Server) getHandoff(c echo.Context) error {
-	st, err := s.cfg.Handoffs.Get(c.Request().Context(), c.Param("id"))
+	st, err := s.cfg.Handoffs.Get(c.Request().Context(), s.accessOf(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -50,7 +54,7 @@ func (s *Server) getHandoff(c echo.Context) error {
 
 // getTask serves GET /tasks/{task_id}.
 func (s *Server) getTask(c echo.Context) error {
-	t, err := s.cfg.Handoffs.Task(c.Request().Context(), c.Param("id"))
+	t, err := s.cfg.Handoffs.Task(c.Request().Context(), s.accessOf(c), c.Param("id"))
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,8 @@ type Config struct {
 	Metrics        MetricsConfig   `yaml:"metrics"`
 	// OpenAI is the OpenAI-compatible endpoint under /v1/.
 	OpenAI OpenAIConfig `yaml:"openai"`
+	// Handoffs bounds the hand-offs between agents (handoffs.go).
+	Handoffs HandoffsConfig `yaml:"handoffs"`
 }
 
 // OpenAIConfig is the OpenAI-compatible endpoint (package openaiapi).
@@ -393,6 +395,9 @@ func (c *Config) validate() error {
 	}
 	if c.Store.Memory && (c.Store.URL != "" || c.Store.Path != "") {
 		errs = append(errs, errors.New("store.memory is set with store.url or store.path: choose one store"))
+	}
+	if err := c.Handoffs.check(); err != nil {
+		errs = append(errs, err)
 	}
 	switch strings.ToLower(c.Log.Format) {
 	case "", "auto", "text", "json":

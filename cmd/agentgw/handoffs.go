@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -9,18 +10,58 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/handoff/queue"
 	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/store"
 )
 
+// HandoffsConfig bounds the hand-offs between agents.
+type HandoffsConfig struct {
+	// MaxHops is the longest chain of messages caused by one another; a
+	// message past it is DEAD, HANDOFF_LIMIT (0: 10).
+	MaxHops int `yaml:"maxHops"`
+	// MaxMessagesPerTask is the most messages one owner's task holds; one
+	// more is DEAD, HANDOFF_LIMIT (0: 50).
+	MaxMessagesPerTask int `yaml:"maxMessagesPerTask"`
+	// MaxExternalPriority is the highest priority of a message sent over
+	// the API; the agents of the operator's files are not bound ("":
+	// HIGH).
+	MaxExternalPriority string `yaml:"maxExternalPriority"`
+}
+
+// check refuses bounds that are no bounds.
+func (c HandoffsConfig) check() error {
+	var errs []error
+	if c.MaxHops < 0 {
+		errs = append(errs, errors.New("handoffs.maxHops must not be negative"))
+	}
+	if c.MaxMessagesPerTask < 0 {
+		errs = append(errs, errors.New("handoffs.maxMessagesPerTask must not be negative"))
+	}
+	if p := handoff.Priority(c.MaxExternalPriority); p != "" && !p.Valid() {
+		errs = append(errs, fmt.Errorf("handoffs.maxExternalPriority: %q must be LOW, MEDIUM, HIGH or CRITICAL", c.MaxExternalPriority))
+	}
+	return errors.Join(errs...)
+}
+
+// newHub is the gateway's hand-off hub, bound by cfg.
+func newHub(cfg HandoffsConfig, remotes hub.Remote, log *slog.Logger) (*hub.Hub, error) {
+	h, err := hub.New(remotes, hub.Limits{MaxExternalPriority: handoff.Priority(cfg.MaxExternalPriority)}, log)
+	if err != nil {
+		return nil, fmt.Errorf("hand-offs: %w", err)
+	}
+	return h, nil
+}
+
 // newHandoffQueue opens the hand-off queue in the store's database and
 // starts it, delivering through h; nil for the memory store, which keeps
 // no queue (hand-offs then answer that they are unavailable). stop stops
 // it, leaving what is unfinished for the next start.
-func newHandoffQueue(ctx context.Context, st store.Store, h *hub.Hub, log *slog.Logger) (q *queue.Queue, stop func(), err error) {
-	cfg := queue.Config{Handler: h.Handler(), Fallback: h.Fallback(), Logger: log}
+func newHandoffQueue(ctx context.Context, st store.Store, h *hub.Hub, limits HandoffsConfig, log *slog.Logger) (q *queue.Queue, stop func(), err error) {
+	cfg := queue.Config{Handler: h.Handler(), Fallback: h.Fallback(), Logger: log,
+		MaxHops: limits.MaxHops, MaxMessagesPerTask: limits.MaxMessagesPerTask}
 	switch s := st.(type) {
 	case *store.SQLite:
 		q, err = queue.NewSQLite(ctx, s.DB(), cfg)

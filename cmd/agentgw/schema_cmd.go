@@ -119,18 +119,24 @@ func configSchema(docs schema.Docs) (schema.Generated, error) {
 		"The gateway configuration file (agentgw serve --config FILE); every key may be omitted."), nil
 }
 
-// configPatches are the constraints Config.validate checks.
+// configPatches are the constraints Config.validate checks, keyed like
+// the docs by the package path of Config's types (the full import path,
+// not "main": a key of another prefix matches nothing).
 func configPatches() map[string]func(schema.Schema) {
+	pkg := reflect.TypeFor[Config]().PkgPath() + "."
 	return map[string]func(schema.Schema){
-		"main.UpstreamConfig.Auth": schema.Enum("forward", "key"),
-		"main.UpstreamConfig.Retries": func(s schema.Schema) {
+		pkg + "UpstreamConfig.Auth": schema.Enum("forward", "key"),
+		pkg + "UpstreamConfig.Retries": func(s schema.Schema) {
 			s["minimum"], s["maximum"] = 0, llm.MaxRetries
 		},
-		"main.ServerConfig.Terminator": schema.Enum("[DONE]", "[Done]"),
-		"main.ServerConfig.BodyLimit":  func(s schema.Schema) { s["minimum"] = 0 },
-		"main.LogConfig.Format":        schema.Enum("auto", "text", "json"),
-		"main.StoreConfig.URL": func(s schema.Schema) {
+		pkg + "ServerConfig.Terminator": schema.Enum("[DONE]", "[Done]"),
+		pkg + "ServerConfig.BodyLimit":  func(s schema.Schema) { s["minimum"] = 0 },
+		pkg + "LogConfig.Format":        schema.Enum("auto", "text", "json"),
+		pkg + "StoreConfig.URL": func(s schema.Schema) {
 			s["pattern"] = "^$|^postgres(ql)?://"
 		},
+		pkg + "HandoffsConfig.MaxHops":             func(s schema.Schema) { s["minimum"] = 0 },
+		pkg + "HandoffsConfig.MaxMessagesPerTask":  func(s schema.Schema) { s["minimum"] = 0 },
+		pkg + "HandoffsConfig.MaxExternalPriority": schema.Enum("LOW", "MEDIUM", "HIGH", "CRITICAL"),
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/gitrepo"
-	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/openaiapi"
@@ -85,7 +84,10 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if err != nil {
 		return err
 	}
-	handoffs := hub.New(remotes, log)
+	handoffs, err := newHub(cfg.Handoffs, remotes, log)
+	if err != nil {
+		return err
+	}
 	knowledge, err := newKnowledge(ctx, st.Store, cfg, getenv, repos, log)
 	if err != nil {
 		return err
@@ -116,7 +118,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	// The ask step kind and the ask_agent tool were built with the loader,
 	// before the runner they run other agents' commands through.
 	ld.asker.SetRunner(runner)
-	q, stopQueue, err := newHandoffQueue(ctx, st.Store, handoffs, log)
+	q, stopQueue, err := newHandoffQueue(ctx, st.Store, handoffs, cfg.Handoffs, log)
 	if err != nil {
 		return err
 	}

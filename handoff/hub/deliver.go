@@ -39,6 +39,8 @@ func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
+	// What the run sends is in this message's task and its owner's.
+	ctx = context.WithValue(ctx, parentKey{}, env)
 	a, err := h.pick(r, strings.Split(env.Recipient, ","), msg.Payload.Type)
 	if err != nil {
 		return nil, err
@@ -168,6 +170,7 @@ func (h *Hub) fallback(ctx context.Context, env queue.Envelope, lastErr error) (
 	if err != nil {
 		return nil, err
 	}
+	ctx = context.WithValue(ctx, parentKey{}, env)
 	name, command, _ := strings.Cut(env.FallbackAction, "/")
 	a, ok := r.Registry().Get(name)
 	if !ok {

@@ -24,6 +24,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/observe"
 )
 
@@ -47,13 +48,29 @@ type payload struct {
 	Origin  Origin          `json:"origin,omitzero"`
 }
 
+// Limits bound what callers outside the gateway may send.
+type Limits struct {
+	// MaxExternalPriority is the highest priority of a message sent over
+	// the API (Submit): one above it is refused, 422
+	// HANDOFF_PRIORITY_NOT_ALLOWED. The agents of the operator's files
+	// (Send) are not bound by it. "" is HIGH.
+	MaxExternalPriority handoff.Priority
+}
+
 // Hub sends and delivers hand-off messages. Make it with New, then Bind it
 // to the runner and the queue once they exist (the step kind that sends
 // messages is made before the runner).
+//
+// Every message belongs to an owner (package access): the API caller that
+// submitted it; for a message an agent sent while handling a message, that
+// message's owner (and its task, one hop further); else the conversation's
+// owner the sending run continued, else access.Operator. Only its owner
+// and admins see it (Get, Task); others are told it does not exist.
 type Hub struct {
 	log    *slog.Logger
 	now    func() time.Time
 	remote Remote
+	limits Limits
 
 	runner atomic.Pointer[runner.Runner]
 	queue  atomic.Pointer[queue.Queue]
@@ -61,12 +78,19 @@ type Hub struct {
 	next atomic.Uint64
 }
 
-// New returns a hub; remote (nil: none) reaches remote agents.
-func New(remote Remote, log *slog.Logger) *Hub {
+// New returns a hub; remote (nil: none) reaches remote agents. A
+// MaxExternalPriority that is no priority is an error.
+func New(remote Remote, limits Limits, log *slog.Logger) (*Hub, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Hub{log: log, now: time.Now, remote: remote}
+	if limits.MaxExternalPriority == "" {
+		limits.MaxExternalPriority = handoff.High
+	}
+	if !limits.MaxExternalPriority.Valid() {
+		return nil, fmt.Errorf("handoffs.maxExternalPriority: %q is not LOW, MEDIUM, HIGH or CRITICAL", limits.MaxExternalPriority)
+	}
+	return &Hub{log: log, now: time.Now, remote: remote, limits: limits}, nil
 }
 
 // Bind gives the hub the runner that runs local agents and the queue that
@@ -89,27 +113,82 @@ func (h *Hub) ready() (*runner.Runner, *queue.Queue, error) {
 }
 
 // Send fills msg (ids, timestamp, version), checks it and its recipients,
-// and queues it. A message id seen before is not queued again: the record
-// is returned as it is, with fresh false.
+// and queues it: an agent of the gateway sends it. Sent while the hub
+// delivers a message (from that run's steps and tools), it is in that
+// message's task and its owner's, one hop further; else the owner is
+// origin.Owner, or access.Operator. A message id seen before is not queued
+// again: the record is returned as it is, with fresh false. A message past
+// a bound of its task is kept DEAD, code HANDOFF_LIMIT, without an error:
+// the sending run goes on, and the chain stops there.
 func (h *Hub) Send(ctx context.Context, msg *handoff.Message, origin Origin) (st *Status, fresh bool, err error) {
 	ctx, observed := observe.From(ctx).Handoff(ctx, observe.Handoff{Type: string(msg.Payload.Type), To: strings.Join(msg.Metadata.RecipientID, ",")})
-	defer func() { observed(err) }()
+	defer func() { observed(outcome(st, err)) }()
+	sender := sender{owner: origin.Owner, hops: 1}
+	if parent, ok := ctx.Value(parentKey{}).(queue.Envelope); ok {
+		sender.owner, sender.hops = parent.Owner, max(parent.Hops, 1)+1
+		if parent.TaskID != "" {
+			msg.Metadata.TaskID = parent.TaskID
+		}
+	}
+	if sender.owner == "" {
+		sender.owner = access.Operator
+	}
 	msg.Fill(h.now())
 	raw, err := json.Marshal(msg)
 	if err != nil {
 		return nil, false, agent.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
 	}
-	return h.submit(ctx, raw, origin)
+	return h.submit(ctx, raw, origin, sender)
 }
 
-// Submit checks and queues a message that came as JSON (POST /handoffs).
-// Its errors are *agent.Error: 400 for a message that is not JSON, 422
-// listing every violation by JSON pointer, 404 for an unknown recipient.
-func (h *Hub) Submit(ctx context.Context, raw []byte) (*Status, bool, error) {
-	return h.submit(ctx, raw, Origin{})
+// outcome is what Send tells its observer: err, or
+// observe.ErrHandoffLimit for a message kept DEAD at a bound.
+func outcome(st *Status, err error) error {
+	if err == nil && st != nil && st.Code == queue.CodeLimit {
+		return observe.ErrHandoffLimit
+	}
+	return err
 }
 
-func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin) (*Status, bool, error) {
+// parentKey is the context key of the envelope of the message the hub is
+// delivering: what the messages its run sends inherit.
+type parentKey struct{}
+
+// sender is who a message is queued for: its owner, its hop, and whether
+// it came from outside the gateway (the API).
+type sender struct {
+	owner    string
+	hops     int
+	external bool
+}
+
+// Submit checks and queues a message that came as JSON (POST /handoffs)
+// from caller, whose message it is. Its errors are *agent.Error: 400 for
+// a message that is not JSON, 422 listing every violation by JSON pointer
+// (HANDOFF_PRIORITY_NOT_ALLOWED for a priority above
+// Limits.MaxExternalPriority), 404 for an unknown recipient, 409 for a
+// message id taken by other content or by another owner's message.
+func (h *Hub) Submit(ctx context.Context, caller access.Caller, raw []byte) (*Status, bool, error) {
+	st, fresh, err := h.submit(ctx, raw, Origin{}, sender{owner: caller.Owner, hops: 1, external: true})
+	if err == nil && fresh && st.Code == queue.CodeLimit {
+		_, observed := observe.From(ctx).Handoff(ctx, observe.Handoff{Type: messageType(st.Message), To: strings.Join(st.Recipients, ",")})
+		observed(observe.ErrHandoffLimit)
+	}
+	return st, fresh, err
+}
+
+// messageType is the payload.handoff_type of a message.
+func messageType(raw []byte) string {
+	var m struct {
+		Payload struct {
+			Type string `json:"handoff_type"`
+		} `json:"payload"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	return m.Payload.Type
+}
+
+func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender) (*Status, bool, error) {
 	r, q, err := h.ready()
 	if err != nil {
 		return nil, false, err
@@ -117,6 +196,9 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin) (*Status, b
 	msg, err := handoff.Decode(raw)
 	if err != nil {
 		return nil, false, invalid(err)
+	}
+	if ceiling := h.limits.MaxExternalPriority; from.external && msg.Metadata.Priority.Rank() > ceiling.Rank() {
+		return nil, false, priorityRefused(msg.Metadata.Priority, ceiling)
 	}
 	if msg.Metadata.Expired(h.now()) {
 		return nil, false, agent.Errorf(agent.CodeBadRequest, "hand-off message %s expired at %s", msg.Metadata.MessageID,
@@ -134,9 +216,16 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin) (*Status, b
 	if err != nil {
 		return nil, false, agent.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
 	}
-	rec, fresh, err := q.Enqueue(ctx, envelope(msg, body))
+	env := envelope(msg, body)
+	env.Owner, env.Hops = from.owner, from.hops
+	rec, fresh, err := q.Enqueue(ctx, env)
 	if err != nil {
 		return nil, false, storeError(err)
+	}
+	if !fresh && rec.Owner != from.owner {
+		// Another owner's message: nothing of it is shown, nothing changed.
+		return nil, false, agent.Errorf(agent.CodeConflict, "hand-off message id %s is taken", msg.Metadata.MessageID).
+			Suggest("a message id names one message: send a new message with a new message_id")
 	}
 	st := newStatus(rec)
 	if !fresh && !sameJSON(st.Message, raw) {
@@ -144,6 +233,14 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin) (*Status, b
 			Suggest("a message id names one message: send a new message with a new message_id")
 	}
 	return st, fresh, nil
+}
+
+// priorityRefused is the error of a message from outside the gateway
+// whose priority is above the ceiling.
+func priorityRefused(p, ceiling handoff.Priority) error {
+	e := agent.Errorf(agent.CodeHandoffPriority, "metadata.priority %s is above handoffs.maxExternalPriority (%s): a hand-off sent over the API may have at most %s", p, ceiling, ceiling)
+	e.Violations = []agent.Violation{{Pointer: "/metadata/priority", Message: fmt.Sprintf("%s is above handoffs.maxExternalPriority (%s)", p, ceiling)}}
+	return e.Suggest(fmt.Sprintf("send it with priority %s or lower; the gateway's operator sets handoffs.maxExternalPriority", ceiling))
 }
 
 // sameJSON reports whether a and b are the same JSON value, whatever
@@ -254,14 +351,15 @@ func storeError(err error) error {
 	return agent.New(agent.CodeStoreUnavailable, "the gateway's store is unavailable: it could not keep the hand-off").Wrap(err)
 }
 
-// Get returns a message's status and result.
-func (h *Hub) Get(ctx context.Context, id string) (*Status, error) {
+// Get returns a message's status and result, when caller owns it: another
+// owner's message is not found, as one that does not exist.
+func (h *Hub) Get(ctx context.Context, caller access.Caller, id string) (*Status, error) {
 	_, q, err := h.ready()
 	if err != nil {
 		return nil, err
 	}
 	rec, err := q.Get(ctx, id)
-	if errors.Is(err, queue.ErrNotFound) {
+	if errors.Is(err, queue.ErrNotFound) || (err == nil && !caller.Owns(rec.Owner)) {
 		return nil, agent.Errorf(agent.CodeNotFound, "no hand-off message %q", id)
 	}
 	if err != nil {
@@ -270,9 +368,11 @@ func (h *Hub) Get(ctx context.Context, id string) (*Status, error) {
 	return newStatus(rec), nil
 }
 
-// Task lists every message of a task and its result, in the order they
-// were queued.
-func (h *Hub) Task(ctx context.Context, taskID string) (*TaskStatus, error) {
+// Task lists every message of a task that caller owns, and its result, in
+// the order they were queued. A task is a task of one owner: another
+// owner's messages of the same task id are not listed (an admin sees
+// them all), and a task with none of caller's is not found.
+func (h *Hub) Task(ctx context.Context, caller access.Caller, taskID string) (*TaskStatus, error) {
 	_, q, err := h.ready()
 	if err != nil {
 		return nil, err
@@ -281,12 +381,14 @@ func (h *Hub) Task(ctx context.Context, taskID string) (*TaskStatus, error) {
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if len(recs) == 0 {
-		return nil, agent.Errorf(agent.CodeNotFound, "no task %q", taskID)
+	out := &TaskStatus{TaskID: taskID, Messages: make([]*Status, 0, len(recs))}
+	for _, rec := range recs {
+		if caller.Owns(rec.Owner) {
+			out.Messages = append(out.Messages, newStatus(rec))
+		}
 	}
-	out := &TaskStatus{TaskID: taskID, Messages: make([]*Status, len(recs))}
-	for i, rec := range recs {
-		out.Messages[i] = newStatus(rec)
+	if len(out.Messages) == 0 {
+		return nil, agent.Errorf(agent.CodeNotFound, "no task %q", taskID)
 	}
 	return out, nil
 }

@@ -13,7 +13,10 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/internal/access"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -53,25 +56,54 @@ commands: [{name: default, reply: ok}]
 // newHub is a hub over hubAgents with a queue in a fresh SQLite file.
 func newHub(t *testing.T) *Hub {
 	t.Helper()
+	return newHubOn(t, "", hubAgents, Limits{}, queue.Config{})
+}
+
+// newHubOn is a hub over agents (YAML documents separated by ---) with
+// limits, runs watched by obs, and a queue of qcfg (its handler, fallback and waits set here)
+// in the database db: a fresh SQLite file for "", else a Postgres URL.
+func newHubOn(t *testing.T, db, agentDocs string, limits Limits, qcfg queue.Config, obs ...observe.Observer) *Hub {
+	t.Helper()
+	h, err := New(nil, limits, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := runner.NewKinds()
+	if err := kinds.Register(handoffstep.New(stepSender{h})); err != nil {
+		t.Fatal(err)
+	}
 	var agents []*runner.Agent
-	for i, doc := range strings.Split(hubAgents, "\n---\n") {
-		as, diags := runner.Parse(fmt.Sprintf("a%d.yaml", i), []byte(doc))
+	for i, doc := range strings.Split(agentDocs, "\n---\n") {
+		as, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds}, fmt.Sprintf("a%d.yaml", i), []byte(doc))
 		if diags.Errors() > 0 {
 			t.Fatalf("agents: %v", diags)
 		}
 		agents = append(agents, as...)
 	}
-	r := runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{})
-	st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	h := New(nil, nil)
-	q, err := queue.NewSQLite(t.Context(), st.DB(), queue.Config{Handler: h.Handler(), Fallback: h.Fallback(),
-		PollInterval: 20 * time.Millisecond, Backoff: func(int) time.Duration { return 10 * time.Millisecond }})
-	if err != nil {
-		t.Fatal(err)
+	r := runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{Observers: obs})
+	qcfg.Handler, qcfg.Fallback = h.Handler(), h.Fallback()
+	qcfg.PollInterval, qcfg.Backoff = 20*time.Millisecond, func(int) time.Duration { return 10 * time.Millisecond }
+	var q *queue.Queue
+	if db == "" {
+		st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		q, err = queue.NewSQLite(t.Context(), st.DB(), qcfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		st, err := store.OpenPostgres(t.Context(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		q, err = queue.NewPostgres(t.Context(), st.Pool(), qcfg)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	h.Bind(r, q)
 	if err := q.Start(context.Background()); err != nil {
@@ -80,6 +112,21 @@ func newHub(t *testing.T) *Hub {
 	t.Cleanup(func() { _ = q.Stop(context.Background()) })
 	return h
 }
+
+// stepSender is the hub as the handoff step sends through it (as the
+// gateway wires it).
+type stepSender struct{ h *Hub }
+
+func (s stepSender) Send(ctx context.Context, msg *handoff.Message, origin handoffstep.Origin) (*handoffstep.Sent, error) {
+	st, _, err := s.h.Send(ctx, msg, Origin{ContextID: origin.ContextID, Owner: origin.Owner})
+	if err != nil {
+		return nil, err
+	}
+	return &handoffstep.Sent{MessageID: st.MessageID, TaskID: st.TaskID, Status: string(st.Status), Recipients: st.Recipients}, nil
+}
+
+// admin sees every owner's messages.
+var admin = access.Caller{Owner: access.Operator, Admin: true}
 
 // send sends a message of type t with data to the recipients.
 func send(t *testing.T, h *Hub, to string, typ handoff.Type, data any, edit func(*handoff.Message)) *Status {
@@ -102,7 +149,7 @@ func send(t *testing.T, h *Hub, to string, typ handoff.Type, data any, edit func
 func wait(t *testing.T, h *Hub, id string) *Status {
 	t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		st, err := h.Get(t.Context(), id)
+		st, err := h.Get(t.Context(), admin, id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,12 @@ type Status struct {
 	Recipients    []string        `json:"recipients"`
 	Result        json.RawMessage `json:"result,omitempty"`
 	Error         string          `json:"error,omitempty"`
+	// Code is why the message is DEAD before it ran: HANDOFF_LIMIT, a
+	// bound of its task (handoffs.maxHops, handoffs.maxMessagesPerTask).
+	Code string `json:"code,omitempty"`
+	// Hops is the message's place in its chain of messages caused by one
+	// another (1: none caused it).
+	Hops          int             `json:"hops,omitempty"`
 	Attempts      int             `json:"attempts"`
 	Failures      int             `json:"failures"`
 	EscalatedFrom string          `json:"escalated_from,omitempty"`
@@ -39,7 +45,7 @@ type TaskStatus struct {
 // newStatus is the status of a queue record.
 func newStatus(rec queue.Record) *Status {
 	s := &Status{MessageID: rec.ID, TaskID: rec.TaskID, CorrelationID: rec.CorrelationID, Status: rec.Status,
-		Recipients: strings.Split(rec.Recipient, ","), Result: rec.Result, Error: rec.Error,
+		Recipients: strings.Split(rec.Recipient, ","), Result: rec.Result, Error: rec.Error, Code: rec.Code, Hops: rec.Hops,
 		Attempts: rec.Attempts, Failures: rec.Failures, EscalatedFrom: rec.EscalatedFrom, EscalatedTo: rec.EscalatedTo,
 		FallbackRan: rec.FallbackRan, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, FinishedAt: rec.FinishedAt}
 	var p payload

@@ -124,7 +124,7 @@ func New(opts Options) *Metrics {
 	m.steps = f.counter("agentgw_plan_steps_total", "Attempts of plan steps, by step kind and status.", "kind", "status")
 	m.stepDuration = f.histogram("agentgw_plan_step_duration_seconds", "Time attempts of plan steps took, by step kind.", workBuckets, "kind")
 	m.gitOps = f.counter("agentgw_git_operations_total", "Server-side git operations, by operation and result (ok, error).", "op", "result")
-	m.handoffs = f.counter("agentgw_handoffs_sent_total", "Hand-off messages sent, by message type and result (ok, error).", "type", "result")
+	m.handoffs = f.counter("agentgw_handoffs_sent_total", "Hand-off messages sent, by message type and result (ok, error, limit: kept DEAD at a bound of its task, HANDOFF_LIMIT).", "type", "result")
 	m.pauses = f.counter("agentgw_pauses_total",
 		"Runs this process paused to wait for the user, by kind (consent, frontend_tool). Resumes may happen on any replica: see agentgw_paused_runs.",
 		"kind")

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 
@@ -127,7 +128,11 @@ func (r *run) Git(ctx context.Context, op, _ string) (context.Context, func(erro
 // Handoff implements observe.Run.
 func (r *run) Handoff(ctx context.Context, h observe.Handoff) (context.Context, func(error)) {
 	return ctx, func(err error) {
-		r.m.handoffs.WithLabelValues(r.m.label("type", h.Type), result(err)).Inc()
+		res := result(err)
+		if errors.Is(err, observe.ErrHandoffLimit) {
+			res = "limit"
+		}
+		r.m.handoffs.WithLabelValues(r.m.label("type", h.Type), res).Inc()
 	}
 }
 
