@@ -254,3 +254,30 @@ func TestPingPongBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestOperatorsMessages: a message an agent sends outside any delivery
+// and conversation (a file's schedule, the operator's agents) is the
+// operator's: callers get 404, admins see it; one sent from a
+// conversation is its owner's.
+func TestOperatorsMessages(t *testing.T) {
+	h := newHub(t)
+	ctx := t.Context()
+	data := map[string]any{"event_type": "x", "message": "y"}
+	op := send(t, h, "a1", handoff.Notification, data, nil)
+	agentError(t, func() error { _, err := h.Get(ctx, alice, op.MessageID); return err }(), agent.CodeNotFound)
+	if _, err := h.Get(ctx, admin, op.MessageID); err != nil {
+		t.Errorf("admin: %v", err)
+	}
+	msg, err := handoff.New(time.Now(), "tester", handoff.Recipients{"a1"}, handoff.Notification, data, handoff.Origin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := h.Send(ctx, msg, Origin{ContextID: "c1", Owner: alice.Owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Get(ctx, alice, st.MessageID); err != nil {
+		t.Errorf("the conversation's owner: %v", err)
+	}
+	agentError(t, func() error { _, err := h.Get(ctx, bob, st.MessageID); return err }(), agent.CodeNotFound)
+}

@@ -162,3 +162,26 @@ func TestOwnerKept(t *testing.T) {
 		}
 	})
 }
+
+// TestEscalationIDTaken: an escalation's id is derived from its message's;
+// another owner's message queued first with that id does not become the
+// escalation (nor is it changed): the message goes on to DEAD.
+func TestEscalationIDTaken(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		q := openQueue(t, db, Config{Handler: func(context.Context, Envelope) (json.RawMessage, error) {
+			return nil, fmt.Errorf("fails")
+		}})
+		squat := enqueue(t, q, Envelope{ID: EscalationID("m"), TaskID: "t", Owner: "token:b", Recipient: "x",
+			ExpiresAt: time.Unix(1, 0)})
+		enqueue(t, q, Envelope{ID: "m", TaskID: "t", Owner: "token:a", EscalateTo: "boss"})
+		start(t, q)
+		rec := waitFinal(t, q, "m")
+		if rec.Status != StatusDead || rec.EscalatedTo != "" || !strings.Contains(rec.Error, "is taken by another message") {
+			t.Errorf("message: %+v", rec)
+		}
+		got := waitFinal(t, q, squat.ID)
+		if got.Owner != "token:b" || got.EscalatedFrom != "" || got.Recipient != "x" {
+			t.Errorf("the other owner's message: %+v", got)
+		}
+	})
+}

@@ -268,8 +268,15 @@ func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr e
 			// The escalation is the message's owner's, one hop further,
 			// whatever Escalate said: it counts against the same bounds.
 			next.Owner, next.Hops = env.Owner, max(next.Hops, env.Hops+1)
-			if _, _, err := q.enqueue(ctx, *next, env.ID); err != nil {
+			taken, err := q.escalationTaken(ctx, *next, env.ID)
+			if err != nil {
 				return err // River tries again; the enqueue is idempotent
+			}
+			if taken {
+				// Another owner's message has the escalation's id (it is
+				// derived from the message's): it is not this escalation.
+				notes = append(notes, fmt.Sprintf("escalating to %s failed: its id %s is taken by another message", env.EscalateTo, next.ID))
+				break
 			}
 			q.log.Info("handoff queue: escalated", "id", env.ID, "to", next.Recipient, "escalation", next.ID)
 			return q.update(ctx, env.ID, token, `status = ?, escalated_to = ?, run_token = '', lease_until = 0,
@@ -292,6 +299,17 @@ func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr e
 	q.log.Warn("handoff queue: dead", "id", env.ID, "error", strings.Join(notes, "; "))
 	return q.update(ctx, env.ID, token, `status = ?, error = ?, run_token = '', lease_until = 0, finished_at = ?,
 		updated_at = ?`, string(StatusDead), strings.Join(notes, "; "), now(), now())
+}
+
+// escalationTaken queues next, the escalation of message from, and
+// reports whether its id was taken by a message of another owner or that
+// escalates another message (one submitted with the derived id before).
+func (q *Queue) escalationTaken(ctx context.Context, next Envelope, from string) (bool, error) {
+	rec, fresh, err := q.enqueue(ctx, next, from)
+	if err != nil {
+		return false, err
+	}
+	return !fresh && (rec.Owner != next.Owner || rec.EscalatedFrom != from), nil
 }
 
 // fallback runs Config.Fallback; a panic or a result that is not JSON is
