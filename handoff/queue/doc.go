@@ -52,6 +52,14 @@
 //     gives the new message: FAILED, EscalatedTo), else its fallback runs
 //     (Config.Fallback: FAILED, FallbackRan), else it is DEAD. What
 //     escalate_to and fallback_action mean is the caller's to say.
+//   - Bounded: every message has an Owner and a Hops (its place in the
+//     chain of messages caused by one another). One queued past
+//     Config.MaxHops, or into a task whose owner already has
+//     Config.MaxMessagesPerTask messages there, is kept DEAD with Code
+//     CodeLimit (HANDOFF_LIMIT), logged at WARN, and never runs. The count
+//     is of stored rows, made under a lock of the task (a transaction
+//     advisory lock on Postgres, the write lock on SQLite): the bound
+//     holds across restarts and replicas.
 //   - Interrupted runs (a crash, a kill) are taken back by River's rescuer
 //     after RescueAfter and do not count against RetryCount, up to
 //     MaxInterruptions; a hard Stop puts a cancelled message back as

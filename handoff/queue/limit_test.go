@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
+	"github.com/agentgw/agentgw/store"
 )
 
 // pingPong is a handler of two agents that hand a message to each other
@@ -182,6 +185,60 @@ func TestEscalationIDTaken(t *testing.T) {
 		got := waitFinal(t, q, squat.ID)
 		if got.Owner != "token:b" || got.EscalatedFrom != "" || got.Recipient != "x" {
 			t.Errorf("the other owner's message: %+v", got)
+		}
+	})
+}
+
+// TestMigrationKeepsOldMessages: a database of the steps before owners
+// (versions 1 and 2) keeps its messages when the queue opens it: they are
+// the operator's (only admins see them), at hop 1, and count against
+// their task's bound.
+func TestMigrationKeepsOldMessages(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		insert := `INSERT INTO handoff_messages (id, task_id, priority, status, created_at, updated_at)
+			VALUES ('old', 'busy', 2, 'COMPLETED', 1, 1)`
+		if store.IsPostgresURL(db) {
+			s, err := store.OpenPostgres(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx, err := s.Pool().Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dbconn.ApplyMigrations(ctx, dbconn.PGX(tx), "handoff_migrations", postgresMigrations[:2]); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Exec(ctx, insert); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+		} else {
+			s, err := store.OpenSQLite(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := dbconn.ApplyMigrations(ctx, dbconn.SQL(s.DB()), "handoff_migrations", sqliteMigrations[:2]); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.DB().Exec(insert); err != nil {
+				t.Fatal(err)
+			}
+			_ = s.Close()
+		}
+		q := openQueue(t, db, Config{MaxMessagesPerTask: 1, Handler: func(context.Context, Envelope) (json.RawMessage, error) {
+			return nil, nil
+		}})
+		rec, err := q.Get(ctx, "old")
+		if err != nil || rec.Owner != "operator" || rec.Hops != 1 || rec.Status != StatusCompleted {
+			t.Fatalf("the old message: %+v %v", rec, err)
+		}
+		if rec := enqueue(t, q, Envelope{ID: "new", TaskID: "busy"}); rec.Status != StatusDead || rec.Code != CodeLimit {
+			t.Errorf("a message in the old task past its bound: %+v", rec)
 		}
 	})
 }
