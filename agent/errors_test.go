@@ -35,6 +35,7 @@ func TestCodeTable(t *testing.T) {
 		{CodePayloadTooLarge, 413, SourceClient, false},
 		{CodeUnsupportedMediaType, 415, SourceClient, false},
 		{CodeInvalidContext, 422, SourceClient, false},
+		{CodeDefinitionNotAllowed, 422, SourceClient, false},
 		{CodeRateLimited, 429, SourceClient, true},
 		{CodeInternal, 500, SourceServer, false},
 		{CodeTemplateError, 500, SourceServer, false},
