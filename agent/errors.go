@@ -59,6 +59,9 @@ const (
 	// field such a definition may not (a network target, a tool, a step);
 	// the message names the field's path. Nothing was sent or run.
 	CodeDefinitionNotAllowed = "DEFINITION_NOT_ALLOWED"
+	// CodeForbidden: the route is not served to this caller (a gateway
+	// without inbound auth serves its object APIs only on loopback).
+	CodeForbidden = "FORBIDDEN"
 )
 
 // Codes of plan failures inside the stream.
@@ -194,6 +197,7 @@ var codes = map[string]codeInfo{
 	CodeUnauthorized:              {status: http.StatusUnauthorized},
 	CodeDeclined:                  {status: http.StatusForbidden},
 	CodeRepositoryNotAllowed:      {status: http.StatusForbidden},
+	CodeForbidden:                 {status: http.StatusForbidden},
 	CodeAgentNotFound:             {status: http.StatusNotFound},
 	CodeCommandNotFound:           {status: http.StatusNotFound},
 	CodeNotFound:                  {status: http.StatusNotFound},

@@ -26,6 +26,7 @@ func TestCodeTable(t *testing.T) {
 		{CodeUnauthorized, 401, SourceClient, false},
 		{CodeDeclined, 403, SourceClient, false},
 		{CodeRepositoryNotAllowed, 403, SourceClient, false},
+		{CodeForbidden, 403, SourceClient, false},
 		{CodeAgentNotFound, 404, SourceClient, false},
 		{CodeCommandNotFound, 404, SourceClient, false},
 		{CodeNotFound, 404, SourceClient, false},

@@ -207,14 +207,14 @@ func FuzzContextPatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		n++
 		id := "c" + strconv.Itoa(n)
-		create := httptest.NewRequest(http.MethodPost, "/contexts", strings.NewReader(`{"contextId":"`+id+`"}`))
+		create := localRequest(http.MethodPost, "/contexts", strings.NewReader(`{"contextId":"`+id+`"}`))
 		create.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, create)
 		if rec.Code != 201 {
 			t.Fatalf("create: %d %s", rec.Code, rec.Body)
 		}
-		req := httptest.NewRequest(http.MethodPatch, "/contexts/"+id, bytes.NewReader(body))
+		req := localRequest(http.MethodPatch, "/contexts/"+id, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		rec = httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
@@ -230,7 +230,7 @@ func FuzzContextPatch(f *testing.F) {
 		case rec.Code == 200 && got.Version == 2:
 		case rec.Code >= 400 && rec.Code < 500 && got.Type == "ERROR_RESPONSE" && got.Content.ErrorCode != "":
 			get := httptest.NewRecorder()
-			h.ServeHTTP(get, httptest.NewRequest(http.MethodGet, "/contexts/"+id, nil))
+			h.ServeHTTP(get, localRequest(http.MethodGet, "/contexts/"+id, nil))
 			if !strings.Contains(get.Body.String(), `"version":1,`) {
 				t.Fatalf("a refused PATCH (%d) changed the context: %s", rec.Code, get.Body)
 			}

@@ -25,6 +25,8 @@ import (
 // Config is the gateway configuration file (configs/gateway.yaml documents
 // every key).
 type Config struct {
+	// Addr is where to listen; "" means 127.0.0.1:18080, or :18080 when
+	// inbound auth is configured (listenAddr).
 	Addr      string `yaml:"addr"`
 	DebugAddr string `yaml:"debugAddr"`
 	PublicURL string `yaml:"publicURL"`

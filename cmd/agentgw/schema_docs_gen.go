@@ -69,6 +69,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/agenttest.Variable":                         "Variable is a context variable {name, value}.",
 		"github.com/agentgw/agentgw/cmd/agentgw.BudgetConfig":                   "BudgetConfig is the prompt context budget.",
 		"github.com/agentgw/agentgw/cmd/agentgw.Config":                         "Config is the gateway configuration file (configs/gateway.yaml documents every key).",
+		"github.com/agentgw/agentgw/cmd/agentgw.Config.Addr":                    "Addr is where to listen; \"\" means 127.0.0.1:18080, or :18080 when inbound auth is configured (listenAddr).",
 		"github.com/agentgw/agentgw/cmd/agentgw.Config.Data":                    "Data is the data directory: the default store is the SQLite file agentgw.db in it. \"\" is the user's state directory (defaultDataDir).",
 		"github.com/agentgw/agentgw/cmd/agentgw.Config.KnowledgeBases":          "KnowledgeBases are recalled by agents (recallByAgent), recall steps and the search_knowledge tool.",
 		"github.com/agentgw/agentgw/cmd/agentgw.Config.OpenAI":                  "OpenAI is the OpenAI-compatible endpoint under /v1/.",
