@@ -120,3 +120,29 @@ func TestServeWarnsWhenExposed(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugListenerWarnsWhenExposed: the debug listener (pprof, expvar,
+// metrics; no auth) logs a WARN when it listens beyond loopback, and not
+// on loopback.
+func TestDebugListenerWarnsWhenExposed(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		warn bool
+	}{
+		{"127.0.0.1:0", false},
+		{"0.0.0.0:0", true},
+	} {
+		var buf bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&buf, nil))
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := serveDebug(ctx, tc.addr, nil, log); err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		cancel()
+		got := strings.Contains(buf.String(), `level=WARN msg="the debug listener has no auth and listens beyond loopback`)
+		if got != tc.warn {
+			t.Errorf("%s: warned %v, want %v; log: %q", tc.addr, got, tc.warn, buf.String())
+		}
+	}
+}
