@@ -78,6 +78,8 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/cmd/agentgw.ContextsConfig.MaxMessages":     "MaxMessages and MaxBytes bound a context's stored messages; the oldest are dropped.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ContextsConfig.TTL":             "TTL is how long a context lives after its last change, and how long a deleted id stays taken.",
 		"github.com/agentgw/agentgw/cmd/agentgw.KnowledgeConfig":                "KnowledgeConfig is how knowledge bases are kept up to date.",
+		"github.com/agentgw/agentgw/cmd/agentgw.KnowledgeConfig.MaxGlobLength":  "MaxGlobLength bounds the bytes of each path glob of a search; a longer one is BAD_REQUEST. 0 means 256.",
+		"github.com/agentgw/agentgw/cmd/agentgw.KnowledgeConfig.MaxGlobs":       "MaxGlobs bounds the path globs of one search (POST /knowledge-bases/{id}/search, recall steps); more is BAD_REQUEST. 0 means 64.",
 		"github.com/agentgw/agentgw/cmd/agentgw.KnowledgeConfig.Reindex":        "Reindex is how often the knowledge bases are brought up to date with their sources (repositories are fetched when stale, only changed files re-indexed); 0 means 5m.",
 		"github.com/agentgw/agentgw/cmd/agentgw.LogConfig":                      "LogConfig is the logging.",
 		"github.com/agentgw/agentgw/cmd/agentgw.MetricsConfig":                  "MetricsConfig is the Prometheus metrics.",
