@@ -175,7 +175,9 @@ commands:
 		t.Errorf("the first reference: %+v", found.References[0])
 	}
 	// knowledge.maxGlobs: a fourth glob is refused, naming the key.
-	var refused struct{ Content struct{ ErrorCode, Message string } }
+	var refused struct {
+		Content struct{ ErrorCode, Message string }
+	}
 	if code := jsonCall(t, "POST", base+"/knowledge-bases/proj/search", `{"query":"parse","paths":["a","b","c","d"]}`, &refused); code != 400 ||
 		refused.Content.ErrorCode != "BAD_REQUEST" || !strings.Contains(refused.Content.Message, "knowledge.maxGlobs") {
 		t.Errorf("a search over knowledge.maxGlobs = %d %+v", code, refused)
