@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -136,4 +137,43 @@ func TestContextsCostFollowsSize(t *testing.T) {
 			t.Logf("%s: %d: %d bytes allocated for a body of %d (%.1f×)", tc.name, rec.Code, got, len(tc.body), float64(got)/float64(len(tc.body)))
 		}
 	}
+}
+
+// FuzzContextCreate sends arbitrary POST /contexts bodies: never a 5xx or
+// a panic, and whatever is accepted (201) can be read back and deleted
+// (the bounds hold at intake, so no accepted body bricks its context).
+func FuzzContextCreate(f *testing.F) {
+	for _, s := range []string{
+		`{"contextId":"c","metadata":{"a":1}}`, `{"metadata":` + deepJSON(40) + `}`, `{"metadata":` + deepJSON(9997) + `}`, `{"metadata":` + deepJSON(9999) + `}`,
+		"{\"metadata\":{\"a\":\"\xff\"}}", `{"metadata":{"n":1e999}}`, `{"metadata":[]}`, `{}`, ``, `{`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	h, _ := newHandler(f, withContextStore(store.NewMemory(), contexts.Config{MaxBytes: 4096, MaxDepth: 32}))
+	do := func(method, path string, body []byte) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(string(body)))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		rec := do(http.MethodPost, "/contexts", body)
+		if rec.Code >= 500 {
+			t.Fatalf("POST = %d %s", rec.Code, rec.Body)
+		}
+		if rec.Code != http.StatusCreated {
+			return
+		}
+		var got struct{ ContextID string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.ContextID == "" {
+			t.Fatalf("201 without a context: %s", rec.Body)
+		}
+		if g := do(http.MethodGet, "/contexts/"+got.ContextID, nil); g.Code != 200 {
+			t.Fatalf("GET of an accepted context = %d %s", g.Code, g.Body)
+		}
+		if d := do(http.MethodDelete, "/contexts/"+got.ContextID, nil); d.Code != 204 {
+			t.Fatalf("DELETE of an accepted context = %d %s", d.Code, d.Body)
+		}
+	})
 }
