@@ -176,7 +176,7 @@ func TestContextsStateTooLarge(t *testing.T) {
 		t.Fatalf("create: %d %s", status, body)
 	}
 	status, body := call(t, gw, "PATCH", "/contexts/c", `{"operation":"UPDATE_STATE","state":{"a":"0123456789abcdef"}}`)
-	want := errBody("PAYLOAD_TOO_LARGE", `context \"c\": context state too large: over 16 bytes`, "client", false,
+	want := errBody("PAYLOAD_TOO_LARGE", `context \"c\": context too large: the state and metadata are 26 bytes, over the limit of 16 (contexts.maxBytes)`, "client", false,
 		"keep less in the context's state, or ask the operator to raise contexts.maxBytes")
 	if status != 413 || body != want {
 		t.Fatalf("PATCH = %d %s\nwant 413 %s", status, body, want)

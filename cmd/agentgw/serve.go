@@ -417,5 +417,5 @@ func contextRepo(st store.Store, cfg ContextsConfig) contexts.Repo {
 		return nil
 	}
 	return contexts.NewStoreRepo(b, contexts.Config{TTL: time.Duration(cfg.TTL), MaxMessages: cfg.MaxMessages,
-		MaxBytes: cfg.MaxBytes, MaxChanges: cfg.MaxChanges})
+		MaxBytes: cfg.MaxBytes, MaxChanges: cfg.MaxChanges, MaxDepth: cfg.MaxDepth})
 }
