@@ -20,6 +20,11 @@ COPY --from=build /out/agentgw /usr/local/bin/agentgw
 # The data directory (the store agentgw.db), owned by the non-root user.
 COPY --from=build --chown=nonroot:nonroot --chmod=0700 /out/data /data
 ENV AGENTGW_DATA=/data
+# A container is reached through its published port, so it listens on every
+# interface (without AGENTGW_ADDR the gateway listens on loopback only unless
+# inbound auth is configured). Without AGENTGW_TOKENS the gateway warns
+# at start, and its object APIs and /metrics refuse peers not on loopback.
+ENV AGENTGW_ADDR=:18080
 VOLUME /data
 USER nonroot:nonroot
 EXPOSE 18080

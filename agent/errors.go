@@ -58,6 +58,13 @@ const (
 	// CodeConflict: a write that clashes with what is stored (a name
 	// taken, a schedule defined in a file, a run already in progress).
 	CodeConflict = "CONFLICT"
+	// CodeDefinitionNotAllowed: a request-carried agent definition holds a
+	// field such a definition may not (a network target, a tool, a step);
+	// the message names the field's path. Nothing was sent or run.
+	CodeDefinitionNotAllowed = "DEFINITION_NOT_ALLOWED"
+	// CodeForbidden: the route is not served to this caller (a gateway
+	// without inbound auth serves its object APIs only on loopback).
+	CodeForbidden = "FORBIDDEN"
 )
 
 // Codes of plan failures inside the stream.
@@ -174,6 +181,7 @@ var suggestions = map[string]string{
 	CodeRateLimited:           "wait a moment and try again",
 	CodeContextNotFound:       "POST /contexts creates a context; an id that was deleted or belongs to another caller cannot be used",
 	CodeContextConflict:       "GET the context (or its changes since your version) and retry the write on the current version",
+	CodeDefinitionNotAllowed:  "leave the named field out: a request-carried definition may hold templates, a context strategy and a model name, nothing that reaches the network or runs a process",
 	CodeStoreUnavailable:      "try again in a moment: the gateway's database did not answer, and the gateway recovers on its own once it is back",
 }
 
@@ -192,6 +200,7 @@ var codes = map[string]codeInfo{
 	CodeUnauthorized:              {status: http.StatusUnauthorized},
 	CodeDeclined:                  {status: http.StatusForbidden},
 	CodeRepositoryNotAllowed:      {status: http.StatusForbidden},
+	CodeForbidden:                 {status: http.StatusForbidden},
 	CodeAgentNotFound:             {status: http.StatusNotFound},
 	CodeCommandNotFound:           {status: http.StatusNotFound},
 	CodeNotFound:                  {status: http.StatusNotFound},
@@ -204,6 +213,7 @@ var codes = map[string]codeInfo{
 	CodeInvalidContext:            {status: http.StatusUnprocessableEntity},
 	CodeInvalidHandoff:            {status: http.StatusUnprocessableEntity},
 	CodeHandoffPriority:           {status: http.StatusUnprocessableEntity},
+	CodeDefinitionNotAllowed:      {status: http.StatusUnprocessableEntity},
 	CodeRateLimited:               {status: http.StatusTooManyRequests, recoverable: true},
 	CodeInternal:                  {status: http.StatusInternalServerError},
 	CodeTemplateError:             {status: http.StatusInternalServerError},

@@ -45,10 +45,18 @@ var (
 	ErrBadID = errors.New("malformed context id")
 	// ErrBadOperation: an operation Apply does not know or cannot apply.
 	ErrBadOperation = errors.New("bad context operation")
-	// ErrTooLarge: UPDATE_STATE would make the state's JSON larger than
-	// Config.MaxBytes; nothing is written (messages are trimmed instead,
-	// but no part of a state can be dropped safely).
-	ErrTooLarge = errors.New("context state too large")
+	// ErrTooLarge: a write would make the JSON of the state and the
+	// metadata together larger than Config.MaxBytes; nothing is written
+	// (messages are trimmed instead, but no part of a state can be dropped
+	// safely).
+	ErrTooLarge = errors.New("context too large")
+	// ErrTooDeep: a state or metadata nested deeper than Config.MaxDepth;
+	// nothing is written, so every stored context can be read back.
+	ErrTooDeep = errors.New("context nested too deep")
+	// ErrUnreadable: the stored record of a context cannot be decoded
+	// (one written before the bounds held). Its owner may still DELETE
+	// it; nothing else can use it.
+	ErrUnreadable = errors.New("context record unreadable")
 )
 
 // idPattern is a context id: a UUID matches it too.
@@ -123,10 +131,15 @@ type Config struct {
 	// id stays taken; 0 means DefaultTTL.
 	TTL time.Duration
 	// MaxMessages and MaxBytes bound the stored messages; the oldest are
-	// dropped (and the change log says so). MaxBytes bounds the state's
-	// JSON too, apart. 0 means the defaults.
+	// dropped (and the change log says so). MaxBytes bounds the JSON of
+	// the state and the metadata together too, apart: a write over it is
+	// ErrTooLarge. 0 means the defaults.
 	MaxMessages int
 	MaxBytes    int
+	// MaxDepth bounds the nesting of the state and the metadata (an
+	// object of scalars is 1 deep): a write deeper is ErrTooDeep. 0 means
+	// DefaultMaxDepth; at most MaxMaxDepth.
+	MaxDepth int
 	// MaxChanges is how many change log entries are kept, and no more of
 	// them than MaxBytes of JSON; 0 means DefaultMaxChanges.
 	MaxChanges int
@@ -140,6 +153,11 @@ const (
 	DefaultMaxMessages = 200
 	DefaultMaxBytes    = 1 << 20
 	DefaultMaxChanges  = 256
+	DefaultMaxDepth    = 64
+	// MaxMaxDepth is the most Config.MaxDepth may be: a record holds the
+	// state a few levels down, and must stay under the JSON decoder's
+	// own limit (10000) to be read back.
+	MaxMaxDepth = 1000
 )
 
 func (c Config) withDefaults() Config {
@@ -155,6 +173,10 @@ func (c Config) withDefaults() Config {
 	if c.MaxChanges <= 0 {
 		c.MaxChanges = DefaultMaxChanges
 	}
+	if c.MaxDepth <= 0 {
+		c.MaxDepth = DefaultMaxDepth
+	}
+	c.MaxDepth = min(c.MaxDepth, MaxMaxDepth)
 	return c
 }
 

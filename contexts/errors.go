@@ -8,8 +8,10 @@ import (
 )
 
 // ProtocolError maps an error of a Repo about context id to the protocol's
-// error: BAD_REQUEST for a malformed id or operation, CONTEXT_NOT_FOUND,
-// CONTEXT_CONFLICT, PAYLOAD_TOO_LARGE, and STORE_UNAVAILABLE for the rest
+// error: BAD_REQUEST for a malformed id or operation or a state nested
+// too deep, CONTEXT_NOT_FOUND, CONTEXT_CONFLICT, PAYLOAD_TOO_LARGE,
+// CONFLICT (409, not recoverable) for a record that cannot be decoded,
+// and STORE_UNAVAILABLE for the rest
 // (the store failed: the cause is wrapped, never shown).
 func ProtocolError(id string, err error) *agent.Error {
 	switch {
@@ -26,6 +28,12 @@ func ProtocolError(id string, err error) *agent.Error {
 	case errors.Is(err, ErrTooLarge):
 		return agent.Errorf(agent.CodePayloadTooLarge, "context %q: %v", id, err).
 			Suggest("keep less in the context's state, or ask the operator to raise contexts.maxBytes")
+	case errors.Is(err, ErrTooDeep):
+		return agent.Errorf(agent.CodeBadRequest, "context %q: %v", id, err).
+			Suggest("flatten the context's state or metadata, or ask the operator to raise contexts.maxDepth")
+	case errors.Is(err, ErrUnreadable):
+		return agent.Errorf(agent.CodeConflict, "context %q is stored in a form the gateway cannot read", id).
+			Suggest("DELETE /contexts/{id} removes it; then create it again").Wrap(err)
 	case errors.Is(err, ErrBadOperation):
 		return agent.Errorf(agent.CodeBadRequest, "%v", err).
 			Suggest(`send {"operation":"UPDATE_STATE","state":{...},"version":N} or {"operation":"CLEAR_HISTORY"}`)

@@ -70,6 +70,9 @@ type record struct {
 	Changes []Change `json:"changes,omitempty"`
 	// Owner of a tombstone.
 	Owner string `json:"owner,omitempty"`
+	// broken: the record did not decode; only its head was read
+	// (readHead), so it can be told apart and deleted, never used.
+	broken bool
 }
 
 func key(id string) string { return "context/" + id }
@@ -91,17 +94,35 @@ func (r *StoreRepo) load(ctx context.Context, id string) (raw []byte, rec *recor
 	}
 	rec = &record{}
 	if err := json.Unmarshal(raw, rec); err != nil {
-		return nil, nil, fmt.Errorf("decoding context %s: %w", id, err)
+		h, ok := readHead(raw)
+		if !ok {
+			return nil, nil, fmt.Errorf("decoding context %s: %w: %w", id, ErrUnreadable, err)
+		}
+		rec = &record{broken: true, Deleted: h.deleted, Owner: h.owner}
+		if !h.deleted {
+			rec.Context = &Context{ID: id, Owner: h.owner, Version: h.version}
+		}
 	}
 	return raw, rec, nil
 }
 
-// live returns rec's context when owner may see it.
-func live(rec *record, owner string) (*Context, error) {
+// owned returns rec's context when owner may see it, even when the
+// record is broken (only its head was read).
+func owned(rec *record, owner string) (*Context, error) {
 	if rec == nil || rec.Deleted || rec.Context == nil || rec.Context.Owner != owner {
 		return nil, ErrNotFound
 	}
 	return rec.Context, nil
+}
+
+// live returns rec's context when owner may see and use it: a broken
+// record of owner's is ErrUnreadable.
+func live(rec *record, owner string) (*Context, error) {
+	c, err := owned(rec, owner)
+	if err == nil && rec.broken {
+		return nil, fmt.Errorf("context %s: %w", c.ID, ErrUnreadable)
+	}
+	return c, err
 }
 
 // write swaps rec in for old; false when another writer came first.
@@ -109,6 +130,11 @@ func (r *StoreRepo) write(ctx context.Context, id string, old []byte, rec *recor
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return false, fmt.Errorf("encoding context %s: %w", id, err)
+	}
+	// What is written can be read back: the intake checks bound the state
+	// and metadata; this bounds the rest (messages' tool calls).
+	if d := jsonDepth(data); d > r.cfg.MaxDepth+recordLevels {
+		return false, fmt.Errorf("%w: context %s would be stored %d levels deep (contexts.maxDepth %d)", ErrTooDeep, id, d, r.cfg.MaxDepth)
 	}
 	ok, err := r.st.Swap(ctx, key(id), old, data, r.cfg.TTL)
 	if err != nil {
@@ -121,6 +147,12 @@ func (r *StoreRepo) write(ctx context.Context, id string, old []byte, rec *recor
 func (r *StoreRepo) Create(ctx context.Context, id, owner string, metadata map[string]any) (*Context, error) {
 	if id == "" {
 		id = uuid.NewString()
+	}
+	if err := r.checkObject("metadata", metadata); err != nil {
+		return nil, err
+	}
+	if err := r.checkSize(&Context{Metadata: metadata}); err != nil {
+		return nil, err
 	}
 	c, created, err := r.open(ctx, id, owner, metadata)
 	if err == nil && !created {
@@ -181,6 +213,9 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 	if op.Op == OpUpdateState && op.State == nil {
 		return nil, fmt.Errorf("%w: %s needs a state object", ErrBadOperation, op.Op)
 	}
+	if err := r.checkObject("state", op.State); err != nil {
+		return nil, err
+	}
 	for range maxSwaps {
 		raw, rec, err := r.load(ctx, id)
 		if err != nil {
@@ -209,8 +244,8 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 			// UPDATE_STATE, or the state a run's plan set with its turn.
 			c.State = mergePatch(c.State, op.State)
 			ch.State = op.State
-			if data, err := json.Marshal(c.State); err != nil || len(data) > r.cfg.MaxBytes {
-				return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, r.cfg.MaxBytes)
+			if err := r.checkSize(c); err != nil {
+				return nil, err
 			}
 		}
 		rec.Changes = r.trimChanges(append(rec.Changes, ch))
@@ -268,7 +303,7 @@ func (r *StoreRepo) Delete(ctx context.Context, id, owner string, expect int64) 
 		if err != nil {
 			return err
 		}
-		c, err := live(rec, owner)
+		c, err := owned(rec, owner) // a broken record too: deleting it is the way out
 		if err != nil {
 			return err
 		}

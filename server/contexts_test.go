@@ -176,7 +176,7 @@ func TestContextsStateTooLarge(t *testing.T) {
 		t.Fatalf("create: %d %s", status, body)
 	}
 	status, body := call(t, gw, "PATCH", "/contexts/c", `{"operation":"UPDATE_STATE","state":{"a":"0123456789abcdef"}}`)
-	want := errBody("PAYLOAD_TOO_LARGE", `context \"c\": context state too large: over 16 bytes`, "client", false,
+	want := errBody("PAYLOAD_TOO_LARGE", `context \"c\": context too large: the state and metadata are 26 bytes, over the limit of 16 (contexts.maxBytes)`, "client", false,
 		"keep less in the context's state, or ask the operator to raise contexts.maxBytes")
 	if status != 413 || body != want {
 		t.Fatalf("PATCH = %d %s\nwant 413 %s", status, body, want)
@@ -207,14 +207,14 @@ func FuzzContextPatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		n++
 		id := "c" + strconv.Itoa(n)
-		create := httptest.NewRequest(http.MethodPost, "/contexts", strings.NewReader(`{"contextId":"`+id+`"}`))
+		create := localRequest(http.MethodPost, "/contexts", strings.NewReader(`{"contextId":"`+id+`"}`))
 		create.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, create)
 		if rec.Code != 201 {
 			t.Fatalf("create: %d %s", rec.Code, rec.Body)
 		}
-		req := httptest.NewRequest(http.MethodPatch, "/contexts/"+id, bytes.NewReader(body))
+		req := localRequest(http.MethodPatch, "/contexts/"+id, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		rec = httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
@@ -230,7 +230,7 @@ func FuzzContextPatch(f *testing.F) {
 		case rec.Code == 200 && got.Version == 2:
 		case rec.Code >= 400 && rec.Code < 500 && got.Type == "ERROR_RESPONSE" && got.Content.ErrorCode != "":
 			get := httptest.NewRecorder()
-			h.ServeHTTP(get, httptest.NewRequest(http.MethodGet, "/contexts/"+id, nil))
+			h.ServeHTTP(get, localRequest(http.MethodGet, "/contexts/"+id, nil))
 			if !strings.Contains(get.Body.String(), `"version":1,`) {
 				t.Fatalf("a refused PATCH (%d) changed the context: %s", rec.Code, get.Body)
 			}

@@ -60,6 +60,7 @@ func (s *Server) prepare(c echo.Context) (*runner.Run, error) {
 	// The gateway's own token never goes upstream, auth enabled or not.
 	c.Request().Header.Del(HeaderToken)
 	req.Header = c.Request().Header
+	req.Origin = s.publicURL(c)
 	req.Owner = agentCaller(c, req)
 	if req.ContextID != "" || req.Context.Has("context") {
 		// If-Match names the version of the conversation read.

@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/internal/access"
+	"github.com/agentgw/agentgw/internal/jsonscan"
 )
 
 // keyCaller is the echo context key of the caller's identity, keyAdmin
@@ -98,11 +99,31 @@ func (s *Server) decodeJSON(c echo.Context, v any, what string) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
+	// The request path's tokenizer first, as for agent requests: it
+	// refuses invalid UTF-8, which encoding/json would silently replace
+	// with U+FFFD and store.
+	if err := validJSON(body); err != nil {
+		return agent.Errorf(agent.CodeBadRequest, "the body is not a valid %s: %v", what, err).
+			Suggest("send the body as JSON in UTF-8")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return agent.Errorf(agent.CodeBadRequest, "the body is not a valid %s: %v", what, err).
 			Suggest("see the README section Conversations (contexts)")
+	}
+	return nil
+}
+
+// validJSON checks that body is one JSON value, strings in valid UTF-8,
+// with internal/jsonscan (linear in the body, iterative however deep).
+func validJSON(body []byte) error {
+	sc := &jsonscan.Scanner{Data: body}
+	if err := sc.Skip(); err != nil {
+		return err
+	}
+	if sc.WS(); sc.Pos != len(body) {
+		return sc.Unexpected("after the value")
 	}
 	return nil
 }

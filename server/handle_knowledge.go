@@ -57,6 +57,8 @@ func (s *Server) searchKnowledgeBase(c echo.Context) error {
 		return agent.Errorf(agent.CodeNotFound, "no knowledge base %q", id).Suggest("GET /knowledge-bases lists them")
 	case errors.Is(err, index.ErrBadQuery):
 		return agent.Errorf(agent.CodeBadRequest, "%v", err)
+	case errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil:
+		return agent.Canceled(err) // the caller left: the search stopped
 	case err != nil:
 		return agent.New(agent.CodeStoreUnavailable, "the knowledge base cannot be searched").Wrap(err)
 	}

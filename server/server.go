@@ -144,35 +144,38 @@ func New(cfg Config) *Server {
 	e.POST("/agent", s.postAgent)
 	e.POST("/agents/:name", s.postAgent)
 	e.POST("/agents/:name/prompt", s.postPrompt)
+	// The object APIs, /mcp and /metrics: without inbound auth, for
+	// clients on this host only (localOnly).
+	local := s.localOnly()
 	if cfg.Contexts != nil {
-		e.POST("/contexts", s.createContext)
-		e.GET("/contexts/:id", s.getContext)
-		e.PATCH("/contexts/:id", s.patchContext)
-		e.DELETE("/contexts/:id", s.deleteContext)
-		e.GET("/contexts/:id/changes", s.contextChanges)
+		e.POST("/contexts", s.createContext, local...)
+		e.GET("/contexts/:id", s.getContext, local...)
+		e.PATCH("/contexts/:id", s.patchContext, local...)
+		e.DELETE("/contexts/:id", s.deleteContext, local...)
+		e.GET("/contexts/:id/changes", s.contextChanges, local...)
 	}
 	if cfg.Handoffs != nil {
-		e.POST("/handoffs", s.postHandoff)
-		e.GET("/handoffs/:id", s.getHandoff)
-		e.GET("/tasks/:id", s.getTask)
+		e.POST("/handoffs", s.postHandoff, local...)
+		e.GET("/handoffs/:id", s.getHandoff, local...)
+		e.GET("/tasks/:id", s.getTask, local...)
 	}
 	if cfg.Knowledge != nil {
-		e.GET("/knowledge-bases", s.listKnowledgeBases)
-		e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase)
+		e.GET("/knowledge-bases", s.listKnowledgeBases, local...)
+		e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase, local...)
 	}
 	if cfg.Schedules != nil {
-		e.GET("/schedules", s.listSchedules)
-		e.POST("/schedules", s.createSchedule)
-		e.GET("/schedules/:id", s.getSchedule)
-		e.PATCH("/schedules/:id", s.patchSchedule)
-		e.DELETE("/schedules/:id", s.deleteSchedule)
-		e.POST("/schedules/:id/run", s.runSchedule)
+		e.GET("/schedules", s.listSchedules, local...)
+		e.POST("/schedules", s.createSchedule, local...)
+		e.GET("/schedules/:id", s.getSchedule, local...)
+		e.PATCH("/schedules/:id", s.patchSchedule, local...)
+		e.DELETE("/schedules/:id", s.deleteSchedule, local...)
+		e.POST("/schedules/:id/run", s.runSchedule, local...)
 	}
 	if cfg.MCP != nil {
-		e.Any("/mcp", s.withBody(cfg.MCP))
+		e.Any("/mcp", s.withBody(cfg.MCP), local...)
 	}
 	if cfg.Metrics != nil {
-		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
+		e.GET("/metrics", echo.WrapHandler(cfg.Metrics), local...)
 	}
 	if cfg.UI != nil {
 		e.GET("/ui", echo.WrapHandler(cfg.UI))

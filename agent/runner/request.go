@@ -28,6 +28,10 @@ type Request struct {
 	Context *contextvars.Set
 	// Definition is the platform's copy of the agent definition, if sent.
 	Definition json.RawMessage
+	// Origin is this gateway's address as the request reached it (its
+	// public URL, or the scheme and host the client used), set by the
+	// server: the one service.endpoint a Definition may name.
+	Origin string
 	// Messages are the earlier turns of the conversation, passed through.
 	Messages []llm.Message
 	// Action is set on an action feedback request.

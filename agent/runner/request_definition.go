@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/requestdef"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 )
@@ -25,15 +26,20 @@ func newDefinitionCache(max int, kinds *stepkind.Registry) *definitionCache {
 }
 
 // get compiles the safe part of a request's agentDefinition: message
-// templates, context strategy and the model name. Replies, actions, steps,
-// tools, parameters and context lengths never come from a client.
-func (c *definitionCache) get(name string, raw []byte) (*Agent, error) {
-	key := sha256.Sum256(append([]byte(name+"\x00"), raw...))
+// templates, context strategy and the model name. Replies, actions,
+// parameters and context lengths never come from a client; a definition
+// naming a network target, a tool or a step is refused (requestdef.Check).
+// self is the gateway's address as the request reached it (Request.Origin).
+func (c *definitionCache) get(name, self string, raw []byte) (*Agent, error) {
+	key := sha256.Sum256(append([]byte(name+"\x00"+self+"\x00"), raw...))
 	c.mu.Lock()
 	a, ok := c.items[key]
 	c.mu.Unlock()
 	if ok {
 		return a, nil
+	}
+	if err := requestdef.Check(raw, self); err != nil {
+		return nil, err
 	}
 	a, err := compileRequestDefinition(c.kinds, name, raw)
 	if err != nil {
@@ -78,10 +84,15 @@ func compileRequestDefinition(kinds *stepkind.Registry, name string, raw []byte)
 	return a, nil
 }
 
-// sanitize keeps only what is safe to take from a client.
+// sanitize keeps only what is safe to take from a client. requestdef.Check
+// refused what names a target; what it let through and the run does not
+// use is dropped here, the service too (its endpoint may only name this
+// gateway, and a run of a request-carried definition is never forwarded).
 func sanitize(def *agent.Definition) {
+	def.Service = nil
 	def.Tools = nil
 	def.Handoffs = nil
+	def.Schedules = nil
 	def.ModelConfiguration = modelNameOnly(def.ModelConfiguration)
 	for _, c := range def.Commands {
 		if c == nil {

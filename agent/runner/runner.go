@@ -373,7 +373,7 @@ func (r *Runner) resolveAgent(req *Request) (*Agent, error) {
 		return a, nil
 	}
 	if req.Definition != nil && r.cfg.AllowRequestDefinitions {
-		return r.reqDefs.get(req.Agent, req.Definition)
+		return r.reqDefs.get(req.Agent, req.Origin, req.Definition)
 	}
 	e := agent.Errorf(agent.CodeAgentNotFound, "no agent named %q%s", req.Agent, agent.DidYouMean(req.Agent, r.reg.Names())).Suggest("GET /agents lists the agents")
 	if req.Definition != nil {

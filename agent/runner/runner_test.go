@@ -175,7 +175,6 @@ func TestRequestDefinitions(t *testing.T) {
 	up := newFakeUpstream(t)
 	r, _ := testRunner(t, runnerAgents, up, RunnerConfig{AllowRequestDefinitions: true})
 	def := `{"name":"visitor","commands":[{"name":"default","reply":"NEVER","actions":[{"action":"confirm","data":{"title":"x","message":"y"}}],
-	  "steps":[{"id":"s","reply":"NEVER FROM A STEP"}],
 	  "modelConfiguration":{"modelName":"m1","parameters":{"temperature":2},"contextLength":99999999},
 	  "messageTemplates":[{"role":"system","template":"from the request: {{ .userInputPrompt }}"}]}]}`
 	rec, err := runRequest(t, r, `{"agent":"visitor","agentDefinition":`+def+`,"contextVariables":[{"name":"userInputPrompt","value":"q"}]}`)
@@ -183,7 +182,7 @@ func TestRequestDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := rec.Transcript(); got != "Hi there" {
-		t.Fatalf("transcript %q (request-carried steps or replies ran?)", got)
+		t.Fatalf("transcript %q (request-carried replies ran?)", got)
 	}
 	for _, f := range rec.Frames() {
 		if f.Kind == "action" {
@@ -193,6 +192,11 @@ func TestRequestDefinitions(t *testing.T) {
 	body := string(up.last())
 	if !strings.Contains(body, "from the request: q") || strings.Contains(body, "temperature") || !strings.Contains(body, `"model":"m1"`) {
 		t.Errorf("upstream body %s", body)
+	}
+	// Steps may run tools, git, hand-offs and other agents: refused.
+	_, err = runRequest(t, r, `{"agent":"v3","agentDefinition":{"commands":[{"name":"default","steps":[{"id":"s","reply":"NEVER FROM A STEP"}]}]}}`)
+	if e, ok := errors.AsType[*agent.Error](err); !ok || e.Code != agent.CodeDefinitionNotAllowed || !strings.HasPrefix(e.Message, "agentDefinition.commands[0].steps: ") {
+		t.Errorf("request-carried steps: %v", err)
 	}
 	if _, err := runRequest(t, r, `{"agent":"visitor","agentDefinition":{"name":"other","commands":[]}}`); err == nil {
 		t.Error("a definition naming another agent was accepted")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
@@ -406,18 +407,23 @@ commands:
 }
 
 // TestRequestDefinitionsNeverBringTools: a request-carried definition's
-// tools and command tool lists are dropped before anything compiles.
+// tools and command tool lists are refused (DEFINITION_NOT_ALLOWED, naming
+// the field) before anything compiles; the model is never asked.
 func TestRequestDefinitionsNeverBringTools(t *testing.T) {
 	up := newFakeUpstream(t)
 	r, _ := testRunner(t, runnerAgents, up, RunnerConfig{AllowRequestDefinitions: true})
-	def := `{"name":"v","tools":[{"name":"sh","runtime":"native","entry":"/bin/sh"}],
-	  "commands":[{"name":"default","tools":["sh"],"messageTemplates":[{"role":"system","template":"x"}]}]}`
-	rec, err := runRequest(t, r, `{"agent":"v","agentDefinition":`+def+`}`)
-	if err != nil {
-		t.Fatal(err)
+	for def, path := range map[string]string{
+		`{"name":"v","tools":[{"name":"sh","runtime":"native","entry":"/bin/sh"}],
+	  "commands":[{"name":"default","tools":["sh"],"messageTemplates":[{"role":"system","template":"x"}]}]}`: "agentDefinition.tools",
+		`{"name":"v","commands":[{"name":"default","tools":["sh"],"messageTemplates":[{"role":"system","template":"x"}]}]}`: "agentDefinition.commands[0].tools",
+	} {
+		_, err := runRequest(t, r, `{"agent":"v","agentDefinition":`+def+`}`)
+		if e, ok := errors.AsType[*agent.Error](err); !ok || e.Code != agent.CodeDefinitionNotAllowed || e.Status != 422 || !strings.HasPrefix(e.Message, path+": ") {
+			t.Errorf("%s: got %v, want DEFINITION_NOT_ALLOWED naming %s", def, err, path)
+		}
 	}
-	if strings.Contains(string(up.last()), `"tools"`) || rec.Transcript() != "Hi there" {
-		t.Fatalf("a request-carried tool reached the model: %s", up.last())
+	if up.last() != nil {
+		t.Fatal("the model was asked")
 	}
 }
 

@@ -25,6 +25,8 @@ import (
 // Config is the gateway configuration file (configs/gateway.yaml documents
 // every key).
 type Config struct {
+	// Addr is where to listen; "" means 127.0.0.1:18080, or :18080 when
+	// inbound auth is configured (listenAddr).
 	Addr      string `yaml:"addr"`
 	DebugAddr string `yaml:"debugAddr"`
 	PublicURL string `yaml:"publicURL"`
@@ -116,11 +118,16 @@ type ContextsConfig struct {
 	// a deleted id stays taken.
 	TTL Duration `yaml:"ttl"`
 	// MaxMessages and MaxBytes bound a context's stored messages; the
-	// oldest are dropped.
+	// oldest are dropped. MaxBytes also bounds the JSON of the state and
+	// the metadata together: a write over it is PAYLOAD_TOO_LARGE.
 	MaxMessages int `yaml:"maxMessages"`
 	MaxBytes    int `yaml:"maxBytes"`
 	// MaxChanges is how many change log entries a context keeps.
 	MaxChanges int `yaml:"maxChanges"`
+	// MaxDepth bounds the nesting of a context's state and metadata (an
+	// object of scalars is 1 deep); a deeper write is BAD_REQUEST. 0 means
+	// 64; at most 1000.
+	MaxDepth int `yaml:"maxDepth"`
 }
 
 // PlansConfig is how multi-step commands run.

@@ -34,7 +34,7 @@ func TestDefaultConfig(t *testing.T) {
 		name      string
 		got, want any
 	}{
-		{"addr", cfg.Addr, ":18080"},
+		{"addr (none: listenAddr picks loopback, or every interface with auth)", cfg.Addr, ""},
 		{"agents", len(cfg.Agents), 0},
 		{"upstream.url (none configured: the built-in model)", cfg.Upstream.URL, "builtin:echo"},
 		{"upstream.builtinPace", time.Duration(cfg.Upstream.BuiltinPace), 20 * time.Millisecond},
@@ -84,7 +84,7 @@ server:
 	}{
 		{
 			name:     "embedded defaults",
-			wantAddr: ":18080", wantModel: "gpt-4o-mini", wantUpstream: "builtin:echo",
+			wantAddr: "", wantModel: "gpt-4o-mini", wantUpstream: "builtin:echo",
 		},
 		{
 			name: "config file by flag", args: []string{"--config", file},
@@ -231,8 +231,8 @@ func TestConfigFileEmpty(t *testing.T) {
 			if err != nil {
 				t.Fatalf("an empty config file must be fine: %v", err)
 			}
-			if cfg.Addr != ":18080" || cfg.Upstream.Auth != "forward" {
-				t.Errorf("defaults lost: addr %q, auth %q", cfg.Addr, cfg.Upstream.Auth)
+			if cfg.Upstream.KeyEnv != "OPENAI_API_KEY" || cfg.Upstream.Auth != "forward" {
+				t.Errorf("defaults lost: keyEnv %q, auth %q", cfg.Upstream.KeyEnv, cfg.Upstream.Auth)
 			}
 		})
 	}

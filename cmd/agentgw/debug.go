@@ -38,6 +38,10 @@ func serveDebug(ctx context.Context, addr string, metrics http.Handler, log *slo
 		_ = srv.Close()
 	}()
 	log.Info("debug endpoints listening", "addr", ln.Addr().String(), "paths", paths)
+	if beyondLoopback(ln.Addr()) {
+		log.Warn("the debug listener has no auth and listens beyond loopback: any host that reaches it reads profiles and metrics; set debugAddr to 127.0.0.1:PORT",
+			"addr", ln.Addr().String())
+	}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("debug listener stopped", "err", err)

@@ -45,6 +45,9 @@ func cmdExport(args []string, getenv func(string) string, stdout, stderr io.Writ
 
 // localURL turns a listen address into a URL on this host.
 func localURL(addr string) string {
+	if addr == "" {
+		addr = ":" + defaultPort
+	}
 	if len(addr) > 0 && addr[0] == ':' {
 		return "http://localhost" + addr
 	}

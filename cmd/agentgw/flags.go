@@ -39,7 +39,7 @@ func newGatewayFlags(name string, stderr io.Writer) *gatewayFlags {
 	g := &gatewayFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
 	g.fs.SetOutput(stderr)
 	g.fs.StringVar(&g.config, "config", "", "gateway config `FILE` (env AGENTGW_CONFIG)")
-	g.fs.StringVar(&g.addr, "addr", "", "listen `address` (env AGENTGW_ADDR, default :18080)")
+	g.fs.StringVar(&g.addr, "addr", "", "listen `address` (env AGENTGW_ADDR, default 127.0.0.1:18080, or :18080 with inbound auth)")
 	g.fs.Var(&g.agents, "agents", "agent definition `DIR` or file; repeatable (env AGENTGW_AGENTS, a path list); default: the embedded examples")
 	g.fs.StringVar(&g.upstream, "upstream", "", "model platform base `URL`; /chat/completions is appended (env AGENTGW_UPSTREAM_URL)")
 	g.fs.StringVar(&g.debug, "debug-addr", "", "serve pprof and expvar on this separate `address`, e.g. 127.0.0.1:6060 (env AGENTGW_DEBUG_ADDR)")

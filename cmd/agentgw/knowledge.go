@@ -21,6 +21,13 @@ type KnowledgeConfig struct {
 	// their sources (repositories are fetched when stale, only changed
 	// files re-indexed); 0 means 5m.
 	Reindex Duration `yaml:"reindex"`
+	// MaxGlobs bounds the path globs of one search (POST
+	// /knowledge-bases/{id}/search, recall steps); more is BAD_REQUEST. 0
+	// means 64.
+	MaxGlobs int `yaml:"maxGlobs"`
+	// MaxGlobLength bounds the bytes of each path glob of a search; a
+	// longer one is BAD_REQUEST. 0 means 256.
+	MaxGlobLength int `yaml:"maxGlobLength"`
 }
 
 // newKnowledge opens the configured knowledge bases in the store's
@@ -31,6 +38,7 @@ func newKnowledge(ctx context.Context, st store.Store, cfg *Config, getenv func(
 		return nil, nil
 	}
 	m, err := kb.New(ctx, st, cfg.KnowledgeBases, kb.Options{Repos: repos, Logger: log,
+		MaxGlobs: cfg.Knowledge.MaxGlobs, MaxGlobLen: cfg.Knowledge.MaxGlobLength,
 		Embedder: func(e *kb.Embeddings) (index.Embedder, error) { return embedder(cfg, getenv, e) }})
 	if err != nil {
 		return nil, fmt.Errorf("knowledge bases: %w", err)

@@ -135,6 +135,7 @@ commands:
 	cfg.KnowledgeBases = []kb.Config{{ID: "proj", Name: "The project", Sources: []kb.Source{
 		{Repo: "proj", Ref: "main", Paths: []string{"**/*.go", "**/*.md", "**/*.bin"}}, {Dir: notes}}}}
 	cfg.Knowledge.Reindex = Duration(100 * time.Millisecond)
+	cfg.Knowledge.MaxGlobs = 3
 	base := startGateway(t, cfg, nil)
 
 	type kbSummary struct {
@@ -172,6 +173,14 @@ commands:
 	}
 	if m := found.References[0].Metadata; m.FileName != "server/parse.go" || m.SourceType != "code" || m.StartPos != 3 || m.EndPos != 7 || m.Source != "repo:proj@main" {
 		t.Errorf("the first reference: %+v", found.References[0])
+	}
+	// knowledge.maxGlobs: a fourth glob is refused, naming the key.
+	var refused struct {
+		Content struct{ ErrorCode, Message string }
+	}
+	if code := jsonCall(t, "POST", base+"/knowledge-bases/proj/search", `{"query":"parse","paths":["a","b","c","d"]}`, &refused); code != 400 ||
+		refused.Content.ErrorCode != "BAD_REQUEST" || !strings.Contains(refused.Content.Message, "knowledge.maxGlobs") {
+		t.Errorf("a search over knowledge.maxGlobs = %d %+v", code, refused)
 	}
 
 	got := ask(t, base+"/agents/helper", `{"contextVariables":[{"name":"userInputPrompt","value":"How do we parse an HTTP request?"}]}`)

@@ -143,10 +143,12 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if err != nil {
 		return err
 	}
+	authTokens, adminTokens := inboundTokens(cfg, getenv)
+	authOn := len(authTokens)+len(adminTokens) > 0
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
-		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: splitTokens(getenv(cfg.Server.AuthTokensEnv)),
-		AdminTokens: splitTokens(getenv(cfg.Server.AdminTokensEnv)),
+		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: authTokens,
+		AdminTokens: adminTokens,
 		RateLimit:   cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
@@ -157,9 +159,10 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		UI:        ui.Handler(),
 		OpenAI:    openAI,
 	})
-	ln, err := net.Listen("tcp", cfg.Addr)
+	addr := listenAddr(cfg.Addr, authOn)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listening on %s: %w", cfg.Addr, err)
+		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
 	if cfg.DebugAddr != "" {
 		if err := serveDebug(ctx, cfg.DebugAddr, debugMetrics, log); err != nil {
@@ -172,6 +175,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	go reloadOnHUP(ctx, reg, ld, set, log, func(set agentSet) { scheds.syncAgents(ctx, set) })
 	log.Info("agentgw listening", "addr", ln.Addr().String(), "agents", reg.Names(), "upstream", upstreamLabel(cfg), "version", versionString())
+	warnExposed(log, ln.Addr(), authOn)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -415,5 +419,5 @@ func contextRepo(st store.Store, cfg ContextsConfig) contexts.Repo {
 		return nil
 	}
 	return contexts.NewStoreRepo(b, contexts.Config{TTL: time.Duration(cfg.TTL), MaxMessages: cfg.MaxMessages,
-		MaxBytes: cfg.MaxBytes, MaxChanges: cfg.MaxChanges})
+		MaxBytes: cfg.MaxBytes, MaxChanges: cfg.MaxChanges, MaxDepth: cfg.MaxDepth})
 }

@@ -69,6 +69,25 @@ func (gs globs) match(name string) bool {
 	return false
 }
 
+// checkGlobBounds refuses the path globs of a query beyond the index's
+// bounds, before any is compiled: more than Options.MaxGlobs of them, or
+// one longer than Options.MaxGlobLen bytes. With both bounded, matching a
+// file name costs at most MaxGlobs × MaxGlobLen × len(name) steps:
+// path.Match commits each chunk after a "*" to its first match (no
+// backtracking across stars), and pathglob.MatchSegments is a dynamic
+// program over the segments.
+func (ix *Index) checkGlobBounds(raw []string) error {
+	if len(raw) > ix.opts.MaxGlobs {
+		return fmt.Errorf("%d path globs, over the limit of %d (knowledge.maxGlobs)", len(raw), ix.opts.MaxGlobs)
+	}
+	for i, r := range raw {
+		if len(r) > ix.opts.MaxGlobLen {
+			return fmt.Errorf("path glob %d is %d bytes, over the limit of %d (knowledge.maxGlobLength)", i, len(r), ix.opts.MaxGlobLen)
+		}
+	}
+	return nil
+}
+
 // CheckGlobs reports the first path glob of raw that does not compile.
 func CheckGlobs(raw []string) error {
 	_, err := compileGlobs(raw)

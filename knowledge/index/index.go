@@ -36,12 +36,20 @@ type Options struct {
 	VectorCandidates int
 	// Now is the clock of the updated times (default time.Now).
 	Now func() time.Time
+	// MaxGlobs bounds the path globs of a query (default DefaultMaxGlobs)
+	// and MaxGlobLen the bytes of each (default DefaultMaxGlobLen): a
+	// query over them is ErrBadQuery, so that what a search costs follows
+	// the knowledge base, not the caller.
+	MaxGlobs   int
+	MaxGlobLen int
 }
 
 // Defaults of Options.
 const (
 	DefaultBruteForceLimit  = 5000
 	DefaultVectorCandidates = 100
+	DefaultMaxGlobs         = 64
+	DefaultMaxGlobLen       = 256
 )
 
 // Index is the chunk index of the knowledge bases, in tables of its own in
@@ -59,6 +67,9 @@ type Index struct {
 	snapshot func(ctx context.Context, fn func(c dbconn.Conn) error) error
 	opts     Options
 	dialect  dialect
+	// onFile, when set (tests), is called for each file name a query's
+	// path globs examine.
+	onFile func()
 }
 
 // Open returns an index in the database of the gateway's store st, a
@@ -150,6 +161,12 @@ func newIndex(opts Options) *Index {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.MaxGlobs <= 0 {
+		opts.MaxGlobs = DefaultMaxGlobs
+	}
+	if opts.MaxGlobLen <= 0 {
+		opts.MaxGlobLen = DefaultMaxGlobLen
 	}
 	return &Index{opts: opts}
 }

@@ -107,6 +107,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		f.stype = st
 	}
+	if err := ix.checkGlobBounds(q.PathGlobs); err != nil {
+		return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
+	}
 	gs, err := compileGlobs(q.PathGlobs)
 	if err != nil {
 		return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
@@ -131,7 +134,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			return err
 		}
 		if len(gs) > 0 {
-			if f.files, err = s.matchFiles(ctx, gs); err != nil {
+			if f.files, err = s.matchFiles(ctx, gs, ix.onFile); err != nil {
 				return err
 			}
 		}
@@ -228,8 +231,10 @@ func (s *searcher) kbIn(col string) (string, []any) {
 	return s.d.ints(col, s.kbIDs)
 }
 
-// matchFiles returns the files of the searched bases that gs keep.
-func (s *searcher) matchFiles(ctx context.Context, gs globs) (map[int64]bool, error) {
+// matchFiles returns the files of the searched bases that gs keep. It
+// stops, with the context's error, as soon as ctx is done (the caller
+// left); onFile, when set, is called for each file examined.
+func (s *searcher) matchFiles(ctx context.Context, gs globs, onFile func()) (map[int64]bool, error) {
 	cond, args := s.kbIn("kb_id")
 	rs, err := s.c.Query(ctx, `SELECT id, name FROM kb_files WHERE `+cond, args...)
 	if err != nil {
@@ -242,6 +247,12 @@ func (s *searcher) matchFiles(ctx context.Context, gs globs) (map[int64]bool, er
 		var name string
 		if err := rs.Scan(&id, &name); err != nil {
 			return nil, fmt.Errorf("reading the file names: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("matching the file names: %w", err)
+		}
+		if onFile != nil {
+			onFile()
 		}
 		if gs.match(name) {
 			out[id] = true

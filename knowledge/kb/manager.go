@@ -45,6 +45,10 @@ type Options struct {
 	// Embedder makes the embedder of a base's Embeddings config.
 	Embedder func(*Embeddings) (index.Embedder, error)
 	Logger   *slog.Logger
+	// MaxGlobs and MaxGlobLen bound the path globs of a search
+	// (index.Options); 0 takes the index's defaults.
+	MaxGlobs   int
+	MaxGlobLen int
 }
 
 // New opens the index of each configured knowledge base in the store's
@@ -62,7 +66,7 @@ func New(ctx context.Context, st store.Store, cfgs []Config, opts Options) (*Man
 		if _, dup := m.bases[c.ID]; dup {
 			return nil, fmt.Errorf("knowledge base %q is defined twice", c.ID)
 		}
-		io := index.Options{Tokenizer: chunk.Tokens}
+		io := index.Options{Tokenizer: chunk.Tokens, MaxGlobs: opts.MaxGlobs, MaxGlobLen: opts.MaxGlobLen}
 		if c.Embeddings != nil {
 			if opts.Embedder == nil {
 				return nil, fmt.Errorf("knowledge base %q: embeddings are configured, and no embedder is", c.ID)
