@@ -72,7 +72,7 @@ func TestHTTPTool(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := Spec{Name: "h", Description: "d", Runtime: "http", Entry: srv.URL + tc.path, MaxOutputBytes: tc.max}
+			spec := Spec{Name: "h", Description: "d", Runtime: "http", Entry: srv.URL + tc.path, MaxOutputBytes: tc.max, Parameters: declare("q")}
 			res := call(mustCompile(t, m, spec, t.TempDir()), map[string]any{"q": "x"})
 			if tc.code != "" {
 				wantError(t, res, StatusError, tc.code, tc.substr)
