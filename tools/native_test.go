@@ -214,7 +214,9 @@ func TestNativeExecFlagNeverReachesTool(t *testing.T) {
 	tool := mustCompile(t, m, spec, t.TempDir())
 	for _, params := range []func(side string) map[string]any{
 		func(side string) map[string]any { return map[string]any{"path": side} },
-		func(side string) map[string]any { return map[string]any{"exec": "sh -c 'id > " + side + "'", "path": side} },
+		func(side string) map[string]any {
+			return map[string]any{"exec": "sh -c 'id > " + side + "'", "path": side}
+		},
 		func(side string) map[string]any { return map[string]any{"run": "x", "path": side} },
 		func(side string) map[string]any { return map[string]any{"run": "--path=" + side} },
 		func(side string) map[string]any { return map[string]any{"run": "-path=" + side} },
