@@ -106,6 +106,11 @@ func TestHTTPAllowListAtLoad(t *testing.T) {
 		{"http://tools.example/v1/run", false},
 		{"ftp://127.0.0.1:9/api", false},
 		{"http://127.0.0.1:9@evil.example/api", false},
+		{"http://127.0.0.1:9@127.0.0.1:10/api", false},
+		{"http://127.0.0.1:9/api/%2e%2e/admin", false},
+		{"http://127.0.0.1:9/api/..;/admin", false},
+		{"http://127.0.0.1:9/api%2f..%2fadmin", false},
+		{"http://[::ffff:127.0.0.1]:9/api/x", true},
 	}
 	for _, tc := range tests {
 		_, _, err := m.Compile(Spec{Name: "h", Runtime: "http", Entry: tc.entry}, t.TempDir())

@@ -34,12 +34,12 @@ const maxRedirects = 5
 // Prefix is one parsed allow-list entry: scheme://host[:port][/path].
 type Prefix struct {
 	scheme, host, port string
-	path               string // "" for the root, else "/a/b" without a trailing '/'
+	path               string // decoded, "/" for the root
 }
 
 // String renders the entry in canonical form.
 func (p Prefix) String() string {
-	return p.scheme + "://" + joinHost(p.host, p.port) + or(p.path, "/")
+	return p.scheme + "://" + joinHost(p.host, p.port) + p.path
 }
 
 // List is a parsed allow-list; the zero List allows nothing.
@@ -136,10 +136,15 @@ func (l List) CheckRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// under reports whether path p equals prefix or lies below it on a
-// segment boundary.
+// under reports whether path p lies under prefix on a segment boundary:
+// below it when prefix ends in '/' ("/v1/" allows "/v1/x", not "/v1"),
+// else equal to it or below it ("/v1" allows "/v1" and "/v1/x", not
+// "/v1x").
 func under(p, prefix string) bool {
-	return prefix == "" || p == prefix || strings.HasPrefix(p, prefix+"/")
+	if strings.HasSuffix(prefix, "/") {
+		return strings.HasPrefix(p, prefix)
+	}
+	return p == prefix || strings.HasPrefix(p, prefix+"/")
 }
 
 // parts reduces u to what a request to it reaches, or refuses it.
@@ -222,7 +227,7 @@ func canonicalHost(hostport string) (string, error) {
 	return h, nil
 }
 
-// cleanPath is u's decoded path without a trailing '/' ("" for the root),
+// cleanPath is u's decoded path ("/" for an empty one),
 // refused when a server could read it as another path: a backslash, an
 // encoded '/' or '\', or a dot segment, plain, encoded, double-encoded or
 // with ";params".
@@ -237,8 +242,8 @@ func cleanPath(u *url.URL) (string, error) {
 			return "", fmt.Errorf("path %q: '.' and '..' segments are not allowed", raw)
 		}
 	}
-	p := strings.TrimRight(u.Path, "/")
-	if p != "" && !strings.HasPrefix(p, "/") {
+	p := or(u.Path, "/")
+	if !strings.HasPrefix(p, "/") {
 		return "", fmt.Errorf("path %q: not absolute", raw)
 	}
 	return p, nil

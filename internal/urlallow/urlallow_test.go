@@ -68,6 +68,8 @@ func TestAllows(t *testing.T) {
 		{"https://a.example/api", "https://a.example/api/", true},
 		{"https://a.example/api", "https://a.example/api/v1?q=1", true},
 		{"https://a.example/api/", "https://a.example/api/v1", true},
+		{"https://a.example/api/", "https://a.example/api", false},
+		{"https://a.example/api/", "https://a.example/apix", false},
 		{"https://a.example/api", "https://a.example/apix", false},
 		{"https://a.example/api", "https://a.example/", false},
 		{"https://a.example/api", "https://a.example/API/v1", false},
@@ -122,7 +124,7 @@ func TestPrefixString(t *testing.T) {
 	t.Parallel()
 	for entry, want := range map[string]string{
 		"HTTP://A.Example":       "http://a.example:80/",
-		"https://a.example/api/": "https://a.example:443/api",
+		"https://a.example/api/": "https://a.example:443/api/",
 		"http://[::1]:8080/x":    "http://[::1]:8080/x",
 	} {
 		p, err := ParsePrefix(entry)
