@@ -87,7 +87,8 @@ func TestAskAgentToolErrors(t *testing.T) {
 	m, gone := blockingModel(t, "")
 	a, _ := newTestAsker(t, m, Config{})
 	tm := tools.NewManager(tools.Config{Builtins: Builtins(a)})
-	tool, _, err := tm.Compile(tools.Spec{Name: "ask_agent", Runtime: "builtin", Entry: BuiltinAskAgent}, ".")
+	params := map[string]any{"type": "object", "properties": map[string]any{"agent": map[string]any{}, "question": map[string]any{}, "command": map[string]any{}}}
+	tool, _, err := tm.Compile(tools.Spec{Name: "ask_agent", Runtime: "builtin", Entry: BuiltinAskAgent, Parameters: params}, ".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestAskAgentToolErrors(t *testing.T) {
 	}
 	// The tool's own deadline ends the ask: a TIMEOUT result, a CANCEL
 	// sent, the helper's model request ended.
-	short, _, err := tm.Compile(tools.Spec{Name: "ask_agent", Runtime: "builtin", Entry: BuiltinAskAgent, Timeout: 20 * time.Millisecond}, ".")
+	short, _, err := tm.Compile(tools.Spec{Name: "ask_agent", Runtime: "builtin", Entry: BuiltinAskAgent, Timeout: 20 * time.Millisecond, Parameters: params}, ".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,10 @@ func TestRuntime(t *testing.T) {
 			if r := add.Call(context.Background(), tools.Call{ID: "c2", Parameters: map[string]any{"a": "x"}}); r.Error == nil || r.Error.Code != tools.CodeInvalidParameters {
 				t.Fatalf("invalid parameters reached the server: %+v", r)
 			}
+			if r := add.Call(context.Background(), tools.Call{ID: "c2b", Parameters: map[string]any{"a": 2.0, "b": 3.0, "exec": "id"}}); r.Error == nil ||
+				r.Error.Code != tools.CodeInvalidParameters || !strings.Contains(r.Error.Message, `"exec": not declared`) {
+				t.Fatalf("an undeclared parameter reached the server: %+v", r)
+			}
 			fail, _, err := tm.Compile(tools.Spec{Name: "fail", Description: "fails", Runtime: "mcp", Entry: entry}, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
@@ -95,6 +99,10 @@ func TestExportServes(t *testing.T) {
 	}
 	if _, err := c.Call(context.Background(), "hello", map[string]any{}); err == nil || !strings.Contains(err.Error(), "INVALID_PARAMETERS") {
 		t.Fatalf("invalid call: %v", err)
+	}
+	if _, err := c.Call(context.Background(), "hello", map[string]any{"name": "ann", "exec": "id"}); err == nil ||
+		!strings.Contains(err.Error(), "INVALID_PARAMETERS") || !strings.Contains(err.Error(), `"exec": not declared`) {
+		t.Fatalf("an MCP client's undeclared parameter: %v", err)
 	}
 }
 

@@ -32,7 +32,7 @@ func BenchmarkNativeArgv(b *testing.B) {
 	params := map[string]any{"pattern": "x", "limit": 5.0, "paths": []any{"a", "b"}, "opts": map[string]any{"k": true}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := nativeArgv("/bin/t", nil, "run", params); err != nil {
+		if _, err := nativeArgv("/bin/t", nil, "run", []string{"limit", "opts", "paths", "pattern"}, params); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -47,7 +47,7 @@ func TestBuiltinResults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.entry, func(t *testing.T) {
-			spec := Spec{Name: "b_" + tc.entry, Description: "d", Runtime: "builtin", Entry: tc.entry, Timeout: tc.timeout}
+			spec := Spec{Name: "b_" + tc.entry, Description: "d", Runtime: "builtin", Entry: tc.entry, Timeout: tc.timeout, Parameters: declare("a")}
 			res := mustCompile(t, m, spec, t.TempDir()).Call(context.Background(), Call{ID: "call_7", Parameters: map[string]any{"a": 1.0}})
 			if res.CallID != "call_7" || res.ExecutionTime < 0 {
 				t.Errorf("callId %q executionTime %d", res.CallID, res.ExecutionTime)

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,11 +27,15 @@ func FuzzValidate(f *testing.F) {
 	})
 }
 
+// fuzzDeclared are the names FuzzNativeArgs declares, sorted.
+var fuzzDeclared = []string{"a", "k", "m", "n", "ok", "q", "run", "sp", "t"}
+
 func FuzzNativeArgs(f *testing.F) {
 	for _, s := range []string{
 		`{"a":"b"}`, `{"q":"$(id); rm -rf / | cat"}`, `{"t":[1,"x",{"k":"v"},null,true]}`,
 		`{"a=b":"c"}`, `{"--x":"y"}`, `{"k":"a\u0000b"}`, `{"n":1e300,"m":-0.5}`, `{"":1}`,
-		`{"ok":"line\nbreak","sp":"  spaced  "}`,
+		`{"ok":"line\nbreak","sp":"  spaced  "}`, `{"exec":"sh -c id"}`, `{"run":"-exec=sh -c id"}`,
+		`{"t":["--toolexec=x","-vettool","--"]}`, `{"run":"x","vettool":"/bin/sh"}`,
 	} {
 		f.Add(s, "cmd")
 	}
@@ -39,34 +44,37 @@ func FuzzNativeArgs(f *testing.F) {
 		if json.Unmarshal([]byte(doc), &params) != nil {
 			return
 		}
-		argv, err := nativeArgv("/bin/tool", []string{"--fixed"}, command, params)
+		argv, err := nativeArgv("/bin/tool", []string{"--fixed"}, command, fuzzDeclared, params)
 		if err != nil {
 			if re, ok := err.(*ResultError); !ok || re.Code != CodeInvalidParameters {
 				t.Fatalf("error %v is not INVALID_PARAMETERS", err)
 			}
 			return
 		}
+		for k := range params {
+			if _, ok := slices.BinarySearch(fuzzDeclared, k); !ok {
+				t.Fatalf("undeclared parameter %q accepted: argv %q", k, argv)
+			}
+		}
 		if len(argv) < 3 || argv[0] != "/bin/tool" || argv[1] != "--fixed" || argv[2] != command {
 			t.Fatalf("argv prefix %q", argv)
 		}
-		checkFlagPairs(t, argv[3:], params)
+		checkFlags(t, argv[3:], params)
 	})
 }
 
-// checkFlagPairs checks that rest is --key value pairs, keys sorted and
-// valid, and each value exactly one parameter value or array element:
-// nothing split, joined or quoted.
-func checkFlagPairs(t *testing.T, rest []string, params map[string]any) {
+// checkFlags checks that rest is --key=value entries, keys declared and
+// sorted, and each value exactly one parameter value or array element:
+// nothing split, joined or quoted, no entry a flag of its own.
+func checkFlags(t *testing.T, rest []string, params map[string]any) {
 	t.Helper()
-	if len(rest)%2 != 0 {
-		t.Fatalf("odd flag list %q", rest)
-	}
 	counts := map[string]int{}
 	prev := ""
-	for i := 0; i < len(rest); i += 2 {
-		key, ok := strings.CutPrefix(rest[i], "--")
-		if !ok || !argKeyRE.MatchString(key) || key < prev {
-			t.Fatalf("bad or unsorted flag %q after %q", rest[i], prev)
+	for _, arg := range rest {
+		flag, val, ok := strings.Cut(arg, "=")
+		key, dashed := strings.CutPrefix(flag, "--")
+		if _, declared := slices.BinarySearch(fuzzDeclared, key); !ok || !dashed || !declared || key < prev {
+			t.Fatalf("bad or unsorted flag %q after %q", arg, prev)
 		}
 		prev = key
 		v := params[key]
@@ -75,11 +83,11 @@ func checkFlagPairs(t *testing.T, rest []string, params map[string]any) {
 		}
 		counts[key]++
 		want, err := argValue(v)
-		if err != nil || rest[i+1] != want {
-			t.Fatalf("--%s value %q, want %q (%v)", key, rest[i+1], want, err)
+		if err != nil || val != want {
+			t.Fatalf("--%s value %q, want %q (%v)", key, val, want, err)
 		}
-		if s, ok := v.(string); ok && rest[i+1] != s {
-			t.Fatalf("string value changed: %q -> %q", s, rest[i+1])
+		if s, ok := v.(string); ok && val != s {
+			t.Fatalf("string value changed: %q -> %q", s, val)
 		}
 	}
 	for k, v := range params {

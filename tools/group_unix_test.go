@@ -33,6 +33,7 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			spec := tc.spec(t)
+			spec.Parameters = declare("pidfile")
 			spec.Timeout = 3 * time.Second
 			tool := mustCompile(t, NewManager(Config{}), spec, dir)
 			pidfile := filepath.Join(dir, "pids")
@@ -50,7 +51,9 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 func TestCancelKillsProcessGroup(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	tool := mustCompile(t, NewManager(Config{}), nativeSpec(t, "spawn"), dir)
+	spec := nativeSpec(t, "spawn")
+	spec.Parameters = declare("pidfile")
+	tool := mustCompile(t, NewManager(Config{}), spec, dir)
 	pidfile := filepath.Join(dir, "pids")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Result, 1)

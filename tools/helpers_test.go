@@ -128,3 +128,12 @@ func scriptPath(t testing.TB, name string) string {
 	}
 	return p
 }
+
+// declare is a parameters schema that declares names, each of any type.
+func declare(names ...string) map[string]any {
+	props := map[string]any{}
+	for _, n := range names {
+		props[n] = map[string]any{}
+	}
+	return map[string]any{"type": "object", "properties": props}
+}

@@ -72,7 +72,7 @@ func TestHTTPTool(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := Spec{Name: "h", Description: "d", Runtime: "http", Entry: srv.URL + tc.path, MaxOutputBytes: tc.max}
+			spec := Spec{Name: "h", Description: "d", Runtime: "http", Entry: srv.URL + tc.path, MaxOutputBytes: tc.max, Parameters: declare("q")}
 			res := call(mustCompile(t, m, spec, t.TempDir()), map[string]any{"q": "x"})
 			if tc.code != "" {
 				wantError(t, res, StatusError, tc.code, tc.substr)
@@ -106,6 +106,11 @@ func TestHTTPAllowListAtLoad(t *testing.T) {
 		{"http://tools.example/v1/run", false},
 		{"ftp://127.0.0.1:9/api", false},
 		{"http://127.0.0.1:9@evil.example/api", false},
+		{"http://127.0.0.1:9@127.0.0.1:10/api", false},
+		{"http://127.0.0.1:9/api/%2e%2e/admin", false},
+		{"http://127.0.0.1:9/api/..;/admin", false},
+		{"http://127.0.0.1:9/api%2f..%2fadmin", false},
+		{"http://[::ffff:127.0.0.1]:9/api/x", true},
 	}
 	for _, tc := range tests {
 		_, _, err := m.Compile(Spec{Name: "h", Runtime: "http", Entry: tc.entry}, t.TempDir())

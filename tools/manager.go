@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/agentgw/agentgw/internal/urlallow"
 )
 
 // Runtime executes the tools of one kind.
@@ -50,7 +52,7 @@ type Config struct {
 type Manager struct {
 	cfg       Config
 	log       *slog.Logger
-	allow     []allowPrefix
+	allow     urlallow.List
 	wasmCache wazero.CompilationCache
 	compileMu sync.Mutex // serializes wasm compiles so the cache is hit
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -18,15 +19,21 @@ import (
 // mistaken for anything else (no '=', no leading '-').
 var argKeyRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// nativeRuntime runs a binary as `entry args... command --key value ...`,
-// never through a shell; stdout (trimmed) is the result.
+// nativeRuntime runs a binary as `entry args... command --key=value ...`,
+// never through a shell; stdout (trimmed) is the result. Only the
+// parameters the tool's schema declares become flags.
 type nativeRuntime struct{}
 
 // Name implements Runtime.
 func (nativeRuntime) Name() string { return "native" }
 
-// Check resolves the entry: a missing or non-executable file is a warning.
+// Check resolves the entry (a missing or non-executable file is a
+// warning) and checks the schema: closed, and every declared name a valid
+// flag name.
 func (nativeRuntime) Check(t *Tool) ([]string, error) {
+	if err := t.checkNativeParams(); err != nil {
+		return nil, err
+	}
 	p, ok := t.entryPath(exec.LookPath)
 	t.entry = p
 	if !ok {
@@ -40,7 +47,7 @@ func (nativeRuntime) Check(t *Tool) ([]string, error) {
 
 // Run implements Runtime.
 func (nativeRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) {
-	argv, err := nativeArgv(t.entry, t.Args, t.Command, call.Parameters)
+	argv, err := nativeArgv(t.entry, t.Args, t.Command, t.argNames, call.Parameters)
 	if err != nil {
 		return nil, err
 	}
@@ -78,23 +85,45 @@ func stdoutTail(b []byte, n int) string {
 	return "[...]\n" + strings.ToValidUTF8(string(b), "")
 }
 
-// nativeArgv builds `entry args... command --key value ...` with the
-// parameters sorted by key: strings as is, numbers and booleans formatted,
-// arrays as one --key per element, objects and null as JSON text.
-func nativeArgv(entry string, args []string, command string, params map[string]any) ([]string, error) {
+// checkNativeParams sets t.argNames from the schema: a native tool's
+// parameters become command-line flags, so its schema may not admit
+// undeclared names and each declared name must be a flag name.
+func (t *Tool) checkNativeParams() error {
+	if t.params.open != "" {
+		return fmt.Errorf("parameters: %s: a native tool takes only the parameters it declares (they become command-line flags)", t.params.open)
+	}
+	names := slices.Sorted(maps.Keys(t.params.declared))
+	for _, k := range names {
+		if !argKeyRE.MatchString(k) {
+			return fmt.Errorf("parameters: property %q cannot be a command-line flag: letters, digits, '_', '.' and '-', not first", k)
+		}
+	}
+	t.argNames = names
+	return nil
+}
+
+// nativeArgv builds `entry args... command --key=value ...` from the
+// declared names (sorted) present in params: strings as is, numbers and
+// booleans formatted, arrays as one --key=value per element, objects and
+// null as JSON text. Each flag is one argv entry, so a value (even one
+// starting with '-') never becomes a flag of its own. A parameter whose
+// name is not declared is refused: nothing the caller names becomes a flag
+// the tool's author did not declare.
+func nativeArgv(entry string, args []string, command string, declared []string, params map[string]any) ([]string, error) {
 	argv := append([]string{entry}, args...)
 	argv = append(argv, command)
-	keys := make([]string, 0, len(params))
 	for k := range params {
-		if !argKeyRE.MatchString(k) {
-			return nil, errorf(CodeInvalidParameters, "parameter name %q cannot be a command-line flag", k)
+		if _, ok := slices.BinarySearch(declared, k); !ok || !argKeyRE.MatchString(k) {
+			return nil, errorf(CodeInvalidParameters, "parameter %q: not declared; it cannot become a command-line flag", k)
 		}
-		keys = append(keys, k)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		vals := []any{params[k]}
-		if arr, ok := params[k].([]any); ok {
+	for _, k := range declared {
+		v, ok := params[k]
+		if !ok {
+			continue
+		}
+		vals := []any{v}
+		if arr, ok := v.([]any); ok {
 			vals = arr
 		}
 		for _, v := range vals {
@@ -102,7 +131,7 @@ func nativeArgv(entry string, args []string, command string, params map[string]a
 			if err != nil {
 				return nil, errorf(CodeInvalidParameters, "parameter %q: %v", k, err)
 			}
-			argv = append(argv, "--"+k, s)
+			argv = append(argv, "--"+k+"="+s)
 		}
 	}
 	return argv, nil

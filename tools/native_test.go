@@ -40,16 +40,22 @@ func TestNativeResults(t *testing.T) {
 		want   any
 	}{
 		{"json argv sorted", "echo", map[string]any{"b": "two words", "a": 1.5, "c": true},
-			map[string]any{"argv": []any{"echo", "--a", "1.5", "--b", "two words", "--c", "true"}}},
+			map[string]any{"argv": []any{"echo", "--a=1.5", "--b=two words", "--c=true"}}},
 		{"array repeats flag", "echo", map[string]any{"tag": []any{"x", 2.0, map[string]any{"k": "v"}}},
-			map[string]any{"argv": []any{"echo", "--tag", "x", "--tag", "2", "--tag", `{"k":"v"}`}}},
+			map[string]any{"argv": []any{"echo", "--tag=x", "--tag=2", `--tag={"k":"v"}`}}},
 		{"shell metacharacters stay literal", "echo", map[string]any{"q": "$(rm -rf /); `id` | cat > x"},
-			map[string]any{"argv": []any{"echo", "--q", "$(rm -rf /); `id` | cat > x"}}},
+			map[string]any{"argv": []any{"echo", "--q=$(rm -rf /); `id` | cat > x"}}},
+		{"a value starting with - stays the declared flag's value", "echo", map[string]any{"q": "-exec=sh -c id", "tag": []any{"--toolexec=x"}},
+			map[string]any{"argv": []any{"echo", "--q=-exec=sh -c id", "--tag=--toolexec=x"}}},
+		{"only the declared names present", "echo", map[string]any{"c": false},
+			map[string]any{"argv": []any{"echo", "--c=false"}}},
 		{"text trimmed", "text", nil, "hello from native"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tool := mustCompile(t, m, nativeSpec(t, tc.cmd), dir)
+			spec := nativeSpec(t, tc.cmd)
+			spec.Parameters = declare("a", "b", "c", "q", "tag")
+			tool := mustCompile(t, m, spec, dir)
 			res := call(tool, tc.params)
 			wantSuccess(t, res)
 			got := res.Result
@@ -73,6 +79,7 @@ func TestNativeFailureCarriesStderr(t *testing.T) {
 func TestNativeOutputCap(t *testing.T) {
 	t.Parallel()
 	spec := nativeSpec(t, "big")
+	spec.Parameters = declare("n")
 	spec.MaxOutputBytes = 100
 	tool := mustCompile(t, NewManager(Config{}), spec, t.TempDir())
 	res := call(tool, map[string]any{"n": 5000.0})
@@ -152,13 +159,78 @@ func TestInvalidParametersRunNothing(t *testing.T) {
 
 func TestNativeBadParameterNames(t *testing.T) {
 	t.Parallel()
-	tool := mustCompile(t, NewManager(Config{}), nativeSpec(t, "echo"), t.TempDir())
-	for _, key := range []string{"--x", "a=b", "", "-", "a b"} {
+	m := NewManager(Config{})
+	for _, key := range []string{"--x", "a=b", "-", "a b", "-exec"} {
+		spec := nativeSpec(t, "echo")
+		spec.Parameters = declare(key)
+		if _, _, err := m.Compile(spec, t.TempDir()); err == nil || !strings.Contains(err.Error(), "cannot be a command-line flag") {
+			t.Errorf("declared %q: Compile error %v, want a flag-name error", key, err)
+		}
+	}
+	spec := nativeSpec(t, "echo")
+	spec.Parameters = declare("k")
+	tool := mustCompile(t, m, spec, t.TempDir())
+	for _, key := range []string{"--x", "a=b", "", "-", "a b", "exec"} {
 		res := call(tool, map[string]any{key: "v"})
-		wantError(t, res, StatusError, CodeInvalidParameters, "cannot be a command-line flag")
+		wantError(t, res, StatusError, CodeInvalidParameters, "not declared")
 	}
 	res := call(tool, map[string]any{"k": "a\x00b"})
 	wantError(t, res, StatusError, CodeInvalidParameters, "NUL")
+}
+
+// TestNativeOpenSchemaRefused: a native tool's schema may not admit
+// undeclared names, even when its author asks, since they would become
+// flags.
+func TestNativeOpenSchemaRefused(t *testing.T) {
+	t.Parallel()
+	m := NewManager(Config{})
+	for _, open := range []map[string]any{
+		{"additionalProperties": true},
+		{"additionalProperties": map[string]any{"type": "string"}},
+		{"patternProperties": map[string]any{"^x": map[string]any{}}},
+		{"unevaluatedProperties": true},
+		{"allOf": []any{map[string]any{"additionalProperties": true}}},
+	} {
+		spec := nativeSpec(t, "echo")
+		spec.Parameters = map[string]any{"type": "object", "properties": map[string]any{"k": map[string]any{}}}
+		for k, v := range open {
+			spec.Parameters[k] = v
+		}
+		if _, _, err := m.Compile(spec, t.TempDir()); err == nil || !strings.Contains(err.Error(), "takes only the parameters it declares") {
+			t.Errorf("schema %v: Compile error %v, want a refusal", spec.Parameters, err)
+		}
+	}
+}
+
+// TestNativeExecFlagNeverReachesTool is issue 24's attack: an undeclared
+// parameter named like a flag of the program (go test -exec) must not
+// reach it. The stand-in program writes the file -exec names: it is never
+// written, whatever the value or the schema's shape.
+func TestNativeExecFlagNeverReachesTool(t *testing.T) {
+	t.Parallel()
+	m := NewManager(Config{})
+	spec := nativeSpec(t, "touch")
+	spec.Parameters = map[string]any{"type": "object", "properties": map[string]any{"run": map[string]any{"type": "string"}}}
+	tool := mustCompile(t, m, spec, t.TempDir())
+	for _, params := range []func(side string) map[string]any{
+		func(side string) map[string]any { return map[string]any{"path": side} },
+		func(side string) map[string]any {
+			return map[string]any{"exec": "sh -c 'id > " + side + "'", "path": side}
+		},
+		func(side string) map[string]any { return map[string]any{"run": "x", "path": side} },
+		func(side string) map[string]any { return map[string]any{"run": "--path=" + side} },
+		func(side string) map[string]any { return map[string]any{"run": "-path=" + side} },
+	} {
+		side := filepath.Join(t.TempDir(), "pwned")
+		p := params(side)
+		res := call(tool, p)
+		if _, err := os.Stat(side); !os.IsNotExist(err) {
+			t.Fatalf("params %v: the file was written (stat: %v); result %+v", p, err, res)
+		}
+		if _, undeclared := p["path"]; undeclared {
+			wantError(t, res, StatusError, CodeInvalidParameters, `"path"`, "not declared")
+		}
+	}
 }
 
 func TestNativeMissingEntry(t *testing.T) {

@@ -52,6 +52,7 @@ func (t *Tool) compileSchema() ([]string, error) {
 		return nil, fmt.Errorf("parameters: invalid JSON Schema: %s", schemaErrorText(err, loc))
 	}
 	t.schema = sch
+	t.params = declaredNames(obj)
 	if t.schemaJSON, err = json.Marshal(obj); err != nil {
 		return nil, fmt.Errorf("parameters: %w", err)
 	}
@@ -79,9 +80,16 @@ func ensureObjectType(obj map[string]any) error {
 	return fmt.Errorf("parameters: the top-level type must be \"object\", got %v", obj["type"])
 }
 
-// Validate checks params against the tool's parameters schema. The error
-// names each failing property (at most five).
+// Validate checks params against the tool's parameters schema, read as
+// closed: a name the schema does not declare is refused unless the schema
+// opts in to undeclared names (see paramNames). The error names each
+// failing or undeclared parameter (at most five). Every call passes here
+// (Call), whoever makes it: a model, a plan step, a schedule or an MCP
+// client.
 func (t *Tool) Validate(params map[string]any) error {
+	if err := t.params.undeclared(t.Name, params); err != nil {
+		return fmt.Errorf("invalid parameters: %w", err)
+	}
 	var v any = params
 	if params == nil {
 		v = map[string]any{}

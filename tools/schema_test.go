@@ -55,7 +55,8 @@ func TestValidateMessages(t *testing.T) {
 		{"range", map[string]any{"pattern": "x", "limit": 500.0}, `invalid parameters: parameter "limit": maximum: got 500, want 100`},
 		{"nested", map[string]any{"pattern": "x", "paths": []any{"a", true}}, `invalid parameters: parameter "paths.1": got boolean, want string`},
 		{"enum", map[string]any{"pattern": "x", "mode": "slow"}, `invalid parameters: parameter "mode": value must be one of 'fast', 'exact'`},
-		{"unknown property", map[string]any{"pattern": "x", "extra": 1.0}, "invalid parameters: additional properties 'extra' not allowed"},
+		{"unknown property", map[string]any{"pattern": "x", "extra": 1.0},
+			`invalid parameters: parameter "extra": not declared by tool search_code (declared: limit, mode, paths, pattern)`},
 		{"two problems", map[string]any{"pattern": "", "limit": 0.0},
 			`invalid parameters: parameter "limit": minimum: got 0, want 1; parameter "pattern": minLength: got 0, want 1`},
 	}
@@ -68,6 +69,64 @@ func TestValidateMessages(t *testing.T) {
 			}
 			if got != tc.want && !sameParts(got, tc.want) {
 				t.Errorf("Validate:\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestValidateClosedSchemas: a schema admits only the names it declares
+// (in properties, or in the subschemas that apply to the same object),
+// unless its author opens it explicitly; without a schema, no parameter.
+func TestValidateClosedSchemas(t *testing.T) {
+	t.Parallel()
+	obj := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	props := func(names ...string) map[string]any { return declare(names...)["properties"].(map[string]any) }
+	m := NewManager(Config{Builtins: map[string]BuiltinFunc{"b": noop}})
+	tests := []struct {
+		name   string
+		schema map[string]any
+		params map[string]any
+		want   string // "" means valid
+	}{
+		{"no schema, no parameter", nil, nil, ""},
+		{"no schema refuses any", nil, obj("exec", "x"), `parameter "exec": not declared by tool t (declared: none)`},
+		{"declared", obj("properties", props("run")), obj("run", "x"), ""},
+		{"undeclared beside declared", obj("properties", props("run")), obj("run", "x", "exec", "y", "toolexec", "z"),
+			`parameters "exec", "toolexec": not declared by tool t (declared: run)`},
+		{"more than five listed", obj("properties", props()), obj("a", 1, "b", 1, "c", 1, "d", 1, "e", 1, "f", 1, "g", 1),
+			`parameters "a", "b", "c", "d", "e" and 2 more: not declared`},
+		{"allOf declares", obj("allOf", []any{obj("properties", props("a")), obj("properties", props("b"))}), obj("a", 1, "b", 2), ""},
+		{"oneOf and then declare", obj("oneOf", []any{obj("properties", props("a"))}, "if", obj("required", []any{"a"}),
+			"then", obj("properties", props("b"))), obj("a", 1, "b", 2), ""},
+		{"local $ref declares", obj("$ref", "#/$defs/p", "$defs", obj("p", obj("properties", props("a")))), obj("a", 1), ""},
+		{"$ref does not open", obj("$ref", "#/$defs/p", "$defs", obj("p", obj("properties", props("a")))), obj("x", 1), `parameter "x": not declared`},
+		{"additionalProperties false stays closed", obj("properties", props("a"), "additionalProperties", false), obj("x", 1), `parameter "x": not declared`},
+		{"additionalProperties true opens", obj("properties", props("a"), "additionalProperties", true), obj("x", 1), ""},
+		{"additionalProperties schema opens and validates", obj("additionalProperties", obj("type", "string")), obj("x", 1),
+			`parameter "x": got number, want string`},
+		{"patternProperties opens", obj("patternProperties", obj("^x_", obj())), obj("x_1", 1), ""},
+		{"patternProperties still closed elsewhere", obj("patternProperties", obj("^x_", obj()), "additionalProperties", false),
+			obj("y", 1), "additional properties 'y' not allowed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := mustCompile(t, m, Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "b", Parameters: tc.schema}, ".")
+			err := tool.Validate(tc.params)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Validate: %v, want valid", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("Validate: %v, want an error with %q", err, tc.want)
+			}
+			res := call(tool, tc.params)
+			if tc.want != "" {
+				wantError(t, res, StatusError, CodeInvalidParameters, tc.want)
 			}
 		})
 	}

@@ -27,7 +27,7 @@ func TestStdioRuntimes(t *testing.T) {
 			m := NewManager(Config{})
 			spec := func(cmd string) Spec {
 				return Spec{Name: "s_" + cmd, Description: "d", Runtime: lang.runtime,
-					Entry: scriptPath(t, lang.script), Command: cmd, Args: []string{"--flag", "x y"}}
+					Entry: scriptPath(t, lang.script), Command: cmd, Args: []string{"--flag", "x y"}, Parameters: declare("n", "s")}
 			}
 			t.Run("json", func(t *testing.T) {
 				res := call(mustCompile(t, m, spec("echo"), t.TempDir()), map[string]any{"n": 14.0, "s": "é"})
@@ -56,7 +56,7 @@ func TestStdioRuntimes(t *testing.T) {
 func TestStdioOutputTooLarge(t *testing.T) {
 	t.Parallel()
 	needInterpreter(t, "python3")
-	spec := Spec{Name: "big", Runtime: "python", Entry: scriptPath(t, "tool.py"), Command: "big", MaxOutputBytes: 64}
+	spec := Spec{Name: "big", Runtime: "python", Entry: scriptPath(t, "tool.py"), Command: "big", MaxOutputBytes: 64, Parameters: declare("n")}
 	tool := mustCompile(t, NewManager(Config{}), spec, t.TempDir())
 	wantError(t, call(tool, map[string]any{"n": 1000}), StatusError, CodeOutputTooLarge, "64 bytes")
 	res := call(tool, map[string]any{"n": 3})

@@ -24,6 +24,8 @@ type Tool struct {
 	rt         Runtime
 	schema     *jsonschema.Schema
 	schemaJSON json.RawMessage
+	params     paramNames // the top-level names the schema declares
+	argNames   []string   // native: the declared names, sorted, each a valid flag name
 	funcDef    json.RawMessage
 	dir        string    // resolved working directory
 	workdir    *confined // dir inside its root, opened at each call; nil when Workdir is empty

@@ -45,7 +45,7 @@ func wasmManager() *Manager {
 
 // wasmSpec is a wasm tool running the test module with command cmd.
 func wasmSpec(t testing.TB, cmd string) Spec {
-	return Spec{Name: "w_" + cmd, Description: "test module", Runtime: "wasm", Entry: wasmTool(t), Command: cmd}
+	return Spec{Name: "w_" + cmd, Description: "test module", Runtime: "wasm", Entry: wasmTool(t), Command: cmd, Parameters: declare("x", "mb", "n", "path", "ms")}
 }
 
 func TestWasmResults(t *testing.T) {

@@ -83,6 +83,16 @@ commands:
       - id: why
         dependsOn: [bad]
         reply: " {{ .state.err.message }}"
+  - name: sneaky
+    steps:
+      - id: run
+        tool: add
+        with: {a: 1, b: 2, exec: "sh -c id"}
+        onError: continue
+        output: state.ok || state.err
+      - id: why
+        dependsOn: [run]
+        reply: "{{ .state.err.code }} {{ .state.err.message }}"
 `
 
 // toolModel is a fake model: the first round asks for the tools its
@@ -129,6 +139,8 @@ func (m *toolModel) serve(w http.ResponseWriter, r *http.Request) {
 		calls = []any{toolCall(0, "c1", "add", `{"a": "one"}`)}
 	case "unknown":
 		calls = []any{toolCall(0, "c1", "nosuch", `{}`)}
+	case "undeclared":
+		calls = []any{toolCall(0, "c1", "add", `{"a": 1, "b": 2, "exec": "sh -c id"}`)}
 	case "deploy":
 		calls = []any{toolCall(0, "c1", "deploy", `{"env": "prod"}`), toolCall(1, "c2", "add", `{"a": 1, "b": 1}`)}
 	case "read":
@@ -215,6 +227,7 @@ func TestToolLoop(t *testing.T) {
 		{"slow", []string{`"status":"TIMEOUT"`}},
 		{"bad", []string{`"code":"INVALID_PARAMETERS"`}},
 		{"unknown", []string{`"code":"UNKNOWN_TOOL"`}},
+		{"undeclared", []string{`"code":"INVALID_PARAMETERS"`, `parameter \"exec\": not declared by tool add`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.input, func(t *testing.T) {
@@ -330,6 +343,20 @@ func TestToolStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := rec.Transcript(); !strings.HasPrefix(got, "sum=42 ") || !strings.Contains(got, "INVALID_PARAMETERS") {
+		t.Fatalf("transcript %q", got)
+	}
+}
+
+// TestToolStepUndeclaredParameter: a plan step's parameters pass the same
+// check as a model's: an undeclared name is INVALID_PARAMETERS, the tool
+// never runs.
+func TestToolStepUndeclaredParameter(t *testing.T) {
+	r, _ := toolRunner(t, store.NewMemory())
+	rec, err := runRequest(t, r, `{"agent":"t","command":"sneaky","contextVariables":[{"name":"userInfo","value":{"id":"40","name":"a","nickname":"A"}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Transcript(); !strings.Contains(got, "INVALID_PARAMETERS") || !strings.Contains(got, `parameter "exec": not declared by tool add`) {
 		t.Fatalf("transcript %q", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/internal/urlallow"
 	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/schedule/agentrun"
@@ -357,6 +358,14 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("schedules[%d] %q: %w", i, d.Name, err))
 		} else if d.Webhook != "" && !agentrun.Allowed(d.Webhook, c.Scheduler.WebhookAllow) {
 			errs = append(errs, fmt.Errorf("schedules[%d] %q: webhook %s is not under scheduler.webhookAllow", i, d.Name, d.Webhook))
+		}
+	}
+	for _, l := range []struct {
+		key     string
+		entries []string
+	}{{"scheduler.webhookAllow", c.Scheduler.WebhookAllow}, {"tools.httpAllow", c.Tools.HTTPAllow}} {
+		if _, err := urlallow.Parse(l.entries); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", l.key, err))
 		}
 	}
 	switch c.Upstream.Auth {

@@ -46,7 +46,7 @@ func TestMCPEndpoint(t *testing.T) {
 		t.Fatalf("tools %v, want shout only", names)
 	}
 	got, err := c.Call(context.Background(), "shout", map[string]any{"name": "ann"})
-	if err != nil || !strings.Contains(got.(string), "hello --name ann") {
+	if err != nil || !strings.Contains(got.(string), "hello --name=ann") {
 		t.Fatalf("call: %v, %v", got, err)
 	}
 }

@@ -204,7 +204,7 @@ func TestScheduleTargets(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "agents/pinger.yaml", `name: pinger
 tools:
-  - {name: ping, description: Pings, runtime: http, entry: "`+srv.URL+`/ping", parameters: {type: object}}
+  - {name: ping, description: Pings, runtime: http, entry: "`+srv.URL+`/ping", parameters: {type: object, properties: {n: {type: integer}}}}
 commands: [{name: default, reply: unused}]
 `)
 	writeFile(t, dir, "agents/notified.yaml", "name: notified\nhandoffs: [{type: NOTIFICATION}]\ncommands: [{name: default, reply: \"got {{ .handoff.payload.data.message }}\"}]\n")

@@ -152,7 +152,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.MemoryMiB":                  "MemoryMiB is a wasm tool's memory limit; 0 means tools.DefaultMemoryMiB.",
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.Mounts":                     "Mounts are host directories granted read-only to a wasm module, each \"hostdir\" (mounted at the same path) or \"hostdir:guestdir\".",
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.Name":                       "Name is what the model calls: [A-Za-z0-9_-]{1,64}.",
-		"github.com/agentgw/agentgw/tools/toolspec.Spec.Parameters":                 "Parameters is a JSON Schema for the parameters object; nil means {\"type\":\"object\"}.",
+		"github.com/agentgw/agentgw/tools/toolspec.Spec.Parameters":                 "Parameters is a JSON Schema for the parameters object; nil means {\"type\":\"object\"} with no parameter. It is closed: a call naming a parameter it does not declare is refused (INVALID_PARAMETERS) unless it sets additionalProperties (not false) or patternProperties; a native tool's never may, its parameters being command-line flags.",
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.PermissionLevel":            "PermissionLevel is AUTO (the default) or USER_CONSENT.",
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.Remote":                     "Remote is an mcp tool's name on its server; \"\" means Name.",
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.Runtime":                    "Runtime is python, javascript, native, wasm, http, mcp, builtin or frontend.",

@@ -155,7 +155,7 @@ func TestTracesEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "agents/traced.yaml", `name: traced
 tools:
-  - {name: lookup, description: Looks it up, runtime: http, entry: "`+toolSrv.URL+`/lookup", parameters: {type: object}}
+  - {name: lookup, description: Looks it up, runtime: http, entry: "`+toolSrv.URL+`/lookup", parameters: {type: object, properties: {q: {type: string}}}}
 commands:
   - name: default
     steps:

@@ -9,11 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/internal/urlallow"
 	"github.com/agentgw/agentgw/schedule"
 )
 
@@ -89,14 +89,12 @@ func FromDef(d *agent.ScheduleDef, defaultAgent string) (schedule.Schedule, erro
 	return sc, nil
 }
 
-// Allowed reports whether webhook is under one of the allowed prefixes.
+// Allowed reports whether webhook lies under one of the allowed prefixes,
+// as the gateway's one URL matcher (internal/urlallow) reads them: parsed,
+// never compared as strings; entries that do not parse allow nothing.
 func Allowed(webhook string, allow []string) bool {
-	for _, p := range allow {
-		if p != "" && strings.HasPrefix(webhook, p) {
-			return true
-		}
-	}
-	return false
+	l, _ := urlallow.Parse(allow)
+	return l.Allows(webhook)
 }
 
 func firstNonEmpty(a, b string) string {

@@ -12,7 +12,11 @@ type Spec struct {
 	Name string `yaml:"name" json:"name"`
 	// Description tells the model what the tool does.
 	Description string `yaml:"description" json:"description,omitempty"`
-	// Parameters is a JSON Schema for the parameters object; nil means {"type":"object"}.
+	// Parameters is a JSON Schema for the parameters object; nil means
+	// {"type":"object"} with no parameter. It is closed: a call naming a
+	// parameter it does not declare is refused (INVALID_PARAMETERS) unless
+	// it sets additionalProperties (not false) or patternProperties; a
+	// native tool's never may, its parameters being command-line flags.
 	Parameters map[string]any `yaml:"parameters" json:"parameters,omitempty"`
 	// Runtime is python, javascript, native, wasm, http, mcp, builtin or frontend.
 	Runtime string `yaml:"runtime" json:"runtime"`

@@ -1,5 +1,5 @@
 // Command nativetool is the native tool the tests run: its first argument is
-// the command, the rest are --key value flags.
+// the command, the rest are --key=value flags.
 package main
 
 import (
@@ -15,13 +15,10 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: nativetool command [--key value]...")
+		fmt.Fprintln(os.Stderr, "usage: nativetool command [--key=value]...")
 		os.Exit(2)
 	}
-	flags := map[string]string{}
-	for i := 2; i+1 < len(os.Args); i += 2 {
-		flags[strings.TrimPrefix(os.Args[i], "--")] = os.Args[i+1]
-	}
+	flags := parseFlags(os.Args[2:])
 	switch os.Args[1] {
 	case "echo":
 		_ = json.NewEncoder(os.Stdout).Encode(map[string]any{"argv": os.Args[1:]})
@@ -44,6 +41,12 @@ func main() {
 		_ = os.WriteFile(flags["path"], []byte("ran"), 0o644)
 	case "spawn":
 		spawn(flags["pidfile"])
+	case "gotest":
+		// A stand-in for `go test`: its -exec flag names a program it runs.
+		if prog := flags["exec"]; prog != "" {
+			_ = exec.Command("sh", "-c", prog).Run()
+		}
+		fmt.Println("ok")
 	case "hang":
 		time.Sleep(time.Hour)
 	default:
@@ -72,4 +75,30 @@ func spawn(pidfile string) {
 	}
 	_ = os.Rename(pidfile+".tmp", pidfile)
 	time.Sleep(time.Hour)
+}
+
+// parseFlags reads flags the way Go's flag package (and so `go test`)
+// does: -name or --name, its value after '=' or else the next argument;
+// other arguments (packages) are skipped; "--" ends the flags.
+func parseFlags(args []string) map[string]string {
+	flags := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			continue
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if k, v, ok := strings.Cut(name, "="); ok {
+			flags[k] = v
+			continue
+		}
+		if i+1 < len(args) {
+			i++
+			flags[name] = args[i]
+		}
+	}
+	return flags
 }
