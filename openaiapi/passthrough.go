@@ -88,11 +88,11 @@ func NewPassthrough(cfg PassthroughConfig) (http.Handler, error) {
 			// The error may quote the upstream (an encoding it named).
 			red := llm.NewRedactor(rt.secrets(), r.Header)
 			msg := red.Redact(err.Error())
-			var ue *unreadableError
+			var ue *llm.EncodingError
 			if errors.As(err, &ue) {
 				cfg.Logger.Warn("openai passthrough: the upstream's answer cannot be read", "err", msg)
 				WriteError(w, agent.Errorf(agent.CodeUpstreamError, "the upstream model platform answered in an encoding the gateway cannot read (%q)",
-					runes.Clip(red.Redact(ue.encoding), 64)))
+					runes.Clip(red.Redact(ue.Encoding), 64)))
 				return
 			}
 			cfg.Logger.Warn("openai passthrough: the upstream failed", "err", msg)

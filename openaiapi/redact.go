@@ -1,18 +1,13 @@
 package openaiapi
 
 import (
-	"bufio"
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
 	"strconv"
-	"strings"
 
 	"github.com/agentgw/agentgw/llm"
 )
@@ -21,9 +16,9 @@ import (
 // back reaches the proxy with every credential the gateway knows removed
 // (its secrets and the credentials of the request sent, in the forms
 // llm.Redactor knows): from the headers of the answer and of its 1xx
-// answers, from the body, decoded first (gzip, x-gzip, deflate; an
-// encoding it cannot decode is an unreadableError, and nothing of that body
-// is relayed), and from the trailers.
+// answers, from the body, decoded first (llm.DecodeBody: an encoding it
+// cannot decode is an *llm.EncodingError, and nothing of that body is
+// relayed), and from the trailers.
 type redactTransport struct {
 	base    http.RoundTripper
 	secrets func() []string
@@ -51,7 +46,7 @@ func (t *redactTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	redactHeader(resp.Header, red)
 	redactHeader(resp.Trailer, red)
-	if err := decodeBody(resp); err != nil {
+	if err := llm.DecodeBody(resp); err != nil {
 		_ = resp.Body.Close()
 		return nil, err
 	}
@@ -76,68 +71,6 @@ func redactHeader(h http.Header, red *llm.Redactor) {
 			values[i] = red.Redact(v)
 		}
 	}
-}
-
-// unreadableError is an answer whose Content-Encoding the passthrough
-// cannot decode, so cannot redact.
-type unreadableError struct{ encoding string }
-
-func (e *unreadableError) Error() string {
-	return fmt.Sprintf("the upstream's answer has the Content-Encoding %q, which the gateway cannot decode", e.encoding)
-}
-
-// decodeBody replaces an encoded body with the decoded one and drops its
-// Content-Encoding and length. The transport decodes the gzip it asked for
-// itself; this decodes what an upstream sends unasked.
-func decodeBody(resp *http.Response) error {
-	ce := strings.Join(resp.Header.Values("Content-Encoding"), ",")
-	if strings.TrimSpace(ce) == "" {
-		return nil
-	}
-	codings := strings.Split(ce, ",")
-	var body io.Reader = resp.Body
-	// The last coding applied is listed last: it is undone first.
-	for i := len(codings) - 1; i >= 0; i-- {
-		var err error
-		switch c := strings.ToLower(strings.TrimSpace(codings[i])); c {
-		case "identity", "":
-		case "gzip", "x-gzip":
-			body, err = gzip.NewReader(body)
-		case "deflate":
-			body, err = inflate(body)
-		default:
-			return &unreadableError{encoding: codings[i]}
-		}
-		if err != nil {
-			return fmt.Errorf("decoding the upstream's %s answer: %w", codings[i], err)
-		}
-	}
-	resp.Body = readCloser{Reader: body, Closer: resp.Body}
-	resp.Header.Del("Content-Encoding")
-	resp.Header.Del("Content-Length")
-	resp.ContentLength = -1
-	resp.Uncompressed = true
-	return nil
-}
-
-// inflate decodes a deflate body: zlib as the standard says, or the raw
-// deflate some servers send.
-func inflate(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReader(r)
-	h, err := br.Peek(2)
-	if err != nil && len(h) < 2 {
-		return nil, fmt.Errorf("reading the deflate header: %w", err)
-	}
-	if h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
-		return zlib.NewReader(br)
-	}
-	return flate.NewReader(br), nil
-}
-
-// readCloser reads from Reader and closes Closer.
-type readCloser struct {
-	io.Reader
-	io.Closer
 }
 
 // redactWhole replaces the body with the same read whole (at most
