@@ -18,7 +18,7 @@ func (r *Redactor) NewReader(src io.Reader) io.Reader {
 	}
 	rd := &redactReader{src: src, forms: r.r.forms, buf: make([]byte, 0, 32<<10)}
 	for _, f := range rd.forms {
-		rd.first[f[0]] = true
+		rd.longest = max(rd.longest, len(f))
 	}
 	return rd
 }
@@ -27,8 +27,8 @@ func (r *Redactor) NewReader(src io.Reader) io.Reader {
 type redactReader struct {
 	src   io.Reader
 	forms [][]byte // the longest first
-	// first marks the bytes a credential starts with.
-	first [256]bool
+	// longest is the length of the longest form.
+	longest int
 	// buf holds what was read from src and not yet scanned: the start of a
 	// credential, at most as long as the longest one.
 	buf []byte
@@ -64,45 +64,57 @@ func (r *redactReader) Read(p []byte) (int, error) {
 }
 
 // scan moves what buf holds to out, credentials replaced, and keeps in
-// buf only a possible credential's start at its end (none when final).
+// buf only a possible credential's start at its end (none when final). It
+// replaces as Redact does: the leftmost credential, the longest of those
+// starting there; bytes.Index finds them, so text without a credential
+// costs a few vectorised searches.
 func (r *redactReader) scan(final bool) {
 	out, in := r.outBuf[:0], r.buf
-	start, i := 0, 0
-	for i < len(in) {
-		if !r.first[in[i]] {
-			i++
-			continue
+	start := 0
+	for {
+		end := len(in)
+		if !final {
+			end = r.partialFrom(in, start)
 		}
-		n, partial := r.match(in[i:], final)
-		if partial {
+		i, n := r.leftmost(in[start:])
+		if i < 0 || start+i >= end {
+			out = append(out, in[start:end]...)
+			start = end
 			break
 		}
-		if n == 0 {
-			i++
-			continue
-		}
-		out = append(append(out, in[start:i]...), redacted...)
-		i += n
-		start = i
+		out = append(append(out, in[start:start+i]...), redacted...)
+		start += i + n
 	}
-	out = append(out, in[start:i]...)
 	r.outBuf, r.out = out, out
-	r.buf = r.buf[:copy(r.buf, in[i:])]
+	r.buf = r.buf[:copy(r.buf, in[start:])]
 }
 
-// match reports the length of the credential b starts with (the longest),
-// 0 for none, or partial when b, not final, is the start of one: the rest
-// may come with the next read.
-func (r *redactReader) match(b []byte, final bool) (n int, partial bool) {
+// leftmost returns the index in b of the leftmost credential and its
+// length, the longest of those starting there; -1 for none.
+func (r *redactReader) leftmost(b []byte) (at, n int) {
+	at = -1
 	for _, f := range r.forms {
-		switch {
-		case len(b) >= len(f):
-			if n == 0 && bytes.HasPrefix(b, f) {
-				n = len(f)
-			}
-		case !final && bytes.HasPrefix(f, b):
-			return 0, true
+		end := len(b)
+		if at >= 0 {
+			end = min(len(b), at+len(f)) // only one starting at or before at
+		}
+		if i := bytes.Index(b[:end], f); i >= 0 && (at < 0 || i < at) {
+			at, n = i, len(f)
 		}
 	}
-	return n, false
+	return at, n
+}
+
+// partialFrom returns the first index p >= start of in whose rest is the
+// start of a credential, and may be one once more is read; len(in) for
+// none.
+func (r *redactReader) partialFrom(in []byte, start int) int {
+	for p := max(start, len(in)-r.longest+1); p < len(in); p++ {
+		for _, f := range r.forms {
+			if len(f) > len(in)-p && bytes.HasPrefix(f, in[p:]) {
+				return p
+			}
+		}
+	}
+	return len(in)
 }

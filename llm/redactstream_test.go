@@ -86,3 +86,24 @@ func FuzzRedactorReader(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRedactorReader: the cost of redacting a relayed stream of
+// chunks, against copying it as it is.
+func BenchmarkRedactorReader(b *testing.B) {
+	event := "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"some streamed words\"},\"finish_reason\":null}]}\n\n"
+	body := strings.Repeat(event, 1000)
+	r := NewRedactor([]string{"sk-upstream-0123456789abcdef", "agw-inbound-token-5555"}, map[string][]string{"Authorization": {"Bearer sk-client-9876543210"}})
+	for _, bc := range []struct {
+		name string
+		wrap func(io.Reader) io.Reader
+	}{{"copy", func(r io.Reader) io.Reader { return r }}, {"redacted", r.NewReader}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, err := io.Copy(io.Discard, bc.wrap(strings.NewReader(body))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
