@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -164,7 +165,7 @@ func TestPassthroughRedactsEveryPath(t *testing.T) {
 				up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tc.upstream(t, w, r) })
 				gw := start(t, setup{upstream: up, passthrough: true, apiKey: mode.key, secrets: []string{gatewayToken},
 					logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-				status, seen := passthroughAnswer(t, gw.URL)
+				status, seen := answerSeen(t, gw.URL, "gpt-4o", true)
 				if status != tc.status || !strings.Contains(seen, tc.wantIn) {
 					t.Errorf("status %d, want %d; the client saw\n%.2000s\nwant it to hold %q", status, tc.status, seen, tc.wantIn)
 				}
@@ -181,11 +182,11 @@ func TestPassthroughRedactsEveryPath(t *testing.T) {
 	}
 }
 
-// passthroughAnswer posts a chat completion of a model that is no agent,
-// with the client's token, and returns the status and everything the
-// client sees: each header (1xx answers' too), the body decoded as its
+// answerSeen posts a chat completion of model, streamed or not, with the
+// client's token, and returns the status and everything the client sees:
+// each header (1xx answers' too), the body decoded as its
 // Content-Encoding says, and the trailers.
-func passthroughAnswer(t *testing.T, base string) (int, string) {
+func answerSeen(t *testing.T, base, model string, stream bool) (int, string) {
 	t.Helper()
 	var seen strings.Builder
 	trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
@@ -193,7 +194,7 @@ func passthroughAnswer(t *testing.T, base string) (int, string) {
 		return nil
 	}}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(t.Context(), trace), http.MethodPost,
-		base+"/v1/chat/completions", strings.NewReader(`{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		base+"/v1/chat/completions", strings.NewReader(fmt.Sprintf(`{"model":%q,"stream":%v,"messages":[{"role":"user","content":"hi"}]}`, model, stream)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,4 +229,41 @@ func passthroughAnswer(t *testing.T, base string) (int, string) {
 	seen.Write(data)
 	_ = resp.Trailer.Write(&seen)
 	return resp.StatusCode, seen.String()
+}
+
+// TestAgentAnswerRedactsUpstreamErrors: a model that is an agent runs
+// through the llm client; an upstream that echoes the gateway's key in an
+// error event of a 200 stream or in a deflate error body fails the answer
+// in OpenAI's error shape without the key, streamed or not, and the log
+// does not hold it either.
+func TestAgentAnswerRedactsUpstreamErrors(t *testing.T) {
+	upstreams := map[string]http.HandlerFunc{
+		"error event of a 200 stream": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":null}]}\n\n"))
+			_, _ = w.Write([]byte("data: {\"error\":{\"message\":\"invalid key: " + r.Header.Get("Authorization") + "\"}}\n\n"))
+		},
+		"deflate error body": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "deflate")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write(compress(t, "zlib", `{"error":{"message":"invalid key: `+r.Header.Get("Authorization")+`"}}`))
+		},
+	}
+	for name, up := range upstreams {
+		for _, stream := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, stream %v", name, stream), func(t *testing.T) {
+				logs := &lockedBuffer{}
+				gw := start(t, setup{upstream: up, apiKey: upstreamKey,
+					logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+				status, seen := answerSeen(t, gw.URL, "coder", stream)
+				if !strings.Contains(seen, `"error":{"message":`) || !strings.Contains(seen, "[REDACTED]") {
+					t.Errorf("status %d; the client saw\n%s\nwant an error showing the redaction", status, seen)
+				}
+				if strings.Contains(seen, upstreamKey) || strings.Contains(logs.String(), upstreamKey) {
+					t.Errorf("the key reached the client or the log:\n%s\n%s", seen, logs)
+				}
+			})
+		}
+	}
 }
