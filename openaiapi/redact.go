@@ -51,7 +51,10 @@ func (t *redactTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	if resp.StatusCode >= 400 || (resp.ContentLength >= 0 && resp.ContentLength <= maxErrorBody) {
-		return resp, redactWhole(resp, red)
+		if err := redactWhole(resp, red); err != nil {
+			return nil, err
+		}
+		return resp, nil
 	}
 	resp.Body = &redactedBody{r: red.NewReader(resp.Body), body: resp.Body, resp: resp, red: red}
 	resp.ContentLength = -1
