@@ -43,10 +43,19 @@ func (d policyDoer) Do(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := d.c.http.Do(req)
-	if err == nil && resp.StatusCode >= 400 {
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 400 {
 		out.retryAfter = retryAfter(resp.Header, time.Now())
 	}
-	return resp, err
+	// A body encoded unasked (deflate) is decoded, so that its text is
+	// read and redacted.
+	if err := DecodeBody(resp); err != nil {
+		_ = resp.Body.Close()
+		return nil, err
+	}
+	return resp, nil
 }
 
 // Complete makes a non-streamed call ("stream": false) through go-openai's

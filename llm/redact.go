@@ -77,6 +77,9 @@ func headerSecrets(out []string, h http.Header) []string {
 // may echo them (as is, JSON-escaped, URL-escaped), from text.
 type redactor struct {
 	r *strings.Replacer
+	// forms are the olds of r, the longest first, for the streaming
+	// redaction (NewReader).
+	forms [][]byte
 }
 
 // newRedactor builds the redactor of secrets; values shorter than minSecret
@@ -105,10 +108,12 @@ func newRedactor(secrets []string) *redactor {
 	slices.SortFunc(forms, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	forms = slices.Compact(forms)
 	pairs := make([]string, 0, 2*len(forms))
+	bs := make([][]byte, 0, len(forms))
 	for _, f := range forms {
 		pairs = append(pairs, f, redacted)
+		bs = append(bs, []byte(f))
 	}
-	return &redactor{r: strings.NewReplacer(pairs...)}
+	return &redactor{r: strings.NewReplacer(pairs...), forms: bs}
 }
 
 // redact returns s without the credentials.

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"compress/zlib"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -46,6 +47,15 @@ func echoes() map[string]func(echo string) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				sendChunks(w, 1)
 				fmt.Fprintf(w, "event: error\ndata: {\"message\":\"auth %s rejected\"}\n\n", echo)
+			}
+		},
+		"deflate 401": func(echo string) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Encoding", "deflate")
+				w.WriteHeader(401)
+				zw := zlib.NewWriter(w)
+				fmt.Fprintf(zw, `{"error":{"message":"Incorrect API key provided: %s"}}`, echo)
+				_ = zw.Close()
 			}
 		},
 		"long message cut within the key": func(echo string) http.HandlerFunc {

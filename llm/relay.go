@@ -248,10 +248,16 @@ func (r *relay) fail(err error, kind ErrorKind, msg string) *Error {
 	return &Error{Kind: kind, Message: msg, Err: err}
 }
 
-// statusError reads the body of a failed response for its message.
+// statusError reads the body of a failed response for its message,
+// decoded first (DecodeBody), so that the redaction sees its text.
 func (r *relay) statusError(resp *http.Response) *Error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	msg := upstreamMessage(body)
+	var msg string
+	if err := DecodeBody(resp); err != nil {
+		msg = err.Error()
+	} else {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		msg = upstreamMessage(body)
+	}
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}

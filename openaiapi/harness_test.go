@@ -3,6 +3,7 @@ package openaiapi_test
 import (
 	"bufio"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -36,6 +37,10 @@ type setup struct {
 	tokens      []string
 	bodyLimit   int64
 	observers   observe.Observers
+	// secrets are the passthrough's other credentials.
+	secrets []string
+	// logger is the gateway's; nil discards.
+	logger *slog.Logger
 }
 
 // gateway is a running test gateway: the real server with the endpoint
@@ -85,7 +90,7 @@ func start(t *testing.T, s setup) *gateway {
 	}
 	gw := &gateway{}
 	rc := runner.RunnerConfig{Signer: actions.NewSigner([]byte("test"), time.Hour), DefaultModel: "test-model", Store: store.NewMemory()}
-	oc := openaiapi.Config{Now: func() time.Time { return time.Unix(created, 0) }}
+	oc := openaiapi.Config{Now: func() time.Time { return time.Unix(created, 0) }, Logger: s.logger}
 	if !s.noUpstream {
 		h := s.upstream
 		if h == nil {
@@ -104,7 +109,8 @@ func start(t *testing.T, s setup) *gateway {
 		}
 		rc.LLM = client
 		if s.passthrough {
-			p, err := openaiapi.NewPassthrough(openaiapi.PassthroughConfig{BaseURL: up.URL, APIKey: s.apiKey})
+			p, err := openaiapi.NewPassthrough(openaiapi.PassthroughConfig{BaseURL: up.URL, APIKey: s.apiKey,
+				Secrets: s.secrets, Logger: s.logger})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +119,7 @@ func start(t *testing.T, s setup) *gateway {
 	}
 	oc.Runner = runner.NewRunner(runner.NewRegistry(agents), rc)
 	srv := server.New(server.Config{Runner: oc.Runner, AuthTokens: s.tokens, BodyLimit: s.bodyLimit, OpenAI: openaiapi.New(oc),
-		Observers: s.observers})
+		Observers: s.observers, Logger: s.logger})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
 	gw.URL = ts.URL

@@ -1,18 +1,17 @@
 package openaiapi
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/internal/runes"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -30,15 +29,21 @@ type PassthroughConfig struct {
 	// headers; 0 means none.
 	FirstByteTimeout time.Duration
 	// Secrets are the other credentials the gateway knows: with APIKey and
-	// the credentials of the client's request, they are redacted from the
-	// error answers the upstream sends back (one that echoes a key).
+	// the credentials of the request sent upstream, they are redacted from
+	// everything the upstream sends back (headers, bodies, stream events,
+	// trailers) before it reaches the client or a log line.
 	Secrets []string
-	Logger  *slog.Logger
+	// MoreSecrets, when set, returns further credentials to redact, read
+	// for each answer (the remote agents' tokens, which change with the
+	// agents loaded).
+	MoreSecrets func() []string
+	Logger      *slog.Logger
 }
 
 // NewPassthrough returns the handler that sends a chat completion request
 // as it is to the upstream's /chat/completions and relays the answer as
-// it comes (a stream flushed event by event).
+// it comes (a stream flushed event by event), every credential the
+// gateway knows removed from it (see redactTransport).
 func NewPassthrough(cfg PassthroughConfig) (http.Handler, error) {
 	target, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions")
 	if err != nil || target.Scheme == "" || target.Host == "" {
@@ -49,9 +54,17 @@ func NewPassthrough(cfg PassthroughConfig) (http.Handler, error) {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = cfg.FirstByteTimeout
+	rt := &redactTransport{base: tr, secrets: func() []string {
+		s := append([]string{cfg.APIKey}, cfg.Secrets...)
+		if cfg.MoreSecrets != nil {
+			s = append(s, cfg.MoreSecrets()...)
+		}
+		return s
+	}}
 	return &httputil.ReverseProxy{
-		Transport:     tr,
+		Transport:     rt,
 		FlushInterval: -1,
+		ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL = target
 			pr.Out.Host = ""
@@ -65,38 +78,25 @@ func NewPassthrough(cfg PassthroughConfig) (http.Handler, error) {
 				llm.ForwardHeaders(h, pr.In.Header)
 			}
 			h.Del(headerToken)
+			// No Accept-Encoding: the transport asks for gzip and decodes
+			// it, so that the body can be redacted.
+			h.Del("Accept-Encoding")
 			h.Set("Content-Type", "application/json")
 			pr.Out.Header = h
 		},
-		ModifyResponse: func(resp *http.Response) error {
-			if resp.StatusCode < 400 {
-				return nil
-			}
-			return redactBody(resp, llm.NewRedactor(append([]string{cfg.APIKey}, cfg.Secrets...), resp.Request.Header))
-		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			cfg.Logger.Warn("openai passthrough: the upstream failed", "err", err)
-			WriteError(w, agent.Errorf(agent.CodeUpstreamUnavailable, "the upstream model platform could not be reached").Wrap(err))
+			// The error may quote the upstream (an encoding it named).
+			red := llm.NewRedactor(rt.secrets(), r.Header)
+			msg := red.Redact(err.Error())
+			var ue *llm.EncodingError
+			if errors.As(err, &ue) {
+				cfg.Logger.Warn("openai passthrough: the upstream's answer cannot be read", "err", msg)
+				WriteError(w, agent.Errorf(agent.CodeUpstreamError, "the upstream model platform answered in an encoding the gateway cannot read (%q)",
+					runes.Clip(red.Redact(ue.Encoding), 64)))
+				return
+			}
+			cfg.Logger.Warn("openai passthrough: the upstream failed", "err", msg)
+			WriteError(w, agent.Errorf(agent.CodeUpstreamUnavailable, "the upstream model platform could not be reached"))
 		},
 	}, nil
-}
-
-// maxErrorBody bounds the error answer of the upstream the passthrough
-// reads to redact; the rest is dropped.
-const maxErrorBody = 64 << 10
-
-// redactBody replaces the body of an upstream's error answer with the
-// same, the credentials r knows removed.
-func redactBody(resp *http.Response, r *llm.Redactor) error {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	_ = resp.Body.Close()
-	if err != nil {
-		return fmt.Errorf("reading the upstream's error answer: %w", err)
-	}
-	out := []byte(r.Redact(string(body)))
-	resp.Body = io.NopCloser(bytes.NewReader(out))
-	resp.ContentLength = int64(len(out))
-	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
-	resp.Header.Del("Content-Encoding")
-	return nil
 }

@@ -128,3 +128,21 @@ func (t *remoteTokens) header(endpoint string, getenv func(string) string) http.
 	}
 	return nil
 }
+
+// all is every remote agent's token (their service.tokenEnv), for the
+// redaction of what an upstream sends back.
+func (t *remoteTokens) all(getenv func(string) string) []string {
+	reg := t.reg.Load()
+	if reg == nil {
+		return nil
+	}
+	var out []string
+	for _, a := range reg.List() {
+		if s := a.Def.Service; s != nil && s.TokenEnv != "" {
+			if tok := getenv(s.TokenEnv); tok != "" {
+				out = append(out, tok)
+			}
+		}
+	}
+	return out
+}

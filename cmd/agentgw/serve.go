@@ -139,7 +139,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if scheds != nil {
 		scheduleAPI = scheds.api
 	}
-	openAI, err := newOpenAI(cfg, getenv, runner, log)
+	openAI, err := newOpenAI(cfg, getenv, runner, string(secret), tokens, log)
 	if err != nil {
 		return err
 	}
@@ -210,11 +210,14 @@ func stateSecret(cfg *Config, getenv func(string) string, st *openStore, log *sl
 
 // newOpenAI builds the OpenAI-compatible endpoint over run, passing the
 // models that are no agent through to the upstream when configured to.
-func newOpenAI(cfg *Config, getenv func(string) string, run *runner.Runner, log *slog.Logger) (*openaiapi.Handler, error) {
+// The passthrough redacts every credential the gateway knows from what the
+// upstream sends back: the upstream key, gatewaySecrets, the action state
+// secret kept (keptSecret) and the remote agents' tokens.
+func newOpenAI(cfg *Config, getenv func(string) string, run *runner.Runner, keptSecret string, tokens *remoteTokens, log *slog.Logger) (*openaiapi.Handler, error) {
 	oc := openaiapi.Config{Runner: run, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive), Logger: log}
 	if cfg.OpenAI.Passthrough && cfg.Upstream.URL != "" {
 		pc := openaiapi.PassthroughConfig{BaseURL: cfg.Upstream.URL, FirstByteTimeout: time.Duration(cfg.Upstream.FirstByteTimeout), Logger: log,
-			Secrets: gatewaySecrets(cfg, getenv)}
+			Secrets: append(gatewaySecrets(cfg, getenv), keptSecret), MoreSecrets: func() []string { return tokens.all(getenv) }}
 		if llm.AuthMode(cfg.Upstream.Auth) == llm.AuthKey {
 			pc.APIKey = getenv(cfg.Upstream.KeyEnv)
 		}

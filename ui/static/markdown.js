@@ -12,9 +12,15 @@
     return String(s).replace(/[&<>"']/g, (c) => escapes[c]);
   }
 
-  // safeURL keeps a link target the page may follow, else returns ''.
+  // safeURL keeps a link target the page may follow, else returns ''. A
+  // browser drops the control characters and spaces around a URL and the
+  // tabs and newlines within it before it reads the scheme, so
+  // "\u0001javascript:" is a javascript: URL: every control character
+  // (C0, DEL, C1) and every whitespace is removed first, and the target
+  // kept is the one checked. Only http:, https:, mailto: and relative
+  // targets (no scheme) are kept.
   function safeURL(url) {
-    const u = url.trim();
+    const u = url.replace(/[\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/g, '');
     if (/^(https?:|mailto:)/i.test(u) || !/^[a-z][a-z0-9+.-]*:/i.test(u)) {
       return u;
     }

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"compress/zlib"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
+)
+
+// TestRemoteTokensAll: the passthrough's redaction knows every remote
+// agent's token, read from its service.tokenEnv, and nothing when no
+// agent is loaded yet.
+func TestRemoteTokensAll(t *testing.T) {
+	tokens := &remoteTokens{}
+	env := envOf(map[string]string{"REMOTE_TOKEN": "remote-token-1234", "OTHER": "x"})
+	if got := tokens.all(env); len(got) != 0 {
+		t.Errorf("before the agents are loaded: %q", got)
+	}
+	tokens.reg.Store(runner.NewRegistry([]*runner.Agent{
+		{Def: &agent.Definition{Name: "far", Service: &agent.Service{Endpoint: "http://127.0.0.1:1/", TokenEnv: "REMOTE_TOKEN"}}},
+		{Def: &agent.Definition{Name: "unset", Service: &agent.Service{Endpoint: "http://127.0.0.1:2/", TokenEnv: "UNSET"}}},
+		{Def: &agent.Definition{Name: "local"}},
+	}))
+	if got := tokens.all(env); !slices.Equal(got, []string{"remote-token-1234"}) {
+		t.Errorf("tokens %q, want the remote agent's", got)
+	}
+}
+
+// TestPassthroughRedactsGatewayCredentials runs the gateway with the
+// OpenAI passthrough, inbound and admin tokens, a state secret and an
+// upstream key, before an upstream that echoes every one of them in a
+// header and in a deflate error body: the client gets none of them.
+func TestPassthroughRedactsGatewayCredentials(t *testing.T) {
+	secrets := map[string]string{
+		"OPENAI_API_KEY":       "sk-upstream-key-0123456789",
+		"AGENTGW_TOKENS":       "inbound-token-aaaa1111",
+		"AGENTGW_ADMIN_TOKENS": "admin-token-bbbb2222",
+		"AGENTGW_STATE_SECRET": "state-secret-cccc3333",
+	}
+	all := make([]string, 0, len(secrets))
+	for _, v := range secrets {
+		all = append(all, v)
+	}
+	echo := strings.Join(all, " ")
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Echo-Auth", r.Header.Get("Authorization")+" "+echo)
+		w.Header().Set("Content-Encoding", "deflate")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		zw := zlib.NewWriter(w)
+		_, _ = zw.Write([]byte(`{"error":{"message":"bad key; I know ` + echo + `"}}`))
+		_ = zw.Close()
+	}))
+	t.Cleanup(up.Close)
+	cfg := testConfig(t, up.URL)
+	cfg.Upstream.Auth = "key"
+	cfg.OpenAI.Passthrough = true
+	gw := startGateway(t, cfg, secrets)
+	req, err := http.NewRequest(http.MethodPost, gw+"/v1/chat/completions",
+		strings.NewReader(`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+secrets["AGENTGW_TOKENS"])
+	resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	_ = resp.Header.Write(&seen)
+	seen.Write(body)
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("Content-Encoding") != "" || !strings.Contains(seen.String(), "bad key; I know [REDACTED]") {
+		t.Errorf("status %d; the client saw\n%s\nwant the upstream's 401, decoded and redacted", resp.StatusCode, seen.String())
+	}
+	for name, v := range secrets {
+		if strings.Contains(seen.String(), v) {
+			t.Errorf("the client got %s:\n%s", name, seen.String())
+		}
+	}
+}
