@@ -353,3 +353,51 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	*s = p
 	return nil
 }
+
+// intervalSamples bounds the runs Interval looks at: more than a day of
+// a cron schedule that runs every minute.
+const intervalSamples = 1500
+
+// Interval is the shortest time between two consecutive runs of s, and
+// false for a once schedule (a single run) or an invalid spec. An every
+// schedule's is Every. A cron schedule's is found by walking its runs from
+// the start of from's day in its zone, through the whole of its first day
+// that has runs and into the next run after it: every day that runs has
+// the same minutes and hours, so the shortest gap of one such day and of
+// the step to the next run is the shortest of all (the hour that a
+// daylight saving change repeats or skips aside).
+func (s Spec) Interval(from time.Time) (time.Duration, bool) {
+	switch s.Kind() {
+	case KindEvery:
+		return s.Every, s.Every >= MinEvery
+	case KindCron:
+	default:
+		return 0, false
+	}
+	sched, err := s.cron()
+	if err != nil {
+		return 0, false
+	}
+	local := from.In(sched.Location)
+	t := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, sched.Location).Add(-time.Nanosecond)
+	var first, prev time.Time
+	shortest := time.Duration(-1)
+	for range intervalSamples {
+		next := sched.Next(t)
+		if next.IsZero() {
+			break
+		}
+		if !prev.IsZero() {
+			if gap := next.Sub(prev); shortest < 0 || gap < shortest {
+				shortest = gap
+			}
+		} else {
+			first = next
+		}
+		if next.Sub(first) > 25*time.Hour {
+			break
+		}
+		prev, t = next, next
+	}
+	return shortest, shortest > 0
+}
