@@ -167,10 +167,17 @@ func TestInterval(t *testing.T) {
 		{cronSpec("0 0 * * 1-5", ""), 24 * time.Hour, true},
 		// A day of the month that comes after from's.
 		{cronSpec("0-2 9 20 * *", ""), time.Minute, true},
-		{cronSpec("0 12 29 2 *", ""), 4 * 365 * 24 * time.Hour, true},
+		{cronSpec("0 12 29 2 *", ""), (365*4 + 1) * 24 * time.Hour, true},
+		// The 31st: two months apart at the first, one (July, August) later.
+		{cronSpec("0 0 31 * *", ""), 31 * 24 * time.Hour, true},
+		// The 31st or a Monday: the 31st a Sunday, then Monday the 1st.
+		{cronSpec("0,59 0,23 31 * MON", ""), time.Minute, true},
+		// Day-of-month and day-of-week both restricted, one * : both must match.
+		{cronSpec("0 9 * * SAT,SUN", ""), 24 * time.Hour, true},
+		{cronSpec("0 9 * * MON,THU", ""), 3 * 24 * time.Hour, true},
 	} {
 		got, ok := tc.spec.Interval(from)
-		if ok != tc.ok || (tc.ok && tc.want != 4*365*24*time.Hour && got != tc.want) || (tc.want == 4*365*24*time.Hour && got < 365*24*time.Hour) {
+		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: Interval = %s, %v; want %s, %v", tc.spec, got, ok, tc.want, tc.ok)
 		}
 	}

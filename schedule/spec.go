@@ -354,18 +354,23 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// intervalSamples bounds the runs Interval looks at: more than a day of
-// a cron schedule that runs every minute.
-const intervalSamples = 1500
+// intervalDays is how many days Interval looks at for two days that
+// run: 28 years, after which the weekdays of the dates repeat (leap years
+// aside).
+const intervalDays = 28 * 366
+
+// starBit marks a cron field written as * (robfig/cron's own marker).
+const starBit = 1 << 63
 
 // Interval is the shortest time between two consecutive runs of s, and
-// false for a once schedule (a single run) or an invalid spec. An every
-// schedule's is Every. A cron schedule's is found by walking its runs from
-// the start of from's day in its zone, through the whole of its first day
-// that has runs and into the next run after it: every day that runs has
-// the same minutes and hours, so the shortest gap of one such day and of
-// the step to the next run is the shortest of all (the hour that a
-// daylight saving change repeats or skips aside).
+// false for a once schedule (a single run), an invalid spec, or a cron
+// schedule that runs on fewer than two days in intervalDays from from and
+// once on those days. An every schedule's is Every. A cron schedule's is
+// read from its fields: every day it runs has the same hours and minutes,
+// so its shortest gap is the shortest within a day, or, between two days
+// that run k days apart (the closest such days from from), k days less
+// the span of a day's runs. The hour that a daylight saving change
+// repeats or skips is not counted.
 func (s Spec) Interval(from time.Time) (time.Duration, bool) {
 	switch s.Kind() {
 	case KindEvery:
@@ -378,26 +383,67 @@ func (s Spec) Interval(from time.Time) (time.Duration, bool) {
 	if err != nil {
 		return 0, false
 	}
-	local := from.In(sched.Location)
-	t := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, sched.Location).Add(-time.Nanosecond)
-	var first, prev time.Time
-	shortest := time.Duration(-1)
-	for range intervalSamples {
-		next := sched.Next(t)
-		if next.IsZero() {
-			break
-		}
-		if !prev.IsZero() {
-			if gap := next.Sub(prev); shortest < 0 || gap < shortest {
-				shortest = gap
+	var minutes []int // the minutes of a day it runs at, in order
+	for h := range 24 {
+		for m := range 60 {
+			if sched.Hour&(1<<uint(h)) != 0 && sched.Minute&(1<<uint(m)) != 0 {
+				minutes = append(minutes, h*60+m)
 			}
-		} else {
-			first = next
 		}
-		if next.Sub(first) > 25*time.Hour {
-			break
-		}
-		prev, t = next, next
 	}
-	return shortest, shortest > 0
+	if len(minutes) == 0 {
+		return 0, false
+	}
+	shortest := -1
+	for i := 1; i < len(minutes); i++ {
+		if gap := minutes[i] - minutes[i-1]; shortest < 0 || gap < shortest {
+			shortest = gap
+		}
+	}
+	if k := closestDays(sched, from); k > 0 {
+		if gap := k*24*60 - (minutes[len(minutes)-1] - minutes[0]); shortest < 0 || gap < shortest {
+			shortest = gap
+		}
+	}
+	if shortest <= 0 {
+		return 0, false
+	}
+	return time.Duration(shortest) * time.Minute, true
+}
+
+// closestDays is the fewest days between two days sched runs on, of the
+// days in intervalDays from from's; 0 when fewer than two run.
+func closestDays(sched *cron.SpecSchedule, from time.Time) int {
+	local := from.In(sched.Location)
+	day := time.Date(local.Year(), local.Month(), local.Day(), 12, 0, 0, 0, time.UTC)
+	closest, last := 0, -1
+	for i := range intervalDays {
+		d := day.AddDate(0, 0, i)
+		if !runsOn(sched, d) {
+			continue
+		}
+		if last >= 0 && (closest == 0 || i-last < closest) {
+			closest = i - last
+			if closest == 1 {
+				break
+			}
+		}
+		last = i
+	}
+	return closest
+}
+
+// runsOn reports whether sched runs on d's date, as robfig/cron decides:
+// the month matches, and the day of the month and the day of the week
+// both do when either is *, else either does.
+func runsOn(sched *cron.SpecSchedule, d time.Time) bool {
+	if sched.Month&(1<<uint(d.Month())) == 0 {
+		return false
+	}
+	dom := sched.Dom&(1<<uint(d.Day())) != 0
+	dow := sched.Dow&(1<<uint(d.Weekday())) != 0
+	if sched.Dom&starBit != 0 || sched.Dow&starBit != 0 {
+		return dom && dow
+	}
+	return dom || dow
 }
