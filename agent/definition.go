@@ -68,7 +68,7 @@ type ScheduleDef struct {
 	Agent    string   `yaml:"agent" json:"agent,omitempty" doc:"the agent whose command runs; in an agent file, that agent when absent"`
 	Command  string   `yaml:"command" json:"command,omitempty" doc:"the command that runs; default when absent"`
 	Prompt   string   `yaml:"prompt" json:"prompt,omitempty" doc:"the user input of the run (userInputPrompt)"`
-	User     string   `yaml:"user" json:"user,omitempty" doc:"the user the run is for: userInfo.id, and the owner of its conversation"`
+	User     string   `yaml:"user" json:"user,omitempty" doc:"the user the run is for: userInfo.id, and the owner of its conversation (a schedule made over the API with inbound auth acts as its creator's token instead)"`
 	// Context are further context variables, by name.
 	Context map[string]any `yaml:"context" json:"context,omitempty" doc:"further context variables of the run, by name (vcs, activeEditor, …)"`
 	Tool    string         `yaml:"tool" json:"tool,omitempty" doc:"a tool of the agent (or a shared one) to call instead of a command"`

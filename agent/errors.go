@@ -65,6 +65,19 @@ const (
 	// CodeForbidden: the route is not served to this caller (a gateway
 	// without inbound auth serves its object APIs only on loopback).
 	CodeForbidden = "FORBIDDEN"
+	// CodeInvalidParameters: a tool's parameters, given by a caller (a
+	// schedule's params), do not match the tool's declared schema.
+	CodeInvalidParameters = "INVALID_PARAMETERS"
+	// CodeToolNotUnattended: a schedule made over the API names a tool
+	// that may not run with no one present (not marked unattended, needs
+	// consent, a frontend tool, or not exported); nothing ran.
+	CodeToolNotUnattended = "TOOL_NOT_UNATTENDED"
+	// CodeScheduleQuota: the caller has as many schedules as
+	// scheduler.maxPerOwner allows.
+	CodeScheduleQuota = "SCHEDULE_QUOTA_EXCEEDED"
+	// CodeScheduleTooFrequent: a schedule made over the API would run more
+	// often than scheduler.minInterval allows.
+	CodeScheduleTooFrequent = "SCHEDULE_TOO_FREQUENT"
 )
 
 // Codes of plan failures inside the stream.
@@ -183,6 +196,10 @@ var suggestions = map[string]string{
 	CodeContextConflict:       "GET the context (or its changes since your version) and retry the write on the current version",
 	CodeDefinitionNotAllowed:  "leave the named field out: a request-carried definition may hold templates, a context strategy and a model name, nothing that reaches the network or runs a process",
 	CodeStoreUnavailable:      "try again in a moment: the gateway's database did not answer, and the gateway recovers on its own once it is back",
+	CodeInvalidParameters:     "send only the parameters the tool declares, with the types its schema gives (GET /agents shows the tools)",
+	CodeToolNotUnattended:     "schedule a command of the agent instead, or ask the gateway's operator to mark the tool unattended: true (and export: true)",
+	CodeScheduleQuota:         "delete a schedule you no longer need (DELETE /schedules/{id}), or ask the gateway's operator to raise scheduler.maxPerOwner",
+	CodeScheduleTooFrequent:   "run it less often: every at least scheduler.minInterval, or a cron whose runs are at least that far apart",
 }
 
 // codeInfo is what a code implies: the HTTP status an error with it gets
@@ -214,6 +231,10 @@ var codes = map[string]codeInfo{
 	CodeInvalidHandoff:            {status: http.StatusUnprocessableEntity},
 	CodeHandoffPriority:           {status: http.StatusUnprocessableEntity},
 	CodeDefinitionNotAllowed:      {status: http.StatusUnprocessableEntity},
+	CodeInvalidParameters:         {status: http.StatusUnprocessableEntity},
+	CodeToolNotUnattended:         {status: http.StatusUnprocessableEntity},
+	CodeScheduleTooFrequent:       {status: http.StatusUnprocessableEntity},
+	CodeScheduleQuota:             {status: http.StatusConflict},
 	CodeRateLimited:               {status: http.StatusTooManyRequests, recoverable: true},
 	CodeInternal:                  {status: http.StatusInternalServerError},
 	CodeTemplateError:             {status: http.StatusInternalServerError},

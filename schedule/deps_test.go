@@ -8,7 +8,7 @@ import (
 
 // TestDeps: the scheduler knows nothing of agents, HTTP or the hand-off
 // queue (a Runner is given), and does not pull River in: of the project it
-// imports nothing but the leaf packages and internal/dbconn (which needs
+// imports nothing but the leaf packages, internal/access (owners) and internal/dbconn (which needs
 // nothing but pgx), of the world the cron parser, uuid and pgx (with what
 // pgx itself needs).
 func TestDeps(t *testing.T) {
@@ -22,5 +22,6 @@ func TestDeps(t *testing.T) {
 		"golang.org/x/text/...",
 		"golang.org/x/sync/...",
 		deptest.Module + "/internal/dbconn",
+		deptest.Module + "/internal/access",
 	}, deptest.Leaf...)...)
 }

@@ -56,6 +56,15 @@
 // be enabled and disabled at run time (the change lasts until its
 // definition changes); other changes and deletion are ErrStatic.
 //
+// Every schedule has an Owner, an opaque identity (package
+// internal/access): the caller that made it at run time, access.Operator
+// for a static one (and for the schedules stored before owners existed).
+// ListOwned lists one owner's; CreateLimited bounds how many run-time
+// schedules an owner has (ErrQuota), counting and inserting in one
+// transaction serialized per owner. Who may see which is the caller's
+// business (schedule/agentrun). Spec.Interval is the shortest time between
+// two runs of a spec, for a caller that bounds how often schedules run.
+//
 // # Running
 //
 // A Scheduler on each replica looks for due runs (at the next run it

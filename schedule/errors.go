@@ -43,6 +43,9 @@ var (
 	// ErrRunning: a run of the schedule is in progress; runs of one
 	// schedule do not overlap.
 	ErrRunning = errors.New("schedule: a run is in progress")
+	// ErrQuota: the owner has as many run-time schedules as it may
+	// (CreateLimited's limit).
+	ErrQuota = errors.New("schedule: the owner has the most schedules allowed")
 	// ErrStopped: the scheduler was stopped.
 	ErrStopped = errors.New("schedule: the scheduler is stopped")
 )

@@ -7,7 +7,8 @@ import (
 // sqliteMigrations and postgresMigrations are the schema, step by step.
 // Times are unix nanoseconds, 0 meaning none (next_run 0: the schedule
 // will not run); text and numbers are NOT NULL, ” or 0 meaning none, so
-// that both drivers scan them into plain Go values. def_hash is the hash
+// that both drivers scan them into plain Go values. owner is the schedule's
+// owner (access). def_hash is the hash
 // of a static schedule's definition as last synced (Sync). seq orders a
 // schedule's runs.
 //
@@ -55,6 +56,7 @@ CREATE TABLE schedule_runs (
 );
 CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, seq);
 CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
+		{Version: 2, Name: "schedule owners", SQL: ownerMigration},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "schedules and runs", SQL: `CREATE TABLE schedules (
@@ -91,8 +93,17 @@ CREATE TABLE schedule_runs (
 );
 CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, seq);
 CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
+		{Version: 2, Name: "schedule owners", SQL: ownerMigration},
 	}
 )
+
+// ownerMigration adds the owner of each schedule (step 2, the same SQL on
+// both databases). The schedules there before it, static or made at run
+// time when schedules had no owner, become the operator's ('operator' is
+// access.Operator): only an admin sees them over the API.
+const ownerMigration = `ALTER TABLE schedules ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+UPDATE schedules SET owner = 'operator';
+CREATE INDEX schedules_owner ON schedules (owner, source)`
 
 // Postgres advisory lock keys, in ASCII: migrating ("schedule") and
 // syncing static schedules ("schedsyn"). Neither is the store's or the
@@ -100,4 +111,7 @@ CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
 const (
 	migrationLock int64 = 0x73_63_68_65_64_75_6c_65
 	syncLock      int64 = 0x73_63_68_65_64_73_79_6e
+	// ownerLockSeed seeds the hash of an owner that CreateLimited locks
+	// ("schedown").
+	ownerLockSeed int64 = 0x73_63_68_65_64_6f_77_6e
 )

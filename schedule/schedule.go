@@ -61,6 +61,11 @@ type Schedule struct {
 	// MissedRunOnce.
 	Missed MissedPolicy
 
+	// Owner is who the schedule belongs to (an access owner: the identity
+	// of the caller that created it over the API; access.Operator for a
+	// static schedule, set by Sync). Set by Create's caller; Update keeps
+	// it as stored.
+	Owner string
 	// Source is where a static schedule is defined (the config, an agent
 	// file: the caller's name for it, passed to Sync); empty for a
 	// schedule created at run time.
@@ -179,6 +184,7 @@ type scheduleJSON struct {
 	Target   json.RawMessage `json:"target,omitempty"`
 	Timeout  string          `json:"timeout,omitempty"`
 	Missed   MissedPolicy    `json:"missed,omitempty"`
+	Owner    string          `json:"owner,omitempty"`
 	Source   string          `json:"source,omitempty"`
 	Created  time.Time       `json:"createdAt,omitzero"`
 	Updated  time.Time       `json:"updatedAt,omitzero"`
@@ -189,11 +195,11 @@ type scheduleJSON struct {
 }
 
 // MarshalJSON writes sc as the API shows it: {id, name, once|every|cron,
-// timezone, enabled, target, timeout, missed, source, createdAt,
+// timezone, enabled, target, timeout, missed, owner, source, createdAt,
 // updatedAt, lastRun, nextRun (null when none), runCount, runs}.
 func (sc Schedule) MarshalJSON() ([]byte, error) {
 	j := scheduleJSON{ID: sc.ID, Name: sc.Name, SpecText: sc.Spec.Text(), Enabled: sc.Enabled, Target: sc.Target,
-		Missed: sc.Missed, Source: sc.Source, Created: sc.CreatedAt, Updated: sc.UpdatedAt, LastRun: sc.LastRun,
+		Missed: sc.Missed, Owner: sc.Owner, Source: sc.Source, Created: sc.CreatedAt, Updated: sc.UpdatedAt, LastRun: sc.LastRun,
 		RunCount: sc.RunCount, Runs: sc.Runs}
 	if sc.Timeout > 0 {
 		j.Timeout = sc.Timeout.String()

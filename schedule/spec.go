@@ -353,3 +353,97 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	*s = p
 	return nil
 }
+
+// intervalDays is how many days Interval looks at for two days that
+// run: 28 years, after which the weekdays of the dates repeat (leap years
+// aside).
+const intervalDays = 28 * 366
+
+// starBit marks a cron field written as * (robfig/cron's own marker).
+const starBit = 1 << 63
+
+// Interval is the shortest time between two consecutive runs of s, and
+// false for a once schedule (a single run), an invalid spec, or a cron
+// schedule that runs on fewer than two days in intervalDays from from and
+// once on those days. An every schedule's is Every. A cron schedule's is
+// read from its fields: every day it runs has the same hours and minutes,
+// so its shortest gap is the shortest within a day, or, between two days
+// that run k days apart (the closest such days from from), k days less
+// the span of a day's runs. The hour that a daylight saving change
+// repeats or skips is not counted.
+func (s Spec) Interval(from time.Time) (time.Duration, bool) {
+	switch s.Kind() {
+	case KindEvery:
+		return s.Every, s.Every >= MinEvery
+	case KindCron:
+	default:
+		return 0, false
+	}
+	sched, err := s.cron()
+	if err != nil {
+		return 0, false
+	}
+	var minutes []int // the minutes of a day it runs at, in order
+	for h := range 24 {
+		for m := range 60 {
+			if sched.Hour&(1<<uint(h)) != 0 && sched.Minute&(1<<uint(m)) != 0 {
+				minutes = append(minutes, h*60+m)
+			}
+		}
+	}
+	if len(minutes) == 0 {
+		return 0, false
+	}
+	shortest := -1
+	for i := 1; i < len(minutes); i++ {
+		if gap := minutes[i] - minutes[i-1]; shortest < 0 || gap < shortest {
+			shortest = gap
+		}
+	}
+	if k := closestDays(sched, from); k > 0 {
+		if gap := k*24*60 - (minutes[len(minutes)-1] - minutes[0]); shortest < 0 || gap < shortest {
+			shortest = gap
+		}
+	}
+	if shortest <= 0 {
+		return 0, false
+	}
+	return time.Duration(shortest) * time.Minute, true
+}
+
+// closestDays is the fewest days between two days sched runs on, of the
+// days in intervalDays from from's; 0 when fewer than two run.
+func closestDays(sched *cron.SpecSchedule, from time.Time) int {
+	local := from.In(sched.Location)
+	day := time.Date(local.Year(), local.Month(), local.Day(), 12, 0, 0, 0, time.UTC)
+	closest, last := 0, -1
+	for i := range intervalDays {
+		d := day.AddDate(0, 0, i)
+		if !runsOn(sched, d) {
+			continue
+		}
+		if last >= 0 && (closest == 0 || i-last < closest) {
+			closest = i - last
+			if closest == 1 {
+				break
+			}
+		}
+		last = i
+	}
+	return closest
+}
+
+// runsOn reports whether sched runs on d's date, as robfig/cron decides:
+// the month matches, and the day of the month and the day of the week
+// both do when either is *, else either does.
+func runsOn(sched *cron.SpecSchedule, d time.Time) bool {
+	if sched.Month&(1<<uint(d.Month())) == 0 {
+		return false
+	}
+	dom := sched.Dom&(1<<uint(d.Day())) != 0
+	dow := sched.Dow&(1<<uint(d.Weekday())) != 0
+	if sched.Dom&starBit != 0 || sched.Dow&starBit != 0 {
+		return dom && dow
+	}
+	return dom || dow
+}

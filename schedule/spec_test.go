@@ -222,7 +222,8 @@ func TestSpecText(t *testing.T) {
 }
 
 // FuzzParse: no input makes Parse panic, and what it accepts has a next
-// time or says it has none consistently.
+// time or says it has none consistently, and an Interval no longer than
+// the gap between its first two runs.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"0 3 * * *", "@daily", "*/15 9-17 * JAN-DEC MON-FRI", "TZ=UTC", "0 0 30 2 *", "1-5/2,7 * ? * SUN"} {
 		f.Add(s, "", "")
@@ -247,6 +248,14 @@ func FuzzParse(f *testing.F) {
 		if s.Kind() != KindOnce {
 			if _, ok := s.Next(never); !ok {
 				t.Fatalf("%s: no next time", s)
+			}
+		}
+		if gap, ok := s.Interval(never); ok && (gap <= 0 || (s.Kind() == KindEvery && gap != s.Every)) {
+			t.Fatalf("%s: Interval = %s", s, gap)
+		} else if ok && s.Kind() == KindCron {
+			a, _ := s.Next(never)
+			if b, more := s.Next(a); more && b.Sub(a) < gap {
+				t.Fatalf("%s: runs at %s and %s, closer than its Interval %s", s, a, b, gap)
 			}
 		}
 	})

@@ -43,8 +43,11 @@ type Store struct {
 	// lockSync serializes Syncs in a transaction: an advisory lock on
 	// Postgres, nothing on SQLite (the write lock).
 	lockSync func(ctx context.Context, tx dbconn.Conn) error
-	keep     int
-	now      func() time.Time
+	// lockOwner serializes CreateLimited's count and insert per owner, in
+	// a transaction: an advisory lock on Postgres, nothing on SQLite.
+	lockOwner func(ctx context.Context, tx dbconn.Conn, owner string) error
+	keep      int
+	now       func() time.Time
 }
 
 // NewSQLite returns a store in the SQLite database db, after applying the
@@ -60,6 +63,7 @@ func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 	s.pool = dbconn.SQL(db)
 	s.inTx = dbconn.TxSQL(db)
 	s.lockSync = func(context.Context, dbconn.Conn) error { return nil }
+	s.lockOwner = func(context.Context, dbconn.Conn, string) error { return nil }
 	return s, nil
 }
 
@@ -79,6 +83,10 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store,
 		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, syncLock)
 		return err
 	}
+	s.lockOwner = func(ctx context.Context, tx dbconn.Conn, owner string) error {
+		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended(?, ?))`, owner, ownerLockSeed)
+		return err
+	}
 	return s, nil
 }
 
@@ -94,15 +102,26 @@ func newStore(opts Options) *Store {
 
 // columns are a schedule's columns, in scanSchedule's order.
 const columns = `id, name, source, def_hash, spec, enabled, target, timeout, missed,
-	created_at, updated_at, last_run, next_run, run_count`
+	created_at, updated_at, last_run, next_run, run_count, owner`
 
 // Create stores sc, a schedule made at run time, and returns it as
 // stored. Its ID is sc.ID, or a new UUID when empty; its name must be
-// free (else ErrExists); its state (Source, times, counts, runs) is the
-// store's and ignored. An enabled schedule's NextRun is its spec's next
-// time from now: a once schedule whose time has passed is refused. Its
-// errors are *ValidationError, ErrExists or the database's.
+// free (else ErrExists); its Owner is kept as given; its state (Source,
+// times, counts, runs) is the store's and ignored. An enabled schedule's
+// NextRun is its spec's next time from now: a once schedule whose time
+// has passed is refused. Its errors are *ValidationError, ErrExists or
+// the database's.
 func (s *Store) Create(ctx context.Context, sc Schedule) (Schedule, error) {
+	return s.CreateLimited(ctx, sc, 0)
+}
+
+// CreateLimited is Create for an owner that may have at most limit
+// schedules made at run time (0: no limit): when sc.Owner has limit
+// already, it is ErrQuota and nothing is stored. The count and the insert
+// are one transaction, serialized per owner (SQLite's write lock, an
+// advisory lock on Postgres), so that concurrent creations cannot pass the
+// limit together.
+func (s *Store) CreateLimited(ctx context.Context, sc Schedule, limit int) (Schedule, error) {
 	if err := sc.validate(); err != nil {
 		return Schedule{}, err
 	}
@@ -121,7 +140,21 @@ func (s *Store) Create(ctx context.Context, sc Schedule) (Schedule, error) {
 		}
 		sc.NextRun = next
 	}
-	err := s.inTx(ctx, func(tx dbconn.Conn) error { return s.insert(ctx, tx, sc, "") })
+	err := s.inTx(ctx, func(tx dbconn.Conn) error {
+		if limit > 0 {
+			if err := s.lockOwner(ctx, tx, sc.Owner); err != nil {
+				return fmt.Errorf("schedule: taking the lock of owner %s: %w", sc.Owner, err)
+			}
+			var n int64
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM schedules WHERE owner = ? AND source = ''`, sc.Owner).Scan(&n); err != nil {
+				return fmt.Errorf("schedule: counting the schedules of %s: %w", sc.Owner, err)
+			}
+			if n >= int64(limit) {
+				return fmt.Errorf("%w: %d of %d", ErrQuota, n, limit)
+			}
+		}
+		return s.insert(ctx, tx, sc, "")
+	})
 	if err != nil {
 		return Schedule{}, err
 	}
@@ -136,10 +169,10 @@ func (s *Store) insert(ctx context.Context, tx dbconn.Conn, sc Schedule, hash st
 		return fmt.Errorf("schedule %s: encoding its spec: %w", sc.Name, err)
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO schedules (id, name, source, def_hash, spec, enabled, target, timeout, missed,
-		created_at, updated_at, last_run, next_run, run_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, updated_at, last_run, next_run, run_count, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sc.ID, sc.Name, sc.Source, hash, string(spec), boolInt(sc.Enabled), string(sc.Target), int64(sc.Timeout),
 		string(sc.Missed), unixNano(sc.CreatedAt), unixNano(sc.UpdatedAt), unixNano(sc.LastRun),
-		unixNano(sc.NextRun), sc.RunCount)
+		unixNano(sc.NextRun), sc.RunCount, sc.Owner)
 	if isUniqueViolation(err) {
 		var n int64
 		if qerr := s.pool.QueryRow(ctx, `SELECT count(*) FROM schedules WHERE id = ?`, sc.ID).Scan(&n); qerr == nil && n > 0 {
@@ -180,7 +213,23 @@ func (s *Store) getBy(ctx context.Context, column, value string) (Schedule, erro
 
 // List returns every schedule, by name, each with its newest runs.
 func (s *Store) List(ctx context.Context) ([]Schedule, error) {
-	rs, err := s.pool.Query(ctx, `SELECT `+columns+` FROM schedules ORDER BY name`)
+	return s.list(ctx, "", "")
+}
+
+// ListOwned returns the schedules of owner, by name, each with its newest
+// runs.
+func (s *Store) ListOwned(ctx context.Context, owner string) ([]Schedule, error) {
+	return s.list(ctx, ` WHERE owner = ?`, owner)
+}
+
+// list returns the schedules where says (with its one argument arg), by
+// name, each with its newest runs.
+func (s *Store) list(ctx context.Context, where, arg string) ([]Schedule, error) {
+	var args []any
+	if where != "" {
+		args = append(args, arg)
+	}
+	rs, err := s.pool.Query(ctx, `SELECT `+columns+` FROM schedules`+where+` ORDER BY name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("schedule: listing schedules: %w", err)
 	}
@@ -197,7 +246,8 @@ func (s *Store) List(ctx context.Context) ([]Schedule, error) {
 	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("schedule: listing schedules: %w", err)
 	}
-	runs, err := s.runs(ctx, `SELECT `+runColumns+` FROM schedule_runs ORDER BY schedule_id, seq DESC`)
+	runs, err := s.runs(ctx, `SELECT `+runColumns+` FROM schedule_runs WHERE schedule_id IN (SELECT id FROM schedules`+where+`)
+		ORDER BY schedule_id, seq DESC`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -235,6 +285,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*Schedule) error)
 		}
 		// The state is the store's.
 		sc.ID, sc.Source, sc.CreatedAt, sc.LastRun, sc.RunCount, sc.NextRun = old.ID, old.Source, old.CreatedAt, old.LastRun, old.RunCount, old.NextRun
+		sc.Owner = old.Owner
 		if err := sc.validate(); err != nil {
 			return err
 		}
@@ -323,7 +374,7 @@ func scanSchedule(r dbconn.Row) (Schedule, string, error) {
 	var hash, spec, target, missed string
 	var enabled, timeout, created, updated, last, next int64
 	err := r.Scan(&sc.ID, &sc.Name, &sc.Source, &hash, &spec, &enabled, &target, &timeout, &missed,
-		&created, &updated, &last, &next, &sc.RunCount)
+		&created, &updated, &last, &next, &sc.RunCount, &sc.Owner)
 	if err != nil {
 		return Schedule{}, "", err
 	}

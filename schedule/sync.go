@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
@@ -36,7 +37,7 @@ func StaticID(source, name string) string {
 // changed since the last Sync, and deletes (with their runs) the ones defs
 // no longer has, so that a reload or a restart converges on the files.
 // Schedules are matched by name; a new one's id is its ID, else
-// StaticID(source, name). A schedule whose definition did not change is
+// StaticID(source, name); its owner is access.Operator. A schedule whose definition did not change is
 // left as it is, run-time changes included: one disabled at run time
 // stays disabled until its definition changes. An updated one keeps its
 // runs and counts; its NextRun is recomputed when its spec changed or it
@@ -162,7 +163,7 @@ func (s *Store) syncInsert(ctx context.Context, tx dbconn.Conn, source string, d
 	if sc.ID == "" {
 		sc.ID = StaticID(source, def.Name)
 	}
-	sc.Source, sc.CreatedAt, sc.UpdatedAt = source, now, now
+	sc.Source, sc.Owner, sc.CreatedAt, sc.UpdatedAt = source, access.Operator, now, now
 	sc.LastRun, sc.NextRun, sc.RunCount, sc.Runs = time.Time{}, time.Time{}, 0, nil
 	if sc.Enabled {
 		sc.NextRun, _ = sc.Spec.Next(now) // a once whose time passed: none

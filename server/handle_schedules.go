@@ -6,18 +6,21 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/schedule"
 )
 
 // Schedules is what serves /schedules: the gateway's schedules
-// (schedule/agentrun.API).
+// (schedule/agentrun.API). Each call says who asks (Server.accessOf): a
+// schedule belongs to the caller that made it, another caller's is
+// NOT_FOUND and not listed, an admin sees all.
 type Schedules interface {
-	List(ctx context.Context) ([]schedule.Schedule, error)
-	Get(ctx context.Context, id string) (schedule.Schedule, error)
-	Create(ctx context.Context, body []byte) (schedule.Schedule, error)
-	Patch(ctx context.Context, id string, body []byte) (schedule.Schedule, error)
-	Delete(ctx context.Context, id string) error
-	RunNow(ctx context.Context, id string) (schedule.Run, error)
+	List(ctx context.Context, who access.Caller) ([]schedule.Schedule, error)
+	Get(ctx context.Context, who access.Caller, id string) (schedule.Schedule, error)
+	Create(ctx context.Context, who access.Caller, body []byte) (schedule.Schedule, error)
+	Patch(ctx context.Context, who access.Caller, id string, body []byte) (schedule.Schedule, error)
+	Delete(ctx context.Context, who access.Caller, id string) error
+	RunNow(ctx context.Context, who access.Caller, id string) (schedule.Run, error)
 }
 
 // scheduleList is the body of GET /schedules.
@@ -26,7 +29,7 @@ type scheduleList struct {
 }
 
 func (s *Server) listSchedules(c echo.Context) error {
-	l, err := s.cfg.Schedules.List(c.Request().Context())
+	l, err := s.cfg.Schedules.List(c.Request().Context(), s.accessOf(c))
 	if err != nil {
 		return err
 	}
@@ -37,7 +40,7 @@ func (s *Server) listSchedules(c echo.Context) error {
 }
 
 func (s *Server) getSchedule(c echo.Context) error {
-	sc, err := s.cfg.Schedules.Get(c.Request().Context(), c.Param("id"))
+	sc, err := s.cfg.Schedules.Get(c.Request().Context(), s.accessOf(c), c.Param("id"))
 	if err != nil {
 		return err
 	}
@@ -49,7 +52,7 @@ func (s *Server) createSchedule(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, err := s.cfg.Schedules.Create(c.Request().Context(), body)
+	sc, err := s.cfg.Schedules.Create(c.Request().Context(), s.accessOf(c), body)
 	if err != nil {
 		return err
 	}
@@ -61,7 +64,7 @@ func (s *Server) patchSchedule(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sc, err := s.cfg.Schedules.Patch(c.Request().Context(), c.Param("id"), body)
+	sc, err := s.cfg.Schedules.Patch(c.Request().Context(), s.accessOf(c), c.Param("id"), body)
 	if err != nil {
 		return err
 	}
@@ -69,7 +72,7 @@ func (s *Server) patchSchedule(c echo.Context) error {
 }
 
 func (s *Server) deleteSchedule(c echo.Context) error {
-	if err := s.cfg.Schedules.Delete(c.Request().Context(), c.Param("id")); err != nil {
+	if err := s.cfg.Schedules.Delete(c.Request().Context(), s.accessOf(c), c.Param("id")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -77,7 +80,7 @@ func (s *Server) deleteSchedule(c echo.Context) error {
 
 // runSchedule serves POST /schedules/{id}/run: 202 and the run started.
 func (s *Server) runSchedule(c echo.Context) error {
-	r, err := s.cfg.Schedules.RunNow(c.Request().Context(), c.Param("id"))
+	r, err := s.cfg.Schedules.RunNow(c.Request().Context(), s.accessOf(c), c.Param("id"))
 	if err != nil {
 		return err
 	}

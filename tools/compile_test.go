@@ -81,3 +81,28 @@ func TestCompileDefaults(t *testing.T) {
 		t.Errorf("mcp: remote %q, checked %d", tool.Remote, mcp.checked)
 	}
 }
+
+// TestCompileUnattendedWarning: unattended on a tool that can never run
+// from a schedule made over the API is a warning.
+func TestCompileUnattendedWarning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spec Spec
+		warn bool
+	}{
+		{Spec{Name: "t", Description: "d", Runtime: "frontend", Unattended: true}, true},
+		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Unattended: true}, true},
+		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true, Unattended: true, PermissionLevel: PermissionUserConsent}, true},
+		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true, Unattended: true}, false},
+	} {
+		m := NewManager(Config{Builtins: map[string]BuiltinFunc{"x": noop}})
+		_, warns, err := m.Compile(tc.spec, ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(warns, "\n"), "unattended:")
+		if got != tc.warn {
+			t.Errorf("%+v: warnings %q, want an unattended warning: %v", tc.spec, warns, tc.warn)
+		}
+	}
+}

@@ -78,6 +78,15 @@ type SchedulerConfig struct {
 	DefaultTimeout Duration `yaml:"defaultTimeout"`
 	// WebhookAllow are the URL prefixes schedules' webhooks may name.
 	WebhookAllow []string `yaml:"webhookAllow"`
+	// MaxPerOwner is how many schedules one caller may make over the API
+	// (more is 409 SCHEDULE_QUOTA_EXCEEDED); the config's and the agent
+	// files' schedules do not count. 0 means 20.
+	MaxPerOwner int `yaml:"maxPerOwner"`
+	// MinInterval is the shortest time between two runs of a schedule made
+	// over the API: a shorter every, or a cron whose runs come closer, is
+	// 422 SCHEDULE_TOO_FREQUENT; the config's and the agent files'
+	// schedules are not bound by it. 0 means 1m.
+	MinInterval Duration `yaml:"minInterval"`
 }
 
 // ToolsConfig is how tools run.

@@ -220,9 +220,11 @@ func TestThreeReplicas(t *testing.T) {
 		"AGENTGW_STATE_SECRET=one secret for every replica",
 		"AGENTGW_LOG_FORMAT=json",
 	}
+	// The schedule below runs every second: allow it (scheduler.minInterval).
+	writeFile(t, dir, "gateway.yaml", "scheduler:\n  minInterval: 1s\n")
 	var reps []*replica
 	for _, name := range []string{"A", "B", "C"} {
-		reps = append(reps, startReplica(t, name, bin, env, "--agents", agents, "--upstream", up.URL))
+		reps = append(reps, startReplica(t, name, bin, env, "--config", filepath.Join(dir, "gateway.yaml"), "--agents", agents, "--upstream", up.URL))
 	}
 	a, b, c := reps[0], reps[1], reps[2]
 	for _, r := range reps {

@@ -58,7 +58,8 @@ func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Ru
 		return nil, nil, fmt.Errorf("schedules: %w", err)
 	}
 	out := &schedules{store: s, sched: sched, log: log,
-		api: &agentrun.API{Store: s, Scheduler: sched, WebhookAllow: cfg.Scheduler.WebhookAllow}}
+		api: &agentrun.API{Store: s, Scheduler: sched, WebhookAllow: cfg.Scheduler.WebhookAllow, Registry: r.Registry(),
+			Limits: agentrun.Limits{MaxPerOwner: cfg.Scheduler.MaxPerOwner, MinInterval: time.Duration(cfg.Scheduler.MinInterval)}}}
 	var defs []schedule.Schedule
 	for _, d := range cfg.Schedules {
 		if sc, err := agentrun.FromDef(d, ""); err == nil { // validate checked them

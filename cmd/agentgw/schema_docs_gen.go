@@ -97,6 +97,8 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/cmd/agentgw.PlansConfig.Parallel":               "Parallel bounds the steps of one plan running at once.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig":                    "SchedulerConfig is how schedules run.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig.DefaultTimeout":     "DefaultTimeout bounds the runs of schedules without a timeout; 0 means 10m.",
+		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig.MaxPerOwner":        "MaxPerOwner is how many schedules one caller may make over the API (more is 409 SCHEDULE_QUOTA_EXCEEDED); the config's and the agent files' schedules do not count. 0 means 20.",
+		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig.MinInterval":        "MinInterval is the shortest time between two runs of a schedule made over the API: a shorter every, or a cron whose runs come closer, is 422 SCHEDULE_TOO_FREQUENT; the config's and the agent files' schedules are not bound by it. 0 means 1m.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig.Tick":               "Tick is the longest wait between two looks for due runs (a schedule made on another replica); 0 means 1s.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig.WebhookAllow":       "WebhookAllow are the URL prefixes schedules' webhooks may name.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig":                       "ServerConfig is the HTTP side.",
@@ -157,6 +159,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.Remote":                     "Remote is an mcp tool's name on its server; \"\" means Name.",
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.Runtime":                    "Runtime is python, javascript, native, wasm, http, mcp, builtin or frontend.",
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.Timeout":                    "Timeout bounds one call; 0 means tools.DefaultTimeout.",
+		"github.com/agentgw/agentgw/tools/toolspec.Spec.Unattended":                 "Unattended lets a schedule made over the API (POST /schedules) call the tool with no one present. Such a tool must also be exported and AUTO (not USER_CONSENT), and not a frontend tool; the schedules in the operator's files may call any tool.",
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.UserPrompt":                 "UserPrompt is what to ask the user (frontend tools and consent); the caller renders any template in it.",
 		"github.com/agentgw/agentgw/tools/toolspec.Spec.Workdir":                    "Workdir is relative to the tool's base directory and must stay inside the manager's WorkRoots.",
 	}

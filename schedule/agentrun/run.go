@@ -14,7 +14,6 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
-	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/observe"
@@ -64,7 +63,7 @@ func (rs *Runs) Run(ctx context.Context, sc schedule.Schedule, due time.Time) (j
 	if err := json.Unmarshal(sc.Target, &t); err != nil {
 		return nil, fmt.Errorf("schedule %s: reading its target: %w", sc.Name, err)
 	}
-	res, runErr := rs.run(ctx, &t)
+	res, runErr := rs.run(ctx, sc, &t)
 	if runErr == nil && t.HandoffTo != "" {
 		runErr = rs.handOff(ctx, sc, due, &t, res)
 	}
@@ -78,10 +77,11 @@ func (rs *Runs) Run(ctx context.Context, sc schedule.Schedule, due time.Time) (j
 	return raw, runErr
 }
 
-// run runs the target's command or tool.
-func (rs *Runs) run(ctx context.Context, t *Target) (*Result, error) {
+// run runs the target's command or tool of sc, as sc's creator
+// (runOwner).
+func (rs *Runs) run(ctx context.Context, sc schedule.Schedule, t *Target) (*Result, error) {
 	if t.Tool != "" {
-		return rs.callTool(ctx, t)
+		return rs.callTool(ctx, sc, t)
 	}
 	body, err := requestBody(t)
 	if err != nil {
@@ -90,7 +90,7 @@ func (rs *Runs) run(ctx context.Context, t *Target) (*Result, error) {
 	res := &Result{Agent: t.Agent, Command: firstNonEmpty(t.Command, runner.DefaultCommand)}
 	req, err := runner.DecodeRequest(body)
 	if err == nil {
-		req.Owner = contexts.UserOwner(t.User)
+		req.Owner = runOwner(sc, t)
 		req.Source = observe.SourceSchedule
 		var run *runner.Run
 		if run, err = rs.Runner.Prepare(req); err == nil {
@@ -139,9 +139,18 @@ func requestBody(t *Target) ([]byte, error) {
 }
 
 // callTool calls the target's tool: one of its agent's, shared ones
-// included.
-func (rs *Runs) callTool(ctx context.Context, t *Target) (*Result, error) {
+// included. For a schedule made over the API the tool is checked again
+// as at its creation (unattendedTool: the agent's file may have changed
+// since); a tool that may not run unattended fails the run with
+// TOOL_NOT_UNATTENDED, recorded in its result, and nothing runs.
+func (rs *Runs) callTool(ctx context.Context, sc schedule.Schedule, t *Target) (*Result, error) {
 	res := &Result{Agent: t.Agent, Tool: t.Tool}
+	if sc.Source == "" {
+		if _, aerr := unattendedTool(rs.Runner.Registry(), t.Agent, t.Tool); aerr != nil {
+			res.Error = toolError(aerr)
+			return res, aerr
+		}
+	}
 	a, ok := rs.Runner.Registry().Get(t.Agent)
 	if !ok {
 		res.Error = &ErrorInfo{Code: agent.CodeAgentNotFound, Message: fmt.Sprintf("no agent %q", t.Agent)}
@@ -155,7 +164,7 @@ func (rs *Runs) callTool(ctx context.Context, t *Target) (*Result, error) {
 		if params == nil {
 			params = map[string]any{}
 		}
-		r := tool.Call(tools.WithCaller(ctx, tools.Caller{Agent: t.Agent}), tools.Call{ID: tools.NewCallID(), Parameters: params})
+		r := tool.Call(tools.WithCaller(ctx, tools.Caller{Agent: t.Agent, Owner: runOwner(sc, t)}), tools.Call{ID: tools.NewCallID(), Parameters: params})
 		res.Output = r.Result
 		if r.Status != tools.StatusSuccess {
 			msg := r.Status
@@ -185,7 +194,7 @@ func (rs *Runs) handOff(ctx context.Context, sc schedule.Schedule, due time.Time
 		out, _ := json.Marshal(res.Output)
 		text = string(out)
 	}
-	sent, err := handoffstep.Send(ctx, rs.Handoffs, tools.Caller{Agent: t.Agent, ContextID: t.ContextID, Owner: contexts.UserOwner(t.User)},
+	sent, err := handoffstep.Send(ctx, rs.Handoffs, tools.Caller{Agent: t.Agent, ContextID: t.ContextID, Owner: runOwner(sc, t)},
 		handoffstep.Params{To: t.HandoffTo, Type: string(handoff.Notification), Data: map[string]any{
 			"event_type": "schedule", "message": text,
 			"details": map[string]any{"schedule": sc.Name, "scheduleId": sc.ID, "due": due.UTC().Format(time.RFC3339)}}})

@@ -2,6 +2,15 @@
 // command through the runner (its whole output recorded as the run's
 // result) or call a tool, and send the result where the schedule says: a
 // conversation, a hand-off, a webhook.
+//
+// It also serves /schedules (API), where a schedule made over the API can
+// do no more than its creator could by request: it belongs to its creator
+// (others get NOT_FOUND, admins see all), its runs act as its creator
+// (runOwner) for their conversation, tools and hand-offs, it may name only
+// a tool the operator marked unattended (unattendedTool, checked at
+// creation and again at each run) with parameters the tool's schema
+// accepts, and Limits bound how many one owner makes and how often they
+// run. The operator's file-defined schedules are bound by none of this.
 package agentrun
 
 import (

@@ -42,6 +42,11 @@ type Spec struct {
 	PermissionLevel string `yaml:"permissionLevel" json:"permissionLevel,omitempty"`
 	// Export offers the tool to MCP clients on the gateway's /mcp endpoint.
 	Export bool `yaml:"export" json:"export,omitempty"`
+	// Unattended lets a schedule made over the API (POST /schedules) call
+	// the tool with no one present. Such a tool must also be exported and
+	// AUTO (not USER_CONSENT), and not a frontend tool; the schedules in the
+	// operator's files may call any tool.
+	Unattended bool `yaml:"unattended" json:"unattended,omitempty"`
 	// Remote is an mcp tool's name on its server; "" means Name.
 	Remote string `yaml:"remote" json:"remote,omitempty"`
 	// MemoryMiB is a wasm tool's memory limit; 0 means tools.DefaultMemoryMiB.

@@ -1,0 +1,120 @@
+package agentrun
+
+import (
+	"time"
+
+	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/internal/access"
+	"github.com/agentgw/agentgw/schedule"
+	"github.com/agentgw/agentgw/tools"
+)
+
+// Defaults of Limits.
+const (
+	// DefaultMaxPerOwner is how many schedules one owner may make over the
+	// API (scheduler.maxPerOwner).
+	DefaultMaxPerOwner = 20
+	// DefaultMinInterval is the shortest time between two runs of a
+	// schedule made over the API (scheduler.minInterval).
+	DefaultMinInterval = time.Minute
+)
+
+// Limits bound the schedules made over the API; the operator's files are
+// not bound by them. Zero values are the defaults.
+type Limits struct {
+	// MaxPerOwner is how many schedules one owner may have (default
+	// DefaultMaxPerOwner).
+	MaxPerOwner int
+	// MinInterval is the shortest time between two runs: an every shorter,
+	// or a cron whose runs come closer, is refused (default
+	// DefaultMinInterval).
+	MinInterval time.Duration
+}
+
+func (l Limits) maxPerOwner() int {
+	if l.MaxPerOwner <= 0 {
+		return DefaultMaxPerOwner
+	}
+	return l.MaxPerOwner
+}
+
+func (l Limits) minInterval() time.Duration {
+	if l.MinInterval <= 0 {
+		return DefaultMinInterval
+	}
+	return l.MinInterval
+}
+
+// checkInterval refuses a spec that runs more often than min.
+func checkInterval(spec schedule.Spec, min time.Duration, now time.Time) error {
+	gap, ok := spec.Interval(now)
+	if !ok || gap >= min {
+		return nil
+	}
+	return agent.Errorf(agent.CodeScheduleTooFrequent, "%s runs every %s at the closest; a schedule made over the API runs at most every %s (scheduler.minInterval)",
+		spec, gap, min)
+}
+
+// unattendedTool is tool toolName of agent agentName (its own or a shared
+// one) when a schedule made over the API may call it: the operator's
+// definition says unattended: true, and it is exported (an API caller may
+// call it over /mcp), AUTO (never USER_CONSENT: no one is there to agree)
+// and not a frontend tool (there is no IDE). Otherwise it is
+// AGENT_NOT_FOUND or TOOL_NOT_UNATTENDED, naming the tool and why.
+func unattendedTool(reg *runner.Registry, agentName, toolName string) (*tools.Tool, *agent.Error) {
+	if reg == nil {
+		return nil, agent.Errorf(agent.CodeToolNotUnattended, "tool %q: this gateway runs no tools from schedules made over the API", toolName)
+	}
+	a, ok := reg.Get(agentName)
+	if !ok {
+		return nil, agent.Errorf(agent.CodeAgentNotFound, "no agent %q", agentName).Suggest("GET /agents lists them")
+	}
+	for _, t := range a.Tools() {
+		if t.Name != toolName {
+			continue
+		}
+		why := ""
+		switch {
+		case t.NeedsConsent():
+			why = "it needs the user's consent (permissionLevel USER_CONSENT)"
+		case t.Runtime == "frontend":
+			why = "it is a frontend tool: it runs in the IDE"
+		case !t.Export:
+			why = "it is not exported (export: true)"
+		case !t.Unattended:
+			why = "its definition does not say unattended: true"
+		default:
+			return t, nil
+		}
+		return nil, agent.Errorf(agent.CodeToolNotUnattended, "tool %q of agent %q may not run from a schedule made over the API: %s", toolName, agentName, why)
+	}
+	return nil, agent.Errorf(agent.CodeToolNotUnattended, "agent %q has no tool %q", agentName, toolName)
+}
+
+// checkParams validates params against tool's declared schema.
+func checkParams(tool *tools.Tool, params map[string]any) error {
+	if err := tool.Validate(params); err != nil {
+		return agent.Errorf(agent.CodeInvalidParameters, "tool %q: %v", tool.Name, err)
+	}
+	return nil
+}
+
+// runOwner is who a run of sc acts as, for its conversation (contextId)
+// and its hand-offs: the identity of the inbound token that created sc,
+// whatever user sc names (user is then userInfo.id only, as in a request
+// with that token). A schedule of the operator's files, or one made with
+// inbound auth off (every caller is then the operator), acts as the user
+// it names, as a request naming that user does.
+func runOwner(sc schedule.Schedule, t *Target) string {
+	if sc.Source == "" && access.Authenticated(sc.Owner) {
+		return sc.Owner
+	}
+	return contexts.UserOwner(t.User)
+}
+
+// toolError is err's message as a run's result keeps it.
+func toolError(err *agent.Error) *ErrorInfo {
+	return &ErrorInfo{Code: err.Code, Message: err.Message}
+}
