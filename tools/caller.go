@@ -13,8 +13,9 @@ import (
 type Caller struct {
 	// Agent names the calling agent.
 	Agent string
-	// ContextID and Owner name the stored conversation the run continues,
-	// "" without one.
+	// ContextID and Owner name the stored conversation the run continues
+	// and its owner; without one, ContextID is "" and Owner the caller the
+	// run acts for ("" when none is known).
 	ContextID, Owner string
 	// Handoff is the hand-off message the run received, nil without one.
 	Handoff map[string]any

@@ -176,22 +176,25 @@ func (sr *stepRun) Agent() string { return sr.run.agent.Name() }
 // caller is who the run's tool calls are made for.
 func (run *Run) caller() tools.Caller {
 	c := tools.Caller{Agent: run.agent.Name(), Handoff: run.req.Handoff, Header: run.req.Header}
-	if run.conv != nil {
-		c.ContextID, c.Owner = run.conv.id, run.conv.owner
-	}
+	c.ContextID, c.Owner = run.conversation()
 	return c
+}
+
+// conversation is the stored conversation the run continues and its
+// owner; without one, "" and the caller the run acts for (the request's
+// Owner), so that what it creates (hand-offs) belongs to that caller.
+func (run *Run) conversation() (id, owner string) {
+	if c := run.conv; c != nil {
+		return c.id, c.owner
+	}
+	return "", run.req.Owner
 }
 
 // Header implements stepkind.Run.
 func (sr *stepRun) Header() http.Header { return sr.run.req.Header }
 
 // Conversation implements stepkind.Run.
-func (sr *stepRun) Conversation() (id, owner string) {
-	if c := sr.run.conv; c != nil {
-		return c.id, c.owner
-	}
-	return "", ""
-}
+func (sr *stepRun) Conversation() (id, owner string) { return sr.run.conversation() }
 
 // AskConsent implements stepkind.Run.
 func (sr *stepRun) AskConsent(t *tools.Tool, args string) error {

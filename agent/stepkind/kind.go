@@ -101,7 +101,8 @@ type Run interface {
 	// what the step sends.
 	Agent() string
 	// Conversation is the stored conversation the run continues (its id
-	// and owner), "" and "" without one.
+	// and owner); without one, "" and the caller the run acts for (""
+	// when none is known): what the run creates belongs to that owner.
 	Conversation() (id, owner string)
 	// Header is the plugin's request header, for a step that runs another
 	// agent's command on the request's behalf while it waits (as a call

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +115,38 @@ func TestHandoffsConfigBounds(t *testing.T) {
 		if err := c.validate(); err == nil || !strings.Contains(err.Error(), "handoffs.") {
 			t.Errorf("%+v: %v", bad, err)
 		}
+	}
+}
+
+// TestHandoffsFromPluginRunsOwned: a hand-off an agent sends while it
+// answers a plugin's request without a conversation belongs to the
+// request's caller (token A): A reads it, B gets 404, as for one A posted.
+func TestHandoffsFromPluginRunsOwned(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "agents/notified.yaml", "name: notified\nhandoffs: [{type: NOTIFICATION}]\ncommands: [{name: default, reply: \"got {{ .handoff.payload.data.message }}\"}]\n")
+	writeFile(t, dir, "agents/sender.yaml", "name: sender\ncommands:\n  - name: default\n    steps:\n      - id: tell\n"+
+		"        handoff: {to: notified, type: NOTIFICATION}\n        with: {event_type: x, message: from a plugin}\n")
+	cfg := testConfig(t, "")
+	cfg.Agents = []string{filepath.Join(dir, "agents")}
+	base := startGateway(t, cfg, map[string]string{"AGENTGW_TOKENS": "token-a,token-b"})
+	as := func(tok string) []string { return []string{"Authorization", "Bearer " + tok} }
+	resp, err := http.DefaultClient.Do(newRequest(t, "POST", base+"/agents/sender",
+		`{"contextVariables":[{"name":"userInputPrompt","value":"go"}]}`, as("token-a")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`message ([0-9a-f-]{36})`).FindStringSubmatch(string(data))
+	if resp.StatusCode != http.StatusOK || m == nil {
+		t.Fatalf("the plugin's request: %d %s", resp.StatusCode, data)
+	}
+	id := m[1]
+	var st handoffStatus
+	if code := jsonCall(t, "GET", base+"/handoffs/"+id, "", &st, as("token-a")...); code != http.StatusOK {
+		t.Errorf("A reads the hand-off its request sent: %d", code)
+	}
+	if code := jsonCall(t, "GET", base+"/handoffs/"+id, "", &st, as("token-b")...); code != http.StatusNotFound {
+		t.Errorf("B reads A's hand-off: %d, want 404", code)
 	}
 }
