@@ -139,6 +139,9 @@ func (t *Tool) checkPolicy() ([]string, error) {
 	if t.Export && t.Runtime == "frontend" {
 		return warns, fmt.Errorf("export: a frontend tool runs in the IDE and cannot be offered to MCP clients")
 	}
+	if t.Export && t.PermissionLevel == PermissionUserConsent {
+		warns = append(warns, "export: a USER_CONSENT tool is not offered to MCP clients (there is no user to ask); ignored")
+	}
 	if t.Unattended && (t.PermissionLevel == PermissionUserConsent || t.Runtime == "frontend" || !t.Export) {
 		warns = append(warns, "unattended: only an exported AUTO tool that is not a frontend tool runs from a schedule made over the API; ignored")
 	}

@@ -106,3 +106,26 @@ func TestCompileUnattendedWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileExportConsentWarning: export on a USER_CONSENT tool is a
+// warning: such a tool is never offered to MCP clients.
+func TestCompileExportConsentWarning(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spec Spec
+		warn bool
+	}{
+		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true, PermissionLevel: PermissionUserConsent}, true},
+		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true}, false},
+		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", PermissionLevel: PermissionUserConsent}, false},
+	} {
+		m := NewManager(Config{Builtins: map[string]BuiltinFunc{"x": noop}})
+		_, warns, err := m.Compile(tc.spec, ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(strings.Join(warns, "\n"), "export: a USER_CONSENT tool"); got != tc.warn {
+			t.Errorf("%+v: warnings %q, want the export warning: %v", tc.spec, warns, tc.warn)
+		}
+	}
+}

@@ -15,7 +15,9 @@ import (
 )
 
 // TestMCPEndpoint: tools marked export in a shared tool file are offered on
-// /mcp to MCP clients; others are not.
+// /mcp to MCP clients; others are not, nor an exported tool that needs the
+// user's consent (an MCP client has no user to ask): calling it runs
+// nothing.
 func TestMCPEndpoint(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "tools.yaml")
@@ -31,6 +33,13 @@ func TestMCPEndpoint(t *testing.T) {
   description: Not offered
   runtime: native
   entry: echo
+- name: consent
+  description: Needs the user's consent
+  runtime: native
+  entry: touch
+  command: `+filepath.Join(dir, "consented")+`
+  export: true
+  permissionLevel: USER_CONSENT
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +57,12 @@ func TestMCPEndpoint(t *testing.T) {
 	got, err := c.Call(context.Background(), "shout", map[string]any{"name": "ann"})
 	if err != nil || !strings.Contains(got.(string), "hello --name=ann") {
 		t.Fatalf("call: %v, %v", got, err)
+	}
+	if got, err := c.Call(context.Background(), "consent", map[string]any{}); err == nil {
+		t.Errorf("calling the consent tool over MCP: %v, want an error", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "consented")); !os.IsNotExist(err) {
+		t.Errorf("the consent tool ran for an MCP client: %v", err)
 	}
 }
 

@@ -14,14 +14,17 @@ func registerRuntimes(tm *tools.Manager, pool *mcp.Pool) {
 
 // exportedTools returns the function /mcp lists its tools with at each MCP
 // request: the tools marked export of the registry's agents, their own
-// and the shared ones, a name offered once (agents in name order).
+// and the shared ones, a name offered once (agents in name order). A tool
+// that needs the user's consent (USER_CONSENT) is never offered: an MCP
+// client has no user to ask, and calling it over /mcp would skip the
+// consent a plugin's user gives.
 func exportedTools(reg *runner.Registry) func() []mcp.ExportedTool {
 	return func() []mcp.ExportedTool {
 		var out []mcp.ExportedTool
 		seen := map[string]bool{}
 		for _, a := range reg.List() {
 			for _, t := range a.Tools() {
-				if t.Export && !seen[t.Name] {
+				if t.Export && t.PermissionLevel != tools.PermissionUserConsent && !seen[t.Name] {
 					seen[t.Name] = true
 					out = append(out, mcp.Export(t))
 				}
