@@ -153,7 +153,7 @@ func TestIntakeCostFollowsSize(t *testing.T) {
 		if r.checkObject("metadata", deep) == nil {
 			t.Fatal("accepted")
 		}
-	}); a > 4 { // the error's
+	}); a > 16 { // the error's: a constant, not one per level (the race detector adds a few)
 		t.Errorf("refusing a deep metadata: %v allocations", a)
 	}
 	wide := map[string]any{}
@@ -164,7 +164,7 @@ func TestIntakeCostFollowsSize(t *testing.T) {
 		if r.checkObject("metadata", wide) != nil {
 			t.Fatal("refused")
 		}
-	}); a > 1 {
+	}); a > 16 { // a constant, not one per field
 		t.Errorf("checking 10,000 fields: %v allocations", a)
 	}
 }
