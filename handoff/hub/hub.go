@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -212,6 +213,11 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 			return nil, false, err
 		}
 	}
+	if fh := msg.Instructions.FailureHandling; fh != nil && fh.FallbackAction != "" {
+		if err := checkFallback(r, fh.FallbackAction, msg.Payload.Type); err != nil {
+			return nil, false, err
+		}
+	}
 	body, err := json.Marshal(payload{Message: raw, Origin: origin})
 	if err != nil {
 		return nil, false, agent.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
@@ -304,6 +310,46 @@ func (h *Hub) checkRecipients(r *runner.Runner, recipients []string, msg *handof
 		return refusal
 	}
 	return nil
+}
+
+// fallbackPointer is the JSON pointer of a message's fallback_action.
+const fallbackPointer = "/instructions/failure_handling_strategy/fallback_action"
+
+// checkFallback checks a message's fallback_action: it names a local agent
+// of the gateway ("agent"), or one of its commands ("agent/command"), that
+// runs the message when its retries are spent and no escalation took it.
+// Anything else, such as the seed's own example "notify_customer_of_delay",
+// is refused (422 INVALID_HANDOFF at the field) when the message is sent,
+// not found out when the fallback is due.
+func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
+	name, command, hasCommand := strings.Cut(action, "/")
+	var why, hint string
+	a, ok := r.Registry().Get(name)
+	switch {
+	case !ok:
+		why = fmt.Sprintf("%q names no agent of this gateway%s", action, agent.DidYouMean(name, r.Registry().Names()))
+		hint = `a fallback_action is an agent ("agent") or one of its commands ("agent/command") that runs the message when its retries are spent; GET /agents lists them. To notify someone, name an agent whose command does it`
+	case hasCommand && !slices.Contains(a.CommandNames(), command):
+		why = fmt.Sprintf("agent %q has no command %q (it has %s)", name, command, strings.Join(a.CommandNames(), ", "))
+		hint = "name one of the agent's commands, or the agent alone for the command it runs for the message's type"
+	default:
+		_, remote := a.RemoteEndpoint()
+		_, accepts := a.Accepts(t)
+		switch {
+		case remote:
+			why = fmt.Sprintf("agent %q is remote: a fallback runs on this gateway", name)
+			hint = "name an agent of this gateway"
+		case !hasCommand && !accepts && !slices.Contains(a.CommandNames(), runner.DefaultCommand):
+			why = fmt.Sprintf("agent %q neither accepts %s hand-offs nor has a command %q", name, t, runner.DefaultCommand)
+			hint = `name the command it runs: "agent/command"`
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	e := agent.Errorf(agent.CodeInvalidHandoff, "the hand-off message's fallback_action cannot run here: %s: %s", fallbackPointer, why)
+	e.Violations = []agent.Violation{{Pointer: fallbackPointer, Message: why}}
+	return e.Suggest(hint)
 }
 
 func acceptedList(a *runner.Agent) string {
