@@ -46,7 +46,10 @@
 //     its outcome was written runs again (as an interrupted run) once its
 //     lease has passed.
 //   - Expiry is checked when a message would start, first run or retry:
-//     one past its ExpiresAt is EXPIRED and never run.
+//     one past its ExpiresAt before its first run is EXPIRED and never
+//     run; one that expired waiting for a retry has failed: it is
+//     escalated or falls back as when its retries are spent, else
+//     EXPIRED, its Error saying how many runs it had and the last failure.
 //   - A failed run (error, panic, timeout) is retried after Backoff, up to
 //     RetryCount times; then the message is escalated (Config.Escalate
 //     gives the new message: FAILED, EscalatedTo), else its fallback runs

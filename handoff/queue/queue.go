@@ -83,11 +83,14 @@ const (
 	StatusDelivered Status = "DELIVERED"
 	// StatusCompleted: the handler ran it; Result is its result.
 	StatusCompleted Status = "COMPLETED"
-	// StatusFailed: its retries are spent and it was escalated
-	// (EscalatedTo names the new message) or its fallback ran (FallbackRan,
-	// and Result is the fallback's result).
+	// StatusFailed: its retries are spent, or it expired waiting for a
+	// retry, and it was escalated (EscalatedTo names the new message) or
+	// its fallback ran (FallbackRan, and Result is the fallback's result).
 	StatusFailed Status = "FAILED"
-	// StatusExpired: it would have started at or after its ExpiresAt.
+	// StatusExpired: it would have started at or after its ExpiresAt:
+	// before it ran, or, after a failed run, waiting for its retry, and
+	// neither an escalation nor its fallback took it over (Error then
+	// says how many runs it had and the last failure).
 	StatusExpired Status = "EXPIRED"
 	// StatusDead: its retries are spent and nothing took it over.
 	StatusDead Status = "DEAD"
@@ -146,12 +149,13 @@ type Config struct {
 	// Handler runs the messages.
 	Handler Handler
 	// Escalate makes the message that takes over one whose retries are
-	// spent and that names EscalateTo: the caller decides what
+	// spent (or that expired waiting for one) and that names EscalateTo: the caller decides what
 	// EscalateTo means. It returns nil to skip escalation (the chain goes
 	// on to the fallback); an error is logged and does the same. The new
 	// message's ID should be derived from the old one (EscalationID does),
 	// so that an escalation repeated after a crash is not queued twice.
-	// nil: DefaultEscalate.
+	// An ExpiresAt of the new message that has passed is dropped: it takes
+	// over a message that ran out of time. nil: DefaultEscalate.
 	Escalate func(ctx context.Context, env Envelope, lastErr error) (*Envelope, error)
 	// Fallback runs the FallbackAction of a message whose retries are
 	// spent and that was not escalated: the caller decides what the action

@@ -67,6 +67,22 @@ type claim struct {
 	rec     Record
 	wait    time.Duration
 	lastErr error
+	// final is the status of a message to exhaust that nothing takes
+	// over: DEAD, or EXPIRED for one that expired waiting for a retry.
+	final Status
+}
+
+// attempts says how many runs of rec started and how they ended.
+func attempts(rec Record) string {
+	s := fmt.Sprintf("%d attempt", rec.Attempts)
+	if rec.Attempts != 1 {
+		s += "s"
+	}
+	s += fmt.Sprintf(" (%d failed", rec.Failures)
+	if rec.Interruptions > 0 {
+		s += fmt.Sprintf(", %d interrupted", rec.Interruptions)
+	}
+	return s + ")"
 }
 
 // deliver runs message id once: it claims the message (the guard against
@@ -85,7 +101,7 @@ func (q *Queue) deliver(ctx context.Context, id string) error {
 	case exhaust:
 		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.cfg.RunTimeout)
 		defer cancel()
-		return q.exhaust(bg, c.rec, token, c.lastErr)
+		return q.exhaust(bg, c.rec, token, c.lastErr, c.final)
 	}
 	result, delivered, herr := q.call(ctx, c.rec.Envelope)
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
@@ -119,7 +135,7 @@ func (q *Queue) deliver(ctx context.Context, id string) error {
 		xctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.cfg.RunTimeout)
 		defer cancel()
 		c.rec.Failures, c.rec.Error = failures, herr.Error()
-		return q.exhaust(xctx, c.rec, token, herr)
+		return q.exhaust(xctx, c.rec, token, herr, StatusDead)
 	}
 	if err := q.update(bg, id, token, `status = ?, failures = ?, error = ?, run_token = '', lease_until = 0, updated_at = ?`,
 		string(StatusQueued), failures, herr.Error(), now); err != nil {
@@ -166,6 +182,21 @@ func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 			rec.Error = fmt.Sprintf("interrupted: the run started at %s did not finish (its process stopped)", rec.StartedAt.UTC().Format(time.RFC3339))
 			q.log.Warn("handoff queue: run interrupted", "id", id, "interruptions", rec.Interruptions)
 		}
+		if !rec.ExpiresAt.IsZero() && !now.Before(rec.ExpiresAt) && rec.Attempts > 0 {
+			// It ran and failed (or was cut off), and expired waiting for
+			// its retry: that is its failure, and its failure strategy
+			// applies, its escalation or fallback; EXPIRED when neither
+			// takes it over.
+			c.do, c.final = exhaust, StatusExpired
+			c.lastErr = fmt.Errorf("expired at %s after %s, before its retry; the last failure: %s",
+				rec.ExpiresAt.UTC().Format(time.RFC3339Nano), attempts(rec), rec.Error)
+			rec.Error = c.lastErr.Error()
+			_, err := tx.Exec(ctx, `UPDATE handoff_messages SET status = ?, interruptions = ?, error = ?, run_token = ?,
+				lease_until = ?, updated_at = ? WHERE id = ?`,
+				string(StatusRunning), rec.Interruptions, rec.Error, token, q.lease(), now.UnixNano(), id)
+			c.rec = rec
+			return err
+		}
 		if !rec.ExpiresAt.IsZero() && !now.Before(rec.ExpiresAt) {
 			c.do = skip
 			_, err := tx.Exec(ctx, `UPDATE handoff_messages SET status = ?, error = ?, interruptions = ?, run_token = '',
@@ -175,7 +206,7 @@ func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 			return err
 		}
 		if rec.Failures > rec.RetryCount || rec.Interruptions > q.cfg.MaxInterruptions {
-			c.do, c.lastErr = exhaust, errors.New(rec.Error)
+			c.do, c.final, c.lastErr = exhaust, StatusDead, errors.New(rec.Error)
 			if rec.Interruptions > q.cfg.MaxInterruptions {
 				c.lastErr = fmt.Errorf("interrupted %d times; the last: %s", rec.Interruptions, rec.Error)
 			}
@@ -248,12 +279,13 @@ func (q *Queue) call(ctx context.Context, env Envelope) (result json.RawMessage,
 	return result, false, err
 }
 
-// exhaust settles a message whose retries are spent, holding it with
-// token: escalated when it names EscalateTo and Config.Escalate gives a
-// message (FAILED), else its fallback run when it names a FallbackAction
-// and the fallback succeeds (FAILED), else DEAD. Each step that did not
-// take it over is noted in its Error.
-func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr error) error {
+// exhaust settles a message whose retries are spent (or that expired
+// waiting for one), holding it with token: escalated when it names
+// EscalateTo and Config.Escalate gives a message (FAILED), else its
+// fallback run when it names a FallbackAction and the fallback succeeds
+// (FAILED), else final (DEAD, or EXPIRED). Each step that did not take it
+// over is noted in its Error.
+func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr error, final Status) error {
 	env := rec.Envelope
 	notes := []string{lastErr.Error()}
 	now := func() int64 { return q.cfg.Now().UnixNano() }
@@ -268,6 +300,11 @@ func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr e
 			// The escalation is the message's owner's, one hop further,
 			// whatever Escalate said: it counts against the same bounds.
 			next.Owner, next.Hops = env.Owner, max(next.Hops, env.Hops+1)
+			if !next.ExpiresAt.IsZero() && !q.cfg.Now().Before(next.ExpiresAt) {
+				// It takes over a message that ran out of time: it is not
+				// born expired.
+				next.ExpiresAt = time.Time{}
+			}
 			taken, err := q.escalationTaken(ctx, *next, env.ID)
 			if err != nil {
 				return err // River tries again; the enqueue is idempotent
@@ -296,9 +333,9 @@ func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr e
 			notes = append(notes, fmt.Sprintf("fallback %s failed: %v", env.FallbackAction, err))
 		}
 	}
-	q.log.Warn("handoff queue: dead", "id", env.ID, "error", strings.Join(notes, "; "))
+	q.log.Warn("handoff queue: "+strings.ToLower(string(final)), "id", env.ID, "error", strings.Join(notes, "; "))
 	return q.update(ctx, env.ID, token, `status = ?, error = ?, run_token = '', lease_until = 0, finished_at = ?,
-		updated_at = ?`, string(StatusDead), strings.Join(notes, "; "), now(), now())
+		updated_at = ?`, string(final), strings.Join(notes, "; "), now(), now())
 }
 
 // escalationTaken queues next, the escalation of message from, and
