@@ -60,7 +60,7 @@ func newHub(cfg HandoffsConfig, remotes hub.Remote, log *slog.Logger) (*hub.Hub,
 // no queue (hand-offs then answer that they are unavailable). stop stops
 // it, leaving what is unfinished for the next start.
 func newHandoffQueue(ctx context.Context, st store.Store, h *hub.Hub, limits HandoffsConfig, log *slog.Logger) (q *queue.Queue, stop func(), err error) {
-	cfg := queue.Config{Handler: h.Handler(), Fallback: h.Fallback(), Logger: log,
+	cfg := queue.Config{Handler: h.Handler(), Escalate: h.Escalate(), Fallback: h.Fallback(), Logger: log,
 		MaxHops: limits.MaxHops, MaxMessagesPerTask: limits.MaxMessagesPerTask}
 	switch s := st.(type) {
 	case *store.SQLite:

@@ -209,7 +209,13 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 		return nil, false, err
 	}
 	if fh := msg.Instructions.FailureHandling; fh != nil && fh.EscalateTo != "" {
-		if err := h.checkRecipients(r, []string{fh.EscalateTo}, msg, nil); err != nil {
+		// What goes to escalate_to is an ESCALATION (Escalate), not msg.
+		esc := &handoff.Message{Payload: handoff.Payload{Type: handoff.Escalation}}
+		if err := h.checkRecipients(r, []string{fh.EscalateTo}, esc, nil); err != nil {
+			var e *agent.Error
+			if errors.As(err, &e) && e.Code == agent.CodeBadRequest {
+				e.Message = "escalate_to: " + e.Message + ": an escalation is a new ESCALATION message"
+			}
 			return nil, false, err
 		}
 	}

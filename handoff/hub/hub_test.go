@@ -38,10 +38,12 @@ handoffs: [{type: TASK_TRANSFER}]
 commands: [{name: default, messageTemplates: [{role: system, template: x}]}]
 ---
 name: backup
-handoffs: [{type: TASK_TRANSFER, command: take}]
+handoffs: [{type: TASK_TRANSFER, command: take}, {type: ESCALATION, command: escalated}]
 commands:
   - {name: default, reply: unused}
   - {name: take, reply: "backup took {{ .handoff.payload.data.task_description }}"}
+  - name: escalated
+    reply: "backup took {{ .handoff.payload.data.technical_details.escalated_message.payload.data.task_description }} ({{ .handoff.payload.handoff_type }} of {{ .handoff.payload.data.technical_details.failure.message_id }})"
 ---
 name: logger
 commands: [{name: default, reply: "logged {{ .handoff.metadata.message_id }}"}]
@@ -68,6 +70,14 @@ func newHubOn(t *testing.T, db, agentDocs string, limits Limits, qcfg queue.Conf
 	if err != nil {
 		t.Fatal(err)
 	}
+	bindHub(t, h, db, agentDocs, qcfg, obs...)
+	return h
+}
+
+// bindHub binds h (made by the caller, who may set its clock) as newHubOn
+// does.
+func bindHub(t *testing.T, h *Hub, db, agentDocs string, qcfg queue.Config, obs ...observe.Observer) {
+	t.Helper()
 	kinds := runner.NewKinds()
 	if err := kinds.Register(handoffstep.New(stepSender{h})); err != nil {
 		t.Fatal(err)
@@ -81,7 +91,7 @@ func newHubOn(t *testing.T, db, agentDocs string, limits Limits, qcfg queue.Conf
 		agents = append(agents, as...)
 	}
 	r := runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{Observers: obs})
-	qcfg.Handler, qcfg.Fallback = h.Handler(), h.Fallback()
+	qcfg.Handler, qcfg.Escalate, qcfg.Fallback = h.Handler(), h.Escalate(), h.Fallback()
 	qcfg.PollInterval, qcfg.Backoff = 20*time.Millisecond, func(int) time.Duration { return 10 * time.Millisecond }
 	var q *queue.Queue
 	if db == "" {
@@ -110,7 +120,6 @@ func newHubOn(t *testing.T, db, agentDocs string, limits Limits, qcfg queue.Conf
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = q.Stop(context.Background()) })
-	return h
 }
 
 // stepSender is the hub as the handoff step sends through it (as the
@@ -202,7 +211,7 @@ func TestRetryEscalateFallback(t *testing.T) {
 	if done.Status != queue.StatusFailed || done.Attempts != 2 || done.EscalatedTo == "" || !strings.Contains(done.Error, "UPSTREAM_NOT_CONFIGURED") {
 		t.Fatalf("escalated message: %+v", done)
 	}
-	if got := resultText(t, wait(t, h, done.EscalatedTo)); got != "backup: backup took rotate keys" {
+	if got := resultText(t, wait(t, h, done.EscalatedTo)); got != "backup: backup took rotate keys (ESCALATION of "+esc.MessageID+")" {
 		t.Fatalf("the escalation: %q", got)
 	}
 	fb := send(t, h, "flaky", handoff.TaskTransfer, data, func(m *handoff.Message) {
@@ -244,6 +253,10 @@ func TestSendRefuses(t *testing.T) {
 			func(m *handoff.Message) {
 				m.Instructions.FailureHandling = &handoff.FailureHandlingStrategy{EscalateTo: "nobody"}
 			}, agent.CodeAgentNotFound, `"nobody"`},
+		{"escalation to an agent that takes no ESCALATION", "a1", handoff.Notification, map[string]any{"event_type": "x", "message": "y"},
+			func(m *handoff.Message) {
+				m.Instructions.FailureHandling = &handoff.FailureHandlingStrategy{EscalateTo: "a2"}
+			}, agent.CodeBadRequest, `escalate_to: agent "a2" does not accept ESCALATION hand-offs (it accepts NOTIFICATION): an escalation is a new ESCALATION message`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
