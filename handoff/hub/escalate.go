@@ -12,9 +12,8 @@ import (
 	"github.com/agentgw/agentgw/handoff/queue"
 )
 
-// Escalation is what an ESCALATION the gateway sends says: how it names
-// what happened, in context.workflow_state, previous_actions and
-// payload.data.
+// The names an escalation the gateway sends gives what happened, in
+// context.workflow_state, context.previous_actions and payload.data.
 const (
 	// EscalatedState is the escalation's context.workflow_state.
 	EscalatedState = "ESCALATED"

@@ -3,12 +3,14 @@ package hub
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/queue"
 )
 
@@ -114,3 +116,35 @@ const wantEscalation = `{
     "required_actions": ["ROTATE"], "success_criteria": "new keys",
     "failure_handling_strategy": {"retry_count": 0, "fallback_action": "logger"}}
 }`
+
+// TestEscalationOfAnEscalation: an ESCALATION escalated further keeps its
+// issue, severity and customer, and its technical details beside the
+// failure.
+func TestEscalationOfAnEscalation(t *testing.T) {
+	raw := []byte(strings.NewReplacer(`"TASK_TRANSFER", "data": {"task_description": "rotate keys"}`,
+		`"ESCALATION", "data": {"issue_category": "SECURITY", "severity": "LOW", "customer_info": {"user_id": "u1", "name": "Ada"}, "technical_details": {"isp": "GlobalNet"}}`).
+		Replace(escalatedMessage))
+	msg, err := handoff.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := queue.Record{Envelope: queue.Envelope{EscalateTo: "backup", Owner: "operator"}, Attempts: 2, Failures: 2}
+	esc, err := escalation(msg, raw, rec, errors.New("down"), time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Category string            `json:"issue_category"`
+		Severity string            `json:"severity"`
+		Customer map[string]string `json:"customer_info"`
+		Details  map[string]any    `json:"technical_details"`
+	}
+	if err := esc.Payload.DecodeData(&data); err != nil {
+		t.Fatal(err)
+	}
+	if data.Category != "SECURITY" || data.Severity != "LOW" || data.Customer["name"] != "Ada" ||
+		data.Details["isp"] != "GlobalNet" || data.Details["symptoms"] != "down" || data.Details["failure"] == nil ||
+		esc.Metadata.MessageID != EscalationID("operator", "66666666-6666-4666-8666-666666666666") {
+		t.Errorf("the escalation: %+v %s", data, esc.Metadata.MessageID)
+	}
+}
