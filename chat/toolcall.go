@@ -81,7 +81,9 @@ func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (tools.R
 	fmt.Fprintf(c.out, "↳ %s … ", label)
 	res := c.tools.run(ctx, call)
 	note := ""
-	if res.Status != tools.StatusSuccess {
+	if tools.CouldNotRun(res) {
+		// Only a tool that could not run follows its fallbackBehavior;
+		// a tool that ran and failed gives the model its error.
 		note = fallbackNote(call.FallbackBehavior)
 	}
 	fmt.Fprintf(c.out, "%s%s\n", outcome(res, false), note)
@@ -140,8 +142,8 @@ func outcome(res tools.Result, hint bool) string {
 	return "error"
 }
 
-// fallbackNote tells what the agent does without the result (the gateway
-// acts on the tool's fallbackBehavior).
+// fallbackNote tells what the agent does without the result of a tool
+// that could not run (the gateway acts on the tool's fallbackBehavior).
 func fallbackNote(behavior string) string {
 	switch behavior {
 	case "":

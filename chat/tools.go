@@ -25,7 +25,11 @@ const (
 	codeNotFile     = "NOT_A_FILE"
 	codeNotDir      = "NOT_A_DIRECTORY"
 	codeIO          = "IO_ERROR"
-	codeNoWorkspace = "WORKSPACE_UNAVAILABLE"
+	// codeNoWorkspace: chat's workspace cannot be opened, so no tool can
+	// run: UNAVAILABLE, which the gateway answers with the tool's
+	// fallbackBehavior. Every other failure of a tool that ran (NOT_FOUND,
+	// OUTSIDE_WORKSPACE, ...) goes to the model as the tool's error.
+	codeNoWorkspace = tools.CodeUnavailable
 )
 
 // toolTimeout bounds one local tool run.

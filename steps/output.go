@@ -12,6 +12,7 @@ import (
 //	state.a                 on success the result is written to state.a; a failure writes nothing
 //	state.ok || state.err   branch: success writes the result to the first path, a failure (FAILED or
 //	                        TIMEOUT) writes {"status": <status name>, "message": <error text>} to the second
+//	                        and, unless the step says onError: fail, the plan goes on into it
 //	state.a && state.b      fan-out: on success the result is written to every path
 //
 // Every path is under state ("state.x"; the root is required). The reference prefixes "$" and "†" are

@@ -10,11 +10,19 @@ import (
 // OnError says what a FAILED or TIMEOUT step does to its plan.
 type OnError string
 
-// The onError values.
+// The onError values. Unset (""), a step stops the plan when it fails unless its Output is a
+// success || failure branch (seed 002): the failure is then written to the failure path and the plan
+// goes on into it, as with continue. Set to fail, the plan stops even then.
 const (
-	OnErrorFail     OnError = "fail"     // stop the plan: cancel running steps, skip the rest (the default)
+	OnErrorFail     OnError = "fail"     // stop the plan: cancel running steps, skip the rest
 	OnErrorContinue OnError = "continue" // record the failure and go on; dependents still run
 )
+
+// continues reports whether a FAILED or TIMEOUT step lets its plan go on: onError continue, or onError
+// unset and the failure written to the output's failure branch (branched).
+func (n *Node) continues(branched bool) bool {
+	return n.OnError == OnErrorContinue || n.OnError == "" && branched
+}
 
 // Retry says how often a failed attempt is retried: Limit extra attempts (so 1+Limit in all), waiting
 // Backoff*2^(n-1) before retry n, capped at MaxBackoff.
@@ -45,7 +53,7 @@ type Node struct {
 	Output    *Output         // nil: the result is not written to the state
 	Timeout   time.Duration   // per attempt; 0: none
 	Retry     Retry           // retries of failed or timed-out attempts
-	OnError   OnError         // "" means fail
+	OnError   OnError         // "" means fail, or continue for an Output with a failure branch
 }
 
 // PlanError is one problem found in a plan.

@@ -102,7 +102,8 @@ var errStepTimeout = errors.New("step timeout")
 //
 // A step is ready when every step it depends on (explicitly or through its Refs and When) is terminal
 // and every gate Ref (a && reference) is present. Dependencies that were SKIPPED, or FAILED or timed out
-// with onError continue, do not stop their dependents; their `when` can test dependencies.x.status.
+// with onError continue (or, onError unset, with a success || failure Output whose failure path was
+// written), do not stop their dependents; their `when` can test dependencies.x.status.
 // Ready steps start in definition order, at most Parallel at once. Starting a step evaluates its When
 // (false or an evaluation error: SKIPPED, the error recorded) and resolves its Refs into Inputs.
 //
@@ -112,7 +113,7 @@ var errStepTimeout = errors.New("step timeout")
 // step's own deadline, or with an error wrapping ErrTimeout). Then the Output is written (a write that fails turns COMPLETED into FAILED), the
 // step's record in steps.<id> is updated and OnFinish is called.
 //
-// A FAILED or TIMEOUT step with onError fail stops the plan: running steps are cancelled (they end
+// A FAILED or TIMEOUT step with onError fail (or unset, without a failure branch taken) stops the plan: running steps are cancelled (they end
 // FAILED, their error wrapping context.Canceled, unless they complete anyway), steps not started end
 // SKIPPED (so does a step already announced by OnStart whose first attempt had not begun), and Run
 // returns a *StepError. When nothing runs and no pending step can become ready (a gate that is never

@@ -251,3 +251,52 @@ func TestRunKindTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestRunFailureBranchContinues: a step whose output is a success || failure branch goes on into the
+// failure branch when it fails, without onError continue (seed 002); onError fail still stops the
+// plan, and so does a failure branch that cannot be written.
+func TestRunFailureBranchContinues(t *testing.T) {
+	tests := []struct {
+		name     string
+		onError  OnError
+		output   string
+		init     map[string]any
+		statuses string
+		state    map[string]any
+		stopped  bool
+	}{
+		{name: "unset", output: "state.user.verified || state.user.failed",
+			statuses: "verify=FAILED onFail=COMPLETED onOK=SKIPPED",
+			state:    map[string]any{"user": map[string]any{"failed": map[string]any{"status": "FAILED", "message": "boom"}}}},
+		{name: "continue", onError: OnErrorContinue, output: "state.user.verified || state.user.failed",
+			statuses: "verify=FAILED onFail=COMPLETED onOK=SKIPPED",
+			state:    map[string]any{"user": map[string]any{"failed": map[string]any{"status": "FAILED", "message": "boom"}}}},
+		{name: "fail", onError: OnErrorFail, output: "state.user.verified || state.user.failed",
+			statuses: "verify=FAILED onFail=SKIPPED onOK=SKIPPED", stopped: true,
+			state: map[string]any{"user": map[string]any{"failed": map[string]any{"status": "FAILED", "message": "boom"}}}},
+		{name: "no branch", output: "state.user.verified",
+			statuses: "verify=FAILED onFail=SKIPPED onOK=SKIPPED", stopped: true, state: map[string]any{}},
+		{name: "branch not writable", output: "state.user.verified || state.user.failed", init: map[string]any{"user": "a string"},
+			statuses: "verify=FAILED onFail=SKIPPED onOK=SKIPPED", stopped: true, state: map[string]any{"user": "a string"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, []Node{
+				{ID: "verify", OnError: tt.onError, Output: mustOut(t, tt.output)},
+				{ID: "onFail", DependsOn: []string{"verify"}, When: mustCond(t, "state.user.failed.status == 'FAILED'")},
+				{ID: "onOK", DependsOn: []string{"verify"}, When: mustCond(t, "state.user.verified != nil")},
+			}, map[string]stepFunc{"verify": func(context.Context, Invocation) (any, error) { return nil, errors.New("boom") }})
+			rep, err := h.run(context.Background(), Options{State: tt.init})
+			var se *StepError
+			if stopped := errors.As(err, &se); stopped != tt.stopped || err != nil && !tt.stopped {
+				t.Fatalf("err = %v, want stopped %v", err, tt.stopped)
+			}
+			if got := strings.Join(statuses(rep), " "); got != tt.statuses {
+				t.Errorf("statuses = %s, want %s", got, tt.statuses)
+			}
+			if !reflect.DeepEqual(rep.State, tt.state) {
+				t.Errorf("state = %#v, want %#v", rep.State, tt.state)
+			}
+		})
+	}
+}

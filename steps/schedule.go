@@ -84,6 +84,7 @@ func (r *runner) begin(i int) bool {
 // fails the plan.
 func (r *runner) finish(i int, res Result) {
 	n := r.p.nodes[i]
+	branched := false // the failure was written to the output's failure branch
 	if n.Output != nil {
 		if err := n.Output.Write(r.state, res.Value, res.Err, res.Status); err != nil {
 			err = fmt.Errorf("writing output %q: %w", n.Output, err)
@@ -92,6 +93,8 @@ func (r *runner) finish(i int, res Result) {
 			} else {
 				res.Err = errors.Join(res.Err, err)
 			}
+		} else {
+			branched = res.Status.failed() && n.Output.Branch()
 		}
 	}
 	r.results[i] = res
@@ -102,7 +105,7 @@ func (r *runner) finish(i int, res Result) {
 	if res.Status == Skipped && errors.Is(res.Err, ErrHold) {
 		r.hold(i, res)
 	}
-	if res.Status.failed() && n.OnError != OnErrorContinue && !r.halted() {
+	if res.Status.failed() && !n.continues(branched) && !r.halted() {
 		r.failed = &StepError{ID: n.ID, Status: res.Status, Err: res.Err}
 		r.stop(stopCause{id: n.ID})
 		r.skipPending(fmt.Errorf("not started: step %q failed", n.ID))

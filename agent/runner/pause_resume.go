@@ -162,18 +162,20 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 	return toolResultText(l.call(ctx, t, w.Call)), true, nil
 }
 
-// fallback is what the model reads of a frontend tool's result: a result
-// that is not SUCCESS (the tool did not run in the IDE, failed, or the user
-// declined it there) follows the tool's fallbackBehavior. ABORT ends the
-// run with TOOL_FAILED. SKIP gives the model the result as it is and
-// withdraws the tool for the rest of the run: the model goes on without it
-// (and the user is not asked again for a tool they declined).
-// USE_ALTERNATIVE gives the model the result as it is, the tool still
-// offered, for the model to choose another tool or try again. A tool no
-// longer defined gets its result as it is.
+// fallback is what the model reads of a frontend tool's result. A result
+// saying the tool could not be executed in the IDE (tools.CouldNotRun:
+// unavailable, not supported, declined, timed out) follows the tool's
+// fallbackBehavior. ABORT ends the run with TOOL_FAILED. SKIP gives the
+// model the result as it is and withdraws the tool for the rest of the
+// run: the model goes on without it (and the user is not asked again for
+// a tool they declined). USE_ALTERNATIVE gives the model the result as it
+// is, the tool still offered, for the model to choose another tool or try
+// again. Any other result, SUCCESS or the ERROR of a tool that ran and
+// failed (FILE_NOT_FOUND), goes to the model as it is, as a backend
+// tool's does, and so does the result of a tool no longer defined.
 func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) {
 	t := l.tools[name]
-	if tr.Status == tools.StatusSuccess || t == nil {
+	if !tools.CouldNotRun(tr) || t == nil {
 		return toolResultText(tr), true, nil
 	}
 	switch firstNonEmpty(t.FallbackBehavior, tools.FallbackAbort) {
@@ -214,10 +216,8 @@ func decodeToolResults(raw json.RawMessage) ([]tools.Result, error) {
 		if r.CallID == "" {
 			return nil, agent.Errorf(agent.CodeBadRequest, "toolResults[%d]: callId is required", i)
 		}
-		switch r.Status {
-		case "", tools.StatusSuccess, tools.StatusError, tools.StatusTimeout:
-		default:
-			return nil, agent.Errorf(agent.CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT", i, r.Status)
+		if r.Status != "" && !tools.FrontendStatus(r.Status) {
+			return nil, agent.Errorf(agent.CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT (or UNAVAILABLE, NOT_SUPPORTED, DECLINED: the tool could not run)", i, r.Status)
 		}
 	}
 	if len(rs) == 0 {

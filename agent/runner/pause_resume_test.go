@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -329,32 +330,56 @@ commands:
         data: {title: After, message: the model}
 `
 
-// TestFrontendFallback: a frontend tool's result that is not SUCCESS
-// follows the tool's fallbackBehavior. ABORT (the default) ends the run
-// with TOOL_FAILED, the model not asked again; SKIP tells the model the
-// tool was skipped and offers it no more; USE_ALTERNATIVE gives the model
-// the IDE's error as it is. The golden files hold the upstream bodies.
+// TestFrontendFallback: a frontend tool's result saying the tool could
+// not run in the IDE (status TIMEOUT, UNAVAILABLE, NOT_SUPPORTED or
+// DECLINED, or ERROR with such a code) follows the tool's
+// fallbackBehavior. ABORT (the default) ends the run with TOOL_FAILED, the
+// model not asked again; SKIP gives the model the result and offers it the
+// tool no more; USE_ALTERNATIVE gives the model the IDE's error as it is.
+// A tool that ran and failed (ERROR FILE_NOT_FOUND) gives its error to the
+// model whatever its fallbackBehavior, and the run goes on. The golden
+// files hold the upstream bodies after the IDE's answer.
 func TestFrontendFallback(t *testing.T) {
+	abort := func(tool, why string) string {
+		return `frontend tool "` + tool + `" did not run in the IDE (` + why + `), and its fallbackBehavior is ABORT`
+	}
 	for name, open := range resumeStores(t) {
 		for _, tc := range []struct {
-			tool, status, abort string
+			tool, status, code, abort string
 		}{
-			{"read_abort", "ERROR", `frontend tool "read_abort" did not run in the IDE (ERROR, NO_FILE: no such file), and its fallbackBehavior is ABORT`},
-			{"read_abort", "TIMEOUT", `frontend tool "read_abort" did not run in the IDE (TIMEOUT, NO_FILE: no such file), and its fallbackBehavior is ABORT`},
-			{"read_default", "ERROR", `frontend tool "read_default" did not run in the IDE (ERROR, NO_FILE: no such file), and its fallbackBehavior is ABORT`},
-			{"read_abort", "SUCCESS", ""},
-			{"read_skip", "ERROR", ""},
-			{"read_alt", "ERROR", ""},
+			{"read_abort", "ERROR", "FILE_NOT_FOUND", ""},
+			{"read_default", "ERROR", "FILE_NOT_FOUND", ""},
+			{"read_default", "ERROR", "", ""},
+			{"read_skip", "ERROR", "FILE_NOT_FOUND", ""},
+			{"read_abort", "SUCCESS", "", ""},
+			{"read_abort", "TIMEOUT", "", abort("read_abort", "TIMEOUT")},
+			{"read_abort", "TIMEOUT", "TIMEOUT", abort("read_abort", "TIMEOUT, TIMEOUT: it did not run")},
+			{"read_abort", "ERROR", "UNAVAILABLE", abort("read_abort", "ERROR, UNAVAILABLE: it did not run")},
+			{"read_default", "ERROR", "NOT_SUPPORTED", abort("read_default", "ERROR, NOT_SUPPORTED: it did not run")},
+			{"read_default", "ERROR", "DECLINED", abort("read_default", "ERROR, DECLINED: it did not run")},
+			{"read_default", "ERROR", "UNKNOWN_TOOL", abort("read_default", "ERROR, UNKNOWN_TOOL: it did not run")},
+			{"read_default", "UNAVAILABLE", "", abort("read_default", "UNAVAILABLE")},
+			{"read_abort", "NOT_SUPPORTED", "", abort("read_abort", "NOT_SUPPORTED")},
+			{"read_abort", "DECLINED", "", abort("read_abort", "DECLINED")},
+			{"read_skip", "ERROR", "UNAVAILABLE", ""},
+			{"read_skip", "DECLINED", "", ""},
+			{"read_alt", "ERROR", "UNAVAILABLE", ""},
 		} {
-			t.Run(name+"/"+tc.tool+"/"+tc.status, func(t *testing.T) {
+			id := strings.Join(slices.DeleteFunc([]string{tc.tool, tc.status, tc.code}, func(s string) bool { return s == "" }), "-")
+			t.Run(name+"/"+id, func(t *testing.T) {
 				r, m := toolRunner(t, open(), fallbackAgent)
 				rec, err := runRequest(t, r, `{"agent":"fb","contextVariables":[{"name":"userInputPrompt","value":"call:`+tc.tool+`"}]}`)
 				if err != nil {
 					t.Fatal(err)
 				}
 				result := `"result":{"content":"package main"}`
-				if tc.status != "SUCCESS" {
-					result = `"error":{"code":"NO_FILE","message":"no such file"}`
+				switch {
+				case tc.code == "FILE_NOT_FOUND":
+					result = `"error":{"code":"FILE_NOT_FOUND","message":"no such file"}`
+				case tc.code != "":
+					result = `"error":{"code":"` + tc.code + `","message":"it did not run"}`
+				case tc.status != "SUCCESS":
+					result = `"result":null`
 				}
 				rec, err = runRequest(t, r, `{"agent":"fb","toolResults":[{"callId":"`+toolCallID(t, rec)+`","status":"`+tc.status+`",`+result+`,"executionTime":3}]}`)
 				if err != nil {
@@ -384,7 +409,10 @@ func TestFrontendFallback(t *testing.T) {
 				if len(bodies) != 2 {
 					t.Fatalf("%d upstream requests, want 2", len(bodies))
 				}
-				golden.Check(t, "testdata/resume/fallback-"+tc.tool+"-"+tc.status+".txt", append(bodies[1], '\n'))
+				golden.Check(t, "testdata/resume/fallback-"+id+".txt", append(bodies[1], '\n'))
+				if a := lastAction(t, rec); a == nil {
+					t.Errorf("the run did not go on to the command's actions: %+v", rec.Frames())
+				}
 			})
 		}
 	}

@@ -93,6 +93,11 @@ func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) s
 	switch sd.OnError {
 	case "", "fail", "continue":
 		n.OnError = steps.OnError(sd.OnError)
+		if sd.OnError == "fail" && n.Output != nil && n.Output.Branch() {
+			// The failure is written, but onError fail stops the plan: no step reads it.
+			c.warnf(sd.Pos, "%s: output %q has a failure branch (%s) that no step can reach: onError: fail stops the plan when the step fails; drop onError to go on into the branch",
+				where, sd.Output, n.Output.Paths()[1])
+		}
 	default:
 		c.errorf(sd.Pos, "%s: onError %q must be fail or continue%s", where, sd.OnError, agent.DidYouMean(sd.OnError, []string{"fail", "continue"}))
 	}

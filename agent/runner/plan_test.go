@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -356,5 +357,47 @@ commands:
 		if d.Pos.Line == 0 {
 			t.Errorf("diagnostic without a line: %s", d)
 		}
+	}
+}
+
+// TestPlanFailureBranchWithoutOnError: seed 002's output branch "†data.user.verified ||
+// †data.user.failed" goes on into the failure branch when the step fails, without onError continue:
+// the next step's model request carries what the failure branch holds, and the run ends normally.
+func TestPlanFailureBranchWithoutOnError(t *testing.T) {
+	up := newFakeUpstream(t, "told")
+	r, _ := testRunner(t, `
+name: v
+commands:
+  - name: default
+    steps:
+      - id: verify
+        git: {op: status}
+        output: "†state.user.verified || †state.user.failed"
+      - id: explain
+        dependsOn: [verify]
+        when: state.user.failed.status == 'FAILED'
+        llm:
+          stream: true
+          messageTemplates: [{role: user, template: "{{ .steps.verify.status }} {{ .state.user.failed.status }}: {{ .state.user.failed.message }}"}]
+`, up, RunnerConfig{})
+	rec, err := runRequest(t, r, `{"agent":"v","command":"default"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rec.Err(); e != nil {
+		t.Fatalf("the run failed: %+v", e)
+	}
+	if got := rec.Transcript(); got != "told" {
+		t.Errorf("transcript %q, want %q", got, "told")
+	}
+	var body struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := json.Unmarshal(up.last(), &body); err != nil {
+		t.Fatalf("upstream request %s: %v", up.last(), err)
+	}
+	want := []map[string]any{{"role": "user", "content": "FAILED FAILED: REPOSITORIES_NOT_CONFIGURED: git: this gateway has no repositories configured (git.repositories in its config)"}}
+	if !reflect.DeepEqual(body.Messages, want) {
+		t.Errorf("upstream messages %v, want %v", body.Messages, want)
 	}
 }

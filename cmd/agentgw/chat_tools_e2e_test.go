@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,10 +20,11 @@ type readerModel struct {
 	*httptest.Server
 	mu    sync.Mutex
 	tools []string // the tool messages it received, in order
+	path  string   // the file it asks for
 }
 
 func newReaderModel(t *testing.T) *readerModel {
-	m := &readerModel{}
+	m := &readerModel{path: "calc.go"}
 	m.Server = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.Close)
 	return m
@@ -42,7 +46,7 @@ func (m *readerModel) serve(w http.ResponseWriter, r *http.Request) {
 	last := body.Messages[len(body.Messages)-1]
 	if last.Role != "tool" {
 		call := map[string]any{"index": 0, "id": "up_call_1", "type": "function",
-			"function": map[string]any{"name": "read_file", "arguments": `{"path": "calc.go"}`}}
+			"function": map[string]any{"name": "read_file", "arguments": `{"path": ` + jsonOf(m.path) + `}`}}
 		modelChunk(w, map[string]any{"tool_calls": []any{call}}, "")
 		modelChunk(w, map[string]any{}, "tool_calls")
 		fmt.Fprint(w, "data: [DONE]\n\n")
@@ -126,5 +130,39 @@ func TestChatFrontendToolEndToEnd(t *testing.T) {
 				t.Errorf("the model's tool messages %q, want one for up_call_1 with %s", tools, tt.result)
 			}
 		})
+	}
+}
+
+// TestChatToolErrorReachesModel: chat asked to read a file outside its
+// --dir answers OUTSIDE_WORKSPACE; the tool ran and failed, so the gateway
+// gives that error to the model, which answers with it, even though the
+// tool's fallbackBehavior is ABORT (the default): that applies only to a
+// tool that could not run.
+func TestChatToolErrorReachesModel(t *testing.T) {
+	model := newReaderModel(t)
+	model.path = "../secret.go"
+	agents := t.TempDir()
+	def, err := os.ReadFile("testdata/chat/toolagents/reader.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def = bytes.Replace(def, []byte("    fallbackBehavior: SKIP\n"), nil, 1)
+	if err := os.WriteFile(filepath.Join(agents, "reader.yaml"), def, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, model.URL)
+	cfg.Agents = []string{agents}
+	gw := startGateway(t, cfg, nil)
+	code, stdout, stderr := runChat(t, "", "--url", gw, "--agent", "reader", "--dir", newCalcDir(t), "--allow-tools", "fix it")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+	tools := model.received()
+	const want = `{"callId":"up_call_1","status":"ERROR","error":{"code":"OUTSIDE_WORKSPACE","message":`
+	if len(tools) != 1 || !strings.HasPrefix(tools[0], "up_call_1 "+want) {
+		t.Fatalf("the model's tool messages %q, want one starting %s", tools, want)
+	}
+	if !strings.HasSuffix(stdout, "I could not read calc.go: OUTSIDE_WORKSPACE\n") || strings.Contains(stdout, "fallback") {
+		t.Errorf("stdout:\n%s", stdout)
 	}
 }
