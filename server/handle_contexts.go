@@ -121,8 +121,34 @@ func validJSON(body []byte) error {
 	return nil
 }
 
+// contextFormat is the shape a /contexts request asks its context in:
+// ?format=seed for the seed's (contexts.Seed), else the project's.
+func contextFormat(c echo.Context) (seed bool, err error) {
+	switch f := c.QueryParam("format"); f {
+	case "", "project":
+		return false, nil
+	case "seed":
+		return true, nil
+	default:
+		return false, agent.Errorf(agent.CodeBadRequest, "format=%q is not a context format", agent.Clip(f)).
+			Suggest("leave format out for the project's shape, or send format=seed for the seed's (seed 000 section 8.1)")
+	}
+}
+
+// answerContext answers ctx in the shape format asked for.
+func answerContext(c echo.Context, status int, ctx *contexts.Context, seed bool) error {
+	if seed {
+		return c.JSON(status, contexts.Seed(ctx))
+	}
+	return c.JSON(status, ctx)
+}
+
 // createContext serves POST /contexts: 201 and the new context.
 func (s *Server) createContext(c echo.Context) error {
+	seed, err := contextFormat(c)
+	if err != nil {
+		return err
+	}
 	var req createRequest
 	if err := s.decodeJSON(c, &req, "context creation ({\"contextId\"?, \"metadata\"?})"); err != nil {
 		return err
@@ -131,17 +157,21 @@ func (s *Server) createContext(c echo.Context) error {
 	if err != nil {
 		return contextError(req.ContextID, err)
 	}
-	return c.JSON(http.StatusCreated, ctx)
+	return answerContext(c, http.StatusCreated, ctx, seed)
 }
 
-// getContext serves GET /contexts/{id}.
+// getContext serves GET /contexts/{id} (?format=seed: in the seed's shape).
 func (s *Server) getContext(c echo.Context) error {
 	id := c.Param("id")
+	seed, err := contextFormat(c)
+	if err != nil {
+		return err
+	}
 	ctx, err := s.cfg.Contexts.Get(c.Request().Context(), id, callerOf(c))
 	if err != nil {
 		return contextError(id, err)
 	}
-	return c.JSON(http.StatusOK, ctx)
+	return answerContext(c, http.StatusOK, ctx, seed)
 }
 
 // ifMatch is the version of an If-Match header ("3", "\"3\"" or
@@ -171,6 +201,10 @@ func (s *Server) patchContext(c echo.Context) error {
 		return contextError(id, contexts.ErrBadID)
 	}
 	expect, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	seed, err := contextFormat(c)
 	if err != nil {
 		return err
 	}
@@ -204,7 +238,7 @@ func (s *Server) patchContext(c echo.Context) error {
 	if err != nil {
 		return contextError(id, err)
 	}
-	return c.JSON(http.StatusOK, ctx)
+	return answerContext(c, http.StatusOK, ctx, seed)
 }
 
 // deleteContext serves DELETE /contexts/{id}: 204; If-Match is checked.
