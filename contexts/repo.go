@@ -288,6 +288,8 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 	for i, m := range op.Messages {
 		if m.ID == "" {
 			m.ID = r.newID()
+		} else if slices.ContainsFunc(op.Messages[:i], func(o Message) bool { return o.ID == m.ID }) {
+			return nil, fmt.Errorf("%w: two messages are %q", ErrBadOperation, m.ID)
 		}
 		if m.Type == "" {
 			m.Type = TypeOf(m.Role)

@@ -331,3 +331,53 @@ var seedOperations = []step{
 		`{"version":9,"at":"2026-01-02T03:04:17Z","operation":"CLEAR_HISTORY","beforeTimestamp":"2026-01-02T03:04:07Z"}],` +
 		`"messageMeta":[{"id":"msg_002","type":"MODEL_RESPONSE","time":"2026-01-02T03:04:07Z"}]}`},
 }
+
+// TestMessageIDsAcrossReplicas: a message's id and time are made once, at
+// write, and kept: another repo on the same store (another replica) reads
+// the same, and a later write keeps them.
+func TestMessageIDsAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	r1 := NewStoreRepo(st, Config{})
+	r2 := NewStoreRepo(st, Config{})
+	if _, err := r1.Create(ctx, "c1", alice, nil); err != nil {
+		t.Fatal(err)
+	}
+	c1, err := r1.Apply(ctx, "c1", alice, Operation{Op: OpAddMessage, Messages: []Message{msg("user", "a"), msg("assistant", "b")}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r2.Apply(ctx, "c1", alice, Operation{Op: OpUpdateState, State: map[string]any{"k": 1.0}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := r2.Get(ctx, "c1", alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := func(c *Context) string { data, _ := json.Marshal(Seed(c).Messages); return string(data) }
+	if seed(c1) != seed(c2) || c1.Messages[0].ID == "" || c1.Messages[0].ID == c1.Messages[1].ID || c1.Messages[0].Time.IsZero() {
+		t.Fatalf("written %s\nread by another replica %s", seed(c1), seed(c2))
+	}
+	_, err = r1.Apply(ctx, "c1", alice, Operation{Op: OpAddMessage, Messages: []Message{{Role: "user", ID: "x"}, {Role: "user", ID: "x"}}}, 0)
+	if !errors.Is(err, ErrBadOperation) {
+		t.Fatalf("two messages of one id: %v", err)
+	}
+
+	// A record written before messages had ids: they get theirs, kept, at
+	// the next change, and no time.
+	legacy := `{"context":{"contextId":"old","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":2,"owner":"alice","messages":[{"role":"user","content":"a"}],"state":{},"metadata":{}}}`
+	if err := st.Put(ctx, "context/old", []byte(legacy), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	r3, _ := newRepo(t, st, Config{})
+	if _, err := r3.Apply(ctx, "old", alice, Operation{Op: OpAddMessage, Messages: []Message{msg("assistant", "b")}}, 2); err != nil {
+		t.Fatal(err)
+	}
+	c, err := r2.Get(ctx, "old", alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := seed(c), `[{"messageId":"m2","type":"USER_INPUT","content":{"text":"a"}},{"messageId":"m1","type":"MODEL_RESPONSE","timestamp":"2026-01-02T03:04:05Z","content":{"text":"b"}}]`; got != want {
+		t.Fatalf("a legacy record after a change: %s\nwant %s", got, want)
+	}
+}
