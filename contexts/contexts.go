@@ -23,11 +23,14 @@ import (
 const (
 	// OpCreate is the change log's first entry.
 	OpCreate = "CREATE"
-	// OpAddMessage appends messages (the runner, after an answer).
+	// OpAddMessage appends messages (the runner, after an answer; a
+	// client with PATCH).
 	OpAddMessage = "ADD_MESSAGE"
-	// OpUpdateState merges an object into the state.
+	// OpUpdateState merges an object into the state, or sets a value at
+	// a path of it.
 	OpUpdateState = "UPDATE_STATE"
-	// OpClearHistory drops every message, keeping state and metadata.
+	// OpClearHistory drops every message (or those written before a
+	// time), keeping state and metadata.
 	OpClearHistory = "CLEAR_HISTORY"
 	// OpDelete deletes the context; its id stays taken until the TTL.
 	OpDelete = "DELETE"
@@ -57,6 +60,9 @@ var (
 	// (one written before the bounds held). Its owner may still DELETE
 	// it; nothing else can use it.
 	ErrUnreadable = errors.New("context record unreadable")
+	// ErrBadPath: an UPDATE_STATE path that leads through a value that is
+	// not an object or an array, or to an array index out of its bounds.
+	ErrBadPath = errors.New("context state path cannot be set")
 )
 
 // idPattern is a context id: a UUID matches it too.
@@ -74,6 +80,20 @@ type Message struct {
 	ToolCalls json.RawMessage `json:"toolCalls,omitempty"`
 	// ToolCallID is the call a tool message answers.
 	ToolCallID string `json:"toolCallId,omitempty"`
+
+	// The seed's fields (seed 000 sections 2.2 and 8.1), kept beside the
+	// message in the record (record.Meta) and returned in the seed's shape
+	// (Seed) only, so the shape above stays the one clients know.
+
+	// ID is the message's messageId: made when it is first written, and
+	// kept, so every replica names it alike.
+	ID string `json:"-"`
+	// Type is the seed's message type (TypeOf its role unless the client
+	// named one).
+	Type string `json:"-"`
+	// Time is when the gateway first wrote it; zero for a message kept
+	// before the gateway recorded times.
+	Time time.Time `json:"-"`
 }
 
 // size is what a message counts against Config.MaxBytes.
@@ -104,6 +124,13 @@ type Change struct {
 	Messages  []Message      `json:"messages,omitempty"`
 	State     map[string]any `json:"state,omitempty"`
 	Dropped   int            `json:"dropped,omitempty"`
+	// Path and Value are an UPDATE_STATE by path: Value (JSON) was set at
+	// the dotted Path of the state (null: the key was deleted).
+	Path  string          `json:"path,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+	// Before is a CLEAR_HISTORY's filter: the messages written before it
+	// were dropped (without one, all were).
+	Before *time.Time `json:"beforeTimestamp,omitempty"`
 }
 
 // Changes is a context's change log after a version.
@@ -123,6 +150,14 @@ type Operation struct {
 	Op       string         `json:"operation"`
 	Messages []Message      `json:"messages,omitempty"`
 	State    map[string]any `json:"state,omitempty"`
+	// Path and Value are the seed's UPDATE_STATE (seed 000 section 8.2.2):
+	// Value, JSON, is set at Path, keys separated by dots, instead of
+	// merging State (see SetPath).
+	Path  string          `json:"path,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+	// Before is the seed's CLEAR_HISTORY filter (beforeTimestamp): only
+	// the messages written before it are dropped.
+	Before *time.Time `json:"beforeTimestamp,omitempty"`
 }
 
 // Config bounds contexts. Zero fields take the defaults.
@@ -145,6 +180,9 @@ type Config struct {
 	MaxChanges int
 	// Now is the clock; nil means time.Now (tests set it).
 	Now func() time.Time
+	// NewID makes a message's id; nil means "msg_" and a UUID (tests set
+	// it).
+	NewID func() string
 }
 
 // Defaults of Config.

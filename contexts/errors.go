@@ -9,7 +9,8 @@ import (
 
 // ProtocolError maps an error of a Repo about context id to the protocol's
 // error: BAD_REQUEST for a malformed id or operation or a state nested
-// too deep, CONTEXT_NOT_FOUND, CONTEXT_CONFLICT, PAYLOAD_TOO_LARGE,
+// too deep, INVALID_PARAMETERS (422) for a state path that cannot be set,
+// CONTEXT_NOT_FOUND, CONTEXT_CONFLICT, PAYLOAD_TOO_LARGE,
 // CONFLICT (409, not recoverable) for a record that cannot be decoded,
 // and STORE_UNAVAILABLE for the rest
 // (the store failed: the cause is wrapped, never shown).
@@ -34,9 +35,12 @@ func ProtocolError(id string, err error) *agent.Error {
 	case errors.Is(err, ErrUnreadable):
 		return agent.Errorf(agent.CodeConflict, "context %q is stored in a form the gateway cannot read", id).
 			Suggest("DELETE /contexts/{id} removes it; then create it again").Wrap(err)
+	case errors.Is(err, ErrBadPath):
+		return agent.Errorf(agent.CodeInvalidParameters, "context %q: %v", id, err).
+			Suggest("a path's keys create the objects that are missing; an array is indexed by a number from 0 to its length - 1")
 	case errors.Is(err, ErrBadOperation):
 		return agent.Errorf(agent.CodeBadRequest, "%v", err).
-			Suggest(`send {"operation":"UPDATE_STATE","state":{...},"version":N} or {"operation":"CLEAR_HISTORY"}`)
+			Suggest(`send {"operation":"UPDATE_STATE","state":{...},"version":N}, {"operation":"UPDATE_STATE","path":"a.b","value":...}, {"operation":"CLEAR_HISTORY","filter":{"beforeTimestamp":T}?} or {"operation":"ADD_MESSAGE","message":{...}}, bare or as {"type":"CONTEXT_UPDATE","content":{...}}`)
 	}
 	return agent.New(agent.CodeStoreUnavailable, "the gateway's store is unavailable: it could not read or keep the context").
 		Wrap(fmt.Errorf("context %s: %w", id, err))

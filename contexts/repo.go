@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,9 +48,10 @@ type Backend interface {
 // different replicas, one wins and the other re-reads, and then, if it
 // named a version, conflicts.
 type StoreRepo struct {
-	st  Backend
-	cfg Config
-	now func() time.Time
+	st    Backend
+	cfg   Config
+	now   func() time.Time
+	newID func() string
 }
 
 var _ Repo = (*StoreRepo)(nil)
@@ -60,7 +62,11 @@ func NewStoreRepo(st Backend, cfg Config) *StoreRepo {
 	if now == nil {
 		now = time.Now
 	}
-	return &StoreRepo{st: st, cfg: cfg.withDefaults(), now: now}
+	newID := cfg.NewID
+	if newID == nil {
+		newID = func() string { return "msg_" + uuid.NewString() }
+	}
+	return &StoreRepo{st: st, cfg: cfg.withDefaults(), now: now, newID: newID}
 }
 
 // record is what the store holds for an id.
@@ -70,9 +76,52 @@ type record struct {
 	Changes []Change `json:"changes,omitempty"`
 	// Owner of a tombstone.
 	Owner string `json:"owner,omitempty"`
+	// Meta is the seed's fields of the context's messages, one for each
+	// (the messages' shape stays the one clients and older replicas
+	// know); a record written before has none.
+	Meta []messageMeta `json:"messageMeta,omitempty"`
 	// broken: the record did not decode; only its head was read
 	// (readHead), so it can be told apart and deleted, never used.
 	broken bool
+}
+
+// messageMeta is what a record keeps of a message beside its shape.
+type messageMeta struct {
+	ID   string    `json:"id"`
+	Type string    `json:"type,omitempty"`
+	Time time.Time `json:"time,omitzero"`
+}
+
+// attachMeta gives rec's messages the seed's fields the record keeps.
+func (rec *record) attachMeta() {
+	if rec.Context == nil {
+		return
+	}
+	for i := range min(len(rec.Meta), len(rec.Context.Messages)) {
+		m := &rec.Context.Messages[i]
+		m.ID, m.Type, m.Time = rec.Meta[i].ID, rec.Meta[i].Type, rec.Meta[i].Time
+	}
+	rec.Meta = nil
+}
+
+// keepMeta sets rec.Meta from its messages, giving each that has none an
+// id and a type (a message kept before ids were).
+func (r *StoreRepo) keepMeta(rec *record) {
+	rec.Meta = nil
+	if rec.Context == nil || len(rec.Context.Messages) == 0 {
+		return
+	}
+	rec.Meta = make([]messageMeta, len(rec.Context.Messages))
+	for i := range rec.Context.Messages {
+		m := &rec.Context.Messages[i]
+		if m.ID == "" {
+			m.ID = r.newID()
+		}
+		if m.Type == "" {
+			m.Type = TypeOf(m.Role)
+		}
+		rec.Meta[i] = messageMeta{ID: m.ID, Type: m.Type, Time: m.Time}
+	}
 }
 
 func key(id string) string { return "context/" + id }
@@ -103,6 +152,7 @@ func (r *StoreRepo) load(ctx context.Context, id string) (raw []byte, rec *recor
 			rec.Context = &Context{ID: id, Owner: h.owner, Version: h.version}
 		}
 	}
+	rec.attachMeta()
 	return raw, rec, nil
 }
 
@@ -127,7 +177,9 @@ func live(rec *record, owner string) (*Context, error) {
 
 // write swaps rec in for old; false when another writer came first.
 func (r *StoreRepo) write(ctx context.Context, id string, old []byte, rec *record) (bool, error) {
+	r.keepMeta(rec)
 	data, err := json.Marshal(rec)
+	rec.Meta = nil
 	if err != nil {
 		return false, fmt.Errorf("encoding context %s: %w", id, err)
 	}
@@ -210,11 +262,40 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 	default:
 		return nil, fmt.Errorf("%w: %q (want %s, %s or %s)", ErrBadOperation, op.Op, OpAddMessage, OpUpdateState, OpClearHistory)
 	}
-	if op.Op == OpUpdateState && op.State == nil {
-		return nil, fmt.Errorf("%w: %s needs a state object", ErrBadOperation, op.Op)
+	if op.Op == OpUpdateState && op.State == nil && op.Path == "" {
+		return nil, fmt.Errorf("%w: %s needs a state object or a path", ErrBadOperation, op.Op)
 	}
 	if err := r.checkObject("state", op.State); err != nil {
 		return nil, err
+	}
+	var value any
+	if op.Path != "" {
+		if op.Op != OpUpdateState || op.State != nil {
+			return nil, fmt.Errorf("%w: a path is an UPDATE_STATE's, without a state", ErrBadOperation)
+		}
+		if err := json.Unmarshal(op.Value, &value); err != nil {
+			return nil, fmt.Errorf("%w: the value is not JSON: %w", ErrBadOperation, err)
+		}
+		// The path's keys nest the value: the two together are bounded.
+		if err := r.checkObject("state", map[string]any{"": pathObject(op.Path, value)}); err != nil {
+			return nil, err
+		}
+	}
+	// The added messages' ids and time are made once: a retry below
+	// writes the same.
+	added := make([]Message, len(op.Messages))
+	at := r.now().UTC()
+	for i, m := range op.Messages {
+		if m.ID == "" {
+			m.ID = r.newID()
+		} else if slices.ContainsFunc(op.Messages[:i], func(o Message) bool { return o.ID == m.ID }) {
+			return nil, fmt.Errorf("%w: two messages are %q", ErrBadOperation, m.ID)
+		}
+		if m.Type == "" {
+			m.Type = TypeOf(m.Role)
+		}
+		m.Time = at
+		added[i] = m
 	}
 	for range maxSwaps {
 		raw, rec, err := r.load(ctx, id)
@@ -234,11 +315,37 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 		ch := Change{Version: c.Version, At: now, Operation: op.Op}
 		switch op.Op {
 		case OpAddMessage:
-			c.Messages = append(c.Messages, op.Messages...)
+			for _, m := range added {
+				if m.ID != "" && slices.ContainsFunc(c.Messages, func(o Message) bool { return o.ID == m.ID }) {
+					return nil, fmt.Errorf("%w: the context has a message %q already", ErrBadOperation, m.ID)
+				}
+			}
+			c.Messages = append(c.Messages, added...)
 			ch.Messages = op.Messages
 			ch.Dropped = r.trim(c)
 		case OpClearHistory:
-			c.Messages = []Message{}
+			kept := []Message{}
+			if op.Before != nil {
+				for _, m := range c.Messages {
+					if !m.Time.Before(*op.Before) {
+						kept = append(kept, m)
+					}
+				}
+				ch.Before = op.Before
+			}
+			c.Messages = kept
+		}
+		if op.Path != "" {
+			if c.State == nil {
+				c.State = map[string]any{}
+			}
+			if err := SetPath(c.State, op.Path, value); err != nil {
+				return nil, err
+			}
+			ch.Path, ch.Value = op.Path, op.Value
+			if err := r.checkSize(c); err != nil {
+				return nil, err
+			}
 		}
 		if op.State != nil && op.Op != OpClearHistory {
 			// UPDATE_STATE, or the state a run's plan set with its turn.
@@ -363,4 +470,14 @@ func mergePatch(doc, patch map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// pathObject is value nested under path's keys, as deep as SetPath may
+// put it.
+func pathObject(path string, value any) any {
+	keys, _ := splitPath(path)
+	for i := len(keys) - 1; i >= 0; i-- {
+		value = map[string]any{keys[i]: value}
+	}
+	return value
 }

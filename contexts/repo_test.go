@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -45,6 +46,8 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func newRepo(t *testing.T, b Backend, cfg Config) (*StoreRepo, *testclock.Clock) {
 	c := testclock.New(t0)
+	var n int
+	cfg.NewID = func() string { n++; return fmt.Sprintf("m%d", n) }
 	r := NewStoreRepo(b, cfg)
 	r.now = c.Now
 	return r, c
@@ -53,7 +56,7 @@ func newRepo(t *testing.T, b Backend, cfg Config) (*StoreRepo, *testclock.Clock)
 // step is one call of a case; want is the context (or change log) after
 // it as JSON, or err the error.
 type step struct {
-	do     string // create, open, get, apply, delete, changes
+	do     string // create, open, get, apply, delete, changes, record (the stored bytes)
 	id     string
 	owner  string
 	op     Operation
@@ -168,13 +171,15 @@ func TestRepo(t *testing.T) {
 			{do: "changes", id: "c1", owner: alice, since: 0, want: `{"contextId":"c1","version":3,"changes":[{"version":2,"at":"2026-01-02T03:04:07Z","operation":"UPDATE_STATE","state":{"a":1}},{"version":3,"at":"2026-01-02T03:04:08Z","operation":"CLEAR_HISTORY"}],"truncated":true}`},
 			{do: "changes", id: "c1", owner: alice, since: 3, want: `{"contextId":"c1","version":3,"changes":[],"truncated":false}`},
 		}},
+		{"seed operations", Config{}, seedOperations},
 	}
 	ctx := context.Background()
 	for _, b := range backends {
 		for _, tc := range cases {
 			t.Run(b.name+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				r, clock := newRepo(t, b.open(t), tc.cfg)
+				st := b.open(t)
+				r, clock := newRepo(t, st, tc.cfg)
 				for i, s := range tc.steps {
 					var got any
 					var err error
@@ -193,6 +198,10 @@ func TestRepo(t *testing.T) {
 						err = r.Delete(ctx, s.id, s.owner, s.expect)
 					case "changes":
 						got, err = r.Changes(ctx, s.id, s.owner, s.since)
+					case "record":
+						var raw []byte
+						raw, err = st.Get(ctx, key(s.id))
+						got = string(raw)
 					}
 					clock.Advance(time.Second)
 					if !errors.Is(err, s.err) {
@@ -267,7 +276,8 @@ func TestStoredRecord(t *testing.T) {
 	}
 	got, err := st.Get(ctx, "context/c1")
 	want := `{"context":{"contextId":"c1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":2,"owner":"alice","messages":[{"role":"assistant","content":"x","toolCalls":[{"id":"1"}]}],"state":{},"metadata":{"k":"v"}},` +
-		`"changes":[{"version":1,"at":"2026-01-02T03:04:05Z","operation":"CREATE"},{"version":2,"at":"2026-01-02T03:04:05Z","operation":"ADD_MESSAGE","messages":[{"role":"assistant","content":"x","toolCalls":[{"id":"1"}]}]}]}`
+		`"changes":[{"version":1,"at":"2026-01-02T03:04:05Z","operation":"CREATE"},{"version":2,"at":"2026-01-02T03:04:05Z","operation":"ADD_MESSAGE","messages":[{"role":"assistant","content":"x","toolCalls":[{"id":"1"}]}]}],` +
+		`"messageMeta":[{"id":"m1","type":"MODEL_RESPONSE","time":"2026-01-02T03:04:05Z"}]}`
 	if err != nil || string(got) != want {
 		t.Fatalf("stored %s, %v\nwant %s", got, err, want)
 	}
@@ -276,5 +286,98 @@ func TestStoredRecord(t *testing.T) {
 	}
 	if got, err := st.Get(ctx, "context/c1"); err != nil || string(got) != `{"deleted":true,"owner":"alice"}` {
 		t.Fatalf("tombstone %s, %v", got, err)
+	}
+}
+
+func at(sec int) *time.Time {
+	t := t0.Add(time.Duration(sec) * time.Second)
+	return &t
+}
+
+// seedOperations are the seed's operations (seed 000 section 8.2) on a
+// repo: a value set at a dotted path (missing objects made, an array
+// indexed within its bounds, else ErrBadPath), CLEAR_HISTORY before a
+// time, messages with the ids and times kept beside them in the record.
+var seedOperations = []step{
+	{do: "create", id: "c1", owner: alice},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpAddMessage, Messages: []Message{msg("user", "hi")}}},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpAddMessage, Messages: []Message{{Role: "assistant", Content: "hello", ID: "msg_002", Type: TypeModelResponse}}}},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpUpdateState, State: map[string]any{
+		"userPreferences": map[string]any{"language": "中文", "timezone": "Asia/Shanghai"}, "list": []any{1.0, map[string]any{"x": 1.0}}, "s": "str"}}},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpUpdateState, Path: "userPreferences.language", Value: json.RawMessage(`"英文"`)}},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpUpdateState, Path: "new.deep.key", Value: json.RawMessage(`1`)}},
+	{do: "apply", id: "c1", owner: alice, expect: 6, op: Operation{Op: OpUpdateState, Path: "list.1.x", Value: json.RawMessage(`[2]`)}},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpUpdateState, Path: "list.2", Value: json.RawMessage(`0`)}, err: ErrBadPath},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpUpdateState, Path: "list.01", Value: json.RawMessage(`0`)}, err: ErrBadPath},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpUpdateState, Path: "s.x", Value: json.RawMessage(`0`)}, err: ErrBadPath},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpUpdateState, Path: "new.deep", Value: json.RawMessage(`null`)}},
+	{do: "apply", id: "c1", owner: alice, expect: 7, op: Operation{Op: OpClearHistory, Before: at(2)}, err: ErrConflict},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpClearHistory, Before: at(2)}},
+	{do: "apply", id: "c1", owner: alice, op: Operation{Op: OpAddMessage, Messages: []Message{{Role: "user", Content: "again", ID: "msg_002"}}}, err: ErrBadOperation},
+	{do: "get", id: "c1", owner: alice, want: `{"contextId":"c1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:17Z","version":9,"owner":"alice",` +
+		`"messages":[{"role":"assistant","content":"hello"}],` +
+		`"state":{"list":[1,{"x":[2]}],"new":{},"s":"str","userPreferences":{"language":"英文","timezone":"Asia/Shanghai"}},"metadata":{}}`},
+	{do: "record", id: "c1", want: `{"context":{"contextId":"c1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:17Z","version":9,"owner":"alice",` +
+		`"messages":[{"role":"assistant","content":"hello"}],` +
+		`"state":{"list":[1,{"x":[2]}],"new":{},"s":"str","userPreferences":{"language":"英文","timezone":"Asia/Shanghai"}},"metadata":{}},` +
+		`"changes":[{"version":1,"at":"2026-01-02T03:04:05Z","operation":"CREATE"},` +
+		`{"version":2,"at":"2026-01-02T03:04:06Z","operation":"ADD_MESSAGE","messages":[{"role":"user","content":"hi"}]},` +
+		`{"version":3,"at":"2026-01-02T03:04:07Z","operation":"ADD_MESSAGE","messages":[{"role":"assistant","content":"hello"}]},` +
+		`{"version":4,"at":"2026-01-02T03:04:08Z","operation":"UPDATE_STATE","state":{"list":[1,{"x":1}],"s":"str","userPreferences":{"language":"中文","timezone":"Asia/Shanghai"}}},` +
+		`{"version":5,"at":"2026-01-02T03:04:09Z","operation":"UPDATE_STATE","path":"userPreferences.language","value":"英文"},` +
+		`{"version":6,"at":"2026-01-02T03:04:10Z","operation":"UPDATE_STATE","path":"new.deep.key","value":1},` +
+		`{"version":7,"at":"2026-01-02T03:04:11Z","operation":"UPDATE_STATE","path":"list.1.x","value":[2]},` +
+		`{"version":8,"at":"2026-01-02T03:04:15Z","operation":"UPDATE_STATE","path":"new.deep","value":null},` +
+		`{"version":9,"at":"2026-01-02T03:04:17Z","operation":"CLEAR_HISTORY","beforeTimestamp":"2026-01-02T03:04:07Z"}],` +
+		`"messageMeta":[{"id":"msg_002","type":"MODEL_RESPONSE","time":"2026-01-02T03:04:07Z"}]}`},
+}
+
+// TestMessageIDsAcrossReplicas: a message's id and time are made once, at
+// write, and kept: another repo on the same store (another replica) reads
+// the same, and a later write keeps them.
+func TestMessageIDsAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	r1 := NewStoreRepo(st, Config{})
+	r2 := NewStoreRepo(st, Config{})
+	if _, err := r1.Create(ctx, "c1", alice, nil); err != nil {
+		t.Fatal(err)
+	}
+	c1, err := r1.Apply(ctx, "c1", alice, Operation{Op: OpAddMessage, Messages: []Message{msg("user", "a"), msg("assistant", "b")}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r2.Apply(ctx, "c1", alice, Operation{Op: OpUpdateState, State: map[string]any{"k": 1.0}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := r2.Get(ctx, "c1", alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := func(c *Context) string { data, _ := json.Marshal(Seed(c).Messages); return string(data) }
+	if seed(c1) != seed(c2) || c1.Messages[0].ID == "" || c1.Messages[0].ID == c1.Messages[1].ID || c1.Messages[0].Time.IsZero() {
+		t.Fatalf("written %s\nread by another replica %s", seed(c1), seed(c2))
+	}
+	_, err = r1.Apply(ctx, "c1", alice, Operation{Op: OpAddMessage, Messages: []Message{{Role: "user", ID: "x"}, {Role: "user", ID: "x"}}}, 0)
+	if !errors.Is(err, ErrBadOperation) {
+		t.Fatalf("two messages of one id: %v", err)
+	}
+
+	// A record written before messages had ids: they get theirs, kept, at
+	// the next change, and no time.
+	legacy := `{"context":{"contextId":"old","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":2,"owner":"alice","messages":[{"role":"user","content":"a"}],"state":{},"metadata":{}}}`
+	if err := st.Put(ctx, "context/old", []byte(legacy), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	r3, _ := newRepo(t, st, Config{})
+	if _, err := r3.Apply(ctx, "old", alice, Operation{Op: OpAddMessage, Messages: []Message{msg("assistant", "b")}}, 2); err != nil {
+		t.Fatal(err)
+	}
+	c, err := r2.Get(ctx, "old", alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := seed(c), `[{"messageId":"m2","type":"USER_INPUT","content":{"text":"a"}},{"messageId":"m1","type":"MODEL_RESPONSE","timestamp":"2026-01-02T03:04:05Z","content":{"text":"b"}}]`; got != want {
+		t.Fatalf("a legacy record after a change: %s\nwant %s", got, want)
 	}
 }

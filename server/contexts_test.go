@@ -52,7 +52,9 @@ func errBody(code, msg, source string, recoverable bool, suggestion string) stri
 }
 
 const (
-	notFoundHint = "POST /contexts creates a context; an id that was deleted or belongs to another caller cannot be used"
+	notFoundHint  = "POST /contexts creates a context; an id that was deleted or belongs to another caller cannot be used"
+	operationHint = `send {\"operation\":\"UPDATE_STATE\",\"state\":{...},\"version\":N}, {\"operation\":\"UPDATE_STATE\",\"path\":\"a.b\",\"value\":...}, ` +
+		`{\"operation\":\"CLEAR_HISTORY\",\"filter\":{\"beforeTimestamp\":T}?} or {\"operation\":\"ADD_MESSAGE\",\"message\":{...}}, bare or as {\"type\":\"CONTEXT_UPDATE\",\"content\":{...}}`
 	conflictHint = "GET the context (or its changes since your version) and retry the write on the current version"
 )
 
@@ -87,9 +89,8 @@ func TestContextsAPI(t *testing.T) {
 			`{"contextId":"conv-1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":3,` + owner + `,"messages":[],"state":{"branch":"main"},"metadata":{"ide":"vscode"}}` + "\n"},
 		{"PATCH", "/contexts/conv-1", `{"operation":"CLEAR_HISTORY"}`, append([]string{"If-Match", "*"}, a...), 200,
 			`{"contextId":"conv-1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":4,` + owner + `,"messages":[],"state":{"branch":"main"},"metadata":{"ide":"vscode"}}` + "\n"},
-		{"PATCH", "/contexts/conv-1", `{"operation":"ADD_MESSAGE"}`, a, 400,
-			errBody("BAD_REQUEST", `bad context operation: \"ADD_MESSAGE\" is not an operation of PATCH (UPDATE_STATE or CLEAR_HISTORY)`, "client", false,
-				`send {\"operation\":\"UPDATE_STATE\",\"state\":{...},\"version\":N} or {\"operation\":\"CLEAR_HISTORY\"}`)},
+		{"PATCH", "/contexts/conv-1", `{"operation":"DELETE"}`, a, 400,
+			errBody("BAD_REQUEST", `bad context operation: \"DELETE\" is not an operation of PATCH (UPDATE_STATE, CLEAR_HISTORY or ADD_MESSAGE)`, "client", false, operationHint)},
 		{"PATCH", "/contexts/conv-1", `{"operation":"CLEAR_HISTORY"}`, b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
 		{"GET", "/contexts/conv-1/changes?since=2", "", a, 200,
 			`{"contextId":"conv-1","version":4,"changes":[{"version":3,"at":"2026-01-02T03:04:05Z","operation":"UPDATE_STATE","state":{"n":null}},{"version":4,"at":"2026-01-02T03:04:05Z","operation":"CLEAR_HISTORY"}],"truncated":false}` + "\n"},
@@ -197,6 +198,9 @@ func FuzzContextPatch(f *testing.F) {
 		`{"operation":"CLEAR_HISTORY"}`, `{"operation":"ADD_MESSAGE"}`, `{"operation":"DELETE"}`,
 		`{"operation":"UPDATE_STATE"}`, `{"operation":"UPDATE_STATE","state":[]}`, `{"version":-1}`,
 		`{"operation":"CLEAR_HISTORY","version":99}`, `{"x":1}`, `{`, `[]`, `null`, ``,
+		`{"type":"CONTEXT_UPDATE","content":{"operation":"UPDATE_STATE","path":"a.0.b","value":"英文"}}`,
+		`{"type":"CONTEXT_UPDATE","content":{"operation":"CLEAR_HISTORY","filter":{"beforeTimestamp":"2025-12-01T09:00:00Z"}}}`,
+		`{"operation":"ADD_MESSAGE","message":{"messageId":"m","type":"USER_INPUT","content":{"text":"x"}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -238,4 +242,65 @@ func FuzzContextPatch(f *testing.F) {
 			t.Fatalf("PATCH %q = %d %s", body, rec.Code, rec.Body)
 		}
 	})
+}
+
+// TestContextsSeedPatch: PATCH takes the seed's update messages (seed 000
+// section 8.2), bare or in the CONTEXT_UPDATE envelope, with the version
+// check as the project's operations have it; every answer byte for byte.
+func TestContextsSeedPatch(t *testing.T) {
+	t.Parallel()
+	clock := testclock.New(time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC))
+	gw := newGateway(t, withContexts(clock))
+	ctx := func(version int, updated, messages, state string) string {
+		return `{"contextId":"s1","createdAt":"2026-01-02T03:00:00Z","updatedAt":"2026-01-02T` + updated + `Z","version":` + strconv.Itoa(version) +
+			`,"owner":"anonymous","messages":[` + messages + `],"state":{` + state + `},"metadata":{}}` + "\n"
+	}
+	const hi, hello = `{"role":"user","content":"你好"}`, `{"role":"assistant","content":"您好!有什么可以帮助您的?","toolCalls":[{"id":"c1"}]}`
+	steps := []struct {
+		advance            time.Duration
+		method, path, body string
+		header             []string
+		status             int
+		want               string
+	}{
+		{0, "POST", "/contexts", `{"contextId":"s1"}`, nil, 201, ctx(1, "03:00:00", "", "")},
+		{0, "PATCH", "/contexts/s1", `{"type":"CONTEXT_UPDATE","content":{"operation":"ADD_MESSAGE","message":{"messageId":"msg_001","type":"USER_INPUT","content":{"text":"你好"}}}}`, nil, 200,
+			ctx(2, "03:00:00", hi, "")},
+		{time.Hour, "PATCH", "/contexts/s1", `{"operation":"ADD_MESSAGE","message":{"type":"MODEL_RESPONSE","content":{"text":"您好!有什么可以帮助您的?","toolCalls":[{"id":"c1"}]}},"version":2}`, nil, 200,
+			ctx(3, "04:00:00", hi+","+hello, "")},
+		{0, "PATCH", "/contexts/s1", `{"type":"CONTEXT_UPDATE","content":{"operation":"UPDATE_STATE","path":"userPreferences.language","value":"英文"},"version":3}`, nil, 200,
+			ctx(4, "04:00:00", hi+","+hello, `"userPreferences":{"language":"英文"}`)},
+		{0, "PATCH", "/contexts/s1", `{"operation":"UPDATE_STATE","path":"userPreferences.language","value":"中文"}`, []string{"If-Match", "3"}, 409,
+			errBody("CONTEXT_CONFLICT", `context \"s1\" has changed since that version`, "client", true, conflictHint)},
+		{0, "PATCH", "/contexts/s1", `{"operation":"UPDATE_STATE","state":{"activeTools":["weather_api"]}}`, nil, 200,
+			ctx(5, "04:00:00", hi+","+hello, `"activeTools":["weather_api"],"userPreferences":{"language":"英文"}`)},
+		{0, "PATCH", "/contexts/s1", `{"operation":"UPDATE_STATE","path":"activeTools.1","value":"calculator"}`, nil, 422,
+			errBody("INVALID_PARAMETERS", `context \"s1\": context state path cannot be set: \"1\" in path \"activeTools.1\" is not an index of an array of 1`, "client", false,
+				"a path's keys create the objects that are missing; an array is indexed by a number from 0 to its length - 1")},
+		{0, "PATCH", "/contexts/s1", `{"operation":"UPDATE_STATE","path":"userPreferences.language.x","value":1}`, nil, 422,
+			errBody("INVALID_PARAMETERS", `context \"s1\": context state path cannot be set: \"x\" in path \"userPreferences.language.x\" is below a string, not an object or an array`, "client", false,
+				"a path's keys create the objects that are missing; an array is indexed by a number from 0 to its length - 1")},
+		{0, "PATCH", "/contexts/s1", `{"operation":"UPDATE_STATE","path":"userPreferences.language"}`, nil, 400,
+			errBody("BAD_REQUEST", `bad context operation: an UPDATE_STATE with a path needs a value (null deletes the key)`, "client", false, operationHint)},
+		{0, "PATCH", "/contexts/s1", `{"type":"CONTEXT_UPDATE","operation":"CLEAR_HISTORY"}`, nil, 400,
+			errBody("BAD_REQUEST", `bad context operation: the operation of a CONTEXT_UPDATE goes in its content`, "client", false, operationHint)},
+		{0, "PATCH", "/contexts/s1", `{"type":"CONTEXT_UPDATE","contextId":"other","content":{"operation":"CLEAR_HISTORY"}}`, nil, 400,
+			errBody("BAD_REQUEST", `the body's contextId \"other\" is not the path's \"s1\"`, "client", false, "leave contextId out of the envelope, or send it to PATCH /contexts/{contextId}")},
+		{0, "PATCH", "/contexts/s1", `{"operation":"ADD_MESSAGE","message":{"type":"NOTE","content":{"text":"x"}}}`, nil, 400,
+			errBody("BAD_REQUEST", `message 0: bad context operation: message type \"NOTE\" is not USER_INPUT, MODEL_RESPONSE, TOOL_CALL_RESPONSE or SYSTEM_MESSAGE`, "client", false, operationHint)},
+		{0, "PATCH", "/contexts/s1", `{"type":"CONTEXT_UPDATE","content":{"operation":"CLEAR_HISTORY","filter":{"beforeTimestamp":"2026-01-02T03:30:00Z"}}}`, nil, 200,
+			ctx(6, "04:00:00", hello, `"activeTools":["weather_api"],"userPreferences":{"language":"英文"}`)},
+		{0, "GET", "/contexts/s1/changes?since=3", "", nil, 200,
+			`{"contextId":"s1","version":6,"changes":[{"version":4,"at":"2026-01-02T04:00:00Z","operation":"UPDATE_STATE","path":"userPreferences.language","value":"英文"},` +
+				`{"version":5,"at":"2026-01-02T04:00:00Z","operation":"UPDATE_STATE","state":{"activeTools":["weather_api"]}},` +
+				`{"version":6,"at":"2026-01-02T04:00:00Z","operation":"CLEAR_HISTORY","beforeTimestamp":"2026-01-02T03:30:00Z"}],"truncated":false}` + "\n"},
+		{0, "PATCH", "/contexts/s1", `{"operation":"CLEAR_HISTORY"}`, nil, 200, ctx(7, "04:00:00", "", `"activeTools":["weather_api"],"userPreferences":{"language":"英文"}`)},
+	}
+	for i, s := range steps {
+		clock.Advance(s.advance)
+		status, body := call(t, gw, s.method, s.path, s.body, s.header...)
+		if status != s.status || body != s.want {
+			t.Fatalf("step %d %s %s = %d\n%s\nwant %d\n%s", i, s.method, s.path, status, body, s.status, s.want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,69 @@ func TestConversationHugeID(t *testing.T) {
 	}
 	if n := gw.up.count(); n != 0 {
 		t.Fatalf("the upstream got %d requests", n)
+	}
+}
+
+// TestConversationSeedShape: a conversation's messages keep the seed's
+// messageId, type and timestamp, made when first written (or the
+// client's id), and GET ?format=seed answers the seed's shape (seed 000
+// section 8.1) while the project's shape, and the prompt the model gets
+// from the stored turns, stay byte for byte what they were.
+func TestConversationSeedShape(t *testing.T) {
+	t.Parallel()
+	clock := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	var n int
+	repo := contexts.NewStoreRepo(store.NewMemory(), contexts.Config{Now: clock.Now,
+		NewID: func() string { n++; return "msg_" + strconv.Itoa(n) }})
+	gw := newGateway(t, func(s *setup) { s.srv.Contexts, s.run.Contexts = repo, repo }, withUpstream(replay(t, "normal.sse")))
+	const answer = `{"role":"assistant","content":"Hello, \"world\"\n"}`
+	const system = `{"role":"system","content":"You are a test assistant."}`
+	user := []string{server.HeaderUser, "alice"}
+
+	if s := readStream(t, post(t, gw.URL+"/agents/chat", chatTurn("conv-s", "alice", "hi")), "[DONE]"); s.text() != "Hello, \"world\"\n" {
+		t.Fatalf("turn 1: %q", s.text())
+	}
+	clock.Advance(time.Minute)
+	status, body := call(t, gw, "PATCH", "/contexts/conv-s", `{"type":"CONTEXT_UPDATE","content":{"operation":"ADD_MESSAGE","message":`+
+		`{"messageId":"msg_plugin","type":"USER_INPUT","content":{"text":"你好"}}}}`, user...)
+	if want := `{"contextId":"conv-s","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:05:05Z","version":3,"owner":"user:alice","messages":[` +
+		`{"role":"user","content":"hi"},` + answer + `,{"role":"user","content":"你好"}],"state":{},"metadata":{}}` + "\n"; status != 200 || body != want {
+		t.Fatalf("PATCH = %d\n%s\nwant\n%s", status, body, want)
+	}
+	if s := readStream(t, post(t, gw.URL+"/agents/chat", chatTurn("conv-s", "alice", "more")), "[DONE]"); s.text() != "Hello, \"world\"\n" {
+		t.Fatalf("turn 2: %q", s.text())
+	}
+	got := decodeUpstream(t, gw.up.requests[1]).fields["messages"]
+	if want := `[` + system + `,{"role":"user","content":"hi"},` + answer + `,{"role":"user","content":"你好"},{"role":"user","content":"more"}]`; string(got) != want {
+		t.Fatalf("turn 2 upstream messages\n%s\nwant\n%s", got, want)
+	}
+
+	resp := send(t, "GET", gw.URL+"/contexts/conv-s?format=seed", "", nil, user...)
+	want := `{"contextId":"conv-s","creationTime":"2026-01-02T03:04:05Z","lastUpdateTime":"2026-01-02T03:05:05Z","version":4,"owner":"user:alice","messages":[` +
+		`{"messageId":"msg_1","type":"USER_INPUT","timestamp":"2026-01-02T03:04:05Z","content":{"text":"hi"}},` +
+		`{"messageId":"msg_2","type":"MODEL_RESPONSE","timestamp":"2026-01-02T03:04:05Z","content":{"text":"Hello, \"world\"\n"}},` +
+		`{"messageId":"msg_plugin","type":"USER_INPUT","timestamp":"2026-01-02T03:05:05Z","content":{"text":"你好"}},` +
+		`{"messageId":"msg_3","type":"USER_INPUT","timestamp":"2026-01-02T03:05:05Z","content":{"text":"more"}},` +
+		`{"messageId":"msg_4","type":"MODEL_RESPONSE","timestamp":"2026-01-02T03:05:05Z","content":{"text":"Hello, \"world\"\n"}}],"state":{},"metadata":{}}` + "\n"
+	if resp.status != 200 || string(resp.body) != want {
+		t.Fatalf("GET ?format=seed = %d\n%s\nwant\n%s", resp.status, resp.body, want)
+	}
+	status, body = call(t, gw, "GET", "/contexts/conv-s", "", user...)
+	if want := `{"contextId":"conv-s","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:05:05Z","version":4,"owner":"user:alice","messages":[` +
+		`{"role":"user","content":"hi"},` + answer + `,{"role":"user","content":"你好"},{"role":"user","content":"more"},` + answer + `],"state":{},"metadata":{}}` + "\n"; status != 200 || body != want {
+		t.Fatalf("GET = %d\n%s\nwant\n%s", status, body, want)
+	}
+	// Trimming by time: the seed's CLEAR_HISTORY before the plugin's message.
+	status, body = call(t, gw, "PATCH", "/contexts/conv-s?format=seed", `{"operation":"CLEAR_HISTORY","filter":{"beforeTimestamp":"2026-01-02T03:05:00Z"},"version":4}`, user...)
+	if want := `{"contextId":"conv-s","creationTime":"2026-01-02T03:04:05Z","lastUpdateTime":"2026-01-02T03:05:05Z","version":5,"owner":"user:alice","messages":[` +
+		`{"messageId":"msg_plugin","type":"USER_INPUT","timestamp":"T","content":{"text":"你好"}},` +
+		`{"messageId":"msg_3","type":"USER_INPUT","timestamp":"T","content":{"text":"more"}},` +
+		`{"messageId":"msg_4","type":"MODEL_RESPONSE","timestamp":"T","content":{"text":"Hello, \"world\"\n"}}],"state":{},"metadata":{}}` + "\n"; status != 200 || body != want {
+		t.Fatalf("PATCH ?format=seed = %d\n%s\nwant\n%s", status, body, want)
+	}
+	status, body = call(t, gw, "GET", "/contexts/conv-s?format=xml", "", user...)
+	if want := errBody("BAD_REQUEST", `format=\"xml\" is not a context format`, "client", false,
+		"leave format out for the project's shape, or send format=seed for the seed's (seed 000 section 8.1)"); status != 400 || body != want {
+		t.Fatalf("format=xml: %d %s", status, body)
 	}
 }

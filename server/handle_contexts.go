@@ -83,13 +83,6 @@ type createRequest struct {
 	Metadata  map[string]any `json:"metadata"`
 }
 
-// patchRequest is the body of PATCH /contexts/{id}.
-type patchRequest struct {
-	Operation string         `json:"operation"`
-	State     map[string]any `json:"state"`
-	Version   *int64         `json:"version"`
-}
-
 // decodeJSON decodes the request body, if any, into v.
 func (s *Server) decodeJSON(c echo.Context, v any, what string) error {
 	body, err := s.readBody(c)
@@ -128,8 +121,34 @@ func validJSON(body []byte) error {
 	return nil
 }
 
+// contextFormat is the shape a /contexts request asks its context in:
+// ?format=seed for the seed's (contexts.Seed), else the project's.
+func contextFormat(c echo.Context) (seed bool, err error) {
+	switch f := c.QueryParam("format"); f {
+	case "", "project":
+		return false, nil
+	case "seed":
+		return true, nil
+	default:
+		return false, agent.Errorf(agent.CodeBadRequest, "format=%q is not a context format", agent.Clip(f)).
+			Suggest("leave format out for the project's shape, or send format=seed for the seed's (seed 000 section 8.1)")
+	}
+}
+
+// answerContext answers ctx in the shape format asked for.
+func answerContext(c echo.Context, status int, ctx *contexts.Context, seed bool) error {
+	if seed {
+		return c.JSON(status, contexts.Seed(ctx))
+	}
+	return c.JSON(status, ctx)
+}
+
 // createContext serves POST /contexts: 201 and the new context.
 func (s *Server) createContext(c echo.Context) error {
+	seed, err := contextFormat(c)
+	if err != nil {
+		return err
+	}
 	var req createRequest
 	if err := s.decodeJSON(c, &req, "context creation ({\"contextId\"?, \"metadata\"?})"); err != nil {
 		return err
@@ -138,17 +157,21 @@ func (s *Server) createContext(c echo.Context) error {
 	if err != nil {
 		return contextError(req.ContextID, err)
 	}
-	return c.JSON(http.StatusCreated, ctx)
+	return answerContext(c, http.StatusCreated, ctx, seed)
 }
 
-// getContext serves GET /contexts/{id}.
+// getContext serves GET /contexts/{id} (?format=seed: in the seed's shape).
 func (s *Server) getContext(c echo.Context) error {
 	id := c.Param("id")
+	seed, err := contextFormat(c)
+	if err != nil {
+		return err
+	}
 	ctx, err := s.cfg.Contexts.Get(c.Request().Context(), id, callerOf(c))
 	if err != nil {
 		return contextError(id, err)
 	}
-	return c.JSON(http.StatusOK, ctx)
+	return answerContext(c, http.StatusOK, ctx, seed)
 }
 
 // ifMatch is the version of an If-Match header ("3", "\"3\"" or
@@ -166,9 +189,12 @@ func ifMatch(c echo.Context) (int64, error) {
 	return v, nil
 }
 
-// patchContext serves PATCH /contexts/{id}: UPDATE_STATE or CLEAR_HISTORY,
-// at the version in the body or If-Match (they must agree); 200 and the
-// context after.
+// patchContext serves PATCH /contexts/{id}: UPDATE_STATE (a merge-patch
+// state, or the seed's path and value), CLEAR_HISTORY (all, or the seed's
+// filter beforeTimestamp) or ADD_MESSAGE (the project's or the seed's
+// message), bare or in the seed's CONTEXT_UPDATE envelope
+// (contexts.DecodeUpdate), at the version in the body or If-Match (they
+// must agree); 200 and the context after.
 func (s *Server) patchContext(c echo.Context) error {
 	id := c.Param("id")
 	if !contexts.ValidID(id) {
@@ -178,29 +204,41 @@ func (s *Server) patchContext(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var req patchRequest
-	if err := s.decodeJSON(c, &req, "context operation"); err != nil {
+	seed, err := contextFormat(c)
+	if err != nil {
 		return err
 	}
-	if req.Version != nil {
-		if *req.Version < 1 || expect != 0 && expect != *req.Version {
-			return agent.Errorf(agent.CodeBadRequest, "version %d is not a context version or disagrees with If-Match", *req.Version)
-		}
-		expect = *req.Version
+	body, err := s.readBody(c)
+	if err != nil {
+		return err
 	}
-	switch req.Operation {
-	case contexts.OpUpdateState, contexts.OpClearHistory:
-	case "":
+	if len(bytes.TrimSpace(body)) == 0 {
 		return contextError(id, fmt.Errorf("%w: the body names no operation", contexts.ErrBadOperation))
-	default:
-		return contextError(id, fmt.Errorf("%w: %q is not an operation of PATCH (UPDATE_STATE or CLEAR_HISTORY)", contexts.ErrBadOperation, agent.Clip(req.Operation)))
 	}
-	ctx, err := s.cfg.Contexts.Apply(c.Request().Context(), id, callerOf(c),
-		contexts.Operation{Op: req.Operation, State: req.State}, expect)
+	// The request path's tokenizer first, as decodeJSON does.
+	if err := validJSON(body); err != nil {
+		return agent.Errorf(agent.CodeBadRequest, "the body is not a valid context operation: %v", err).
+			Suggest("send the body as JSON in UTF-8")
+	}
+	u, err := contexts.DecodeUpdate(body)
 	if err != nil {
 		return contextError(id, err)
 	}
-	return c.JSON(http.StatusOK, ctx)
+	if u.ContextID != "" && u.ContextID != id {
+		return agent.Errorf(agent.CodeBadRequest, "the body's contextId %q is not the path's %q", agent.Clip(u.ContextID), id).
+			Suggest("leave contextId out of the envelope, or send it to PATCH /contexts/{contextId}")
+	}
+	if u.Version != nil {
+		if *u.Version < 1 || expect != 0 && expect != *u.Version {
+			return agent.Errorf(agent.CodeBadRequest, "version %d is not a context version or disagrees with If-Match", *u.Version)
+		}
+		expect = *u.Version
+	}
+	ctx, err := s.cfg.Contexts.Apply(c.Request().Context(), id, callerOf(c), u.Op, expect)
+	if err != nil {
+		return contextError(id, err)
+	}
+	return answerContext(c, http.StatusOK, ctx, seed)
 }
 
 // deleteContext serves DELETE /contexts/{id}: 204; If-Match is checked.

@@ -133,6 +133,22 @@ func (r *Runner) bindConversation(run *Run) error {
 	return nil
 }
 
+// planContext is the context as plans see it ($context, and .context in
+// step templates): the context variables by name, and, while a
+// conversation is bound, its fields (contextId, version, state, metadata)
+// over them, so that .context is the conversation there as it is in
+// command templates.
+func (run *Run) planContext() map[string]any {
+	data := run.contextData()
+	conv, ok := data[varContext].(map[string]any)
+	if run.conv == nil || !ok {
+		return data
+	}
+	out := maps.Clone(data)
+	maps.Copy(out, conv)
+	return out
+}
+
 // storedTurns are a conversation's stored messages as prompt turns.
 func storedTurns(ms []contexts.Message) []llm.Message {
 	out := make([]llm.Message, 0, len(ms))

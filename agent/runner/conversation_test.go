@@ -225,3 +225,53 @@ func TestConversationStoreDown(t *testing.T) {
 		t.Fatalf("error %+v", e)
 	}
 }
+
+const convVersionAgent = `
+name: v
+commands:
+  - name: default
+    messageTemplates:
+      - {role: system, template: "cmd v={{ .context.version }} id={{ .context.contextId }} n={{ len .context.state }}"}
+  - name: plan
+    steps:
+      - id: expr
+        set: {v: "$context.version", id: "$context.contextId"}
+      - id: say
+        dependsOn: [expr]
+        reply: "step v={{ .context.version }} id={{ .context.contextId }} n={{ len .context.state }} $v={{ .state.v }} $id={{ .state.id }} editor={{ .context.activeEditor.filePath }}"
+`
+
+// TestConversationContextSameInPlans: .context is the conversation in plan
+// step templates and in $context as it is in command templates: its
+// version and id render in both (they rendered empty in steps).
+func TestConversationContextSameInPlans(t *testing.T) {
+	repo := contexts.NewStoreRepo(store.NewMemory(), contexts.Config{})
+	if _, err := repo.Create(t.Context(), "conv-v", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Apply(t.Context(), "conv-v", "", contexts.Operation{Op: contexts.OpUpdateState, State: map[string]any{"a": 1.0}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	up := newFakeUpstream(t, "ok")
+	r, _ := testRunner(t, convVersionAgent, up, RunnerConfig{Contexts: repo})
+	body := func(cmd string) string {
+		return `{"agent":"v","command":"` + cmd + `","contextId":"conv-v","contextVariables":[{"name":"activeEditor","value":{"filePath":"a.go","content":"x"}}]}`
+	}
+	rec, err := runRequest(t, r, body("plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rec.Transcript(), "step v=2 id=conv-v n=1 $v=2 $id=conv-v editor=a.go"; got != want {
+		t.Fatalf("plan step: %q, want %q (%v)", got, want, rec.Err())
+	}
+	// The plan's turn made version 3; the command's template sees it.
+	if _, err := runRequest(t, r, body("default")); err != nil {
+		t.Fatal(err)
+	}
+	var sent struct{ Messages json.RawMessage }
+	_ = json.Unmarshal(up.last(), &sent)
+	want := `[{"role":"system","content":"cmd v=3 id=conv-v n=1"},{"role":"assistant","content":"step v=2 id=conv-v n=1 $v=2 $id=conv-v editor=a.go"}]`
+	if got := string(sent.Messages); got != want {
+		t.Fatalf("command upstream messages:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -28,7 +28,7 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 	seq := newSequencer(em, len(cp.steps))
 	opts := steps.Options{
 		Parallel: run.cfg.Parallel, Timeout: cp.timeout, State: state,
-		Context: run.contextData(), Input: run.input, Handoff: run.req.Handoff,
+		Context: run.planContext(), Input: run.input, Handoff: run.req.Handoff,
 		OnFinish: func(i int, r steps.Result) {
 			seq.finish(i)
 			if run.debugging() {
@@ -149,7 +149,7 @@ func (sr *stepRun) prepare(ctx context.Context) error {
 	data["state"] = sr.inv.Scope.State.Snapshot()
 	data["steps"] = stepsView
 	data["dependencies"] = stepsView
-	data["context"] = run.contextData()
+	data["context"] = run.planContext()
 	data["input"] = run.input
 	sr.env = &tmpl.Env{Ctx: ctx, Data: data, Scope: sr.inv.Scope}
 	with := make(map[string]any, len(sr.inv.Inputs)+len(sr.step.with))

@@ -600,5 +600,5 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 // data, and a scope with the plan's final state.
 func (run *Run) renderEnv(ctx context.Context, state map[string]any) *tmpl.Env {
 	return &tmpl.Env{Ctx: ctx, Data: run.templateMap(), Scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
-		Context: run.contextData(), Input: run.input, Handoff: run.req.Handoff}}
+		Context: run.planContext(), Input: run.input, Handoff: run.req.Handoff}}
 }
