@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -158,6 +159,17 @@ commands:
 	if first.Files != 3 || !strings.HasPrefix(first.LastIndexedCommit, "repo:proj@main=") || first.Chunks < 5 {
 		t.Fatalf("GET /knowledge-bases: %+v (the binary file is skipped)", first)
 	}
+	// GET /knowledge-bases, exactly: the sources in the config's camelCase
+	// (issue 25 item 5: it answered "Repo", "Dir", "Paths").
+	var listed json.RawMessage
+	jsonCall(t, "GET", base+"/knowledge-bases", "", &listed)
+	var updated struct{ KnowledgeBases []struct{ UpdatedAt string } }
+	_ = json.Unmarshal(listed, &updated)
+	if want := `{"knowledgeBases":[{"id":"proj","name":"The project","sources":[{"repo":"proj","ref":"main","paths":["**/*.go","**/*.md","**/*.bin"]},{"dir":` +
+		jsonString(notes) + `}],"files":3,"chunks":` + strconv.Itoa(first.Chunks) + `,"lastIndexedCommit":` + jsonString(first.LastIndexedCommit) +
+		`,"updatedAt":` + jsonString(updated.KnowledgeBases[0].UpdatedAt) + `,"hybrid":false}]}`; string(listed) != want {
+		t.Errorf("GET /knowledge-bases:\n%s\nwant\n%s", listed, want)
+	}
 
 	var found struct {
 		References []struct {
@@ -171,8 +183,16 @@ commands:
 	if code := jsonCall(t, "POST", base+"/knowledge-bases/proj/search", `{"query":"parse an http request","topK":2}`, &found); code != 200 || len(found.References) == 0 {
 		t.Fatalf("search = %d %+v", code, found)
 	}
-	if m := found.References[0].Metadata; m.FileName != "server/parse.go" || m.SourceType != "code" || m.StartPos != 3 || m.EndPos != 7 || m.Source != "repo:proj@main" {
+	if m := found.References[0].Metadata; m.FileName != "server/parse.go" || m.SourceType != "code" || m.StartPos != 3 || m.EndPos != 7 || m.Source != repoDir+"/server/parse.go" {
 		t.Errorf("the first reference: %+v", found.References[0])
+	}
+	// A reference of the directory source, exactly: metadata.source is the
+	// file's path (seed 003), not the source's label "dir:…".
+	var faq struct{ References []json.RawMessage }
+	jsonCall(t, "POST", base+"/knowledge-bases/proj/search", `{"query":"which port does the gateway listen on","topK":1,"paths":["faq.md"]}`, &faq)
+	if len(faq.References) != 1 || !strings.HasSuffix(string(faq.References[0]), `,"chunk":"# FAQ\n\nThe gateway listens on port 18080 by default.","metadata":{"fileName":"faq.md","sourceType":"doc","source":`+
+		jsonString(notes+"/faq.md")+`,"startPos":1,"endPos":3}}`) || !strings.HasPrefix(string(faq.References[0]), `{"score":`) {
+		t.Errorf("the faq reference: %s", faq.References)
 	}
 	// knowledge.maxGlobs: a fourth glob is refused, naming the key.
 	var refused struct {
@@ -189,7 +209,7 @@ commands:
 	}
 	mu.Lock()
 	// The system prompt, exactly: the one reference, in the protocol's shape.
-	want := "[server/parse.go:3-7 repo:proj@main]\n" + strings.Join(strings.Split(parseGo, "\n")[2:7], "\n")
+	want := "[server/parse.go:3-7 " + repoDir + "/server/parse.go]\n" + strings.Join(strings.Split(parseGo, "\n")[2:7], "\n")
 	if len(prompts) != 1 || prompts[0] != want {
 		t.Errorf("the prompt:\n%q\nwant\n%q", prompts, want)
 	}
