@@ -83,6 +83,7 @@ func TestKnowledgeBases(t *testing.T) {
 
 	var mu sync.Mutex
 	var prompts []string
+	var lastMessages []struct{ Role, Content string }
 	var toolResult string
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
@@ -105,6 +106,7 @@ func TestKnowledgeBases(t *testing.T) {
 		default:
 			mu.Lock()
 			prompts = append(prompts, body.Messages[0].Content)
+			lastMessages = body.Messages
 			mu.Unlock()
 		}
 		modelChunk(w, map[string]any{"role": "assistant", "content": "ok"}, "stop")
@@ -113,6 +115,10 @@ func TestKnowledgeBases(t *testing.T) {
 
 	agents := t.TempDir()
 	writeFile(t, agents, "helper.yaml", helperAgent)
+	writeFile(t, agents, "pasted.json", `{"name": "pasted", "commands": [{"name": "default",
+ "messageTemplates": [{"role": "system", "template": "You are a world-class programmer"}],
+ "contextVariableCollectionStrategy": {"type": "specify", "contextVariables": [{"name": "userInputPrompt"},
+   {"name": "knowledgeBase", "resolveOptions": {"knowledgeBaseIds": ["proj"], "recallByAgent": true, "topK": 1}}]}}]}`)
 	writeFile(t, agents, "searcher.yaml", `name: searcher
 tools:
   - {name: search_knowledge, description: Search the knowledge bases., runtime: builtin, entry: search_knowledge,
@@ -215,6 +221,20 @@ commands:
 	}
 	mu.Unlock()
 
+	// An agent pasted from the platform, whose templates never place the
+	// references: they come right after its system prompt (issue 25 item 4).
+	if got := ask(t, base+"/agents/pasted", `{"contextVariables":[{"name":"userInputPrompt","value":"How do we parse an HTTP request?"}]}`); got.errorFrame() != nil {
+		t.Fatalf("pasted: %+v", got.errorFrame())
+	}
+	mu.Lock()
+	wantRefs := "References from the knowledge bases, best first:\n\n[proj] server/parse.go:3-7 (" + repoDir + "/server/parse.go)\n" +
+		strings.Join(strings.Split(parseGo, "\n")[2:7], "\n")
+	if len(lastMessages) != 3 || lastMessages[0].Content != "You are a world-class programmer" || lastMessages[1].Role != "system" ||
+		lastMessages[1].Content != wantRefs || lastMessages[2].Content != "How do we parse an HTTP request?" {
+		t.Errorf("the pasted agent's prompt: %q\nwant the references\n%q", lastMessages, wantRefs)
+	}
+	mu.Unlock()
+
 	// A plan's recall step, filtered to docs.
 	looked := ask(t, base+"/agents/looker", `{"contextVariables":[{"name":"userInputPrompt","value":"how do we deploy a release?"}]}`)
 	if e := looked.errorFrame(); e != nil || !strings.HasPrefix(looked.text, "1: docs/deploy.md:1-5\n# Operations\n\n## Deploying") {
@@ -260,5 +280,30 @@ commands:
 	if code := run([]string{"kb", "search", "--config", conf, "--top", "1", "proj", "which", "port?"}, envOf(nil), nil, &stdout, &stderr); code != 0 ||
 		!strings.Contains(stdout.String(), "faq.md:1-3  FAQ") {
 		t.Errorf("agentgw kb search = %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestLintRecallByAgentWithoutIDs: an agent pasted from the platform with
+// recallByAgent and no knowledgeBaseIds recalls only what a request names,
+// and nothing for a request without the variable: lint warns, at the
+// variable (issue 25 item 4); with ids it is silent.
+func TestLintRecallByAgentWithoutIDs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "pasted.json", `{"name": "pasted", "commands": [{"name": "default",
+ "messageTemplates": [{"role": "system", "template": "You are a world-class programmer"}],
+ "contextVariableCollectionStrategy": {"type": "specify", "contextVariables": [
+   {"name": "knowledgeBase", "resolveOptions": {"recallByAgent": true}}]}}]}
+`)
+	writeFile(t, dir, "named.json", `{"name": "named", "commands": [{"name": "default",
+ "messageTemplates": [{"role": "system", "template": "x"}],
+ "contextVariableCollectionStrategy": {"type": "specify", "contextVariables": [
+   {"name": "knowledgeBase", "resolveOptions": {"recallByAgent": true, "knowledgeBaseIds": ["docs"]}}]}}]}
+`)
+	code, stdout, stderr := runCLI(t, nil, "lint", dir)
+	want := filepath.Join(dir, "pasted.json") + `:4:4: warning: command "default": context variable "knowledgeBase": recallByAgent is true and ` +
+		`knowledgeBaseIds lists none: only the knowledge bases a request's knowledgeBase variable names are recalled, and a request ` +
+		`without them recalls nothing (list knowledgeBaseIds)` + "\n"
+	if code != 0 || stdout != want || stderr != "2 agents loaded, 0 errors, 1 warnings\n" {
+		t.Errorf("agentgw lint = %d\n%s\nwant\n%s\n%s", code, stdout, want, stderr)
 	}
 }
