@@ -83,6 +83,10 @@ func ParseOptions(name string, raw map[string]any) (Options, []string, error) {
 			}
 		}
 	}
+	if o.RecallByAgent != nil && *o.RecallByAgent && len(o.KnowledgeBaseIDs) == 0 && len(errs) == 0 {
+		warns = append(warns, "recallByAgent is true and knowledgeBaseIds lists none: only the knowledge bases a request's "+
+			"knowledgeBase variable names are recalled, and a request without them recalls nothing (list knowledgeBaseIds)")
+	}
 	return o, warns, errors.Join(errs...)
 }
 

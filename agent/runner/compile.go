@@ -74,6 +74,9 @@ type command struct {
 	vars          []contextOption
 	// tools are those the command's model may call, by name.
 	tools map[string]*tools.Tool
+	// defaultReferences: the command declares knowledgeBase, has a prompt,
+	// and no prompt template mentions it; the references go in by default.
+	defaultReferences bool
 	// actionsByKey holds every action the command can emit, its own and
 	// those of its plan and handlers, for routing feedback.
 	actionsByKey map[string]*compiledAction
@@ -223,6 +226,8 @@ func (c *compiler) compileCommand(cd *agent.Command) *command {
 		c.warnf(cd.Pos, "%s: timeout bounds a plan, and the command has no steps", what)
 	}
 	cc.vars = compileStrategy(what, cd.ContextVariableCollectionStrategy, c.diags)
+	cc.defaultReferences = cc.hasPrompt() && slices.ContainsFunc(cc.vars, func(v contextOption) bool { return v.name == contextvars.NameKnowledgeBase }) &&
+		!slices.ContainsFunc(cc.templates(), func(t *tmpl.Template) bool { return tmpl.Mentions(t, contextvars.NameKnowledgeBase) })
 	if cd.Reply == nil && len(cd.MessageTemplates) == 0 && len(cd.Actions) == 0 && len(cd.Steps) == 0 {
 		c.warnf(cd.Pos, "%s: has no reply, messageTemplates, steps or actions; requests for it get an error", what)
 	}

@@ -90,7 +90,8 @@ func promptTokens(msgs []llm.Message) int {
 }
 
 // renderPrompt assembles the prompt in the order of PROTOCOL.md section 8:
-// system templates, conversation turns, global prompts as rules, the user
+// system templates (then the knowledge references, when no template places
+// them), conversation turns, global prompts as rules, the user
 // templates or else the user's input as the last user message.
 func (run *Run) renderPrompt(ctx context.Context, data any) ([]llm.Message, error) {
 	cmd := run.cmd
@@ -103,6 +104,9 @@ func (run *Run) renderPrompt(ctx context.Context, data any) ([]llm.Message, erro
 		if s != "" {
 			msgs = append(msgs, llm.Message{Role: "system", Content: s})
 		}
+	}
+	if cmd.defaultReferences {
+		msgs = run.appendReferences(msgs)
 	}
 	msgs = append(msgs, run.turns...)
 	for _, gp := range run.req.Context.GlobalPrompts {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/llm"
 )
 
 // Recaller recalls references from the knowledge bases the gateway
@@ -42,7 +43,12 @@ func (run *Run) recall() error {
 		}
 		ids := run.recallIDs(v.opts.KnowledgeBaseIDs)
 		query := recallQuery(run.req.Context)
-		if len(ids) == 0 || strings.TrimSpace(query) == "" {
+		if len(ids) == 0 {
+			run.logNothingToRecall(v.opts.KnowledgeBaseIDs)
+			return nil
+		}
+		if strings.TrimSpace(query) == "" {
+			run.logger().Info("recallByAgent: nothing recalled: the request has no user input or selection to search for", "knowledge_bases", ids)
 			return nil
 		}
 		topK := DefaultRecallTopK
@@ -64,6 +70,35 @@ func (run *Run) recall() error {
 		run.putReferences(ids, kbs)
 	}
 	return nil
+}
+
+// logNothingToRecall says why a recallByAgent command recalls nothing:
+// it lists no knowledgeBaseIds and the request names none, or the
+// request names none of those it lists.
+func (run *Run) logNothingToRecall(configured []string) {
+	var sent []string
+	for _, kb := range run.req.Context.KnowledgeBase {
+		sent = append(sent, kb.KnowledgeBaseID)
+	}
+	why := "the command lists no knowledgeBaseIds and the request's knowledgeBase variable names none"
+	if len(configured) > 0 {
+		why = "the request's knowledgeBase variable names none of the command's knowledgeBaseIds"
+	}
+	run.logger().Warn("recallByAgent: nothing recalled: "+why, "knowledgeBaseIds", configured, "sent", sent)
+}
+
+// appendReferences places the context's knowledge references as the
+// system message cfg.ReferencesPrompt renders, for a command whose
+// templates do not place them. Each render after a budget cut renders the
+// references left.
+func (run *Run) appendReferences(msgs []llm.Message) []llm.Message {
+	if run.cfg.ReferencesPrompt == nil || len(run.req.Context.KnowledgeBase) == 0 {
+		return msgs
+	}
+	if s := run.cfg.ReferencesPrompt(run.req.Context.KnowledgeBase); s != "" {
+		msgs = append(msgs, llm.Message{Role: "system", Content: s})
+	}
+	return msgs
 }
 
 // recallIDs are the knowledge bases to recall: the command's, intersected

@@ -53,6 +53,11 @@ type RunnerConfig struct {
 	// Recall recalls knowledge-base references for commands that ask the
 	// agent to (recallByAgent); nil keeps the plugin's.
 	Recall Recaller
+	// ReferencesPrompt renders the knowledge references of a command that
+	// declares the knowledgeBase variable and whose prompt templates never
+	// mention it, as the system message placed after its system templates
+	// (knowledge/kb.PromptText); nil leaves them out of such prompts.
+	ReferencesPrompt func([]contextvars.KnowledgeBase) string
 	// Store keeps a plan's state for the handlers of the actions it sent;
 	// nil means handlers start with an empty state.
 	Store store.Store

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/agentgw/agentgw/agent/runner"
@@ -37,13 +38,31 @@ func newKnowledge(ctx context.Context, st store.Store, cfg *Config, getenv func(
 	if len(cfg.KnowledgeBases) == 0 {
 		return nil, nil
 	}
-	m, err := kb.New(ctx, st, cfg.KnowledgeBases, kb.Options{Repos: repos, Logger: log,
+	m, err := kb.New(ctx, st, cfg.KnowledgeBases, kb.Options{Repos: repos, Logger: log, RepoLocations: repoLocations(cfg.Git),
 		MaxGlobs: cfg.Knowledge.MaxGlobs, MaxGlobLen: cfg.Knowledge.MaxGlobLength,
 		Embedder: func(e *kb.Embeddings) (index.Embedder, error) { return embedder(cfg, getenv, e) }})
 	if err != nil {
 		return nil, fmt.Errorf("knowledge bases: %w", err)
 	}
 	return m, nil
+}
+
+// repoLocations are the repositories' URLs, or their paths made
+// absolute, by name: where the references of knowledge bases over them
+// say their files are.
+func repoLocations(g gitrepo.Config) map[string]string {
+	out := make(map[string]string, len(g.Repositories))
+	for _, r := range g.Repositories {
+		loc := r.URL
+		if loc == "" {
+			loc = r.Path
+			if abs, err := filepath.Abs(r.Path); err == nil {
+				loc = abs
+			}
+		}
+		out[r.Name] = loc
+	}
+	return out
 }
 
 // embedder makes the embedder of a knowledge base's embeddings: the

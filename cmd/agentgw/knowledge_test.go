@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -82,6 +83,7 @@ func TestKnowledgeBases(t *testing.T) {
 
 	var mu sync.Mutex
 	var prompts []string
+	var lastMessages []struct{ Role, Content string }
 	var toolResult string
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
@@ -104,6 +106,7 @@ func TestKnowledgeBases(t *testing.T) {
 		default:
 			mu.Lock()
 			prompts = append(prompts, body.Messages[0].Content)
+			lastMessages = body.Messages
 			mu.Unlock()
 		}
 		modelChunk(w, map[string]any{"role": "assistant", "content": "ok"}, "stop")
@@ -112,6 +115,10 @@ func TestKnowledgeBases(t *testing.T) {
 
 	agents := t.TempDir()
 	writeFile(t, agents, "helper.yaml", helperAgent)
+	writeFile(t, agents, "pasted.json", `{"name": "pasted", "commands": [{"name": "default",
+ "messageTemplates": [{"role": "system", "template": "You are a world-class programmer"}],
+ "contextVariableCollectionStrategy": {"type": "specify", "contextVariables": [{"name": "userInputPrompt"},
+   {"name": "knowledgeBase", "resolveOptions": {"knowledgeBaseIds": ["proj"], "recallByAgent": true, "topK": 1}}]}}]}`)
 	writeFile(t, agents, "searcher.yaml", `name: searcher
 tools:
   - {name: search_knowledge, description: Search the knowledge bases., runtime: builtin, entry: search_knowledge,
@@ -158,6 +165,17 @@ commands:
 	if first.Files != 3 || !strings.HasPrefix(first.LastIndexedCommit, "repo:proj@main=") || first.Chunks < 5 {
 		t.Fatalf("GET /knowledge-bases: %+v (the binary file is skipped)", first)
 	}
+	// GET /knowledge-bases, exactly: the sources in the config's camelCase
+	// (issue 25 item 5: it answered "Repo", "Dir", "Paths").
+	var listed json.RawMessage
+	jsonCall(t, "GET", base+"/knowledge-bases", "", &listed)
+	var updated struct{ KnowledgeBases []struct{ UpdatedAt string } }
+	_ = json.Unmarshal(listed, &updated)
+	if want := `{"knowledgeBases":[{"id":"proj","name":"The project","sources":[{"repo":"proj","ref":"main","paths":["**/*.go","**/*.md","**/*.bin"]},{"dir":` +
+		jsonString(notes) + `}],"files":3,"chunks":` + strconv.Itoa(first.Chunks) + `,"lastIndexedCommit":` + jsonString(first.LastIndexedCommit) +
+		`,"updatedAt":` + jsonString(updated.KnowledgeBases[0].UpdatedAt) + `,"hybrid":false}]}`; string(listed) != want {
+		t.Errorf("GET /knowledge-bases:\n%s\nwant\n%s", listed, want)
+	}
 
 	var found struct {
 		References []struct {
@@ -171,8 +189,21 @@ commands:
 	if code := jsonCall(t, "POST", base+"/knowledge-bases/proj/search", `{"query":"parse an http request","topK":2}`, &found); code != 200 || len(found.References) == 0 {
 		t.Fatalf("search = %d %+v", code, found)
 	}
-	if m := found.References[0].Metadata; m.FileName != "server/parse.go" || m.SourceType != "code" || m.StartPos != 3 || m.EndPos != 7 || m.Source != "repo:proj@main" {
+	if m := found.References[0].Metadata; m.FileName != "server/parse.go" || m.SourceType != "code" || m.StartPos != 3 || m.EndPos != 7 || m.Source != repoDir+"/server/parse.go" {
 		t.Errorf("the first reference: %+v", found.References[0])
+	}
+	// A reference of the directory source, exactly: metadata.source is the
+	// file's path (seed 003), not the source's label "dir:…".
+	var faq struct{ References []json.RawMessage }
+	jsonCall(t, "POST", base+"/knowledge-bases/proj/search", `{"query":"which port does the gateway listen on","topK":1,"paths":["faq.md"]}`, &faq)
+	if len(faq.References) != 1 {
+		t.Fatalf("the faq search: %s", faq.References)
+	}
+	var scored struct{ Score json.Number }
+	_ = json.Unmarshal(faq.References[0], &scored)
+	if got, want := string(faq.References[0]), `{"score":`+string(scored.Score)+`,"chunk":"# FAQ\n\nThe gateway listens on port 18080 by default.",`+
+		`"metadata":{"fileName":"faq.md","sourceType":"doc","source":`+jsonString(notes+"/faq.md")+`,"startPos":1,"endPos":3}}`; got != want {
+		t.Errorf("the faq reference:\n%s\nwant\n%s", got, want)
 	}
 	// knowledge.maxGlobs: a fourth glob is refused, naming the key.
 	var refused struct {
@@ -189,9 +220,23 @@ commands:
 	}
 	mu.Lock()
 	// The system prompt, exactly: the one reference, in the protocol's shape.
-	want := "[server/parse.go:3-7 repo:proj@main]\n" + strings.Join(strings.Split(parseGo, "\n")[2:7], "\n")
+	want := "[server/parse.go:3-7 " + repoDir + "/server/parse.go]\n" + strings.Join(strings.Split(parseGo, "\n")[2:7], "\n")
 	if len(prompts) != 1 || prompts[0] != want {
 		t.Errorf("the prompt:\n%q\nwant\n%q", prompts, want)
+	}
+	mu.Unlock()
+
+	// An agent pasted from the platform, whose templates never place the
+	// references: they come right after its system prompt (issue 25 item 4).
+	if got := ask(t, base+"/agents/pasted", `{"contextVariables":[{"name":"userInputPrompt","value":"How do we parse an HTTP request?"}]}`); got.errorFrame() != nil {
+		t.Fatalf("pasted: %+v", got.errorFrame())
+	}
+	mu.Lock()
+	wantRefs := "References from the knowledge bases, best first:\n\n[proj] server/parse.go:3-7 (" + repoDir + "/server/parse.go)\n" +
+		strings.Join(strings.Split(parseGo, "\n")[2:7], "\n")
+	if len(lastMessages) != 3 || lastMessages[0].Content != "You are a world-class programmer" || lastMessages[1].Role != "system" ||
+		lastMessages[1].Content != wantRefs || lastMessages[2].Content != "How do we parse an HTTP request?" {
+		t.Errorf("the pasted agent's prompt: %q\nwant the references\n%q", lastMessages, wantRefs)
 	}
 	mu.Unlock()
 
@@ -240,5 +285,30 @@ commands:
 	if code := run([]string{"kb", "search", "--config", conf, "--top", "1", "proj", "which", "port?"}, envOf(nil), nil, &stdout, &stderr); code != 0 ||
 		!strings.Contains(stdout.String(), "faq.md:1-3  FAQ") {
 		t.Errorf("agentgw kb search = %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestLintRecallByAgentWithoutIDs: an agent pasted from the platform with
+// recallByAgent and no knowledgeBaseIds recalls only what a request names,
+// and nothing for a request without the variable: lint warns, at the
+// variable (issue 25 item 4); with ids it is silent.
+func TestLintRecallByAgentWithoutIDs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "pasted.json", `{"name": "pasted", "commands": [{"name": "default",
+ "messageTemplates": [{"role": "system", "template": "You are a world-class programmer"}],
+ "contextVariableCollectionStrategy": {"type": "specify", "contextVariables": [
+   {"name": "knowledgeBase", "resolveOptions": {"recallByAgent": true}}]}}]}
+`)
+	writeFile(t, dir, "named.json", `{"name": "named", "commands": [{"name": "default",
+ "messageTemplates": [{"role": "system", "template": "x"}],
+ "contextVariableCollectionStrategy": {"type": "specify", "contextVariables": [
+   {"name": "knowledgeBase", "resolveOptions": {"recallByAgent": true, "knowledgeBaseIds": ["docs"]}}]}}]}
+`)
+	code, stdout, stderr := runCLI(t, nil, "lint", dir)
+	want := filepath.Join(dir, "pasted.json") + `:4:4: warning: command "default": context variable "knowledgeBase": recallByAgent is true and ` +
+		`knowledgeBaseIds lists none: only the knowledge bases a request's knowledgeBase variable names are recalled, and a request ` +
+		`without them recalls nothing (list knowledgeBaseIds)` + "\n"
+	if code != 0 || stdout != want || stderr != "2 agents loaded, 0 errors, 1 warnings\n" {
+		t.Errorf("agentgw lint = %d\n%s\nwant\n%s\n%s", code, stdout, want, stderr)
 	}
 }

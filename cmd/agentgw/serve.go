@@ -20,6 +20,7 @@ import (
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/openaiapi"
@@ -113,7 +114,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
 		Budget: runner.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
-		Logger: log, Observers: observers,
+		Logger: log, Observers: observers, ReferencesPrompt: kb.PromptText,
 	})
 	// The ask step kind and the ask_agent tool were built with the loader,
 	// before the runner they run other agents' commands through.

@@ -31,10 +31,10 @@ type Config struct {
 // git.repositories at a ref, or a directory; Paths are globs of the files
 // taken ("**" for any depth; all files when empty).
 type Source struct {
-	Repo  string   `yaml:"repo"`
-	Ref   string   `yaml:"ref"`
-	Dir   string   `yaml:"dir"`
-	Paths []string `yaml:"paths"`
+	Repo  string   `yaml:"repo" json:"repo,omitempty"`
+	Ref   string   `yaml:"ref" json:"ref,omitempty"`
+	Dir   string   `yaml:"dir" json:"dir,omitempty"`
+	Paths []string `yaml:"paths" json:"paths,omitempty"`
 }
 
 // Chunking bounds a knowledge base's chunks.

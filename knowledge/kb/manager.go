@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +27,10 @@ type Manager struct {
 	ids   []string
 	repos *gitrepo.Manager
 	log   *slog.Logger
+	// places maps a source's label (Source.label) to where its files
+	// are: the directory, or the repository's location; a reference's
+	// metadata.source is the place joined with the file's path.
+	places map[string]string
 }
 
 // base is one knowledge base: its config and its index (an Index per base,
@@ -49,6 +54,12 @@ type Options struct {
 	// (index.Options); 0 takes the index's defaults.
 	MaxGlobs   int
 	MaxGlobLen int
+	// RepoLocations are the repositories' URLs or paths by name
+	// (git.repositories' url, or its path made absolute), for the metadata.source of their
+	// references: the URL normalised (host/path, no credentials) or the
+	// absolute path, then the file's path. A repository missing here is
+	// named by its name.
+	RepoLocations map[string]string
 }
 
 // New opens the index of each configured knowledge base in the store's
@@ -58,10 +69,13 @@ func New(ctx context.Context, st store.Store, cfgs []Config, opts Options) (*Man
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	m := &Manager{bases: map[string]*base{}, repos: opts.Repos, log: log}
+	m := &Manager{bases: map[string]*base{}, repos: opts.Repos, log: log, places: map[string]string{}}
 	for _, c := range cfgs {
 		if err := c.Check(); err != nil {
 			return nil, err
+		}
+		for _, s := range c.Sources {
+			m.places[s.label()] = s.place(opts.RepoLocations)
 		}
 		if _, dup := m.bases[c.ID]; dup {
 			return nil, fmt.Errorf("knowledge base %q is defined twice", c.ID)
@@ -120,14 +134,32 @@ func (m *Manager) List(ctx context.Context) ([]Summary, error) {
 // ErrUnknown is the error of a knowledge base id no config defines.
 var ErrUnknown = errors.New("no such knowledge base")
 
-// Search searches knowledge base id.
+// Search searches knowledge base id. A hit's Chunk.Source is where its
+// file is (PROTOCOL.md section 6: the file's path, as
+// /srv/docs/guide/deploy.md or github.com/org/repo/server/parse.go), not
+// the source's label the index keeps (dir:/srv/docs, repo:NAME@REF).
 func (m *Manager) Search(ctx context.Context, id string, q index.Query) ([]index.Hit, error) {
 	b, ok := m.bases[id]
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknown, id)
 	}
 	q.KB = []string{id}
-	return b.ix.Search(ctx, q)
+	hits, err := b.ix.Search(ctx, q)
+	for i := range hits {
+		hits[i].Chunk.Source = m.filePath(hits[i].Chunk.Source, hits[i].Chunk.FileName)
+	}
+	return hits, err
+}
+
+// filePath is where file of the source labelled label is: the source's
+// place joined with the file's path (the label, for a source no config
+// names any more).
+func (m *Manager) filePath(label, file string) string {
+	place, ok := m.places[label]
+	if !ok {
+		return label
+	}
+	return strings.TrimSuffix(place, "/") + "/" + strings.TrimPrefix(file, "/")
 }
 
 // Recall implements the runner's Recaller: per knowledge base of ids (the
@@ -175,6 +207,27 @@ func (s Source) label() string {
 		return "repo:" + s.Repo + "@" + firstNonEmpty(s.Ref, "HEAD")
 	}
 	return "dir:" + s.Dir
+}
+
+// place is where the source's files are: the directory, or the
+// repository's location (its URL normalised, without credentials, or its
+// absolute path; its name when locations do not know it).
+func (s Source) place(locations map[string]string) string {
+	if s.Repo == "" {
+		if abs, err := filepath.Abs(s.Dir); err == nil {
+			return filepath.ToSlash(abs)
+		}
+		return filepath.ToSlash(s.Dir)
+	}
+	loc := locations[s.Repo]
+	if loc == "" {
+		return s.Repo
+	}
+	norm, err := gitrepo.NormalizeURL(loc)
+	if err != nil {
+		return s.Repo
+	}
+	return norm
 }
 
 func firstNonEmpty(a, b string) string {
