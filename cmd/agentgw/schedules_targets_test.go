@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentgw/agentgw/agent"
 )
@@ -77,5 +78,26 @@ func TestScheduleUnknownTargets(t *testing.T) {
 		if got.Name == "x" && (got.Target["agent"] != "ticker" || got.Target["command"] != nil || got.Target["tool"] != nil) {
 			t.Errorf("the schedule after refused PATCHes: %s", raw)
 		}
+	}
+}
+
+// TestScheduleOnceDisabled: a once schedule that ran is stored disabled,
+// and GET /schedules/{id} says so (it used to stay enabled).
+func TestScheduleOnceDisabled(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "agents/ticker.yaml", tickerAgent)
+	cfg := testConfig(t, "")
+	cfg.Agents = []string{filepath.Join(dir, "agents")}
+	cfg.Scheduler.Tick = Duration(100 * time.Millisecond)
+	base := startGateway(t, cfg, nil)
+
+	at := time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano)
+	var made scheduleView
+	if code := jsonCall(t, "POST", base+"/schedules", `{"name":"remind","once":"`+at+`","agent":"ticker","prompt":"now"}`, &made); code != http.StatusCreated || !made.Enabled {
+		t.Fatalf("POST = %d %+v", code, made)
+	}
+	sc := waitRuns(t, base, made.ID, 1)
+	if sc.Enabled || sc.NextRun != nil || sc.Runs[0].Status != "SUCCESS" || sc.Runs[0].Result.Text != "tick: now for " {
+		t.Errorf("the once schedule after its run: enabled %v, next %v, runs %+v; want disabled, no next run, one SUCCESS", sc.Enabled, sc.NextRun, sc.Runs)
 	}
 }
