@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -100,4 +101,82 @@ func TestScheduleOnceDisabled(t *testing.T) {
 	if sc.Enabled || sc.NextRun != nil || sc.Runs[0].Status != "SUCCESS" || sc.Runs[0].Result.Text != "tick: now for " {
 		t.Errorf("the once schedule after its run: enabled %v, next %v, runs %+v; want disabled, no next run, one SUCCESS", sc.Enabled, sc.NextRun, sc.Runs)
 	}
+}
+
+// TestExampleSchedules: the embedded config's example schedule
+// (nightly-review) comes only with the embedded config and example agents.
+// With the operator's config file its schedules are the file's alone (it
+// used to get nightly-review too, undeletable: 409), and with the
+// operator's agents there is none; a database that kept nightly-review
+// loses it at the next start with the operator's config.
+func TestExampleSchedules(t *testing.T) {
+	dir := t.TempDir()
+	own := writeFile(t, dir, "own.yaml", "log: {level: warn}\n")
+	mine := writeFile(t, dir, "mine.yaml", "schedules:\n  - {name: mine, every: 1h, agent: hello, enabled: false}\n")
+	writeFile(t, dir, "agents/ticker.yaml", tickerAgent)
+	names := func(cfg *Config) []string {
+		var out []string
+		for _, d := range cfg.Schedules {
+			out = append(out, d.Name)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{"embedded config", nil, nil, []string{"nightly-review"}},
+		{"--config without schedules", nil, []string{"--config", own}, nil},
+		{"AGENTGW_CONFIG without schedules", map[string]string{"AGENTGW_CONFIG": own}, nil, nil},
+		{"--config with schedules", nil, []string{"--config", mine}, []string{"mine"}},
+		{"--agents", nil, []string{"--agents", filepath.Join(dir, "agents")}, nil},
+		{"AGENTGW_AGENTS", map[string]string{"AGENTGW_AGENTS": filepath.Join(dir, "agents")}, nil, nil},
+	} {
+		cfg, err := loadConfig(t, tc.env, tc.args...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := names(cfg); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: config schedules %q, want %q", tc.name, got, tc.want)
+		}
+	}
+
+	data := t.TempDir()
+	listed := func(t *testing.T, cfg *Config) (map[string]scheduleView, string) {
+		cfg.Addr, cfg.Data = "127.0.0.1:0", data
+		cfg.Server.ShutdownGrace = Duration(5 * time.Second)
+		base := startGateway(t, cfg, nil)
+		var list struct{ Schedules []scheduleView }
+		jsonCall(t, "GET", base+"/schedules", "", &list)
+		out := map[string]scheduleView{}
+		for _, sc := range list.Schedules {
+			out[sc.Name] = sc
+		}
+		return out, base
+	}
+	t.Run("embedded", func(t *testing.T) {
+		cfg, err := loadConfig(t, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, base := listed(t, cfg)
+		nr, ok := got["nightly-review"]
+		if len(got) != 1 || !ok || nr.Source != "config" || nr.Enabled {
+			t.Fatalf("the embedded config's schedules: %+v", got)
+		}
+		if code := jsonCall(t, "DELETE", base+"/schedules/"+nr.ID, "", nil); code != http.StatusConflict {
+			t.Errorf("DELETE nightly-review = %d, want 409 (the config's)", code)
+		}
+	})
+	t.Run("own config", func(t *testing.T) {
+		cfg, err := loadConfig(t, nil, "--config", own)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := listed(t, cfg); len(got) != 0 {
+			t.Errorf("with the operator's config: %+v, want none (nightly-review deleted)", got)
+		}
+	})
 }
