@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/internal/golden"
 )
 
 // TestScheduleUnknownTargets: POST /schedules, and a whole definition by
@@ -179,4 +181,17 @@ func TestExampleSchedules(t *testing.T) {
 			t.Errorf("with the operator's config: %+v, want none (nightly-review deleted)", got)
 		}
 	})
+}
+
+// TestLintConfigSchedules: agentgw lint --config reports each schedule the
+// config file gets wrong at its file:line:col, the value itself (a cron's
+// wrong field), as agent files' problems are (it used to say only
+// schedules[0]); exit 2, as for any invalid configuration.
+func TestLintConfigSchedules(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"lint", "--config", "testdata/lint/bad_schedules.yaml"}, envOf(nil), nil, &stdout, &stderr)
+	if code != 2 || stdout.Len() != 0 {
+		t.Errorf("lint = %d, stdout %q; want 2 and nothing", code, stdout.String())
+	}
+	golden.Check(t, "testdata/lint/bad_schedules.golden", stderr.Bytes())
 }
