@@ -179,13 +179,21 @@ func TestDecodeErrors(t *testing.T) {
 		{`[{"name":"activeEditor","value":{"endColumn":99999999999999999999}}]`, "activeEditor", "endColumn", "position 99999999999999999999 is out of range (0 to 2147483647)"},
 		// Positions are integers from 0 to MaxPosition: negative or huge
 		// ones are refused naming the field (they used to be accepted).
-		{`[{"name":"activeEditor","value":{"startLine":-1}}]`, "activeEditor", "startLine", "position -1 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"startLine":-1}}]`, "activeEditor", "startLine", "position -1 is out of range (1 to 2147483647)"},
+		// Lines count from 1 (PROTOCOL.md section 6): a line 0 is out of
+		// range wherever it is (it used to be accepted); columns and the
+		// cursor offset may be 0.
+		{`[{"name":"activeEditor","value":{"startLine":0}}]`, "activeEditor", "startLine", "position 0 is out of range (1 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"startLine":1,"endLine":0}}]`, "activeEditor", "endLine", "position 0 is out of range (1 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":0}]}}]`, "activeEditor", "selectedRanges.startLine", "position 0 is out of range (1 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":1,"endLine":0}]}}]`, "activeEditor", "selectedRanges.endLine", "position 0 is out of range (1 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"visibleRange":{"endLine":0}}}]`, "activeEditor", "visibleRange.endLine", "position 0 is out of range (1 to 2147483647)"},
 		{`[{"name":"activeEditor","value":{"startColumn":-5}}]`, "activeEditor", "startColumn", "position -5 is out of range (0 to 2147483647)"},
-		{`[{"name":"activeEditor","value":{"endLine":2147483648}}]`, "activeEditor", "endLine", "position 2147483648 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"endLine":2147483648}}]`, "activeEditor", "endLine", "position 2147483648 is out of range (1 to 2147483647)"},
 		{`[{"name":"activeEditor","value":{"cursorOffset":-1}}]`, "activeEditor", "cursorOffset", "position -1 is out of range (0 to 2147483647)"},
 		{`[{"name":"activeEditor","value":{"cursorOffset":9223372036854775807}}]`, "activeEditor", "cursorOffset", "position 9223372036854775807 is out of range (0 to 2147483647)"},
 		{`[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":1},{"endColumn":-2}]}}]`, "activeEditor", "selectedRanges.endColumn", "position -2 is out of range (0 to 2147483647)"},
-		{`[{"name":"activeEditor","value":{"visibleRange":{"startLine":-9223372036854775808}}}]`, "activeEditor", "visibleRange.startLine", "position -9223372036854775808 is out of range (0 to 2147483647)"},
+		{`[{"name":"activeEditor","value":{"visibleRange":{"startLine":-9223372036854775808}}}]`, "activeEditor", "visibleRange.startLine", "position -9223372036854775808 is out of range (1 to 2147483647)"},
 		{`[{"name":"activeEditor","value":{"visibleRange":{"endLine":1e400}}}]`, "activeEditor", "visibleRange.endLine", "expected integer, got number 1e400"},
 		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"startPos":-3}}]}]}]`, "knowledgeBase", "references.metadata.startPos", "position -3 is out of range (0 to 2147483647)"},
 		{`[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"endPos":4294967296}}]}]}]`, "knowledgeBase", "references.metadata.endPos", "position 4294967296 is out of range (0 to 2147483647)"},
@@ -218,7 +226,7 @@ func TestDecodeErrors(t *testing.T) {
 		{`[{"name":"activeEditor","value":{"selectedRanges":[{"content":"a` + "\x01" + `"}]}}]`, "activeEditor", "selectedRanges.content", "invalid JSON: invalid character '\\x01' in string literal at offset 64"},
 		{`[{"name":"activeEditor","value":{"content":"\x"}}]`, "activeEditor", "content", "invalid JSON: invalid character 'x' in string escape code at offset 45"},
 		{`[{"name":"activeEditor","value":{"x":[1,2}}}]`, "activeEditor", "x", "invalid JSON: invalid character '}' after a value at offset 41"},
-		{`[{"name":"activeEditor","value":{"startLine":01}}]`, "activeEditor", "", "invalid JSON: invalid character '1' after an object member at offset 46"},
+		{`[{"name":"activeEditor","value":{"startColumn":01}}]`, "activeEditor", "", "invalid JSON: invalid character '1' after an object member at offset 48"},
 		{`[{"name":"userInfo","value":{"id":tru}}]`, "userInfo", "id", "invalid JSON: invalid character '}' in literal true at offset 37"},
 		{`[{"name":"x","value":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}]`, "x", "", "invalid JSON: nesting deeper than 10000 at offset 10020"},
 	}

@@ -91,7 +91,9 @@ func (p *parser) editor(e *Editor) error {
 			return p.str(&e.Content)
 		case "cursorOffset":
 			return p.posVal(&e.CursorOffset)
-		case "startLine", "startColumn", "endLine", "endColumn":
+		case "startLine", "endLine":
+			return p.lineVal(position(k, &e.StartLine, &e.StartColumn, &e.EndLine, &e.EndColumn))
+		case "startColumn", "endColumn":
 			return p.posVal(position(k, &e.StartLine, &e.StartColumn, &e.EndLine, &e.EndColumn))
 		case "selectedRanges":
 			return decodeSlice(p, &e.SelectedRanges, p.selectedRange)
@@ -128,7 +130,9 @@ func (p *parser) selectedRange(r *Range) error {
 			"contentBeforeSelection", "contentAfterSelection"); k {
 		case "content":
 			return p.str(&r.Content)
-		case "startLine", "startColumn", "endLine", "endColumn":
+		case "startLine", "endLine":
+			return p.lineVal(position(k, &r.StartLine, &r.StartColumn, &r.EndLine, &r.EndColumn))
+		case "startColumn", "endColumn":
 			return p.posVal(position(k, &r.StartLine, &r.StartColumn, &r.EndLine, &r.EndColumn))
 		case "contentBeforeSelection":
 			return p.strPtr(&r.ContentBeforeSelection)
@@ -144,7 +148,9 @@ func (p *parser) span(s *Span) error {
 		switch k := matchKey(key, "content", "startLine", "startColumn", "endLine", "endColumn"); k {
 		case "content":
 			return p.str(&s.Content)
-		case "startLine", "startColumn", "endLine", "endColumn":
+		case "startLine", "endLine":
+			return p.lineVal(position(k, &s.StartLine, &s.StartColumn, &s.EndLine, &s.EndColumn))
+		case "startColumn", "endColumn":
 			return p.posVal(position(k, &s.StartLine, &s.StartColumn, &s.EndLine, &s.EndColumn))
 		}
 		return p.Skip()

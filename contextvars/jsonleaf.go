@@ -92,10 +92,18 @@ func parseInt(num []byte) (int, bool) {
 // never negative.
 const MaxPosition = math.MaxInt32
 
-// posVal decodes a line, column or offset into dst: an integer from 0 to
+// posVal decodes a column or offset into dst: an integer from 0 to
 // MaxPosition (a negative or huge one is an *Error naming the field, a 422).
 // null leaves dst unchanged.
-func (p *parser) posVal(dst *int) error {
+func (p *parser) posVal(dst *int) error { return p.posMin(dst, 0) }
+
+// lineVal decodes a line into dst: lines count from 1 (PROTOCOL.md section
+// 6), so 0 is refused like any other out-of-range position.
+func (p *parser) lineVal(dst *int) error { return p.posMin(dst, 1) }
+
+// posMin decodes an integer from lo to MaxPosition into dst; null leaves dst
+// unchanged.
+func (p *parser) posMin(dst *int, lo int) error {
 	num, null, err := p.numberToken()
 	if null || err != nil {
 		return err
@@ -105,10 +113,10 @@ func (p *parser) posVal(dst *int) error {
 		if !isInteger(num) {
 			return &fieldError{reason: "expected integer, got number " + string(num)}
 		}
-		return &fieldError{reason: fmt.Sprintf("position %.40s is out of range (0 to %d)", num, MaxPosition)}
+		return &fieldError{reason: fmt.Sprintf("position %.40s is out of range (%d to %d)", num, lo, MaxPosition)}
 	}
-	if n < 0 || n > MaxPosition {
-		return &fieldError{reason: fmt.Sprintf("position %d is out of range (0 to %d)", n, MaxPosition)}
+	if n < lo || n > MaxPosition {
+		return &fieldError{reason: fmt.Sprintf("position %d is out of range (%d to %d)", n, lo, MaxPosition)}
 	}
 	*dst = n
 	return nil

@@ -69,11 +69,11 @@ type Editor struct {
 	// CursorOffset is the cursor's position in runes from the start of Content.
 	CursorOffset int `json:"cursorOffset"`
 	// StartLine is the selection's first line.
-	StartLine int `json:"startLine"`
+	StartLine int `json:"startLine,omitempty"`
 	// StartColumn is the selection's first column.
 	StartColumn int `json:"startColumn"`
 	// EndLine is the selection's last line.
-	EndLine int `json:"endLine"`
+	EndLine int `json:"endLine,omitempty"`
 	// EndColumn is the column just after the selection.
 	EndColumn int `json:"endColumn"`
 	// SelectedRanges are the selections (several with multiple cursors).
@@ -87,11 +87,11 @@ type Range struct {
 	// Content is the selected text.
 	Content string `json:"content"`
 	// StartLine is the selection's first line.
-	StartLine int `json:"startLine"`
+	StartLine int `json:"startLine,omitempty"`
 	// StartColumn is the selection's first column.
 	StartColumn int `json:"startColumn"`
 	// EndLine is the selection's last line.
-	EndLine int `json:"endLine"`
+	EndLine int `json:"endLine,omitempty"`
 	// EndColumn is the column just after the selection.
 	EndColumn int `json:"endColumn"`
 	// ContentBeforeSelection is the text before the selection, nil when not collected.
@@ -105,11 +105,11 @@ type Span struct {
 	// Content is the text of the span.
 	Content string `json:"content"`
 	// StartLine is the span's first line.
-	StartLine int `json:"startLine"`
+	StartLine int `json:"startLine,omitempty"`
 	// StartColumn is the span's first column.
 	StartColumn int `json:"startColumn"`
 	// EndLine is the span's last line.
-	EndLine int `json:"endLine"`
+	EndLine int `json:"endLine,omitempty"`
 	// EndColumn is the column just after the span.
 	EndColumn int `json:"endColumn"`
 }

@@ -83,6 +83,8 @@
 //
 //   - Disabled: a disabled schedule has no next run and is never claimed;
 //     enabled again, it runs next at its spec's first time from then.
+//   - Once: the claim of a once schedule's one time (run or SKIPPED) also
+//     disables it, in the same transaction: it is done.
 //   - Missed runs: a run found more than Config.Grace (1 minute) after it
 //     was due was missed (no replica was running). Under MissedRunOnce,
 //     the default, it runs once for all the runs missed; under MissedSkip

@@ -132,7 +132,8 @@ type claim struct {
 // records the run: SKIPPED when it was missed under MissedSkip (more than
 // c.grace late) or when another run of the schedule is in progress,
 // RUNNING otherwise (last_run and run_count updated, a lease of c.lease
-// after which a run whose replica died is taken as interrupted).
+// after which a run whose replica died is taken as interrupted). A once
+// schedule is disabled in the same transaction: its one time is taken.
 func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error) {
 	next, _ := c.sc.Spec.Following(c.due, c.now)
 	run = Run{ID: RunID(c.sc.ID, c.due), ScheduleID: c.sc.ID, Due: c.due, Started: c.now, Replica: c.replica}
@@ -143,6 +144,14 @@ func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error
 			return err
 		}
 		ok = true
+		if c.sc.Spec.Kind() == KindOnce {
+			// Its one time is taken: the schedule is done, and says so
+			// (enabled false) rather than stay enabled with no next run.
+			if _, err := tx.Exec(ctx, `UPDATE schedules SET enabled = 0, updated_at = ? WHERE id = ?`,
+				unixNano(c.now), c.sc.ID); err != nil {
+				return err
+			}
+		}
 		// The same schedule and due time once more (a clock set back):
 		// a run id of its own.
 		var dup int64

@@ -296,8 +296,8 @@ func TestSchedulerDisabled(t *testing.T) {
 	})
 }
 
-// TestSchedulerOnce: a once schedule runs once and is done; missed under
-// skip, it is done without running.
+// TestSchedulerOnce: a once schedule runs once and is done, stored
+// disabled; missed under skip, it is done without running, disabled too.
 func TestSchedulerOnce(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db string) {
 		clock := testclock.New(t0)
@@ -317,9 +317,11 @@ func TestSchedulerOnce(t *testing.T) {
 				t.Errorf("run %+v, want %s", r, want)
 			}
 		}
-		for _, id := range []string{remind.ID, skipped.ID} {
-			if got := get(t, st, id); !got.NextRun.IsZero() || !got.Enabled {
-				t.Errorf("%s after its time: %+v", got.Name, got)
+		// Its one time taken (run or skipped), a once schedule is stored
+		// disabled (it used to stay enabled with no next run).
+		for id, count := range map[string]int64{remind.ID: 1, skipped.ID: 0} {
+			if got := get(t, st, id); !got.NextRun.IsZero() || got.Enabled || !got.UpdatedAt.Equal(t0.Add(2*time.Hour)) || got.RunCount != count {
+				t.Errorf("%s after its time: %+v, want disabled at %s", got.Name, got, t0.Add(2*time.Hour))
 			}
 		}
 		for range 3 {

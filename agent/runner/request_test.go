@@ -63,7 +63,7 @@ func TestDecodeRequestErrors(t *testing.T) {
 		{`{"contextVariables":[{"name":"packageFiles","value":[{"filepath":1}]}]}`, agent.CodeInvalidContext, "packageFiles"},
 		// Out-of-range positions are a 422 naming the field.
 		{`{"contextVariables":[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":-1}]}}]}`, agent.CodeInvalidContext,
-			`context variable "activeEditor": field "selectedRanges.startLine": position -1 is out of range (0 to 2147483647)`},
+			`context variable "activeEditor": field "selectedRanges.startLine": position -1 is out of range (1 to 2147483647)`},
 		{`{"contextVariables":[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"endPos":1e3}}]}]}]}`, agent.CodeInvalidContext,
 			`field "references.metadata.endPos": expected integer, got number 1e3`},
 	}

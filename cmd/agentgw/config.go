@@ -49,7 +49,9 @@ type Config struct {
 	// Schedules run agents' commands or tools on a schedule; agent files
 	// may define more.
 	Schedules []*agent.ScheduleDef `yaml:"schedules"`
-	Scheduler SchedulerConfig      `yaml:"scheduler"`
+	// schedulePos is where the config file wrote Schedules (config_schedules.go).
+	schedulePos []schedulePos
+	Scheduler   SchedulerConfig `yaml:"scheduler"`
 	// KnowledgeBases are recalled by agents (recallByAgent), recall steps
 	// and the search_knowledge tool.
 	KnowledgeBases []kb.Config     `yaml:"knowledgeBases"`
@@ -247,6 +249,14 @@ func overlayFile(cfg *Config, path string) error {
 	if err := decodeConfig(data, cfg); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	if pos := schedulePositions(path, data); len(pos) == len(cfg.Schedules) {
+		cfg.schedulePos = pos
+		for i, d := range cfg.Schedules {
+			if d != nil {
+				d.Pos = pos[i].item
+			}
+		}
+	}
 	// Relative paths in a config file are relative to the file.
 	dir := filepath.Dir(path)
 	for _, list := range [][]string{cfg.Agents, cfg.Tools.Files, cfg.Tools.WorkRoots} {
@@ -364,9 +374,9 @@ func (c *Config) validate() error {
 			continue
 		}
 		if _, err := agentrun.FromDef(d, ""); err != nil {
-			errs = append(errs, fmt.Errorf("schedules[%d] %q: %w", i, d.Name, err))
+			errs = append(errs, c.scheduleError(i, "", err))
 		} else if d.Webhook != "" && !agentrun.Allowed(d.Webhook, c.Scheduler.WebhookAllow) {
-			errs = append(errs, fmt.Errorf("schedules[%d] %q: webhook %s is not under scheduler.webhookAllow", i, d.Name, d.Webhook))
+			errs = append(errs, c.scheduleError(i, "webhook", fmt.Errorf("webhook %s is not under scheduler.webhookAllow", d.Webhook)))
 		}
 	}
 	for _, l := range []struct {

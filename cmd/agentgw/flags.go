@@ -50,7 +50,11 @@ func newGatewayFlags(name string, stderr io.Writer) *gatewayFlags {
 }
 
 // load builds the configuration: embedded defaults, then the config file,
-// then the environment, then the flags that were given. With no upstream
+// then the environment, then the flags that were given. The embedded
+// config's schedules (the example nightly-review) come only with the
+// embedded config and agents: with a config file, its schedules are the
+// file's alone; with agents of the operator's (--agents, AGENTGW_AGENTS),
+// there are none from the embedded config. With no upstream
 // URL from any of them, the upstream is the built-in model (echomodel.URL).
 func (g *gatewayFlags) load(getenv func(string) string) (*Config, error) {
 	cfg, err := defaultConfig()
@@ -62,6 +66,9 @@ func (g *gatewayFlags) load(getenv func(string) string) (*Config, error) {
 		path = getenv("AGENTGW_CONFIG")
 	}
 	if path != "" {
+		// The embedded schedules are examples of the embedded config and
+		// its example agents: an operator's file has its own or none.
+		cfg.Schedules = nil
 		if err := overlayFile(cfg, path); err != nil {
 			return nil, err
 		}
@@ -87,6 +94,11 @@ func (g *gatewayFlags) load(getenv func(string) string) (*Config, error) {
 			cfg.Server.BodyReadTimeout = Duration(g.readBody)
 		}
 	})
+	if path == "" && len(cfg.Agents) > 0 {
+		// No config file, but agents of the operator's: the example
+		// schedules name example agents that are not loaded.
+		cfg.Schedules = nil
+	}
 	if cfg.Upstream.URL == "" {
 		// No model platform named anywhere: the model inside the binary,
 		// so that model commands stream a real answer (serve says so).

@@ -67,6 +67,9 @@ func (api *API) schedule(d *agent.ScheduleDef) (schedule.Schedule, error) {
 	if err := checkInterval(sc.Spec, api.Limits.minInterval(), now()); err != nil {
 		return schedule.Schedule{}, err
 	}
+	if err := checkTarget(api.Registry, d); err != nil {
+		return schedule.Schedule{}, err
+	}
 	if d.Tool != "" {
 		tool, aerr := unattendedTool(api.Registry, d.Agent, d.Tool)
 		if aerr != nil {

@@ -155,8 +155,8 @@ func TestUnattendedTools(t *testing.T) {
 			{`{"name":"h","every":"1h","agent":"tooled","tool":"hidden"}`, agent.CodeToolNotUnattended, "not exported"},
 			{`{"name":"p","every":"1h","agent":"tooled","tool":"plain"}`, agent.CodeToolNotUnattended, "unattended: true"},
 			{`{"name":"f","every":"1h","agent":"tooled","tool":"front"}`, agent.CodeToolNotUnattended, "frontend"},
-			{`{"name":"n","every":"1h","agent":"tooled","tool":"none"}`, agent.CodeToolNotUnattended, `no tool "none"`},
-			{`{"name":"a","every":"1h","agent":"nobody","tool":"ok"}`, agent.CodeAgentNotFound, "nobody"},
+			{`{"name":"n","every":"1h","agent":"tooled","tool":"none"}`, agent.CodeBadRequest, `no tool "none"`},
+			{`{"name":"a","every":"1h","agent":"nobody","tool":"ok"}`, agent.CodeBadRequest, "nobody"},
 			{`{"name":"t","every":"1h","agent":"tooled","tool":"ok","params":{"n":"x"}}`, agent.CodeInvalidParameters, "n"},
 			{`{"name":"u","every":"1h","agent":"tooled","tool":"ok","params":{"exec":"sh -c 'id'"}}`, agent.CodeInvalidParameters, "exec"},
 		} {
@@ -164,8 +164,8 @@ func TestUnattendedTools(t *testing.T) {
 			var e *agent.Error
 			if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Message, tc.msg) {
 				t.Errorf("Create(%s) = %v, want %s containing %q", tc.body, err, tc.code, tc.msg)
-			} else if tc.code != agent.CodeAgentNotFound && e.Status != 422 {
-				t.Errorf("Create(%s): status %d, want 422", tc.body, e.Status)
+			} else if want := map[bool]int{true: 400, false: 422}[tc.code == agent.CodeBadRequest]; e.Status != want {
+				t.Errorf("Create(%s): status %d, want %d", tc.body, e.Status, want)
 			}
 		}
 		if l, _ := f.api.List(ctx, access.Caller{Admin: true}); len(l) != 0 {
@@ -200,6 +200,58 @@ func TestUnattendedTools(t *testing.T) {
 		}
 		if run, res := f.runNow(t, access.Caller{Admin: true}, op.ID); run.Status != schedule.StatusSuccess || f.calls.Load() != 2 {
 			t.Errorf("the operator's schedule of a tool: %+v %+v", run, res)
+		}
+	})
+}
+
+// TestUnknownTargets: a schedule made over the API (POST, or a whole
+// definition by PATCH) that names an agent, command or tool this gateway
+// does not have is refused with 400 BAD_REQUEST naming the field (it used
+// to be stored and fail at every run); nothing is stored or changed.
+func TestUnknownTargets(t *testing.T) {
+	eachBackend(t, func(t *testing.T, backend string) {
+		ctx := context.Background()
+		f := newFixture(t, backend, Limits{})
+		who := access.Caller{Owner: "token:a"}
+		tests := []struct {
+			body, msg string
+			v         agent.Violation
+		}{
+			{`{"name":"a","every":"1h","agent":"toled"}`, `schedule "a": agent: no agent "toled"; did you mean "tooled"?`,
+				agent.Violation{Pointer: "/agent", Message: `no agent "toled"; did you mean "tooled"?`}},
+			{`{"name":"c","every":"1h","agent":"tooled","command":"defalt"}`, `schedule "c": command: agent "tooled" has no command "defalt"; did you mean "default"?`,
+				agent.Violation{Pointer: "/command", Message: `agent "tooled" has no command "defalt"; did you mean "default"?`}},
+			{`{"name":"t","every":"1h","agent":"tooled","tool":"nothing"}`, `schedule "t": tool: agent "tooled" has no tool "nothing"`,
+				agent.Violation{Pointer: "/tool", Message: `agent "tooled" has no tool "nothing"`}},
+		}
+		for _, tt := range tests {
+			_, err := f.api.Create(ctx, who, []byte(tt.body))
+			var e *agent.Error
+			if !errors.As(err, &e) || e.Code != agent.CodeBadRequest || e.Status != 400 || e.Message != tt.msg ||
+				len(e.Violations) != 1 || e.Violations[0] != tt.v {
+				t.Errorf("Create(%s) = %#v, want 400 BAD_REQUEST %q at %s", tt.body, err, tt.msg, tt.v.Pointer)
+			}
+		}
+		if l, _ := f.api.List(ctx, access.Caller{Admin: true}); len(l) != 0 {
+			t.Errorf("refused schedules were stored: %+v", l)
+		}
+		// A whole definition by PATCH is checked the same; the stored one stays.
+		sc, err := f.api.Create(ctx, who, []byte(`{"name":"ok","every":"1h","agent":"tooled"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range tests {
+			body := strings.Replace(tt.body, `"name":"`+tt.msg[10:11]+`"`, `"name":"ok"`, 1)
+			_, err := f.api.Patch(ctx, who, sc.ID, []byte(body))
+			want := strings.Replace(tt.msg, `schedule "`+tt.msg[10:11]+`"`, `schedule "ok"`, 1)
+			var e *agent.Error
+			if !errors.As(err, &e) || e.Status != 400 || e.Message != want {
+				t.Errorf("Patch(%s) = %v, want 400 %q", body, err, want)
+			}
+		}
+		got, err := f.api.Get(ctx, who, sc.ID)
+		if err != nil || string(got.Target) != `{"agent":"tooled"}` {
+			t.Errorf("the schedule after refused PATCHes: %s, %v", got.Target, err)
 		}
 	})
 }

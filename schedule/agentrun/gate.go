@@ -1,6 +1,8 @@
 package agentrun
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
@@ -91,6 +93,50 @@ func unattendedTool(reg *runner.Registry, agentName, toolName string) (*tools.To
 		return nil, agent.Errorf(agent.CodeToolNotUnattended, "tool %q of agent %q may not run from a schedule made over the API: %s", toolName, agentName, why)
 	}
 	return nil, agent.Errorf(agent.CodeToolNotUnattended, "agent %q has no tool %q", agentName, toolName)
+}
+
+// checkTarget refuses a schedule made over the API whose target names what
+// this gateway does not have: an agent not loaded, a command the agent does
+// not define (a remote agent's commands are the remote's: not checked
+// here), a tool the agent (with the shared tools) does not have. Each is a
+// 400 BAD_REQUEST naming the field, as for any invalid target, rather than
+// a schedule that fails at every run. With no registry nothing is checked.
+func checkTarget(reg *runner.Registry, d *agent.ScheduleDef) *agent.Error {
+	if reg == nil {
+		return nil
+	}
+	a, ok := reg.Get(d.Agent)
+	if !ok {
+		return targetError(d, "agent", fmt.Sprintf("no agent %q%s", d.Agent, agent.DidYouMean(d.Agent, reg.Names())), "GET /agents lists them")
+	}
+	if d.Tool != "" {
+		names := make([]string, 0, len(a.Tools()))
+		for _, t := range a.Tools() {
+			if t.Name == d.Tool {
+				return nil
+			}
+			names = append(names, t.Name)
+		}
+		return targetError(d, "tool", fmt.Sprintf("agent %q has no tool %q%s", d.Agent, d.Tool, agent.DidYouMean(d.Tool, names)),
+			fmt.Sprintf("GET /agents/%s lists its tools", d.Agent))
+	}
+	if _, remote := a.RemoteEndpoint(); remote {
+		return nil
+	}
+	cmd := firstNonEmpty(d.Command, runner.DefaultCommand)
+	if !slices.Contains(a.CommandNames(), cmd) {
+		return targetError(d, "command", fmt.Sprintf("agent %q has no command %q%s", d.Agent, cmd, agent.DidYouMean(cmd, a.CommandNames())),
+			fmt.Sprintf("GET /agents/%s lists its commands", d.Agent))
+	}
+	return nil
+}
+
+// targetError is the 400 of a schedule whose target field names what is
+// not there: the message and the violation name the field.
+func targetError(d *agent.ScheduleDef, field, msg, suggest string) *agent.Error {
+	e := agent.Errorf(agent.CodeBadRequest, "schedule %q: %s: %s", d.Name, field, msg).Suggest(suggest)
+	e.Violations = []agent.Violation{{Pointer: "/" + field, Message: msg}}
+	return e
 }
 
 // checkParams validates params against tool's declared schema.
