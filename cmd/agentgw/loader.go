@@ -14,6 +14,7 @@ import (
 	"github.com/agentgw/agentgw/collab"
 	"github.com/agentgw/agentgw/collab/askstep"
 	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/handoff"
@@ -50,6 +51,10 @@ type services struct {
 	pool *mcp.Pool
 	// handoffs send the handoff steps' and handoff_to_agent's messages.
 	handoffs *hub.Hub
+	// conversations give those messages their user interaction history.
+	conversations contexts.Repo
+	// log is where the services say what they could not do (nil: nowhere).
+	log *slog.Logger
 	// knowledge backs recall steps and search_knowledge.
 	knowledge *kb.Manager
 }
@@ -70,7 +75,7 @@ func (s services) searcher() recallstep.Searcher {
 func newLoader(cfg *Config, getenv func(string) string, svc services, log *slog.Logger) *loader {
 	asker := collab.New(collab.Config{Logger: log})
 	builtins := gitstep.Builtins(svc.repos)
-	maps.Copy(builtins, handoffstep.Builtins(sender(svc.handoffs)))
+	maps.Copy(builtins, handoffstep.Builtins(svc.sender()))
 	maps.Copy(builtins, collab.Builtins(asker))
 	maps.Copy(builtins, recallstep.Builtins(svc.searcher(), kb.Reference))
 	tm := tools.NewManager(tools.Config{
@@ -84,15 +89,36 @@ func newLoader(cfg *Config, getenv func(string) string, svc services, log *slog.
 
 // sender is the hub as the handoff step and tool send through it; nil
 // (lint, export) sends nothing.
-func sender(h *hub.Hub) handoffstep.Sender {
-	if h == nil {
+func (s services) sender() handoffstep.Sender {
+	if s.handoffs == nil {
 		return nil
 	}
-	return hubSender{h}
+	log := s.log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return hubSender{h: s.handoffs, convs: s.conversations, log: log}
 }
 
-// hubSender sends the handoff steps' and tool's messages through the hub.
-type hubSender struct{ h *hub.Hub }
+// hubSender sends the handoff steps' and tool's messages through the hub,
+// with the conversation's turns (convs, nil: none).
+type hubSender struct {
+	h     *hub.Hub
+	convs contexts.Repo
+	log   *slog.Logger
+}
+
+// Interactions implements handoffstep.History.
+func (s hubSender) Interactions(ctx context.Context, contextID, owner string) []handoff.UserInteraction {
+	if s.convs == nil {
+		return nil
+	}
+	out, err := handoffstep.Interactions(ctx, s.convs, contextID, owner)
+	if err != nil {
+		s.log.Warn("hand-off sent without its user interaction history", "context", contextID, "err", err)
+	}
+	return out
+}
 
 func (s hubSender) Send(ctx context.Context, msg *handoff.Message, origin handoffstep.Origin) (*handoffstep.Sent, error) {
 	st, _, err := s.h.Send(ctx, msg, hub.Origin{ContextID: origin.ContextID, Owner: origin.Owner})
