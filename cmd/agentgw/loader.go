@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -20,6 +21,8 @@ import (
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/handoff/hub"
+	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/knowledge/recallstep"
 	"github.com/agentgw/agentgw/mcp"
@@ -101,7 +104,8 @@ func (s services) sender() handoffstep.Sender {
 }
 
 // hubSender sends the handoff steps' and tool's messages through the hub,
-// with the conversation's turns (convs, nil: none).
+// with the conversation's turns (convs, nil: none), and reads their
+// answers for those that wait.
 type hubSender struct {
 	h     *hub.Hub
 	convs contexts.Repo
@@ -118,6 +122,26 @@ func (s hubSender) Interactions(ctx context.Context, contextID, owner string) []
 		s.log.Warn("hand-off sent without its user interaction history", "context", contextID, "err", err)
 	}
 	return out
+}
+
+// Answer implements handoffstep.Awaiter: the gateway reads the message its
+// own agent just sent.
+func (s hubSender) Answer(ctx context.Context, messageID string) (*handoffstep.Answer, error) {
+	st, err := s.h.Get(ctx, access.Caller{Owner: access.Operator, Admin: true}, messageID)
+	if err != nil {
+		return nil, err
+	}
+	ans := &handoffstep.Answer{Status: string(st.Status), Error: st.Error}
+	switch st.Status {
+	case queue.StatusQueued, queue.StatusRunning:
+	default:
+		ans.Final = true
+	}
+	var res hub.Result
+	if len(st.Result) > 0 && json.Unmarshal(st.Result, &res) == nil {
+		ans.Agent, ans.Text = res.Agent, res.Text
+	}
+	return ans, nil
 }
 
 func (s hubSender) Send(ctx context.Context, msg *handoff.Message, origin handoffstep.Origin) (*handoffstep.Sent, error) {

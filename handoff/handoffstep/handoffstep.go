@@ -39,6 +39,8 @@ type Config struct {
 	RequiredActions []string       `yaml:"requiredActions" doc:"instructions.required_actions: what the receiver must do"`
 	SuccessCriteria string         `yaml:"successCriteria" doc:"instructions.success_criteria: when the receiver's part is done"`
 	Constraints     map[string]any `yaml:"constraints" doc:"instructions.constraints, e.g. {time_limit: PT2H}: time_limit (ISO 8601 or Go duration) is the receiving run's timeout"`
+	// Wait, when set, holds the step until the receiver answers.
+	Wait time.Duration `yaml:"wait" doc:"how long to wait for the receiver's answer, streamed to the user when it comes in time (at most 10m); 0: do not wait"`
 }
 
 // Sender sends messages: the gateway's hub (wired in cmd/agentgw; this
@@ -57,6 +59,9 @@ type Origin struct {
 type Sent struct {
 	MessageID, TaskID, Status string
 	Recipients                []string
+	// Answer is where the message stood after Params.Wait: nil without
+	// waiting.
+	Answer *Answer
 }
 
 // Kind is the handoff step kind.
@@ -77,7 +82,7 @@ type step struct {
 	sender                                                 Sender
 	to, typ, priority, nextSteps, workflow, summary, escal *tmpl.Value
 	fallback, success                                      *tmpl.Value
-	expiresIn                                              time.Duration
+	expiresIn, wait                                        time.Duration
 	retryCount                                             int
 	required                                               []string
 	constraints                                            map[string]any
@@ -102,12 +107,15 @@ func (k Kind) Compile(c stepkind.Compiler, config any) stepkind.Step {
 			c.Errorf(sd.Pos, "%s: handoff: constraints.time_limit: %v", where, err)
 		}
 	}
+	if cfg.Wait < 0 || cfg.Wait > MaxWait {
+		c.Errorf(sd.Pos, "%s: handoff: wait %s is not between 0 and %s", where, cfg.Wait, MaxWait)
+	}
 	str := func(name, s string) *tmpl.Value { return c.String(where+": handoff."+name, s, sd.Pos) }
 	return &step{sender: k.sender, to: str("to", cfg.To), typ: str("type", cfg.Type), priority: str("priority", cfg.Priority),
 		nextSteps: str("nextSteps", cfg.NextSteps), workflow: str("workflowState", cfg.WorkflowState),
 		summary: str("summary", cfg.Summary), escal: str("escalateTo", cfg.EscalateTo),
 		fallback: str("fallbackAction", cfg.FallbackAction), expiresIn: cfg.ExpiresIn, retryCount: cfg.RetryCount,
-		success: str("successCriteria", cfg.SuccessCriteria), required: cfg.RequiredActions, constraints: cfg.Constraints}
+		success: str("successCriteria", cfg.SuccessCriteria), wait: cfg.Wait, required: cfg.RequiredActions, constraints: cfg.Constraints}
 }
 
 // Reads implements stepkind.Reader.
@@ -140,7 +148,7 @@ func (s *step) Run(ctx context.Context, r stepkind.Run) (any, error) {
 		*f.dst = v
 	}
 	p.Data, p.ExpiresIn, p.RetryCount = r.With(), s.expiresIn, s.retryCount
-	p.RequiredActions, p.Constraints = s.required, s.constraints
+	p.RequiredActions, p.Constraints, p.Wait = s.required, s.constraints, s.wait
 	caller := tools.Caller{Agent: r.Agent()}
 	caller.ContextID, caller.Owner = r.Conversation()
 	if env := r.Env(); env != nil && env.Scope != nil {
@@ -158,7 +166,17 @@ func (s *step) Run(ctx context.Context, r stepkind.Run) (any, error) {
 	if err := r.Text(Said(p, st)); err != nil {
 		return nil, err
 	}
-	return map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": st.Status}, nil
+	out := map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": st.Status}
+	if ans := st.Answer; ans != nil {
+		out["status"] = ans.Status
+		if ans.Final {
+			out["answer"] = map[string]any{"agent": ans.Agent, "text": ans.Text, "error": ans.Error}
+		}
+		if err := r.Text(Waited(st, ans, p.Wait)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Params is what a message is made of, from a step or the tool.
@@ -179,6 +197,9 @@ type Params struct {
 	// entry of the user interaction history.
 	PreviousActions []handoff.PreviousAction
 	Input           string
+	// Wait, when positive, waits that long for the receiver's answer
+	// (Sent.Answer), when the sender is an Awaiter.
+	Wait time.Duration
 }
 
 // Send builds the message caller sends with p and sends it. A message the
@@ -232,6 +253,11 @@ func Send(ctx context.Context, sender Sender, caller tools.Caller, p Params) (*S
 	if err != nil {
 		return nil, err
 	}
+	if a, ok := sender.(Awaiter); ok && p.Wait > 0 {
+		if st.Answer, err = Await(ctx, a, st.MessageID, min(p.Wait, MaxWait)); err != nil {
+			return nil, err
+		}
+	}
 	return st, nil
 }
 
@@ -258,8 +284,10 @@ func firstNonEmpty(a, b string) string {
 
 // Builtins are the built-in tools of hand-offs: handoff_to_agent, with
 // parameters {to, type, data, priority, next_steps, required_actions,
-// success_criteria, constraints}, which a model calls to hand work on by
-// itself; the caller is the run's agent.
+// success_criteria, constraints, wait}, which a model calls to hand work
+// on by itself; the caller is the run's agent. With wait, its result
+// carries the receiver's answer when it came in time, else a note of where
+// to find it.
 func Builtins(sender Sender) map[string]tools.BuiltinFunc {
 	return map[string]tools.BuiltinFunc{
 		"handoff_to_agent": func(ctx context.Context, params map[string]any) (any, error) {
@@ -285,14 +313,57 @@ func Builtins(sender Sender) map[string]tools.BuiltinFunc {
 					}
 				}
 			}
+			if w, ok := params["wait"]; ok {
+				d, err := waitParam(w)
+				if err != nil {
+					return nil, err
+				}
+				p.Wait = d
+			}
 			st, err := Send(ctx, sender, caller, p)
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": st.Status,
-				"recipients": st.Recipients}, nil
+			out := map[string]any{"message_id": st.MessageID, "task_id": st.TaskID, "status": st.Status,
+				"recipients": st.Recipients}
+			if ans := st.Answer; ans != nil {
+				out["status"] = ans.Status
+				if ans.Final {
+					out["answer"] = map[string]any{"agent": ans.Agent, "text": ans.Text, "error": ans.Error}
+				} else {
+					out["note"] = strings.TrimPrefix(strings.TrimSpace(Waited(st, ans, p.Wait)), "> ")
+				}
+			}
+			return out, nil
 		},
 	}
+}
+
+// waitParam is the tool's wait: a duration ("30s") or a number of
+// seconds, at most MaxWait.
+func waitParam(v any) (time.Duration, error) {
+	var d time.Duration
+	switch w := v.(type) {
+	case string:
+		var err error
+		if d, err = time.ParseDuration(w); err != nil {
+			return 0, fmt.Errorf("wait %q is not a duration such as 30s", w)
+		}
+	case float64:
+		d = time.Duration(w * float64(time.Second))
+	case json.Number:
+		f, err := w.Float64()
+		if err != nil {
+			return 0, fmt.Errorf("wait %q is not a number of seconds", w)
+		}
+		d = time.Duration(f * float64(time.Second))
+	default:
+		return 0, fmt.Errorf("wait must be a duration such as 30s or a number of seconds")
+	}
+	if d < 0 || d > MaxWait {
+		return 0, fmt.Errorf("wait %s is not between 0 and %s", d, MaxWait)
+	}
+	return d, nil
 }
 
 func str(v any) string {
