@@ -41,7 +41,7 @@ func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage,
 	}
 	// What the run sends is in this message's task and its owner's.
 	ctx = context.WithValue(ctx, parentKey{}, env)
-	a, err := h.pick(r, strings.Split(env.Recipient, ","), msg.Payload.Type)
+	a, err := h.pick(r, h.expand(r, strings.Split(env.Recipient, ",")), msg.Payload.Type)
 	if err != nil {
 		return nil, err
 	}
