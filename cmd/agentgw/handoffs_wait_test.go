@@ -116,3 +116,24 @@ func frames2(events []streamEvent) []string {
 	}
 	return out
 }
+
+// TestLintHandoffStep: a time_limit that is no duration and a wait past
+// the bound are load errors, at the step.
+func TestLintHandoffStep(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "x.yaml", `name: x
+commands:
+  - name: default
+    steps:
+      - id: send
+        handoff: {to: y, type: NOTIFICATION, constraints: {time_limit: soon}, wait: 11m}
+        with: {event_type: a, message: b}
+`)
+	code, stdout, _ := runCLI(t, nil, "lint", dir)
+	at := filepath.Join(dir, "x.yaml") + `:5:9: command "default": step "send": handoff: `
+	want := at + `constraints.time_limit: "soon" is not a positive duration such as PT2H or 90s` + "\n" +
+		at + "wait 11m0s is not between 0 and 10m0s\n"
+	if code == 0 || stdout != want {
+		t.Errorf("exit %d\n%s\nwant\n%s", code, stdout, want)
+	}
+}

@@ -44,8 +44,8 @@ type Conversations interface {
 // Interactions is the user interaction history of conversation id: its
 // latest MaxInteractions user and assistant turns with text, as the seed's
 // CHAT_MESSAGE entries (sender "User" or "Agent"), each at the time its
-// change was logged (the context's last update when the log no longer has
-// it), content clipped.
+// change was logged (when the log no longer has it, the context's
+// creation: the turn is older than the log), content clipped.
 func Interactions(ctx context.Context, convs Conversations, id, owner string) ([]handoff.UserInteraction, error) {
 	c, err := convs.Get(ctx, id, owner)
 	if err != nil {
@@ -71,7 +71,7 @@ func Interactions(ctx context.Context, convs Conversations, id, owner string) ([
 	}
 	at := make([]time.Time, len(c.Messages))
 	for i, j := len(c.Messages)-1, len(logged)-1; i >= 0; i-- {
-		at[i] = c.UpdatedAt
+		at[i] = c.CreatedAt
 		for ; j >= 0; j-- {
 			if l := logged[j].m; l.Role == c.Messages[i].Role && l.Content == c.Messages[i].Content {
 				at[i] = logged[j].at
