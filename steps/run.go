@@ -196,9 +196,13 @@ func record(res Result) map[string]any {
 	if res.Err != nil {
 		e = map[string]any{"message": res.Err.Error()}
 	}
-	return map[string]any{
+	rec := map[string]any{
 		"id": res.ID, "status": string(res.Status), "result": res.Value, "error": e, "attempts": res.Attempts,
 	}
+	if !res.Finished.IsZero() && res.Status.Terminal() {
+		rec["finished"] = res.Finished.UTC().Format(time.RFC3339Nano)
+	}
+	return rec
 }
 
 // halted reports whether the plan is stopping (a failure or its context's end).

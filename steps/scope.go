@@ -6,7 +6,7 @@ type Scope struct {
 	State *State
 	// Steps holds the step records by id (the "steps" and "dependencies" roots). A record has the keys
 	// "id", "status" (a status name as a plain string), "result" (the value, nil until COMPLETED), "error"
-	// (nil, or {"message": text}) and "attempts" (an int). The engine never modifies a record map after
+	// (nil, or {"message": text}) and "attempts" (an int), and once it is terminal, "finished" (when, RFC 3339 in UTC). The engine never modifies a record map after
 	// publishing it.
 	Steps map[string]map[string]any
 	// Context holds the request's context variables by name (the "context" root).

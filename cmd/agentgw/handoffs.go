@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +32,11 @@ type HandoffsConfig struct {
 	// the API; the agents of the operator's files are not bound ("":
 	// HIGH).
 	MaxExternalPriority string `yaml:"maxExternalPriority"`
+	// Pools are named pools of agents (the seed's
+	// "technical_support_agent_pool"): a recipient_id or escalate_to
+	// naming one, and no agent, goes to one of its agents that accepts the
+	// type, round-robin, as a list of agents does (default: none).
+	Pools map[string][]string `yaml:"pools"`
 }
 
 // check refuses bounds that are no bounds.
@@ -43,6 +51,19 @@ func (c HandoffsConfig) check() error {
 	if p := handoff.Priority(c.MaxExternalPriority); p != "" && !p.Valid() {
 		errs = append(errs, fmt.Errorf("handoffs.maxExternalPriority: %q must be LOW, MEDIUM, HIGH or CRITICAL", c.MaxExternalPriority))
 	}
+	for _, name := range slices.Sorted(maps.Keys(c.Pools)) {
+		if name == "" || strings.Contains(name, ",") {
+			errs = append(errs, fmt.Errorf("handoffs.pools: %q is not a pool name (no commas)", name))
+		}
+		if len(c.Pools[name]) == 0 {
+			errs = append(errs, fmt.Errorf("handoffs.pools.%s: a pool needs at least one agent", name))
+		}
+		for _, m := range c.Pools[name] {
+			if m == "" || strings.Contains(m, ",") || c.Pools[m] != nil {
+				errs = append(errs, fmt.Errorf("handoffs.pools.%s: %q is not an agent name (nor another pool)", name, m))
+			}
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -52,6 +73,7 @@ func newHub(cfg HandoffsConfig, remotes hub.Remote, log *slog.Logger) (*hub.Hub,
 	if err != nil {
 		return nil, fmt.Errorf("hand-offs: %w", err)
 	}
+	h.SetPools(cfg.Pools)
 	return h, nil
 }
 

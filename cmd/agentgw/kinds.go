@@ -26,7 +26,7 @@ func gatewayKinds(svc services, ask *askstep.Kind) []stepkind.Kind {
 	return []stepkind.Kind{
 		gitstep.New(svc.repos),
 		toolstep.Kind{},
-		handoffstep.New(sender(svc.handoffs)),
+		handoffstep.New(svc.sender()),
 		ask,
 		recallstep.New(svc.searcher(), kb.Reference),
 	}

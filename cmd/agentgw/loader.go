@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -14,11 +15,14 @@ import (
 	"github.com/agentgw/agentgw/collab"
 	"github.com/agentgw/agentgw/collab/askstep"
 	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/handoff/hub"
+	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/knowledge/recallstep"
 	"github.com/agentgw/agentgw/mcp"
@@ -50,6 +54,10 @@ type services struct {
 	pool *mcp.Pool
 	// handoffs send the handoff steps' and handoff_to_agent's messages.
 	handoffs *hub.Hub
+	// conversations give those messages their user interaction history.
+	conversations contexts.Repo
+	// log is where the services say what they could not do (nil: nowhere).
+	log *slog.Logger
 	// knowledge backs recall steps and search_knowledge.
 	knowledge *kb.Manager
 }
@@ -70,7 +78,7 @@ func (s services) searcher() recallstep.Searcher {
 func newLoader(cfg *Config, getenv func(string) string, svc services, log *slog.Logger) *loader {
 	asker := collab.New(collab.Config{Logger: log})
 	builtins := gitstep.Builtins(svc.repos)
-	maps.Copy(builtins, handoffstep.Builtins(sender(svc.handoffs)))
+	maps.Copy(builtins, handoffstep.Builtins(svc.sender()))
 	maps.Copy(builtins, collab.Builtins(asker))
 	maps.Copy(builtins, recallstep.Builtins(svc.searcher(), kb.Reference))
 	tm := tools.NewManager(tools.Config{
@@ -84,15 +92,57 @@ func newLoader(cfg *Config, getenv func(string) string, svc services, log *slog.
 
 // sender is the hub as the handoff step and tool send through it; nil
 // (lint, export) sends nothing.
-func sender(h *hub.Hub) handoffstep.Sender {
-	if h == nil {
+func (s services) sender() handoffstep.Sender {
+	if s.handoffs == nil {
 		return nil
 	}
-	return hubSender{h}
+	log := s.log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return hubSender{h: s.handoffs, convs: s.conversations, log: log}
 }
 
-// hubSender sends the handoff steps' and tool's messages through the hub.
-type hubSender struct{ h *hub.Hub }
+// hubSender sends the handoff steps' and tool's messages through the hub,
+// with the conversation's turns (convs, nil: none), and reads their
+// answers for those that wait.
+type hubSender struct {
+	h     *hub.Hub
+	convs contexts.Repo
+	log   *slog.Logger
+}
+
+// Interactions implements handoffstep.History.
+func (s hubSender) Interactions(ctx context.Context, contextID, owner string) []handoff.UserInteraction {
+	if s.convs == nil {
+		return nil
+	}
+	out, err := handoffstep.Interactions(ctx, s.convs, contextID, owner)
+	if err != nil {
+		s.log.Warn("hand-off sent without its user interaction history", "context", contextID, "err", err)
+	}
+	return out
+}
+
+// Answer implements handoffstep.Awaiter: the gateway reads the message its
+// own agent just sent.
+func (s hubSender) Answer(ctx context.Context, messageID string) (*handoffstep.Answer, error) {
+	st, err := s.h.Get(ctx, access.Caller{Owner: access.Operator, Admin: true}, messageID)
+	if err != nil {
+		return nil, err
+	}
+	ans := &handoffstep.Answer{Status: string(st.Status), Error: st.Error}
+	switch st.Status {
+	case queue.StatusQueued, queue.StatusRunning:
+	default:
+		ans.Final = true
+	}
+	var res hub.Result
+	if len(st.Result) > 0 && json.Unmarshal(st.Result, &res) == nil {
+		ans.Agent, ans.Text = res.Agent, res.Text
+	}
+	return ans, nil
+}
 
 func (s hubSender) Send(ctx context.Context, msg *handoff.Message, origin handoffstep.Origin) (*handoffstep.Sent, error) {
 	st, _, err := s.h.Send(ctx, msg, hub.Origin{ContextID: origin.ContextID, Owner: origin.Owner})

@@ -84,6 +84,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/cmd/agentgw.HandoffsConfig.MaxExternalPriority": "MaxExternalPriority is the highest priority of a message sent over the API; the agents of the operator's files are not bound (\"\": HIGH).",
 		"github.com/agentgw/agentgw/cmd/agentgw.HandoffsConfig.MaxHops":             "MaxHops is the longest chain of messages caused by one another; a message past it is DEAD, HANDOFF_LIMIT (0: 10).",
 		"github.com/agentgw/agentgw/cmd/agentgw.HandoffsConfig.MaxMessagesPerTask":  "MaxMessagesPerTask is the most messages one owner's task holds; one more is DEAD, HANDOFF_LIMIT (0: 50).",
+		"github.com/agentgw/agentgw/cmd/agentgw.HandoffsConfig.Pools":               "Pools are named pools of agents (the seed's \"technical_support_agent_pool\"): a recipient_id or escalate_to naming one, and no agent, goes to one of its agents that accepts the type, round-robin, as a list of agents does (default: none).",
 		"github.com/agentgw/agentgw/cmd/agentgw.KnowledgeConfig":                    "KnowledgeConfig is how knowledge bases are kept up to date.",
 		"github.com/agentgw/agentgw/cmd/agentgw.KnowledgeConfig.MaxGlobLength":      "MaxGlobLength bounds the bytes of each path glob of a search; a longer one is BAD_REQUEST. 0 means 256.",
 		"github.com/agentgw/agentgw/cmd/agentgw.KnowledgeConfig.MaxGlobs":           "MaxGlobs bounds the path globs of one search (POST /knowledge-bases/{id}/search, recall steps); more is BAD_REQUEST. 0 means 64.",

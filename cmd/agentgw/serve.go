@@ -93,12 +93,13 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if err != nil {
 		return err
 	}
-	ld := newLoader(cfg, getenv, services{repos: repos, pool: pool, handoffs: handoffs, knowledge: knowledge}, log)
+	conversations := contextRepo(st.Store, cfg.Contexts)
+	ld := newLoader(cfg, getenv, services{repos: repos, pool: pool, handoffs: handoffs, knowledge: knowledge,
+		conversations: conversations, log: log}, log)
 	set := ld.load(agentSet{}, log)
 	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
 	tokens.reg.Store(reg)
-	conversations := contextRepo(st.Store, cfg.Contexts)
 	observers, stopObservers, err := newObservers(ctx, cfg, getenv, log)
 	if err != nil {
 		return err
@@ -130,7 +131,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		handoffAPI = handoffs
 	}
 	watchQueue(mx, q, log)
-	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, sender(handoffs), scheduleRuns(mx), log)
+	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, services{handoffs: handoffs, log: log}.sender(), scheduleRuns(mx), log)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage,
 	}
 	// What the run sends is in this message's task and its owner's.
 	ctx = context.WithValue(ctx, parentKey{}, env)
-	a, err := h.pick(r, strings.Split(env.Recipient, ","), msg.Payload.Type)
+	a, err := h.pick(r, h.expand(r, strings.Split(env.Recipient, ",")), msg.Payload.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +89,10 @@ func (h *Hub) pick(r *runner.Runner, recipients []string, t handoff.Type) (*runn
 	return able[int(h.next.Add(1)-1)%len(able)], nil
 }
 
+// errTimeLimit is the cause of a run stopped at its message's
+// constraints.time_limit.
+var errTimeLimit = errors.New("the hand-off's constraints.time_limit was reached")
+
 // runLocal runs command of agent name with the message as .handoff and
 // returns what it showed. Its errors (a failed command) are failed runs,
 // tried again.
@@ -110,8 +114,20 @@ func (h *Hub) runLocal(ctx context.Context, r *runner.Runner, name, command stri
 	if err != nil {
 		return nil, fmt.Errorf("agent %q, command %q: %w", name, command, err)
 	}
+	limit, limited, err := msg.Instructions.TimeLimit()
+	if err != nil {
+		h.log.Warn("hand-off time limit ignored", "message", msg.Metadata.MessageID, "err", err)
+	}
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if limited { // constraints.time_limit bounds the receiving run
+		runCtx, cancel = context.WithTimeoutCause(ctx, limit, errTimeLimit)
+	}
+	defer cancel()
 	rec := &runner.Recorder{}
-	run.Execute(ctx, rec)
+	run.Execute(runCtx, rec)
+	if limited && ctx.Err() == nil && errors.Is(context.Cause(runCtx), errTimeLimit) {
+		return nil, fmt.Errorf("agent %q, command %q: stopped at constraints.time_limit (%s)", name, command, limit)
+	}
 	if e := rec.Err(); e != nil {
 		return nil, fmt.Errorf("agent %q, command %q: %s: %s", name, command, e.Code, e.Message)
 	}
@@ -124,18 +140,10 @@ func (h *Hub) runLocal(ctx context.Context, r *runner.Runner, name, command stri
 	return json.Marshal(res)
 }
 
-// promptOf is the user input of a run for msg: what the message asks, for
-// commands whose templates do not read .handoff themselves.
-func promptOf(msg *handoff.Message) string {
-	md := msg.Metadata
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s hand-off from %s (task %s, priority %s):\n", msg.Payload.Type, md.SenderID, md.TaskID, md.Priority)
-	b.Write(msg.Payload.Data)
-	if s := msg.Instructions.NextStepsSuggestion; s != "" {
-		b.WriteString("\nNext steps: " + s)
-	}
-	return b.String()
-}
+// promptOf is the user input of a run for msg (handoff.Message.Prompt):
+// what the message asks, for commands whose templates do not read .handoff
+// themselves.
+func promptOf(msg *handoff.Message) string { return msg.Prompt() }
 
 // forward hands the message to a remote agent's gateway: DELIVERED when it
 // took it.

@@ -73,6 +73,10 @@ type Hub struct {
 	remote Remote
 	limits Limits
 
+	// pools are the named pools (SetPools): a recipient naming one that is
+	// no agent stands for its agents.
+	pools map[string][]string
+
 	runner atomic.Pointer[runner.Runner]
 	queue  atomic.Pointer[queue.Queue]
 	// next turns pools round-robin.
@@ -92,6 +96,27 @@ func New(remote Remote, limits Limits, log *slog.Logger) (*Hub, error) {
 		return nil, fmt.Errorf("handoffs.maxExternalPriority: %q is not LOW, MEDIUM, HIGH or CRITICAL", limits.MaxExternalPriority)
 	}
 	return &Hub{log: log, now: time.Now, remote: remote, limits: limits}, nil
+}
+
+// SetPools names pools of agents: a recipient_id (or escalate_to) naming
+// a pool, and no agent, is a pool of its agents, one of which takes the
+// message as of a list. Call it before Bind.
+func (h *Hub) SetPools(pools map[string][]string) { h.pools = pools }
+
+// expand is recipients with each named pool that is no agent of r replaced
+// by its agents.
+func (h *Hub) expand(r *runner.Runner, recipients []string) []string {
+	var out []string
+	for _, to := range recipients {
+		if members, ok := h.pools[to]; ok {
+			if _, agent := r.Registry().Get(to); !agent {
+				out = append(out, members...)
+				continue
+			}
+		}
+		out = append(out, to)
+	}
+	return out
 }
 
 // Bind gives the hub the runner that runs local agents and the queue that
@@ -205,13 +230,14 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 		return nil, false, agent.Errorf(agent.CodeBadRequest, "hand-off message %s expired at %s", msg.Metadata.MessageID,
 			msg.Metadata.ExpirationTime.UTC().Format(time.RFC3339))
 	}
-	if err := h.checkRecipients(r, msg.Metadata.RecipientID, msg, raw); err != nil {
+	recipients := h.expand(r, msg.Metadata.RecipientID)
+	if err := h.checkRecipients(r, recipients, msg, raw); err != nil {
 		return nil, false, err
 	}
 	if fh := msg.Instructions.FailureHandling; fh != nil && fh.EscalateTo != "" {
 		// What goes to escalate_to is an ESCALATION (Escalate), not msg.
 		esc := &handoff.Message{Payload: handoff.Payload{Type: handoff.Escalation}}
-		if err := h.checkRecipients(r, []string{fh.EscalateTo}, esc, nil); err != nil {
+		if err := h.checkRecipients(r, h.expand(r, []string{fh.EscalateTo}), esc, nil); err != nil {
 			var e *agent.Error
 			if errors.As(err, &e) && e.Code == agent.CodeBadRequest {
 				e.Message = "escalate_to: " + e.Message + ": an escalation is a new ESCALATION message"
@@ -229,6 +255,7 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 		return nil, false, agent.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
 	}
 	env := envelope(msg, body)
+	env.Recipient = strings.Join(recipients, ",")
 	env.Owner, env.Hops = from.owner, from.hops
 	rec, fresh, err := q.Enqueue(ctx, env)
 	if err != nil {
