@@ -43,9 +43,11 @@ type Conversations interface {
 
 // Interactions is the user interaction history of conversation id: its
 // latest MaxInteractions user and assistant turns with text, as the seed's
-// CHAT_MESSAGE entries (sender "User" or "Agent"), each at the time its
-// change was logged (when the log no longer has it, the context's
-// creation: the turn is older than the log), content clipped.
+// CHAT_MESSAGE entries (sender "User" or "Agent"), each at the time it was
+// written (Message.Time); a turn kept before the gateway recorded times
+// takes the time its change was logged (when the log no longer has it,
+// the context's creation: the turn is older than the log), content
+// clipped.
 func Interactions(ctx context.Context, convs Conversations, id, owner string) ([]handoff.UserInteraction, error) {
 	c, err := convs.Get(ctx, id, owner)
 	if err != nil {
@@ -71,6 +73,10 @@ func Interactions(ctx context.Context, convs Conversations, id, owner string) ([
 	}
 	at := make([]time.Time, len(c.Messages))
 	for i, j := len(c.Messages)-1, len(logged)-1; i >= 0; i-- {
+		if t := c.Messages[i].Time; !t.IsZero() {
+			at[i] = t
+			continue
+		}
 		at[i] = c.CreatedAt
 		for ; j >= 0; j-- {
 			if l := logged[j].m; l.Role == c.Messages[i].Role && l.Content == c.Messages[i].Content {

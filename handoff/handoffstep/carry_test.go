@@ -83,3 +83,30 @@ func TestPreviousActions(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestInteractionsStoredTimes: a turn the gateway wrote with its time
+// (contexts.Message.Time) is at that time, whatever the change log says;
+// one kept before times were recorded still takes its change's.
+func TestInteractionsStoredTimes(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	c := &contexts.Context{CreatedAt: at(0), Messages: []contexts.Message{
+		{Role: "user", Content: "old"},
+		{Role: "assistant", Content: "timed", Time: at(30)},
+	}}
+	log := &contexts.Changes{Changes: []contexts.Change{
+		{At: at(1), Operation: contexts.OpAddMessage, Messages: []contexts.Message{{Role: "user", Content: "old"}}},
+		{At: at(2), Operation: contexts.OpAddMessage, Messages: []contexts.Message{{Role: "assistant", Content: "timed"}}},
+	}}
+	got, err := Interactions(context.Background(), fakeConvs{c, log}, "c", "o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, u := range got {
+		lines = append(lines, u.Timestamp.Format("15:04")+" "+u.Sender)
+	}
+	if want := "03:01 User|03:30 Agent"; strings.Join(lines, "|") != want {
+		t.Errorf("got %s, want %s", strings.Join(lines, "|"), want)
+	}
+}
