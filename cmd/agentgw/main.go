@@ -22,6 +22,7 @@ Usage:
   agentgw chat    [--url http://localhost:18080] [--agent NAME] [--command NAME] [--file F --selection L1:C1-L2:C2]
                   [--dir D] [--interactive|--once] [--allow-tools] [--context ID] [PROMPT]
   agentgw chat    --task ID
+  agentgw init    [--name NAME] [DIR]     writes an agent and its tests that pass agentgw test
   agentgw lint    [DIR|FILE]...
   agentgw test    [--update] [--run REGEXP] [-v] [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
@@ -48,6 +49,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 	switch args[0] {
 	case "serve":
 		return cmdServe(rest, getenv, stderr)
+	case "init":
+		return cmdInit(rest, stdout, stderr)
 	case "lint":
 		return cmdLint(rest, getenv, stdout, stderr)
 	case "test":
