@@ -210,3 +210,39 @@ func TestInitUsage(t *testing.T) {
 		t.Errorf("the usage does not list init:\n%s", stdout)
 	}
 }
+
+// TestInitREADME runs the init, test and lint commands of the README's
+// "Start your own agent" and checks the output its comments show.
+func TestInitREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n### Start your own agent\n")
+	if !ok {
+		t.Fatal(`README.md has no "### Start your own agent" section`)
+	}
+	_, block, _ := strings.Cut(section, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	t.Chdir(t.TempDir())
+	ran := 0
+	for line := range strings.Lines(block) {
+		cmdline, comment, _ := strings.Cut(strings.TrimSpace(line), "#")
+		args := strings.Fields(cmdline)
+		if len(args) < 3 || args[0] != "go" || args[2] != "./cmd/agentgw" {
+			t.Fatalf("README: not a go run ./cmd/agentgw command: %q", line)
+		}
+		args = args[3:]
+		if args[0] == "serve" || args[0] == "chat" {
+			continue // they run a server; TestInitWritesAgentThatPasses loads its config
+		}
+		code, stdout, stderr := runCLI(t, nil, args...)
+		if code != 0 || !strings.Contains(stdout+stderr, strings.TrimSpace(comment)) {
+			t.Errorf("README: %s: exit %d, want output with %q:\n%s%s", cmdline, code, strings.TrimSpace(comment), stdout, stderr)
+		}
+		ran++
+	}
+	if ran != 3 {
+		t.Errorf("README: ran %d commands, want init, test and lint", ran)
+	}
+}
