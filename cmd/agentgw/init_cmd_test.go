@@ -246,3 +246,37 @@ func TestInitREADME(t *testing.T) {
 		t.Errorf("README: ran %d commands, want init, test and lint", ran)
 	}
 }
+
+// TestInitServes serves what init wrote with the config it wrote, on
+// loopback, and checks both commands' answers: the reply template, and the
+// built-in model's echo of the prompt the ask command sends.
+func TestInitServes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "proj")
+	if code, stdout, stderr := runCLI(t, nil, "init", "--name", "demo", dir); code != 0 {
+		t.Fatalf("agentgw init: exit %d\n%s%s", code, stdout, stderr)
+	}
+	g := newGatewayFlags("serve", os.Stderr)
+	if err := g.fs.Parse([]string{"--config", filepath.Join(dir, "agentgw.yaml")}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := g.load(envOf(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := testConfig(t, "")
+	cfg.Addr, cfg.Data, cfg.Upstream.BuiltinPace, cfg.Server.ShutdownGrace = test.Addr, test.Data, 0, test.Server.ShutdownGrace
+	base := startGateway(t, cfg, nil)
+
+	for _, tc := range []struct{ name, body, want string }{
+		{"default", `{"contextVariables":[{"name":"userInfo","value":{"nickname":"Ann"}}]}`, "Hello, Ann! I am demo."},
+		{"ask", `{"command":"ask","contextVariables":[{"name":"userInputPrompt","value":"what is go"}]}`,
+			"echo model (gpt-4o-mini) got 2 messages:\n- system: You are demo, a helpful assistant. Answer briefly.\n- user: what is go\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, events := postAgent(t, base+"/agents/demo", tc.body)
+			if got := streamText(t, events); resp.StatusCode != 200 || got != tc.want {
+				t.Errorf("status %d, text %q, want %q", resp.StatusCode, got, tc.want)
+			}
+		})
+	}
+}
