@@ -1,6 +1,7 @@
 // Command agentgw is the IDE copilot agent gateway: it serves agents to IDE
-// plugins (serve), checks and exports agent definitions (lint, export), and
-// talks to a gateway the way a plugin does (chat).
+// plugins (serve), writes a starting agent with its tests (init), checks and
+// exports agent definitions (lint, export), and talks to a gateway the way a
+// plugin does (chat).
 package main
 
 import (
