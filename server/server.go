@@ -116,6 +116,9 @@ func New(cfg Config) *Server {
 	if cfg.BodyReadTimeout <= 0 {
 		cfg.BodyReadTimeout = DefaultBodyReadTimeout
 	}
+	if cfg.Knowledge == nil {
+		cfg.Knowledge = noKnowledge{}
+	}
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = 15 * time.Second
 	}
@@ -159,10 +162,9 @@ func New(cfg Config) *Server {
 		e.GET("/handoffs/:id", s.getHandoff, local...)
 		e.GET("/tasks/:id", s.getTask, local...)
 	}
-	if cfg.Knowledge != nil {
-		e.GET("/knowledge-bases", s.listKnowledgeBases, local...)
-		e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase, local...)
-	}
+	// Without knowledge bases the list is empty and every id unknown.
+	e.GET("/knowledge-bases", s.listKnowledgeBases, local...)
+	e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase, local...)
 	if cfg.Schedules != nil {
 		e.GET("/schedules", s.listSchedules, local...)
 		e.POST("/schedules", s.createSchedule, local...)
