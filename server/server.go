@@ -180,6 +180,7 @@ func New(cfg Config) *Server {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics), local...)
 	}
 	if cfg.UI != nil {
+		e.GET("/", toPlayground)
 		e.GET("/ui", echo.WrapHandler(cfg.UI))
 		e.GET("/ui/*", echo.WrapHandler(cfg.UI))
 	}
@@ -187,6 +188,13 @@ func New(cfg Config) *Server {
 		e.Any(openAIPrefix+"*", s.withBody(cfg.OpenAI))
 	}
 	return s
+}
+
+// toPlayground serves GET / when the playground is on: a redirect to it.
+// The Location is relative ("ui/"), so that it also works behind a proxy
+// that adds a path prefix.
+func toPlayground(c echo.Context) error {
+	return c.Redirect(http.StatusFound, "ui/")
 }
 
 // Handler returns the server as an http.Handler.

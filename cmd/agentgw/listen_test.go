@@ -169,7 +169,7 @@ func TestPlaygroundURL(t *testing.T) {
 }
 
 // TestServeLogsPlayground: serve's start log says at INFO where the
-// playground is, and that URL serves the page.
+// playground is, and that URL serves the page; GET / leads there.
 func TestServeLogsPlayground(t *testing.T) {
 	cfg := testConfig(t, "")
 	var logs lockedBuffer
@@ -192,12 +192,14 @@ func TestServeLogsPlayground(t *testing.T) {
 	if want := `level=INFO msg="playground at ` + url + `" url=` + url + "\n"; !strings.Contains(logs.String(), want) {
 		t.Errorf("no line %q in the start log:\n%s", want, logs.String())
 	}
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
-		t.Errorf("GET %s: %d %s, want the page", url, resp.StatusCode, resp.Header.Get("Content-Type"))
+	for _, u := range []string{url, "http://" + addr + "/"} { // GET / redirects to it
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || resp.Request.URL.String() != url {
+			t.Errorf("GET %s: %d %s at %s, want the page at %s", u, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Request.URL, url)
+		}
 	}
 }
