@@ -97,6 +97,9 @@ type Server struct {
 	writers sse.WriterPool
 	// observers are the access log and Config.Observers.
 	observers observe.Observers
+	// endpoints lists the routes (endpointList), the suggestion of
+	// NOT_FOUND and METHOD_NOT_ALLOWED.
+	endpoints string
 }
 
 // DefaultBodyLimit is the body cap when none is configured.
@@ -187,6 +190,7 @@ func New(cfg Config) *Server {
 	if cfg.OpenAI != nil {
 		e.Any(openAIPrefix+"*", s.withBody(cfg.OpenAI))
 	}
+	s.endpoints = endpointList(e.Routes())
 	return s
 }
 
