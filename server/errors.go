@@ -54,7 +54,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	body := ErrorResponse{Type: "ERROR_RESPONSE", Content: ErrorContent{
 		ErrorCode: e.Code, Message: e.Message, Source: e.Origin(), Recoverable: e.Recoverable,
-		SuggestedAction: suggestion(e),
+		SuggestedAction: s.suggestion(e),
 		Details: ErrorDetails{RequestID: rid, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
 			Violations: e.Violations},
 	}}
@@ -95,7 +95,7 @@ func toAgentError(err error) *agent.Error {
 // suggestion is the error's suggested action, or a default for its code so
 // that every ERROR_RESPONSE carries one: the server's own for the errors of
 // routing and decoding, else the one in-stream frames get (Error.Suggestion).
-func suggestion(e *agent.Error) string {
+func (s *Server) suggestion(e *agent.Error) string {
 	if e.SuggestedAction != "" {
 		return e.SuggestedAction
 	}
@@ -105,7 +105,7 @@ func suggestion(e *agent.Error) string {
 	case agent.CodeUnsupportedMediaType:
 		return "send the body as JSON with Content-Type: application/json"
 	case agent.CodeNotFound, agent.CodeMethodNotAllowed:
-		return endpoints
+		return s.endpoints
 	}
 	return e.Suggestion()
 }
@@ -113,10 +113,8 @@ func suggestion(e *agent.Error) string {
 // openAIPrefix is the path prefix of the OpenAI-compatible API.
 const openAIPrefix = "/v1/"
 
-// endpoints lists the gateway's routes.
-const endpoints = "POST /agent, POST /agents/{name}, GET /agents, GET /agents/{name}, GET /healthz, POST /contexts, GET|PATCH|DELETE /contexts/{id}, GET /contexts/{id}/changes"
-
-// routeNotFound is the error of a path no route serves.
+// routeNotFound is the error of a path no route serves; its suggestion is
+// the server's endpoints (Server.suggestion).
 func routeNotFound() *agent.Error {
-	return agent.Errorf(agent.CodeNotFound, "no such endpoint").Suggest(endpoints)
+	return agent.Errorf(agent.CodeNotFound, "no such endpoint")
 }

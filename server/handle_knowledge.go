@@ -20,6 +20,18 @@ type Knowledge interface {
 	Search(ctx context.Context, id string, q index.Query) ([]index.Hit, error)
 }
 
+// noKnowledge is the Knowledge of a gateway with no knowledge bases: none
+// listed, every id unknown.
+type noKnowledge struct{}
+
+// List returns no knowledge bases.
+func (noKnowledge) List(context.Context) ([]kb.Summary, error) { return nil, nil }
+
+// Search knows no id.
+func (noKnowledge) Search(context.Context, string, index.Query) ([]index.Hit, error) {
+	return nil, kb.ErrUnknown
+}
+
 // knowledgeSearch is the body of POST /knowledge-bases/{id}/search.
 type knowledgeSearch struct {
 	Query      string   `json:"query"`
@@ -33,6 +45,9 @@ func (s *Server) listKnowledgeBases(c echo.Context) error {
 	l, err := s.cfg.Knowledge.List(c.Request().Context())
 	if err != nil {
 		return agent.New(agent.CodeStoreUnavailable, "the knowledge bases' index cannot be read").Wrap(err)
+	}
+	if l == nil {
+		l = []kb.Summary{} // an empty list, not null
 	}
 	return c.JSON(http.StatusOK, map[string]any{"knowledgeBases": l})
 }

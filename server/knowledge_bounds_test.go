@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/server"
@@ -57,4 +58,21 @@ func TestKnowledgeSearchStopsWithClient(t *testing.T) {
 		t.Fatal("the search went on after the client left")
 	}
 	<-done
+}
+
+// TestNoKnowledgeBases: a gateway with no knowledge bases answers GET
+// /knowledge-bases with an empty list (200), not "no such endpoint", and a
+// search of any id is NOT_FOUND in the protocol's error shape, naming the
+// id.
+func TestNoKnowledgeBases(t *testing.T) {
+	t.Parallel()
+	gw := newGateway(t) // no Knowledge
+	r := get(t, gw.URL+"/knowledge-bases")
+	if r.status != http.StatusOK || string(r.body) != `{"knowledgeBases":[]}`+"\n" {
+		t.Fatalf("GET /knowledge-bases: %d %s, want 200 {\"knowledgeBases\":[]}", r.status, r.body)
+	}
+	c := errorResponse(t, post(t, gw.URL+"/knowledge-bases/docs/search", `{"query":"x"}`), http.StatusNotFound, agent.CodeNotFound)
+	if !strings.Contains(c.Message, `"docs"`) || c.Message == "no such endpoint" {
+		t.Errorf("message %q, want the unknown id", c.Message)
+	}
 }

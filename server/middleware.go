@@ -117,7 +117,7 @@ const HeaderToken = "X-Agentgw-Token"
 // any case, is removed so that no gateway token is forwarded upstream.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if p := c.Path(); p == "/healthz" || s.cfg.UI != nil && (p == "/ui" || p == "/ui/*") {
+		if p := c.Path(); p == "/healthz" || s.cfg.UI != nil && (p == "/" || p == "/ui" || p == "/ui/*") {
 			return next(c)
 		}
 		h := c.Request().Header

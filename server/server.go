@@ -97,6 +97,9 @@ type Server struct {
 	writers sse.WriterPool
 	// observers are the access log and Config.Observers.
 	observers observe.Observers
+	// endpoints lists the routes (endpointList), the suggestion of
+	// NOT_FOUND and METHOD_NOT_ALLOWED.
+	endpoints string
 }
 
 // DefaultBodyLimit is the body cap when none is configured.
@@ -115,6 +118,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.BodyReadTimeout <= 0 {
 		cfg.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if cfg.Knowledge == nil {
+		cfg.Knowledge = noKnowledge{}
 	}
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = 15 * time.Second
@@ -159,10 +165,9 @@ func New(cfg Config) *Server {
 		e.GET("/handoffs/:id", s.getHandoff, local...)
 		e.GET("/tasks/:id", s.getTask, local...)
 	}
-	if cfg.Knowledge != nil {
-		e.GET("/knowledge-bases", s.listKnowledgeBases, local...)
-		e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase, local...)
-	}
+	// Without knowledge bases the list is empty and every id unknown.
+	e.GET("/knowledge-bases", s.listKnowledgeBases, local...)
+	e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase, local...)
 	if cfg.Schedules != nil {
 		e.GET("/schedules", s.listSchedules, local...)
 		e.POST("/schedules", s.createSchedule, local...)
@@ -178,13 +183,22 @@ func New(cfg Config) *Server {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics), local...)
 	}
 	if cfg.UI != nil {
+		e.GET("/", toPlayground)
 		e.GET("/ui", echo.WrapHandler(cfg.UI))
 		e.GET("/ui/*", echo.WrapHandler(cfg.UI))
 	}
 	if cfg.OpenAI != nil {
 		e.Any(openAIPrefix+"*", s.withBody(cfg.OpenAI))
 	}
+	s.endpoints = endpointList(e.Routes())
 	return s
+}
+
+// toPlayground serves GET / when the playground is on: a redirect to it.
+// The Location is relative ("ui/"), so that it also works behind a proxy
+// that adds a path prefix.
+func toPlayground(c echo.Context) error {
+	return c.Redirect(http.StatusFound, "ui/")
 }
 
 // Handler returns the server as an http.Handler.

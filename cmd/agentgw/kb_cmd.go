@@ -18,6 +18,18 @@ const kbUsage = `usage: agentgw kb index [ID]...          index the knowledge ba
 (with the gateway's flags: --config, --data, …)
 `
 
+// noKnowledgeBases is what kb says when the config defines no knowledge
+// base: a configuration error, exit code 2 as for a config that does not
+// load.
+const noKnowledgeBases = `agentgw kb: no knowledge bases configured; add knowledgeBases to the config (--config FILE), e.g.
+  knowledgeBases:
+    - id: docs
+      sources:
+        - dir: ./docs
+          paths: ["**/*.md"]
+(configs/gateway.yaml shows every key)
+`
+
 // cmdKB indexes and searches the configured knowledge bases in the
 // gateway's store, as serve does, without a server.
 func cmdKB(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -39,6 +51,10 @@ func cmdKB(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "agentgw:", err)
 		return 2
 	}
+	if len(cfg.KnowledgeBases) == 0 {
+		fmt.Fprint(stderr, noKnowledgeBases)
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -54,8 +70,8 @@ func cmdKB(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return 1
 	}
 	m, err := newKnowledge(ctx, st.Store, cfg, getenv, repos, log)
-	if err != nil || m == nil {
-		fmt.Fprintln(stderr, "agentgw kb:", firstNonEmpty(fmt.Sprint(err), "no knowledgeBases in the config"))
+	if err != nil {
+		fmt.Fprintln(stderr, "agentgw kb:", err)
 		return 1
 	}
 	rest := g.fs.Args()

@@ -3,6 +3,8 @@ package main
 import (
 	"log/slog"
 	"net"
+
+	"github.com/agentgw/agentgw/ui"
 )
 
 // defaultPort is the gateway's port when no address is named.
@@ -46,4 +48,25 @@ func warnExposed(log *slog.Logger, addr net.Addr, authOn bool) {
 	}
 	log.Warn("agentgw listens beyond loopback without inbound auth: any host that reaches it may run its agents; set server.authTokensEnv, or listen on 127.0.0.1",
 		"addr", addr.String())
+}
+
+// playgroundURL is where a browser on this host opens the playground of a
+// gateway listening at addr: that address, or loopback when it is every
+// interface (0.0.0.0, ::).
+func playgroundURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String() + ui.Path + "/"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + ui.Path + "/"
+}
+
+// logPlayground says at INFO where the playground is, so that the first
+// run's log shows what to open.
+func logPlayground(log *slog.Logger, addr net.Addr) {
+	u := playgroundURL(addr)
+	log.Info("playground at "+u, "url", u)
 }

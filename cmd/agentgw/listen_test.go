@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,6 +144,62 @@ func TestDebugListenerWarnsWhenExposed(t *testing.T) {
 		got := strings.Contains(buf.String(), `level=WARN msg="the debug listener has no auth and listens beyond loopback`)
 		if got != tc.warn {
 			t.Errorf("%s: warned %v, want %v; log: %q", tc.addr, got, tc.warn, buf.String())
+		}
+	}
+}
+
+// TestPlaygroundURL: the playground's URL is the listening address, with
+// loopback for every interface.
+func TestPlaygroundURL(t *testing.T) {
+	tests := []struct {
+		ip   string
+		want string
+	}{
+		{"127.0.0.1", "http://127.0.0.1:18080/ui/"},
+		{"0.0.0.0", "http://127.0.0.1:18080/ui/"},
+		{"::", "http://127.0.0.1:18080/ui/"},
+		{"::1", "http://[::1]:18080/ui/"},
+		{"10.1.2.3", "http://10.1.2.3:18080/ui/"},
+	}
+	for _, tc := range tests {
+		if got := playgroundURL(&net.TCPAddr{IP: net.ParseIP(tc.ip), Port: 18080}); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.ip, got, tc.want)
+		}
+	}
+}
+
+// TestServeLogsPlayground: serve's start log says at INFO where the
+// playground is, and that URL serves the page; GET / leads there.
+func TestServeLogsPlayground(t *testing.T) {
+	cfg := testConfig(t, "")
+	var logs lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, errc := make(chan string, 1), make(chan error, 1)
+	go func() { errc <- serve(ctx, cfg, envOf(nil), slog.New(slog.NewTextHandler(&logs, nil)), ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-errc:
+		t.Fatalf("serve: %v", err)
+	}
+	defer func() {
+		cancel()
+		if err := <-errc; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	url := "http://" + addr + "/ui/"
+	if want := `level=INFO msg="playground at ` + url + `" url=` + url + "\n"; !strings.Contains(logs.String(), want) {
+		t.Errorf("no line %q in the start log:\n%s", want, logs.String())
+	}
+	for _, u := range []string{url, "http://" + addr + "/"} { // GET / redirects to it
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || resp.Request.URL.String() != url {
+			t.Errorf("GET %s: %d %s at %s, want the page at %s", u, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Request.URL, url)
 		}
 	}
 }

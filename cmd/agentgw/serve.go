@@ -147,6 +147,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	authTokens, adminTokens := inboundTokens(cfg, getenv)
 	authOn := len(authTokens)+len(adminTokens) > 0
+	playground := ui.Handler()
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: authTokens,
@@ -158,7 +159,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
 		Metrics:   mainMetrics,
 		Observers: observers,
-		UI:        ui.Handler(),
+		UI:        playground,
 		OpenAI:    openAI,
 	})
 	addr := listenAddr(cfg.Addr, authOn)
@@ -178,6 +179,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	go reloadOnHUP(ctx, reg, ld, set, log, func(set agentSet) { scheds.syncAgents(ctx, set) })
 	log.Info("agentgw listening", "addr", ln.Addr().String(), "agents", reg.Names(), "upstream", upstreamLabel(cfg), "version", versionString())
 	warnExposed(log, ln.Addr(), authOn)
+	if playground != nil {
+		logPlayground(log, ln.Addr())
+	}
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}

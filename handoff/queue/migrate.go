@@ -144,7 +144,7 @@ func migrateSQLite(ctx context.Context, db *sql.DB, log *slog.Logger) (err error
 			_ = tx.Rollback()
 		}
 	}()
-	m, err := rivermigrate.New(riversqlite.New(db), &rivermigrate.Config{Logger: log})
+	m, err := rivermigrate.New(riversqlite.New(db), &rivermigrate.Config{Logger: riverLogger(log)})
 	if err != nil {
 		return fmt.Errorf("River's migrator: %w", err)
 	}
@@ -183,7 +183,7 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) 
 		}
 		c.Release()
 	}()
-	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: log})
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: riverLogger(log)})
 	if err != nil {
 		return fmt.Errorf("River's migrator: %w", err)
 	}

@@ -452,7 +452,7 @@ func (q *Queue) riverConfig() *river.Config {
 		RescueStuckJobsAfter: q.cfg.RescueAfter,
 		FetchPollInterval:    q.cfg.PollInterval,
 		FetchCooldown:        min(100*time.Millisecond, q.cfg.PollInterval),
-		Logger:               q.log.With("component", "river"),
+		Logger:               riverLogger(q.log), // its INFO is the gateway's DEBUG
 	}
 }
 
