@@ -52,7 +52,11 @@ func errBody(code, msg, source string, recoverable bool, suggestion string) stri
 }
 
 const (
-	notFoundHint  = "POST /contexts creates a context; an id that was deleted or belongs to another caller cannot be used"
+	notFoundHint = "POST /contexts creates a context; an id that was deleted or belongs to another caller cannot be used"
+	// ownerHint is the suggestion of /contexts/{id} for a context the
+	// caller, who names itself, does not see.
+	ownerHint = "check the id and who asks: a context is seen only by the caller that created it " +
+		"(the same token, or the same X-Agentgw-User header); a deleted id cannot be used again; POST /contexts creates a new one"
 	operationHint = `send {\"operation\":\"UPDATE_STATE\",\"state\":{...},\"version\":N}, {\"operation\":\"UPDATE_STATE\",\"path\":\"a.b\",\"value\":...}, ` +
 		`{\"operation\":\"CLEAR_HISTORY\",\"filter\":{\"beforeTimestamp\":T}?} or {\"operation\":\"ADD_MESSAGE\",\"message\":{...}}, bare or as {\"type\":\"CONTEXT_UPDATE\",\"content\":{...}}`
 	conflictHint = "GET the context (or its changes since your version) and retry the write on the current version"
@@ -77,7 +81,7 @@ func TestContextsAPI(t *testing.T) {
 			`{"contextId":"conv-1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":1,` + owner + `,"messages":[],"state":{},"metadata":{"ide":"vscode"}}` + "\n"},
 		{"POST", "/contexts", `{"contextId":"conv-1"}`, a, 409,
 			errBody("CONTEXT_CONFLICT", `context \"conv-1\" exists already`, "client", true, "GET /contexts/{id} to use it, or create one with another id")},
-		{"GET", "/contexts/conv-1", "", b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
+		{"GET", "/contexts/conv-1", "", b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, ownerHint)},
 		{"GET", "/contexts/conv-1", "", nil, 401, ""},
 		{"PATCH", "/contexts/conv-1", `{"operation":"UPDATE_STATE","state":{"branch":"main","n":1},"version":1}`, a, 200,
 			`{"contextId":"conv-1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":2,` + owner + `,"messages":[],"state":{"branch":"main","n":1},"metadata":{"ide":"vscode"}}` + "\n"},
@@ -91,7 +95,7 @@ func TestContextsAPI(t *testing.T) {
 			`{"contextId":"conv-1","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":4,` + owner + `,"messages":[],"state":{"branch":"main"},"metadata":{"ide":"vscode"}}` + "\n"},
 		{"PATCH", "/contexts/conv-1", `{"operation":"DELETE"}`, a, 400,
 			errBody("BAD_REQUEST", `bad context operation: \"DELETE\" is not an operation of PATCH (UPDATE_STATE, CLEAR_HISTORY or ADD_MESSAGE)`, "client", false, operationHint)},
-		{"PATCH", "/contexts/conv-1", `{"operation":"CLEAR_HISTORY"}`, b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
+		{"PATCH", "/contexts/conv-1", `{"operation":"CLEAR_HISTORY"}`, b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, ownerHint)},
 		{"GET", "/contexts/conv-1/changes?since=2", "", a, 200,
 			`{"contextId":"conv-1","version":4,"changes":[{"version":3,"at":"2026-01-02T03:04:05Z","operation":"UPDATE_STATE","state":{"n":null}},{"version":4,"at":"2026-01-02T03:04:05Z","operation":"CLEAR_HISTORY"}],"truncated":false}` + "\n"},
 		{"GET", "/contexts/conv-1/changes?since=x", "", a, 400,
@@ -102,10 +106,10 @@ func TestContextsAPI(t *testing.T) {
 			errBody("CONTEXT_CONFLICT", `context \"conv-1\" has changed since that version`, "client", true, conflictHint)},
 		{"DELETE", "/contexts/conv-1", "", append([]string{"If-Match", "v4"}, a...), 400,
 			errBody("BAD_REQUEST", `If-Match \"v4\" is not a context version`, "client", false, "send the context's version, a positive integer")},
-		{"DELETE", "/contexts/conv-1", "", b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
+		{"DELETE", "/contexts/conv-1", "", b, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, ownerHint)},
 		{"DELETE", "/contexts/conv-1", "", a, 204, ""},
-		{"GET", "/contexts/conv-1", "", a, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
-		{"POST", "/contexts", `{"contextId":"conv-1"}`, a, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint)},
+		{"GET", "/contexts/conv-1", "", a, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, ownerHint)},
+		{"POST", "/contexts", `{"contextId":"conv-1"}`, a, 404, errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, ownerHint)},
 	}
 	for i, s := range steps {
 		status, body := call(t, gw, s.method, s.path, s.body, s.header...)

@@ -54,7 +54,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	body := ErrorResponse{Type: "ERROR_RESPONSE", Content: ErrorContent{
 		ErrorCode: e.Code, Message: e.Message, Source: e.Origin(), Recoverable: e.Recoverable,
-		SuggestedAction: s.suggestion(e),
+		SuggestedAction: s.suggestion(e, c),
 		Details: ErrorDetails{RequestID: rid, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
 			Violations: e.Violations},
 	}}
@@ -93,11 +93,16 @@ func toAgentError(err error) *agent.Error {
 }
 
 // suggestion is the error's suggested action, or a default for its code so
-// that every ERROR_RESPONSE carries one: the server's own for the errors of
-// routing and decoding, else the one in-stream frames get (Error.Suggestion).
-func (s *Server) suggestion(e *agent.Error) string {
+// that every ERROR_RESPONSE carries one: first the default of the route
+// group that answered (routeSuggestion), then the server's own for the
+// errors of routing and decoding, else the one in-stream frames get
+// (Error.Suggestion).
+func (s *Server) suggestion(e *agent.Error, c echo.Context) string {
 	if e.SuggestedAction != "" {
 		return e.SuggestedAction
+	}
+	if r := routeSuggestion(e.Code, c); r != "" {
+		return r
 	}
 	switch e.Code {
 	case agent.CodeBadRequest:
@@ -108,6 +113,48 @@ func (s *Server) suggestion(e *agent.Error) string {
 		return s.endpoints
 	}
 	return e.Suggestion()
+}
+
+// routeSuggestions are the default suggested actions by route group (the
+// first segment of the route that answered) and code, for the errors of
+// routes whose objects are not the agent request: a bad schedule is told
+// what a schedule looks like, a missing hand-off where its id comes from.
+var routeSuggestions = map[string]map[string]string{
+	"schedules": {
+		agent.CodeBadRequest: `send a schedule as JSON: {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (README "Schedules")`,
+		agent.CodeNotFound:   "GET /schedules lists the schedules you can see",
+		agent.CodeConflict:   "GET /schedules/{id} shows the schedule as it is now",
+	},
+	"contexts": {
+		agent.CodeBadRequest:      `send the body as README "Conversations (contexts)" shows`,
+		agent.CodeContextNotFound: contextNotFoundOwner,
+	},
+	"handoffs": {
+		agent.CodeBadRequest: "send one hand-off message as JSON, as handoff/schemas/message.schema.json describes (README \"Hand-offs between agents\")",
+		agent.CodeNotFound:   "check the message_id: a hand-off message is seen only by the caller that submitted it; GET /tasks/{task_id} lists a task's messages",
+	},
+	"tasks": {
+		agent.CodeNotFound: "check the task_id: a task lists only the hand-off messages its caller submitted; POST /handoffs sends one",
+	},
+}
+
+// The suggestions of a /contexts/{id} request for a context the caller
+// does not see: one that names no user, and one that does.
+const (
+	contextNotFoundAnonymous = "this request names no user, and a context is seen only by the user that created it: " +
+		"send its X-Agentgw-User header (the userInfo.id of the agent requests that made it)"
+	contextNotFoundOwner = "check the id and who asks: a context is seen only by the caller that created it " +
+		"(the same token, or the same X-Agentgw-User header); a deleted id cannot be used again; POST /contexts creates a new one"
+)
+
+// routeSuggestion is the default suggestion of code on the route group of
+// c (routeSuggestions), "" when the group has none.
+func routeSuggestion(code string, c echo.Context) string {
+	group, _, _ := strings.Cut(strings.TrimPrefix(c.Path(), "/"), "/")
+	if group == "contexts" && code == agent.CodeContextNotFound && callerOf(c) == Anonymous {
+		return contextNotFoundAnonymous
+	}
+	return routeSuggestions[group][code]
 }
 
 // openAIPrefix is the path prefix of the OpenAI-compatible API.

@@ -228,7 +228,8 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 	}
 	if msg.Metadata.Expired(h.now()) {
 		return nil, false, agent.Errorf(agent.CodeBadRequest, "hand-off message %s expired at %s", msg.Metadata.MessageID,
-			msg.Metadata.ExpirationTime.UTC().Format(time.RFC3339))
+			msg.Metadata.ExpirationTime.UTC().Format(time.RFC3339)).
+			Suggest("an expired message is never delivered: send it again with metadata.expiration_time in the future, or without one")
 	}
 	recipients := h.expand(r, msg.Metadata.RecipientID)
 	if err := h.checkRecipients(r, recipients, msg, raw); err != nil {

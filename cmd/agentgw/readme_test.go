@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// repoRoot is the repository's root, from this package's directory.
+var repoRoot = filepath.Join("..", "..")
+
+// readREADME returns the repository's README.md.
+func readREADME(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// shellComment is a comment at the end of a line of a sh code block.
+var shellComment = regexp.MustCompile(`\s+#\s.*$`)
+
+// readmeCommands returns the shell commands the README shows: each line of its
+// sh code blocks without its comment, continuation lines (a trailing
+// backslash, or a single quote left open) joined, and each inline code span
+// that starts with a command.
+func readmeCommands(readme string) []string {
+	var cmds []string
+	inBlock, cur := false, ""
+	for _, line := range strings.Split(readme, "\n") {
+		switch {
+		case !inBlock && strings.HasPrefix(line, "```sh"):
+			inBlock = true
+			continue
+		case inBlock && strings.HasPrefix(line, "```"):
+			inBlock = false
+			continue
+		case !inBlock:
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		cur += shellComment.ReplaceAllString(line, "")
+		if strings.HasSuffix(cur, `\`) {
+			cur = strings.TrimSuffix(cur, `\`)
+			continue
+		}
+		if strings.Count(cur, "'")%2 == 1 {
+			cur += " "
+			continue
+		}
+		cmds = append(cmds, strings.TrimSpace(cur))
+		cur = ""
+	}
+	for _, m := range regexp.MustCompile("`((?:curl|go run \\./cmd/agentgw|agentgw) [^`]*)`").FindAllStringSubmatch(readme, -1) {
+		cmds = append(cmds, m[1])
+	}
+	return cmds
+}
+
+// TestREADMECurlPostsJSON checks that every curl command of the README that
+// sends a body says it is JSON: the gateway answers 415 to a POST without
+// Content-Type: application/json.
+func TestREADMECurlPostsJSON(t *testing.T) {
+	sendsBody := regexp.MustCompile(`\s(-d|--data\S*|-X\s*POST)\s`)
+	n := 0
+	for _, cmd := range readmeCommands(readREADME(t)) {
+		if !strings.HasPrefix(cmd, "curl ") || !sendsBody.MatchString(cmd) {
+			continue
+		}
+		n++
+		if !strings.Contains(cmd, "-H 'Content-Type: application/json'") {
+			t.Errorf("README: a curl command posts a body without -H 'Content-Type: application/json' (415):\n%s", cmd)
+		}
+	}
+	if n < 4 {
+		t.Errorf("found %d curl commands that post a body in the README, want at least 4: is the extraction broken?", n)
+	}
+}
+
+// TestREADMEPathsExist checks that every path the README's agentgw commands
+// name (the folders given to lint, test and export, the files given to chat's
+// --file or asked about) exists in the repository, so a newcomer following
+// the README from the root of a fresh clone does not hit "no such file".
+func TestREADMEPathsExist(t *testing.T) {
+	readme := readREADME(t)
+	var paths []string
+	agentgw := regexp.MustCompile(`agentgw (lint|test|export|chat)\s(.*)`)
+	for _, cmd := range readmeCommands(readme) {
+		m := agentgw.FindStringSubmatch(cmd)
+		if m == nil {
+			continue
+		}
+		args := strings.Fields(m[2])
+		for i, a := range args {
+			switch {
+			case (m[1] == "lint" || m[1] == "test") && !strings.HasPrefix(a, "-") && !strings.ContainsAny(a, "[]") &&
+				(i == 0 || !strings.HasPrefix(args[i-1], "--")):
+				paths = append(paths, a)
+			case (a == "--agents" || a == "--file") && i+1 < len(args):
+				paths = append(paths, args[i+1])
+			}
+		}
+	}
+	// The prompt the tour asks about names a file of the repository.
+	for _, m := range regexp.MustCompile(`What does (\S+) do\?`).FindAllStringSubmatch(readme, -1) {
+		paths = append(paths, m[1])
+	}
+	if len(paths) < 6 {
+		t.Fatalf("found %d paths in the README's commands, want at least 6: is the extraction broken? %q", len(paths), paths)
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(filepath.Join(repoRoot, filepath.FromSlash(p))); err != nil {
+			t.Errorf("README names %q, which the repository does not have: %v", p, err)
+		}
+	}
+}
+
+// TestREADMEHandoffSchemaFiles checks that the hand-off schema files the
+// README names are the repository's (lower-case names, one per type).
+func TestREADMEHandoffSchemaFiles(t *testing.T) {
+	readme := readREADME(t)
+	names := regexp.MustCompile("`((?:handoff/schemas/)?[a-z_/]+\\.schema\\.json)`").FindAllStringSubmatch(readme, -1)
+	n := 0
+	for _, m := range names {
+		p := m[1]
+		if !strings.HasPrefix(p, "handoff/") {
+			if _, err := os.Stat(filepath.Join(repoRoot, "handoff", "schemas", "data", p)); err != nil {
+				continue // another schema (configs/schema), checked by TestSchema
+			}
+			p = "handoff/schemas/data/" + p
+		}
+		n++
+		if _, err := os.Stat(filepath.Join(repoRoot, filepath.FromSlash(p))); err != nil {
+			t.Errorf("README names %s, which the repository does not have", p)
+		}
+	}
+	if n < 2 {
+		t.Errorf("README names %d hand-off schema files, want at least message.schema.json and one type's", n)
+	}
+	if strings.Contains(readme, "<TYPE>.schema.json") {
+		t.Errorf("README names hand-off schema files <TYPE>.schema.json; they are lower-case")
+	}
+}
+
+// TestREADMEAgentTestOutput runs the README's sample of a failing agentgw
+// test (the hello agent's greeting changed) and compares what it prints,
+// line for line, with the README's copy.
+func TestREADMEAgentTestOutput(t *testing.T) {
+	readme := readREADME(t)
+	const prompt = "$ go run ./cmd/agentgw test configs/agents"
+	start := strings.Index(readme, "```text\n"+prompt)
+	if start < 0 {
+		t.Fatalf("README has no text block starting %q", prompt)
+	}
+	block := readme[start+len("```text\n"):]
+	block = block[:strings.Index(block, "```")]
+	first, want, _ := strings.Cut(block, "\n")
+	if !strings.Contains(first, `after changing "Welcome to agent hello!"`) {
+		t.Fatalf("the sample's first line no longer says what it changed: %q", first)
+	}
+
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "configs", "agents"), os.DirFS(examplesDir)); err != nil {
+		t.Fatal(err)
+	}
+	hello := filepath.Join(dir, "configs", "agents", "hello.yaml")
+	data, err := os.ReadFile(hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), "Welcome to agent hello!", "Welcome, says agent hello!", 1)
+	if changed == string(data) {
+		t.Fatal("hello.yaml no longer says \"Welcome to agent hello!\"")
+	}
+	if err := os.WriteFile(hello, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"test", "configs/agents"}, envOf(nil), nil, &stdout, &stderr); code != 1 {
+		t.Errorf("agentgw test: exit %d, want 1\n%s", code, stderr.String())
+	}
+	if stdout.String() != want {
+		t.Errorf("README's sample of agentgw test differs from what it prints:\nREADME:\n%s\nprinted:\n%s", want, stdout.String())
+	}
+}
