@@ -30,8 +30,8 @@ func (s *syncBuffer) lines() []string {
 	return strings.Split(strings.TrimSpace(s.b.String()), "\n")
 }
 
-// TestDemoted: each level is written one below, and is enabled when that
-// level is.
+// TestDemoted: River's DEBUG and INFO are written one level below (its
+// INFO is the gateway's DEBUG); its warnings and errors stay as they are.
 func TestDemoted(t *testing.T) {
 	var buf bytes.Buffer
 	log := riverLogger(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})))
@@ -39,7 +39,7 @@ func TestDemoted(t *testing.T) {
 	log.Info("i")
 	log.Warn("w", "k", 1)
 	log.WithGroup("g").Error("e", "k", 2)
-	want := "level=INFO msg=w component=river k=1\nlevel=WARN msg=e component=river g.k=2\n"
+	want := "level=WARN msg=w component=river k=1\nlevel=ERROR msg=e component=river g.k=2\n"
 	var got strings.Builder
 	for l := range strings.Lines(buf.String()) {
 		_, rest, _ := strings.Cut(l, " ") // the time
