@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -87,12 +88,19 @@ func TestREADMECurlPostsJSON(t *testing.T) {
 // TestREADMEPathsExist checks that every path the README's agentgw commands
 // name (the folders given to lint, test and export, the files given to chat's
 // --file or asked about) exists in the repository, so a newcomer following
-// the README from the root of a fresh clone does not hit "no such file".
+// the README from the root of a fresh clone does not hit "no such file". A
+// path below a directory an `agentgw init DIR` of the README writes is the
+// init's to make (TestInitREADME runs those).
 func TestREADMEPathsExist(t *testing.T) {
 	readme := readREADME(t)
-	var paths []string
+	var paths, made []string
 	agentgw := regexp.MustCompile(`agentgw (lint|test|export|chat)\s(.*)`)
+	initDir := regexp.MustCompile(`agentgw init\s.*?(\S+)\s*$`)
 	for _, cmd := range readmeCommands(readme) {
+		if m := initDir.FindStringSubmatch(strings.SplitN(cmd, "#", 2)[0]); m != nil {
+			made = append(made, m[1]+"/")
+			continue
+		}
 		m := agentgw.FindStringSubmatch(cmd)
 		if m == nil {
 			continue
@@ -116,6 +124,9 @@ func TestREADMEPathsExist(t *testing.T) {
 		t.Fatalf("found %d paths in the README's commands, want at least 6: is the extraction broken? %q", len(paths), paths)
 	}
 	for _, p := range paths {
+		if slices.ContainsFunc(made, func(dir string) bool { return strings.HasPrefix(p, dir) }) {
+			continue
+		}
 		if _, err := os.Stat(filepath.Join(repoRoot, filepath.FromSlash(p))); err != nil {
 			t.Errorf("README names %q, which the repository does not have: %v", p, err)
 		}
