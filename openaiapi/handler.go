@@ -2,6 +2,7 @@ package openaiapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -67,7 +68,7 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("GET /v1/models/{model...}", h.getModel)
 	h.mux.HandleFunc("POST /v1/chat/completions", h.chatCompletions)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, agent.Errorf(agent.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path).
+		answerError(w, r, agent.Errorf(agent.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path).
 			Suggest("GET /v1/models, GET /v1/models/{model}, POST /v1/chat/completions"))
 	})
 	return h
@@ -123,7 +124,7 @@ func (h *Handler) getModel(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	WriteError(w, modelNotFound(id))
+	answerError(w, r, modelNotFound(id))
 }
 
 // writeJSON writes v as JSON, HTML characters unescaped as OpenAI's are.
@@ -149,20 +150,20 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			WriteError(w, agent.Errorf(agent.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", h.cfg.BodyLimit))
+			answerError(w, r, agent.Errorf(agent.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", h.cfg.BodyLimit))
 			return
 		}
-		WriteError(w, badRequest("reading the body: %v", err))
+		answerError(w, r, badRequest("reading the body: %v", err))
 		return
 	}
 	top, err := decodeTop(body)
 	if err != nil {
-		WriteError(w, agent.AsError(err))
+		answerError(w, r, agent.AsError(err))
 		return
 	}
 	model, err := modelOf(top)
 	if err != nil {
-		WriteError(w, agent.AsError(err))
+		answerError(w, r, agent.AsError(err))
 		return
 	}
 	// The gateway's own token never goes upstream, auth enabled or not.
@@ -170,22 +171,45 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	agentName, command, ok := resolve(model, h.isAgent)
 	if !ok {
 		if h.cfg.Passthrough == nil {
-			WriteError(w, modelNotFound(model))
+			answerError(w, r, modelNotFound(model))
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		h.cfg.Passthrough.ServeHTTP(w, r)
+		h.passThrough(w, r, body, top, model)
 		return
 	}
 	if err := h.run(w, r, top, agentName, command); err != nil {
-		WriteError(w, agent.AsError(err))
+		answerError(w, r, agent.AsError(err))
 	}
+}
+
+// passThrough sends the request to the upstream as it is, and reports the
+// call to the request's observers as the runner reports its model calls
+// (agentgw_upstream_requests_total, the access log's model), and an
+// upstream's error answer as the request's code.
+func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request, body []byte, top map[string]json.RawMessage, model string) {
+	var stream bool
+	if raw, ok := top["stream"]; ok {
+		_ = json.Unmarshal(raw, &stream)
+	}
+	res := &passResult{}
+	watch := observe.From(r.Context())
+	ctx, end := watch.Upstream(context.WithValue(r.Context(), passKey{}, res), observe.Upstream{Model: model, Stream: stream})
+	r = r.WithContext(ctx)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	h.cfg.Passthrough.ServeHTTP(w, r)
+	if res.code != "" {
+		watch.Answered(res.code)
+	}
+	end(observe.UpstreamResult{Model: model, Status: res.status, Attempts: 1, Code: res.code})
 }
 
 // run runs command of agentName for the request; an error is one before
 // the answer started.
 func (h *Handler) run(w http.ResponseWriter, r *http.Request, top map[string]json.RawMessage, agentName, command string) error {
+	// Named before the request is checked, as the agent protocol's
+	// requests are, so that a refused one is counted under its agent.
+	observe.From(r.Context()).Routed(agentName, command, true)
 	cr, err := decodeRequest(top)
 	if err != nil {
 		return err

@@ -91,7 +91,7 @@ func TestObserved(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	want := "begin http /v1/*|routed hello/version loaded=true|end ok code= status=200"
+	want := "begin http /v1/chat/completions|routed hello/version loaded=true|routed hello/version loaded=true|end ok code= status=200"
 	if got := strings.Join(rec.Events(), "|"); got != want {
 		t.Errorf("events %s\nwant %s", got, want)
 	}
