@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"time"
 
 	"github.com/google/uuid"
@@ -26,6 +28,11 @@ type Config struct {
 	// are no agent: the upstream model platform's (NewPassthrough). Nil
 	// answers them model_not_found.
 	Passthrough http.Handler
+	// PassthroughModels are the models Passthrough may answer, as
+	// path.Match patterns ("gpt-4o*", "*"); any other model that is no
+	// agent is model_not_found and the upstream is not called. None admits
+	// no model. Check them with CheckPatterns.
+	PassthroughModels []string
 	// BodyLimit caps request bodies in bytes; 0 means 16 MiB.
 	BodyLimit int64
 	// KeepAlive is the silence after which a stream gets a ": ping"
@@ -88,16 +95,20 @@ type modelJSON struct {
 	OwnedBy string `json:"owned_by"`
 }
 
-// models lists each agent's commands as models: "agent" for its default
-// command, "agent/command" for the others, agents sorted by name and
-// commands in definition order.
+// models lists each agent's commands an OpenAI client can use as models:
+// "agent" for its default command, "agent/command" for the others, agents
+// sorted by name and commands in definition order. A command that requires
+// a context variable this endpoint cannot fill (usable) is left out.
 func (h *Handler) models() []modelJSON {
 	var out []modelJSON
 	for _, a := range h.cfg.Runner.Registry().List() {
-		for _, c := range a.CommandNames() {
+		for _, c := range a.Def.Commands {
+			if c == nil || !usable(c) {
+				continue
+			}
 			id := a.Name()
-			if c != runner.DefaultCommand {
-				id += "/" + c
+			if c.Name != runner.DefaultCommand {
+				id += "/" + c.Name
 			}
 			out = append(out, modelJSON{ID: id, Object: "model", Created: h.created, OwnedBy: "agentgw"})
 		}
@@ -137,6 +148,45 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_, _ = w.Write(b.Bytes())
 }
 
+// filled are the context variables a chat completion request fills: the
+// last user message and the system messages (agentBody).
+var filled = map[string]bool{"userInputPrompt": true, "globalPrompts": true}
+
+// usable reports whether an OpenAI client can run c: whether every context
+// variable it requires is one the endpoint fills. A command that requires
+// the IDE's activeEditor, say, would answer every request 422.
+func usable(c *agent.Command) bool {
+	if c.ContextVariableCollectionStrategy == nil {
+		return true
+	}
+	for _, v := range c.ContextVariableCollectionStrategy.ContextVariables {
+		if v != nil && v.Required && !filled[v.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// passes reports whether model matches one of PassthroughModels.
+func (h *Handler) passes(model string) bool {
+	for _, p := range h.cfg.PassthroughModels {
+		if ok, _ := path.Match(p, model); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckPatterns reports the first of patterns path.Match cannot use.
+func CheckPatterns(patterns []string) error {
+	for _, p := range patterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("passthrough model pattern %q: %w", p, err)
+		}
+	}
+	return nil
+}
+
 // isAgent reports whether the registry holds an agent of that name.
 func (h *Handler) isAgent(name string) bool {
 	_, ok := h.cfg.Runner.Registry().Get(name)
@@ -170,7 +220,7 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	r.Header.Del(headerToken)
 	agentName, command, ok := resolve(model, h.isAgent)
 	if !ok {
-		if h.cfg.Passthrough == nil {
+		if h.cfg.Passthrough == nil || !h.passes(model) {
 			answerError(w, r, modelNotFound(model))
 			return
 		}
