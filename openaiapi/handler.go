@@ -234,7 +234,8 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 
 // passThrough sends the request to the upstream as it is, and reports the
 // call to the request's observers as the runner reports its model calls
-// (agentgw_upstream_requests_total, the access log's model), and an
+// (agentgw_upstream_requests_total, agentgw_tokens_total with the
+// upstream's usage, the access log's model and tokens), and an
 // upstream's error answer as the request's code.
 func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request, body []byte, top map[string]json.RawMessage, model string) {
 	var stream bool
@@ -247,11 +248,13 @@ func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	h.cfg.Passthrough.ServeHTTP(w, r)
+	uw := &usageWriter{ResponseWriter: w, stream: stream}
+	h.cfg.Passthrough.ServeHTTP(uw, r)
 	if res.code != "" {
 		watch.Answered(res.code)
 	}
-	end(observe.UpstreamResult{Model: model, Status: res.status, Attempts: 1, Code: res.code})
+	u, _ := uw.result()
+	end(observe.UpstreamResult{Model: model, Status: res.status, Attempts: 1, Code: res.code, Usage: u})
 }
 
 // run runs command of agentName for the request; an error is one before

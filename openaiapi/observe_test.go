@@ -107,3 +107,39 @@ agentgw_upstream_requests_total{code="UPSTREAM_ERROR",model="gpt-4o",status="429
 		t.Errorf("metrics:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestObservePassthroughTokens: the upstream's usage of a passed-through
+// answer, streamed or not, counts in agentgw_tokens_total.
+func TestObservePassthroughTokens(t *testing.T) {
+	tests := []struct {
+		name, stream, contentType, answer string
+	}{
+		{"json", "false", "application/json",
+			`{"id":"up-1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}}`},
+		{"stream", "true", "text/event-stream",
+			`data: {"id":"up-1","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}],"usage":null}` + "\n\n" +
+				`data: {"id":"up-1","object":"chat.completion.chunk","model":"gpt-4o","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}}` + "\n\n" +
+				"data: [DONE]\n\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := metrics.New(metrics.Options{})
+			up := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				_, _ = w.Write([]byte(tc.answer))
+			})
+			gw := start(t, setup{upstream: up, passthrough: true, observers: observe.Observers{m}})
+			resp, body := gw.post(t, "/v1/chat/completions", `{"model":"gpt-4o","stream":`+tc.stream+`,"messages":[{"role":"user","content":"hi"}]}`)
+			if resp.StatusCode != http.StatusOK || body != tc.answer {
+				t.Fatalf("%d %s, want the upstream's answer", resp.StatusCode, body)
+			}
+			want := `agentgw_requests_total{agent="",code="",command="",outcome="ok",route="/v1/chat/completions",source="http"} 1
+agentgw_tokens_total{agent="",estimated="false",model="gpt-4o",type="input"} 7
+agentgw_tokens_total{agent="",estimated="false",model="gpt-4o",type="output"} 3
+agentgw_upstream_requests_total{code="",model="gpt-4o",status="200"} 1`
+			if got := scrape(t, m, "agentgw_requests_total{", "agentgw_tokens_total{", "agentgw_upstream_requests_total{"); got != want {
+				t.Errorf("metrics:\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
