@@ -213,6 +213,20 @@ func (w *Watch) Failed(code string) {
 	}
 }
 
+// Answered reports the code of an error a handler answered by itself
+// before any stream (an http.Handler such as the OpenAI endpoint's, which
+// returns no error to the server): End takes it as the request's code when
+// the caller gives none. Unlike Failed it is no error frame, so the
+// observers see nothing until End.
+func (w *Watch) Answered(code string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.code = code
+	w.mu.Unlock()
+}
+
 // Inject adds the trace headers to an outgoing request's h; see
 // Run.Inject. It is a no-op on a nil Watch: without a tracer nothing is
 // added.

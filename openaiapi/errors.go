@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/observe"
 )
 
 // errorBody is OpenAI's error shape.
@@ -73,6 +74,15 @@ func WriteError(w http.ResponseWriter, e *agent.Error) {
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
+}
+
+// answerError writes e as WriteError does and reports its code to the
+// request's observers (the access log, the metrics, the traces), which
+// count the request with it: the handler answers its errors itself, so
+// the server sees no error returned.
+func answerError(w http.ResponseWriter, r *http.Request, e *agent.Error) {
+	observe.From(r.Context()).Answered(e.Code)
+	WriteError(w, e)
 }
 
 // modelNotFound is the error of a model that is no agent when nothing

@@ -2,11 +2,14 @@ package openaiapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,6 +28,11 @@ type Config struct {
 	// are no agent: the upstream model platform's (NewPassthrough). Nil
 	// answers them model_not_found.
 	Passthrough http.Handler
+	// PassthroughModels are the models Passthrough may answer, as
+	// path.Match patterns ("gpt-4o*", "*"); any other model that is no
+	// agent is model_not_found and the upstream is not called. None admits
+	// no model. Check them with CheckPatterns.
+	PassthroughModels []string
 	// BodyLimit caps request bodies in bytes; 0 means 16 MiB.
 	BodyLimit int64
 	// KeepAlive is the silence after which a stream gets a ": ping"
@@ -67,7 +75,7 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("GET /v1/models/{model...}", h.getModel)
 	h.mux.HandleFunc("POST /v1/chat/completions", h.chatCompletions)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, agent.Errorf(agent.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path).
+		answerError(w, r, agent.Errorf(agent.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path).
 			Suggest("GET /v1/models, GET /v1/models/{model}, POST /v1/chat/completions"))
 	})
 	return h
@@ -87,16 +95,20 @@ type modelJSON struct {
 	OwnedBy string `json:"owned_by"`
 }
 
-// models lists each agent's commands as models: "agent" for its default
-// command, "agent/command" for the others, agents sorted by name and
-// commands in definition order.
+// models lists each agent's commands an OpenAI client can use as models:
+// "agent" for its default command, "agent/command" for the others, agents
+// sorted by name and commands in definition order. A command that requires
+// a context variable this endpoint cannot fill (usable) is left out.
 func (h *Handler) models() []modelJSON {
 	var out []modelJSON
 	for _, a := range h.cfg.Runner.Registry().List() {
-		for _, c := range a.CommandNames() {
+		for _, c := range a.Def.Commands {
+			if c == nil || !usable(c) {
+				continue
+			}
 			id := a.Name()
-			if c != runner.DefaultCommand {
-				id += "/" + c
+			if c.Name != runner.DefaultCommand {
+				id += "/" + c.Name
 			}
 			out = append(out, modelJSON{ID: id, Object: "model", Created: h.created, OwnedBy: "agentgw"})
 		}
@@ -123,7 +135,7 @@ func (h *Handler) getModel(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	WriteError(w, modelNotFound(id))
+	answerError(w, r, modelNotFound(id))
 }
 
 // writeJSON writes v as JSON, HTML characters unescaped as OpenAI's are.
@@ -134,6 +146,45 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = enc.Encode(v)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(b.Bytes())
+}
+
+// filled are the context variables a chat completion request fills: the
+// last user message and the system messages (agentBody).
+var filled = map[string]bool{"userInputPrompt": true, "globalPrompts": true}
+
+// usable reports whether an OpenAI client can run c: whether every context
+// variable it requires is one the endpoint fills. A command that requires
+// the IDE's activeEditor, say, would answer every request 422.
+func usable(c *agent.Command) bool {
+	if c.ContextVariableCollectionStrategy == nil {
+		return true
+	}
+	for _, v := range c.ContextVariableCollectionStrategy.ContextVariables {
+		if v != nil && v.Required && !filled[v.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// passes reports whether model matches one of PassthroughModels.
+func (h *Handler) passes(model string) bool {
+	for _, p := range h.cfg.PassthroughModels {
+		if ok, _ := path.Match(p, model); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckPatterns reports the first of patterns path.Match cannot use.
+func CheckPatterns(patterns []string) error {
+	for _, p := range patterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("passthrough model pattern %q: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // isAgent reports whether the registry holds an agent of that name.
@@ -149,43 +200,69 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			WriteError(w, agent.Errorf(agent.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", h.cfg.BodyLimit))
+			answerError(w, r, agent.Errorf(agent.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", h.cfg.BodyLimit))
 			return
 		}
-		WriteError(w, badRequest("reading the body: %v", err))
+		answerError(w, r, badRequest("reading the body: %v", err))
 		return
 	}
 	top, err := decodeTop(body)
 	if err != nil {
-		WriteError(w, agent.AsError(err))
+		answerError(w, r, agent.AsError(err))
 		return
 	}
 	model, err := modelOf(top)
 	if err != nil {
-		WriteError(w, agent.AsError(err))
+		answerError(w, r, agent.AsError(err))
 		return
 	}
 	// The gateway's own token never goes upstream, auth enabled or not.
 	r.Header.Del(headerToken)
 	agentName, command, ok := resolve(model, h.isAgent)
 	if !ok {
-		if h.cfg.Passthrough == nil {
-			WriteError(w, modelNotFound(model))
+		if h.cfg.Passthrough == nil || !h.passes(model) {
+			answerError(w, r, modelNotFound(model))
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		h.cfg.Passthrough.ServeHTTP(w, r)
+		h.passThrough(w, r, body, top, model)
 		return
 	}
 	if err := h.run(w, r, top, agentName, command); err != nil {
-		WriteError(w, agent.AsError(err))
+		answerError(w, r, agent.AsError(err))
 	}
+}
+
+// passThrough sends the request to the upstream as it is, and reports the
+// call to the request's observers as the runner reports its model calls
+// (agentgw_upstream_requests_total, agentgw_tokens_total with the
+// upstream's usage, the access log's model and tokens), and an
+// upstream's error answer as the request's code.
+func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request, body []byte, top map[string]json.RawMessage, model string) {
+	var stream bool
+	if raw, ok := top["stream"]; ok {
+		_ = json.Unmarshal(raw, &stream)
+	}
+	res := &passResult{}
+	watch := observe.From(r.Context())
+	ctx, end := watch.Upstream(context.WithValue(r.Context(), passKey{}, res), observe.Upstream{Model: model, Stream: stream})
+	r = r.WithContext(ctx)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	uw := &usageWriter{ResponseWriter: w, stream: stream}
+	h.cfg.Passthrough.ServeHTTP(uw, r)
+	if res.code != "" {
+		watch.Answered(res.code)
+	}
+	u, _ := uw.result()
+	end(observe.UpstreamResult{Model: model, Status: res.status, Attempts: 1, Code: res.code, Usage: u})
 }
 
 // run runs command of agentName for the request; an error is one before
 // the answer started.
 func (h *Handler) run(w http.ResponseWriter, r *http.Request, top map[string]json.RawMessage, agentName, command string) error {
+	// Named before the request is checked, as the agent protocol's
+	// requests are, so that a refused one is counted under its agent.
+	observe.From(r.Context()).Routed(agentName, command, true)
 	cr, err := decodeRequest(top)
 	if err != nil {
 		return err

@@ -24,12 +24,14 @@ func TestModels(t *testing.T) {
 	}{
 		{"/v1/models", 200, `{"object":"list","data":[` +
 			`{"id":"coder","object":"model","created":1735689600,"owned_by":"agentgw"},` +
-			`{"id":"coder/explain","object":"model","created":1735689600,"owned_by":"agentgw"},` +
 			`{"id":"files","object":"model","created":1735689600,"owned_by":"agentgw"},` +
 			`{"id":"hello","object":"model","created":1735689600,"owned_by":"agentgw"},` +
 			`{"id":"hello/version","object":"model","created":1735689600,"owned_by":"agentgw"},` +
 			`{"id":"reader","object":"model","created":1735689600,"owned_by":"agentgw"}]}` + "\n"},
 		{"/v1/models/hello/version", 200, `{"id":"hello/version","object":"model","created":1735689600,"owned_by":"agentgw"}` + "\n"},
+		// coder/explain requires activeEditor, which an OpenAI client
+		// cannot send: it is no model of the list.
+		{"/v1/models/coder/explain", 404, `{"error":{"message":"the model \"coder/explain\" does not exist: this endpoint's models are the gateway's agents (GET /v1/models lists them)","type":"invalid_request_error","param":null,"code":"model_not_found"}}` + "\n"},
 		{"/v1/models/gpt-4o", 404, `{"error":{"message":"the model \"gpt-4o\" does not exist: this endpoint's models are the gateway's agents (GET /v1/models lists them)","type":"invalid_request_error","param":null,"code":"model_not_found"}}` + "\n"},
 		{"/v1/embeddings", 404, `{"error":{"message":"no such endpoint: GET /v1/embeddings (GET /v1/models, GET /v1/models/{model}, POST /v1/chat/completions)","type":"invalid_request_error","param":null,"code":"not_found"}}` + "\n"},
 	}

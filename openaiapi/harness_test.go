@@ -33,10 +33,12 @@ type setup struct {
 	// noUpstream leaves the gateway without one.
 	noUpstream  bool
 	passthrough bool
-	apiKey      string
-	tokens      []string
-	bodyLimit   int64
-	observers   observe.Observers
+	// passModels are the models passed through; nil is every one.
+	passModels []string
+	apiKey     string
+	tokens     []string
+	bodyLimit  int64
+	observers  observe.Observers
 	// secrets are the passthrough's other credentials.
 	secrets []string
 	// logger is the gateway's; nil discards.
@@ -114,7 +116,10 @@ func start(t *testing.T, s setup) *gateway {
 			if err != nil {
 				t.Fatal(err)
 			}
-			oc.Passthrough = p
+			oc.Passthrough, oc.PassthroughModels = p, s.passModels
+			if s.passModels == nil {
+				oc.PassthroughModels = []string{"*"}
+			}
 		}
 	}
 	oc.Runner = runner.NewRunner(runner.NewRegistry(agents), rc)

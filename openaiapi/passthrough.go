@@ -84,19 +84,46 @@ func NewPassthrough(cfg PassthroughConfig) (http.Handler, error) {
 			h.Set("Content-Type", "application/json")
 			pr.Out.Header = h
 		},
+		ModifyResponse: func(resp *http.Response) error {
+			if res, ok := resp.Request.Context().Value(passKey{}).(*passResult); ok {
+				res.status = resp.StatusCode
+				if resp.StatusCode >= 400 {
+					res.code = agent.CodeUpstreamError
+				}
+			}
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			res, _ := r.Context().Value(passKey{}).(*passResult)
 			// The error may quote the upstream (an encoding it named).
 			red := llm.NewRedactor(rt.secrets(), r.Header)
 			msg := red.Redact(err.Error())
 			var ue *llm.EncodingError
 			if errors.As(err, &ue) {
 				cfg.Logger.Warn("openai passthrough: the upstream's answer cannot be read", "err", msg)
-				WriteError(w, agent.Errorf(agent.CodeUpstreamError, "the upstream model platform answered in an encoding the gateway cannot read (%q)",
+				if res != nil {
+					res.code = agent.CodeUpstreamError
+				}
+				answerError(w, r, agent.Errorf(agent.CodeUpstreamError, "the upstream model platform answered in an encoding the gateway cannot read (%q)",
 					runes.Clip(red.Redact(ue.Encoding), 64)))
 				return
 			}
 			cfg.Logger.Warn("openai passthrough: the upstream failed", "err", msg)
-			WriteError(w, agent.Errorf(agent.CodeUpstreamUnavailable, "the upstream model platform could not be reached"))
+			if res != nil {
+				res.code = agent.CodeUpstreamUnavailable
+			}
+			answerError(w, r, agent.Errorf(agent.CodeUpstreamUnavailable, "the upstream model platform could not be reached"))
 		},
 	}, nil
 }
+
+// passResult is how one passed-through call went, as the proxy's hooks saw
+// it: the upstream's status (0 when none came) and the code of a failed
+// call.
+type passResult struct {
+	status int
+	code   string
+}
+
+// passKey is the context key of a call's *passResult.
+type passKey struct{}

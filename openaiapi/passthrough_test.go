@@ -1,6 +1,7 @@
 package openaiapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/observe/observetest"
+	"github.com/agentgw/agentgw/openaiapi"
 )
 
 // TestPassthrough: a model that is no agent goes to the upstream as it is,
@@ -91,8 +93,56 @@ func TestObserved(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	want := "begin http /v1/*|routed hello/version loaded=true|end ok code= status=200"
+	want := "begin http /v1/chat/completions|routed hello/version loaded=true|routed hello/version loaded=true|end ok code= status=200"
 	if got := strings.Join(rec.Events(), "|"); got != want {
 		t.Errorf("events %s\nwant %s", got, want)
+	}
+}
+
+// TestPassthroughModels: only the models PassthroughModels admits go to
+// the upstream; a typo'd one ("helo") is model_not_found, as GET
+// /v1/models/helo says, and the upstream gets no request.
+func TestPassthroughModels(t *testing.T) {
+	const notFound = `{"error":{"message":"the model \"%s\" does not exist: this endpoint's models are the gateway's agents (GET /v1/models lists them)","type":"invalid_request_error","param":null,"code":"model_not_found"}}` + "\n"
+	tests := []struct {
+		name     string
+		patterns []string
+		model    string
+		calls    int
+	}{
+		{"typo", []string{"gpt-4o*"}, "helo", 0},
+		{"admitted", []string{"gpt-4o*"}, "gpt-4o-mini", 1},
+		{"none admitted", []string{}, "gpt-4o", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			gw := start(t, setup{passthrough: true, passModels: tc.patterns})
+			resp, body := gw.post(t, "/v1/chat/completions", `{"model":"`+tc.model+`","messages":[{"role":"user","content":"hi"}]}`)
+			gw.up.mu.Lock()
+			calls := len(gw.up.reqs)
+			gw.up.mu.Unlock()
+			if calls != tc.calls {
+				t.Errorf("the upstream got %d requests, want %d", calls, tc.calls)
+			}
+			if tc.calls > 0 {
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("status %d, want the upstream's 200: %s", resp.StatusCode, body)
+				}
+				return
+			}
+			if want := fmt.Sprintf(notFound, tc.model); resp.StatusCode != http.StatusNotFound || body != want {
+				t.Errorf("%d %s\nwant 404 %s", resp.StatusCode, body, want)
+			}
+		})
+	}
+}
+
+// TestCheckPatterns: a pattern path.Match cannot use is an error.
+func TestCheckPatterns(t *testing.T) {
+	if err := openaiapi.CheckPatterns([]string{"gpt-*", "o[1-4]*"}); err != nil {
+		t.Errorf("valid patterns: %v", err)
+	}
+	if err := openaiapi.CheckPatterns([]string{"gpt-["}); err == nil {
+		t.Error("gpt-[: no error")
 	}
 }

@@ -34,7 +34,7 @@ func TestGoSDK(t *testing.T) {
 	for _, m := range page.Data {
 		ids = append(ids, m.ID+" "+m.OwnedBy)
 	}
-	if got := strings.Join(ids, ", "); got != "coder agentgw, coder/explain agentgw, files agentgw, hello agentgw, hello/version agentgw, reader agentgw" {
+	if got := strings.Join(ids, ", "); got != "coder agentgw, files agentgw, hello agentgw, hello/version agentgw, reader agentgw" {
 		t.Errorf("models: %s", got)
 	}
 

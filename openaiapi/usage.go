@@ -1,7 +1,9 @@
 package openaiapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"sync"
 
@@ -54,4 +56,74 @@ func (t *usageTap) usage() (u usage, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return usage{PromptTokens: t.in, CompletionTokens: t.out}, t.calls > 0
+}
+
+// maxUsageScan bounds what usageWriter keeps of a passed-through answer to
+// find its usage: a non-streamed answer larger than that counts no tokens.
+const maxUsageScan = 1 << 20
+
+// usageWriter relays a passed-through answer and reads the upstream's
+// usage from it: the "usage" member of a chat.completion, or of the last
+// stream chunk that carries one (stream_options.include_usage).
+type usageWriter struct {
+	http.ResponseWriter
+	stream bool
+	buf    []byte
+	over   bool
+	usage  observe.Usage
+	found  bool
+}
+
+// Unwrap lets http.ResponseController (the proxy's flushes) reach the
+// writer underneath.
+func (u *usageWriter) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// Write implements http.ResponseWriter.
+func (u *usageWriter) Write(p []byte) (int, error) {
+	n, err := u.ResponseWriter.Write(p)
+	if u.over {
+		return n, err
+	}
+	u.buf = append(u.buf, p[:n]...)
+	if u.stream {
+		for {
+			i := bytes.IndexByte(u.buf, '\n')
+			if i < 0 {
+				break
+			}
+			u.line(u.buf[:i])
+			u.buf = u.buf[i+1:]
+		}
+	}
+	if len(u.buf) > maxUsageScan {
+		u.over, u.buf = true, nil
+	}
+	return n, err
+}
+
+// line reads the usage of one line of a stream.
+func (u *usageWriter) line(l []byte) {
+	data, ok := bytes.CutPrefix(bytes.TrimSpace(l), []byte("data:"))
+	if ok && bytes.Contains(data, []byte(`"usage"`)) {
+		u.read(data)
+	}
+}
+
+// read takes the usage of one JSON object, if it has one.
+func (u *usageWriter) read(data []byte) {
+	var v struct {
+		Usage *usage `json:"usage"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(data), &v) == nil && v.Usage != nil {
+		u.usage = observe.Usage{In: v.Usage.PromptTokens, Out: v.Usage.CompletionTokens}
+		u.found = true
+	}
+}
+
+// result is the usage of the answer relayed, ok false when it had none.
+func (u *usageWriter) result() (observe.Usage, bool) {
+	if !u.stream && !u.over {
+		u.read(u.buf)
+	}
+	return u.usage, u.found
 }

@@ -188,7 +188,12 @@ func New(cfg Config) *Server {
 		e.GET("/ui/*", echo.WrapHandler(cfg.UI))
 	}
 	if cfg.OpenAI != nil {
-		e.Any(openAIPrefix+"*", s.withBody(cfg.OpenAI))
+		// One route per endpoint, so that the access log and the metrics
+		// tell them apart; the handler routes again by method and path.
+		h := s.withBody(cfg.OpenAI)
+		for _, p := range []string{"/v1/chat/completions", "/v1/models", "/v1/models/*", openAIPrefix + "*"} {
+			e.Any(p, h)
+		}
 	}
 	s.endpoints = endpointList(e.Routes())
 	return s

@@ -68,6 +68,12 @@ type OpenAIConfig struct {
 	// Passthrough sends the chat completions of models that are no agent
 	// to the upstream as they are; off, they are model_not_found.
 	Passthrough bool `yaml:"passthrough"`
+	// PassthroughModels are the models passed through, as path.Match
+	// patterns ("gpt-4o*", "*"); any other model that is no agent is
+	// model_not_found and the upstream is not called. Unset: every model
+	// with a real upstream, none with the built-in echo model; [] admits
+	// none.
+	PassthroughModels []string `yaml:"passthroughModels"`
 }
 
 // SchedulerConfig is how schedules run.

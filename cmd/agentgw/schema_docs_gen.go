@@ -94,6 +94,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/cmd/agentgw.MetricsConfig.Enabled":              "Enabled serves GET /metrics: on debugAddr when it is set, else on the main listener behind the inbound auth.",
 		"github.com/agentgw/agentgw/cmd/agentgw.OpenAIConfig":                       "OpenAIConfig is the OpenAI-compatible endpoint (package openaiapi).",
 		"github.com/agentgw/agentgw/cmd/agentgw.OpenAIConfig.Passthrough":           "Passthrough sends the chat completions of models that are no agent to the upstream as they are; off, they are model_not_found.",
+		"github.com/agentgw/agentgw/cmd/agentgw.OpenAIConfig.PassthroughModels":     "PassthroughModels are the models passed through, as path.Match patterns (\"gpt-4o*\", \"*\"); any other model that is no agent is model_not_found and the upstream is not called. Unset: every model with a real upstream, none with the built-in echo model; [] admits none.",
 		"github.com/agentgw/agentgw/cmd/agentgw.PlansConfig":                        "PlansConfig is how multi-step commands run.",
 		"github.com/agentgw/agentgw/cmd/agentgw.PlansConfig.Parallel":               "Parallel bounds the steps of one plan running at once.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig":                    "SchedulerConfig is how schedules run.",

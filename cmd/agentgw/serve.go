@@ -221,7 +221,11 @@ func stateSecret(cfg *Config, getenv func(string) string, st *openStore, log *sl
 // secret kept (keptSecret) and the remote agents' tokens.
 func newOpenAI(cfg *Config, getenv func(string) string, run *runner.Runner, keptSecret string, tokens *remoteTokens, log *slog.Logger) (*openaiapi.Handler, error) {
 	oc := openaiapi.Config{Runner: run, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive), Logger: log}
+	if err := openaiapi.CheckPatterns(cfg.OpenAI.PassthroughModels); err != nil {
+		return nil, fmt.Errorf("openai.passthroughModels: %w", err)
+	}
 	if cfg.OpenAI.Passthrough && cfg.Upstream.URL != "" {
+		oc.PassthroughModels = passthroughModels(cfg)
 		pc := openaiapi.PassthroughConfig{BaseURL: cfg.Upstream.URL, FirstByteTimeout: time.Duration(cfg.Upstream.FirstByteTimeout), Logger: log,
 			Secrets: append(gatewaySecrets(cfg, getenv), keptSecret), MoreSecrets: func() []string { return tokens.all(getenv) }}
 		if llm.AuthMode(cfg.Upstream.Auth) == llm.AuthKey {
@@ -234,6 +238,21 @@ func newOpenAI(cfg *Config, getenv func(string) string, run *runner.Runner, kept
 		oc.Passthrough = p
 	}
 	return openaiapi.New(oc), nil
+}
+
+// passthroughModels are the models the OpenAI endpoint passes through:
+// openai.passthroughModels, or, unset, every model with a real upstream and
+// none with the built-in echo model (a typo'd model name would otherwise be
+// answered by it, and with a real upstream be a paid call).
+func passthroughModels(cfg *Config) []string {
+	switch {
+	case cfg.OpenAI.PassthroughModels != nil:
+		return cfg.OpenAI.PassthroughModels
+	case cfg.Upstream.builtinAt != "":
+		return nil
+	default:
+		return []string{"*"}
+	}
 }
 
 // startBuiltinModel serves the model inside the binary on a loopback port
