@@ -43,7 +43,7 @@ func TestNodeSDK(t *testing.T) {
 		return `{"id":"chatcmpl-ID","object":"chat.completion.chunk","created":1735689600,"model":"hello/version","choices":[{"index":0,"delta":` + delta +
 			`,"logprobs":null,"finish_reason":` + finish + `}],"usage":null}`
 	}
-	want := `{"models":["coder","coder/explain","files","hello","hello/version","reader"],` +
+	want := `{"models":["coder","files","hello","hello/version","reader"],` +
 		`"completion":{"id":"chatcmpl-ID","object":"chat.completion","created":1735689600,"model":"hello","choices":[{"index":0,"message":{"role":"assistant",` +
 		`"content":` + quote(helloAnswer) + `,"refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":38,"total_tokens":39}},` +
 		`"chunks":[` + strings.Join([]string{
