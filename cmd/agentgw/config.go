@@ -252,6 +252,9 @@ func overlayFile(cfg *Config, path string) error {
 	if err != nil {
 		return fmt.Errorf("reading config: %w", err)
 	}
+	if err := unknownKeys(path, data); err != nil {
+		return err // each at its file:line:col (check_cmd.go)
+	}
 	if err := decodeConfig(data, cfg); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
