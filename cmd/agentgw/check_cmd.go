@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/store"
 )
 
 // cmdCheck loads a gateway config file as serve does (defaults, the file,
@@ -20,8 +22,9 @@ func cmdCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	config := fs.String("config", "", "gateway config `FILE` to check (env AGENTGW_CONFIG)")
+	print := fs.Bool("print", false, "print the effective config, with every default, as YAML (passwords in URLs redacted)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agentgw check --config FILE")
+		fmt.Fprintln(stderr, "Usage: agentgw check --config FILE [--print]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -37,12 +40,54 @@ func cmdCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 	}
 	g := newGatewayFlags("check", io.Discard)
 	g.config = path
-	if _, err := g.load(getenv); err != nil {
+	cfg, err := g.load(getenv)
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	if *print {
+		if err := printConfig(stdout, cfg); err != nil {
+			fmt.Fprintln(stderr, "agentgw check:", err)
+			return 1
+		}
+		return 0
+	}
 	fmt.Fprintf(stdout, "%s: ok\n", path)
 	return 0
+}
+
+// printConfig writes cfg as YAML, with the passwords of the URLs it holds
+// redacted (store.RedactURL).
+func printConfig(w io.Writer, cfg *Config) error {
+	c := *cfg
+	c.Upstream.URL = redactURL(c.Upstream.URL)
+	c.Store.URL = redactURL(c.Store.URL)
+	c.Git.Repositories = slices.Clone(c.Git.Repositories)
+	for i := range c.Git.Repositories {
+		c.Git.Repositories[i].URL = redactURL(c.Git.Repositories[i].URL)
+	}
+	c.KnowledgeBases = slices.Clone(c.KnowledgeBases)
+	for i := range c.KnowledgeBases {
+		if e := c.KnowledgeBases[i].Embeddings; e != nil {
+			ec := *e
+			ec.URL = redactURL(ec.URL)
+			c.KnowledgeBases[i].Embeddings = &ec
+		}
+	}
+	data, err := yaml.Marshal(&c)
+	if err != nil {
+		return fmt.Errorf("writing the config as YAML: %w", err)
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// redactURL is u with its password replaced, or "" when u is.
+func redactURL(u string) string {
+	if u == "" || !strings.Contains(u, "@") && !strings.Contains(strings.ToLower(u), "password") {
+		return u
+	}
+	return store.RedactURL(u)
 }
 
 // unknownKeys reports each key of the config file file (contents data)

@@ -88,3 +88,34 @@ func TestServeUnknownKey(t *testing.T) {
 		t.Errorf("stderr names a Go type: %q", errOut)
 	}
 }
+
+// TestCheckPrint: --print writes the effective config with its defaults,
+// passwords redacted, in a form check accepts again.
+func TestCheckPrint(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "gw.yaml", "upstream:\n  url: https://u:sekret@api.example/v1\nstore:\n  url: postgres://me:hunter2@db/x\nserver:\n  keepAlive: 5s\n")
+	code, out, errOut := checkRun(t, dir, "check", "--config", path, "--print")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		"    url: https://u:xxxxx@api.example/v1\n", // from the file
+		"    url: postgres://me:xxxxx@db/x\n",
+		"    keepAlive: 5s\n",          // from the file, as a duration
+		"    keyEnv: OPENAI_API_KEY\n", // a default
+		"    retryBackoff: 500ms\n",    // a default
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, secret := range []string{"sekret", "hunter2"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("output shows the password %q", secret)
+		}
+	}
+	again := writeFile(t, dir, "printed.yaml", out)
+	if code, _, errOut := checkRun(t, dir, "check", "--config", again); code != 0 {
+		t.Errorf("the printed config does not check: exit %d, %s", code, errOut)
+	}
+}

@@ -223,6 +223,9 @@ type LogConfig struct {
 // Duration is a time.Duration written as "15s" in YAML.
 type Duration time.Duration
 
+// MarshalYAML writes d as a Go duration string ("15s").
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
 // UnmarshalYAML parses a Go duration string.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)

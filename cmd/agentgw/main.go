@@ -24,7 +24,8 @@ Usage:
                   [--dir D] [--interactive|--once] [--allow-tools] [--context ID] [PROMPT]
   agentgw chat    --task ID
   agentgw init    [--name NAME] [DIR]     writes an agent and its tests that pass agentgw test
-  agentgw check   --config FILE           checks a gateway config: exit 0 (FILE: ok) or 2
+  agentgw check   --config FILE [--print] checks a gateway config: exit 0 (FILE: ok) or 2;
+                  --print shows the effective config with every default
   agentgw lint    [DIR|FILE]...
   agentgw test    [--update] [--run REGEXP] [-v] [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
