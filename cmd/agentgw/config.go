@@ -223,6 +223,9 @@ type LogConfig struct {
 // Duration is a time.Duration written as "15s" in YAML.
 type Duration time.Duration
 
+// MarshalYAML writes d as a Go duration string ("15s").
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
 // UnmarshalYAML parses a Go duration string.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
@@ -251,6 +254,9 @@ func overlayFile(cfg *Config, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading config: %w", err)
+	}
+	if err := unknownKeys(path, data); err != nil {
+		return err // each at its file:line:col (check_cmd.go)
 	}
 	if err := decodeConfig(data, cfg); err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -246,8 +246,8 @@ func TestConfigErrors(t *testing.T) {
 		env  map[string]string
 		want []string // substrings of the error
 	}{
-		{name: "unknown top-level key", file: "adr: \":1\"\n", want: []string{"line 1", "field adr not found"}},
-		{name: "unknown nested key", file: "server:\n  keepalive: 1s\n", want: []string{"line 2", "field keepalive not found"}},
+		{name: "unknown top-level key", file: "adr: \":1\"\n", want: []string{`gw.yaml:1:1: adr: unknown key; did you mean "addr"?`}},
+		{name: "unknown nested key", file: "server:\n  keepalive: 1s\n", want: []string{`gw.yaml:2:3: server.keepalive: unknown key; did you mean "keepAlive"?`}},
 		{name: "bad duration", file: "server:\n  keepAlive: soon\n", want: []string{"line 2", `"soon" is not a duration`}},
 		{name: "bad auth", file: "upstream: {auth: basic}\n", want: []string{`upstream.auth: "basic" must be forward or key`}},
 		{name: "bad terminator", file: "server: {terminator: \"[END]\"}\n", want: []string{`server.terminator: "[END]"`}},

@@ -24,6 +24,8 @@ Usage:
                   [--dir D] [--interactive|--once] [--allow-tools] [--context ID] [PROMPT]
   agentgw chat    --task ID
   agentgw init    [--name NAME] [DIR]     writes an agent and its tests that pass agentgw test
+  agentgw check   --config FILE [--print] checks a gateway config: exit 0 (FILE: ok) or 2;
+                  --print shows the effective config with every default
   agentgw lint    [DIR|FILE]...
   agentgw test    [--update] [--run REGEXP] [-v] [DIR|FILE]...
   agentgw export  [--agents DIR]... [--endpoint URL] NAME
@@ -52,6 +54,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdServe(rest, getenv, stderr)
 	case "init":
 		return cmdInit(rest, stdout, stderr)
+	case "check":
+		return cmdCheck(rest, getenv, stdout, stderr)
 	case "lint":
 		return cmdLint(rest, getenv, stdout, stderr)
 	case "test":
