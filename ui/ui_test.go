@@ -29,6 +29,7 @@ func TestHandler(t *testing.T) {
 		{"script", "GET", "/ui/app.js", 200, "text/javascript; charset=utf-8", "", ""},
 		{"markdown renderer", "GET", "/ui/markdown.js", 200, "text/javascript; charset=utf-8", "", ""},
 		{"style", "GET", "/ui/app.css", 200, "text/css; charset=utf-8", "", ""},
+		{"icon", "GET", "/ui/favicon.svg", 200, "image/svg+xml", "", ""},
 		{"head", "HEAD", "/ui/app.css", 200, "text/css; charset=utf-8", "", ""},
 		{"unknown file", "GET", "/ui/nope.js", 404, "", "", ""},
 		{"no directory listing", "GET", "/ui/static/", 404, "", "", ""},

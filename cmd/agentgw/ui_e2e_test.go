@@ -489,13 +489,14 @@ func playgroundErrors(t *testing.T, ctx context.Context, rec *recorder) {
 	}
 }
 
-// TestPlaygroundScreenshot takes the README's picture of the playground:
-// the repo agent's tree with a folder expanded. With -screenshot it
-// rewrites docs/playground.png; without, it checks that one is taken.
+// TestPlaygroundScreenshot takes the README's picture of the playground
+// at 1280×900, the window as a user sees it (Send in sight): the repo
+// agent's tree with a folder expanded. With -screenshot it rewrites
+// docs/playground.png; without, it checks that one is taken.
 func TestPlaygroundScreenshot(t *testing.T) {
 	ctx, _ := startPlayground(t)
 	signIn(t, ctx)
-	drive(t, ctx, pick(`#agent`, "coder"), chromedp.WaitReady(chromedp.CSS(`#command option[value="default"]`)),
+	drive(t, ctx, chromedp.EmulateViewport(1280, 900), pick(`#agent`, "coder"), chromedp.WaitReady(chromedp.CSS(`#command option[value="default"]`)),
 		setText(`#ed-path`, "internal/calc/add.go"),
 		setText(`#ed-content`, originMain["internal/calc/add.go"]),
 		setText(`#ed-sl`, "4"), setText(`#ed-el`, "6"), setText(`#ed-ec`, "2"),
@@ -509,7 +510,10 @@ func TestPlaygroundScreenshot(t *testing.T) {
 		chromedp.Click(chromedp.CSS(turn(2, `.tree li[data-node-id="internal"] .toggle`))), turnDone(3),
 		chromedp.WaitVisible(chromedp.CSS(turn(2, `li[data-node-id="internal/calc"]`))),
 		chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
-	png := read(t, ctx, chromedp.FullScreenshot(100))
+	if r := rectOf(t, ctx, `#send`); r.Top < 0 || r.Bottom > 900 {
+		t.Errorf("the screenshot would not show Send: it is at %+v", r)
+	}
+	png := read(t, ctx, chromedp.CaptureScreenshot())
 	if len(png) == 0 {
 		t.Fatal("no screenshot")
 	}

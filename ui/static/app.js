@@ -217,6 +217,7 @@
     const name = $('agent').value;
     const sel = $('command');
     sel.replaceChildren();
+    delete sel.dataset.agent;
     if (!name) {
       return;
     }
@@ -231,7 +232,17 @@
     for (const c of def.commands || []) {
       sel.append(el('option', { value: c.name }, c.name));
     }
+    sel.dataset.agent = name; // whose commands these are
     commandChanged();
+  }
+
+  // hasPrompt tells whether the agent's command (as GET /agents/{name}
+  // described it) has messageTemplates of its own: only those have a prompt
+  // for POST /agents/{name}/prompt to show; asking for another's is a 400.
+  function hasPrompt(agentName, command) {
+    const def = defs.get(agentName);
+    const cmd = def && (def.commands || []).find((c) => c.name === (command || 'default'));
+    return !!(cmd && (cmd.messageTemplates || []).length);
   }
 
   function currentCommand() {
@@ -265,11 +276,12 @@
     const strategy = cmd.contextVariableCollectionStrategy || {};
     const vars = strategy.contextVariables || [];
     if (vars.length) {
-      info.append(el('br'), 'Collects: ');
+      const collects = el('span', { class: 'collects' }, 'Collects: ');
+      info.append(collects);
       vars.forEach((v, i) => {
         const opts = v.resolverOptions || v.resolveOptions;
         const text = v.name + (v.required ? ' (required)' : '') + (opts && Object.keys(opts).length ? ' ' + JSON.stringify(opts) : '');
-        info.append(i ? ', ' : '', el('code', {}, text));
+        collects.append(i ? ', ' : '', el('code', {}, text));
         const form = document.querySelector('.var-form[data-var="' + v.name + '"]');
         if (form) {
           form.classList.add('wanted');
@@ -486,7 +498,7 @@
     turn.root.scrollIntoView({ block: 'nearest' });
     try {
       const parsed = JSON.parse(text);
-      if (!parsed.action && !parsed.toolResults) {
+      if (!parsed.action && !parsed.toolResults && hasPrompt(agentName, parsed.command)) {
         // A request that starts a run: first what its prompt will be.
         await turn.preview(url, text, ctl.signal);
       }
