@@ -42,6 +42,10 @@ func TestCheckConfig(t *testing.T) {
 				"DIR/gw.yaml:4:3: log.levl: unknown key; did you mean \"level\"?\n"},
 		{name: "invalid value", file: "upstream: {auth: basic}\n", code: 2,
 			err: "invalid configuration: upstream.auth: \"basic\" must be forward or key\n"},
+		{name: "values of the wrong kind", file: "upstream: 5\nserver:\n  bodyLimit: lots\nagents: here\n", code: 2,
+			err: "DIR/gw.yaml:1: \"5\" is a number, where a section (keys and values) is expected\n" +
+				"DIR/gw.yaml:3: \"lots\" is text, where a whole number is expected\n" +
+				"DIR/gw.yaml:4: \"here\" is text, where a list is expected\n"},
 		{name: "invalid schedule", file: "schedules:\n  - name: a\n    agent: x\n    command: y\n    every: 1ms\n", code: 2},
 	}
 	for _, tt := range tests {

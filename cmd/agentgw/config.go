@@ -259,6 +259,9 @@ func overlayFile(cfg *Config, path string) error {
 		return err // each at its file:line:col (check_cmd.go)
 	}
 	if err := decodeConfig(data, cfg); err != nil {
+		if ke := kindErrors(path, err); ke != err {
+			return ke // each at its file:line, in the operator's words
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if pos := schedulePositions(path, data); len(pos) == len(cfg.Schedules) {
