@@ -22,7 +22,7 @@ func cmdCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	config := fs.String("config", "", "gateway config `FILE` to check (env AGENTGW_CONFIG)")
-	print := fs.Bool("print", false, "print the effective config, with every default, as YAML (passwords in URLs redacted)")
+	print := fs.Bool("print", false, "print the effective config, with every default, as YAML (passwords in URLs redacted), each value the file or the environment set marked # file or # env")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: agentgw check --config FILE [--print]")
 		fs.PrintDefaults()
@@ -46,7 +46,11 @@ func cmdCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 		return 2
 	}
 	if *print {
-		if err := printConfig(stdout, cfg); err != nil {
+		st, err := loadStages(path, getenv)
+		if err == nil {
+			err = printConfig(stdout, cfg, st)
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "agentgw check:", err)
 			return 1
 		}
@@ -57,8 +61,9 @@ func cmdCheck(args []string, getenv func(string) string, stdout, stderr io.Write
 }
 
 // printConfig writes cfg as YAML, with the passwords of the URLs it holds
-// redacted (store.RedactURL).
-func printConfig(w io.Writer, cfg *Config) error {
+// redacted (store.RedactURL); with st, each value the file or the
+// environment set says so in a comment (# file, # env).
+func printConfig(w io.Writer, cfg *Config, st *configStages) error {
 	c := *cfg
 	c.Upstream.URL = redactURL(c.Upstream.URL)
 	c.Store.URL = redactURL(c.Store.URL)
@@ -74,7 +79,17 @@ func printConfig(w io.Writer, cfg *Config) error {
 			c.KnowledgeBases[i].Embeddings = &ec
 		}
 	}
-	data, err := yaml.Marshal(&c)
+	var doc yaml.Node
+	if err := doc.Encode(&c); err != nil {
+		return fmt.Errorf("writing the config as YAML: %w", err)
+	}
+	if st != nil {
+		if err := st.annotate(&doc); err != nil {
+			return err
+		}
+		doc.HeadComment = "The effective config: # file and # env mark the values the file and the environment set;\nthe others are the defaults."
+	}
+	data, err := yaml.Marshal(&doc)
 	if err != nil {
 		return fmt.Errorf("writing the config as YAML: %w", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,9 +104,10 @@ func TestCheckPrint(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{
-		"    url: https://u:xxxxx@api.example/v1\n", // from the file
-		"    url: postgres://me:xxxxx@db/x\n",
-		"    keepAlive: 5s\n",          // from the file, as a duration
+		"    url: https://u:xxxxx@api.example/v1 # file\n",
+		"    url: postgres://me:xxxxx@db/x # file\n",
+		"    keepAlive: 5s # file\n",   // a duration
+		"addr: \"\"\n",                 // the default: no comment
 		"    keyEnv: OPENAI_API_KEY\n", // a default
 		"    retryBackoff: 500ms\n",    // a default
 	} {
@@ -117,6 +119,13 @@ func TestCheckPrint(t *testing.T) {
 		if strings.Contains(out, secret) {
 			t.Errorf("output shows the password %q", secret)
 		}
+	}
+	// A value the environment sets says so, over the file's.
+	var envOut bytes.Buffer
+	getenv := func(k string) string { return map[string]string{"AGENTGW_ADDR": "127.0.0.1:7777"}[k] }
+	if code := run([]string{"check", "--config", path, "--print"}, getenv, strings.NewReader(""), &envOut, io.Discard); code != 0 ||
+		!strings.Contains(envOut.String(), "addr: 127.0.0.1:7777 # env\n") {
+		t.Errorf("with AGENTGW_ADDR: exit %d\n%s", code, envOut.String())
 	}
 	again := writeFile(t, dir, "printed.yaml", out)
 	if code, _, errOut := checkRun(t, dir, "check", "--config", again); code != 0 {
