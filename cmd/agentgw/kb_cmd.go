@@ -14,6 +14,7 @@ import (
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/knowledge/kb"
+	"github.com/schollz/progressbar/v3"
 )
 
 const kbUsage = `usage: agentgw kb index [ID]...          index the knowledge bases (all, or those named) now
@@ -139,32 +140,33 @@ func cmdKB(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 }
 
 // newProgressPrinter returns the progress callback of kb index: on a
-// terminal a bar redrawn in place, otherwise a plain line each time a
-// source passes another 10% of its files.
+// terminal a bar redrawn in place (github.com/schollz/progressbar), one
+// per source, otherwise a plain line each time a source passes another
+// 10% of its files.
 func newProgressPrinter(w io.Writer, terminal bool) func(kb.Progress) {
-	last := -1 // the last printed tenth (plain) or percent (bar)
+	last := -1 // the last printed tenth (plain)
 	var key string
+	var bar *progressbar.ProgressBar
 	return func(p kb.Progress) {
 		if k := p.KB + "\x00" + p.Source; k != key {
-			key, last = k, -1
+			key, last, bar = k, -1, nil
 		}
 		if p.Total == 0 {
 			return
 		}
-		pct := p.Done * 100 / p.Total
 		if terminal {
-			if pct == last {
-				return
+			if bar == nil {
+				bar = progressbar.NewOptions(p.Total,
+					progressbar.OptionSetWriter(w),
+					progressbar.OptionSetDescription(p.KB+" "+p.Source),
+					progressbar.OptionSetWidth(30),
+					progressbar.OptionShowCount(),
+					progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }))
 			}
-			last = pct
-			const width = 30
-			fill := width * p.Done / p.Total
-			fmt.Fprintf(w, "\r%s %s [%s%s] %d/%d files", p.KB, p.Source, strings.Repeat("=", fill), strings.Repeat(" ", width-fill), p.Done, p.Total)
-			if p.Done == p.Total {
-				fmt.Fprintln(w)
-			}
+			_ = bar.Set(p.Done) // a failed redraw only loses the bar
 			return
 		}
+		pct := p.Done * 100 / p.Total
 		tenth := pct / 10
 		if tenth == 0 || tenth == last {
 			return

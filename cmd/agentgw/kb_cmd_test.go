@@ -137,7 +137,7 @@ func TestKBIndexProgressAndSearchOutput(t *testing.T) {
 }
 
 // TestKBProgressPrinter: the progress of kb index, as a plain line at every
-// further 10% off a terminal, and as a bar redrawn in place on one.
+// further 10% off a terminal, and as a progressbar bar on one.
 func TestKBProgressPrinter(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -148,9 +148,9 @@ func TestKBProgressPrinter(t *testing.T) {
 	}{
 		{name: "plain", total: 4, want: "indexing k (s): 1 of 4 files (25%)\nindexing k (s): 2 of 4 files (50%)\nindexing k (s): 3 of 4 files (75%)\nindexing k (s): 4 of 4 files (100%)\n"},
 		{name: "plain, no files", total: 0, want: ""},
-		{name: "bar", terminal: true, total: 2, want: "\rk s [                              ] 0/2 files" +
-			"\rk s [===============               ] 1/2 files" +
-			"\rk s [==============================] 2/2 files\n"},
+		// The bar's elapsed and left times vary: only its last frame is
+		// compared, from the count on.
+		{name: "bar", terminal: true, total: 2, want: "| (2/2)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -159,8 +159,15 @@ func TestKBProgressPrinter(t *testing.T) {
 				f(kb.Progress{KB: "k", Source: "s", Done: i, Total: tc.total})
 			}
 			f(kb.Progress{KB: "k", Source: "s", Done: tc.total, Total: tc.total})
-			if b.String() != tc.want {
-				t.Errorf("got %q, want %q", b.String(), tc.want)
+			got := b.String()
+			if tc.terminal {
+				if !strings.Contains(got, "\rk s  50% |███████████████               | (1/2)") {
+					t.Errorf("got %q, want a bar half full", got)
+				}
+				got = got[max(0, len(got)-len(tc.want)):]
+			}
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
 	}
