@@ -169,6 +169,9 @@ func (m *Manager) indexSource(ctx context.Context, b *base, s Source, prevCommit
 		if err := ctx.Err(); err != nil {
 			return "", err
 		}
+		if m.progress != nil {
+			m.progress(Progress{KB: b.cfg.ID, Source: s.label(), Done: i, Total: len(names)})
+		}
 		seen[name] = true
 		data, err := src.read(ctx, name)
 		if err != nil {
@@ -202,6 +205,9 @@ func (m *Manager) indexSource(ctx context.Context, b *base, s Source, prevCommit
 		if (i+1)%500 == 0 {
 			m.log.Info("indexing", "kb", b.cfg.ID, "source", s.label(), "files", i+1, "of", len(names))
 		}
+	}
+	if m.progress != nil {
+		m.progress(Progress{KB: b.cfg.ID, Source: s.label(), Done: len(names), Total: len(names)})
 	}
 	return commit, nil
 }

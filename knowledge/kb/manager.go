@@ -31,7 +31,21 @@ type Manager struct {
 	// are: the directory, or the repository's location; a reference's
 	// metadata.source is the place joined with the file's path.
 	places map[string]string
+	// progress, when set, is told of each file of an index run.
+	progress func(Progress)
 }
+
+// Progress is where an index run is: Done of Total files of a source of
+// a knowledge base have been read.
+type Progress struct {
+	KB, Source  string
+	Done, Total int
+}
+
+// SetProgress makes Index call f before each file of a source and once
+// when the source is done (Done == Total); f runs on the indexing
+// goroutine. Set it before indexing starts; nil stops the calls.
+func (m *Manager) SetProgress(f func(Progress)) { m.progress = f }
 
 // base is one knowledge base: its config and its index (an Index per base,
 // for each may have its own embedder; they share the tables).
