@@ -192,3 +192,46 @@ func FuzzReadHead(f *testing.F) {
 		}
 	})
 }
+
+// TestAddManyMessagesBounded: one ADD_MESSAGE of far more than MaxBytes of
+// messages stores at most MaxBytes of them, and its change-log entry logs
+// only those kept (with how many were dropped), so the stored record stays
+// within a small multiple of MaxBytes however large the request.
+func TestAddManyMessagesBounded(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			st := b.open(t)
+			r, _ := newRepo(t, st, Config{MaxBytes: 1024, MaxMessages: 100000})
+			if _, err := r.Create(ctx, "m", alice, nil); err != nil {
+				t.Fatal(err)
+			}
+			msgs := make([]Message, 5000)
+			for i := range msgs {
+				msgs[i] = Message{Role: "user", Content: fmt.Sprintf("m%04d", i)}
+			}
+			c, err := r.Apply(ctx, "m", alice, Operation{Op: OpAddMessage, Messages: msgs}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log, err := r.Changes(ctx, "m", alice, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := log.Changes[len(log.Changes)-1]
+			if len(last.Messages) != len(c.Messages) || last.Dropped != len(msgs)-len(c.Messages) ||
+				last.Messages[len(last.Messages)-1].Content != "m4999" {
+				t.Errorf("the entry logs %d messages (dropped %d), the context keeps %d", len(last.Messages), last.Dropped, len(c.Messages))
+			}
+			raw, err := st.Get(ctx, "context/m")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// MaxBytes counts what messages say; each kept message also
+			// carries its id, type and time (under 200 bytes).
+			if n, bound := len(raw), 3*1024+200*len(c.Messages); n > bound {
+				t.Errorf("the stored record is %d bytes for MaxBytes 1024 and %d messages, over %d", n, len(c.Messages), bound)
+			}
+		})
+	}
+}

@@ -321,8 +321,11 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 				}
 			}
 			c.Messages = append(c.Messages, added...)
-			ch.Messages = op.Messages
 			ch.Dropped = r.trim(c)
+			// The entry logs the added messages the context keeps: those
+			// dropped at once are only counted, so one request cannot
+			// make the log larger than the context's bounds.
+			ch.Messages = op.Messages[len(op.Messages)-min(len(op.Messages), len(c.Messages)):]
 		case OpClearHistory:
 			kept := []Message{}
 			if op.Before != nil {
