@@ -235,3 +235,42 @@ func TestAddManyMessagesBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestAddManyMessagesCost: the work of one ADD_MESSAGE follows what the
+// context can keep, not the request's length: ids are made only for the
+// messages kept, and 100,000 messages each naming its own messageId are
+// checked for duplicates in one pass (not each against every other).
+func TestAddManyMessagesCost(t *testing.T) {
+	var made int
+	r := NewStoreRepo(backends[0].open(t), Config{MaxBytes: 1024, MaxMessages: 50, NewID: func() string { made++; return fmt.Sprint("id", made) }})
+	ctx := context.Background()
+	if _, err := r.Create(ctx, "m", alice, nil); err != nil {
+		t.Fatal(err)
+	}
+	unnamed := make([]Message, 100000)
+	for i := range unnamed {
+		unnamed[i] = Message{Role: "user", Content: "x"}
+	}
+	c, err := r.Apply(ctx, "m", alice, Operation{Op: OpAddMessage, Messages: unnamed}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Messages) != 50 || made != 50 {
+		t.Errorf("kept %d messages, made %d ids; want 50 and 50", len(c.Messages), made)
+	}
+	named := make([]Message, 100000)
+	for i := range named {
+		named[i] = Message{Role: "user", Content: "x", ID: fmt.Sprint("client-", i)}
+	}
+	named[len(named)-2].ID = named[len(named)-1].ID // a duplicate among those kept
+	if _, err := r.Apply(ctx, "m", alice, Operation{Op: OpAddMessage, Messages: named}, 0); !errors.Is(err, ErrBadOperation) {
+		t.Errorf("two kept messages of one id: %v", err)
+	}
+	log, err := r.Changes(ctx, "m", alice, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := log.Changes[len(log.Changes)-1]; len(last.Messages) != 50 || last.Dropped != 100000-50 {
+		t.Errorf("the entry logs %d messages, dropped %d", len(last.Messages), last.Dropped)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -281,16 +280,23 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 			return nil, err
 		}
 	}
+	// Added messages the bounds drop whatever the context holds (the
+	// oldest of them) are only counted: no id is made for them, nothing
+	// is checked or logged.
+	preDropped := len(op.Messages) - r.keepable(op.Messages)
+	op.Messages = op.Messages[preDropped:]
 	// The added messages' ids and time are made once: a retry below
 	// writes the same.
 	added := make([]Message, len(op.Messages))
+	ids := make(map[string]bool, len(op.Messages))
 	at := r.now().UTC()
 	for i, m := range op.Messages {
 		if m.ID == "" {
 			m.ID = r.newID()
-		} else if slices.ContainsFunc(op.Messages[:i], func(o Message) bool { return o.ID == m.ID }) {
+		} else if ids[m.ID] {
 			return nil, fmt.Errorf("%w: two messages are %q", ErrBadOperation, m.ID)
 		}
+		ids[m.ID] = true
 		if m.Type == "" {
 			m.Type = TypeOf(m.Role)
 		}
@@ -315,13 +321,13 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 		ch := Change{Version: c.Version, At: now, Operation: op.Op}
 		switch op.Op {
 		case OpAddMessage:
-			for _, m := range added {
-				if m.ID != "" && slices.ContainsFunc(c.Messages, func(o Message) bool { return o.ID == m.ID }) {
-					return nil, fmt.Errorf("%w: the context has a message %q already", ErrBadOperation, m.ID)
+			for _, o := range c.Messages {
+				if o.ID != "" && ids[o.ID] {
+					return nil, fmt.Errorf("%w: the context has a message %q already", ErrBadOperation, o.ID)
 				}
 			}
 			c.Messages = append(c.Messages, added...)
-			ch.Dropped = r.trim(c)
+			ch.Dropped = preDropped + r.trim(c)
 			// The entry logs the added messages the context keeps: those
 			// dropped at once are only counted, so one request cannot
 			// make the log larger than the context's bounds.
@@ -368,6 +374,19 @@ func (r *StoreRepo) Apply(ctx context.Context, id, owner string, op Operation, e
 		}
 	}
 	return nil, ErrConflict
+}
+
+// keepable is how many of msgs, the newest, the limits could keep if the
+// context held nothing else: trim drops the others in any case.
+func (r *StoreRepo) keepable(msgs []Message) int {
+	size, n := 0, 0
+	for i := len(msgs) - 1; i >= 0 && n < r.cfg.MaxMessages; i-- {
+		if size += msgs[i].size(); size > r.cfg.MaxBytes {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // trim drops c's oldest messages beyond the limits and returns how many.
