@@ -10,6 +10,7 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -22,7 +23,7 @@ const maxToolRounds = 16
 type answer struct {
 	text    strings.Builder
 	actions []*actions.Action
-	err     *agent.Error
+	err     *apierr.Error
 	calls   []madeCall
 	steps   []madeCall
 	prompts []upstreamCall
@@ -247,12 +248,12 @@ func (s *session) request(ctx context.Context, body map[string]any, ans *answer)
 	return frames, nil
 }
 
-func asError(err error) *agent.Error {
-	var e *agent.Error
+func asError(err error) *apierr.Error {
+	var e *apierr.Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return agent.Internal(err)
+	return apierr.Internal(err)
 }
 
 func firstNonEmpty(s ...string) string {

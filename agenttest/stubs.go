@@ -7,9 +7,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -216,7 +216,7 @@ func (st *stubStep) Run(ctx context.Context, r stepkind.Run) (any, error) {
 	}
 	st.s.ranStep(r.StepID(), r.With())
 	if stub.Error != nil {
-		return nil, agent.New(cmp.Or(stub.Error.ErrorCode, stub.Error.Code, agent.CodeStepFailed), stub.Error.Message)
+		return nil, apierr.New(cmp.Or(stub.Error.ErrorCode, stub.Error.Code, apierr.CodeStepFailed), stub.Error.Message)
 	}
 	return stub.Result.Interface(), nil
 }

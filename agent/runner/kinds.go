@@ -8,6 +8,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/steps"
@@ -165,7 +166,7 @@ func (sr *stepRun) Approval() stepkind.Approval { return sr.run.approval(sr.step
 // Text implements stepkind.Run.
 func (sr *stepRun) Text(s string) error {
 	if err := sr.em.Text(s); err != nil {
-		return agent.Canceled(err)
+		return apierr.Canceled(err)
 	}
 	return nil
 }

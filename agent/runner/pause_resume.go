@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/google/uuid"
 )
 
 // resumeToolResults finds the paused run that a frontend tool's results
@@ -157,7 +158,7 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 			Error: &tools.ResultError{Code: tools.CodeUnknownTool, Message: fmt.Sprintf("the tool %q is no longer defined", w.Call.Name)}}), true, nil
 	}
 	if err := em.Text(progressLine(w.Call)); err != nil {
-		return "", false, agent.Canceled(err)
+		return "", false, apierr.Canceled(err)
 	}
 	return toolResultText(l.call(ctx, t, w.Call)), true, nil
 }
@@ -190,8 +191,8 @@ func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) 
 		why += ", " + tr.Error.Code + ": " + tr.Error.Message
 	}
 	// The IDE failed to run the tool: a bad gateway on the client's side.
-	return "", false, agent.New(agent.CodeToolFailed, fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, tmpl.Truncate(300, why))).
-		WithStatus(http.StatusBadGateway).From(agent.SourceClient).
+	return "", false, apierr.New(apierr.CodeToolFailed, fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, tmpl.Truncate(300, why))).
+		WithStatus(http.StatusBadGateway).From(apierr.SourceClient).
 		Suggest("make the tool available in the IDE (or allow it) and ask again")
 }
 
@@ -210,18 +211,18 @@ func (l *toolLoop) repause(ctx context.Context, em Emitter, rec *pauseRecord) er
 func decodeToolResults(raw json.RawMessage) ([]tools.Result, error) {
 	var rs []tools.Result
 	if err := json.Unmarshal(raw, &rs); err != nil {
-		return nil, agent.Errorf(agent.CodeBadRequest, "toolResults: expected a list of {callId, status, result}")
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults: expected a list of {callId, status, result}")
 	}
 	for i, r := range rs {
 		if r.CallID == "" {
-			return nil, agent.Errorf(agent.CodeBadRequest, "toolResults[%d]: callId is required", i)
+			return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults[%d]: callId is required", i)
 		}
 		if r.Status != "" && !tools.FrontendStatus(r.Status) {
-			return nil, agent.Errorf(agent.CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT (or UNAVAILABLE, NOT_SUPPORTED, DECLINED: the tool could not run)", i, r.Status)
+			return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT (or UNAVAILABLE, NOT_SUPPORTED, DECLINED: the tool could not run)", i, r.Status)
 		}
 	}
 	if len(rs) == 0 {
-		return nil, agent.Errorf(agent.CodeBadRequest, "toolResults: empty")
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults: empty")
 	}
 	return rs, nil
 }

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -71,7 +71,7 @@ func (l *toolLoop) converse(ctx context.Context, em Emitter) (string, error) {
 			return "", err
 		}
 	}
-	return "", agent.New(agent.CodeToolRoundsExceeded, fmt.Sprintf("the model kept calling tools for %d rounds without answering", max))
+	return "", apierr.New(apierr.CodeToolRoundsExceeded, fmt.Sprintf("the model kept calling tools for %d rounds without answering", max))
 }
 
 // ask sends one round to the model.
@@ -124,7 +124,7 @@ func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall)
 			waiting = append(waiting, pendingCall{Index: i, Call: c})
 		default:
 			if err := em.Text(progressLine(c)); err != nil {
-				return agent.Canceled(err)
+				return apierr.Canceled(err)
 			}
 			wg.Go(func() { results[i] = toolResultText(l.call(ctx, t, c)) })
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/tools"
@@ -103,7 +104,7 @@ type Params struct {
 // p.Query: each gives its topK references, best first.
 func Search(ctx context.Context, s Searcher, ref Reference, p Params) ([]contextvars.Reference, error) {
 	if s == nil || len(s.IDs()) == 0 {
-		return nil, agent.New(agent.CodeBadRequest, "this gateway has no knowledge bases (knowledgeBases in its config)")
+		return nil, apierr.New(apierr.CodeBadRequest, "this gateway has no knowledge bases (knowledgeBases in its config)")
 	}
 	ids := p.KnowledgeBases
 	if len(ids) == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/steps"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -55,7 +56,7 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 	if k.consent {
 		switch sr.Approval() {
 		case stepkind.Declined:
-			return nil, agent.New(agent.CodeDeclined, fmt.Sprintf("the user declined to run tool %q", k.tool.Name))
+			return nil, apierr.New(apierr.CodeDeclined, fmt.Sprintf("the user declined to run tool %q", k.tool.Name))
 		case stepkind.Unasked:
 			return nil, sr.AskConsent(k.tool, argsJSON(sr))
 		}
@@ -73,7 +74,7 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 		if r.Error != nil {
 			msg = r.Error.Code + ": " + r.Error.Message
 		}
-		e := agent.New(agent.CodeToolFailed, fmt.Sprintf("tool %q: %s", k.tool.Name, msg))
+		e := apierr.New(apierr.CodeToolFailed, fmt.Sprintf("tool %q: %s", k.tool.Name, msg))
 		if r.Status == tools.StatusTimeout {
 			// The tool's own deadline: the step timed out (STEP_TIMEOUT).
 			e.Err = steps.ErrTimeout
