@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Tool is a compiled tool: its schema compiled, its workdir, entry and
@@ -40,7 +42,7 @@ type Tool struct {
 }
 
 // NeedsConsent reports whether the user must agree before each call.
-func (t *Tool) NeedsConsent() bool { return t.PermissionLevel == PermissionUserConsent }
+func (t *Tool) NeedsConsent() bool { return t.PermissionLevel == toolspec.PermissionUserConsent }
 
 // FunctionDef returns the tool as model APIs take it:
 // {"type":"function","function":{"name","description","parameters"}}.

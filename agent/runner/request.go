@@ -12,7 +12,7 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Request is a decoded agent request (PROTOCOL.md section 1).
@@ -37,7 +37,7 @@ type Request struct {
 	// Action is set on an action feedback request.
 	Action *actions.Feedback
 	// ToolResults are an IDE's answers to frontend tool calls.
-	ToolResults []tools.Result
+	ToolResults []toolspec.Result
 	// Model is the request's own "model" field, if any.
 	Model string
 	// Extra are the fields passed to the upstream model unchanged, by key.

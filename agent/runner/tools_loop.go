@@ -14,6 +14,7 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // DefaultMaxToolRounds bounds the model's tool-calling rounds per answer.
@@ -116,8 +117,8 @@ func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall)
 		t := l.tools[c.Name]
 		switch {
 		case t == nil:
-			results[i] = toolResultText(tools.Result{CallID: c.ID, Status: tools.StatusError,
-				Error: &tools.ResultError{Code: tools.CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
+			results[i] = toolResultText(toolspec.Result{CallID: c.ID, Status: toolspec.StatusError,
+				Error: &toolspec.ResultError{Code: toolspec.CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
 		case t.Runtime == "frontend":
 			waiting = append(waiting, pendingCall{Index: i, Call: c, Frontend: true})
 		case t.NeedsConsent():
@@ -140,12 +141,12 @@ func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall)
 }
 
 // call runs one backend tool with the model's arguments.
-func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) tools.Result {
+func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) toolspec.Result {
 	params := map[string]any{}
 	if strings.TrimSpace(c.Arguments) != "" {
 		if err := json.Unmarshal([]byte(c.Arguments), &params); err != nil {
-			return tools.Result{CallID: c.ID, Status: tools.StatusError,
-				Error: &tools.ResultError{Code: tools.CodeInvalidParameters, Message: "the arguments are not a JSON object: " + err.Error()}}
+			return toolspec.Result{CallID: c.ID, Status: toolspec.StatusError,
+				Error: &toolspec.ResultError{Code: toolspec.CodeInvalidParameters, Message: "the arguments are not a JSON object: " + err.Error()}}
 		}
 	}
 	r := t.Call(tools.WithCaller(ctx, l.run.caller()), tools.Call{ID: c.ID, Parameters: params})
@@ -154,7 +155,7 @@ func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) tool
 }
 
 // toolResultText is what the model reads of a result: its JSON.
-func toolResultText(r tools.Result) string {
+func toolResultText(r toolspec.Result) string {
 	data, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Sprintf(`{"status":"ERROR","error":{"message":%q}}`, err.Error())

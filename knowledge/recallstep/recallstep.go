@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Searcher searches one knowledge base: the gateway's knowledge/kb.Manager.
@@ -156,7 +157,7 @@ func Builtins(s Searcher, ref Reference) map[string]tools.BuiltinFunc {
 				p.TopK = int(n)
 			}
 			if strings.TrimSpace(p.Query) == "" {
-				return nil, &tools.ResultError{Code: tools.CodeInvalidParameters, Message: "search_knowledge needs a query"}
+				return nil, &toolspec.ResultError{Code: toolspec.CodeInvalidParameters, Message: "search_knowledge needs a query"}
 			}
 			refs, err := Search(ctx, s, ref, p)
 			if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/schedule"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Result is a run's result: what the command showed, or what the tool
@@ -166,7 +167,7 @@ func (rs *Runs) callTool(ctx context.Context, sc schedule.Schedule, t *Target) (
 		}
 		r := tool.Call(tools.WithCaller(ctx, tools.Caller{Agent: t.Agent, Owner: runOwner(sc, t)}), tools.Call{ID: tools.NewCallID(), Parameters: params})
 		res.Output = r.Result
-		if r.Status != tools.StatusSuccess {
+		if r.Status != toolspec.StatusSuccess {
 			msg := r.Status
 			if r.Error != nil {
 				msg += ": " + r.Error.Code + ": " + r.Error.Message

@@ -13,6 +13,7 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/steps"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Kind is the tool step kind.
@@ -69,13 +70,13 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 	}
 	r := k.tool.Call(tools.WithCaller(ctx, CallerOf(sr)), tools.Call{ID: tools.NewCallID(), Parameters: params})
 	sr.Logger().Info("tool called", "tool", k.tool.Name, "status", r.Status, "ms", r.ExecutionTime)
-	if r.Status != tools.StatusSuccess {
+	if r.Status != toolspec.StatusSuccess {
 		msg := r.Status
 		if r.Error != nil {
 			msg = r.Error.Code + ": " + r.Error.Message
 		}
 		e := apierr.New(apierr.CodeToolFailed, fmt.Sprintf("tool %q: %s", k.tool.Name, msg))
-		if r.Status == tools.StatusTimeout {
+		if r.Status == toolspec.StatusTimeout {
 			// The tool's own deadline: the step timed out (STEP_TIMEOUT).
 			e.Err = steps.ErrTimeout
 		}
