@@ -21,13 +21,8 @@ const (
 // of its own so that agent definitions can hold it without the runtimes).
 type Spec = toolspec.Spec
 
-// Call is one invocation of a tool.
-type Call struct {
-	// ID is the callId that the Result echoes.
-	ID string
-	// Parameters are the JSON-decoded arguments; nil means {}.
-	Parameters map[string]any
-}
+// Call is one invocation of a tool (toolspec.Call).
+type Call = toolspec.Call
 
 // errorf builds a *ResultError with a formatted message.
 func errorf(code, format string, args ...any) *toolspec.ResultError {

@@ -41,6 +41,9 @@ type Tool struct {
 	closed bool // Close was called: the last call out releases the tool
 }
 
+// ToolSpec is the tool as its operator wrote it (stepkind.Tool).
+func (t *Tool) ToolSpec() *toolspec.Spec { return &t.Spec }
+
 // NeedsConsent reports whether the user must agree before each call.
 func (t *Tool) NeedsConsent() bool { return t.PermissionLevel == toolspec.PermissionUserConsent }
 

@@ -18,7 +18,7 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/store"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // consentKey is the action key of a tool-consent confirm.
@@ -147,7 +147,7 @@ func (l *toolLoop) askFor(em Emitter, rec *pauseRecord) error {
 			}
 			continue
 		}
-		consent = append(consent, consentQuestion(t, w.Call))
+		consent = append(consent, consentQuestion(&t.Spec, w.Call))
 	}
 	if len(consent) > 0 {
 		title := "Allow"
@@ -180,7 +180,7 @@ func noPauseStore(what string) *apierr.Error {
 }
 
 // consentQuestion is what the user is asked before a tool runs.
-func consentQuestion(t *tools.Tool, c llm.ToolCall) string {
+func consentQuestion(t *toolspec.Spec, c llm.ToolCall) string {
 	if t.UserPrompt != "" {
 		return t.UserPrompt + " " + argsSummary(c.Arguments)
 	}

@@ -331,10 +331,15 @@ func (t *teeEmitter) Chunk(raw []byte) error {
 // command's own model and its own plan's tool steps can wait.
 func (c *compiler) noPause(where string, pos agent.Position, ts map[string]*tools.Tool) {
 	for _, name := range sortedKeys(ts) {
-		t := ts[name]
-		if t.NeedsConsent() || t.Runtime == "frontend" {
-			c.errorf(pos, "%s: tool %q waits for the user or the IDE, which this step cannot do; give it to the command's own model (its tools and messageTemplates), or, for a consent, to a tool step of the command's own plan", where, name)
-		}
+		c.noPauseTool(where, pos, name, ts[name])
+	}
+}
+
+// noPauseTool refuses tool t, named name, when it would wait for the user
+// or the IDE.
+func (c *compiler) noPauseTool(where string, pos agent.Position, name string, t stepkind.Tool) {
+	if t.NeedsConsent() || t.ToolSpec().Runtime == "frontend" {
+		c.errorf(pos, "%s: tool %q waits for the user or the IDE, which this step cannot do; give it to the command's own model (its tools and messageTemplates), or, for a consent, to a tool step of the command's own plan", where, name)
 	}
 }
 

@@ -50,6 +50,14 @@ const (
 	FallbackUseAlternative = "USE_ALTERNATIVE"
 )
 
+// Call is one invocation of a tool.
+type Call struct {
+	// ID is the callId that the Result echoes.
+	ID string
+	// Parameters are the JSON-decoded arguments; nil means {}.
+	Parameters map[string]any
+}
+
 // Result is the outcome of a call in the protocol's shape (seed section 4.4).
 type Result struct {
 	CallID        string       `json:"callId"`
