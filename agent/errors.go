@@ -6,7 +6,7 @@ import (
 	"net/http"
 )
 
-// Error codes of PROTOCOL.md section 5.
+// Error codes of docs/protocol.md §4.
 const (
 	CodeBadRequest            = "BAD_REQUEST"
 	CodeUnauthorized          = "UNAUTHORIZED"

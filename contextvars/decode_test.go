@@ -180,7 +180,7 @@ func TestDecodeErrors(t *testing.T) {
 		// Positions are integers from 0 to MaxPosition: negative or huge
 		// ones are refused naming the field (they used to be accepted).
 		{`[{"name":"activeEditor","value":{"startLine":-1}}]`, "activeEditor", "startLine", "position -1 is out of range (1 to 2147483647)"},
-		// Lines count from 1 (PROTOCOL.md section 6): a line 0 is out of
+		// Lines count from 1 (docs/protocol.md §6): a line 0 is out of
 		// range wherever it is (it used to be accepted); columns and the
 		// cursor offset may be 0.
 		{`[{"name":"activeEditor","value":{"startLine":0}}]`, "activeEditor", "startLine", "position 0 is out of range (1 to 2147483647)"},

@@ -12,7 +12,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 )
 
-// ErrorResponse is the seed-000 error shape (PROTOCOL.md section 5).
+// ErrorResponse is the seed-000 error shape (docs/protocol.md §4).
 type ErrorResponse struct {
 	Type    string       `json:"type"`
 	Content ErrorContent `json:"content"`

@@ -15,7 +15,7 @@ import (
 	"github.com/agentgw/agentgw/tools"
 )
 
-// Request is a decoded agent request (PROTOCOL.md section 1).
+// Request is a decoded agent request (docs/protocol.md §2).
 type Request struct {
 	// ID is the request id, set by the server.
 	ID string
@@ -188,8 +188,8 @@ func stringField(fields map[string]json.RawMessage, key string) (string, error) 
 func contextError(err error) *agent.Error {
 	var ce *contextvars.Error
 	if errors.As(err, &ce) && ce.Syntax {
-		// Malformed JSON is a BAD_REQUEST wherever it is (PROTOCOL.md
-		// section 3), also inside a variable's value.
+		// Malformed JSON is a BAD_REQUEST wherever it is (docs/protocol.md
+		// §2 and §6), also inside a variable's value.
 		return agent.New(agent.CodeBadRequest, ce.Error()).Wrap(err)
 	}
 	if ce != nil {
