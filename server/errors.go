@@ -106,7 +106,7 @@ func (s *Server) suggestion(e *agent.Error, c echo.Context) string {
 	}
 	switch e.Code {
 	case agent.CodeBadRequest:
-		return "send a JSON object in the shape of the agent request (PROTOCOL.md section 1)"
+		return "send a JSON object in the shape of the agent request (docs/protocol.md §2)"
 	case agent.CodeUnsupportedMediaType:
 		return "send the body as JSON with Content-Type: application/json"
 	case agent.CodeNotFound, agent.CodeMethodNotAllowed:

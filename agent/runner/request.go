@@ -153,7 +153,7 @@ func (r *Request) decodeKnown(fields map[string]json.RawMessage) error {
 	if raw := fields["action"]; !isJSONNull(raw) {
 		fb, err := actions.DecodeFeedback(raw)
 		if err != nil {
-			return agent.Errorf(agent.CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (PROTOCOL.md section 4)")
+			return agent.Errorf(agent.CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (docs/protocol.md §5)")
 		}
 		r.Action = fb
 	}
@@ -193,7 +193,7 @@ func contextError(err error) *agent.Error {
 		return agent.New(agent.CodeBadRequest, ce.Error()).Wrap(err)
 	}
 	if ce != nil {
-		return agent.New(agent.CodeInvalidContext, ce.Error()).Wrap(err).Suggest("send the variable in the shape of PROTOCOL.md section 6")
+		return agent.New(agent.CodeInvalidContext, ce.Error()).Wrap(err).Suggest("send the variable in the shape of docs/protocol.md §6")
 	}
 	return agent.Errorf(agent.CodeBadRequest, "contextVariables: %v", err)
 }
