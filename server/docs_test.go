@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,5 +219,55 @@ func TestProtocolDocListsToolCodes(t *testing.T) {
 		if !strings.Contains(section, "`"+code+"`") {
 			t.Errorf("tools.%s (%s) is not named in docs/protocol.md §10", name, code)
 		}
+	}
+}
+
+// docCitation is a citation of docs/protocol.md by section ("§4", "§3
+// and §4"), in a comment that may break the line before the section.
+var docCitation = regexp.MustCompile(`docs/protocol\.md\s*(?://\s*)?§(\d+)(?: and §(\d+))?`)
+
+// TestProtocolDocSectionsCited: every section of docs/protocol.md the code
+// (Go and the playground's JavaScript) cites as "docs/protocol.md §N"
+// exists, and nothing cites the top-level protocol file the code once
+// named, which the repository does not have.
+func TestProtocolDocSectionsCited(t *testing.T) {
+	const missingProtocol = "PROTOCOL" + ".md" // spelled apart, so that this file does not cite it
+	doc := readDoc(t, "protocol.md")
+	var cited int
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".js")) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(data), missingProtocol) {
+			t.Errorf("%s cites %s, which does not exist: cite docs/protocol.md §N", path, missingProtocol)
+		}
+		for _, m := range docCitation.FindAllStringSubmatch(string(data), -1) {
+			for _, n := range m[1:] {
+				if n == "" {
+					continue
+				}
+				cited++
+				if !strings.Contains(doc, "\n## "+n+". ") {
+					t.Errorf("%s cites docs/protocol.md §%s, which has no such section", path, n)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cited < 40 {
+		t.Fatalf("%d citations of docs/protocol.md §N found, want the code's 40 or more", cited)
 	}
 }
