@@ -3,7 +3,7 @@ package actions
 // Action kinds: the value of the "action" member of a copilot_action frame
 // and of an action feedback request.
 const (
-	// KindConfirm is a button (PROTOCOL.md section 3).
+	// KindConfirm is a button (docs/protocol.md §5).
 	KindConfirm = "confirm"
 	// KindTree is a tree of nodes whose gestures start requests or feedback.
 	KindTree = "tree"
@@ -21,7 +21,7 @@ const (
 //
 // With Command or Prompt set, a click makes the plugin send a normal agent
 // request with that command or prompt; with neither it sends an action
-// feedback request (PROTOCOL.md section 4).
+// feedback request (docs/protocol.md §5).
 type Confirm struct {
 	// Title is the button text; it must not be blank.
 	Title string `json:"title"`

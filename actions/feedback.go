@@ -10,8 +10,8 @@ import (
 // ErrFeedbackInvalid is wrapped by every error of DecodeFeedback.
 var ErrFeedbackInvalid = errors.New("invalid action feedback")
 
-// Feedback is an action feedback request's "action" object (PROTOCOL.md
-// section 4): the plugin's answer to a confirm or tree action.
+// Feedback is an action feedback request's "action" object (docs/protocol.md
+// §5): the plugin's answer to a confirm or tree action.
 type Feedback struct {
 	// Action is the kind of the action answered: KindConfirm or KindTree.
 	Action string

@@ -15,7 +15,7 @@ import (
 
 // ErrStateInvalid is wrapped by every error of Signer.Verify and
 // Signer.VerifyFeedback: the state is forged, tampered with, expired,
-// foreign or malformed (STATE_INVALID, PROTOCOL.md section 5).
+// foreign or malformed (STATE_INVALID, docs/protocol.md §4).
 var ErrStateInvalid = errors.New("action state is invalid")
 
 const (

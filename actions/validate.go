@@ -42,7 +42,7 @@ func Problems(err error) []*ValidationError {
 	return nil
 }
 
-// Validate checks the rules of PROTOCOL.md section 3 and returns every
+// Validate checks the rules of docs/protocol.md §5 and returns every
 // problem, as an errors.Join of *ValidationError, or nil:
 //   - the kind is known and its data, only its data, is set; a state marked
 //     StateIsJSON is JSON;

@@ -32,7 +32,7 @@ type Text struct {
 }
 
 // Definition is an agent as written by an admin: a superset of the IDE
-// platform's JSON agent definition (PROTOCOL.md section 7).
+// platform's JSON agent definition (docs/protocol.md §7).
 type Definition struct {
 	Pos                Position     `yaml:"-"`
 	Name               string       `yaml:"name"`

@@ -7,7 +7,7 @@ import (
 )
 
 // PlatformDefinition is an agent in the IDE platform's JSON shape, ready to
-// paste into the platform's console (PROTOCOL.md section 7). Gateway
+// paste into the platform's console (docs/protocol.md §7). Gateway
 // extensions (reply, actions, parameters, ...) are not part of it.
 type PlatformDefinition struct {
 	Name               string            `json:"name"`

@@ -6,7 +6,7 @@ import (
 	"net/http"
 )
 
-// Error codes of PROTOCOL.md section 5.
+// Error codes of docs/protocol.md §4.
 const (
 	CodeBadRequest            = "BAD_REQUEST"
 	CodeUnauthorized          = "UNAUTHORIZED"
@@ -164,7 +164,7 @@ func (e *Error) Suggestion() string {
 		return s
 	}
 	if e.Origin() == SourceClient {
-		return "see the errors section of the gateway's protocol (PROTOCOL.md section 5)"
+		return "see the errors section of the gateway's protocol (docs/protocol.md §4)"
 	}
 	return askOperator
 }

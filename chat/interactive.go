@@ -15,7 +15,7 @@ import (
 // and sends what the user picks, until an answer has no actions, the user
 // quits, or a request fails (its error ends the session, as without choices).
 //
-// What a choice sends (PROTOCOL.md sections 3 and 4), and how chat fills the
+// What a choice sends (docs/protocol.md §5), and how chat fills the
 // gaps:
 //   - a button or gesture with a command: a normal request for that command,
 //     its context collected again for that command's strategy, without the

@@ -30,8 +30,8 @@ type choice struct {
 	problem string
 }
 
-// confirmFeedback and treeFeedback are the "action" objects of PROTOCOL.md
-// section 4.
+// confirmFeedback and treeFeedback are the "action" objects of docs/protocol.md
+// §5.
 type confirmFeedback struct {
 	Action   string          `json:"action"`
 	State    json.RawMessage `json:"state"`

@@ -126,7 +126,7 @@ func TestDecodeErrors(t *testing.T) {
 		variable, field, reason string
 	}{
 		{`{}`, "contextVariables", "", "expected an array of {name, value}, got object"},
-		// Invalid UTF-8 is refused wherever it is (README: UTF-8 policy).
+		// Invalid UTF-8 is refused wherever it is (docs/protocol.md §2, JSON and UTF-8).
 		{"[{\"name\":\"userInputPrompt\",\"value\":\"a\xffb\"}]", "userInputPrompt", "", "invalid JSON: invalid UTF-8 in string at offset 35"},
 		{"[{\"name\":\"activeEditor\",\"value\":{\"content\":\"abcdefghijkl\xc3\"}}]", "activeEditor", "content", "invalid JSON: invalid UTF-8 in string at offset 43"},
 		{"[{\"name\":\"custom\",\"value\":{\"a\":[\"\xed\xa0\x80\"]}}]", "custom", "a", "invalid JSON: invalid UTF-8 in string at offset 32"},
@@ -180,7 +180,7 @@ func TestDecodeErrors(t *testing.T) {
 		// Positions are integers from 0 to MaxPosition: negative or huge
 		// ones are refused naming the field (they used to be accepted).
 		{`[{"name":"activeEditor","value":{"startLine":-1}}]`, "activeEditor", "startLine", "position -1 is out of range (1 to 2147483647)"},
-		// Lines count from 1 (PROTOCOL.md section 6): a line 0 is out of
+		// Lines count from 1 (docs/protocol.md §6): a line 0 is out of
 		// range wherever it is (it used to be accepted); columns and the
 		// cursor offset may be 0.
 		{`[{"name":"activeEditor","value":{"startLine":0}}]`, "activeEditor", "startLine", "position 0 is out of range (1 to 2147483647)"},

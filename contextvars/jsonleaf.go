@@ -97,8 +97,8 @@ const MaxPosition = math.MaxInt32
 // null leaves dst unchanged.
 func (p *parser) posVal(dst *int) error { return p.posMin(dst, 0) }
 
-// lineVal decodes a line into dst: lines count from 1 (PROTOCOL.md section
-// 6), so 0 is refused like any other out-of-range position.
+// lineVal decodes a line into dst: lines count from 1 (docs/protocol.md
+// §6), so 0 is refused like any other out-of-range position.
 func (p *parser) lineVal(dst *int) error { return p.posMin(dst, 1) }
 
 // posMin decodes an integer from lo to MaxPosition into dst; null leaves dst

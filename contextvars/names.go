@@ -6,7 +6,7 @@ import (
 	"github.com/agentgw/agentgw/internal/suggest"
 )
 
-// The names of the context variables of PROTOCOL.md section 6.
+// The names of the context variables of docs/protocol.md §6.
 const (
 	// NameUserInputPrompt is what the user typed (a string).
 	NameUserInputPrompt = "userInputPrompt"

@@ -86,7 +86,7 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// The protocol's error codes (PROTOCOL.md section 5) of upstream failures;
+// The protocol's error codes (docs/protocol.md §4) of upstream failures;
 // the same strings as agent's codes, which llm does not import.
 const (
 	CodeUpstreamUnavailable = "UPSTREAM_UNAVAILABLE"

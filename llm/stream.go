@@ -58,7 +58,7 @@ type Result struct {
 var errClientGone = errors.New("llm: the sink failed; upstream call abandoned")
 
 // Stream makes the streamed call and passes each upstream chunk to sink as
-// it arrives, undecoded (PROTOCOL.md section 9). The upstream's terminator
+// it arrives, undecoded (docs/protocol.md §9). The upstream's terminator
 // ("[DONE]" or "[Done]") ends the stream and is not passed on; so does the
 // end of the body after at least one chunk. An upstream answering a
 // non-streamed chat.completion (application/json) has it converted into one

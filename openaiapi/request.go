@@ -174,7 +174,7 @@ func contentText(raw json.RawMessage) (string, bool) {
 // isSystem reports whether a role gives rules rather than a turn.
 func isSystem(role string) bool { return role == "system" || role == "developer" }
 
-// agentBody is the agent request (PROTOCOL.md section 1) that runs command
+// agentBody is the agent request (docs/protocol.md §2) that runs command
 // of agentName for r: the last user message is userInputPrompt, the system
 // messages are globalPrompts, the other messages before it the earlier
 // turns, and the extra members pass through. After the last user message

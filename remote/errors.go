@@ -118,7 +118,7 @@ func (c *call) protocolError(msg string) *apierr.Error {
 }
 
 // wireError is the content of an ERROR_RESPONSE and the data of a
-// copilot_error frame (PROTOCOL.md sections 2 and 5).
+// copilot_error frame (docs/protocol.md §3 and §4).
 type wireError struct {
 	ErrorCode       string `json:"errorCode"`
 	Message         string `json:"message"`

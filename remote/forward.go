@@ -40,7 +40,7 @@ type Sink interface {
 // plugin's header is filtered by ForwardHeaders; Content-Type is
 // application/json, Accept text/event-stream.
 //
-// Of the remote's stream (PROTOCOL.md section 2):
+// Of the remote's stream (docs/protocol.md §3):
 //   - each text chunk (data: without an event name, or "message") goes to
 //     sink.Chunk undecoded, except the remote's end chunk (a finish_reason
 //     and an empty delta in every choice), which is dropped: the gateway

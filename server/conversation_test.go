@@ -36,7 +36,7 @@ func chatTurn(ctx, user, prompt string, extra ...string) string {
 }
 
 // TestConversationTurns: a conversation continued turn by turn: each
-// upstream request carries the stored turns in PROTOCOL.md section 8
+// upstream request carries the stored turns in docs/protocol.md §9
 // order, the context holds exactly the turns, a request's own messages
 // win, and another caller, a deleted context, a malformed id and a stale
 // If-Match are refused before the stream.

@@ -7,8 +7,8 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 )
 
-// TestEditorLineZero: activeEditor lines count from 1 (PROTOCOL.md section
-// 6), so a line 0 anywhere in the value is a 422 INVALID_CONTEXT_VARIABLE
+// TestEditorLineZero: activeEditor lines count from 1 (docs/protocol.md
+// §6), so a line 0 anywhere in the value is a 422 INVALID_CONTEXT_VARIABLE
 // naming the field, like any other out-of-range position (it used to be
 // accepted). Columns and the cursor offset may still be 0.
 func TestEditorLineZero(t *testing.T) {

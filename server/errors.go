@@ -12,7 +12,7 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 )
 
-// ErrorResponse is the seed-000 error shape (PROTOCOL.md section 5).
+// ErrorResponse is the seed-000 error shape (docs/protocol.md §4).
 type ErrorResponse struct {
 	Type    string       `json:"type"`
 	Content ErrorContent `json:"content"`
@@ -106,7 +106,7 @@ func (s *Server) suggestion(e *apierr.Error, c echo.Context) string {
 	}
 	switch e.Code {
 	case apierr.CodeBadRequest:
-		return "send a JSON object in the shape of the agent request (PROTOCOL.md section 1)"
+		return "send a JSON object in the shape of the agent request (docs/protocol.md §2)"
 	case apierr.CodeUnsupportedMediaType:
 		return "send the body as JSON with Content-Type: application/json"
 	case apierr.CodeNotFound, apierr.CodeMethodNotAllowed:

@@ -103,8 +103,8 @@ func agentParam(c echo.Context) (string, error) {
 	return name, nil
 }
 
-// streamHeaders are the response headers of every stream (PROTOCOL.md
-// section 2), canonical and shared: net/http only reads them.
+// streamHeaders are the response headers of every stream (docs/protocol.md
+// §3), canonical and shared: net/http only reads them.
 var streamHeaders = http.Header{
 	"Content-Type":      {"text/event-stream"},
 	"Cache-Control":     {"no-cache"},

@@ -75,7 +75,7 @@ const relayRequest = `{"agent":"chat","command":%q,
  "response_format": {"type": "json_object", "nested": {"x": [1, 2.50, "s"], "y": null}}}`
 
 // TestUpstreamRequest checks what the upstream receives: the path, stream
-// true, the prompt in PROTOCOL.md section 8 order, no protocol fields, the
+// true, the prompt in docs/protocol.md §9 order, no protocol fields, the
 // pass-through fields unchanged.
 func TestUpstreamRequest(t *testing.T) {
 	t.Parallel()

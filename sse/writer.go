@@ -41,7 +41,7 @@ type Options struct {
 	Terminator string
 }
 
-// Writer writes the frames of one response stream (PROTOCOL.md section 2)
+// Writer writes the frames of one response stream (docs/protocol.md §3)
 // and flushes after each one, except BufferChunk, which lets a relay send
 // chunks that arrived together with one flush. It is safe for concurrent
 // use. The first write error is sticky: later writes return it without

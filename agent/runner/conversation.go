@@ -14,8 +14,8 @@ import (
 	"github.com/agentgw/agentgw/llm"
 )
 
-// Names of the context variables a conversation fills (PROTOCOL.md
-// section 6, "context"): the conversation itself, and its state.
+// Names of the context variables a conversation fills (docs/protocol.md
+// §6 and §11, "context"): the conversation itself, and its state.
 const (
 	varContext = "context"
 	varState   = "state"

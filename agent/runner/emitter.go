@@ -109,8 +109,8 @@ func (e *SSEEmitter) End() error {
 	return e.w.End()
 }
 
-// ErrorFrameData is the data of a copilot_error frame (PROTOCOL.md
-// section 2): every field but UpstreamStatus is always present.
+// ErrorFrameData is the data of a copilot_error frame (docs/protocol.md
+// §4): every field but UpstreamStatus is always present.
 type ErrorFrameData struct {
 	ErrorCode       string `json:"errorCode"`
 	Message         string `json:"message"`

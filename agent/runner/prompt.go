@@ -89,7 +89,7 @@ func promptTokens(msgs []llm.Message) int {
 	return n
 }
 
-// renderPrompt assembles the prompt in the order of PROTOCOL.md section 8:
+// renderPrompt assembles the prompt in the order of docs/protocol.md §9:
 // system templates (then the knowledge references, when no template places
 // them), conversation turns, global prompts as rules, the user
 // templates or else the user's input as the last user message.

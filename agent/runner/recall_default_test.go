@@ -71,8 +71,8 @@ func TestRecallPlacedByDefault(t *testing.T) {
 }
 
 // TestRecallDefaultCutFirst: over the model's budget, the references
-// placed by default are what is cut first, lowest score first (PROTOCOL.md
-// section 8), before the package files the user template renders.
+// placed by default are what is cut first, lowest score first (docs/protocol.md
+// §9), before the package files the user template renders.
 func TestRecallDefaultCutFirst(t *testing.T) {
 	up := newFakeUpstream(t, "ok")
 	big := func(word string) string { return strings.Repeat(word+" ", 150) } // ~190 tokens

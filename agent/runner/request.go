@@ -15,7 +15,7 @@ import (
 	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
-// Request is a decoded agent request (PROTOCOL.md section 1).
+// Request is a decoded agent request (docs/protocol.md §2).
 type Request struct {
 	// ID is the request id, set by the server.
 	ID string
@@ -153,7 +153,7 @@ func (r *Request) decodeKnown(fields map[string]json.RawMessage) error {
 	if raw := fields["action"]; !isJSONNull(raw) {
 		fb, err := actions.DecodeFeedback(raw)
 		if err != nil {
-			return apierr.Errorf(apierr.CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (PROTOCOL.md section 4)")
+			return apierr.Errorf(apierr.CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (docs/protocol.md §5)")
 		}
 		r.Action = fb
 	}
@@ -188,12 +188,12 @@ func stringField(fields map[string]json.RawMessage, key string) (string, error) 
 func contextError(err error) *apierr.Error {
 	var ce *contextvars.Error
 	if errors.As(err, &ce) && ce.Syntax {
-		// Malformed JSON is a BAD_REQUEST wherever it is (PROTOCOL.md
-		// section 3), also inside a variable's value.
+		// Malformed JSON is a BAD_REQUEST wherever it is (docs/protocol.md
+		// §2 and §6), also inside a variable's value.
 		return apierr.New(apierr.CodeBadRequest, ce.Error()).Wrap(err)
 	}
 	if ce != nil {
-		return apierr.New(apierr.CodeInvalidContext, ce.Error()).Wrap(err).Suggest("send the variable in the shape of PROTOCOL.md section 6")
+		return apierr.New(apierr.CodeInvalidContext, ce.Error()).Wrap(err).Suggest("send the variable in the shape of docs/protocol.md §6")
 	}
 	return apierr.Errorf(apierr.CodeBadRequest, "contextVariables: %v", err)
 }

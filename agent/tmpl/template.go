@@ -18,8 +18,8 @@ import (
 // The helpers the gateway adds to templates itself.
 const (
 	// emptyFunc is appended to every printing pipeline so that a missing
-	// value renders as nothing instead of "<no value>" (PROTOCOL.md
-	// section 8).
+	// value renders as nothing instead of "<no value>" (docs/protocol.md
+	// §8).
 	emptyFunc = "_orEmpty"
 	// tickFunc starts every range body and defined template (addTicks).
 	tickFunc = "_tick"

@@ -16,7 +16,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/agent.Command.Tools":                            "Tools (extension) are the tools the command's model may call, by name: the agent's, or the gateway's shared ones.",
 		"github.com/agentgw/agentgw/agent.ContextVariableSpec":                      "ContextVariableSpec declares a context variable a command needs.",
 		"github.com/agentgw/agentgw/agent.ContextVariableSpec.Required":             "Required (extension) makes a request without the variable a 422.",
-		"github.com/agentgw/agentgw/agent.Definition":                               "Definition is an agent as written by an admin: a superset of the IDE platform's JSON agent definition (PROTOCOL.md section 7).",
+		"github.com/agentgw/agentgw/agent.Definition":                               "Definition is an agent as written by an admin: a superset of the IDE platform's JSON agent definition (docs/protocol.md §7).",
 		"github.com/agentgw/agentgw/agent.Definition.Handoffs":                      "Handoffs (extension) are the hand-off messages (seed 001) the agent accepts, by type: the command each runs, and a schema its data must also satisfy.",
 		"github.com/agentgw/agentgw/agent.Definition.Schedules":                     "Schedules (extension) run the agent's commands on a schedule.",
 		"github.com/agentgw/agentgw/agent.Definition.Tools":                         "Tools (extension) are the agent's tools, usable by its commands.",

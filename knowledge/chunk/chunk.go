@@ -5,7 +5,7 @@
 // endPos).
 package chunk
 
-// Source types of a chunk (PROTOCOL.md section 6, knowledgeBase references).
+// Source types of a chunk (docs/protocol.md §6, knowledgeBase references).
 const (
 	TypeCode = "code"
 	TypeDoc  = "doc"

@@ -149,7 +149,7 @@ func (m *Manager) List(ctx context.Context) ([]Summary, error) {
 var ErrUnknown = errors.New("no such knowledge base")
 
 // Search searches knowledge base id. A hit's Chunk.Source is where its
-// file is (PROTOCOL.md section 6: the file's path, as
+// file is (docs/protocol.md §6: the file's path, as
 // /srv/docs/guide/deploy.md or github.com/org/repo/server/parse.go), not
 // the source's label the index keeps (dir:/srv/docs, repo:NAME@REF).
 func (m *Manager) Search(ctx context.Context, id string, q index.Query) ([]index.Hit, error) {

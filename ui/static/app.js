@@ -1,5 +1,5 @@
 // The agentgw playground: a client of the gateway's HTTP API, as an IDE
-// plugin is (PROTOCOL.md). It lists the agents (GET /agents), reads the
+// plugin is (docs/protocol.md). It lists the agents (GET /agents), reads the
 // chosen one's definition (GET /agents/{name}), builds the request from the
 // forms, posts it (POST /agents/{name}) and renders the Server-Sent-Events
 // answer as it streams: text as Markdown, confirm buttons and trees that
@@ -345,8 +345,8 @@
     return [before.split('\n').length, Array.from(before.slice(nl + 1)).length + 1];
   }
 
-  // editorValue builds activeEditor as a plugin does (PROTOCOL.md section
-  // 6): the selection as the editor's positions and the one selected range,
+  // editorValue builds activeEditor as a plugin does (docs/protocol.md
+  // §6): the selection as the editor's positions and the one selected range,
   // the cursor at its end, the text around it as the command's resolver
   // options ask (none without them), about 40 visible lines around it.
   function editorValue() {
