@@ -219,7 +219,7 @@ func TestOpenPostgresSchemaMigrations(t *testing.T) {
 			`INSERT INTO schema_migrations (version, name) VALUES (1, 'users')`},
 			`schema_migrations records version 1 as "users", not "store table"`},
 		{"a newer binary's steps", []string{fmt.Sprintf(createMigrationsTable, "TIMESTAMPTZ"),
-			postgresMigrations[0].sql,
+			postgresMigrations[0].SQL,
 			`INSERT INTO schema_migrations (version, name) VALUES (1, 'store table'), (2, 'from the future')`}, ""},
 	}
 	for _, tc := range tests {
