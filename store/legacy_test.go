@@ -41,11 +41,7 @@ CREATE INDEX IF NOT EXISTS store_expires ON store (expires)`,
 	legacyPostgres = []string{
 		`BEGIN`,
 		`SELECT pg_advisory_xact_lock(27416758083413879)`, // 0x61_67_65_6e_74_67_77
-		`CREATE TABLE IF NOT EXISTS schema_migrations (
-	version    INTEGER PRIMARY KEY,
-	name       TEXT NOT NULL,
-	applied_at TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP
-)`,
+		legacyPostgresTable,
 		`CREATE TABLE store (
 	key     BYTEA PRIMARY KEY,
 	value   BYTEA NOT NULL,
@@ -57,6 +53,13 @@ CREATE INDEX store_expires ON store (expires)`,
 		`COMMIT`,
 	}
 )
+
+// legacyPostgresTable is the old runner's schema_migrations on Postgres.
+const legacyPostgresTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    INTEGER PRIMARY KEY,
+	name       TEXT NOT NULL,
+	applied_at TIMESTAMPTZ NOT NULL DEFAULT CURRENT_TIMESTAMP
+)`
 
 // The legacy database as the queries below dump it, before and after the
 // current code opens it: nothing is re-applied, re-recorded or changed.

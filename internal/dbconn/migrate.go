@@ -255,17 +255,3 @@ func isIdentifier(s string) bool {
 	}
 	return true
 }
-
-// ApplyMigrations applies the steps of list that tx's database lacks,
-// recorded in table, in tx, taking no lock.
-//
-// Deprecated: the hand-off queue's last use goes with its port to
-// Schema.MigrateSQLite and Schema.MigratePostgres, which take the lock.
-func ApplyMigrations(ctx context.Context, tx Conn, table string, list []Migration) error {
-	Schema{Table: table}.check(list)
-	if _, err := tx.Exec(ctx, fmt.Sprintf(createTable, table)); err != nil {
-		return fmt.Errorf("creating %s: %w", table, err)
-	}
-	_, err := apply(ctx, tx, table, list)
-	return err
-}
