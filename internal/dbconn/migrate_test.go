@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -243,6 +244,43 @@ func TestMigrateSQLiteLocks(t *testing.T) {
 				t.Errorf("after the migration: %v", err)
 			}
 		})
+	}
+}
+
+// TestMigrateSQLiteConcurrent: processes opening a new file at once (a
+// *sql.DB each, beginning DEFERRED transactions) all migrate without
+// error; the steps are applied once.
+func TestMigrateSQLiteConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	const processes = 4
+	logs := make([]bytes.Buffer, processes)
+	errs := make([]error, processes)
+	dbs := make([]*sql.DB, processes)
+	for i := range dbs {
+		dbs[i] = openSQLite(t, path, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+	}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range processes {
+		wg.Go(func() {
+			<-start
+			errs[i] = schema(testSteps).MigrateSQLite(context.Background(), dbs[i], MigrateOptions{Log: logTo(&logs[i])})
+		})
+	}
+	close(start)
+	wg.Wait()
+	applied := 0
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("process %d: %v", i, err)
+		}
+		applied += strings.Count(logs[i].String(), "migration applied")
+	}
+	if applied != 2 {
+		t.Errorf("%d steps applied, want 2", applied)
+	}
+	if got := records(t, SQL(dbs[0])); got != "1 a\n2 b" {
+		t.Errorf("recorded: %q", got)
 	}
 }
 
