@@ -65,7 +65,8 @@ type MigrateOptions struct {
 	BeforeSQLite func(ctx context.Context, tx *sql.Tx) error
 	// BeforePostgres, when set, runs first under the lock, while the
 	// migrating transaction is open, on connections of the pool's own
-	// (River's migrator, whose steps cannot share one transaction).
+	// (River's migrator, whose steps cannot share one transaction): the
+	// pool must have a connection to spare beside the transaction's.
 	BeforePostgres func(ctx context.Context) error
 }
 
