@@ -50,7 +50,15 @@ type setup struct {
 type gateway struct {
 	URL string
 	up  *recorder
+	// served counts the gateway's handler calls in flight: a client has
+	// the whole answer before the handler returns and its observers
+	// record the request.
+	served sync.WaitGroup
 }
+
+// settled waits until every request the gateway got has been handled to
+// the end, its metrics and access log line recorded.
+func (g *gateway) settled() { g.served.Wait() }
 
 // recorder records the requests the upstream gets.
 type recorder struct {
@@ -125,7 +133,12 @@ func start(t *testing.T, s setup) *gateway {
 	oc.Runner = runner.NewRunner(runner.NewRegistry(agents), rc)
 	srv := server.New(server.Config{Runner: oc.Runner, AuthTokens: s.tokens, BodyLimit: s.bodyLimit, OpenAI: openaiapi.New(oc),
 		Observers: s.observers, Logger: s.logger})
-	ts := httptest.NewServer(srv.Handler())
+	h := srv.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gw.served.Add(1)
+		defer gw.served.Done()
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(ts.Close)
 	gw.URL = ts.URL
 	return gw

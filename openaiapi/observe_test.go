@@ -71,6 +71,7 @@ func TestObserveErrors(t *testing.T) {
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
 			}
+			gw.settled()
 			if got := scrape(t, m, "agentgw_requests_total{"); got != tc.want {
 				t.Errorf("metrics:\n%s\nwant\n%s", got, tc.want)
 			}
@@ -101,6 +102,7 @@ func TestObservePassthrough(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("status %d, want the upstream's 429", resp.StatusCode)
 	}
+	gw.settled()
 	want := `agentgw_requests_total{agent="",code="UPSTREAM_ERROR",command="",outcome="error",route="/v1/chat/completions",source="http"} 1
 agentgw_upstream_requests_total{code="UPSTREAM_ERROR",model="gpt-4o",status="429"} 1`
 	if got := scrape(t, m, "agentgw_requests_total{", "agentgw_upstream_requests_total{"); got != want {
@@ -133,6 +135,7 @@ func TestObservePassthroughTokens(t *testing.T) {
 			if resp.StatusCode != http.StatusOK || body != tc.answer {
 				t.Fatalf("%d %s, want the upstream's answer", resp.StatusCode, body)
 			}
+			gw.settled()
 			want := `agentgw_requests_total{agent="",code="",command="",outcome="ok",route="/v1/chat/completions",source="http"} 1
 agentgw_tokens_total{agent="",estimated="false",model="gpt-4o",type="input"} 7
 agentgw_tokens_total{agent="",estimated="false",model="gpt-4o",type="output"} 3

@@ -13,7 +13,7 @@ import (
 // schedule's runs.
 //
 // A step of the package's schema (the tables schedules and schedule_runs)
-// is applied once and in order by dbconn.ApplyMigrations, recorded in
+// is applied once and in order by dbconn's runner (schema), recorded in
 // schedule_migrations (version, name, applied_at) in the same transaction
 // as its statements. As in the store and the hand-off queue: versions start
 // at 1 and go up by one, a published step is never edited, steps are
@@ -104,6 +104,14 @@ CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
 const ownerMigration = `ALTER TABLE schedules ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 UPDATE schedules SET owner = 'operator';
 CREATE INDEX schedules_owner ON schedules (owner, source)`
+
+// schema is the package's tables for dbconn's migration runner.
+var schema = dbconn.Schema{
+	Table:    "schedule_migrations",
+	Lock:     migrationLock,
+	SQLite:   sqliteMigrations,
+	Postgres: postgresMigrations,
+}
 
 // Postgres advisory lock keys, in ASCII: migrating ("schedule") and
 // syncing static schedules ("schedsyn"). Neither is the store's or the

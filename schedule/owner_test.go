@@ -115,7 +115,9 @@ func TestOwnerMigration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = dbconn.MigratePostgres(ctx, p.Pool(), migrationLock, "schedule_migrations", postgresMigrations[:1])
+			old := schema
+			old.Postgres = old.Postgres[:1]
+			err = old.MigratePostgres(ctx, p.Pool(), dbconn.MigrateOptions{})
 			if err == nil {
 				_, err = p.Pool().Exec(ctx, insert)
 			}
@@ -128,7 +130,9 @@ func TestOwnerMigration(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = dbconn.MigrateSQLite(ctx, s.DB(), "schedule_migrations", sqliteMigrations[:1])
+			old := schema
+			old.SQLite = old.SQLite[:1]
+			err = old.MigrateSQLite(ctx, s.DB(), dbconn.MigrateOptions{})
 			if err == nil {
 				_, err = s.DB().ExecContext(ctx, insert)
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -27,6 +28,8 @@ type Options struct {
 	// Now is the clock of the records' times and of next runs (default
 	// time.Now).
 	Now func() time.Time
+	// Logger logs the migrations applied (default: none).
+	Logger *slog.Logger
 }
 
 // Store keeps schedules and their runs in the gateway's database, in
@@ -56,7 +59,7 @@ type Store struct {
 // IMMEDIATE (_txlock=immediate); every process sharing the file must open
 // it so. The store does not close db.
 func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
-	if err := dbconn.MigrateSQLite(ctx, db, "schedule_migrations", sqliteMigrations); err != nil {
+	if err := schema.MigrateSQLite(ctx, db, dbconn.MigrateOptions{Log: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("schedule: migrating the SQLite database: %w", err)
 	}
 	s := newStore(opts)
@@ -72,7 +75,7 @@ func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 // it lacks. Its tables are in pool's search_path. The store does not close
 // pool.
 func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error) {
-	if err := dbconn.MigratePostgres(ctx, pool, migrationLock, "schedule_migrations", postgresMigrations); err != nil {
+	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("schedule: migrating the PostgreSQL database: %w", err)
 	}
 	s := newStore(opts)

@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // Postgres is a Store in a PostgreSQL database, shared by replicas on any
@@ -37,9 +39,9 @@ var (
 )
 
 // postgresMigrations is the PostgreSQL schema, step by step (see
-// migration). Keys are bytea, not text: a key may hold any byte, NUL too.
-var postgresMigrations = []migration{
-	{1, "store table", `CREATE TABLE store (
+// schema). Keys are bytea, not text: a key may hold any byte, NUL too.
+var postgresMigrations = []dbconn.Migration{
+	{Version: 1, Name: "store table", SQL: `CREATE TABLE store (
 	key     BYTEA PRIMARY KEY,
 	value   BYTEA NOT NULL,
 	expires BIGINT NOT NULL -- unix nanoseconds
@@ -48,7 +50,7 @@ CREATE INDEX store_expires ON store (expires)`},
 }
 
 // migrationLock is the pg_advisory_xact_lock key of migrating (any number,
-// the same in every replica): "agentgw" in ASCII.
+// the same in every replica and release): "agentgw" in ASCII.
 const migrationLock int64 = 0x61_67_65_6e_74_67_77
 
 // pgNow is the database's clock in unix nanoseconds (microsecond
@@ -92,7 +94,7 @@ func RedactURL(rawURL string) string {
 // such as pool_max_conns, and server settings, such as search_path, may be
 // added), applies the migrations it lacks and deletes the expired rows.
 // Close releases it. Errors name the URL with its password redacted.
-func OpenPostgres(ctx context.Context, rawURL string) (*Postgres, error) {
+func OpenPostgres(ctx context.Context, rawURL string, opts ...Option) (*Postgres, error) {
 	if rawURL == "" {
 		return nil, errors.New("store: the PostgreSQL URL is empty")
 	}
@@ -113,7 +115,7 @@ func OpenPostgres(ctx context.Context, rawURL string) (*Postgres, error) {
 		return nil, fmt.Errorf("store: connecting to %s: %w", name, err)
 	}
 	p := &Postgres{pool: pool, name: name}
-	if err := p.migrate(ctx); err != nil {
+	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: newOptions(opts).log}); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("store: migrating PostgreSQL database %s: %w", name, err)
 	}
@@ -122,51 +124,6 @@ func OpenPostgres(ctx context.Context, rawURL string) (*Postgres, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// migrate applies the steps of postgresMigrations the database lacks, in
-// one transaction that first takes an advisory lock: of several replicas
-// starting at once one migrates, the others wait for its commit and then
-// find every step recorded.
-func (p *Postgres) migrate(ctx context.Context) error {
-	tx, err := p.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
-		return fmt.Errorf("taking the migration lock: %w", err)
-	}
-	if _, err := tx.Exec(ctx, fmt.Sprintf(createMigrationsTable, "TIMESTAMPTZ")); err != nil {
-		return err
-	}
-	rows, err := tx.Query(ctx, readMigrations)
-	if err != nil {
-		return fmt.Errorf("reading schema_migrations: %w", err)
-	}
-	applied := map[int]string{}
-	var v int32
-	var name string
-	_, err = pgx.ForEachRow(rows, []any{&v, &name}, func() error {
-		applied[int(v)] = name
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("reading schema_migrations: %w", err)
-	}
-	todo, err := pending(postgresMigrations, applied)
-	if err != nil {
-		return err
-	}
-	for _, m := range todo {
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf(recordMigration, "$1", "$2"), m.version, m.name); err != nil {
-			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
-		}
-	}
-	return tx.Commit(ctx)
 }
 
 // clock is the time to give a statement: nil, for the database's own.

@@ -215,11 +215,11 @@ func TestOpenPostgresSchemaMigrations(t *testing.T) {
 		{"another tool's table", []string{`CREATE TABLE schema_migrations (version bigint PRIMARY KEY, dirty boolean NOT NULL)`,
 			`INSERT INTO schema_migrations VALUES (3, false)`},
 			`reading schema_migrations: ERROR: column "name" does not exist`},
-		{"another schema's step 1", []string{fmt.Sprintf(createMigrationsTable, "TIMESTAMPTZ"),
+		{"another schema's step 1", []string{legacyPostgresTable,
 			`INSERT INTO schema_migrations (version, name) VALUES (1, 'users')`},
 			`schema_migrations records version 1 as "users", not "store table"`},
-		{"a newer binary's steps", []string{fmt.Sprintf(createMigrationsTable, "TIMESTAMPTZ"),
-			postgresMigrations[0].sql,
+		{"a newer binary's steps", []string{legacyPostgresTable,
+			postgresMigrations[0].SQL,
 			`INSERT INTO schema_migrations (version, name) VALUES (1, 'store table'), (2, 'from the future')`}, ""},
 	}
 	for _, tc := range tests {

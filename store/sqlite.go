@@ -13,6 +13,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // SQLite is a Store in a SQLite database file, shared by every process that
@@ -47,11 +49,11 @@ const (
 	maxConns = 8
 )
 
-// sqliteMigrations is the SQLite schema, step by step (see migration).
+// sqliteMigrations is the SQLite schema, step by step (see schema).
 // Step 1 is the table as it was before migrations were recorded, IF NOT
 // EXISTS, so that a file made then is adopted as it is.
-var sqliteMigrations = []migration{
-	{1, "store table", `CREATE TABLE IF NOT EXISTS store (
+var sqliteMigrations = []dbconn.Migration{
+	{Version: 1, Name: "store table", SQL: `CREATE TABLE IF NOT EXISTS store (
 	key     TEXT PRIMARY KEY,
 	value   BLOB NOT NULL,
 	expires INTEGER NOT NULL -- unix nanoseconds
@@ -65,7 +67,7 @@ const checkTable = `SELECT key, value, expires FROM store LIMIT 0`
 // OpenSQLite opens the SQLite database at path, creating the file when it
 // does not exist yet (the directory must exist), applies the migrations it
 // lacks and deletes the expired rows. Close releases it.
-func OpenSQLite(path string) (*SQLite, error) {
+func OpenSQLite(path string, opts ...Option) (*SQLite, error) {
 	if path == "" {
 		return nil, errors.New("store: SQLite path is empty")
 	}
@@ -80,7 +82,7 @@ func OpenSQLite(path string) (*SQLite, error) {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	s := &SQLite{db: db, path: path, now: time.Now}
-	if err := s.init(context.Background()); err != nil {
+	if err := s.init(context.Background(), newOptions(opts)); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
@@ -89,8 +91,8 @@ func OpenSQLite(path string) (*SQLite, error) {
 
 // init applies the migrations, checks the table's shape and deletes the
 // expired rows.
-func (s *SQLite) init(ctx context.Context) error {
-	if err := s.migrate(ctx); err != nil {
+func (s *SQLite) init(ctx context.Context, o options) error {
+	if err := schema.MigrateSQLite(ctx, s.db, dbconn.MigrateOptions{Log: o.log}); err != nil {
 		return fmt.Errorf("store: migrating SQLite database %s: %w", s.path, err)
 	}
 	// A table of that name made by something else fails here, not at the
@@ -100,70 +102,6 @@ func (s *SQLite) init(ctx context.Context) error {
 	}
 	_, err := s.Sweep(ctx)
 	return err
-}
-
-// migrate applies the steps of sqliteMigrations the database lacks, in
-// one transaction begun with BEGIN IMMEDIATE: it holds the database's
-// write lock from the start, so of several processes opening the file at
-// once one migrates and the others wait (busy_timeout) and then find the
-// steps recorded.
-func (s *SQLite) migrate(ctx context.Context) (err error) {
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`)
-		}
-	}()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf(createMigrationsTable, "TIMESTAMP")); err != nil {
-		return err
-	}
-	applied, err := sqliteApplied(ctx, conn)
-	if err != nil {
-		return err
-	}
-	todo, err := pending(sqliteMigrations, applied)
-	if err != nil {
-		return err
-	}
-	for _, m := range todo {
-		if _, err := conn.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-		}
-		if _, err := conn.ExecContext(ctx, fmt.Sprintf(recordMigration, "?", "?"), m.version, m.name); err != nil {
-			return fmt.Errorf("recording migration %d (%s): %w", m.version, m.name, err)
-		}
-	}
-	_, err = conn.ExecContext(ctx, `COMMIT`)
-	return err
-}
-
-// sqliteApplied reads schema_migrations.
-func sqliteApplied(ctx context.Context, conn *sql.Conn) (map[int]string, error) {
-	rows, err := conn.QueryContext(ctx, readMigrations)
-	if err != nil {
-		return nil, fmt.Errorf("reading schema_migrations: %w", err)
-	}
-	defer rows.Close()
-	applied := map[int]string{}
-	for rows.Next() {
-		var v int
-		var name string
-		if err := rows.Scan(&v, &name); err != nil {
-			return nil, fmt.Errorf("reading schema_migrations: %w", err)
-		}
-		applied[v] = name
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading schema_migrations: %w", err)
-	}
-	return applied, nil
 }
 
 // sqliteDSN is the driver's name for path: a file: URI of the absolute path,

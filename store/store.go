@@ -4,7 +4,7 @@
 // (small, signed) action state. Memory keeps it in one process; SQLite keeps
 // it in a file that the replicas of one host can share; Postgres keeps it in
 // a PostgreSQL database that replicas on any hosts share. Both databases'
-// schemas are versioned and migrated when a store opens (see migration).
+// schemas are versioned and migrated when a store opens (see schema).
 package store
 
 import (

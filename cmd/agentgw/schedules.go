@@ -39,9 +39,9 @@ func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Ru
 	var err error
 	switch db := st.(type) {
 	case *store.SQLite:
-		s, err = schedule.NewSQLite(ctx, db.DB(), schedule.Options{})
+		s, err = schedule.NewSQLite(ctx, db.DB(), schedule.Options{Logger: log})
 	case *store.Postgres:
-		s, err = schedule.NewPostgres(ctx, db.Pool(), schedule.Options{})
+		s, err = schedule.NewPostgres(ctx, db.Pool(), schedule.Options{Logger: log})
 	default:
 		if len(cfg.Schedules) > 0 {
 			log.Warn("schedules: off (the memory store keeps none); the config's are not run", "schedules", len(cfg.Schedules))

@@ -350,7 +350,7 @@ type openStore struct {
 func newStore(ctx context.Context, cfg *Config, getenv func(string) string, goos string, log *slog.Logger) (*openStore, error) {
 	switch {
 	case cfg.Store.URL != "":
-		p, err := store.OpenPostgres(ctx, cfg.Store.URL)
+		p, err := store.OpenPostgres(ctx, cfg.Store.URL, store.WithLogger(log))
 		if err != nil {
 			return nil, err // it names the URL redacted
 		}
@@ -376,7 +376,7 @@ func newStore(ctx context.Context, cfg *Config, getenv func(string) string, goos
 		}
 		path, dataDir = p, dir
 	}
-	s, err := store.OpenSQLite(path)
+	s, err := store.OpenSQLite(path, store.WithLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

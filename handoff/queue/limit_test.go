@@ -203,17 +203,12 @@ func TestMigrationKeepsOldMessages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tx, err := s.Pool().Begin(ctx)
-			if err != nil {
+			old := schema
+			old.Postgres = old.Postgres[:2]
+			if err := old.MigratePostgres(ctx, s.Pool(), dbconn.MigrateOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if err := dbconn.ApplyMigrations(ctx, dbconn.PGX(tx), "handoff_migrations", postgresMigrations[:2]); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := tx.Exec(ctx, insert); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Commit(ctx); err != nil {
+			if _, err := s.Pool().Exec(ctx, insert); err != nil {
 				t.Fatal(err)
 			}
 			s.Close()
@@ -222,7 +217,9 @@ func TestMigrationKeepsOldMessages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := dbconn.ApplyMigrations(ctx, dbconn.SQL(s.DB()), "handoff_migrations", sqliteMigrations[:2]); err != nil {
+			old := schema
+			old.SQLite = old.SQLite[:2]
+			if err := old.MigrateSQLite(ctx, s.DB(), dbconn.MigrateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.DB().Exec(insert); err != nil {

@@ -21,7 +21,7 @@ import (
 // (Task lists a task's messages by it).
 //
 // A step of the queue's own schema (the table handoff_messages) is
-// applied once and in order by dbconn.ApplyMigrations, recorded in
+// applied once and in order by dbconn's runner (schema), recorded in
 // handoff_migrations (version, name, applied_at) in the same transaction
 // as its statements. As in the store package: versions start at 1 and go
 // up by one, a published step is never edited, steps are additive, and a
@@ -29,7 +29,8 @@ import (
 // not the store's schema_migrations: each package's list is its own.
 //
 // River's tables (river_job, river_leader, river_migration, …) are
-// River's: rivermigrate applies its own steps, first, under the same lock.
+// River's: rivermigrate applies its own steps, first, under the same lock
+// (the runner's hooks).
 var (
 	sqliteMigrations = []dbconn.Migration{
 		{Version: 1, Name: "handoff_messages", SQL: `CREATE TABLE handoff_messages (
@@ -126,77 +127,53 @@ CREATE INDEX handoff_messages_owner_task ON handoff_messages (owner, task_id)`},
 // that the two never wait for each other.
 const migrationLock int64 = 0x68_61_6e_64_6f_66_66
 
-// migrateSQLite applies River's steps and the queue's in one transaction.
-// db begins transactions with BEGIN IMMEDIATE (store.SQLite's DB does), so
-// the transaction holds the file's write lock from its start: of several
-// processes starting at once one migrates, the others wait (busy_timeout)
-// and then find every step recorded. SQLite's DDL is transactional, so
-// River's steps can share the transaction (rivermigrate's MigrateTx, which
-// River deprecates because some of its Postgres steps cannot share one;
-// none of its SQLite steps is such).
-func migrateSQLite(ctx context.Context, db *sql.DB, log *slog.Logger) (err error) {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("beginning the migration: %w", err)
-	}
-	defer func() {
+// schema is the queue's own table for dbconn's migration runner.
+var schema = dbconn.Schema{
+	Table:    "handoff_migrations",
+	Lock:     migrationLock,
+	SQLite:   sqliteMigrations,
+	Postgres: postgresMigrations,
+}
+
+// migrateSQLite applies River's steps and the queue's in the runner's one
+// transaction, which holds the file's write lock from its start: of
+// several processes starting at once one migrates, the others wait
+// (busy_timeout) and then find every step recorded. SQLite's DDL is
+// transactional, so River's steps can share the transaction (rivermigrate's
+// MigrateTx, which River deprecates because some of its Postgres steps
+// cannot share one; none of its SQLite steps is such).
+func migrateSQLite(ctx context.Context, db *sql.DB, log *slog.Logger) error {
+	river := func(ctx context.Context, tx *sql.Tx) error {
+		m, err := rivermigrate.New(riversqlite.New(db), &rivermigrate.Config{Logger: riverLogger(log)})
 		if err != nil {
-			_ = tx.Rollback()
+			return fmt.Errorf("River's migrator: %w", err)
 		}
-	}()
-	m, err := rivermigrate.New(riversqlite.New(db), &rivermigrate.Config{Logger: riverLogger(log)})
-	if err != nil {
-		return fmt.Errorf("River's migrator: %w", err)
+		//lint:ignore SA1019 SQLite's steps can share a transaction; see above.
+		if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+			return fmt.Errorf("River's migrations: %w", err)
+		}
+		return nil
 	}
-	//lint:ignore SA1019 SQLite's steps can share a transaction; see above.
-	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("River's migrations: %w", err)
-	}
-	if err := dbconn.ApplyMigrations(ctx, dbconn.SQL(tx), "handoff_migrations", sqliteMigrations); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return schema.MigrateSQLite(ctx, db, dbconn.MigrateOptions{Log: log, BeforeSQLite: river})
 }
 
 // migratePostgres applies River's steps (each in its own transaction, as
 // rivermigrate does: a step that adds an enum value cannot share one with
-// a step that uses it) and then the queue's, all under a session advisory
-// lock held on one connection: of several replicas starting at once one
-// migrates, the others wait for the lock and then find every step
-// recorded. A replica that dies holding the lock releases it with its
-// connection.
-func migratePostgres(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (err error) {
-	c, err := pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("connecting: %w", err)
-	}
-	if _, err := c.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
-		c.Release()
-		return fmt.Errorf("taking the migration lock: %w", err)
-	}
-	defer func() {
-		if _, uerr := c.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock); uerr != nil {
-			// The connection may still hold the lock: close it rather
-			// than give it back to the pool.
-			_ = c.Hijack().Close(context.WithoutCancel(ctx))
-			return
+// a step that uses it) on the pool's other connections while the runner's
+// transaction holds the queue's advisory lock, then the queue's steps in
+// that transaction: of several replicas starting at once one migrates,
+// the others wait for the lock and then find every step recorded. A
+// replica that dies holding the lock releases it with its connection.
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	river := func(ctx context.Context) error {
+		m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: riverLogger(log)})
+		if err != nil {
+			return fmt.Errorf("River's migrator: %w", err)
 		}
-		c.Release()
-	}()
-	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: riverLogger(log)})
-	if err != nil {
-		return fmt.Errorf("River's migrator: %w", err)
+		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+			return fmt.Errorf("River's migrations: %w", err)
+		}
+		return nil
 	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("River's migrations: %w", err)
-	}
-	tx, err := c.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("beginning the migration: %w", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // after Commit, a no-op
-	if err := dbconn.ApplyMigrations(ctx, dbconn.PGX(tx), "handoff_migrations", postgresMigrations); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: log, BeforePostgres: river})
 }

@@ -3,8 +3,9 @@
 // with one text per statement: statements are written with ? placeholders
 // and the Postgres connection rewrites them to $1, $2, ….
 //
-// The packages that keep tables of their own in the store's database
-// (handoff/queue, schedule, knowledge/index) use it.
+// The packages that keep tables in the store's database (store itself,
+// handoff/queue, schedule, knowledge/index) use it, and its migration
+// runner (Schema) for every table the gateway owns.
 package dbconn
 
 import (

@@ -48,24 +48,3 @@ func TxPGX(pool *pgxpool.Pool) InTx {
 		return nil
 	}
 }
-
-// MigrateSQLite applies list to db in one transaction (ApplyMigrations,
-// recorded in table); db's BeginTx takes the write lock, so of several
-// processes starting at once one migrates and the others then find every
-// step recorded.
-func MigrateSQLite(ctx context.Context, db *sql.DB, table string, list []Migration) error {
-	return TxSQL(db)(ctx, func(tx Conn) error { return ApplyMigrations(ctx, tx, table, list) })
-}
-
-// MigratePostgres applies list in one transaction that first takes the
-// transaction-scoped advisory lock lock: of several replicas starting at
-// once one migrates, the others wait for the lock (released when the first
-// commits, or when its connection dies) and then find every step recorded.
-func MigratePostgres(ctx context.Context, pool *pgxpool.Pool, lock int64, table string, list []Migration) error {
-	return TxPGX(pool)(ctx, func(tx Conn) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, lock); err != nil {
-			return fmt.Errorf("taking the migration lock: %w", err)
-		}
-		return ApplyMigrations(ctx, tx, table, list)
-	})
-}

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,6 +43,8 @@ type Options struct {
 	// the knowledge base, not the caller.
 	MaxGlobs   int
 	MaxGlobLen int
+	// Logger logs the migrations applied (default: none).
+	Logger *slog.Logger
 }
 
 // Defaults of Options.
@@ -90,7 +93,7 @@ func Open(ctx context.Context, st store.Store, opts Options) (*Index, error) {
 // DB), or opened as it is: WAL, a busy_timeout, and transactions begun
 // IMMEDIATE (_txlock=immediate). The index does not close db.
 func OpenSQLite(ctx context.Context, db *sql.DB, opts Options) (*Index, error) {
-	if err := dbconn.MigrateSQLite(ctx, db, "kb_migrations", sqliteMigrations); err != nil {
+	if err := schema.MigrateSQLite(ctx, db, dbconn.MigrateOptions{Log: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("index: migrating the SQLite database: %w", err)
 	}
 	ix := newIndex(opts)
@@ -131,7 +134,7 @@ func sqliteSnapshot(ctx context.Context, db *sql.DB, fn func(c dbconn.Conn) erro
 // it lacks. Its tables are in pool's search_path. The index does not close
 // pool.
 func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index, error) {
-	if err := dbconn.MigratePostgres(ctx, pool, migrationLock, "kb_migrations", postgresMigrations); err != nil {
+	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("index: migrating the PostgreSQL database: %w", err)
 	}
 	ix := newIndex(opts)

@@ -25,7 +25,7 @@ import (
 //     ROWID table is itself that index). It doubles the postings' size.
 //
 // Terms are compared bytewise (COLLATE "C" on Postgres, SQLite's default).
-// The migrations: applied once and in order by dbconn.ApplyMigrations,
+// The migrations: applied once and in order by dbconn's runner (schema),
 // recorded in kb_migrations, as the hand-off queue's and the schedules'
 // are.
 var (
@@ -124,6 +124,14 @@ CREATE TABLE kb_postings (
 )`},
 	}
 )
+
+// schema is the package's tables for dbconn's migration runner.
+var schema = dbconn.Schema{
+	Table:    "kb_migrations",
+	Lock:     migrationLock,
+	SQLite:   sqliteMigrations,
+	Postgres: postgresMigrations,
+}
 
 // migrationLock is the Postgres advisory lock key of migrating, "kbindex1"
 // in ASCII: not the store's, the queue's nor the schedules', so that the
