@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgw/agentgw/internal/suggest"
 )
 
 // NodeDecoder fills Go structs from YAML nodes strictly, reporting every
@@ -169,7 +171,7 @@ func (d *NodeDecoder) decodeStruct(n *yaml.Node, v reflect.Value, what string) {
 			}
 		}
 		if !ok {
-			d.errorf(key, "%s: unknown field %q%s", what, key.Value, DidYouMean(key.Value, names))
+			d.errorf(key, "%s: unknown field %q%s", what, key.Value, suggest.DidYouMean(key.Value, names))
 			continue
 		}
 		if prev, dup := seen[f.name]; dup {

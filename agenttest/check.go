@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // failure is one expectation that did not hold, at the line stating it.
@@ -117,7 +118,7 @@ func (c *checker) subset(pos agent.Position, what string, want, got any) {
 	}
 }
 
-func errText(e *agent.Error) string {
+func errText(e *apierr.Error) string {
 	return e.Code + ": " + e.Message
 }
 

@@ -10,7 +10,8 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // maxToolRounds bounds the frontend tool results a test sends for one
@@ -22,7 +23,7 @@ const maxToolRounds = 16
 type answer struct {
 	text    strings.Builder
 	actions []*actions.Action
-	err     *agent.Error
+	err     *apierr.Error
 	calls   []madeCall
 	steps   []madeCall
 	prompts []upstreamCall
@@ -180,16 +181,16 @@ func (s *session) exchange(ctx context.Context, body map[string]any, ans *answer
 		if err != nil || len(frames) == 0 || ans.err != nil {
 			return err
 		}
-		var results []tools.Result
+		var results []toolspec.Result
 		for _, f := range frames {
 			s.e.stubs.record(f.Name, "", f.Parameters)
 			st, ok := s.e.stubs.tool(f.Name)
 			if !ok {
 				return nil // reported as a missing stub
 			}
-			r := tools.Result{CallID: f.CallID, Status: tools.StatusSuccess, Result: st.Result.Interface()}
+			r := toolspec.Result{CallID: f.CallID, Status: toolspec.StatusSuccess, Result: st.Result.Interface()}
 			if st.Error != nil {
-				r = tools.Result{CallID: f.CallID, Status: tools.StatusError, Error: &tools.ResultError{Code: firstNonEmpty(st.Error.Code, st.Error.ErrorCode, tools.CodeToolFailed), Message: st.Error.Message}}
+				r = toolspec.Result{CallID: f.CallID, Status: toolspec.StatusError, Error: &toolspec.ResultError{Code: firstNonEmpty(st.Error.Code, st.Error.ErrorCode, toolspec.CodeToolFailed), Message: st.Error.Message}}
 			}
 			results = append(results, r)
 		}
@@ -247,12 +248,12 @@ func (s *session) request(ctx context.Context, body map[string]any, ans *answer)
 	return frames, nil
 }
 
-func asError(err error) *agent.Error {
-	var e *agent.Error
+func asError(err error) *apierr.Error {
+	var e *apierr.Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return agent.Internal(err)
+	return apierr.Internal(err)
 }
 
 func firstNonEmpty(s ...string) string {

@@ -7,10 +7,11 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // stubbedRuntimes are the tool runtimes of m whose calls the stubs answer:
@@ -168,10 +169,10 @@ func (r stubRuntime) Run(_ context.Context, t *tools.Tool, call tools.Call) (any
 	r.s.record(t.Name, call.ID, call.Parameters)
 	st, ok := r.s.tool(t.Name)
 	if !ok {
-		return nil, &tools.ResultError{Code: tools.CodeToolFailed, Message: fmt.Sprintf("agenttest: the test has no stub for tool %q (add it under tools:)", t.Name)}
+		return nil, &toolspec.ResultError{Code: toolspec.CodeToolFailed, Message: fmt.Sprintf("agenttest: the test has no stub for tool %q (add it under tools:)", t.Name)}
 	}
 	if st.Error != nil {
-		return nil, &tools.ResultError{Code: cmp.Or(st.Error.Code, st.Error.ErrorCode, tools.CodeToolFailed), Message: st.Error.Message}
+		return nil, &toolspec.ResultError{Code: cmp.Or(st.Error.Code, st.Error.ErrorCode, toolspec.CodeToolFailed), Message: st.Error.Message}
 	}
 	return st.Result.Interface(), nil
 }
@@ -216,7 +217,7 @@ func (st *stubStep) Run(ctx context.Context, r stepkind.Run) (any, error) {
 	}
 	st.s.ranStep(r.StepID(), r.With())
 	if stub.Error != nil {
-		return nil, agent.New(cmp.Or(stub.Error.ErrorCode, stub.Error.Code, agent.CodeStepFailed), stub.Error.Message)
+		return nil, apierr.New(cmp.Or(stub.Error.ErrorCode, stub.Error.Code, apierr.CodeStepFailed), stub.Error.Message)
 	}
 	return stub.Result.Interface(), nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/store"
 )
@@ -342,7 +343,7 @@ func (e *env) target(f *File) (string, error) {
 	}
 	if f.Agent != "" {
 		if !slices.Contains(names, f.Agent) {
-			return "", fmt.Errorf("agent %q is not defined here%s", f.Agent, agent.DidYouMean(f.Agent, names))
+			return "", fmt.Errorf("agent %q is not defined here%s", f.Agent, suggest.DidYouMean(f.Agent, names))
 		}
 		return f.Agent, nil
 	}

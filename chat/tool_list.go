@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 const (
@@ -32,7 +32,7 @@ type listResult struct {
 // listFiles is list_files: the files under a directory, recursively,
 // whose base name matches pattern; truncated when there are more than
 // maxResults, which are then the first in path order.
-func (r *toolRoot) listFiles(ctx context.Context, raw []byte) (any, *tools.ResultError) {
+func (r *toolRoot) listFiles(ctx context.Context, raw []byte) (any, *toolspec.ResultError) {
 	var p listParams
 	if fail := decodeParams(raw, &p); fail != nil {
 		return nil, fail
@@ -67,7 +67,7 @@ func (r *toolRoot) listFiles(ctx context.Context, raw []byte) (any, *tools.Resul
 }
 
 // resolveDir resolves a path that must be a directory ("" for the root).
-func (r *toolRoot) resolveDir(p string) (name, rel string, fail *tools.ResultError) {
+func (r *toolRoot) resolveDir(p string) (name, rel string, fail *toolspec.ResultError) {
 	name, rel, fail = r.resolve(p)
 	if fail != nil {
 		return "", "", fail
@@ -77,7 +77,7 @@ func (r *toolRoot) resolveDir(p string) (name, rel string, fail *tools.ResultErr
 		return "", "", fail
 	}
 	if !info.IsDir() {
-		return "", "", &tools.ResultError{Code: codeNotDir, Message: fmt.Sprintf("%s is not a directory", rel)}
+		return "", "", &toolspec.ResultError{Code: codeNotDir, Message: fmt.Sprintf("%s is not a directory", rel)}
 	}
 	return name, rel, nil
 }

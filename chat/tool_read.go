@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentgw/agentgw/internal/confine"
 	"github.com/agentgw/agentgw/internal/runes"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 const (
@@ -43,7 +43,7 @@ type readResult struct {
 
 // readFile is read_file: a text file's lines startLine to endLine, at most
 // readCap bytes of them (cut after the last whole line that fits).
-func (r *toolRoot) readFile(ctx context.Context, raw []byte) (any, *tools.ResultError) {
+func (r *toolRoot) readFile(ctx context.Context, raw []byte) (any, *toolspec.ResultError) {
 	var p readParams
 	if fail := decodeParams(raw, &p); fail != nil {
 		return nil, fail
@@ -77,7 +77,7 @@ func (r *toolRoot) readFile(ctx context.Context, raw []byte) (any, *tools.Result
 }
 
 // lines checks the line range; end 0 means the end of the file.
-func (p readParams) lines() (start, end int, fail *tools.ResultError) {
+func (p readParams) lines() (start, end int, fail *toolspec.ResultError) {
 	if strings.TrimSpace(p.Path) == "" {
 		return 0, 0, invalidParams("path is required")
 	}
@@ -108,13 +108,13 @@ func (t *textFile) Close() error { return t.f.Close() }
 // openText opens the file the root names name, whose stat is info, when
 // it is a regular file that has no NUL in its first sniffLen bytes,
 // reading it through br (reset; a new reader when nil).
-func (r *toolRoot) openText(name, rel string, info fs.FileInfo, br *bufio.Reader) (*textFile, *tools.ResultError) {
+func (r *toolRoot) openText(name, rel string, info fs.FileInfo, br *bufio.Reader) (*textFile, *toolspec.ResultError) {
 	if !info.Mode().IsRegular() {
 		what := "not a regular file"
 		if info.IsDir() {
 			what = "a directory (list_files lists it)"
 		}
-		return nil, &tools.ResultError{Code: codeNotFile, Message: fmt.Sprintf("%s is %s", displayPath(rel), what)}
+		return nil, &toolspec.ResultError{Code: codeNotFile, Message: fmt.Sprintf("%s is %s", displayPath(rel), what)}
 	}
 	f, err := r.root.Open(name)
 	switch {
@@ -136,7 +136,7 @@ func (r *toolRoot) openText(name, rel string, info fs.FileInfo, br *bufio.Reader
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		f.Close()
-		return nil, &tools.ResultError{Code: codeBinary, Message: fmt.Sprintf("%s is a binary file", displayPath(rel))}
+		return nil, &toolspec.ResultError{Code: codeBinary, Message: fmt.Sprintf("%s is a binary file", displayPath(rel))}
 	}
 	return t, nil
 }

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"unicode/utf8"
 
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 const (
@@ -50,7 +50,7 @@ type matcher func(line []byte) int
 // searchText is search_text: the lines of the text files under path (a
 // directory, or one file) that contain query, literally or as a regular
 // expression (Go syntax), in path then line order.
-func (r *toolRoot) searchText(ctx context.Context, raw []byte) (any, *tools.ResultError) {
+func (r *toolRoot) searchText(ctx context.Context, raw []byte) (any, *toolspec.ResultError) {
 	var p searchParams
 	if fail := decodeParams(raw, &p); fail != nil {
 		return nil, fail
@@ -88,7 +88,7 @@ func (r *toolRoot) searchText(ctx context.Context, raw []byte) (any, *tools.Resu
 }
 
 // matcher compiles the query.
-func (p searchParams) matcher() (matcher, *tools.ResultError) {
+func (p searchParams) matcher() (matcher, *toolspec.ResultError) {
 	if p.Query == "" {
 		return nil, invalidParams("query is required")
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // maxToolRounds bounds the answers with tool calls in one chat session, so
@@ -48,8 +48,8 @@ func (c *chatClient) exchange(ctx context.Context, body map[string]any) ([]wireA
 }
 
 // answerTools answers the calls in order; nil when ctx ended.
-func (c *chatClient) answerTools(ctx context.Context, calls []wireToolCall) ([]tools.Result, error) {
-	results := make([]tools.Result, 0, len(calls))
+func (c *chatClient) answerTools(ctx context.Context, calls []wireToolCall) ([]toolspec.Result, error) {
+	results := make([]toolspec.Result, 0, len(calls))
 	for _, call := range calls {
 		res, err := c.answerTool(ctx, call)
 		if err != nil || ctx.Err() != nil {
@@ -62,7 +62,7 @@ func (c *chatClient) answerTools(ctx context.Context, calls []wireToolCall) ([]t
 
 // answerTool asks for consent when needed, runs the call and prints a line
 // saying what became of it.
-func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (tools.Result, error) {
+func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (toolspec.Result, error) {
 	if c.tools == nil {
 		c.tools = newToolbox(c.opts.dir)
 	}
@@ -70,7 +70,7 @@ func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (tools.R
 	if _, ok := findTool(call.Name); ok {
 		declined, err := c.consent(ctx, call, label)
 		if err != nil || ctx.Err() != nil {
-			return tools.Result{}, err
+			return toolspec.Result{}, err
 		}
 		if declined != nil {
 			res := failedResult(call, declined)
@@ -81,7 +81,7 @@ func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (tools.R
 	fmt.Fprintf(c.out, "↳ %s … ", label)
 	res := c.tools.run(ctx, call)
 	note := ""
-	if tools.CouldNotRun(res) {
+	if toolspec.CouldNotRun(res) {
 		// Only a tool that could not run follows its fallbackBehavior;
 		// a tool that ran and failed gives the model its error.
 		note = fallbackNote(call.FallbackBehavior)
@@ -94,12 +94,12 @@ func (c *chatClient) answerTool(ctx context.Context, call wireToolCall) (tools.R
 // chat can ask (a terminal, or --interactive), a call with a userPrompt
 // runs if the user says yes and one without runs; otherwise it is
 // declined. It returns why the call was declined, nil when it may run.
-func (c *chatClient) consent(ctx context.Context, call wireToolCall, label string) (*tools.ResultError, error) {
+func (c *chatClient) consent(ctx context.Context, call wireToolCall, label string) (*toolspec.ResultError, error) {
 	switch {
 	case c.opts.allowTools:
 		return nil, nil
 	case c.in == nil:
-		return &tools.ResultError{Code: codeDeclined, Message: "the user did not allow it: agentgw chat runs tools only with --allow-tools"}, nil
+		return &toolspec.ResultError{Code: codeDeclined, Message: "the user did not allow it: agentgw chat runs tools only with --allow-tools"}, nil
 	case call.UserPrompt == "":
 		return nil, nil
 	}
@@ -120,16 +120,16 @@ func (c *chatClient) consent(ctx context.Context, call wireToolCall, label strin
 	if yes := strings.ToLower(strings.TrimSpace(line)); yes == "y" || yes == "yes" {
 		return nil, nil
 	}
-	return &tools.ResultError{Code: codeDeclined, Message: "the user declined"}, nil
+	return &toolspec.ResultError{Code: codeDeclined, Message: "the user declined"}, nil
 }
 
 // outcome says what became of a call; hint adds how to allow tools to a
 // declined one.
-func outcome(res tools.Result, hint bool) string {
+func outcome(res toolspec.Result, hint bool) string {
 	switch {
-	case res.Status == tools.StatusSuccess:
+	case res.Status == toolspec.StatusSuccess:
 		return "done"
-	case res.Status == tools.StatusTimeout:
+	case res.Status == toolspec.StatusTimeout:
 		return "timed out"
 	case res.Error != nil && res.Error.Code == codeDeclined:
 		if hint {
@@ -148,11 +148,11 @@ func fallbackNote(behavior string) string {
 	switch behavior {
 	case "":
 		return ""
-	case tools.FallbackAbort:
+	case toolspec.FallbackAbort:
 		return " — fallback ABORT: the agent should stop here"
-	case tools.FallbackSkip:
+	case toolspec.FallbackSkip:
 		return " — fallback SKIP: the agent may go on without it"
-	case tools.FallbackUseAlternative:
+	case toolspec.FallbackUseAlternative:
 		return " — fallback USE_ALTERNATIVE: the agent may try another way"
 	}
 	return " — fallback " + behavior

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/chat/chattest"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // fxDefinition is a canned agent whose default command collects the prompt.
@@ -190,12 +190,12 @@ func TestChatToolRoundsCapped(t *testing.T) {
 // nor an error, as the wire expects it.
 func TestChatToolResultJSON(t *testing.T) {
 	tests := []struct {
-		res  tools.Result
+		res  toolspec.Result
 		want string
 	}{
-		{tools.Result{CallID: "c", Status: tools.StatusSuccess, Result: readResult{Path: "a", StartLine: 1}, ExecutionTime: 3},
+		{toolspec.Result{CallID: "c", Status: toolspec.StatusSuccess, Result: readResult{Path: "a", StartLine: 1}, ExecutionTime: 3},
 			`{"callId":"c","status":"SUCCESS","result":{"path":"a","content":"","startLine":1,"endLine":0,"truncated":false},"executionTime":3}`},
-		{tools.Result{CallID: "c", Status: tools.StatusTimeout, Error: &tools.ResultError{Code: tools.CodeTimeout, Message: "slow"}},
+		{toolspec.Result{CallID: "c", Status: toolspec.StatusTimeout, Error: &toolspec.ResultError{Code: toolspec.CodeTimeout, Message: "slow"}},
 			`{"callId":"c","status":"TIMEOUT","error":{"code":"TIMEOUT","message":"slow"},"executionTime":0}`},
 	}
 	for _, tt := range tests {

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/internal/confine"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // toolRoot is the workspace the frontend tools work in. Every file they
@@ -56,14 +56,14 @@ func newToolRoot(dir string) (*toolRoot, error) {
 // wrote it ("" for the root itself). Absolute paths must lie inside the
 // root; ".." is refused anywhere; a path whose symlinks lead outside the
 // root is refused.
-func (r *toolRoot) resolve(p string) (name, rel string, fail *tools.ResultError) {
+func (r *toolRoot) resolve(p string) (name, rel string, fail *toolspec.ResultError) {
 	p = filepath.FromSlash(p)
 	if strings.ContainsRune(p, 0) {
 		return "", "", invalidParams("path contains a NUL byte")
 	}
 	for _, elem := range strings.Split(filepath.ToSlash(p), "/") {
 		if elem == ".." {
-			return "", "", &tools.ResultError{Code: codeOutside, Message: fmt.Sprintf("%q: paths may not contain \"..\"", filepath.ToSlash(p))}
+			return "", "", &toolspec.ResultError{Code: codeOutside, Message: fmt.Sprintf("%q: paths may not contain \"..\"", filepath.ToSlash(p))}
 		}
 	}
 	rel = filepath.ToSlash(filepath.Clean(p))
@@ -81,7 +81,7 @@ func (r *toolRoot) resolve(p string) (name, rel string, fail *tools.ResultError)
 	case confine.IsEscape(err):
 		return "", "", outside(p)
 	case errors.Is(err, fs.ErrNotExist):
-		return "", "", &tools.ResultError{Code: codeNotFound, Message: fmt.Sprintf("%q does not exist in the workspace", filepath.ToSlash(p))}
+		return "", "", &toolspec.ResultError{Code: codeNotFound, Message: fmt.Sprintf("%q does not exist in the workspace", filepath.ToSlash(p))}
 	case err != nil:
 		return "", "", ioFailure(p, err)
 	}
@@ -103,12 +103,12 @@ func (r *toolRoot) relative(p string) (string, bool) {
 	return r.root.Rel(real)
 }
 
-func outside(p string) *tools.ResultError {
-	return &tools.ResultError{Code: codeOutside, Message: fmt.Sprintf("%q is outside the workspace", filepath.ToSlash(p))}
+func outside(p string) *toolspec.ResultError {
+	return &toolspec.ResultError{Code: codeOutside, Message: fmt.Sprintf("%q is outside the workspace", filepath.ToSlash(p))}
 }
 
-func ioFailure(p string, err error) *tools.ResultError {
-	return &tools.ResultError{Code: codeIO, Message: fmt.Sprintf("%s: %v", filepath.ToSlash(p), unwrapPath(err))}
+func ioFailure(p string, err error) *toolspec.ResultError {
+	return &toolspec.ResultError{Code: codeIO, Message: fmt.Sprintf("%s: %v", filepath.ToSlash(p), unwrapPath(err))}
 }
 
 // unwrapPath drops the path a *fs.PathError carries: the model sees
@@ -122,7 +122,7 @@ func unwrapPath(err error) error {
 }
 
 // stat stats the file the root names name; rel names it in messages.
-func (r *toolRoot) stat(name, rel string) (fs.FileInfo, *tools.ResultError) {
+func (r *toolRoot) stat(name, rel string) (fs.FileInfo, *toolspec.ResultError) {
 	info, err := r.root.Stat(name)
 	switch {
 	case confine.IsEscape(err):

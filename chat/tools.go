@@ -9,13 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Error codes of chat's frontend tool results (seed 000 section 4.5.4)
-// that the tools package does not define; results are tools.Result, the
-// protocol's shape, and use tools.CodeInvalidParameters and
-// tools.CodeTimeout too.
+// that the tools package does not define; results are toolspec.Result, the
+// protocol's shape, and use toolspec.CodeInvalidParameters and
+// toolspec.CodeTimeout too.
 const (
 	codeUnknownTool = "UNKNOWN_TOOL"
 	codeDeclined    = "DECLINED"
@@ -29,7 +29,7 @@ const (
 	// run: UNAVAILABLE, which the gateway answers with the tool's
 	// fallbackBehavior. Every other failure of a tool that ran (NOT_FOUND,
 	// OUTSIDE_WORKSPACE, ...) goes to the model as the tool's error.
-	codeNoWorkspace = tools.CodeUnavailable
+	codeNoWorkspace = toolspec.CodeUnavailable
 )
 
 // toolTimeout bounds one local tool run.
@@ -45,13 +45,13 @@ type wireToolCall struct {
 }
 
 // failedResult is the ERROR result of call that failed with e.
-func failedResult(call wireToolCall, e *tools.ResultError) tools.Result {
-	return tools.Result{CallID: call.CallID, Status: tools.StatusError, Error: e}
+func failedResult(call wireToolCall, e *toolspec.ResultError) toolspec.Result {
+	return toolspec.Result{CallID: call.CallID, Status: toolspec.StatusError, Error: e}
 }
 
 // invalidParams is an INVALID_PARAMETERS failure with a formatted message.
-func invalidParams(format string, args ...any) *tools.ResultError {
-	return &tools.ResultError{Code: tools.CodeInvalidParameters, Message: fmt.Sprintf(format, args...)}
+func invalidParams(format string, args ...any) *toolspec.ResultError {
+	return &toolspec.ResultError{Code: toolspec.CodeInvalidParameters, Message: fmt.Sprintf(format, args...)}
 }
 
 // toolbox runs the frontend tools chat offers, over the workspace --dir.
@@ -74,7 +74,7 @@ func newToolbox(dir string) *toolbox {
 // chatTool is a tool chat runs over its workspace.
 type chatTool struct {
 	name string
-	run  func(r *toolRoot, ctx context.Context, params []byte) (any, *tools.ResultError)
+	run  func(r *toolRoot, ctx context.Context, params []byte) (any, *toolspec.ResultError)
 }
 
 // chatTools are the tools chat runs, in the order messages name them.
@@ -105,15 +105,15 @@ func toolNames() string {
 
 // run runs call and times it. A canceled ctx leaves a result the caller
 // does not send.
-func (tb *toolbox) run(ctx context.Context, call wireToolCall) tools.Result {
+func (tb *toolbox) run(ctx context.Context, call wireToolCall) toolspec.Result {
 	start := tb.now()
-	res := tools.Result{CallID: call.CallID, Status: tools.StatusSuccess}
+	res := toolspec.Result{CallID: call.CallID, Status: toolspec.StatusSuccess}
 	tctx, cancel := context.WithTimeout(ctx, tb.timeout)
 	defer cancel()
 	value, fail := tb.dispatch(tctx, call)
 	switch {
 	case errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		res.Status, res.Error = tools.StatusTimeout, &tools.ResultError{Code: tools.CodeTimeout,
+		res.Status, res.Error = toolspec.StatusTimeout, &toolspec.ResultError{Code: toolspec.CodeTimeout,
 			Message: fmt.Sprintf("%s did not finish within %s", call.Name, tb.timeout)}
 	case fail != nil:
 		res = failedResult(call, fail)
@@ -125,19 +125,19 @@ func (tb *toolbox) run(ctx context.Context, call wireToolCall) tools.Result {
 }
 
 // dispatch runs the tool call names.
-func (tb *toolbox) dispatch(ctx context.Context, call wireToolCall) (any, *tools.ResultError) {
+func (tb *toolbox) dispatch(ctx context.Context, call wireToolCall) (any, *toolspec.ResultError) {
 	tool, ok := findTool(call.Name)
 	if !ok {
-		return nil, &tools.ResultError{Code: codeUnknownTool, Message: fmt.Sprintf("chat has no tool named %q; it runs %s", call.Name, toolNames())}
+		return nil, &toolspec.ResultError{Code: codeUnknownTool, Message: fmt.Sprintf("chat has no tool named %q; it runs %s", call.Name, toolNames())}
 	}
 	if tb.rootErr != nil {
-		return nil, &tools.ResultError{Code: codeNoWorkspace, Message: tb.rootErr.Error()}
+		return nil, &toolspec.ResultError{Code: codeNoWorkspace, Message: tb.rootErr.Error()}
 	}
 	return tool.run(tb.root, ctx, call.Parameters)
 }
 
 // decodeParams decodes a call's parameters (absent or null: none) into v.
-func decodeParams(raw json.RawMessage, v any) *tools.ResultError {
+func decodeParams(raw json.RawMessage, v any) *toolspec.ResultError {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
@@ -148,7 +148,7 @@ func decodeParams(raw json.RawMessage, v any) *tools.ResultError {
 }
 
 // maxParam checks an optional positive limit: def when absent, at most hi.
-func maxParam(name string, v *int, def, hi int) (int, *tools.ResultError) {
+func maxParam(name string, v *int, def, hi int) (int, *toolspec.ResultError) {
 	switch {
 	case v == nil:
 		return def, nil

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/chat/chattest"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // smallFixture is a small workspace with a symlink and a file outside;
@@ -90,7 +90,7 @@ func FuzzToolCallFrames(f *testing.F) {
 			t.Fatalf("%d results for %d calls, %v", len(results), len(r.calls), err)
 		}
 		for i, res := range results {
-			if res.CallID != r.calls[i].CallID || (res.Status != tools.StatusSuccess) != (res.Error != nil) {
+			if res.CallID != r.calls[i].CallID || (res.Status != toolspec.StatusSuccess) != (res.Error != nil) {
 				t.Fatalf("result %+v for call %+v", res, r.calls[i])
 			}
 			data, err := json.Marshal(res)
@@ -127,7 +127,7 @@ func BenchmarkSearchText(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				res := tb.run(context.Background(), wireToolCall{CallID: "c", Name: "search_text", Parameters: json.RawMessage(bc.params)})
-				if res.Status != tools.StatusSuccess {
+				if res.Status != toolspec.StatusSuccess {
 					b.Fatalf("%+v", res)
 				}
 			}
@@ -142,7 +142,7 @@ func BenchmarkReadFile(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		res := tb.run(context.Background(), wireToolCall{CallID: "c", Name: "read_file", Parameters: json.RawMessage(`{"path":"big.txt","startLine":100}`)})
-		if res.Status != tools.StatusSuccess {
+		if res.Status != toolspec.StatusSuccess {
 			b.Fatalf("%+v", res)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/chat/chattest"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 const calcGo = "package calc\n\nfunc Add(a, b int) int { return a - b }\n"
@@ -90,7 +90,7 @@ func runTool(t *testing.T, dir, name, params string) (result, code string) {
 	if res.ExecutionTime != 1 {
 		t.Errorf("executionTime %d, want 1 (one clock step)", res.ExecutionTime)
 	}
-	if res.Status != tools.StatusSuccess {
+	if res.Status != toolspec.StatusSuccess {
 		if res.Error == nil || res.Result != nil {
 			t.Fatalf("%s result %+v", res.Status, res)
 		}

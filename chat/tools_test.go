@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 func TestReadFileTool(t *testing.T) {
@@ -199,15 +199,15 @@ func TestToolboxRun(t *testing.T) {
 		elapsed int64
 	}{
 		{name: "an unknown tool", tb: newToolbox(fx.dir), call: wireToolCall{CallID: "c1", Name: "rm_rf"},
-			status: tools.StatusError, code: codeUnknownTool, elapsed: 7},
+			status: toolspec.StatusError, code: codeUnknownTool, elapsed: 7},
 		{name: "a missing workspace", tb: newToolbox(filepath.Join(fx.dir, "nope")), call: wireToolCall{CallID: "c2", Name: "list_files"},
-			status: tools.StatusError, code: codeNoWorkspace, elapsed: 7},
+			status: toolspec.StatusError, code: codeNoWorkspace, elapsed: 7},
 		{name: "a file as the workspace", tb: newToolbox(filepath.Join(fx.dir, "notes.txt")), call: wireToolCall{CallID: "c3", Name: "list_files"},
-			status: tools.StatusError, code: codeNoWorkspace, elapsed: 7},
+			status: toolspec.StatusError, code: codeNoWorkspace, elapsed: 7},
 		{name: "a timeout", tb: withTimeout(newToolbox(fx.dir), -1), call: wireToolCall{CallID: "c4", Name: "list_files"},
-			status: tools.StatusTimeout, code: tools.CodeTimeout, elapsed: 7},
+			status: toolspec.StatusTimeout, code: toolspec.CodeTimeout, elapsed: 7},
 		{name: "a relative workspace", tb: newToolbox("testdata"), call: wireToolCall{CallID: "c5", Name: "list_files", Parameters: json.RawMessage(`{"pattern":"choices.golden"}`)},
-			status: tools.StatusSuccess, elapsed: 7},
+			status: toolspec.StatusSuccess, elapsed: 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

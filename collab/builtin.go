@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // BuiltinAskAgent is the builtin tool entry of ask_agent.
@@ -28,15 +29,15 @@ func (a *Asker) askAgent(ctx context.Context, p map[string]any) (any, error) {
 	question, _ := p["question"].(string)
 	command, _ := p["command"].(string)
 	if to == "" || question == "" {
-		return nil, &tools.ResultError{Code: tools.CodeInvalidParameters, Message: "ask_agent needs agent and question, both strings"}
+		return nil, &toolspec.ResultError{Code: toolspec.CodeInvalidParameters, Message: "ask_agent needs agent and question, both strings"}
 	}
 	caller, _ := tools.CallerOf(ctx)
 	resp, _, err := a.Ask(ctx, caller.Agent, to, question, Options{Command: command, Header: caller.Header})
 	switch {
 	case errors.Is(err, ErrTimeout):
-		return nil, &tools.ResultError{Code: tools.CodeTimeout, Message: err.Error()}
+		return nil, &toolspec.ResultError{Code: toolspec.CodeTimeout, Message: err.Error()}
 	case errors.Is(err, ErrCanceled):
-		return nil, &tools.ResultError{Code: tools.CodeCanceled, Message: err.Error()}
+		return nil, &toolspec.ResultError{Code: toolspec.CodeCanceled, Message: err.Error()}
 	case err != nil:
 		return nil, err
 	}

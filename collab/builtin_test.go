@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // toolCallingModel is lead's model: it calls ask_agent with args, then
@@ -92,7 +93,7 @@ func TestAskAgentToolErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call := func(caller string, p map[string]any) tools.Result {
+	call := func(caller string, p map[string]any) toolspec.Result {
 		return tool.Call(tools.WithCaller(t.Context(), tools.Caller{Agent: caller}), tools.Call{ID: "c", Parameters: p})
 	}
 	for _, tt := range []struct {
@@ -106,7 +107,7 @@ func TestAskAgentToolErrors(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := call(tt.caller, tt.params)
-			if r.Status != tools.StatusError || r.Error.Code != tt.code || !strings.HasPrefix(r.Error.Message, tt.msg) {
+			if r.Status != toolspec.StatusError || r.Error.Code != tt.code || !strings.HasPrefix(r.Error.Message, tt.msg) {
 				t.Errorf("result %+v %+v, want %s %q", r, r.Error, tt.code, tt.msg)
 			}
 		})
@@ -118,7 +119,7 @@ func TestAskAgentToolErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := short.Call(tools.WithCaller(t.Context(), tools.Caller{Agent: "lead"}), tools.Call{ID: "c", Parameters: map[string]any{"agent": "helper", "question": "slow?"}})
-	if r.Status != tools.StatusTimeout {
+	if r.Status != toolspec.StatusTimeout {
 		t.Errorf("result %+v %+v, want TIMEOUT", r, r.Error)
 	}
 	<-gone

@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -38,7 +38,7 @@ type collector struct {
 	text    strings.Builder
 	line    strings.Builder
 	actions []*actions.Action
-	err     *agent.Error
+	err     *apierr.Error
 }
 
 var (
@@ -126,7 +126,7 @@ func (c *collector) close() {
 
 // result closes the collector and returns the whole text, the last line's
 // rest not yet shown (blank when none), the actions and the first error.
-func (c *collector) result() (text, rest string, acts []*actions.Action, err *agent.Error) {
+func (c *collector) result() (text, rest string, acts []*actions.Action, err *apierr.Error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true
@@ -153,7 +153,7 @@ func (c *collector) Action(a *actions.Action) error {
 
 // Error implements runner.Emitter and Sink: the first error is the
 // response's.
-func (c *collector) Error(e *agent.Error) error {
+func (c *collector) Error(e *apierr.Error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err == nil && e != nil {
@@ -169,7 +169,7 @@ func (c *collector) ToolCall(f *runner.ToolCallFrame) error {
 	if f != nil {
 		name = fmt.Sprintf("tool %q", f.Name)
 	}
-	e := agent.New(agent.CodeToolFailed, fmt.Sprintf("the agent asked the IDE to run %s, which an ask between agents cannot do", name))
+	e := apierr.New(apierr.CodeToolFailed, fmt.Sprintf("the agent asked the IDE to run %s, which an ask between agents cannot do", name))
 	_ = c.Error(e)
 	return e
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 )
 
@@ -18,12 +18,12 @@ import (
 func runLocal(ctx context.Context, r *runner.Runner, req *askRequest, c *collector) {
 	set, err := questionContext(req.question)
 	if err != nil {
-		_ = c.Error(agent.Internal(fmt.Errorf("asking agent %q: %w", req.to, err)))
+		_ = c.Error(apierr.Internal(fmt.Errorf("asking agent %q: %w", req.to, err)))
 		return
 	}
 	run, err := r.Prepare(&runner.Request{ID: req.id, Agent: req.to, Command: req.command, Context: set, Header: req.header.Clone()})
 	if err != nil {
-		_ = c.Error(agent.AsError(err))
+		_ = c.Error(apierr.AsError(err))
 		return
 	}
 	run.Execute(ctx, c)
@@ -41,6 +41,6 @@ func questionContext(question string) (*contextvars.Set, error) {
 
 // errNoRunner is the error of an ask to a local agent before the runner
 // was given (SetRunner).
-func errNoRunner(to string) *agent.Error {
-	return agent.Internal(fmt.Errorf("asking agent %q: the asker has no runner yet", to))
+func errNoRunner(to string) *apierr.Error {
+	return apierr.Internal(fmt.Errorf("asking agent %q: the asker has no runner yet", to))
 }

@@ -8,7 +8,7 @@ import (
 	"net/http"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // Sink receives a remote agent's answer as the agent protocol streams it:
@@ -16,7 +16,7 @@ import (
 type Sink interface {
 	Chunk(raw []byte) error
 	Action(a *actions.Action) error
-	Error(e *agent.Error) error
+	Error(e *apierr.Error) error
 }
 
 // Forwarder sends an agent request (body, the protocol's JSON) to the
@@ -53,7 +53,7 @@ func remoteBody(to, command, question string) ([]byte, error) {
 func forward(ctx context.Context, fw Forwarder, endpoint string, req *askRequest, c *collector) {
 	body, err := remoteBody(req.to, req.command, req.question)
 	if err != nil {
-		_ = c.Error(agent.Internal(err))
+		_ = c.Error(apierr.Internal(err))
 		return
 	}
 	h := req.header.Clone()
@@ -64,10 +64,10 @@ func forward(ctx context.Context, fw Forwarder, endpoint string, req *askRequest
 	h.Set("Accept", "text/event-stream")
 	h.Set("X-Request-Id", req.id)
 	if err := fw.Forward(ctx, endpoint, req.to, body, h, c); err != nil && ctx.Err() == nil {
-		var e *agent.Error
+		var e *apierr.Error
 		if !errors.As(err, &e) {
 			// The cause (addresses, the transport's words) is logged, not shown.
-			e = agent.New(agent.CodeUpstreamUnavailable, fmt.Sprintf("agent %q could not be reached", req.to)).Wrap(err)
+			e = apierr.New(apierr.CodeUpstreamUnavailable, fmt.Sprintf("agent %q could not be reached", req.to)).Wrap(err)
 		}
 		_ = c.Error(e)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // fakeForwarder is a remote agent service: it records what it was sent
@@ -89,7 +89,7 @@ func TestAskRemote(t *testing.T) {
 	}
 }
 
-// TestAskRemoteErrors: the remote agent's error frame, an *agent.Error
+// TestAskRemoteErrors: the remote agent's error frame, an *apierr.Error
 // from the forwarder, and a failure to reach it are error responses; the
 // last says nothing of the transport.
 func TestAskRemoteErrors(t *testing.T) {
@@ -101,10 +101,10 @@ func TestAskRemoteErrors(t *testing.T) {
 	}{
 		{"frame", func(_ context.Context, s Sink) error {
 			_ = s.Chunk(chunk("partial"))
-			return s.Error(agent.New(agent.CodeUpstreamTimeout, "the model took too long"))
+			return s.Error(apierr.New(apierr.CodeUpstreamTimeout, "the model took too long"))
 		}, "UPSTREAM_TIMEOUT", "the model took too long"},
 		{"refused", func(context.Context, Sink) error {
-			return agent.New(agent.CodeAgentNotFound, `no agent named "far"`)
+			return apierr.New(apierr.CodeAgentNotFound, `no agent named "far"`)
 		}, "AGENT_NOT_FOUND", `no agent named "far"`},
 		{"unreachable", func(context.Context, Sink) error {
 			return errors.New("dial tcp 10.0.0.7:443: connection refused")

@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/internal/testclock"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/agentgw/agentgw/internal/testclock"
 )
 
 // epoch is the fixture's first commit time; every commit is an hour later,

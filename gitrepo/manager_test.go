@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/agentgw/agentgw/internal/testclock"
 )
 
 // cacheEntries lists the cache directory; none when it does not exist.

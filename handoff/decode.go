@@ -7,8 +7,9 @@ import (
 	"io"
 	"sync"
 
-	"github.com/agentgw/agentgw/internal/jsonscan"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/agentgw/agentgw/internal/jsonscan"
 )
 
 // Decode decodes untrusted bytes into a message and validates it. Input

@@ -11,8 +11,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentgw/agentgw/internal/golden"
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentgw/agentgw/internal/golden"
 )
 
 // delta makes a chunk of the given delta and finish_reason (raw JSON).

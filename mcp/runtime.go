@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Runtime runs tools of runtime "mcp": the tool Remote (or Name) of the MCP
@@ -35,7 +36,7 @@ func (r *Runtime) Run(ctx context.Context, t *tools.Tool, call tools.Call) (any,
 	res, err := r.Pool.Call(ctx, t.Entry, t.Environ(), t.Remote, call.Parameters)
 	var te *ToolError
 	if errors.As(err, &te) {
-		return nil, &tools.ResultError{Code: tools.CodeToolFailed, Message: te.Text}
+		return nil, &toolspec.ResultError{Code: toolspec.CodeToolFailed, Message: te.Text}
 	}
 	return res, err
 }
@@ -45,7 +46,7 @@ func Export(t *tools.Tool) ExportedTool {
 	return ExportedTool{Name: t.Name, Description: t.Description, InputSchema: t.ParametersSchema(),
 		Call: func(ctx context.Context, args map[string]any) (any, bool, error) {
 			r := t.Call(ctx, tools.Call{ID: "mcp", Parameters: args})
-			if r.Status == tools.StatusSuccess {
+			if r.Status == toolspec.StatusSuccess {
 				return r.Result, false, nil
 			}
 			msg := r.Status

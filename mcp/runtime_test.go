@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // TestRuntime: tools of runtime mcp, compiled by a tools.Manager, call the
@@ -28,21 +29,21 @@ func TestRuntime(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := add.Call(context.Background(), tools.Call{ID: "c1", Parameters: map[string]any{"a": 2.0, "b": 3.0}})
-			if r.Status != tools.StatusSuccess || !strings.Contains(toJSON(t, r.Result), "5") {
+			if r.Status != toolspec.StatusSuccess || !strings.Contains(toJSON(t, r.Result), "5") {
 				t.Fatalf("add: %+v", r)
 			}
-			if r := add.Call(context.Background(), tools.Call{ID: "c2", Parameters: map[string]any{"a": "x"}}); r.Error == nil || r.Error.Code != tools.CodeInvalidParameters {
+			if r := add.Call(context.Background(), tools.Call{ID: "c2", Parameters: map[string]any{"a": "x"}}); r.Error == nil || r.Error.Code != toolspec.CodeInvalidParameters {
 				t.Fatalf("invalid parameters reached the server: %+v", r)
 			}
 			if r := add.Call(context.Background(), tools.Call{ID: "c2b", Parameters: map[string]any{"a": 2.0, "b": 3.0, "exec": "id"}}); r.Error == nil ||
-				r.Error.Code != tools.CodeInvalidParameters || !strings.Contains(r.Error.Message, `"exec": not declared`) {
+				r.Error.Code != toolspec.CodeInvalidParameters || !strings.Contains(r.Error.Message, `"exec": not declared`) {
 				t.Fatalf("an undeclared parameter reached the server: %+v", r)
 			}
 			fail, _, err := tm.Compile(tools.Spec{Name: "fail", Description: "fails", Runtime: "mcp", Entry: entry}, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r := fail.Call(context.Background(), tools.Call{ID: "c3", Parameters: map[string]any{}}); r.Status != tools.StatusError || r.Error.Code != tools.CodeToolFailed {
+			if r := fail.Call(context.Background(), tools.Call{ID: "c3", Parameters: map[string]any{}}); r.Status != toolspec.StatusError || r.Error.Code != toolspec.CodeToolFailed {
 				t.Fatalf("fail: %+v", r)
 			}
 		})

@@ -5,8 +5,8 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -37,7 +37,7 @@ type emitter struct {
 	text  strings.Builder
 	acts  []*actions.Action
 	calls []*runner.ToolCallFrame
-	err   *agent.Error
+	err   *apierr.Error
 }
 
 var _ runner.Emitter = (*emitter)(nil)
@@ -78,7 +78,7 @@ func (e *emitter) Action(a *actions.Action) error {
 }
 
 // Error implements runner.Emitter: the first error ends the answer.
-func (e *emitter) Error(er *agent.Error) error {
+func (e *emitter) Error(er *apierr.Error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.err == nil {

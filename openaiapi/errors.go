@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
 )
 
@@ -36,17 +36,17 @@ const (
 // clients know where there is one and the gateway's code, in lower case,
 // otherwise. The message carries the suggested action: the error object
 // has no other place for it.
-func toObject(e *agent.Error) errorObject {
+func toObject(e *apierr.Error) errorObject {
 	o := errorObject{Type: "invalid_request_error", Code: strings.ToLower(e.Code), Message: e.Message}
 	if s := e.Suggestion(); s != "" {
 		o.Message += " (" + s + ")"
 	}
 	switch {
-	case e.Code == agent.CodeUnauthorized:
+	case e.Code == apierr.CodeUnauthorized:
 		o.Code = codeInvalidAPIKey
-	case e.Code == agent.CodeAgentNotFound || e.Code == agent.CodeCommandNotFound:
+	case e.Code == apierr.CodeAgentNotFound || e.Code == apierr.CodeCommandNotFound:
 		o.Code = codeModelNotFound
-	case e.Code == agent.CodeRateLimited:
+	case e.Code == apierr.CodeRateLimited:
 		o.Type, o.Code = "requests", codeRateLimit
 	case e.Status >= 500 || e.Status < 400:
 		o.Type = "server_error"
@@ -58,14 +58,14 @@ func toObject(e *agent.Error) errorObject {
 // {"error":{"message","type","param","code"}}. The server renders the
 // errors of its middleware (auth, body limit, rate limit) on /v1/ routes
 // with it.
-func WriteError(w http.ResponseWriter, e *agent.Error) {
+func WriteError(w http.ResponseWriter, e *apierr.Error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(errorBody{Error: toObject(e)})
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	if e.Code == agent.CodeUnauthorized {
+	if e.Code == apierr.CodeUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="agentgw"`)
 	}
 	status := e.Status
@@ -80,19 +80,19 @@ func WriteError(w http.ResponseWriter, e *agent.Error) {
 // request's observers (the access log, the metrics, the traces), which
 // count the request with it: the handler answers its errors itself, so
 // the server sees no error returned.
-func answerError(w http.ResponseWriter, r *http.Request, e *agent.Error) {
+func answerError(w http.ResponseWriter, r *http.Request, e *apierr.Error) {
 	observe.From(r.Context()).Answered(e.Code)
 	WriteError(w, e)
 }
 
 // modelNotFound is the error of a model that is no agent when nothing
 // passes it through.
-func modelNotFound(model string) *agent.Error {
-	return agent.Errorf(agent.CodeAgentNotFound, "the model %q does not exist: this endpoint's models are the gateway's agents", model).
+func modelNotFound(model string) *apierr.Error {
+	return apierr.Errorf(apierr.CodeAgentNotFound, "the model %q does not exist: this endpoint's models are the gateway's agents", model).
 		Suggest("GET /v1/models lists them")
 }
 
 // badRequest is a BAD_REQUEST with the message OpenAI clients show.
-func badRequest(format string, args ...any) *agent.Error {
-	return agent.Errorf(agent.CodeBadRequest, format, args...).Suggest("send a chat completion request (POST /v1/chat/completions, OpenAI's shape)")
+func badRequest(format string, args ...any) *apierr.Error {
+	return apierr.Errorf(apierr.CodeBadRequest, format, args...).Suggest("send a chat completion request (POST /v1/chat/completions, OpenAI's shape)")
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/allocs"
 )
 
@@ -50,7 +50,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := decodeAll(body)
 		if err != nil {
-			var e *agent.Error
+			var e *apierr.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("not a client error: %v", err)
 			}

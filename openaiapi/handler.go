@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
 )
@@ -75,7 +76,7 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("GET /v1/models/{model...}", h.getModel)
 	h.mux.HandleFunc("POST /v1/chat/completions", h.chatCompletions)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		answerError(w, r, agent.Errorf(agent.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path).
+		answerError(w, r, apierr.Errorf(apierr.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path).
 			Suggest("GET /v1/models, GET /v1/models/{model}, POST /v1/chat/completions"))
 	})
 	return h
@@ -85,7 +86,7 @@ func New(cfg Config) *Handler {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
 // WriteError implements the server's error rendering for /v1/ routes.
-func (h *Handler) WriteError(w http.ResponseWriter, e *agent.Error) { WriteError(w, e) }
+func (h *Handler) WriteError(w http.ResponseWriter, e *apierr.Error) { WriteError(w, e) }
 
 // modelJSON is one model of GET /v1/models.
 type modelJSON struct {
@@ -200,7 +201,7 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			answerError(w, r, agent.Errorf(agent.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", h.cfg.BodyLimit))
+			answerError(w, r, apierr.Errorf(apierr.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", h.cfg.BodyLimit))
 			return
 		}
 		answerError(w, r, badRequest("reading the body: %v", err))
@@ -208,12 +209,12 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	top, err := decodeTop(body)
 	if err != nil {
-		answerError(w, r, agent.AsError(err))
+		answerError(w, r, apierr.AsError(err))
 		return
 	}
 	model, err := modelOf(top)
 	if err != nil {
-		answerError(w, r, agent.AsError(err))
+		answerError(w, r, apierr.AsError(err))
 		return
 	}
 	// The gateway's own token never goes upstream, auth enabled or not.
@@ -228,7 +229,7 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.run(w, r, top, agentName, command); err != nil {
-		answerError(w, r, agent.AsError(err))
+		answerError(w, r, apierr.AsError(err))
 	}
 }
 

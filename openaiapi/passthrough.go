@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/runes"
 	"github.com/agentgw/agentgw/llm"
 )
@@ -88,7 +88,7 @@ func NewPassthrough(cfg PassthroughConfig) (http.Handler, error) {
 			if res, ok := resp.Request.Context().Value(passKey{}).(*passResult); ok {
 				res.status = resp.StatusCode
 				if resp.StatusCode >= 400 {
-					res.code = agent.CodeUpstreamError
+					res.code = apierr.CodeUpstreamError
 				}
 			}
 			return nil
@@ -102,17 +102,17 @@ func NewPassthrough(cfg PassthroughConfig) (http.Handler, error) {
 			if errors.As(err, &ue) {
 				cfg.Logger.Warn("openai passthrough: the upstream's answer cannot be read", "err", msg)
 				if res != nil {
-					res.code = agent.CodeUpstreamError
+					res.code = apierr.CodeUpstreamError
 				}
-				answerError(w, r, agent.Errorf(agent.CodeUpstreamError, "the upstream model platform answered in an encoding the gateway cannot read (%q)",
+				answerError(w, r, apierr.Errorf(apierr.CodeUpstreamError, "the upstream model platform answered in an encoding the gateway cannot read (%q)",
 					runes.Clip(red.Redact(ue.Encoding), 64)))
 				return
 			}
 			cfg.Logger.Warn("openai passthrough: the upstream failed", "err", msg)
 			if res != nil {
-				res.code = agent.CodeUpstreamUnavailable
+				res.code = apierr.CodeUpstreamUnavailable
 			}
-			answerError(w, r, agent.Errorf(agent.CodeUpstreamUnavailable, "the upstream model platform could not be reached"))
+			answerError(w, r, apierr.Errorf(apierr.CodeUpstreamUnavailable, "the upstream model platform could not be reached"))
 		},
 	}, nil
 }

@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/runes"
 	"github.com/agentgw/agentgw/internal/watchdog"
 	"github.com/agentgw/agentgw/llm"
@@ -40,8 +40,8 @@ type call struct {
 
 // remoteError is an error of the remote: code with msg (made safe), from
 // upstream, 502, with the code's default recoverability.
-func (c *call) remoteError(code, msg string, recoverable bool) *agent.Error {
-	e := agent.New(code, c.clean(msg)).From(agent.SourceUpstream).WithStatus(http.StatusBadGateway)
+func (c *call) remoteError(code, msg string, recoverable bool) *apierr.Error {
+	e := apierr.New(code, c.clean(msg)).From(apierr.SourceUpstream).WithStatus(http.StatusBadGateway)
 	e.Recoverable = recoverable
 	return e
 }
@@ -80,41 +80,41 @@ func (e *redactedError) Unwrap() error { return e.err }
 // fail maps an error of the call (connecting, reading) to the gateway's
 // error: the caller's context ending is a quiet cancel, a watchdog timeout
 // UPSTREAM_TIMEOUT, anything else code with msg.
-func (c *call) fail(err error, code, msg string) *agent.Error {
+func (c *call) fail(err error, code, msg string) *apierr.Error {
 	if c.ctx.Err() != nil {
 		return canceled(context.Cause(c.ctx))
 	}
 	var te *watchdog.TimeoutError
 	if errors.As(context.Cause(c.call), &te) {
-		return c.remoteError(agent.CodeUpstreamTimeout, "the remote agent service at "+c.endpoint+" did not answer in time: "+te.Error(), true).
+		return c.remoteError(apierr.CodeUpstreamTimeout, "the remote agent service at "+c.endpoint+" did not answer in time: "+te.Error(), true).
 			Suggest(suggestTimeout).Wrap(c.cleanCause(err))
 	}
 	e := c.remoteError(code, msg, true).Wrap(c.cleanCause(err))
-	if code == agent.CodeUpstreamUnavailable {
+	if code == apierr.CodeUpstreamUnavailable {
 		e.Suggest(suggestUnavailable)
 	}
 	return e
 }
 
 // canceled is the quiet end of a call whose caller went away.
-func canceled(cause error) *agent.Error {
+func canceled(cause error) *apierr.Error {
 	if cause == nil {
 		cause = context.Canceled
 	}
-	var e *agent.Error
-	errors.As(agent.Canceled(cause), &e)
+	var e *apierr.Error
+	errors.As(apierr.Canceled(cause), &e)
 	return e
 }
 
 // unavailable maps a failure to send the request (connection refused, DNS,
 // TLS) or to get its response headers.
-func (c *call) unavailable(err error) *agent.Error {
-	return c.fail(err, agent.CodeUpstreamUnavailable, "the remote agent service at "+c.endpoint+" could not be reached")
+func (c *call) unavailable(err error) *apierr.Error {
+	return c.fail(err, apierr.CodeUpstreamUnavailable, "the remote agent service at "+c.endpoint+" could not be reached")
 }
 
 // protocolError is an answer or stream that breaks the agent protocol.
-func (c *call) protocolError(msg string) *agent.Error {
-	return c.remoteError(agent.CodeUpstreamError, "the remote agent service at "+c.endpoint+" "+msg, false).Suggest(suggestBroken)
+func (c *call) protocolError(msg string) *apierr.Error {
+	return c.remoteError(apierr.CodeUpstreamError, "the remote agent service at "+c.endpoint+" "+msg, false).Suggest(suggestBroken)
 }
 
 // wireError is the content of an ERROR_RESPONSE and the data of a
@@ -138,12 +138,12 @@ type wireError struct {
 // plugin shows the message anyway; UPSTREAM_ERROR otherwise, and for
 // CANCELED, which here means a quiet end without a frame.
 func remoteCode(code string) string {
-	if code == "" || len(code) > maxCode || code == agent.CodeCanceled || code[0] < 'A' || code[0] > 'Z' {
-		return agent.CodeUpstreamError
+	if code == "" || len(code) > maxCode || code == apierr.CodeCanceled || code[0] < 'A' || code[0] > 'Z' {
+		return apierr.CodeUpstreamError
 	}
 	for i := range len(code) {
 		if c := code[i]; (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_' {
-			return agent.CodeUpstreamError
+			return apierr.CodeUpstreamError
 		}
 	}
 	return code
@@ -152,7 +152,7 @@ func remoteCode(code string) string {
 // fromWire builds the error a remote reported: its code (remoteCode), its
 // message, whether it is recoverable (the remote's word, else def), its
 // suggested action; the remote's request id goes into the logged cause.
-func (c *call) fromWire(w *wireError, msg string, def bool) *agent.Error {
+func (c *call) fromWire(w *wireError, msg string, def bool) *apierr.Error {
 	rec := def
 	if w.Recoverable != nil {
 		rec = *w.Recoverable
@@ -161,10 +161,10 @@ func (c *call) fromWire(w *wireError, msg string, def bool) *agent.Error {
 	switch {
 	case w.SuggestedAction != "":
 		e.Suggest(c.clean(w.SuggestedAction))
-	case e.Code == agent.CodeUpstreamError:
+	case e.Code == apierr.CodeUpstreamError:
 		e.Suggest(suggestStatus) // not the default, which speaks of the model platform
 	}
-	if e.Code == agent.CodeUpstreamError {
+	if e.Code == apierr.CodeUpstreamError {
 		e.UpstreamStatus = w.UpstreamStatus
 	}
 	id := w.RequestID
@@ -172,16 +172,16 @@ func (c *call) fromWire(w *wireError, msg string, def bool) *agent.Error {
 		id = w.Details.RequestID
 	}
 	if id != "" {
-		e.Wrap(c.cleanCause(fmt.Errorf("the remote's request id is %q", agent.Clip(id))))
+		e.Wrap(c.cleanCause(fmt.Errorf("the remote's request id is %q", apierr.Clip(id))))
 	}
 	return e
 }
 
 // frameError is the error of a copilot_error frame of the remote.
-func (c *call) frameError(data []byte) *agent.Error {
+func (c *call) frameError(data []byte) *apierr.Error {
 	var w wireError
 	if err := json.Unmarshal(data, &w); err != nil {
-		return c.protocolError("sent a copilot_error frame that is not an error object: " + agent.Clip(string(data)))
+		return c.protocolError("sent a copilot_error frame that is not an error object: " + apierr.Clip(string(data)))
 	}
 	msg := w.Message
 	if msg == "" {
@@ -194,7 +194,7 @@ func (c *call) frameError(data []byte) *agent.Error {
 // UPSTREAM_ERROR carrying the status and the remote's message, or, for a
 // body in the ERROR_RESPONSE shape, the remote's code, message,
 // recoverability and suggestion.
-func (c *call) statusError(status int, body []byte) *agent.Error {
+func (c *call) statusError(status int, body []byte) *apierr.Error {
 	def := status == http.StatusTooManyRequests || status >= 500
 	prefix := fmt.Sprintf("the remote agent service at %s answered %d: ", c.endpoint, status)
 	var shape struct {
@@ -214,7 +214,7 @@ func (c *call) statusError(status int, body []byte) *agent.Error {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	e := c.remoteError(agent.CodeUpstreamError, prefix+msg, def)
+	e := c.remoteError(apierr.CodeUpstreamError, prefix+msg, def)
 	e.UpstreamStatus = status
 	if status == http.StatusTooManyRequests {
 		return e.Suggest("wait a moment and try again")

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -30,17 +30,17 @@ func refusedURL(t *testing.T) string {
 	return "http://" + addr
 }
 
-// wantCode fails unless err is an *agent.Error with code.
-func wantCode(t *testing.T, err error, code string) *agent.Error {
+// wantCode fails unless err is an *apierr.Error with code.
+func wantCode(t *testing.T, err error, code string) *apierr.Error {
 	t.Helper()
 	e := asAgentError(err)
 	if e == nil {
-		t.Fatalf("error %v (%T) is not an *agent.Error", err, err)
+		t.Fatalf("error %v (%T) is not an *apierr.Error", err, err)
 	}
 	if e.Code != code {
 		t.Fatalf("code %s (%v), want %s", e.Code, e, code)
 	}
-	if code != agent.CodeCanceled && e.Origin() != agent.SourceUpstream && code != agent.CodeUpstreamUnavailable {
+	if code != apierr.CodeCanceled && e.Origin() != apierr.SourceUpstream && code != apierr.CodeUpstreamUnavailable {
 		t.Errorf("source %s, want upstream", e.Origin())
 	}
 	return e
@@ -49,8 +49,8 @@ func wantCode(t *testing.T, err error, code string) *agent.Error {
 func TestForwardRefused(t *testing.T) {
 	c := newClient(t, remote.Config{})
 	rec := &recorder{}
-	e := wantCode(t, forward(t, c, refusedURL(t), rec), agent.CodeUpstreamUnavailable)
-	if !e.Recoverable || e.Status != http.StatusBadGateway || e.Origin() != agent.SourceUpstream {
+	e := wantCode(t, forward(t, c, refusedURL(t), rec), apierr.CodeUpstreamUnavailable)
+	if !e.Recoverable || e.Status != http.StatusBadGateway || e.Origin() != apierr.SourceUpstream {
 		t.Errorf("got %s", describe(e))
 	}
 	if !strings.Contains(e.Message, "could not be reached") {
@@ -71,7 +71,7 @@ func (dnsFailing) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestForwardDNS(t *testing.T) {
 	c := newClient(t, remote.Config{HTTPClient: &http.Client{Transport: dnsFailing{}}})
-	e := wantCode(t, forward(t, c, "http://agents.example.invalid", &recorder{}), agent.CodeUpstreamUnavailable)
+	e := wantCode(t, forward(t, c, "http://agents.example.invalid", &recorder{}), apierr.CodeUpstreamUnavailable)
 	var dns *net.DNSError
 	if !errors.As(e, &dns) || !strings.Contains(e.Error(), "no such host") {
 		t.Errorf("cause %v: want the DNS error", e.Err)
@@ -98,7 +98,7 @@ func TestForwardFirstByteTimeout(t *testing.T) {
 	srv := remoteServer(t, blocking(ended, nil))
 	c := newClient(t, remote.Config{FirstByteTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour})
 	rec := &recorder{}
-	e := wantCode(t, forward(t, c, srv.URL, rec), agent.CodeUpstreamTimeout)
+	e := wantCode(t, forward(t, c, srv.URL, rec), apierr.CodeUpstreamTimeout)
 	if !strings.Contains(e.Message, "first-byte timeout") || !e.Recoverable {
 		t.Errorf("got %s", describe(e))
 	}
@@ -116,7 +116,7 @@ func TestForwardIdleTimeout(t *testing.T) {
 	}))
 	c := newClient(t, remote.Config{FirstByteTimeout: time.Hour, IdleTimeout: 20 * time.Millisecond})
 	rec := &recorder{}
-	e := wantCode(t, forward(t, c, srv.URL, rec), agent.CodeUpstreamTimeout)
+	e := wantCode(t, forward(t, c, srv.URL, rec), apierr.CodeUpstreamTimeout)
 	if !strings.Contains(e.Message, "idle timeout") {
 		t.Errorf("got %s", describe(e))
 	}
@@ -139,7 +139,7 @@ func TestForwardCommentsBounded(t *testing.T) {
 		send(w, endChunk+"data: [DONE]\n\n")
 	})
 	err := forward(t, newClient(t, remote.Config{IdleTimeout: time.Minute, MaxFrameSize: 512}), srv.URL, &recorder{})
-	wantCode(t, err, agent.CodeUpstreamError)
+	wantCode(t, err, apierr.CodeUpstreamError)
 	rec := &recorder{}
 	if err := forward(t, newClient(t, remote.Config{IdleTimeout: time.Minute}), srv.URL, rec); err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestForwardCancel(t *testing.T) {
 	rec := &recorder{onChunk: func(int) error { cancel(); return nil }}
 	c := newClient(t, remote.Config{})
 	err := c.Forward(ctx, srv.URL, "security", []byte(agentBody), nil, rec)
-	e := wantCode(t, err, agent.CodeCanceled)
+	e := wantCode(t, err, apierr.CodeCanceled)
 	if !errors.Is(e, context.Canceled) {
 		t.Errorf("cause %v, want context.Canceled", e.Err)
 	}
@@ -172,7 +172,7 @@ func TestForwardCanceledBeforeCall(t *testing.T) {
 	cancel()
 	srv := remoteServer(t, func(w http.ResponseWriter, r *http.Request) { t.Error("the remote was called") })
 	err := newClient(t, remote.Config{}).Forward(ctx, srv.URL, "a", []byte(agentBody), nil, &recorder{})
-	wantCode(t, err, agent.CodeCanceled)
+	wantCode(t, err, apierr.CodeCanceled)
 }
 
 // TestForwardSinkFails: a sink error (the plugin went away) abandons the
@@ -194,7 +194,7 @@ func TestForwardSinkFails(t *testing.T) {
 			}))
 			gone := errors.New("write: broken pipe")
 			err := forward(t, newClient(t, remote.Config{}), srv.URL, failingSink{gone})
-			e := wantCode(t, err, agent.CodeCanceled)
+			e := wantCode(t, err, apierr.CodeCanceled)
 			if !errors.Is(e, gone) {
 				t.Errorf("cause %v, want the sink's error", e.Err)
 			}
@@ -208,13 +208,13 @@ type failingSink struct{ err error }
 
 func (s failingSink) Chunk([]byte) error           { return s.err }
 func (s failingSink) Action(*actions.Action) error { return s.err }
-func (s failingSink) Error(*agent.Error) error     { return s.err }
+func (s failingSink) Error(*apierr.Error) error    { return s.err }
 
 func TestForwardBadEndpoint(t *testing.T) {
 	for _, ep := range []string{"", "ftp://x", "/agents/x", "http://", "http://u:hunter22@host/x#frag", "http://[::1"} {
 		err := newClient(t, remote.Config{}).Forward(context.Background(), ep, "a", []byte(agentBody), nil, &recorder{})
 		e := asAgentError(err)
-		if e == nil || e.Code != agent.CodeUpstreamUnavailable || e.Origin() != agent.SourceServer {
+		if e == nil || e.Code != apierr.CodeUpstreamUnavailable || e.Origin() != apierr.SourceServer {
 			t.Errorf("%q: %v", ep, err)
 		}
 		if e != nil && strings.Contains(e.Error(), "hunter22") {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/watchdog"
 	"github.com/agentgw/agentgw/llm"
 )
@@ -27,7 +27,7 @@ type Sink interface {
 	// Action sends a confirm or tree action the remote sent, validated.
 	Action(a *actions.Action) error
 	// Error reports a failure the remote reported in its stream.
-	Error(e *agent.Error) error
+	Error(e *apierr.Error) error
 }
 
 // Forward sends an agent request to the remote agent service at endpoint
@@ -62,7 +62,7 @@ type Sink interface {
 // finish_reason) or a copilot_error did and the body ended; any other end
 // of the body is a truncated answer (UPSTREAM_ERROR).
 //
-// Failures are *agent.Error: connection failures UPSTREAM_UNAVAILABLE, the
+// Failures are *apierr.Error: connection failures UPSTREAM_UNAVAILABLE, the
 // first-byte and idle timeouts UPSTREAM_TIMEOUT, a non-2xx status
 // UPSTREAM_ERROR carrying the status and the remote's message (or the
 // code and message of an ERROR_RESPONSE body), a 2xx that is not
@@ -70,7 +70,7 @@ type Sink interface {
 // sink's sse.ErrMalformedChunk) and a truncated stream UPSTREAM_ERROR;
 // all with source upstream and status 502. When ctx ends, or the sink
 // fails, the request to the remote is closed at once and the error is
-// agent.Canceled's. No message or cause holds a credential: the
+// apierr.Canceled's. No message or cause holds a credential: the
 // endpoint's user information and query values, the forwarded and the
 // endpoint's credential headers and Config.Secrets are redacted.
 func (c *Client) Forward(ctx context.Context, endpoint, agentName string, body []byte, header http.Header, sink Sink) error {
@@ -78,7 +78,7 @@ func (c *Client) Forward(ctx context.Context, endpoint, agentName string, body [
 	f := &forward{sink: sink, max: c.cfg.MaxFrameSize, agentName: agentName}
 	var err error
 	if e := c.forward(ctx, f, endpoint, body, header); e != nil {
-		err = e // a nil *agent.Error must not become a non-nil error
+		err = e // a nil *apierr.Error must not become a non-nil error
 	}
 	if c.log.Enabled(ctx, slog.LevelDebug) {
 		c.log.DebugContext(ctx, "remote agent call finished", "endpoint", f.shown, "agent", agentName,
@@ -88,7 +88,7 @@ func (c *Client) Forward(ctx context.Context, endpoint, agentName string, body [
 }
 
 // forward is Forward, recording what was relayed in f.
-func (c *Client) forward(ctx context.Context, f *forward, endpoint string, body []byte, header http.Header) *agent.Error {
+func (c *Client) forward(ctx context.Context, f *forward, endpoint string, body []byte, header http.Header) *apierr.Error {
 	target, err := AgentURL(endpoint, f.agentName)
 	if err != nil {
 		return badEndpoint(err)
@@ -97,13 +97,13 @@ func (c *Client) forward(ctx context.Context, f *forward, endpoint string, body 
 	f.shown = Redacted(u)
 	if f.agentName != "" {
 		if body, err = SetAgent(body, f.agentName); err != nil {
-			return agent.Internal(err)
+			return apierr.Internal(err)
 		}
 	}
-	return c.do(ctx, f.shown, endpoint, target, header, func(cl *call, hc context.Context, cancel context.CancelCauseFunc, wd *watchdog.Watchdog) (*http.Response, *agent.Error) {
+	return c.do(ctx, f.shown, endpoint, target, header, func(cl *call, hc context.Context, cancel context.CancelCauseFunc, wd *watchdog.Watchdog) (*http.Response, *apierr.Error) {
 		req, err := c.newRequest(hc, target, endpoint, body, header, "text/event-stream")
 		if err != nil {
-			return nil, agent.Internal(err)
+			return nil, apierr.Internal(err)
 		}
 		resp, err := c.http.Do(req)
 		if err != nil {
@@ -120,15 +120,15 @@ func (c *Client) forward(ctx context.Context, f *forward, endpoint string, body 
 
 // badEndpoint is the error of an endpoint that is not a URL the client
 // can call: the agent's definition is wrong.
-func badEndpoint(err error) *agent.Error {
-	return agent.New(agent.CodeUpstreamUnavailable, "the remote agent's service.endpoint is not usable: "+err.Error()).
-		From(agent.SourceServer).WithStatus(http.StatusBadGateway).
+func badEndpoint(err error) *apierr.Error {
+	return apierr.New(apierr.CodeUpstreamUnavailable, "the remote agent's service.endpoint is not usable: "+err.Error()).
+		From(apierr.SourceServer).WithStatus(http.StatusBadGateway).
 		Suggest("the gateway's operator should fix the agent's service.endpoint (an absolute http(s) URL)")
 }
 
 // exchange makes the call on hc, the call's context, and reads its answer;
 // it returns the response (nil when none came) and the call's error.
-type exchange func(cl *call, hc context.Context, cancel context.CancelCauseFunc, wd *watchdog.Watchdog) (*http.Response, *agent.Error)
+type exchange func(cl *call, hc context.Context, cancel context.CancelCauseFunc, wd *watchdog.Watchdog) (*http.Response, *apierr.Error)
 
 // errSinkFailed cancels the call to the remote when the sink failed.
 var errSinkFailed = errors.New("remote: the client went away; the remote call is abandoned")
@@ -137,7 +137,7 @@ var errSinkFailed = errors.New("remote: the client went away; the remote call is
 // of a body in the background once ex succeeded (after a stream's
 // terminator); until then ctx's end cancels it, closing the request to the
 // remote. The watchdog bounds the remote's silence.
-func (c *Client) do(ctx context.Context, shown, endpoint, target string, header http.Header, ex exchange) *agent.Error {
+func (c *Client) do(ctx context.Context, shown, endpoint, target string, header http.Header, ex exchange) *apierr.Error {
 	hc, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	unlink := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	wd := watchdog.Start(cancel, time.Now(), c.cfg.FirstByteTimeout, c.cfg.IdleTimeout)
@@ -169,11 +169,11 @@ func (c *Client) redactor(target, endpoint string, header http.Header) *llm.Reda
 }
 
 // checkStream checks that a response is a 2xx event stream.
-func (c *Client) checkStream(cl *call, resp *http.Response) *agent.Error {
+func (c *Client) checkStream(cl *call, resp *http.Response) *apierr.Error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		if err != nil && len(body) == 0 {
-			return cl.fail(err, agent.CodeUpstreamError,
+			return cl.fail(err, apierr.CodeUpstreamError,
 				fmt.Sprintf("the remote agent service at %s answered %d, and its body could not be read", cl.endpoint, resp.StatusCode))
 		}
 		return cl.statusError(resp.StatusCode, body)
@@ -181,7 +181,7 @@ func (c *Client) checkStream(cl *call, resp *http.Response) *agent.Error {
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
 		return cl.protocolError(fmt.Sprintf("answered %d with Content-Type %q, not an event stream (text/event-stream)",
-			resp.StatusCode, agent.Clip(ct)))
+			resp.StatusCode, apierr.Clip(ct)))
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/remote"
@@ -250,7 +250,7 @@ func TestForwardMalformedChunk(t *testing.T) {
 		})
 		err := forward(t, newClient(t, remote.Config{}), srv.URL, newWriterSink())
 		e := asAgentError(err)
-		if e == nil || e.Code != agent.CodeUpstreamError || !strings.Contains(e.Message, "not a JSON object") || !errors.Is(err, sse.ErrMalformedChunk) {
+		if e == nil || e.Code != apierr.CodeUpstreamError || !strings.Contains(e.Message, "not a JSON object") || !errors.Is(err, sse.ErrMalformedChunk) {
 			t.Errorf("%s: %v", data, err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -68,8 +68,8 @@ func (s checkingSink) Action(a *actions.Action) error {
 	return nil
 }
 
-func (s checkingSink) Error(e *agent.Error) error {
-	if e.Code == "" || e.Origin() != agent.SourceUpstream || len(e.Message) > 4096 {
+func (s checkingSink) Error(e *apierr.Error) error {
+	if e.Code == "" || e.Origin() != apierr.SourceUpstream || len(e.Message) > 4096 {
 		s.t.Fatalf("error frame %s", describe(e))
 	}
 	return nil
@@ -77,7 +77,7 @@ func (s checkingSink) Error(e *agent.Error) error {
 
 // FuzzForward: whatever a remote sends, Forward neither panics nor passes
 // on a frame over the limit or an invalid action, and fails only with an
-// *agent.Error from upstream.
+// *apierr.Error from upstream.
 func FuzzForward(f *testing.F) {
 	for _, s := range []string{
 		": ping\n\n" + chunk("x") + "event: copilot_error\ndata: {\"errorCode\":\"E\",\"message\":\"m\"}\n\ndata: [DONE]\n\n",
@@ -105,7 +105,7 @@ func FuzzForward(f *testing.F) {
 			return
 		}
 		e := asAgentError(err)
-		if e == nil || e.Code == "" || e.Origin() != agent.SourceUpstream || len(e.Message) > 4096 {
+		if e == nil || e.Code == "" || e.Origin() != apierr.SourceUpstream || len(e.Message) > 4096 {
 			t.Fatalf("error %v (%T)", err, err)
 		}
 		if bytes.Contains([]byte(e.Message), []byte("\x00")) && !bytes.Contains(body, []byte("\x00")) {

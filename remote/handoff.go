@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/watchdog"
 )
 
@@ -20,8 +20,8 @@ import (
 //
 // It returns the remote's status and body (at most MaxResponseSize bytes)
 // whatever the status. err is nil for a 2xx; otherwise it is an
-// *agent.Error mapped as in Forward: UPSTREAM_UNAVAILABLE,
-// UPSTREAM_TIMEOUT, agent.Canceled's when ctx ends, and, for a status
+// *apierr.Error mapped as in Forward: UPSTREAM_UNAVAILABLE,
+// UPSTREAM_TIMEOUT, apierr.Canceled's when ctx ends, and, for a status
 // other than 2xx, UPSTREAM_ERROR carrying the status (or the code of an
 // ERROR_RESPONSE body) whose Recoverable says whether trying again may
 // help (429, 5xx, or the remote's own word), for a delivery that retries.
@@ -34,10 +34,10 @@ func (c *Client) PostHandoff(ctx context.Context, endpoint string, message []byt
 	}
 	u, _ := parseEndpoint(target)
 	shown := Redacted(u)
-	e := c.do(ctx, shown, endpoint, target, header, func(cl *call, hc context.Context, _ context.CancelCauseFunc, wd *watchdog.Watchdog) (*http.Response, *agent.Error) {
+	e := c.do(ctx, shown, endpoint, target, header, func(cl *call, hc context.Context, _ context.CancelCauseFunc, wd *watchdog.Watchdog) (*http.Response, *apierr.Error) {
 		req, err := c.newRequest(hc, target, endpoint, message, header, "application/json")
 		if err != nil {
-			return nil, agent.Internal(err)
+			return nil, apierr.Internal(err)
 		}
 		resp, err := c.http.Do(req)
 		if err != nil {
@@ -52,14 +52,14 @@ func (c *Client) PostHandoff(ctx context.Context, endpoint string, message []byt
 			return resp, cl.protocolError(fmt.Sprintf("answered %d with a body larger than %d bytes", status, c.cfg.MaxResponseSize))
 		case err != nil:
 			body = nil
-			return resp, cl.fail(err, agent.CodeUpstreamError, fmt.Sprintf("the remote agent service at %s answered %d, and its body could not be read", shown, status))
+			return resp, cl.fail(err, apierr.CodeUpstreamError, fmt.Sprintf("the remote agent service at %s answered %d, and its body could not be read", shown, status))
 		case status < 200 || status > 299:
 			return resp, cl.statusError(status, body)
 		}
 		return resp, nil
 	})
 	if e != nil {
-		err = e // a nil *agent.Error must not become a non-nil error
+		err = e // a nil *apierr.Error must not become a non-nil error
 	}
 	if c.log.Enabled(ctx, slog.LevelDebug) {
 		c.log.DebugContext(ctx, "hand-off posted to a remote", "endpoint", shown, "status", status, "bytes", len(body),

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -38,11 +38,11 @@ func TestPostHandoff(t *testing.T) {
 		{"busy", "", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = io.WriteString(w, "try later")
-		}, 503, "try later", agent.CodeUpstreamError, true},
+		}, 503, "try later", apierr.CodeUpstreamError, true},
 		{"too large", "", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, strings.Repeat("x", 201))
-		}, 200, "", agent.CodeUpstreamError, false},
+		}, 200, "", apierr.CodeUpstreamError, false},
 		{"at the limit", "", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, strings.Repeat("x", 200))
@@ -66,7 +66,7 @@ func TestPostHandoff(t *testing.T) {
 			switch e := asAgentError(err); {
 			case tt.wantCode == "" && err != nil:
 				t.Errorf("error %v", err)
-			case tt.wantCode != "" && (e == nil || e.Code != tt.wantCode || e.Recoverable != tt.recover || e.Origin() != agent.SourceUpstream):
+			case tt.wantCode != "" && (e == nil || e.Code != tt.wantCode || e.Recoverable != tt.recover || e.Origin() != apierr.SourceUpstream):
 				t.Errorf("error %v (%s), want %s recoverable=%t", err, describe(e), tt.wantCode, tt.recover)
 			}
 			wantURI := "/handoffs"
@@ -90,13 +90,13 @@ func TestPostHandoffFailures(t *testing.T) {
 		if status != 0 || body != nil {
 			t.Errorf("got %d %q", status, body)
 		}
-		wantCode(t, err, agent.CodeUpstreamUnavailable)
+		wantCode(t, err, apierr.CodeUpstreamUnavailable)
 	})
 	t.Run("timeout", func(t *testing.T) {
 		ended := make(chan struct{})
 		srv := remoteServer(t, blocking(ended, nil))
 		_, _, err := newClient(t, remote.Config{FirstByteTimeout: 20 * time.Millisecond}).PostHandoff(context.Background(), srv.URL, []byte(handoffMessage), nil)
-		wantCode(t, err, agent.CodeUpstreamTimeout)
+		wantCode(t, err, apierr.CodeUpstreamTimeout)
 		<-ended
 	})
 	t.Run("idle body", func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestPostHandoffFailures(t *testing.T) {
 			send(w, `{"message_id":`)
 		}))
 		status, body, err := newClient(t, remote.Config{IdleTimeout: 20 * time.Millisecond}).PostHandoff(context.Background(), srv.URL, []byte(handoffMessage), nil)
-		wantCode(t, err, agent.CodeUpstreamTimeout)
+		wantCode(t, err, apierr.CodeUpstreamTimeout)
 		if status != 200 || body != nil {
 			t.Errorf("got %d %q", status, body)
 		}
@@ -119,12 +119,12 @@ func TestPostHandoffFailures(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-started; cancel() }()
 		_, _, err := newClient(t, remote.Config{}).PostHandoff(ctx, srv.URL, []byte(handoffMessage), nil)
-		wantCode(t, err, agent.CodeCanceled)
+		wantCode(t, err, apierr.CodeCanceled)
 		<-ended
 	})
 	t.Run("bad endpoint", func(t *testing.T) {
 		_, _, err := newClient(t, remote.Config{}).PostHandoff(context.Background(), "mailto:x@y", []byte(handoffMessage), nil)
-		if e := asAgentError(err); e == nil || e.Code != agent.CodeUpstreamUnavailable {
+		if e := asAgentError(err); e == nil || e.Code != apierr.CodeUpstreamUnavailable {
 			t.Errorf("got %v", err)
 		}
 	})

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -54,7 +54,7 @@ func (r *recorder) Action(a *actions.Action) error {
 	return nil
 }
 
-func (r *recorder) Error(e *agent.Error) error {
+func (r *recorder) Error(e *apierr.Error) error {
 	r.add("error " + describe(e))
 	return nil
 }
@@ -85,9 +85,9 @@ func (r *recorder) transcript(err error) []byte {
 }
 
 // describe renders what a client would see of an error, and its status.
-func describe(e *agent.Error) string {
+func describe(e *apierr.Error) string {
 	if e == nil {
-		return "<not an *agent.Error>"
+		return "<not an *apierr.Error>"
 	}
 	s := fmt.Sprintf("%s status=%d source=%s recoverable=%t", e.Code, e.Status, e.Origin(), e.Recoverable)
 	if e.UpstreamStatus != 0 {
@@ -96,8 +96,8 @@ func describe(e *agent.Error) string {
 	return s + fmt.Sprintf(" message=%q suggestion=%q", e.Message, e.Suggestion())
 }
 
-func asAgentError(err error) *agent.Error {
-	var e *agent.Error
+func asAgentError(err error) *apierr.Error {
+	var e *apierr.Error
 	if errors.As(err, &e) {
 		return e
 	}
@@ -166,7 +166,7 @@ func newWriterSink() *writerSink {
 
 func (s *writerSink) Chunk(raw []byte) error         { return s.w.Chunk(raw) }
 func (s *writerSink) Action(a *actions.Action) error { return nil }
-func (s *writerSink) Error(e *agent.Error) error {
+func (s *writerSink) Error(e *apierr.Error) error {
 	s.errors = append(s.errors, e.Error(), e.Message, e.Suggestion())
 	return nil
 }

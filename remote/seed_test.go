@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/sse"
@@ -94,7 +94,7 @@ func throughGateway(t *testing.T, c *remote.Client, endpoint, agentName, body st
 	w := sse.NewWriter(&out, sse.Options{ID: "chatcmpl-ours", Model: "hello", Created: 1700000999, Terminator: terminator})
 	em := runner.NewSSEEmitter(w, "req-ours")
 	if err := c.Forward(context.Background(), endpoint, agentName, []byte(body), nil, em); err != nil {
-		if e := agent.AsError(err); e.Code != agent.CodeCanceled {
+		if e := apierr.AsError(err); e.Code != apierr.CodeCanceled {
 			if err := em.Error(e); err != nil {
 				t.Fatal(err)
 			}

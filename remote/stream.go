@@ -10,7 +10,7 @@ import (
 	"io"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/watchdog"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -45,7 +45,7 @@ var (
 )
 
 // relay reads the remote's stream from body and passes it to the sink.
-func (f *forward) relay(c *Client, body io.Reader, wd *watchdog.Watchdog) *agent.Error {
+func (f *forward) relay(c *Client, body io.Reader, wd *watchdog.Watchdog) *apierr.Error {
 	m := &meter{body: body, wd: wd, max: f.max}
 	rd := c.readers.NewReader(m)
 	defer c.readers.Release(rd) // sinks copy what they keep; errors hold strings
@@ -65,7 +65,7 @@ func (f *forward) relay(c *Client, body io.Reader, wd *watchdog.Watchdog) *agent
 }
 
 // end is the outcome of a stream whose reading stopped with err.
-func (f *forward) end(err error) *agent.Error {
+func (f *forward) end(err error) *apierr.Error {
 	switch {
 	case errors.Is(err, errFrameTooLarge) || errors.Is(err, bufio.ErrTooLong):
 		if f.call.ctx.Err() != nil {
@@ -73,7 +73,7 @@ func (f *forward) end(err error) *agent.Error {
 		}
 		return f.call.protocolError(fmt.Sprintf("sent a frame larger than %d bytes", f.max))
 	case !errors.Is(err, io.EOF):
-		return f.call.fail(err, agent.CodeUpstreamError, "the remote agent service's stream at "+f.shown+" broke")
+		return f.call.fail(err, apierr.CodeUpstreamError, "the remote agent service's stream at "+f.shown+" broke")
 	case f.complete:
 		return nil
 	case f.chunks+f.actions == 0:
@@ -85,7 +85,7 @@ func (f *forward) end(err error) *agent.Error {
 }
 
 // event handles one event of the remote's stream.
-func (f *forward) event(name string, data []byte) *agent.Error {
+func (f *forward) event(name string, data []byte) *apierr.Error {
 	switch name {
 	case "", "message":
 		return f.chunk(data)
@@ -96,7 +96,7 @@ func (f *forward) event(name string, data []byte) *agent.Error {
 		f.errors++
 		return f.pass(f.sink.Error(f.call.frameError(data)))
 	case "error":
-		return f.call.remoteError(agent.CodeUpstreamError, "the remote agent service's stream failed: "+bodyMessage(data), true).
+		return f.call.remoteError(apierr.CodeUpstreamError, "the remote agent service's stream failed: "+bodyMessage(data), true).
 			Suggest(suggestStatus)
 	}
 	return nil // an extension of the remote's
@@ -104,7 +104,7 @@ func (f *forward) event(name string, data []byte) *agent.Error {
 
 // chunk handles the data of an unnamed event: a chunk, the terminator, or
 // an error object.
-func (f *forward) chunk(data []byte) *agent.Error {
+func (f *forward) chunk(data []byte) *apierr.Error {
 	switch {
 	case len(data) == 0:
 		return nil
@@ -113,7 +113,7 @@ func (f *forward) chunk(data []byte) *agent.Error {
 		return nil
 	case bytes.Contains(data, errorKey):
 		if v, ok := sse.Field(data, "error"); ok && string(v) != "null" {
-			return f.call.remoteError(agent.CodeUpstreamError, "the remote agent service's stream failed: "+bodyMessage(data), true).
+			return f.call.remoteError(apierr.CodeUpstreamError, "the remote agent service's stream failed: "+bodyMessage(data), true).
 				Suggest(suggestStatus)
 		}
 	}
@@ -125,7 +125,7 @@ func (f *forward) chunk(data []byte) *agent.Error {
 	}
 	if err := f.sink.Chunk(data); err != nil {
 		if errors.Is(err, sse.ErrMalformedChunk) {
-			return f.call.protocolError("sent a chunk that is not a JSON object: " + agent.Clip(string(data))).Wrap(f.call.cleanCause(err))
+			return f.call.protocolError("sent a chunk that is not a JSON object: " + apierr.Clip(string(data))).Wrap(f.call.cleanCause(err))
 		}
 		return f.sinkFailed(err)
 	}
@@ -134,7 +134,7 @@ func (f *forward) chunk(data []byte) *agent.Error {
 }
 
 // action decodes, validates and passes on a copilot_action.
-func (f *forward) action(data []byte) *agent.Error {
+func (f *forward) action(data []byte) *apierr.Error {
 	a, err := actions.Parse(data)
 	if err == nil {
 		err = a.Validate()
@@ -147,7 +147,7 @@ func (f *forward) action(data []byte) *agent.Error {
 }
 
 // pass maps a sink error.
-func (f *forward) pass(err error) *agent.Error {
+func (f *forward) pass(err error) *apierr.Error {
 	if err != nil {
 		return f.sinkFailed(err)
 	}
@@ -156,7 +156,7 @@ func (f *forward) pass(err error) *agent.Error {
 
 // sinkFailed abandons the call to the remote at once: the client went
 // away.
-func (f *forward) sinkFailed(err error) *agent.Error {
+func (f *forward) sinkFailed(err error) *apierr.Error {
 	f.cancel(errSinkFailed)
 	return canceled(f.call.cleanCause(err))
 }

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/google/uuid"
+
+	"github.com/agentgw/agentgw/internal/testclock"
 )
 
 // TestStoreCRUD: create, read, list, update and delete, and what each

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/server"
 )
 
@@ -90,11 +91,11 @@ func TestGetAgent(t *testing.T) {
 	t.Run("unknown", func(t *testing.T) {
 		t.Parallel()
 		gw := newGateway(t)
-		c := errorResponse(t, get(t, gw.URL+"/agents/helo"), 404, agent.CodeAgentNotFound)
+		c := errorResponse(t, get(t, gw.URL+"/agents/helo"), 404, apierr.CodeAgentNotFound)
 		if !strings.Contains(c.Message, `did you mean "hello"`) || !strings.Contains(c.SuggestedAction, "GET /agents") {
 			t.Errorf("no suggestion: %+v", c)
 		}
-		errorResponse(t, get(t, gw.URL+"/agents/hello/more"), 404, agent.CodeNotFound)
+		errorResponse(t, get(t, gw.URL+"/agents/hello/more"), 404, apierr.CodeNotFound)
 	})
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // Defaults of the read bounds.
@@ -56,7 +56,7 @@ func (s *Server) setReadDeadline(c echo.Context, t time.Time) {
 func (s *Server) readBody(c echo.Context) ([]byte, error) {
 	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != echo.MIMEApplicationJSON { // the usual spelling needs no parsing
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != echo.MIMEApplicationJSON {
-			return nil, agent.Errorf(agent.CodeUnsupportedMediaType, "the body must be JSON with Content-Type: application/json")
+			return nil, apierr.Errorf(apierr.CodeUnsupportedMediaType, "the body must be JSON with Content-Type: application/json")
 		}
 	}
 	return s.readAll(c)
@@ -77,10 +77,10 @@ func (s *Server) readAll(c echo.Context) ([]byte, error) {
 	case errors.Is(err, errTooLarge):
 		return nil, tooLarge(limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, agent.Errorf(agent.CodeBadRequest, "the body did not arrive within the gateway's body read time of %v", s.cfg.BodyReadTimeout).
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "the body did not arrive within the gateway's body read time of %v", s.cfg.BodyReadTimeout).
 			Suggest("send the whole body at once, right after the headers")
 	case err != nil:
-		return nil, agent.Errorf(agent.CodeBadRequest, "reading the body: %v", err)
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "reading the body: %v", err)
 	}
 	return body, nil
 }
@@ -137,7 +137,7 @@ func (s *Server) withBody(h http.Handler) echo.HandlerFunc {
 	}
 }
 
-func tooLarge(limit int64) *agent.Error {
-	return agent.Errorf(agent.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", limit).
+func tooLarge(limit int64) *apierr.Error {
+	return apierr.Errorf(apierr.CodePayloadTooLarge, "the body is over the gateway's limit of %d bytes", limit).
 		Suggest("send less context, e.g. a smaller selection or fewer package files")
 }

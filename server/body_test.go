@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/server"
 )
 
@@ -63,7 +63,7 @@ func TestBodyReadTimeout(t *testing.T) {
 	}
 	br := bufio.NewReader(c)
 	res, e := readErrorResponse(t, br)
-	if res.StatusCode != http.StatusBadRequest || e.ErrorCode != agent.CodeBadRequest || !strings.Contains(e.Message, "body read time of 50ms") {
+	if res.StatusCode != http.StatusBadRequest || e.ErrorCode != apierr.CodeBadRequest || !strings.Contains(e.Message, "body read time of 50ms") {
 		t.Errorf("got %d %s %q, want 400 BAD_REQUEST naming the body read time", res.StatusCode, e.ErrorCode, e.Message)
 	}
 	if !res.Close {
@@ -136,7 +136,7 @@ func TestDeclaredLengthNotAllocated(t *testing.T) { // not parallel: it measures
 	}
 	res, e := readErrorResponse(t, bufio.NewReader(c))
 	runtime.ReadMemStats(&after)
-	if res.StatusCode != http.StatusBadRequest || e.ErrorCode != agent.CodeBadRequest {
+	if res.StatusCode != http.StatusBadRequest || e.ErrorCode != apierr.CodeBadRequest {
 		t.Errorf("got %d %s %q, want 400 BAD_REQUEST", res.StatusCode, e.ErrorCode, e.Message)
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > claimed/8 {

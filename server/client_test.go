@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -270,7 +270,7 @@ func checkErrorShape(t testing.TB, raw json.RawMessage, c server.ErrorContent) {
 	if _, err := time.Parse(time.RFC3339Nano, c.Details.Timestamp); err != nil {
 		t.Errorf("timestamp: %v", err)
 	}
-	if c.Source != agent.SourceClient && c.Source != agent.SourceServer {
+	if c.Source != apierr.SourceClient && c.Source != apierr.SourceServer {
 		t.Errorf("source %q", c.Source)
 	}
 }

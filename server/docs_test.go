@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // docsDir is the repository's docs/ directory, from this package's.
@@ -166,13 +166,13 @@ func codeConstants(t *testing.T, dir string) map[string]string {
 }
 
 // TestProtocolDocListsEveryErrorCode: the table of docs/protocol.md §4 has
-// a row for every error code the agent package defines, with the status and
+// a row for every error code the apierr package defines, with the status and
 // recoverability the table of codes gives it, and no row for a code that
 // does not exist.
 func TestProtocolDocListsEveryErrorCode(t *testing.T) {
-	codes := codeConstants(t, filepath.Join("..", "agent"))
+	codes := codeConstants(t, filepath.Join("..", "apierr"))
 	if len(codes) < 40 {
-		t.Fatalf("only %d codes found in the agent package: %v", len(codes), codes)
+		t.Fatalf("only %d codes found in the apierr package: %v", len(codes), codes)
 	}
 	rows := tableRows(docSection(t, readDoc(t, "protocol.md"), "4. Errors"))
 	documented := map[string]bool{}
@@ -183,16 +183,16 @@ func TestProtocolDocListsEveryErrorCode(t *testing.T) {
 		}
 		documented[code] = true
 		if _, ok := codes[code]; !ok {
-			t.Errorf("docs/protocol.md §4 lists %s, which the agent package does not define", code)
+			t.Errorf("docs/protocol.md §4 lists %s, which the apierr package does not define", code)
 			continue
 		}
 		if len(row) < 4 {
 			t.Errorf("docs/protocol.md §4: the row of %s has %d cells, want code, status, recoverable, when", code, len(row))
 			continue
 		}
-		e := agent.New(code, "")
-		wantStatus, wantRecoverable := strconv.Itoa(agent.StatusOf(code)), map[bool]string{true: "yes", false: "no"}[e.Recoverable]
-		if agent.StatusOf(code) == 0 { // CANCELED: nothing is sent
+		e := apierr.New(code, "")
+		wantStatus, wantRecoverable := strconv.Itoa(apierr.StatusOf(code)), map[bool]string{true: "yes", false: "no"}[e.Recoverable]
+		if apierr.StatusOf(code) == 0 { // CANCELED: nothing is sent
 			wantStatus, wantRecoverable = "—", "—"
 		}
 		if row[1] != wantStatus || row[2] != wantRecoverable {
@@ -202,22 +202,22 @@ func TestProtocolDocListsEveryErrorCode(t *testing.T) {
 	}
 	for code, name := range codes {
 		if !documented[code] {
-			t.Errorf("agent.%s (%s) is not in the table of docs/protocol.md §4", name, code)
+			t.Errorf("apierr.%s (%s) is not in the table of docs/protocol.md §4", name, code)
 		}
 	}
 }
 
 // TestProtocolDocListsToolCodes: every code a tool call's result can carry
-// (the tools package's) is named in docs/protocol.md §10.
+// (package toolspec's) is named in docs/protocol.md §10.
 func TestProtocolDocListsToolCodes(t *testing.T) {
-	codes := codeConstants(t, filepath.Join("..", "tools"))
+	codes := codeConstants(t, filepath.Join("..", "tools", "toolspec"))
 	if len(codes) < 8 {
-		t.Fatalf("only %d codes found in the tools package: %v", len(codes), codes)
+		t.Fatalf("only %d codes found in the toolspec package: %v", len(codes), codes)
 	}
 	section := docSection(t, readDoc(t, "protocol.md"), "10. Tool calls")
 	for code, name := range codes {
 		if !strings.Contains(section, "`"+code+"`") {
-			t.Errorf("tools.%s (%s) is not named in docs/protocol.md §10", name, code)
+			t.Errorf("toolspec.%s (%s) is not named in docs/protocol.md §10", name, code)
 		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // TestEditorLineZero: activeEditor lines count from 1 (docs/protocol.md
@@ -27,7 +27,7 @@ func TestEditorLineZero(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := send(t, "POST", gw.URL+"/agent", "application/json", strings.NewReader(pre+tt.value+`}}]}`))
-			if c := errorResponse(t, r, 422, agent.CodeInvalidContext); c.Message != tt.msg {
+			if c := errorResponse(t, r, 422, apierr.CodeInvalidContext); c.Message != tt.msg {
 				t.Errorf("message %q, want %q", c.Message, tt.msg)
 			}
 		})

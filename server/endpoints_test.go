@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contexts"
 )
 
@@ -22,7 +22,7 @@ type (
 	anyOpenAI    struct{ http.Handler }
 )
 
-func (anyOpenAI) WriteError(http.ResponseWriter, *agent.Error) {}
+func (anyOpenAI) WriteError(http.ResponseWriter, *apierr.Error) {}
 
 // TestEndpointList: the NOT_FOUND of a path no route serves lists every
 // route the server registered, with every feature on (the playground, the
@@ -53,7 +53,7 @@ func TestEndpointList(t *testing.T) {
 			rec := httptest.NewRecorder()
 			s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/nope", nil))
 			var body ErrorResponse
-			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusNotFound || body.Content.ErrorCode != agent.CodeNotFound {
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusNotFound || body.Content.ErrorCode != apierr.CodeNotFound {
 				t.Fatalf("GET /nope: %d %s (%v)", rec.Code, rec.Body, err)
 			}
 			got := body.Content.SuggestedAction

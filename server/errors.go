@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // ErrorResponse is the seed-000 error shape (docs/protocol.md §4).
@@ -34,7 +34,7 @@ type ErrorDetails struct {
 	Timestamp string `json:"timestamp"`
 	// Violations list every problem of a document the request carried (a
 	// hand-off message), by JSON pointer.
-	Violations []agent.Violation `json:"violations,omitempty"`
+	Violations []apierr.Violation `json:"violations,omitempty"`
 }
 
 // handleError renders any error returned before a stream started.
@@ -61,7 +61,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	data, _ := json.Marshal(body)
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	if e.Code == agent.CodeUnauthorized {
+	if e.Code == apierr.CodeUnauthorized {
 		h.Set("WWW-Authenticate", `Bearer realm="agentgw"`)
 	}
 	c.Response().WriteHeader(e.Status)
@@ -69,8 +69,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 }
 
 // toAgentError maps echo's and other errors to the one client error type.
-func toAgentError(err error) *agent.Error {
-	var e *agent.Error
+func toAgentError(err error) *apierr.Error {
+	var e *apierr.Error
 	if errors.As(err, &e) {
 		return e
 	}
@@ -80,16 +80,16 @@ func toAgentError(err error) *agent.Error {
 		case http.StatusNotFound:
 			return routeNotFound()
 		case http.StatusMethodNotAllowed:
-			return agent.Errorf(agent.CodeMethodNotAllowed, "method not allowed on this endpoint")
+			return apierr.Errorf(apierr.CodeMethodNotAllowed, "method not allowed on this endpoint")
 		case http.StatusRequestEntityTooLarge:
-			return agent.Errorf(agent.CodePayloadTooLarge, "the request body is too large")
+			return apierr.Errorf(apierr.CodePayloadTooLarge, "the request body is too large")
 		case http.StatusTooManyRequests:
-			return agent.Errorf(agent.CodeRateLimited, "too many requests")
+			return apierr.Errorf(apierr.CodeRateLimited, "too many requests")
 		case http.StatusUnauthorized:
-			return agent.Errorf(agent.CodeUnauthorized, "authentication required")
+			return apierr.Errorf(apierr.CodeUnauthorized, "authentication required")
 		}
 	}
-	return agent.Internal(err)
+	return apierr.Internal(err)
 }
 
 // suggestion is the error's suggested action, or a default for its code so
@@ -97,7 +97,7 @@ func toAgentError(err error) *agent.Error {
 // group that answered (routeSuggestion), then the server's own for the
 // errors of routing and decoding, else the one in-stream frames get
 // (Error.Suggestion).
-func (s *Server) suggestion(e *agent.Error, c echo.Context) string {
+func (s *Server) suggestion(e *apierr.Error, c echo.Context) string {
 	if e.SuggestedAction != "" {
 		return e.SuggestedAction
 	}
@@ -105,11 +105,11 @@ func (s *Server) suggestion(e *agent.Error, c echo.Context) string {
 		return r
 	}
 	switch e.Code {
-	case agent.CodeBadRequest:
+	case apierr.CodeBadRequest:
 		return "send a JSON object in the shape of the agent request (docs/protocol.md §2)"
-	case agent.CodeUnsupportedMediaType:
+	case apierr.CodeUnsupportedMediaType:
 		return "send the body as JSON with Content-Type: application/json"
-	case agent.CodeNotFound, agent.CodeMethodNotAllowed:
+	case apierr.CodeNotFound, apierr.CodeMethodNotAllowed:
 		return s.endpoints
 	}
 	return e.Suggestion()
@@ -121,20 +121,20 @@ func (s *Server) suggestion(e *agent.Error, c echo.Context) string {
 // what a schedule looks like, a missing hand-off where its id comes from.
 var routeSuggestions = map[string]map[string]string{
 	"schedules": {
-		agent.CodeBadRequest: `send a schedule as JSON: {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (README "Schedules")`,
-		agent.CodeNotFound:   "GET /schedules lists the schedules you can see",
-		agent.CodeConflict:   "GET /schedules/{id} shows the schedule as it is now",
+		apierr.CodeBadRequest: `send a schedule as JSON: {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (README "Schedules")`,
+		apierr.CodeNotFound:   "GET /schedules lists the schedules you can see",
+		apierr.CodeConflict:   "GET /schedules/{id} shows the schedule as it is now",
 	},
 	"contexts": {
-		agent.CodeBadRequest:      `send the body as README "Conversations (contexts)" shows`,
-		agent.CodeContextNotFound: contextNotFoundOwner,
+		apierr.CodeBadRequest:      `send the body as README "Conversations (contexts)" shows`,
+		apierr.CodeContextNotFound: contextNotFoundOwner,
 	},
 	"handoffs": {
-		agent.CodeBadRequest: "send one hand-off message as JSON, as handoff/schemas/message.schema.json describes (README \"Hand-offs between agents\")",
-		agent.CodeNotFound:   "check the message_id: a hand-off message is seen only by the caller that submitted it; GET /tasks/{task_id} lists a task's messages",
+		apierr.CodeBadRequest: "send one hand-off message as JSON, as handoff/schemas/message.schema.json describes (README \"Hand-offs between agents\")",
+		apierr.CodeNotFound:   "check the message_id: a hand-off message is seen only by the caller that submitted it; GET /tasks/{task_id} lists a task's messages",
 	},
 	"tasks": {
-		agent.CodeNotFound: "check the task_id: a task lists only the hand-off messages its caller submitted; POST /handoffs sends one",
+		apierr.CodeNotFound: "check the task_id: a task lists only the hand-off messages its caller submitted; POST /handoffs sends one",
 	},
 }
 
@@ -151,7 +151,7 @@ const (
 // c (routeSuggestions), "" when the group has none.
 func routeSuggestion(code string, c echo.Context) string {
 	group, _, _ := strings.Cut(strings.TrimPrefix(c.Path(), "/"), "/")
-	if group == "contexts" && code == agent.CodeContextNotFound && callerOf(c) == Anonymous {
+	if group == "contexts" && code == apierr.CodeContextNotFound && callerOf(c) == Anonymous {
 		return contextNotFoundAnonymous
 	}
 	return routeSuggestions[group][code]
@@ -162,6 +162,6 @@ const openAIPrefix = "/v1/"
 
 // routeNotFound is the error of a path no route serves; its suggestion is
 // the server's endpoints (Server.suggestion).
-func routeNotFound() *agent.Error {
-	return agent.Errorf(agent.CodeNotFound, "no such endpoint")
+func routeNotFound() *apierr.Error {
+	return apierr.Errorf(apierr.CodeNotFound, "no such endpoint")
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // send makes a request with an explicit Content-Type ("" for none) and
@@ -43,23 +43,23 @@ func TestPreStreamErrors(t *testing.T) {
 		code                            string
 		msg                             []string
 	}{
-		{"not JSON", "POST", "/agent", "text/plain", strings.NewReader(helloBody), 415, agent.CodeUnsupportedMediaType, []string{"application/json"}},
-		{"no content type", "POST", "/agent", "", strings.NewReader(helloBody), 415, agent.CodeUnsupportedMediaType, nil},
-		{"over the limit with Content-Length", "POST", "/agent", "application/json", strings.NewReader(big), 413, agent.CodePayloadTooLarge, []string{"256"}},
-		{"over the limit chunked", "POST", "/agent", "application/json", onlyReader{strings.NewReader(big)}, 413, agent.CodePayloadTooLarge, []string{"256"}},
-		{"malformed JSON", "POST", "/agent", "application/json", strings.NewReader(`{"agent":`), 400, agent.CodeBadRequest, []string{"JSON"}},
-		{"not an object", "POST", "/agent", "application/json", strings.NewReader(`["hello"]`), 400, agent.CodeBadRequest, nil},
-		{"wrong field type", "POST", "/agent", "application/json", strings.NewReader(`{"agent":"hello","command":5}`), 400, agent.CodeBadRequest, []string{"command", "string", "number"}},
-		{"path and body differ", "POST", "/agents/hello", "application/json", strings.NewReader(`{"agent":"chat"}`), 400, agent.CodeBadRequest, []string{`"hello"`, `"chat"`}},
-		{"no agent", "POST", "/agent", "application/json", strings.NewReader(`{}`), 400, agent.CodeBadRequest, []string{"agent"}},
-		{"unknown agent", "POST", "/agent", "application/json", strings.NewReader(`{"agent":"helo"}`), 404, agent.CodeAgentNotFound, []string{`"helo"`, `did you mean "hello"`}},
-		{"unknown command", "POST", "/agents/hello", "application/json", strings.NewReader(`{"command":"versoin"}`), 404, agent.CodeCommandNotFound, []string{`"versoin"`, `did you mean "version"`}},
-		{"wrong variable shape", "POST", "/agent", "application/json", strings.NewReader(editor), 422, agent.CodeInvalidContext, []string{"activeEditor", "startLine"}},
-		{"required variable missing", "POST", "/agents/chat", "application/json", strings.NewReader(`{"command":"explain"}`), 422, agent.CodeInvalidContext, []string{"activeEditor"}},
-		{"malformed action", "POST", "/agents/hello", "application/json", strings.NewReader(`{"action":{"action":"confirm"}}`), 400, agent.CodeBadRequest, []string{"action"}},
-		{"unknown route", "GET", "/nope", "", nil, 404, agent.CodeNotFound, nil},
-		{"unknown route under agents", "POST", "/agents/hello/extra", "application/json", strings.NewReader(helloBody), 404, agent.CodeNotFound, nil},
-		{"wrong method", "DELETE", "/agents/hello", "", nil, 405, agent.CodeMethodNotAllowed, nil},
+		{"not JSON", "POST", "/agent", "text/plain", strings.NewReader(helloBody), 415, apierr.CodeUnsupportedMediaType, []string{"application/json"}},
+		{"no content type", "POST", "/agent", "", strings.NewReader(helloBody), 415, apierr.CodeUnsupportedMediaType, nil},
+		{"over the limit with Content-Length", "POST", "/agent", "application/json", strings.NewReader(big), 413, apierr.CodePayloadTooLarge, []string{"256"}},
+		{"over the limit chunked", "POST", "/agent", "application/json", onlyReader{strings.NewReader(big)}, 413, apierr.CodePayloadTooLarge, []string{"256"}},
+		{"malformed JSON", "POST", "/agent", "application/json", strings.NewReader(`{"agent":`), 400, apierr.CodeBadRequest, []string{"JSON"}},
+		{"not an object", "POST", "/agent", "application/json", strings.NewReader(`["hello"]`), 400, apierr.CodeBadRequest, nil},
+		{"wrong field type", "POST", "/agent", "application/json", strings.NewReader(`{"agent":"hello","command":5}`), 400, apierr.CodeBadRequest, []string{"command", "string", "number"}},
+		{"path and body differ", "POST", "/agents/hello", "application/json", strings.NewReader(`{"agent":"chat"}`), 400, apierr.CodeBadRequest, []string{`"hello"`, `"chat"`}},
+		{"no agent", "POST", "/agent", "application/json", strings.NewReader(`{}`), 400, apierr.CodeBadRequest, []string{"agent"}},
+		{"unknown agent", "POST", "/agent", "application/json", strings.NewReader(`{"agent":"helo"}`), 404, apierr.CodeAgentNotFound, []string{`"helo"`, `did you mean "hello"`}},
+		{"unknown command", "POST", "/agents/hello", "application/json", strings.NewReader(`{"command":"versoin"}`), 404, apierr.CodeCommandNotFound, []string{`"versoin"`, `did you mean "version"`}},
+		{"wrong variable shape", "POST", "/agent", "application/json", strings.NewReader(editor), 422, apierr.CodeInvalidContext, []string{"activeEditor", "startLine"}},
+		{"required variable missing", "POST", "/agents/chat", "application/json", strings.NewReader(`{"command":"explain"}`), 422, apierr.CodeInvalidContext, []string{"activeEditor"}},
+		{"malformed action", "POST", "/agents/hello", "application/json", strings.NewReader(`{"action":{"action":"confirm"}}`), 400, apierr.CodeBadRequest, []string{"action"}},
+		{"unknown route", "GET", "/nope", "", nil, 404, apierr.CodeNotFound, nil},
+		{"unknown route under agents", "POST", "/agents/hello/extra", "application/json", strings.NewReader(helloBody), 404, apierr.CodeNotFound, nil},
+		{"wrong method", "DELETE", "/agents/hello", "", nil, 405, apierr.CodeMethodNotAllowed, nil},
 	}
 	gw := newGateway(t, withBodyLimit(256))
 	for _, tt := range tests {
@@ -99,7 +99,7 @@ func TestRequestID(t *testing.T) {
 	if got := r.header.Get("X-Request-Id"); got != "plugin-req.42:a_b" {
 		t.Errorf("X-Request-Id %q, want the client's", got)
 	}
-	if c := errorResponse(t, r, 404, agent.CodeAgentNotFound); c.Details.RequestID != "plugin-req.42:a_b" {
+	if c := errorResponse(t, r, 404, apierr.CodeAgentNotFound); c.Details.RequestID != "plugin-req.42:a_b" {
 		t.Errorf("requestId %q, want the client's", c.Details.RequestID)
 	}
 	for _, bad := range []string{"has space", strings.Repeat("a", 129), "a/b", "é", "a\tb"} {
@@ -120,7 +120,7 @@ func TestRateLimit(t *testing.T) {
 	t.Parallel()
 	gw := newGateway(t, withRateLimit(0.001, 1))
 	readStream(t, post(t, gw.URL+"/agent", helloBody), "[DONE]")
-	c := errorResponse(t, post(t, gw.URL+"/agent", helloBody), 429, agent.CodeRateLimited)
+	c := errorResponse(t, post(t, gw.URL+"/agent", helloBody), 429, apierr.CodeRateLimited)
 	if !c.Recoverable {
 		t.Error("RATE_LIMITED is not recoverable")
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // confirmState runs the hello agent and returns the state of its confirm.
@@ -80,7 +80,7 @@ func TestStateInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := errorResponse(t, post(t, gw.URL+tt.path, tt.body), 400, agent.CodeStateInvalid)
+			c := errorResponse(t, post(t, gw.URL+tt.path, tt.body), 400, apierr.CodeStateInvalid)
 			if !strings.Contains(c.Message, tt.msg) {
 				t.Errorf("message %q does not mention %q", c.Message, tt.msg)
 			}
@@ -89,7 +89,7 @@ func TestStateInvalid(t *testing.T) {
 	// The genuine state works until it expires.
 	readStream(t, post(t, gw.URL+"/agents/hello", feedback(state, true)), "[DONE]")
 	now.Add(int64(2 * time.Hour))
-	c := errorResponse(t, post(t, gw.URL+"/agents/hello", feedback(state, true)), 400, agent.CodeStateInvalid)
+	c := errorResponse(t, post(t, gw.URL+"/agents/hello", feedback(state, true)), 400, apierr.CodeStateInvalid)
 	if !strings.Contains(c.Message, "expired") {
 		t.Errorf("message %q does not say the state expired", c.Message)
 	}

@@ -10,16 +10,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/sse"
 )
 
 // preStreamCodes are the codes an ERROR_RESPONSE may carry, with their status.
 var preStreamCodes = map[string]int{
-	agent.CodeBadRequest: 400, agent.CodeStateInvalid: 400, agent.CodeUnauthorized: 401,
-	agent.CodeAgentNotFound: 404, agent.CodeCommandNotFound: 404, agent.CodeNotFound: 404,
-	agent.CodePayloadTooLarge: 413, agent.CodeUnsupportedMediaType: 415,
-	agent.CodeInvalidContext: 422, agent.CodeRateLimited: 429,
+	apierr.CodeBadRequest: 400, apierr.CodeStateInvalid: 400, apierr.CodeUnauthorized: 401,
+	apierr.CodeAgentNotFound: 404, apierr.CodeCommandNotFound: 404, apierr.CodeNotFound: 404,
+	apierr.CodePayloadTooLarge: 413, apierr.CodeUnsupportedMediaType: 415,
+	apierr.CodeInvalidContext: 422, apierr.CodeRateLimited: 429,
 }
 
 // fuzzSeeds are realistic agent requests, good and bad.

@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -45,7 +45,7 @@ func (s *Server) prepare(c echo.Context) (*runner.Run, error) {
 	}
 	if name != "" {
 		if req.Agent != "" && req.Agent != name {
-			return nil, agent.Errorf(agent.CodeBadRequest, "the path names agent %q but the body names %q", name, req.Agent)
+			return nil, apierr.Errorf(apierr.CodeBadRequest, "the path names agent %q but the body names %q", name, req.Agent)
 		}
 		req.Agent = name
 	}

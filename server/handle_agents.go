@@ -6,6 +6,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/observe"
 )
 
@@ -54,7 +56,7 @@ func (s *Server) getAgent(c echo.Context) error {
 	reg := s.cfg.Runner.Registry()
 	a, ok := reg.Get(name)
 	if !ok {
-		return agent.Errorf(agent.CodeAgentNotFound, "no agent named %q%s", name, agent.DidYouMean(name, reg.Names())).
+		return apierr.Errorf(apierr.CodeAgentNotFound, "no agent named %q%s", name, suggest.DidYouMean(name, reg.Names())).
 			Suggest("GET /agents lists the agents")
 	}
 	observe.From(c.Request().Context()).Routed(name, "", true)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/internal/jsonscan"
@@ -96,13 +96,13 @@ func (s *Server) decodeJSON(c echo.Context, v any, what string) error {
 	// refuses invalid UTF-8, which encoding/json would silently replace
 	// with U+FFFD and store.
 	if err := validJSON(body); err != nil {
-		return agent.Errorf(agent.CodeBadRequest, "the body is not a valid %s: %v", what, err).
+		return apierr.Errorf(apierr.CodeBadRequest, "the body is not a valid %s: %v", what, err).
 			Suggest("send the body as JSON in UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return agent.Errorf(agent.CodeBadRequest, "the body is not a valid %s: %v", what, err).
+		return apierr.Errorf(apierr.CodeBadRequest, "the body is not a valid %s: %v", what, err).
 			Suggest("see the README section Conversations (contexts)")
 	}
 	return nil
@@ -130,7 +130,7 @@ func contextFormat(c echo.Context) (seed bool, err error) {
 	case "seed":
 		return true, nil
 	default:
-		return false, agent.Errorf(agent.CodeBadRequest, "format=%q is not a context format", agent.Clip(f)).
+		return false, apierr.Errorf(apierr.CodeBadRequest, "format=%q is not a context format", apierr.Clip(f)).
 			Suggest("leave format out for the project's shape, or send format=seed for the seed's (seed 000 section 8.1)")
 	}
 }
@@ -183,7 +183,7 @@ func ifMatch(c echo.Context) (int64, error) {
 	}
 	v, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
 	if err != nil || v < 1 {
-		return 0, agent.Errorf(agent.CodeBadRequest, "If-Match %q is not a context version", h).
+		return 0, apierr.Errorf(apierr.CodeBadRequest, "If-Match %q is not a context version", h).
 			Suggest("send the context's version, a positive integer")
 	}
 	return v, nil
@@ -217,7 +217,7 @@ func (s *Server) patchContext(c echo.Context) error {
 	}
 	// The request path's tokenizer first, as decodeJSON does.
 	if err := validJSON(body); err != nil {
-		return agent.Errorf(agent.CodeBadRequest, "the body is not a valid context operation: %v", err).
+		return apierr.Errorf(apierr.CodeBadRequest, "the body is not a valid context operation: %v", err).
 			Suggest("send the body as JSON in UTF-8")
 	}
 	u, err := contexts.DecodeUpdate(body)
@@ -225,12 +225,12 @@ func (s *Server) patchContext(c echo.Context) error {
 		return contextError(id, err)
 	}
 	if u.ContextID != "" && u.ContextID != id {
-		return agent.Errorf(agent.CodeBadRequest, "the body's contextId %q is not the path's %q", agent.Clip(u.ContextID), id).
+		return apierr.Errorf(apierr.CodeBadRequest, "the body's contextId %q is not the path's %q", apierr.Clip(u.ContextID), id).
 			Suggest("leave contextId out of the envelope, or send it to PATCH /contexts/{contextId}")
 	}
 	if u.Version != nil {
 		if *u.Version < 1 || expect != 0 && expect != *u.Version {
-			return agent.Errorf(agent.CodeBadRequest, "version %d is not a context version or disagrees with If-Match", *u.Version)
+			return apierr.Errorf(apierr.CodeBadRequest, "version %d is not a context version or disagrees with If-Match", *u.Version)
 		}
 		expect = *u.Version
 	}
@@ -261,7 +261,7 @@ func (s *Server) contextChanges(c echo.Context) error {
 	if q := c.QueryParam("since"); q != "" {
 		v, err := strconv.ParseInt(q, 10, 64)
 		if err != nil || v < 0 {
-			return agent.Errorf(agent.CodeBadRequest, "since=%q is not a context version", q).
+			return apierr.Errorf(apierr.CodeBadRequest, "since=%q is not a context version", q).
 				Suggest("send since=N, the version you have (0 for the whole log)")
 		}
 		since = v

@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/knowledge/kb"
 )
@@ -44,7 +44,7 @@ type knowledgeSearch struct {
 func (s *Server) listKnowledgeBases(c echo.Context) error {
 	l, err := s.cfg.Knowledge.List(c.Request().Context())
 	if err != nil {
-		return agent.New(agent.CodeStoreUnavailable, "the knowledge bases' index cannot be read").Wrap(err)
+		return apierr.New(apierr.CodeStoreUnavailable, "the knowledge bases' index cannot be read").Wrap(err)
 	}
 	if l == nil {
 		l = []kb.Summary{} // an empty list, not null
@@ -63,19 +63,19 @@ func (s *Server) searchKnowledgeBase(c echo.Context) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil || req.Query == "" {
-		return agent.Errorf(agent.CodeBadRequest, "the body is not a search: send {\"query\", \"topK\"?, \"paths\"?, \"sourceType\"?}")
+		return apierr.Errorf(apierr.CodeBadRequest, "the body is not a search: send {\"query\", \"topK\"?, \"paths\"?, \"sourceType\"?}")
 	}
 	id := c.Param("id")
 	hits, err := s.cfg.Knowledge.Search(c.Request().Context(), id, index.Query{Text: req.Query, TopK: req.TopK, PathGlobs: req.Paths, SourceType: req.SourceType})
 	switch {
 	case errors.Is(err, kb.ErrUnknown):
-		return agent.Errorf(agent.CodeNotFound, "no knowledge base %q", id).Suggest("GET /knowledge-bases lists them")
+		return apierr.Errorf(apierr.CodeNotFound, "no knowledge base %q", id).Suggest("GET /knowledge-bases lists them")
 	case errors.Is(err, index.ErrBadQuery):
-		return agent.Errorf(agent.CodeBadRequest, "%v", err)
+		return apierr.Errorf(apierr.CodeBadRequest, "%v", err)
 	case errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil:
-		return agent.Canceled(err) // the caller left: the search stopped
+		return apierr.Canceled(err) // the caller left: the search stopped
 	case err != nil:
-		return agent.New(agent.CodeStoreUnavailable, "the knowledge base cannot be searched").Wrap(err)
+		return apierr.New(apierr.CodeStoreUnavailable, "the knowledge base cannot be searched").Wrap(err)
 	}
 	refs := make([]any, 0, len(hits))
 	for _, h := range hits {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -35,7 +35,7 @@ func TestAuth(t *testing.T) {
 			gw := newGateway(t, withAuthTokens("gw-token", "other-token"), withUpstream(replay(t, "normal.sse")))
 			r := post(t, gw.URL+"/agents/chat", `{}`, tt.header...)
 			if tt.status == 401 {
-				errorResponse(t, r, 401, agent.CodeUnauthorized)
+				errorResponse(t, r, 401, apierr.CodeUnauthorized)
 				if r.header.Get("WWW-Authenticate") == "" {
 					t.Error("401 without WWW-Authenticate")
 				}
@@ -64,8 +64,8 @@ func TestAuth(t *testing.T) {
 	t.Run("other routes", func(t *testing.T) {
 		t.Parallel()
 		gw := newGateway(t, withAuthTokens("gw-token"))
-		errorResponse(t, get(t, gw.URL+"/agents"), 401, agent.CodeUnauthorized)
-		errorResponse(t, get(t, gw.URL+"/agents/hello"), 401, agent.CodeUnauthorized)
+		errorResponse(t, get(t, gw.URL+"/agents"), 401, apierr.CodeUnauthorized)
+		errorResponse(t, get(t, gw.URL+"/agents/hello"), 401, apierr.CodeUnauthorized)
 		if r := get(t, gw.URL+"/healthz"); r.status != 200 {
 			t.Errorf("/healthz needs no token, got %d", r.status)
 		}

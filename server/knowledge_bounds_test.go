@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/server"
@@ -71,7 +71,7 @@ func TestNoKnowledgeBases(t *testing.T) {
 	if r.status != http.StatusOK || string(r.body) != `{"knowledgeBases":[]}`+"\n" {
 		t.Fatalf("GET /knowledge-bases: %d %s, want 200 {\"knowledgeBases\":[]}", r.status, r.body)
 	}
-	c := errorResponse(t, post(t, gw.URL+"/knowledge-bases/docs/search", `{"query":"x"}`), http.StatusNotFound, agent.CodeNotFound)
+	c := errorResponse(t, post(t, gw.URL+"/knowledge-bases/docs/search", `{"query":"x"}`), http.StatusNotFound, apierr.CodeNotFound)
 	if !strings.Contains(c.Message, `"docs"`) || c.Message == "no such endpoint" {
 		t.Errorf("message %q, want the unknown id", c.Message)
 	}

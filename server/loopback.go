@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // localOnly is the middleware of the routes a gateway without inbound auth
@@ -29,7 +29,7 @@ func (s *Server) refuseRemote(next echo.HandlerFunc) echo.HandlerFunc {
 		if fromLoopback(c) {
 			return next(c)
 		}
-		return agent.Errorf(agent.CodeForbidden, "%s is served only to clients on the gateway's own host: the gateway has no inbound auth", c.Path()).
+		return apierr.Errorf(apierr.CodeForbidden, "%s is served only to clients on the gateway's own host: the gateway has no inbound auth", c.Path()).
 			Suggest("call it from the gateway's host, or ask the gateway's operator to configure inbound auth (server.authTokensEnv)")
 	}
 }

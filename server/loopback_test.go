@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
@@ -91,7 +91,7 @@ func forbidden(t *testing.T, rec *httptest.ResponseRecorder) bool {
 		Type    string
 		Content server.ErrorContent
 	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || e.Type != "ERROR_RESPONSE" || e.Content.ErrorCode != agent.CodeForbidden {
+	if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || e.Type != "ERROR_RESPONSE" || e.Content.ErrorCode != apierr.CodeForbidden {
 		t.Errorf("403 not in the protocol's error shape: %s", rec.Body)
 		return false
 	}

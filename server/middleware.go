@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // Keys of values handlers leave on the echo context for the access log.
@@ -102,7 +102,7 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 					panic(r)
 				}
 				s.log.Error("panic", "request_id", requestIDOf(c), "panic", r, "stack", string(debug.Stack()))
-				err = agent.Internal(fmt.Errorf("panic: %v", r))
+				err = apierr.Internal(fmt.Errorf("panic: %v", r))
 			}
 		}()
 		return next(c)
@@ -132,7 +132,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			s.setCaller(c, tok)
 			return next(c)
 		}
-		return agent.Errorf(agent.CodeUnauthorized, "missing or wrong gateway token").
+		return apierr.Errorf(apierr.CodeUnauthorized, "missing or wrong gateway token").
 			Suggest("send Authorization: Bearer <token> or " + HeaderToken + ": <token>")
 	}
 }
@@ -174,10 +174,10 @@ func (s *Server) rateLimiter() echo.MiddlewareFunc {
 		Skipper: func(c echo.Context) bool { return c.Path() == "/healthz" },
 		Store:   store,
 		DenyHandler: func(c echo.Context, id string, err error) error {
-			return agent.Errorf(agent.CodeRateLimited, "too many requests from %s", id).Suggest("wait a moment and try again")
+			return apierr.Errorf(apierr.CodeRateLimited, "too many requests from %s", id).Suggest("wait a moment and try again")
 		},
 		ErrorHandler: func(c echo.Context, err error) error {
-			return agent.Errorf(agent.CodeBadRequest, "cannot tell who is calling: %v", err)
+			return apierr.Errorf(apierr.CodeBadRequest, "cannot tell who is calling: %v", err)
 		},
 	})
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
 )
 
@@ -53,7 +53,7 @@ func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 
 // accessLog is the observer that writes one line per request with its id,
 // agent, command, status, outcome, time to first byte and duration; what
-// the client chose (method, path, names) is clipped to agent.MaxEcho bytes.
+// the client chose (method, path, names) is clipped to apierr.MaxEcho bytes.
 // With the log above info level it watches nothing.
 type accessLog struct{ log *slog.Logger }
 
@@ -106,21 +106,21 @@ func (l *accessLine) End(o observe.Outcome) {
 	r := l.req
 	attrs := make([]slog.Attr, 0, 16)
 	attrs = append(attrs,
-		slog.String("request_id", r.RequestID), slog.String("method", agent.Clip(r.Method)), slog.String("path", agent.Clip(r.Path)),
+		slog.String("request_id", r.RequestID), slog.String("method", apierr.Clip(r.Method)), slog.String("path", apierr.Clip(r.Path)),
 		slog.Int("status", o.Status), slog.Int64("bytes", o.Bytes),
 		slog.Float64("ttfb_ms", millis(o.TTFB)), slog.Float64("duration_ms", millis(o.Duration)),
 		slog.String("remote", r.Remote))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.routed {
-		attrs = append(attrs, slog.String("agent", agent.Clip(l.agent)), slog.String("command", agent.Clip(l.command)),
+		attrs = append(attrs, slog.String("agent", apierr.Clip(l.agent)), slog.String("command", apierr.Clip(l.command)),
 			slog.String("outcome", o.Result))
 	}
 	if o.Code != "" {
 		attrs = append(attrs, slog.String("code", o.Code))
 	}
 	if l.model != "" {
-		attrs = append(attrs, slog.String("model", agent.Clip(l.model)), slog.Int("tokens_in", l.tokensIn),
+		attrs = append(attrs, slog.String("model", apierr.Clip(l.model)), slog.Int("tokens_in", l.tokensIn),
 			slog.Int("tokens_out", l.tokensOut), slog.Bool("tokens_estimated", l.estimated))
 	}
 	l.log.LogAttrs(l.ctx, slog.LevelInfo, "request", attrs...)

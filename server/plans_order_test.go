@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // planUpstream is a model platform for the planner: "slow" streams only
@@ -96,7 +96,7 @@ func TestPlanStepFails(t *testing.T) {
 		status             int
 	}{
 		{"fails", "REPOSITORIES_NOT_CONFIGURED", `step "boom": git: this gateway has no repositories configured`, 0},
-		{"upstreamfails", agent.CodeUpstreamError, `step "ask": `, 503},
+		{"upstreamfails", apierr.CodeUpstreamError, `step "ask": `, 503},
 	}
 	for _, tt := range tests {
 		t.Run(tt.command, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // planStates runs the planner's default and tree commands and returns the
@@ -55,11 +55,11 @@ func TestPlanStateRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := errorResponse(t, post(t, gw.URL+tt.path, tt.body), http.StatusBadRequest, agent.CodeStateInvalid)
+			c := errorResponse(t, post(t, gw.URL+tt.path, tt.body), http.StatusBadRequest, apierr.CodeStateInvalid)
 			if !strings.Contains(c.Message, tt.msg) {
 				t.Errorf("message %q does not mention %q", c.Message, tt.msg)
 			}
-			if c.Source != agent.SourceClient {
+			if c.Source != apierr.SourceClient {
 				t.Errorf("source %q", c.Source)
 			}
 		})
@@ -71,7 +71,7 @@ func TestPlanStateRefused(t *testing.T) {
 	readStream(t, post(t, gw.URL+"/agents/planner", treeFeedback(tree, "files", "src", "expand", srcNode)), "[DONE]")
 	clock.set(1_700_000_000 + int64(time.Hour/time.Second) + 1)
 	for _, body := range []string{confirmFeedback(confirm, true), treeFeedback(tree, "files", "src", "expand", srcNode)} {
-		c := errorResponse(t, post(t, gw.URL+"/agents/planner", body), http.StatusBadRequest, agent.CodeStateInvalid)
+		c := errorResponse(t, post(t, gw.URL+"/agents/planner", body), http.StatusBadRequest, apierr.CodeStateInvalid)
 		if !strings.Contains(c.Message, "expired") {
 			t.Errorf("message %q does not say the state expired", c.Message)
 		}

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -81,7 +81,7 @@ func TestRequestDefinitionNetworkTargets(t *testing.T) {
 	for _, tc := range tests {
 		body := `{"agent":"adhoc","contextVariables":[{"name":"userInputPrompt","value":"q"}],"agentDefinition":` + tc.def + `}`
 		r := post(t, gw.URL+"/agent", body, "Authorization", "Bearer plugin-secret", "X-Plugin", "p")
-		c := errorResponse(t, r, http.StatusUnprocessableEntity, agent.CodeDefinitionNotAllowed)
+		c := errorResponse(t, r, http.StatusUnprocessableEntity, apierr.CodeDefinitionNotAllowed)
 		if !strings.HasPrefix(c.Message, tc.path+": not allowed in a request-carried definition") {
 			t.Errorf("%s: message %q, want it to name %s", tc.name, c.Message, tc.path)
 		}
@@ -121,14 +121,14 @@ func TestRequestDefinitionOwnEndpoint(t *testing.T) {
 		if n := gw.up.count(); n != 3 {
 			t.Errorf("the model was called %d times, want 3", n)
 		}
-		errorResponse(t, post(t, gw.URL+"/agent", def(strings.Replace(gw.URL, "http://", "http://user@", 1))), 422, agent.CodeDefinitionNotAllowed)
+		errorResponse(t, post(t, gw.URL+"/agent", def(strings.Replace(gw.URL, "http://", "http://user@", 1))), 422, apierr.CodeDefinitionNotAllowed)
 	})
 	t.Run("public URL", func(t *testing.T) {
 		t.Parallel()
 		gw := newGateway(t, withUpstream(replay(t, "normal.sse")), withRequestDefinitions(true), withRemote(t), withPublicURL("https://gw.example.com/agentgw"))
 		readStream(t, post(t, gw.URL+"/agent", def("https://gw.example.com/agentgw")), "[DONE]")
 		for _, ep := range []string{gw.URL, "https://gw.example.com/other", "http://gw.example.com/agentgw"} {
-			c := errorResponse(t, post(t, gw.URL+"/agent", def(ep)), 422, agent.CodeDefinitionNotAllowed)
+			c := errorResponse(t, post(t, gw.URL+"/agent", def(ep)), 422, apierr.CodeDefinitionNotAllowed)
 			if !strings.Contains(c.Message, "agentDefinition.service.endpoint") {
 				t.Errorf("%s: message %q does not name the field", ep, c.Message)
 			}

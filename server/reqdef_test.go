@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // adhocRequest carries a definition of an agent the gateway does not know,
@@ -30,7 +30,7 @@ func TestRequestDefinitions(t *testing.T) {
 	t.Run("not allowed", func(t *testing.T) {
 		t.Parallel()
 		gw := newGateway(t, withUpstream(replay(t, "normal.sse")))
-		c := errorResponse(t, post(t, gw.URL+"/agent", adhocRequest), 404, agent.CodeAgentNotFound)
+		c := errorResponse(t, post(t, gw.URL+"/agent", adhocRequest), 404, apierr.CodeAgentNotFound)
 		if !strings.Contains(c.Message, "does not accept agent definitions") {
 			t.Errorf("message %q does not say request definitions are refused", c.Message)
 		}
@@ -73,7 +73,7 @@ func TestRequestDefinitions(t *testing.T) {
 		if strings.Contains(s.text(), "SECRET") || len(s.of("action")) != 0 {
 			t.Errorf("the definition's reply or actions ran: %v %q", s.kinds(), s.text())
 		}
-		if errs := s.of("error"); len(errs) != 1 || errs[0].err.ErrorCode != agent.CodeCommandEmpty {
+		if errs := s.of("error"); len(errs) != 1 || errs[0].err.ErrorCode != apierr.CodeCommandEmpty {
 			t.Errorf("want one COMMAND_EMPTY error frame, got %v", s.kinds())
 		}
 		if gw.up.count() != 0 {
@@ -97,7 +97,7 @@ func TestRequestDefinitions(t *testing.T) {
 			`{"commands":[{"name":"nodefault","messageTemplates":[{"role":"system","template":"x"}]}]}`,
 			`{"commands":[{"name":"default","messageTemplates":[{"role":"system","template":"{{ .x"}]}]}`,
 		} {
-			errorResponse(t, post(t, gw.URL+"/agent", `{"agent":"adhoc","agentDefinition":`+def+`}`), 400, agent.CodeBadRequest)
+			errorResponse(t, post(t, gw.URL+"/agent", `{"agent":"adhoc","agentDefinition":`+def+`}`), 400, apierr.CodeBadRequest)
 		}
 	})
 	t.Run("unbounded template", func(t *testing.T) {
@@ -109,7 +109,7 @@ func TestRequestDefinitions(t *testing.T) {
 			`{{ js .userInputPrompt }}`:      "js is not allowed",
 		} {
 			def := `{"commands":[{"name":"default","messageTemplates":[{"role":"user","template":"` + tmpl + `"}]}]}`
-			c := errorResponse(t, post(t, gw.URL+"/agent", `{"agent":"adhoc","agentDefinition":`+def+`}`), 400, agent.CodeBadRequest)
+			c := errorResponse(t, post(t, gw.URL+"/agent", `{"agent":"adhoc","agentDefinition":`+def+`}`), 400, apierr.CodeBadRequest)
 			if w := `command "default": template default.messageTemplates[0]: ` + want; !strings.Contains(c.Message, w) {
 				t.Errorf("message %q, want it to say %q", c.Message, w)
 			}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
@@ -85,7 +85,7 @@ type Config struct {
 type OpenAI interface {
 	http.Handler
 	// WriteError writes an error returned before the handler answered.
-	WriteError(w http.ResponseWriter, e *agent.Error)
+	WriteError(w http.ResponseWriter, e *apierr.Error)
 }
 
 // Server is the gateway's HTTP server.

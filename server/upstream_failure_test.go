@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // answer is an upstream that answers status with an OpenAI error body.
@@ -56,25 +56,25 @@ func TestUpstreamFailures(t *testing.T) {
 		ping        bool
 	}{
 		{name: "mid-stream error object", opts: []option{withUpstream(replay(t, "midstream_error.sse"))},
-			text: "Par", code: agent.CodeUpstreamError, msg: serverError},
+			text: "Par", code: apierr.CodeUpstreamError, msg: serverError},
 		{name: "error event", opts: []option{withUpstream(replay(t, "event_error.sse"))},
-			text: "Par", code: agent.CodeUpstreamError, msg: "Overloaded"},
+			text: "Par", code: apierr.CodeUpstreamError, msg: "Overloaded"},
 		{name: "429", opts: []option{withUpstream(answer(429, "Rate limit reached for gpt-4o"))},
-			code: agent.CodeUpstreamError, status: 429, msg: "Rate limit reached for gpt-4o", recoverable: true},
+			code: apierr.CodeUpstreamError, status: 429, msg: "Rate limit reached for gpt-4o", recoverable: true},
 		{name: "500", opts: []option{withUpstream(answer(500, "the engine broke"))},
-			code: agent.CodeUpstreamError, status: 500, msg: "the engine broke", recoverable: true},
+			code: apierr.CodeUpstreamError, status: 500, msg: "the engine broke", recoverable: true},
 		{name: "stall before the first byte", opts: []option{
 			withUpstream(stall), withTimeouts(200*time.Millisecond, 0), withKeepAlive(50 * time.Millisecond)},
-			code: agent.CodeUpstreamTimeout, msg: "first-byte", recoverable: true, ping: true},
+			code: apierr.CodeUpstreamTimeout, msg: "first-byte", recoverable: true, ping: true},
 		{name: "idle stall", opts: []option{
 			withUpstream(replayThen(t, "normal.sse", 2, stall)), withTimeouts(0, 200*time.Millisecond)},
-			text: "Hello", code: agent.CodeUpstreamTimeout, msg: "idle", recoverable: true},
+			text: "Hello", code: apierr.CodeUpstreamTimeout, msg: "idle", recoverable: true},
 		{name: "connection dropped", opts: []option{withUpstream(dropAfter(t, 2))},
-			text: "Hello", code: agent.CodeUpstreamError},
+			text: "Hello", code: apierr.CodeUpstreamError},
 		{name: "ended cleanly without finish_reason or terminator", opts: []option{withUpstream(replayThen(t, "normal.sse", 2, nil))},
-			text: "Hello", code: agent.CodeUpstreamError, msg: "the answer is incomplete", recoverable: true},
+			text: "Hello", code: apierr.CodeUpstreamError, msg: "the answer is incomplete", recoverable: true},
 		{name: "connection refused", opts: []option{withUpstreamURL(closedURL(t))},
-			code: agent.CodeUpstreamUnavailable, recoverable: true},
+			code: apierr.CodeUpstreamUnavailable, recoverable: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestNoUpstream(t *testing.T) {
 		t.Fatalf("frames %v", got)
 	}
 	e := s.frames[0].err
-	if e.ErrorCode != agent.CodeUpstreamNotConfigured {
+	if e.ErrorCode != apierr.CodeUpstreamNotConfigured {
 		t.Fatalf("code %q, want UPSTREAM_NOT_CONFIGURED", e.ErrorCode)
 	}
 	if !strings.Contains(e.Message, "no upstream") || !strings.Contains(e.SuggestedAction, "--upstream") {

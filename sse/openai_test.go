@@ -8,8 +8,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/agentgw/agentgw/sse"
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentgw/agentgw/sse"
 )
 
 // TestGoOpenAIReadsOurStream serves frames written by a Writer to

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 func BenchmarkValidate(b *testing.B) {
@@ -22,7 +24,7 @@ func BenchmarkCallBuiltin(b *testing.B) {
 	c := Call{ID: "c", Parameters: map[string]any{"pattern": "x"}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if res := tool.Call(context.Background(), c); res.Status != StatusSuccess {
+		if res := tool.Call(context.Background(), c); res.Status != toolspec.StatusSuccess {
 			b.Fatal(res.Error)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // builtinRuntime runs Go functions the gateway registers in Config.Builtins.
@@ -35,7 +37,7 @@ func (r builtinRuntime) Check(t *Tool) ([]string, error) {
 func (r builtinRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) {
 	fn := r.fns[t.Entry]
 	if fn == nil {
-		return nil, errorf(CodeUnavailable, "builtin %q is not registered", t.Entry)
+		return nil, errorf(toolspec.CodeUnavailable, "builtin %q is not registered", t.Entry)
 	}
 	return fn(ctx, call.Parameters)
 }
@@ -52,5 +54,5 @@ func (frontendRuntime) Check(*Tool) ([]string, error) { return nil, nil }
 
 // Run refuses: frontend tools run in the IDE.
 func (frontendRuntime) Run(_ context.Context, t *Tool, _ Call) (any, error) {
-	return nil, errorf(CodeUnavailable, "frontend tool %s runs in the IDE, not on the gateway", t.Name)
+	return nil, errorf(toolspec.CodeUnavailable, "frontend tool %s runs in the IDE, not on the gateway", t.Name)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // builtinManager registers the builtins the tests call.
@@ -19,7 +21,7 @@ func builtinManager() *Manager {
 			return nil, errors.New("repository is locked")
 		},
 		"coded": func(context.Context, map[string]any) (any, error) {
-			return nil, &ResultError{Code: CodeNotAllowed, Message: "push is disabled"}
+			return nil, &toolspec.ResultError{Code: toolspec.CodeNotAllowed, Message: "push is disabled"}
 		},
 		"panics": func(context.Context, map[string]any) (any, error) { panic("boom") },
 		"waits": func(ctx context.Context, _ map[string]any) (any, error) {
@@ -39,11 +41,11 @@ func TestBuiltinResults(t *testing.T) {
 		code    string
 		substr  string
 	}{
-		{"git_status", 0, StatusSuccess, "", ""},
-		{"fails", 0, StatusError, CodeToolFailed, "repository is locked"},
-		{"coded", 0, StatusError, CodeNotAllowed, "push is disabled"},
-		{"panics", 0, StatusError, CodeToolFailed, "panicked: boom"},
-		{"waits", 20 * time.Millisecond, StatusTimeout, CodeTimeout, "timed out after 20ms"},
+		{"git_status", 0, toolspec.StatusSuccess, "", ""},
+		{"fails", 0, toolspec.StatusError, toolspec.CodeToolFailed, "repository is locked"},
+		{"coded", 0, toolspec.StatusError, toolspec.CodeNotAllowed, "push is disabled"},
+		{"panics", 0, toolspec.StatusError, toolspec.CodeToolFailed, "panicked: boom"},
+		{"waits", 20 * time.Millisecond, toolspec.StatusTimeout, toolspec.CodeTimeout, "timed out after 20ms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.entry, func(t *testing.T) {
@@ -52,7 +54,7 @@ func TestBuiltinResults(t *testing.T) {
 			if res.CallID != "call_7" || res.ExecutionTime < 0 {
 				t.Errorf("callId %q executionTime %d", res.CallID, res.ExecutionTime)
 			}
-			if tc.status == StatusSuccess {
+			if tc.status == toolspec.StatusSuccess {
 				wantSuccess(t, res)
 				want := map[string]any{"branch": "main", "params": map[string]any{"a": 1.0}}
 				if !reflect.DeepEqual(res.Result, want) {
@@ -70,8 +72,8 @@ func TestBuiltinCallerCanceled(t *testing.T) {
 	tool := mustCompile(t, builtinManager(), Spec{Name: "w", Runtime: "builtin", Entry: "waits"}, t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	go cancel()
-	wantError(t, tool.Call(ctx, Call{ID: "c"}), StatusError, CodeCanceled, "canceled")
-	wantError(t, tool.Call(ctx, Call{ID: "c"}), StatusError, CodeCanceled, "before it started")
+	wantError(t, tool.Call(ctx, Call{ID: "c"}), toolspec.StatusError, toolspec.CodeCanceled, "canceled")
+	wantError(t, tool.Call(ctx, Call{ID: "c"}), toolspec.StatusError, toolspec.CodeCanceled, "before it started")
 }
 
 func TestBuiltinDefaultsToName(t *testing.T) {
@@ -88,8 +90,8 @@ func TestFrontendTool(t *testing.T) {
 	t.Parallel()
 	spec := Spec{Name: "screenshot", Description: "d", Runtime: "FRONTEND", PermissionLevel: "user_consent", UserPrompt: "Allow?"}
 	tool := mustCompile(t, NewManager(Config{}), spec, t.TempDir())
-	if !tool.NeedsConsent() || tool.FallbackBehavior != FallbackAbort || tool.Runtime != "frontend" {
+	if !tool.NeedsConsent() || tool.FallbackBehavior != toolspec.FallbackAbort || tool.Runtime != "frontend" {
 		t.Errorf("consent %v fallback %q runtime %q", tool.NeedsConsent(), tool.FallbackBehavior, tool.Runtime)
 	}
-	wantError(t, call(tool, nil), StatusError, CodeUnavailable, "runs in the IDE")
+	wantError(t, call(tool, nil), toolspec.StatusError, toolspec.CodeUnavailable, "runs in the IDE")
 }

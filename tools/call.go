@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // errToolTimeout is the cause of a context whose tool deadline passed.
@@ -17,7 +18,7 @@ var errToolTimeout = errors.New("tool timeout")
 // SUCCESS, TIMEOUT when the tool's own deadline passed, or ERROR (CANCELED
 // when ctx ended first, the runtime's code, else TOOL_FAILED). Call never
 // panics.
-func (t *Tool) Call(ctx context.Context, call Call) (res Result) {
+func (t *Tool) Call(ctx context.Context, call Call) (res toolspec.Result) {
 	start := time.Now()
 	res.CallID = call.ID
 	ctx, observed := observe.From(ctx).Tool(ctx, observe.Tool{Name: t.Name, Runtime: t.Runtime, CallID: call.ID})
@@ -30,8 +31,8 @@ func (t *Tool) Call(ctx context.Context, call Call) (res Result) {
 	}()
 	defer func() {
 		if r := recover(); r != nil {
-			res.Status, res.Result = StatusError, nil
-			res.Error = errorf(CodeToolFailed, "tool %s panicked: %v", t.Name, r)
+			res.Status, res.Result = toolspec.StatusError, nil
+			res.Error = errorf(toolspec.CodeToolFailed, "tool %s panicked: %v", t.Name, r)
 		}
 		res.ExecutionTime = time.Since(start).Milliseconds()
 		t.m.log.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", t.Name),
@@ -39,13 +40,13 @@ func (t *Tool) Call(ctx context.Context, call Call) (res Result) {
 			slog.Int64("ms", res.ExecutionTime))
 	}()
 	if err := t.Validate(call.Parameters); err != nil {
-		return failed(res, StatusError, errorf(CodeInvalidParameters, "%s", err.Error()))
+		return failed(res, toolspec.StatusError, errorf(toolspec.CodeInvalidParameters, "%s", err.Error()))
 	}
 	if call.Parameters == nil {
 		call.Parameters = map[string]any{}
 	}
 	if ctx.Err() != nil {
-		return failed(res, StatusError, errorf(CodeCanceled, "call canceled before it started: %v", context.Cause(ctx)))
+		return failed(res, toolspec.StatusError, errorf(toolspec.CodeCanceled, "call canceled before it started: %v", context.Cause(ctx)))
 	}
 	runCtx, cancel := context.WithTimeoutCause(ctx, t.Timeout, errToolTimeout)
 	defer cancel()
@@ -53,7 +54,7 @@ func (t *Tool) Call(ctx context.Context, call Call) (res Result) {
 	defer t.end()
 	v, err := t.rt.Run(runCtx, t, call)
 	if err == nil {
-		res.Status, res.Result = StatusSuccess, v
+		res.Status, res.Result = toolspec.StatusSuccess, v
 		return res
 	}
 	return t.shapeError(ctx, runCtx, res, err)
@@ -61,22 +62,22 @@ func (t *Tool) Call(ctx context.Context, call Call) (res Result) {
 
 // shapeError classifies a runtime error: the caller's cancellation, the
 // tool's own deadline, a coded *ResultError, or TOOL_FAILED.
-func (t *Tool) shapeError(ctx, runCtx context.Context, res Result, err error) Result {
+func (t *Tool) shapeError(ctx, runCtx context.Context, res toolspec.Result, err error) toolspec.Result {
 	switch {
 	case ctx.Err() != nil:
-		return failed(res, StatusError, errorf(CodeCanceled, "call canceled: %v", context.Cause(ctx)))
+		return failed(res, toolspec.StatusError, errorf(toolspec.CodeCanceled, "call canceled: %v", context.Cause(ctx)))
 	case errors.Is(context.Cause(runCtx), errToolTimeout):
-		return failed(res, StatusTimeout, errorf(CodeTimeout, "tool %s timed out after %s", t.Name, t.Timeout))
+		return failed(res, toolspec.StatusTimeout, errorf(toolspec.CodeTimeout, "tool %s timed out after %s", t.Name, t.Timeout))
 	}
-	var re *ResultError
+	var re *toolspec.ResultError
 	if errors.As(err, &re) {
-		return failed(res, StatusError, &ResultError{Code: re.Code, Message: re.Message})
+		return failed(res, toolspec.StatusError, &toolspec.ResultError{Code: re.Code, Message: re.Message})
 	}
-	return failed(res, StatusError, &ResultError{Code: CodeToolFailed, Message: err.Error()})
+	return failed(res, toolspec.StatusError, &toolspec.ResultError{Code: toolspec.CodeToolFailed, Message: err.Error()})
 }
 
 // failed sets res to a failure.
-func failed(res Result, status string, e *ResultError) Result {
+func failed(res toolspec.Result, status string, e *toolspec.ResultError) toolspec.Result {
 	res.Status, res.Result, res.Error = status, nil, e
 	return res
 }

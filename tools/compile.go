@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // nameRE is what model APIs accept as a function name.
@@ -67,10 +69,10 @@ func cloneSpec(s Spec) Spec {
 // applyDefaults fills the fields whose zero value means a default.
 func (t *Tool) applyDefaults() {
 	t.Runtime = strings.ToLower(strings.TrimSpace(t.Runtime))
-	t.PermissionLevel = strings.ToUpper(or(t.PermissionLevel, PermissionAuto))
+	t.PermissionLevel = strings.ToUpper(or(t.PermissionLevel, toolspec.PermissionAuto))
 	t.FallbackBehavior = strings.ToUpper(t.FallbackBehavior)
 	if t.Runtime == "frontend" && t.FallbackBehavior == "" {
-		t.FallbackBehavior = FallbackAbort
+		t.FallbackBehavior = toolspec.FallbackAbort
 	}
 	t.Command = or(t.Command, t.Name)
 	if t.Runtime == "mcp" {
@@ -125,13 +127,13 @@ func (t *Tool) checkRuntime() ([]string, error) {
 // checkPolicy checks the permission level, the fallback and the export flag.
 func (t *Tool) checkPolicy() ([]string, error) {
 	var warns []string
-	if t.PermissionLevel != PermissionAuto && t.PermissionLevel != PermissionUserConsent {
-		return nil, fmt.Errorf("permissionLevel %q: must be %s or %s", t.PermissionLevel, PermissionAuto, PermissionUserConsent)
+	if t.PermissionLevel != toolspec.PermissionAuto && t.PermissionLevel != toolspec.PermissionUserConsent {
+		return nil, fmt.Errorf("permissionLevel %q: must be %s or %s", t.PermissionLevel, toolspec.PermissionAuto, toolspec.PermissionUserConsent)
 	}
 	switch t.FallbackBehavior {
-	case "", FallbackAbort, FallbackSkip, FallbackUseAlternative:
+	case "", toolspec.FallbackAbort, toolspec.FallbackSkip, toolspec.FallbackUseAlternative:
 	default:
-		return nil, fmt.Errorf("fallbackBehavior %q: must be %s, %s or %s", t.FallbackBehavior, FallbackAbort, FallbackSkip, FallbackUseAlternative)
+		return nil, fmt.Errorf("fallbackBehavior %q: must be %s, %s or %s", t.FallbackBehavior, toolspec.FallbackAbort, toolspec.FallbackSkip, toolspec.FallbackUseAlternative)
 	}
 	if t.FallbackBehavior != "" && t.Runtime != "frontend" {
 		warns = append(warns, "fallbackBehavior applies to frontend tools only; ignored")
@@ -139,10 +141,10 @@ func (t *Tool) checkPolicy() ([]string, error) {
 	if t.Export && t.Runtime == "frontend" {
 		return warns, fmt.Errorf("export: a frontend tool runs in the IDE and cannot be offered to MCP clients")
 	}
-	if t.Export && t.PermissionLevel == PermissionUserConsent {
+	if t.Export && t.PermissionLevel == toolspec.PermissionUserConsent {
 		warns = append(warns, "export: a USER_CONSENT tool is not offered to MCP clients (there is no user to ask); ignored")
 	}
-	if t.Unattended && (t.PermissionLevel == PermissionUserConsent || t.Runtime == "frontend" || !t.Export) {
+	if t.Unattended && (t.PermissionLevel == toolspec.PermissionUserConsent || t.Runtime == "frontend" || !t.Export) {
 		warns = append(warns, "unattended: only an exported AUTO tool that is not a frontend tool runs from a schedule made over the API; ignored")
 	}
 	return warns, nil

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 func TestCompileErrors(t *testing.T) {
@@ -67,7 +69,7 @@ func TestCompileDefaults(t *testing.T) {
 		t.Errorf("warnings %q", warns)
 	}
 	if tool.Timeout != DefaultTimeout || tool.MaxOutputBytes != DefaultMaxOutputBytes || tool.MemoryMiB != DefaultMemoryMiB ||
-		tool.PermissionLevel != PermissionAuto || tool.Command != "t" || tool.FallbackBehavior != FallbackSkip || tool.NeedsConsent() {
+		tool.PermissionLevel != toolspec.PermissionAuto || tool.Command != "t" || tool.FallbackBehavior != toolspec.FallbackSkip || tool.NeedsConsent() {
 		t.Errorf("defaults not applied: %+v", tool.Spec)
 	}
 	if !strings.HasPrefix(tool.BaseDir, "/") {
@@ -92,7 +94,7 @@ func TestCompileUnattendedWarning(t *testing.T) {
 	}{
 		{Spec{Name: "t", Description: "d", Runtime: "frontend", Unattended: true}, true},
 		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Unattended: true}, true},
-		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true, Unattended: true, PermissionLevel: PermissionUserConsent}, true},
+		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true, Unattended: true, PermissionLevel: toolspec.PermissionUserConsent}, true},
 		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true, Unattended: true}, false},
 	} {
 		m := NewManager(Config{Builtins: map[string]BuiltinFunc{"x": noop}})
@@ -115,9 +117,9 @@ func TestCompileExportConsentWarning(t *testing.T) {
 		spec Spec
 		warn bool
 	}{
-		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true, PermissionLevel: PermissionUserConsent}, true},
+		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true, PermissionLevel: toolspec.PermissionUserConsent}, true},
 		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", Export: true}, false},
-		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", PermissionLevel: PermissionUserConsent}, false},
+		{Spec{Name: "t", Description: "d", Runtime: "builtin", Entry: "x", PermissionLevel: toolspec.PermissionUserConsent}, false},
 	} {
 		m := NewManager(Config{Builtins: map[string]BuiltinFunc{"x": noop}})
 		_, warns, err := m.Compile(tc.spec, ".")

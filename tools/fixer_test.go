@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // fixerRunTests is the embedded example agent fixer's run_tests tool, its
@@ -52,11 +53,11 @@ func TestFixerExecAttack(t *testing.T) {
 		params func(side string) map[string]any
 		code   string
 	}{
-		{"undeclared exec", func(side string) map[string]any { return map[string]any{"exec": "touch " + side} }, CodeInvalidParameters},
-		{"undeclared toolexec", func(side string) map[string]any { return map[string]any{"toolexec": "touch " + side} }, CodeInvalidParameters},
+		{"undeclared exec", func(side string) map[string]any { return map[string]any{"exec": "touch " + side} }, toolspec.CodeInvalidParameters},
+		{"undeclared toolexec", func(side string) map[string]any { return map[string]any{"toolexec": "touch " + side} }, toolspec.CodeInvalidParameters},
 		{"undeclared beside declared", func(side string) map[string]any {
 			return map[string]any{"run": "TestX", "exec": "touch " + side}
-		}, CodeInvalidParameters},
+		}, toolspec.CodeInvalidParameters},
 		{"flag in a declared value", func(side string) map[string]any { return map[string]any{"run": "-exec=touch " + side} }, ""},
 		{"flag pair in a declared value", func(side string) map[string]any { return map[string]any{"run": "--exec touch " + side} }, ""},
 	}
@@ -68,7 +69,7 @@ func TestFixerExecAttack(t *testing.T) {
 				t.Fatalf("the injected command ran: %s exists (stat %v); result %+v", side, err, res)
 			}
 			if tc.code != "" {
-				wantError(t, res, StatusError, tc.code, "not declared by tool run_tests", "declared: run")
+				wantError(t, res, toolspec.StatusError, tc.code, "not declared by tool run_tests", "declared: run")
 			}
 		})
 	}

@@ -1,6 +1,10 @@
 package tools
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
+)
 
 // TestCouldNotRun: only a result saying the frontend tool was not executed follows its
 // fallbackBehavior; a tool that ran and failed does not.
@@ -9,35 +13,35 @@ func TestCouldNotRun(t *testing.T) {
 		status, code string
 		want         bool
 	}{
-		{StatusSuccess, "", false},
-		{StatusError, "", false},
-		{StatusError, "FILE_NOT_FOUND", false},
-		{StatusError, CodeToolFailed, false},
-		{StatusError, "OUTSIDE_WORKSPACE", false},
-		{StatusTimeout, "", true},
-		{StatusUnavailable, "", true},
-		{StatusNotSupported, "", true},
-		{StatusDeclined, "", true},
-		{StatusError, CodeUnavailable, true},
-		{StatusError, CodeNotSupported, true},
-		{StatusError, CodeDeclined, true},
-		{StatusError, CodeTimeout, true},
-		{StatusError, CodeUnknownTool, true},
+		{toolspec.StatusSuccess, "", false},
+		{toolspec.StatusError, "", false},
+		{toolspec.StatusError, "FILE_NOT_FOUND", false},
+		{toolspec.StatusError, toolspec.CodeToolFailed, false},
+		{toolspec.StatusError, "OUTSIDE_WORKSPACE", false},
+		{toolspec.StatusTimeout, "", true},
+		{toolspec.StatusUnavailable, "", true},
+		{toolspec.StatusNotSupported, "", true},
+		{toolspec.StatusDeclined, "", true},
+		{toolspec.StatusError, toolspec.CodeUnavailable, true},
+		{toolspec.StatusError, toolspec.CodeNotSupported, true},
+		{toolspec.StatusError, toolspec.CodeDeclined, true},
+		{toolspec.StatusError, toolspec.CodeTimeout, true},
+		{toolspec.StatusError, toolspec.CodeUnknownTool, true},
 	} {
-		r := Result{Status: tc.status}
+		r := toolspec.Result{Status: tc.status}
 		if tc.code != "" {
-			r.Error = &ResultError{Code: tc.code, Message: "m"}
+			r.Error = &toolspec.ResultError{Code: tc.code, Message: "m"}
 		}
-		if got := CouldNotRun(r); got != tc.want {
+		if got := toolspec.CouldNotRun(r); got != tc.want {
 			t.Errorf("CouldNotRun(%s %s) = %v, want %v", tc.status, tc.code, got, tc.want)
 		}
 	}
 	for _, s := range []string{"SUCCESS", "ERROR", "TIMEOUT", "UNAVAILABLE", "NOT_SUPPORTED", "DECLINED"} {
-		if !FrontendStatus(s) {
+		if !toolspec.FrontendStatus(s) {
 			t.Errorf("FrontendStatus(%q) = false", s)
 		}
 	}
-	if FrontendStatus("FAILED") || FrontendStatus("") {
+	if toolspec.FrontendStatus("FAILED") || toolspec.FrontendStatus("") {
 		t.Error("FrontendStatus accepts FAILED or an empty status")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 func FuzzValidate(f *testing.F) {
@@ -46,7 +48,7 @@ func FuzzNativeArgs(f *testing.F) {
 		}
 		argv, err := nativeArgv("/bin/tool", []string{"--fixed"}, command, fuzzDeclared, params)
 		if err != nil {
-			if re, ok := err.(*ResultError); !ok || re.Code != CodeInvalidParameters {
+			if re, ok := err.(*toolspec.ResultError); !ok || re.Code != toolspec.CodeInvalidParameters {
 				t.Fatalf("error %v is not INVALID_PARAMETERS", err)
 			}
 			return

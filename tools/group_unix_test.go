@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 func TestTimeoutKillsProcessGroup(t *testing.T) {
@@ -38,7 +40,7 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 			tool := mustCompile(t, NewManager(Config{}), spec, dir)
 			pidfile := filepath.Join(dir, "pids")
 			res := call(tool, map[string]any{"pidfile": pidfile})
-			wantError(t, res, StatusTimeout, CodeTimeout, "timed out after 3s")
+			wantError(t, res, toolspec.StatusTimeout, toolspec.CodeTimeout, "timed out after 3s")
 			pids := readPids(t, pidfile)
 			if len(pids) != 2 {
 				t.Fatalf("pids %v, want parent and child", pids)
@@ -56,12 +58,12 @@ func TestCancelKillsProcessGroup(t *testing.T) {
 	tool := mustCompile(t, NewManager(Config{}), spec, dir)
 	pidfile := filepath.Join(dir, "pids")
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan Result, 1)
+	done := make(chan toolspec.Result, 1)
 	go func() { done <- tool.Call(ctx, Call{ID: "c", Parameters: map[string]any{"pidfile": pidfile}}) }()
 	pids := readPids(t, pidfile)
 	cancel()
 	res := <-done
-	wantError(t, res, StatusError, CodeCanceled)
+	wantError(t, res, toolspec.StatusError, toolspec.CodeCanceled)
 	waitGone(t, pids)
 	if _, err := os.Stat(pidfile); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // helpers are the binaries built once per test binary.
@@ -93,21 +95,21 @@ func mustCompile(t testing.TB, m *Manager, spec Spec, baseDir string) *Tool {
 }
 
 // call runs tool with params under a background context.
-func call(tool *Tool, params map[string]any) Result {
+func call(tool *Tool, params map[string]any) toolspec.Result {
 	return tool.Call(context.Background(), Call{ID: "call_1", Parameters: params})
 }
 
 // wantSuccess fails the test unless res is SUCCESS.
-func wantSuccess(t testing.TB, res Result) {
+func wantSuccess(t testing.TB, res toolspec.Result) {
 	t.Helper()
-	if res.Status != StatusSuccess {
+	if res.Status != toolspec.StatusSuccess {
 		t.Fatalf("status %s, error %+v; want SUCCESS", res.Status, res.Error)
 	}
 }
 
 // wantError fails the test unless res has the status and code, with a
 // message containing each of parts.
-func wantError(t testing.TB, res Result, status, code string, parts ...string) {
+func wantError(t testing.TB, res toolspec.Result, status, code string, parts ...string) {
 	t.Helper()
 	if res.Status != status || res.Error == nil || res.Error.Code != code {
 		t.Fatalf("got status %s error %+v; want %s %s", res.Status, res.Error, status, code)

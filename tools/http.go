@@ -10,6 +10,7 @@ import (
 	"net/url"
 
 	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // maxRedirects bounds the redirects an http tool follows.
@@ -31,7 +32,7 @@ func newHTTPRuntime(m *Manager) *httpRuntime {
 			return fmt.Errorf("stopped after %d redirects", maxRedirects)
 		}
 		if !m.httpAllowed(req.URL) {
-			return errorf(CodeNotAllowed, "redirect to %s: not in the HTTP allow-list", req.URL.Redacted())
+			return errorf(toolspec.CodeNotAllowed, "redirect to %s: not in the HTTP allow-list", req.URL.Redacted())
 		}
 		return nil
 	}
@@ -57,11 +58,11 @@ func (r *httpRuntime) Check(t *Tool) ([]string, error) {
 func (r *httpRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) {
 	u, err := url.Parse(t.Entry)
 	if err != nil || !r.m.httpAllowed(u) {
-		return nil, errorf(CodeNotAllowed, "entry %s: not in the HTTP allow-list", t.Entry)
+		return nil, errorf(toolspec.CodeNotAllowed, "entry %s: not in the HTTP allow-list", t.Entry)
 	}
 	body, err := json.Marshal(call.Parameters)
 	if err != nil {
-		return nil, errorf(CodeInvalidParameters, "encoding parameters: %v", err)
+		return nil, errorf(toolspec.CodeInvalidParameters, "encoding parameters: %v", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Entry, bytes.NewReader(body))
 	if err != nil {
@@ -91,9 +92,9 @@ func transportError(ctx context.Context, u *url.URL, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	var re *ResultError
+	var re *toolspec.ResultError
 	if errors.As(err, &re) {
 		return re
 	}
-	return errorf(CodeUnavailable, "POST %s: %v", u.Redacted(), err)
+	return errorf(toolspec.CodeUnavailable, "POST %s: %v", u.Redacted(), err)
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // newHTTPTestServer serves the paths the http tool tests use.
@@ -66,16 +68,16 @@ func TestHTTPTool(t *testing.T) {
 		{"json", "/api/echo", 0, map[string]any{"contentType": "application/json", "params": map[string]any{"q": "x"}}, "", ""},
 		{"text", "/api/text", 0, "plain answer", "", ""},
 		{"redirect inside the list", "/api/hop", 0, map[string]any{"contentType": "application/json", "params": map[string]any{"q": "x"}}, "", ""},
-		{"non-2xx", "/api/fail", 0, nil, CodeToolFailed, "HTTP 502: backend exploded"},
-		{"too large", "/api/big", 50, nil, CodeOutputTooLarge, "50 bytes"},
-		{"redirect off the list", "/api/escape", 0, nil, CodeNotAllowed, "not in the HTTP allow-list"},
+		{"non-2xx", "/api/fail", 0, nil, toolspec.CodeToolFailed, "HTTP 502: backend exploded"},
+		{"too large", "/api/big", 50, nil, toolspec.CodeOutputTooLarge, "50 bytes"},
+		{"redirect off the list", "/api/escape", 0, nil, toolspec.CodeNotAllowed, "not in the HTTP allow-list"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := Spec{Name: "h", Description: "d", Runtime: "http", Entry: srv.URL + tc.path, MaxOutputBytes: tc.max, Parameters: declare("q")}
 			res := call(mustCompile(t, m, spec, t.TempDir()), map[string]any{"q": "x"})
 			if tc.code != "" {
-				wantError(t, res, StatusError, tc.code, tc.substr)
+				wantError(t, res, toolspec.StatusError, tc.code, tc.substr)
 				return
 			}
 			wantSuccess(t, res)

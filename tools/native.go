@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // argKeyRE is a parameter name that can become a --flag without being
@@ -52,7 +54,7 @@ func (nativeRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) {
 		return nil, err
 	}
 	if !fileExists(t.entry) {
-		return nil, errorf(CodeUnavailable, "entry %s: no such file", t.entry)
+		return nil, errorf(toolspec.CodeUnavailable, "entry %s: no such file", t.entry)
 	}
 	out, err := runProcess(ctx, procSpec{
 		path: t.entry, args: argv, dir: t.dir, workdir: t.workdir, env: t.Environ(), maxOut: t.MaxOutputBytes,
@@ -114,7 +116,7 @@ func nativeArgv(entry string, args []string, command string, declared []string, 
 	argv = append(argv, command)
 	for k := range params {
 		if _, ok := slices.BinarySearch(declared, k); !ok || !argKeyRE.MatchString(k) {
-			return nil, errorf(CodeInvalidParameters, "parameter %q: not declared; it cannot become a command-line flag", k)
+			return nil, errorf(toolspec.CodeInvalidParameters, "parameter %q: not declared; it cannot become a command-line flag", k)
 		}
 	}
 	for _, k := range declared {
@@ -129,7 +131,7 @@ func nativeArgv(entry string, args []string, command string, declared []string, 
 		for _, v := range vals {
 			s, err := argValue(v)
 			if err != nil {
-				return nil, errorf(CodeInvalidParameters, "parameter %q: %v", k, err)
+				return nil, errorf(toolspec.CodeInvalidParameters, "parameter %q: %v", k, err)
 			}
 			argv = append(argv, "--"+k+"="+s)
 		}

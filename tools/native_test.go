@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // nativeSpec is a native tool running the test binary with command cmd.
@@ -16,7 +18,7 @@ func nativeSpec(t testing.TB, cmd string) Spec {
 
 // decodeText decodes a text result that holds JSON: native tools return
 // their stdout as text.
-func decodeText(t testing.TB, res Result) any {
+func decodeText(t testing.TB, res toolspec.Result) any {
 	t.Helper()
 	s, ok := res.Result.(string)
 	if !ok {
@@ -73,7 +75,7 @@ func TestNativeFailureCarriesStderr(t *testing.T) {
 	t.Parallel()
 	tool := mustCompile(t, NewManager(Config{}), nativeSpec(t, "fail"), t.TempDir())
 	res := call(tool, nil)
-	wantError(t, res, StatusError, CodeToolFailed, "exit status 3", "something broke")
+	wantError(t, res, toolspec.StatusError, toolspec.CodeToolFailed, "exit status 3", "something broke")
 }
 
 func TestNativeOutputCap(t *testing.T) {
@@ -147,7 +149,7 @@ func TestInvalidParametersRunNothing(t *testing.T) {
 	}
 	tool := mustCompile(t, NewManager(Config{}), spec, t.TempDir())
 	res := call(tool, map[string]any{"path": side, "count": "three"})
-	wantError(t, res, StatusError, CodeInvalidParameters, `"count"`, "want integer")
+	wantError(t, res, toolspec.StatusError, toolspec.CodeInvalidParameters, `"count"`, "want integer")
 	if _, err := os.Stat(side); !os.IsNotExist(err) {
 		t.Fatalf("the tool ran despite invalid parameters (stat: %v)", err)
 	}
@@ -172,10 +174,10 @@ func TestNativeBadParameterNames(t *testing.T) {
 	tool := mustCompile(t, m, spec, t.TempDir())
 	for _, key := range []string{"--x", "a=b", "", "-", "a b", "exec"} {
 		res := call(tool, map[string]any{key: "v"})
-		wantError(t, res, StatusError, CodeInvalidParameters, "not declared")
+		wantError(t, res, toolspec.StatusError, toolspec.CodeInvalidParameters, "not declared")
 	}
 	res := call(tool, map[string]any{"k": "a\x00b"})
-	wantError(t, res, StatusError, CodeInvalidParameters, "NUL")
+	wantError(t, res, toolspec.StatusError, toolspec.CodeInvalidParameters, "NUL")
 }
 
 // TestNativeOpenSchemaRefused: a native tool's schema may not admit
@@ -228,7 +230,7 @@ func TestNativeExecFlagNeverReachesTool(t *testing.T) {
 			t.Fatalf("params %v: the file was written (stat: %v); result %+v", p, err, res)
 		}
 		if _, undeclared := p["path"]; undeclared {
-			wantError(t, res, StatusError, CodeInvalidParameters, `"path"`, "not declared")
+			wantError(t, res, toolspec.StatusError, toolspec.CodeInvalidParameters, `"path"`, "not declared")
 		}
 	}
 }
@@ -240,7 +242,7 @@ func TestNativeMissingEntry(t *testing.T) {
 	if err != nil || len(warns) != 1 || !strings.Contains(warns[0], "no such file") {
 		t.Fatalf("Compile: warnings %v, err %v; want one missing-entry warning", warns, err)
 	}
-	wantError(t, call(tool, nil), StatusError, CodeUnavailable, "no such file")
+	wantError(t, call(tool, nil), toolspec.StatusError, toolspec.CodeUnavailable, "no such file")
 }
 
 func TestStdoutTail(t *testing.T) {

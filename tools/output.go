@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentgw/agentgw/internal/runes"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // jsonOrText decodes b as one JSON value; output that is not JSON is the
@@ -26,7 +27,7 @@ func jsonOrText(b []byte) any {
 // cannot be used.
 func jsonResult(b []byte, cut bool, max int) (any, error) {
 	if cut {
-		return nil, errorf(CodeOutputTooLarge, "output exceeded %d bytes (maxOutputBytes)", max)
+		return nil, errorf(toolspec.CodeOutputTooLarge, "output exceeded %d bytes (maxOutputBytes)", max)
 	}
 	return jsonOrText(b), nil
 }

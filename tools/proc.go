@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // drainGrace is how long output pipes may stay open after the process
@@ -44,7 +46,7 @@ func runProcess(ctx context.Context, ps procSpec) (procOutput, error) {
 	var out procOutput
 	dir, wd, err := ps.startDir()
 	if err != nil {
-		return out, errorf(CodeUnavailable, "workdir: %v", err)
+		return out, errorf(toolspec.CodeUnavailable, "workdir: %v", err)
 	}
 	p, err := openPipes()
 	if err != nil {
@@ -61,7 +63,7 @@ func runProcess(ctx context.Context, ps procSpec) (procOutput, error) {
 	p.closeChildEnds()
 	if startErr != nil {
 		p.closeAll()
-		return out, errorf(CodeUnavailable, "starting %s: %v", ps.path, startErr)
+		return out, errorf(toolspec.CodeUnavailable, "starting %s: %v", ps.path, startErr)
 	}
 	stdout := &headBuffer{max: ps.maxOut}
 	stderr := newStderrBuffer(stderrKeep)

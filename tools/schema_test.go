@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // searchSpec is a tool with a realistic schema.
@@ -126,7 +127,7 @@ func TestValidateClosedSchemas(t *testing.T) {
 			}
 			res := call(tool, tc.params)
 			if tc.want != "" {
-				wantError(t, res, StatusError, CodeInvalidParameters, tc.want)
+				wantError(t, res, toolspec.StatusError, toolspec.CodeInvalidParameters, tc.want)
 			}
 		})
 	}
@@ -171,16 +172,16 @@ func TestFunctionDefGolden(t *testing.T) {
 func TestResultJSONShape(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		res  Result
+		res  toolspec.Result
 		want string
 	}{
-		{Result{CallID: "call_123456", Status: StatusSuccess, Result: map[string]any{"value": 14, "unit": "meters"}, ExecutionTime: 123},
+		{toolspec.Result{CallID: "call_123456", Status: toolspec.StatusSuccess, Result: map[string]any{"value": 14, "unit": "meters"}, ExecutionTime: 123},
 			`{"callId":"call_123456","status":"SUCCESS","result":{"unit":"meters","value":14},"executionTime":123}`},
-		{Result{CallID: "c2", Status: StatusError, Error: &ResultError{Code: CodeToolFailed, Message: "exit status 3: boom"}},
+		{toolspec.Result{CallID: "c2", Status: toolspec.StatusError, Error: &toolspec.ResultError{Code: toolspec.CodeToolFailed, Message: "exit status 3: boom"}},
 			`{"callId":"c2","status":"ERROR","error":{"code":"TOOL_FAILED","message":"exit status 3: boom"},"executionTime":0}`},
-		{Result{CallID: "c3", Status: StatusTimeout, Error: &ResultError{Code: CodeTimeout, Message: "tool x timed out after 30s"}, ExecutionTime: 30001},
+		{toolspec.Result{CallID: "c3", Status: toolspec.StatusTimeout, Error: &toolspec.ResultError{Code: toolspec.CodeTimeout, Message: "tool x timed out after 30s"}, ExecutionTime: 30001},
 			`{"callId":"c3","status":"TIMEOUT","error":{"code":"TIMEOUT","message":"tool x timed out after 30s"},"executionTime":30001}`},
-		{Result{CallID: "c4", Status: StatusSuccess, Result: ""},
+		{toolspec.Result{CallID: "c4", Status: toolspec.StatusSuccess, Result: ""},
 			`{"callId":"c4","status":"SUCCESS","result":"","executionTime":0}`},
 	}
 	for _, tc := range tests {

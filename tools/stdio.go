@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // stdioRuntime runs scripts by an interpreter: {"command","parameters"} as
@@ -46,16 +48,16 @@ func (r *stdioRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error)
 	if interp == "" {
 		p, err := exec.LookPath(r.interp)
 		if err != nil {
-			return nil, errorf(CodeUnavailable, "interpreter %q not found", r.interp)
+			return nil, errorf(toolspec.CodeUnavailable, "interpreter %q not found", r.interp)
 		}
 		interp = p
 	}
 	if !fileExists(t.entry) {
-		return nil, errorf(CodeUnavailable, "entry %s: no such file", t.entry)
+		return nil, errorf(toolspec.CodeUnavailable, "entry %s: no such file", t.entry)
 	}
 	in, err := json.Marshal(stdinMessage{Command: t.Command, Parameters: call.Parameters})
 	if err != nil {
-		return nil, errorf(CodeInvalidParameters, "encoding parameters: %v", err)
+		return nil, errorf(toolspec.CodeInvalidParameters, "encoding parameters: %v", err)
 	}
 	out, err := runProcess(ctx, procSpec{
 		path: interp, args: append([]string{interp, t.entry}, t.Args...),

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // needInterpreter skips the test when the interpreter is not installed.
@@ -47,7 +49,7 @@ func TestStdioRuntimes(t *testing.T) {
 			})
 			t.Run("failure", func(t *testing.T) {
 				res := call(mustCompile(t, m, spec("fail"), t.TempDir()), nil)
-				wantError(t, res, StatusError, CodeToolFailed, "exit status 3", "broke")
+				wantError(t, res, toolspec.StatusError, toolspec.CodeToolFailed, "exit status 3", "broke")
 			})
 		})
 	}
@@ -58,7 +60,7 @@ func TestStdioOutputTooLarge(t *testing.T) {
 	needInterpreter(t, "python3")
 	spec := Spec{Name: "big", Runtime: "python", Entry: scriptPath(t, "tool.py"), Command: "big", MaxOutputBytes: 64, Parameters: declare("n")}
 	tool := mustCompile(t, NewManager(Config{}), spec, t.TempDir())
-	wantError(t, call(tool, map[string]any{"n": 1000}), StatusError, CodeOutputTooLarge, "64 bytes")
+	wantError(t, call(tool, map[string]any{"n": 1000}), toolspec.StatusError, toolspec.CodeOutputTooLarge, "64 bytes")
 	res := call(tool, map[string]any{"n": 3})
 	wantSuccess(t, res)
 	if want := []any{1.0, 1.0, 1.0, 1.0}; !reflect.DeepEqual(res.Result, want) {
@@ -77,5 +79,5 @@ func TestStdioMissingInterpreter(t *testing.T) {
 	if len(warns) != 2 || !strings.Contains(warns[0], "interpreter") || !strings.Contains(warns[1], "missing.py") {
 		t.Errorf("warnings %q, want the interpreter and the script", warns)
 	}
-	wantError(t, call(tool, nil), StatusError, CodeUnavailable, "no-such-python-for-tools-test")
+	wantError(t, call(tool, nil), toolspec.StatusError, toolspec.CodeUnavailable, "no-such-python-for-tools-test")
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Tool is a compiled tool: its schema compiled, its workdir, entry and
@@ -39,8 +41,11 @@ type Tool struct {
 	closed bool // Close was called: the last call out releases the tool
 }
 
+// ToolSpec is the tool as its operator wrote it (stepkind.Tool).
+func (t *Tool) ToolSpec() *toolspec.Spec { return &t.Spec }
+
 // NeedsConsent reports whether the user must agree before each call.
-func (t *Tool) NeedsConsent() bool { return t.PermissionLevel == PermissionUserConsent }
+func (t *Tool) NeedsConsent() bool { return t.PermissionLevel == toolspec.PermissionUserConsent }
 
 // FunctionDef returns the tool as model APIs take it:
 // {"type":"function","function":{"name","description","parameters"}}.

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // countingRuntime wraps a registered runtime and counts the calls that
@@ -69,7 +71,7 @@ func TestUndeclaredRefusedEveryRuntime(t *testing.T) {
 			for _, params := range []map[string]any{
 				{"exec": "id"}, {"a": 1.0, "toolexec": "id"}, {"a": 1.0, "--vettool": "/bin/sh"},
 			} {
-				wantError(t, call(tool, params), StatusError, CodeInvalidParameters, "not declared by tool "+spec.Name)
+				wantError(t, call(tool, params), toolspec.StatusError, toolspec.CodeInvalidParameters, "not declared by tool "+spec.Name)
 			}
 			if n := counting.runs.Load(); n != 0 || hits.Load() != before {
 				t.Fatalf("the runtime was reached %d times (server hits %d)", n, hits.Load()-before)

@@ -14,6 +14,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 const (
@@ -73,11 +75,11 @@ func (r wasmRuntime) Run(ctx context.Context, t *Tool, call Call) (any, error) {
 	}
 	in, err := json.Marshal(stdinMessage{Command: t.Command, Parameters: call.Parameters})
 	if err != nil {
-		return nil, errorf(CodeInvalidParameters, "encoding parameters: %v", err)
+		return nil, errorf(toolspec.CodeInvalidParameters, "encoding parameters: %v", err)
 	}
 	roots, err := t.openMounts()
 	if err != nil {
-		return nil, errorf(CodeUnavailable, "%v", err)
+		return nil, errorf(toolspec.CodeUnavailable, "%v", err)
 	}
 	defer closeRoots(roots)
 	stdout := &headBuffer{max: t.MaxOutputBytes}

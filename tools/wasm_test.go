@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/internal/syncbuf"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // wasmEnv shares one manager, and so one compilation cache, among the wasm
@@ -67,7 +68,7 @@ func TestWasmResults(t *testing.T) {
 		t.Errorf("text result %q", res.Result)
 	}
 	res = call(mustCompile(t, wasmManager(), wasmSpec(t, "fail"), t.TempDir()), nil)
-	wantError(t, res, StatusError, CodeToolFailed, "exit code 3", "wasm broke")
+	wantError(t, res, toolspec.StatusError, toolspec.CodeToolFailed, "exit code 3", "wasm broke")
 }
 
 func TestWasmMemoryLimit(t *testing.T) {
@@ -86,7 +87,7 @@ func TestWasmMemoryLimit(t *testing.T) {
 			wantSuccess(t, res)
 			continue
 		}
-		wantError(t, res, StatusError, CodeToolFailed, "exit code 2", "out of memory")
+		wantError(t, res, toolspec.StatusError, toolspec.CodeToolFailed, "exit code 2", "out of memory")
 	}
 }
 
@@ -95,7 +96,7 @@ func TestWasmTimeout(t *testing.T) {
 	spec := wasmSpec(t, "loop")
 	spec.Timeout = 500 * time.Millisecond
 	tool := mustCompile(t, wasmManager(), spec, t.TempDir())
-	wantError(t, call(tool, nil), StatusTimeout, CodeTimeout, "timed out")
+	wantError(t, call(tool, nil), toolspec.StatusTimeout, toolspec.CodeTimeout, "timed out")
 }
 
 func TestWasmOutputTooLarge(t *testing.T) {
@@ -103,7 +104,7 @@ func TestWasmOutputTooLarge(t *testing.T) {
 	spec := wasmSpec(t, "big")
 	spec.MaxOutputBytes = 10
 	tool := mustCompile(t, wasmManager(), spec, t.TempDir())
-	wantError(t, call(tool, map[string]any{"n": 11}), StatusError, CodeOutputTooLarge, "10 bytes")
+	wantError(t, call(tool, map[string]any{"n": 11}), toolspec.StatusError, toolspec.CodeOutputTooLarge, "10 bytes")
 	res := call(tool, map[string]any{"n": 10})
 	wantSuccess(t, res)
 	if res.Result != "xxxxxxxxxx" {
@@ -136,7 +137,7 @@ func TestWasmMounts(t *testing.T) {
 			tool := mustCompile(t, wasmManager(), spec, hostDir)
 			res := call(tool, map[string]any{"path": tc.path})
 			if tc.want == "" {
-				wantError(t, res, StatusError, CodeToolFailed, "reading")
+				wantError(t, res, toolspec.StatusError, toolspec.CodeToolFailed, "reading")
 				return
 			}
 			wantSuccess(t, res)
@@ -178,7 +179,7 @@ func TestWasmCloseWaitsForCalls(t *testing.T) {
 	if !tool.wasm.loaded() {
 		t.Fatal("Compile did not load the module")
 	}
-	done := make(chan Result, 1)
+	done := make(chan toolspec.Result, 1)
 	go func() { done <- call(tool, map[string]any{"ms": 1000}) }()
 	for deadline := time.Now().Add(10 * time.Second); tool.inFlight() == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -273,11 +274,11 @@ func TestWasmMountSwappedAfterLoad(t *testing.T) {
 				}
 			}
 			res := call(tool, map[string]any{"path": "/data/which.txt"})
-			if res.Status == StatusSuccess && res.Result.(map[string]any)["content"] == "outside" {
+			if res.Status == toolspec.StatusSuccess && res.Result.(map[string]any)["content"] == "outside" {
 				t.Fatal("the module read outside the root")
 			}
 			if tc.want == "" {
-				wantError(t, res, StatusError, CodeUnavailable, tc.substr)
+				wantError(t, res, toolspec.StatusError, toolspec.CodeUnavailable, tc.substr)
 				return
 			}
 			wantSuccess(t, res)
@@ -333,7 +334,7 @@ func TestWasmMountSymlinks(t *testing.T) {
 		t.Run(tc.link, func(t *testing.T) {
 			res := call(tool, map[string]any{"path": "/data/" + tc.link})
 			if tc.want == "" {
-				wantError(t, res, StatusError, CodeToolFailed, "reading")
+				wantError(t, res, toolspec.StatusError, toolspec.CodeToolFailed, "reading")
 				return
 			}
 			wantSuccess(t, res)

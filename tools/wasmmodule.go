@@ -11,6 +11,8 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // mount is a host directory granted read-only to a wasm module: opened
@@ -39,7 +41,7 @@ func (w *wasmModule) get(t *Tool, m *Manager) (wazero.Runtime, wazero.CompiledMo
 	}
 	bin, err := os.ReadFile(t.entry)
 	if err != nil {
-		return nil, nil, errorf(CodeUnavailable, "reading module: %v", err)
+		return nil, nil, errorf(toolspec.CodeUnavailable, "reading module: %v", err)
 	}
 	ctx := context.Background()
 	cfg := wazero.NewRuntimeConfig().
@@ -56,7 +58,7 @@ func (w *wasmModule) get(t *Tool, m *Manager) (wazero.Runtime, wazero.CompiledMo
 	m.compileMu.Unlock()
 	if err != nil {
 		_ = rt.Close(ctx)
-		return nil, nil, errorf(CodeUnavailable, "compiling: %v", err)
+		return nil, nil, errorf(toolspec.CodeUnavailable, "compiling: %v", err)
 	}
 	w.rt, w.compiled = rt, compiled
 	return rt, compiled, nil

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 func TestWorkdirConfinement(t *testing.T) {
@@ -172,11 +174,11 @@ func TestWorkdirSwappedAfterLoad(t *testing.T) {
 			tool := mustCompile(t, m, spec, root)
 			swapDir(t, filepath.Join(root, "wd"), tc.swap(root, outside))
 			res := call(tool, nil)
-			if res.Status == StatusSuccess && res.Result == outside {
+			if res.Status == toolspec.StatusSuccess && res.Result == outside {
 				t.Fatalf("the tool ran outside the root, in %s", outside)
 			}
 			if tc.want == "" {
-				wantError(t, res, StatusError, CodeUnavailable, tc.substr)
+				wantError(t, res, toolspec.StatusError, toolspec.CodeUnavailable, tc.substr)
 				return
 			}
 			wantSuccess(t, res)

@@ -18,8 +18,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentgw/agentgw/agent"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/suggest"
 )
 
 // Root names the definition in the field paths of refusals.
@@ -34,7 +36,7 @@ const Root = "agentDefinition"
 // it is allowed, for the platform's copy of a definition names the gateway
 // that serves it; the endpoint is dropped all the same (Sanitize) and
 // never reached. A document that does not parse is left to the decoder.
-func Check(raw []byte, self string) *agent.Error {
+func Check(raw []byte, self string) *apierr.Error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil
@@ -44,7 +46,7 @@ func Check(raw []byte, self string) *agent.Error {
 }
 
 // rule checks the value n of the field at path.
-type rule func(c *checker, n *yaml.Node, path string) *agent.Error
+type rule func(c *checker, n *yaml.Node, path string) *apierr.Error
 
 // keys are the keys a mapping may hold, each with its rule, and those it
 // may not, each with why (a refusal that says more than "unknown").
@@ -114,18 +116,18 @@ var handlerKeys = []string{"onAccept", "onDismiss", "onExpand", "onClick"}
 
 // free allows any value: a scalar the decoder checks, or a value of free
 // shape (model parameters, resolver options) that names no target.
-func free(*checker, *yaml.Node, string) *agent.Error { return nil }
+func free(*checker, *yaml.Node, string) *apierr.Error { return nil }
 
 // mappingOf checks a mapping's keys against ks.
 func mappingOf(ks keys) rule {
-	return func(c *checker, n *yaml.Node, path string) *agent.Error {
+	return func(c *checker, n *yaml.Node, path string) *apierr.Error {
 		return c.mapping(n, path, ks)
 	}
 }
 
 // listOf checks each item of a list with item.
 func listOf(item rule) rule {
-	return func(c *checker, n *yaml.Node, path string) *agent.Error {
+	return func(c *checker, n *yaml.Node, path string) *apierr.Error {
 		n = resolve(n)
 		if n == nil || n.Kind != yaml.SequenceNode {
 			return nil // not a list: the decoder says so
@@ -141,7 +143,7 @@ func listOf(item rule) rule {
 
 // mapping checks the keys of n, a mapping, against ks; a key not in ks is
 // refused. What is not a mapping is left to the decoder.
-func (c *checker) mapping(n *yaml.Node, path string, ks keys) *agent.Error {
+func (c *checker) mapping(n *yaml.Node, path string, ks keys) *apierr.Error {
 	n = resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
@@ -151,7 +153,7 @@ func (c *checker) mapping(n *yaml.Node, path string, ks keys) *agent.Error {
 		at := path + "." + key.Value
 		f, ok := ks[key.Value]
 		if !ok {
-			return notAllowed(at, "only "+listed(ks)+" are allowed here"+agent.DidYouMean(key.Value, names(ks)))
+			return notAllowed(at, "only "+listed(ks)+" are allowed here"+suggest.DidYouMean(key.Value, names(ks)))
 		}
 		if f.why != "" {
 			if isEmpty(val) {
@@ -169,7 +171,7 @@ func (c *checker) mapping(n *yaml.Node, path string, ks keys) *agent.Error {
 // service allows a service with no endpoint, or with this gateway's own
 // (the platform's copy of a definition names the gateway serving it). A
 // tokenEnv would name the gateway's environment: refused.
-func service(c *checker, n *yaml.Node, path string) *agent.Error {
+func service(c *checker, n *yaml.Node, path string) *apierr.Error {
 	n = resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
@@ -195,7 +197,7 @@ func service(c *checker, n *yaml.Node, path string) *agent.Error {
 // action checks one action of a command: its handlers may name a command
 // of the same definition, never inline steps. Its other keys are the
 // action's wire shape, all templates.
-func action(c *checker, n *yaml.Node, path string) *agent.Error {
+func action(c *checker, n *yaml.Node, path string) *apierr.Error {
 	n = resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
@@ -219,8 +221,8 @@ func action(c *checker, n *yaml.Node, path string) *agent.Error {
 }
 
 // notAllowed is the refusal of the field at path.
-func notAllowed(path, why string) *agent.Error {
-	return agent.Errorf(agent.CodeDefinitionNotAllowed, "%s: not allowed in a request-carried definition: %s", path, why)
+func notAllowed(path, why string) *apierr.Error {
+	return apierr.Errorf(apierr.CodeDefinitionNotAllowed, "%s: not allowed in a request-carried definition: %s", path, why)
 }
 
 // SameGateway reports whether endpoint names the gateway at self: the same

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 const self = "http://127.0.0.1:18080"
@@ -58,7 +59,7 @@ func TestCheck(t *testing.T) {
 			}
 			continue
 		}
-		if err == nil || err.Code != agent.CodeDefinitionNotAllowed || err.Status != 422 {
+		if err == nil || err.Code != apierr.CodeDefinitionNotAllowed || err.Status != 422 {
 			t.Errorf("%s: got %v, want DEFINITION_NOT_ALLOWED", tc.name, err)
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/suggest"
 )
 
 // compiledAction is an action spec with the handlers of its feedback.
@@ -94,7 +96,7 @@ func (c *compiler) compileHandler(where string, ca *compiledAction, e agent.Entr
 	key, pos := e.Key, e.KeyPos
 	if !slices.Contains(handlerKeys[ca.kind], key) {
 		c.errorf(pos, "%s: unknown field %q%s (a %s action takes %s)", where, key,
-			agent.DidYouMean(key, handlerKeys[ca.kind]), ca.kind, strings.Join(handlerKeys[ca.kind], " and "))
+			suggest.DidYouMean(key, handlerKeys[ca.kind]), ca.kind, strings.Join(handlerKeys[ca.kind], " and "))
 		return
 	}
 	var h agent.Handler
@@ -110,7 +112,7 @@ func (c *compiler) compileHandler(where string, ca *compiledAction, e agent.Entr
 		name := h.Command
 		c.later(func(a *Agent) {
 			if _, ok := a.commands[name]; !ok {
-				c.errorf(pos, "%s: no command %q in this agent%s", hwhere, name, agent.DidYouMean(name, a.CommandNames()))
+				c.errorf(pos, "%s: no command %q in this agent%s", hwhere, name, suggest.DidYouMean(name, a.CommandNames()))
 			}
 		})
 	case len(h.Steps) > 0:
@@ -152,7 +154,7 @@ func (run *Run) actionClaims(step, kind, runID string) actions.Claims {
 func (run *Run) emitAction(em Emitter, ca *compiledAction, env *tmpl.Env) (*actions.Action, error) {
 	a, err := tmpl.RenderAction(ca.spec, env)
 	if err != nil {
-		return nil, agent.New(agent.CodeActionInvalid, fmt.Sprintf("action %s of command %q is invalid after rendering: %v", ca.key, run.cmd.def.Name, err)).Wrap(err)
+		return nil, apierr.New(apierr.CodeActionInvalid, fmt.Sprintf("action %s of command %q is invalid after rendering: %v", ca.key, run.cmd.def.Name, err)).Wrap(err)
 	}
 	claims := run.actionClaims(ca.key, a.Kind, run.runID())
 	if a.Tree != nil {
@@ -164,11 +166,11 @@ func (run *Run) emitAction(em Emitter, ca *compiledAction, env *tmpl.Env) (*acti
 		}
 	}
 	if a.State, err = run.cfg.Signer.Sign(claims); err != nil {
-		return nil, agent.Internal(fmt.Errorf("signing action state: %w", err))
+		return nil, apierr.Internal(fmt.Errorf("signing action state: %w", err))
 	}
 	run.actionsSent.Store(true)
 	if err := em.Action(a); err != nil {
-		return nil, agent.Canceled(err)
+		return nil, apierr.Canceled(err)
 	}
 	return a, nil
 }

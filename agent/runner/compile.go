@@ -11,6 +11,7 @@ import (
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -192,7 +193,7 @@ func compile(def *agent.Definition, diags *agent.Diagnostics, opts *LoadOptions,
 }
 
 func commandHint(a *Agent) string {
-	if c := agent.Closest(DefaultCommand, a.CommandNames()); c != "" {
+	if c := suggest.Closest(DefaultCommand, a.CommandNames()); c != "" {
 		return fmt.Sprintf(" (is %q meant to be it?)", c)
 	}
 	return ""
@@ -245,7 +246,7 @@ func (c *compiler) compileMessages(what string, mts []*agent.MessageTemplate) (s
 		switch mt.Role {
 		case "system", "user", "assistant":
 		default:
-			c.errorf(mt.Pos, "%s: role %q must be system, user or assistant%s", where, mt.Role, agent.DidYouMean(mt.Role, []string{"system", "user", "assistant"}))
+			c.errorf(mt.Pos, "%s: role %q must be system, user or assistant%s", where, mt.Role, suggest.DidYouMean(mt.Role, []string{"system", "user", "assistant"}))
 			continue
 		}
 		if mt.Template == nil || mt.Template.Src == "" {
@@ -291,7 +292,7 @@ func compileStrategy(what string, s *agent.Strategy, diags *agent.Diagnostics) [
 		seen[v.Name] = true
 		// "context" is the conversation the gateway keeps (conversation.go).
 		if !slices.Contains(known, v.Name) && v.Name != varContext {
-			diags.Add(agent.SeverityWarning, v.Pos, fmt.Sprintf("%s: unknown context variable %q%s (kept, and usable in templates)", what, v.Name, agent.DidYouMean(v.Name, known)))
+			diags.Add(agent.SeverityWarning, v.Pos, fmt.Sprintf("%s: unknown context variable %q%s (kept, and usable in templates)", what, v.Name, suggest.DidYouMean(v.Name, known)))
 		}
 		opts, warns, err := contextvars.ParseOptions(v.Name, v.ResolverOptions)
 		for _, w := range warns {

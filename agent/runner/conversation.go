@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/llm"
 )
@@ -109,7 +109,7 @@ func (r *Runner) bindConversation(run *Run) error {
 		return contexts.ProtocolError(conv.id, contexts.ErrBadID)
 	}
 	if conv.repo == nil {
-		return agent.Errorf(agent.CodeBadRequest, "this gateway keeps no conversations, so contextId %q cannot be used", conv.id).
+		return apierr.Errorf(apierr.CodeBadRequest, "this gateway keeps no conversations, so contextId %q cannot be used", conv.id).
 			Suggest("send the earlier turns as messages instead")
 	}
 	c, _, err := conv.repo.Open(bgctx(), conv.id, conv.owner)

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -22,7 +22,7 @@ type Emitter interface {
 	// Action sends a confirm or tree action.
 	Action(a *actions.Action) error
 	// Error reports a failure inside the stream.
-	Error(e *agent.Error) error
+	Error(e *apierr.Error) error
 	// ToolCall asks the IDE to run a frontend tool.
 	ToolCall(f *ToolCallFrame) error
 	// End finishes the response; it is called exactly once per run.
@@ -79,7 +79,7 @@ func (e *SSEEmitter) Action(a *actions.Action) error {
 }
 
 // Error implements Emitter.
-func (e *SSEEmitter) Error(er *agent.Error) error {
+func (e *SSEEmitter) Error(er *apierr.Error) error {
 	data, err := json.Marshal(ErrorFrame(er, e.requestID))
 	if err != nil {
 		return fmt.Errorf("encoding error frame: %w", err)
@@ -128,7 +128,7 @@ type ErrorFrameData struct {
 // ErrorFrame is the copilot_error data for e: the one place an error frame
 // is built, so that no path can leave out its suggested action (the code's
 // default when e has none, see Error.Suggestion) or its source.
-func ErrorFrame(e *agent.Error, requestID string) ErrorFrameData {
+func ErrorFrame(e *apierr.Error, requestID string) ErrorFrameData {
 	return ErrorFrameData{ErrorCode: e.Code, Message: e.Message, Recoverable: e.Recoverable,
 		SuggestedAction: e.Suggestion(), RequestID: requestID, Source: e.Origin(), UpstreamStatus: e.UpstreamStatus}
 }
@@ -139,7 +139,7 @@ type Frame struct {
 	Text     string // text, or the content of a relayed chunk
 	Raw      []byte // a relayed chunk as received
 	Action   *actions.Action
-	Error    *agent.Error
+	Error    *apierr.Error
 	ToolCall *ToolCallFrame
 }
 
@@ -169,7 +169,7 @@ func (r *Recorder) Chunk(raw []byte) error {
 func (r *Recorder) Action(a *actions.Action) error { return r.add(Frame{Kind: "action", Action: a}) }
 
 // Error implements Emitter.
-func (r *Recorder) Error(e *agent.Error) error { return r.add(Frame{Kind: "error", Error: e}) }
+func (r *Recorder) Error(e *apierr.Error) error { return r.add(Frame{Kind: "error", Error: e}) }
 
 // ToolCall implements Emitter.
 func (r *Recorder) ToolCall(f *ToolCallFrame) error {
@@ -187,7 +187,7 @@ func (r *Recorder) Frames() []Frame {
 }
 
 // Err returns the error of the first error frame, nil when there is none.
-func (r *Recorder) Err() *agent.Error {
+func (r *Recorder) Err() *apierr.Error {
 	for _, f := range r.Frames() {
 		if f.Kind == "error" {
 			return f.Error

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/sse"
@@ -22,15 +22,15 @@ import (
 // them.
 func runnerErrors() []struct {
 	name string
-	err  *agent.Error
+	err  *apierr.Error
 } {
-	upstream := func(le *llm.Error) *agent.Error { return upstreamError(le).(*agent.Error) }
-	step := func(se *steps.StepError) *agent.Error { return stepError(se) }
-	plan := planError(context.Background(), fmt.Errorf("running plan: %w after 2s", steps.ErrPlanTimeout)).(*agent.Error)
-	toolFailed := &agent.Error{Code: agent.CodeToolFailed, Status: 500, Source: agent.SourceServer, Message: `tool "grep": TOOL_FAILED: exit status 2`}
+	upstream := func(le *llm.Error) *apierr.Error { return upstreamError(le).(*apierr.Error) }
+	step := func(se *steps.StepError) *apierr.Error { return stepError(se) }
+	plan := planError(context.Background(), fmt.Errorf("running plan: %w after 2s", steps.ErrPlanTimeout)).(*apierr.Error)
+	toolFailed := &apierr.Error{Code: apierr.CodeToolFailed, Status: 500, Source: apierr.SourceServer, Message: `tool "grep": TOOL_FAILED: exit status 2`}
 	return []struct {
 		name string
-		err  *agent.Error
+		err  *apierr.Error
 	}{
 		{"UPSTREAM_ERROR status 500", upstream(&llm.Error{Kind: llm.KindStatus, Status: 500, Message: "the engine broke"})},
 		{"UPSTREAM_ERROR status 429", upstream(&llm.Error{Kind: llm.KindStatus, Status: 429, Message: "Rate limit reached"})},
@@ -39,7 +39,7 @@ func runnerErrors() []struct {
 		{"UPSTREAM_TIMEOUT", upstream(&llm.Error{Kind: llm.KindTimeout, Message: "no first byte within 30s"})},
 		{"UPSTREAM_UNAVAILABLE", upstream(&llm.Error{Kind: llm.KindUnavailable, Message: "cannot connect"})},
 		{"UPSTREAM_NOT_CONFIGURED", notConfigured("default")},
-		{"TEMPLATE_ERROR", tmpl.RenderError(errors.New(`template: x:1: function "nope" not defined`)).(*agent.Error)},
+		{"TEMPLATE_ERROR", tmpl.RenderError(errors.New(`template: x:1: function "nope" not defined`)).(*apierr.Error)},
 		{"STEP_FAILED", step(&steps.StepError{ID: "fetch", Status: steps.Failed, Err: errors.New("boom")})},
 		{"TOOL_FAILED of a failed tool step", step(&steps.StepError{ID: "grep", Status: steps.Failed, Err: toolFailed})},
 		{"STEP_TIMEOUT of a tool step", step(&steps.StepError{ID: "grep", Status: steps.Timeout, Err: toolFailed})},
@@ -47,13 +47,13 @@ func runnerErrors() []struct {
 			Err: &steps.NotReadyError{Missing: []string{"with.p needs state.perms", "with.q needs state.profile"}}})},
 		{"PLAN_TIMEOUT", plan},
 		{"TOOL_FAILED", toolFailed},
-		{"TOOL_ROUNDS_EXCEEDED", &agent.Error{Code: agent.CodeToolRoundsExceeded, Status: 500, Source: agent.SourceServer,
+		{"TOOL_ROUNDS_EXCEEDED", &apierr.Error{Code: apierr.CodeToolRoundsExceeded, Status: 500, Source: apierr.SourceServer,
 			Message: "the model kept calling tools for 8 rounds without answering"}},
-		{"DECLINED", &agent.Error{Code: agent.CodeDeclined, Status: 403, Source: agent.SourceClient, Message: `the user declined to run tool "deploy"`}},
-		{"ACTION_INVALID", &agent.Error{Code: agent.CodeActionInvalid, Status: 500, Source: agent.SourceServer, Message: "a tree node's pId names no node"}},
-		{"COMMAND_EMPTY", &agent.Error{Code: agent.CodeCommandEmpty, Status: 500, Source: agent.SourceServer, Message: "nothing to answer"}},
-		{"INTERNAL", agent.Internal(errors.New("a bug"))},
-		{"a code of tomorrow, bare", &agent.Error{Code: "SOMETHING_NEW", Message: "m"}},
+		{"DECLINED", &apierr.Error{Code: apierr.CodeDeclined, Status: 403, Source: apierr.SourceClient, Message: `the user declined to run tool "deploy"`}},
+		{"ACTION_INVALID", &apierr.Error{Code: apierr.CodeActionInvalid, Status: 500, Source: apierr.SourceServer, Message: "a tree node's pId names no node"}},
+		{"COMMAND_EMPTY", &apierr.Error{Code: apierr.CodeCommandEmpty, Status: 500, Source: apierr.SourceServer, Message: "nothing to answer"}},
+		{"INTERNAL", apierr.Internal(errors.New("a bug"))},
+		{"a code of tomorrow, bare", &apierr.Error{Code: "SOMETHING_NEW", Message: "m"}},
 	}
 }
 
@@ -107,12 +107,12 @@ func TestEndChunkAfterError(t *testing.T) {
 	}{
 		{"ok", func(em *SSEEmitter) error { return em.Text("hi") }},
 		{"error", func(em *SSEEmitter) error {
-			return errors.Join(em.Text("hi"), em.Error(upstreamError(&llm.Error{Kind: llm.KindStream, Message: "broke"}).(*agent.Error)))
+			return errors.Join(em.Text("hi"), em.Error(upstreamError(&llm.Error{Kind: llm.KindStream, Message: "broke"}).(*apierr.Error)))
 		}},
 		{"upstream_model_error", func(em *SSEEmitter) error {
 			return errors.Join(
 				em.Chunk([]byte(`{"id":"up","object":"chat.completion.chunk","created":1,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"Par"},"finish_reason":null}]}`)),
-				em.Error(upstreamError(&llm.Error{Kind: llm.KindStream, Message: "The server had an error"}).(*agent.Error)))
+				em.Error(upstreamError(&llm.Error{Kind: llm.KindStream, Message: "The server had an error"}).(*apierr.Error)))
 		}},
 	}
 	for _, tt := range tests {

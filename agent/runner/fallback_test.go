@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -105,7 +105,7 @@ func TestFallbackModels(t *testing.T) {
 			if !slices.Equal(up.models, tt.models) {
 				t.Errorf("the upstream was asked for %q, want %q", up.models, tt.models)
 			}
-			if e := rec.Err(); tt.text == "" && (e == nil || e.Code != agent.CodeUpstreamError || e.UpstreamStatus != 503) {
+			if e := rec.Err(); tt.text == "" && (e == nil || e.Code != apierr.CodeUpstreamError || e.UpstreamStatus != 503) {
 				t.Errorf("error %+v, want UPSTREAM_ERROR 503", e)
 			}
 			if text := rec.Transcript(); tt.text != "" && text != tt.text {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // handleFeedback answers an action feedback request: it finds the action
@@ -15,7 +15,7 @@ func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
 	fb := run.req.Action
 	h := run.handler()
 	if h == nil {
-		return agent.Canceled(em.Text(politeAnswer(fb)))
+		return apierr.Canceled(em.Text(politeAnswer(fb)))
 	}
 	if run.debugging() {
 		run.logger().Debug("feedback", "action", run.feedback.Step, "gesture", gesture(fb))
@@ -23,8 +23,8 @@ func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
 	if h.command != "" {
 		cmd, ok := run.agent.commands[h.command]
 		if !ok {
-			return agent.New(agent.CodeCommandNotFound, fmt.Sprintf("the action's handler names command %q, which agent %q no longer has", h.command, run.agent.Name())).
-				From(agent.SourceServer) // the agent changed under its action
+			return apierr.New(apierr.CodeCommandNotFound, fmt.Sprintf("the action's handler names command %q, which agent %q no longer has", h.command, run.agent.Name())).
+				From(apierr.SourceServer) // the agent changed under its action
 		}
 		return run.sub(run.agent, cmd).execute(ctx, em)
 	}
@@ -88,6 +88,6 @@ func politeAnswer(fb *actions.Feedback) string {
 	case fb.Action == actions.KindConfirm:
 		return "Noted. This action has no follow-up configured."
 	default:
-		return fmt.Sprintf("Nothing to show for %s on node %q.", agent.Clip(fb.NodeAction), agent.Clip(fb.NodeID))
+		return fmt.Sprintf("Nothing to show for %s on node %q.", apierr.Clip(fb.NodeAction), apierr.Clip(fb.NodeID))
 	}
 }

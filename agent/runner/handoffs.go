@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/internal/suggest"
 )
 
 // Accepted is a type of hand-off message an agent accepts: the command
@@ -52,7 +53,7 @@ func (c *compiler) compileHandoffs(a *Agent) map[handoff.Type]*Accepted {
 		}
 		t := handoff.Type(hd.Type)
 		if !t.Valid() {
-			c.errorf(hd.Pos, "handoffs: %q is not a hand-off type%s (one of %s)", hd.Type, agent.DidYouMean(hd.Type, names), strings.Join(names, ", "))
+			c.errorf(hd.Pos, "handoffs: %q is not a hand-off type%s (one of %s)", hd.Type, suggest.DidYouMean(hd.Type, names), strings.Join(names, ", "))
 			continue
 		}
 		if _, dup := out[t]; dup {
@@ -61,7 +62,7 @@ func (c *compiler) compileHandoffs(a *Agent) map[handoff.Type]*Accepted {
 		}
 		cmd := firstNonEmpty(hd.Command, DefaultCommand)
 		if _, ok := a.commands[cmd]; !ok {
-			c.errorf(hd.Pos, "handoffs: %s runs command %q, which agent %q does not have%s", t, cmd, c.def.Name, agent.DidYouMean(cmd, a.CommandNames()))
+			c.errorf(hd.Pos, "handoffs: %s runs command %q, which agent %q does not have%s", t, cmd, c.def.Name, suggest.DidYouMean(cmd, a.CommandNames()))
 			continue
 		}
 		v, err := handoffValidator(t, hd.Schema)

@@ -8,6 +8,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/steps"
@@ -110,13 +111,23 @@ func (sc *stepCompiler) String(where, s string, pos agent.Position) *tmpl.Value 
 }
 
 // Tools implements stepkind.Compiler.
-func (sc *stepCompiler) Tools(where string, pos agent.Position, names []string) map[string]*tools.Tool {
-	return sc.c.resolveTools(where, pos, names)
+func (sc *stepCompiler) Tools(where string, pos agent.Position, names []string) map[string]stepkind.Tool {
+	ts := sc.c.resolveTools(where, pos, names)
+	if ts == nil {
+		return nil
+	}
+	out := make(map[string]stepkind.Tool, len(ts))
+	for name, t := range ts {
+		out[name] = t
+	}
+	return out
 }
 
 // NoPause implements stepkind.Compiler.
-func (sc *stepCompiler) NoPause(where string, pos agent.Position, ts map[string]*tools.Tool) {
-	sc.c.noPause(where, pos, ts)
+func (sc *stepCompiler) NoPause(where string, pos agent.Position, ts map[string]stepkind.Tool) {
+	for _, name := range sortedKeys(ts) {
+		sc.c.noPauseTool(where, pos, name, ts[name])
+	}
 }
 
 // CanPause implements stepkind.Compiler: a command's own plan can pause
@@ -165,7 +176,7 @@ func (sr *stepRun) Approval() stepkind.Approval { return sr.run.approval(sr.step
 // Text implements stepkind.Run.
 func (sr *stepRun) Text(s string) error {
 	if err := sr.em.Text(s); err != nil {
-		return agent.Canceled(err)
+		return apierr.Canceled(err)
 	}
 	return nil
 }
@@ -197,6 +208,6 @@ func (sr *stepRun) Header() http.Header { return sr.run.req.Header }
 func (sr *stepRun) Conversation() (id, owner string) { return sr.run.conversation() }
 
 // AskConsent implements stepkind.Run.
-func (sr *stepRun) AskConsent(t *tools.Tool, args string) error {
-	return sr.run.waitForConsent(sr.step.def.ID, consentQuestion(t, llm.ToolCall{Name: t.Name, Arguments: args}))
+func (sr *stepRun) AskConsent(t stepkind.Tool, args string) error {
+	return sr.run.waitForConsent(sr.step.def.ID, consentQuestion(t.ToolSpec(), llm.ToolCall{Name: t.ToolSpec().Name, Arguments: args}))
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -56,11 +56,11 @@ func (run *Run) modelRequest(msgs []llm.Message) *llm.ChatRequest {
 func (run *Run) UpstreamRequest(ctx context.Context) ([]byte, error) {
 	switch {
 	case run.remote != "":
-		return nil, agent.New(agent.CodeBadRequest, "the agent is a remote one: its gateway builds the prompt")
+		return nil, apierr.New(apierr.CodeBadRequest, "the agent is a remote one: its gateway builds the prompt")
 	case run.feedback != nil || run.paused != nil:
-		return nil, agent.New(agent.CodeBadRequest, "a click or a resumed run has no prompt of its own to show; send the request that started it")
+		return nil, apierr.New(apierr.CodeBadRequest, "a click or a resumed run has no prompt of its own to show; send the request that started it")
 	case !run.cmd.hasPrompt():
-		return nil, agent.New(agent.CodeBadRequest, fmt.Sprintf("command %q of agent %q has no messageTemplates of its own: its plan's llm steps build their prompts as they run", run.cmd.def.Name, run.agent.Name()))
+		return nil, apierr.New(apierr.CodeBadRequest, fmt.Sprintf("command %q of agent %q has no messageTemplates of its own: its plan's llm steps build their prompts as they run", run.cmd.def.Name, run.agent.Name()))
 	}
 	msgs, err := run.buildPrompt(ctx)
 	if err != nil {
@@ -72,7 +72,7 @@ func (run *Run) UpstreamRequest(ctx context.Context) ([]byte, error) {
 	}
 	body, err := req.Body()
 	if err != nil {
-		return nil, agent.Internal(fmt.Errorf("encoding the upstream request: %w", err))
+		return nil, apierr.Internal(fmt.Errorf("encoding the upstream request: %w", err))
 	}
 	return body, nil
 }
@@ -81,14 +81,14 @@ func (run *Run) UpstreamRequest(ctx context.Context) ([]byte, error) {
 func upstreamError(err error) error {
 	var le *llm.Error
 	if !errors.As(err, &le) {
-		return agent.Canceled(err)
+		return apierr.Canceled(err)
 	}
 	if le.Kind == llm.KindCanceled {
-		return agent.Canceled(err)
+		return apierr.Canceled(err)
 	}
 	// Whatever the code (a timeout, a refusal, the client leaving while
 	// the model answered), the model platform failed: 502, upstream.
-	e := agent.New(le.Code(), "").Wrap(err).From(agent.SourceUpstream).WithStatus(http.StatusBadGateway)
+	e := apierr.New(le.Code(), "").Wrap(err).From(apierr.SourceUpstream).WithStatus(http.StatusBadGateway)
 	e.Recoverable = le.Recoverable()
 	switch le.Kind {
 	case llm.KindStatus:

@@ -13,12 +13,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/store"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // consentKey is the action key of a tool-consent confirm.
@@ -143,11 +143,11 @@ func (l *toolLoop) askFor(em Emitter, rec *pauseRecord) error {
 			frame := &ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
 				UserPrompt: t.UserPrompt, FallbackBehavior: t.FallbackBehavior}
 			if err := em.ToolCall(frame); err != nil {
-				return agent.Canceled(err)
+				return apierr.Canceled(err)
 			}
 			continue
 		}
-		consent = append(consent, consentQuestion(t, w.Call))
+		consent = append(consent, consentQuestion(&t.Spec, w.Call))
 	}
 	if len(consent) > 0 {
 		title := "Allow"
@@ -165,22 +165,22 @@ func (run *Run) askConsent(em Emitter, id, title, message string) error {
 	a := &actions.Action{Kind: actions.KindConfirm, Confirm: &actions.Confirm{Title: title, Message: message}}
 	var err error
 	if a.State, err = run.cfg.Signer.Sign(run.actionClaims(consentKey, actions.KindConfirm, id)); err != nil {
-		return agent.Internal(fmt.Errorf("signing consent state: %w", err))
+		return apierr.Internal(fmt.Errorf("signing consent state: %w", err))
 	}
 	if err := em.Action(a); err != nil {
-		return agent.Canceled(err)
+		return apierr.Canceled(err)
 	}
 	return errPaused
 }
 
 // noPauseStore is the error of a run that would pause on a gateway without
 // a store for paused runs; what is what it waits for.
-func noPauseStore(what string) *agent.Error {
-	return agent.New(agent.CodeToolFailed, what+", and this gateway keeps no store for paused runs")
+func noPauseStore(what string) *apierr.Error {
+	return apierr.New(apierr.CodeToolFailed, what+", and this gateway keeps no store for paused runs")
 }
 
 // consentQuestion is what the user is asked before a tool runs.
-func consentQuestion(t *tools.Tool, c llm.ToolCall) string {
+func consentQuestion(t *toolspec.Spec, c llm.ToolCall) string {
 	if t.UserPrompt != "" {
 		return t.UserPrompt + " " + argsSummary(c.Arguments)
 	}
@@ -267,9 +267,9 @@ func fromNumbers(v any) any {
 // pauseGone is the error of an answer to a run that is no longer waiting,
 // or, when the store failed, its STORE_UNAVAILABLE: the run may well be
 // waiting still.
-func pauseGone(err error) *agent.Error {
-	var e *agent.Error
-	if errors.As(err, &e) && e.Code == agent.CodeStoreUnavailable {
+func pauseGone(err error) *apierr.Error {
+	var e *apierr.Error
+	if errors.As(err, &e) && e.Code == apierr.CodeStoreUnavailable {
 		return e
 	}
 	msg := "the run this answers is no longer waiting: it was answered already, or it expired"

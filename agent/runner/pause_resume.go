@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/google/uuid"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // resumeToolResults finds the paused run that a frontend tool's results
@@ -137,7 +139,7 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 		for _, tr := range run.req.ToolResults {
 			if tr.CallID == w.ClientID {
 				// The model knows the call by its own id.
-				tr.CallID, tr.Status = w.Call.ID, firstNonEmpty(tr.Status, tools.StatusSuccess)
+				tr.CallID, tr.Status = w.Call.ID, firstNonEmpty(tr.Status, toolspec.StatusSuccess)
 				return l.fallback(w.Call.Name, tr)
 			}
 		}
@@ -148,22 +150,22 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 		return "", false, nil
 	}
 	if !fb.Accepted {
-		return toolResultText(tools.Result{CallID: w.Call.ID, Status: tools.StatusError,
-			Error: &tools.ResultError{Code: tools.CodeDeclined, Message: "the user declined to run this tool"}}), true, nil
+		return toolResultText(toolspec.Result{CallID: w.Call.ID, Status: toolspec.StatusError,
+			Error: &toolspec.ResultError{Code: toolspec.CodeDeclined, Message: "the user declined to run this tool"}}), true, nil
 	}
 	t := l.tools[w.Call.Name]
 	if t == nil {
-		return toolResultText(tools.Result{CallID: w.Call.ID, Status: tools.StatusError,
-			Error: &tools.ResultError{Code: tools.CodeUnknownTool, Message: fmt.Sprintf("the tool %q is no longer defined", w.Call.Name)}}), true, nil
+		return toolResultText(toolspec.Result{CallID: w.Call.ID, Status: toolspec.StatusError,
+			Error: &toolspec.ResultError{Code: toolspec.CodeUnknownTool, Message: fmt.Sprintf("the tool %q is no longer defined", w.Call.Name)}}), true, nil
 	}
 	if err := em.Text(progressLine(w.Call)); err != nil {
-		return "", false, agent.Canceled(err)
+		return "", false, apierr.Canceled(err)
 	}
 	return toolResultText(l.call(ctx, t, w.Call)), true, nil
 }
 
 // fallback is what the model reads of a frontend tool's result. A result
-// saying the tool could not be executed in the IDE (tools.CouldNotRun:
+// saying the tool could not be executed in the IDE (toolspec.CouldNotRun:
 // unavailable, not supported, declined, timed out) follows the tool's
 // fallbackBehavior. ABORT ends the run with TOOL_FAILED. SKIP gives the
 // model the result as it is and withdraws the tool for the rest of the
@@ -173,16 +175,16 @@ func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCa
 // again. Any other result, SUCCESS or the ERROR of a tool that ran and
 // failed (FILE_NOT_FOUND), goes to the model as it is, as a backend
 // tool's does, and so does the result of a tool no longer defined.
-func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) {
+func (l *toolLoop) fallback(name string, tr toolspec.Result) (string, bool, error) {
 	t := l.tools[name]
-	if !tools.CouldNotRun(tr) || t == nil {
+	if !toolspec.CouldNotRun(tr) || t == nil {
 		return toolResultText(tr), true, nil
 	}
-	switch firstNonEmpty(t.FallbackBehavior, tools.FallbackAbort) {
-	case tools.FallbackSkip:
+	switch firstNonEmpty(t.FallbackBehavior, toolspec.FallbackAbort) {
+	case toolspec.FallbackSkip:
 		delete(l.tools, name)
 		return toolResultText(tr), true, nil
-	case tools.FallbackUseAlternative:
+	case toolspec.FallbackUseAlternative:
 		return toolResultText(tr), true, nil
 	}
 	why := tr.Status
@@ -190,8 +192,8 @@ func (l *toolLoop) fallback(name string, tr tools.Result) (string, bool, error) 
 		why += ", " + tr.Error.Code + ": " + tr.Error.Message
 	}
 	// The IDE failed to run the tool: a bad gateway on the client's side.
-	return "", false, agent.New(agent.CodeToolFailed, fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, tmpl.Truncate(300, why))).
-		WithStatus(http.StatusBadGateway).From(agent.SourceClient).
+	return "", false, apierr.New(apierr.CodeToolFailed, fmt.Sprintf("frontend tool %q did not run in the IDE (%s), and its fallbackBehavior is ABORT", name, tmpl.Truncate(300, why))).
+		WithStatus(http.StatusBadGateway).From(apierr.SourceClient).
 		Suggest("make the tool available in the IDE (or allow it) and ask again")
 }
 
@@ -207,21 +209,21 @@ func (l *toolLoop) repause(ctx context.Context, em Emitter, rec *pauseRecord) er
 }
 
 // decodeToolResults reads a feedback request's toolResults.
-func decodeToolResults(raw json.RawMessage) ([]tools.Result, error) {
-	var rs []tools.Result
+func decodeToolResults(raw json.RawMessage) ([]toolspec.Result, error) {
+	var rs []toolspec.Result
 	if err := json.Unmarshal(raw, &rs); err != nil {
-		return nil, agent.Errorf(agent.CodeBadRequest, "toolResults: expected a list of {callId, status, result}")
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults: expected a list of {callId, status, result}")
 	}
 	for i, r := range rs {
 		if r.CallID == "" {
-			return nil, agent.Errorf(agent.CodeBadRequest, "toolResults[%d]: callId is required", i)
+			return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults[%d]: callId is required", i)
 		}
-		if r.Status != "" && !tools.FrontendStatus(r.Status) {
-			return nil, agent.Errorf(agent.CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT (or UNAVAILABLE, NOT_SUPPORTED, DECLINED: the tool could not run)", i, r.Status)
+		if r.Status != "" && !toolspec.FrontendStatus(r.Status) {
+			return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT (or UNAVAILABLE, NOT_SUPPORTED, DECLINED: the tool could not run)", i, r.Status)
 		}
 	}
 	if len(rs) == 0 {
-		return nil, agent.Errorf(agent.CodeBadRequest, "toolResults: empty")
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults: empty")
 	}
 	return rs, nil
 }

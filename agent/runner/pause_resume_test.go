@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/store"
 )
@@ -254,11 +254,11 @@ func TestRefusedResumeLeavesRunWaiting(t *testing.T) {
 				wrongCode                []string
 			}{
 				{"frontend", "t", promptBody("read"), "",
-					[]string{"other", "nosuch"}, []string{agent.CodeStateInvalid, agent.CodeAgentNotFound}},
+					[]string{"other", "nosuch"}, []string{apierr.CodeStateInvalid, apierr.CodeAgentNotFound}},
 				{"required variable", "needs",
 					`{"agent":"needs","contextVariables":[{"name":"userInputPrompt","value":"read"},` + editor + `]}`,
 					`,"contextVariables":[` + editor + `]`,
-					[]string{"needs", "other"}, []string{agent.CodeInvalidContext, agent.CodeStateInvalid}},
+					[]string{"needs", "other"}, []string{apierr.CodeInvalidContext, apierr.CodeStateInvalid}},
 			} {
 				rec, err := runRequest(t, r, tc.start)
 				if err != nil {
@@ -267,7 +267,7 @@ func TestRefusedResumeLeavesRunWaiting(t *testing.T) {
 				id := toolCallID(t, rec)
 				for i, wrong := range tc.wrong {
 					_, err := runRequest(t, r, results(wrong, id, ""))
-					if e := agent.AsError(err); e == nil || e.Code != tc.wrongCode[i] {
+					if e := apierr.AsError(err); e == nil || e.Code != tc.wrongCode[i] {
 						t.Fatalf("%s: results sent to %q without the variables: %v, want %s", tc.name, wrong, err, tc.wrongCode[i])
 					}
 				}
@@ -288,7 +288,7 @@ func TestRefusedResumeLeavesRunWaiting(t *testing.T) {
 				t.Fatal(err)
 			}
 			state := q(lastAction(t, rec).State)
-			if _, err := runRequest(t, r, `{"agent":"other","action":{"action":"confirm","state":`+state+`,"accepted":true}}`); agent.AsError(err) == nil || agent.AsError(err).Code != agent.CodeStateInvalid {
+			if _, err := runRequest(t, r, `{"agent":"other","action":{"action":"confirm","state":`+state+`,"accepted":true}}`); apierr.AsError(err) == nil || apierr.AsError(err).Code != apierr.CodeStateInvalid {
 				t.Fatalf("consent sent to another agent: %v", err)
 			}
 			rec, err = runRequest(t, r, `{"agent":"t","action":{"action":"confirm","state":`+state+`,"accepted":true}}`)
@@ -301,7 +301,7 @@ func TestRefusedResumeLeavesRunWaiting(t *testing.T) {
 				t.Fatal(err)
 			}
 			accept := `{"agent":"needs","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}`
-			if _, err := runRequest(t, r, accept+`}`); agent.AsError(err).Code != agent.CodeInvalidContext {
+			if _, err := runRequest(t, r, accept+`}`); apierr.AsError(err).Code != apierr.CodeInvalidContext {
 				t.Fatalf("plan consent without its variable: %v", err)
 			}
 			rec, err = runRequest(t, r, accept+`,"contextVariables":[`+editor+`]}`)
@@ -390,7 +390,7 @@ func TestFrontendFallback(t *testing.T) {
 				m.mu.Unlock()
 				if tc.abort != "" {
 					e := rec.Err()
-					if e == nil || e.Code != "TOOL_FAILED" || e.Message != tc.abort || e.Source != agent.SourceClient || e.Recoverable {
+					if e == nil || e.Code != "TOOL_FAILED" || e.Message != tc.abort || e.Source != apierr.SourceClient || e.Recoverable {
 						t.Fatalf("error %+v, transcript %q", e, rec.Transcript())
 					}
 					if len(bodies) != 1 {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/steps"
 )
 
@@ -99,7 +100,7 @@ func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) s
 				where, sd.Output, n.Output.Paths()[1])
 		}
 	default:
-		c.errorf(sd.Pos, "%s: onError %q must be fail or continue%s", where, sd.OnError, agent.DidYouMean(sd.OnError, []string{"fail", "continue"}))
+		c.errorf(sd.Pos, "%s: onError %q must be fail or continue%s", where, sd.OnError, suggest.DidYouMean(sd.OnError, []string{"fail", "continue"}))
 	}
 	if sd.With != nil {
 		c.compileWith(where, sd.With, &n, cs)
@@ -145,7 +146,7 @@ func (c *compiler) checkRefLike(where string, v *agent.Value) {
 	if m := refLike.FindStringSubmatch(s); m != nil && !slices.Contains(refRoots, m[1]) {
 		c.warnf(v.Pos,
 			"%s: %q looks like a reference, but %q is not a root (%s)%s; it is used as literal text",
-			where, s, m[1], strings.Join(refRoots, ", "), agent.DidYouMean(m[1], refRoots))
+			where, s, m[1], strings.Join(refRoots, ", "), suggest.DidYouMean(m[1], refRoots))
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/steps"
 )
@@ -62,7 +62,7 @@ func planError(ctx context.Context, err error) error {
 		return nil
 	}
 	if ctx.Err() != nil {
-		return agent.Canceled(err)
+		return apierr.Canceled(err)
 	}
 	var se *steps.StepError
 	switch {
@@ -71,10 +71,10 @@ func planError(ctx context.Context, err error) error {
 	case errors.Is(err, steps.ErrHold):
 		return errPaused
 	case errors.Is(err, steps.ErrPlanTimeout):
-		return agent.New(agent.CodePlanTimeout, "the command's plan did not finish in time").Wrap(err).
+		return apierr.New(apierr.CodePlanTimeout, "the command's plan did not finish in time").Wrap(err).
 			Suggest("try again; the agent's author may raise the command's timeout")
 	}
-	return agent.New(agent.CodeStepFailed, "the command's plan failed: "+err.Error()).Wrap(err)
+	return apierr.New(apierr.CodeStepFailed, "the command's plan failed: "+err.Error()).Wrap(err)
 }
 
 // stepError is the error of the step that stopped a plan, for every step
@@ -84,31 +84,31 @@ func planError(ctx context.Context, err error) error {
 // gate that never filled) is STEP_NOT_READY naming the missing
 // references; FAILED is the kind's own error (TOOL_FAILED, UPSTREAM_ERROR,
 // ...) with the step named, or STEP_FAILED.
-func stepError(se *steps.StepError) *agent.Error {
-	var e *agent.Error
+func stepError(se *steps.StepError) *apierr.Error {
+	var e *apierr.Error
 	switch se.Status {
 	case steps.Timeout:
-		if errors.As(se.Err, &e) && e.Code == agent.CodeStepTimeout {
+		if errors.As(se.Err, &e) && e.Code == apierr.CodeStepTimeout {
 			// A kind's own deadline, told in its words (an ask step's
 			// timeout names the agent that did not answer).
 			c := *e
 			c.Message = fmt.Sprintf("step %q: %s", se.ID, e.Message)
 			return &c
 		}
-		return agent.New(agent.CodeStepTimeout, fmt.Sprintf("step %q did not finish within its timeout", se.ID)).Wrap(se)
+		return apierr.New(apierr.CodeStepTimeout, fmt.Sprintf("step %q did not finish within its timeout", se.ID)).Wrap(se)
 	case steps.Skipped:
 		var nr *steps.NotReadyError
 		if errors.As(se.Err, &nr) {
-			return agent.New(agent.CodeStepNotReady, fmt.Sprintf("step %q never ran: its inputs wait for references no step wrote: %s", se.ID, strings.Join(nr.Missing, "; "))).
+			return apierr.New(apierr.CodeStepNotReady, fmt.Sprintf("step %q never ran: its inputs wait for references no step wrote: %s", se.ID, strings.Join(nr.Missing, "; "))).
 				Wrap(se).Suggest(fmt.Sprintf("the agent's author should make a step write what step %q waits for before it, or give it onError: continue", se.ID))
 		}
 	}
-	if errors.As(se.Err, &e) && e.Code != agent.CodeCanceled {
+	if errors.As(se.Err, &e) && e.Code != apierr.CodeCanceled {
 		c := *e
 		c.Message = fmt.Sprintf("step %q: %s", se.ID, e.Message)
 		return &c
 	}
-	return agent.New(agent.CodeStepFailed, fmt.Sprintf("step %q failed: %v", se.ID, se.Err)).Wrap(se)
+	return apierr.New(apierr.CodeStepFailed, fmt.Sprintf("step %q failed: %v", se.ID, se.Err)).Wrap(se)
 }
 
 // exec runs one attempt of the step, its inputs rendered first.
@@ -127,11 +127,11 @@ func stepOutcome(ctx context.Context, err error) observe.StepResult {
 	if err == nil {
 		return observe.StepResult{Status: string(steps.Completed)}
 	}
-	res := observe.StepResult{Status: string(steps.Failed), Code: agent.CodeStepFailed}
+	res := observe.StepResult{Status: string(steps.Failed), Code: apierr.CodeStepFailed}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		res.Status, res.Code = string(steps.Timeout), agent.CodeStepTimeout
+		res.Status, res.Code = string(steps.Timeout), apierr.CodeStepTimeout
 	}
-	var e *agent.Error
+	var e *apierr.Error
 	if errors.As(err, &e) {
 		res.Code = e.Code
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/store"
 )
@@ -183,8 +183,8 @@ func TestPlans(t *testing.T) {
 		{"outputs", "xxx FAILED ", ""},
 		{"cond", "ab[SKIPPED]", ""},
 		{"fails", "", "REPOSITORIES_NOT_CONFIGURED"},
-		{"timeout", "", agent.CodeStepTimeout},
-		{"plantimeout", "", agent.CodePlanTimeout},
+		{"timeout", "", apierr.CodeStepTimeout},
+		{"plantimeout", "", apierr.CodePlanTimeout},
 		{"retry", "got ok after 3", ""},
 		{"json", "3 b", ""},
 		{"calls", "v1|captured v1", ""},

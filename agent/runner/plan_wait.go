@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/steps"
 )
@@ -50,7 +50,7 @@ func (run *Run) cannotWait(what string) error {
 	if !run.called {
 		return nil
 	}
-	return agent.New(agent.CodeToolFailed, fmt.Sprintf("command %q (agent %q) waits for %s, which it cannot do when command %q runs it",
+	return apierr.New(apierr.CodeToolFailed, fmt.Sprintf("command %q (agent %q) waits for %s, which it cannot do when command %q runs it",
 		run.cmd.def.Name, run.agent.Name(), what, run.parent.cmd.def.Name)).
 		Suggest("have the request's own command ask for the consent or the IDE tool, or call a command that does not wait")
 }
@@ -77,7 +77,7 @@ func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *steps.Report) e
 	step, question := run.planWait.step, run.planWait.question
 	run.planWait.mu.Unlock()
 	if step == "" {
-		return agent.Internal(errors.New("a plan step was held with nothing to wait for"))
+		return apierr.Internal(errors.New("a plan step was held with nothing to wait for"))
 	}
 	if !run.cfg.runs.keeps() {
 		return noPauseStore("a tool step needs the user's consent")

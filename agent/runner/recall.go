@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
 )
@@ -59,11 +59,11 @@ func (run *Run) recall() error {
 		kbs, err := run.cfg.Recall.Recall(ctx, ids, query, topK)
 		cancel()
 		if err != nil {
-			var e *agent.Error
-			if ae, ok := err.(*agent.Error); ok {
+			var e *apierr.Error
+			if ae, ok := err.(*apierr.Error); ok {
 				e = ae
 			} else {
-				e = agent.New(agent.CodeStoreUnavailable, "the knowledge bases could not be searched").Wrap(err)
+				e = apierr.New(apierr.CodeStoreUnavailable, "the knowledge bases could not be searched").Wrap(err)
 			}
 			return e
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // Remote forwards the requests of remote agents (Agent.RemoteEndpoint) to
@@ -22,7 +23,7 @@ type Remote interface {
 type RemoteSink interface {
 	Chunk(raw []byte) error
 	Action(a *actions.Action) error
-	Error(e *agent.Error) error
+	Error(e *apierr.Error) error
 }
 
 // remoteStateKey is the claim that carries a remote action's own state.
@@ -34,7 +35,7 @@ const remoteStateKey = "remote"
 func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 	req := run.req
 	if r.cfg.Remote == nil {
-		return nil, agent.Errorf(agent.CodeUpstreamNotConfigured, "agent %q runs at %s, and this gateway forwards to no remote agents", run.agent.Name(), endpoint)
+		return nil, apierr.Errorf(apierr.CodeUpstreamNotConfigured, "agent %q runs at %s, and this gateway forwards to no remote agents", run.agent.Name(), endpoint)
 	}
 	name := firstNonEmpty(req.Command, DefaultCommand)
 	if req.Action != nil {
@@ -76,7 +77,7 @@ func (run *Run) remoteBody() ([]byte, error) {
 	if body == nil {
 		vars, err := run.req.Context.MarshalJSON()
 		if err != nil {
-			return nil, agent.Internal(fmt.Errorf("encoding a request for a remote agent: %w", err))
+			return nil, apierr.Internal(fmt.Errorf("encoding a request for a remote agent: %w", err))
 		}
 		return json.Marshal(map[string]any{"agent": run.agent.Name(), "command": run.cmd.def.Name, "contextVariables": json.RawMessage(vars)})
 	}
@@ -85,13 +86,13 @@ func (run *Run) remoteBody() ([]byte, error) {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, agent.Internal(fmt.Errorf("re-reading a request for a remote agent: %w", err))
+		return nil, apierr.Internal(fmt.Errorf("re-reading a request for a remote agent: %w", err))
 	}
 	delete(fields, "contextId")
 	if run.feedback != nil {
 		var act map[string]json.RawMessage
 		if err := json.Unmarshal(fields["action"], &act); err != nil {
-			return nil, agent.Internal(fmt.Errorf("re-reading an action for a remote agent: %w", err))
+			return nil, apierr.Internal(fmt.Errorf("re-reading an action for a remote agent: %w", err))
 		}
 		act["state"] = json.RawMessage(run.feedback.Data[remoteStateKey])
 		fields["action"], _ = json.Marshal(act)
@@ -107,8 +108,8 @@ type remoteSink struct {
 	em  Emitter
 }
 
-func (s remoteSink) Chunk(raw []byte) error     { return s.em.Chunk(raw) }
-func (s remoteSink) Error(e *agent.Error) error { return s.em.Error(e) }
+func (s remoteSink) Chunk(raw []byte) error      { return s.em.Chunk(raw) }
+func (s remoteSink) Error(e *apierr.Error) error { return s.em.Error(e) }
 
 // Action implements RemoteSink.
 func (s remoteSink) Action(a *actions.Action) error {
@@ -124,8 +125,8 @@ func (s remoteSink) Action(a *actions.Action) error {
 	}
 	token, err := s.run.cfg.Signer.Sign(claims)
 	if err != nil {
-		return s.em.Error(agent.New(agent.CodeActionInvalid, fmt.Sprintf("the remote agent's %s action cannot be offered: its state is too large to carry (%v)", a.Kind, err)).
-			From(agent.SourceUpstream))
+		return s.em.Error(apierr.New(apierr.CodeActionInvalid, fmt.Sprintf("the remote agent's %s action cannot be offered: its state is too large to carry (%v)", a.Kind, err)).
+			From(apierr.SourceUpstream))
 	}
 	b := *a
 	b.State, b.StateIsJSON = token, false

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Request is a decoded agent request (docs/protocol.md §2).
@@ -37,7 +37,7 @@ type Request struct {
 	// Action is set on an action feedback request.
 	Action *actions.Feedback
 	// ToolResults are an IDE's answers to frontend tool calls.
-	ToolResults []tools.Result
+	ToolResults []toolspec.Result
 	// Model is the request's own "model" field, if any.
 	Model string
 	// Extra are the fields passed to the upstream model unchanged, by key.
@@ -109,7 +109,7 @@ func DecodeRequest(body []byte) (*Request, error) {
 		return nil
 	})
 	if err != nil {
-		var e *agent.Error
+		var e *apierr.Error
 		if errors.As(err, &e) {
 			return nil, e
 		}
@@ -146,14 +146,14 @@ func (r *Request) decodeKnown(fields map[string]json.RawMessage) error {
 	}
 	if raw := fields["agentDefinition"]; !isJSONNull(raw) {
 		if raw[0] != '{' {
-			return agent.Errorf(agent.CodeBadRequest, "agentDefinition: expected an object")
+			return apierr.Errorf(apierr.CodeBadRequest, "agentDefinition: expected an object")
 		}
 		r.Definition = raw
 	}
 	if raw := fields["action"]; !isJSONNull(raw) {
 		fb, err := actions.DecodeFeedback(raw)
 		if err != nil {
-			return agent.Errorf(agent.CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (docs/protocol.md §5)")
+			return apierr.Errorf(apierr.CodeBadRequest, "action: %v", err).Suggest("echo the action's state and say what the user did (docs/protocol.md §5)")
 		}
 		r.Action = fb
 	}
@@ -178,24 +178,24 @@ func stringField(fields map[string]json.RawMessage, key string) (string, error) 
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", agent.Errorf(agent.CodeBadRequest, "%s: expected a string, got %s", key, jsonKind(raw))
+		return "", apierr.Errorf(apierr.CodeBadRequest, "%s: expected a string, got %s", key, jsonKind(raw))
 	}
 	return s, nil
 }
 
 // contextError is the protocol error for a contextVariables list that did
 // not decode.
-func contextError(err error) *agent.Error {
+func contextError(err error) *apierr.Error {
 	var ce *contextvars.Error
 	if errors.As(err, &ce) && ce.Syntax {
 		// Malformed JSON is a BAD_REQUEST wherever it is (docs/protocol.md
 		// §2 and §6), also inside a variable's value.
-		return agent.New(agent.CodeBadRequest, ce.Error()).Wrap(err)
+		return apierr.New(apierr.CodeBadRequest, ce.Error()).Wrap(err)
 	}
 	if ce != nil {
-		return agent.New(agent.CodeInvalidContext, ce.Error()).Wrap(err).Suggest("send the variable in the shape of docs/protocol.md §6")
+		return apierr.New(apierr.CodeInvalidContext, ce.Error()).Wrap(err).Suggest("send the variable in the shape of docs/protocol.md §6")
 	}
-	return agent.Errorf(agent.CodeBadRequest, "contextVariables: %v", err)
+	return apierr.Errorf(apierr.CodeBadRequest, "contextVariables: %v", err)
 }
 
 type wireMessage struct {
@@ -209,13 +209,13 @@ func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, agent.Errorf(agent.CodeBadRequest, "messages: expected a list of {role, content}, got %s", jsonKind(raw))
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "messages: expected a list of {role, content}, got %s", jsonKind(raw))
 	}
 	out := make([]llm.Message, 0, len(items))
 	for i, it := range items {
 		var m wireMessage
 		if err := json.Unmarshal(it, &m); err != nil || m.Role == "" {
-			return nil, agent.Errorf(agent.CodeBadRequest, "messages[%d]: expected an object with a string role", i)
+			return nil, apierr.Errorf(apierr.CodeBadRequest, "messages[%d]: expected an object with a string role", i)
 		}
 		msg := llm.Message{Role: m.Role, Raw: it}
 		if len(m.Content) > 0 && m.Content[0] == '"' {
@@ -226,12 +226,12 @@ func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
 	return out, nil
 }
 
-func badJSON(what string, err error) *agent.Error {
+func badJSON(what string, err error) *apierr.Error {
 	msg := fmt.Sprintf("%s is not valid JSON: %v", what, err)
 	if errors.Is(err, errSplit) {
 		msg = fmt.Sprintf("%s is not a valid JSON object: %v", what, strings.TrimPrefix(err.Error(), errSplit.Error()+": "))
 	}
-	return agent.New(agent.CodeBadRequest, msg).Wrap(err)
+	return apierr.New(apierr.CodeBadRequest, msg).Wrap(err)
 }
 
 func jsonKind(raw json.RawMessage) string {

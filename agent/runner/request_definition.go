@@ -10,6 +10,7 @@ import (
 	"github.com/agentgw/agentgw/agent/requestdef"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // definitionCache keeps compiled request-carried definitions by content, so
@@ -60,13 +61,13 @@ func compileRequestDefinition(kinds *stepkind.Registry, name string, raw []byte)
 	var diags agent.Diagnostics
 	def := &agent.Definition{}
 	if err := (&agent.NodeDecoder{File: "agentDefinition", Diags: &diags, Kinds: kinds}).DecodeYAML(raw, def, "agent"); err != nil {
-		return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition: %v", err)
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "agentDefinition: %v", err)
 	}
 	if def.Name == "" {
 		def.Name = name
 	}
 	if def.Name != name {
-		return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition names agent %q, but the request is for %q", def.Name, name)
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "agentDefinition names agent %q, but the request is for %q", def.Name, name)
 	}
 	sanitize(def)
 	// sanitize dropped the tools: nothing here needs a tool manager.
@@ -77,7 +78,7 @@ func compileRequestDefinition(kinds *stepkind.Registry, name string, raw []byte)
 	for _, c := range a.commands {
 		for _, t := range c.templates() {
 			if err := tmpl.CheckRestricted(t); err != nil {
-				return nil, agent.Errorf(agent.CodeBadRequest, "agentDefinition: command %q: template %s: %v", c.def.Name, t.Name(), err)
+				return nil, apierr.Errorf(apierr.CodeBadRequest, "agentDefinition: command %q: template %s: %v", c.def.Name, t.Name(), err)
 			}
 		}
 	}
@@ -121,7 +122,7 @@ const maxListedProblems = 10
 // invalidDefinition is the BAD_REQUEST for a request-carried definition
 // with errors: each listed with its line, each clipped on its own (it may
 // quote the client's text), so that a long one does not hide the others.
-func invalidDefinition(diags agent.Diagnostics) *agent.Error {
+func invalidDefinition(diags agent.Diagnostics) *apierr.Error {
 	var msgs []string
 	more := 0
 	for _, d := range diags {
@@ -132,11 +133,11 @@ func invalidDefinition(diags agent.Diagnostics) *agent.Error {
 			more++
 			continue
 		}
-		msgs = append(msgs, fmt.Sprintf("line %d: %s", d.Pos.Line, agent.Clip(d.Message)))
+		msgs = append(msgs, fmt.Sprintf("line %d: %s", d.Pos.Line, apierr.Clip(d.Message)))
 	}
 	msg := "agentDefinition is invalid: " + strings.Join(msgs, "; ")
 	if more > 0 {
 		msg += fmt.Sprintf(" (and %d more)", more)
 	}
-	return agent.New(agent.CodeBadRequest, msg)
+	return apierr.New(apierr.CodeBadRequest, msg)
 }

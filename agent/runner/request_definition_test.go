@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // requestDef is a request-carried definition whose user template is src.
@@ -39,8 +39,8 @@ func TestRequestTemplateRefusals(t *testing.T) {
 	}
 	for _, tc := range tests {
 		_, err := compileRequestDefinition(NewKinds(), "adhoc", requestDef(tc.src))
-		var e *agent.Error
-		if !errors.As(err, &e) || e.Code != agent.CodeBadRequest || e.Status != 400 {
+		var e *apierr.Error
+		if !errors.As(err, &e) || e.Code != apierr.CodeBadRequest || e.Status != 400 {
 			t.Errorf("%s: got %v, want a BAD_REQUEST", tc.src, err)
 			continue
 		}
@@ -71,8 +71,8 @@ func TestInvalidDefinitionListsEveryProblem(t *testing.T) {
 		cmds = append(cmds, fmt.Sprintf(`{"name":"c%d","messageTemplates":[{"role":"system","template":"{{ .%s"}]}`, i, long))
 	}
 	_, err := compileRequestDefinition(NewKinds(), "adhoc", []byte(`{"commands":[{"name":"default","messageTemplates":[{"role":"system","template":"ok"}]},`+strings.Join(cmds, ",")+`]}`))
-	var e *agent.Error
-	if !errors.As(err, &e) || e.Code != agent.CodeBadRequest {
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != apierr.CodeBadRequest {
 		t.Fatalf("got %v, want a BAD_REQUEST", err)
 	}
 	if n := strings.Count(e.Message, "line 1: "); n != maxListedProblems {
@@ -81,7 +81,7 @@ func TestInvalidDefinitionListsEveryProblem(t *testing.T) {
 	if !strings.HasSuffix(e.Message, " (and 2 more)") {
 		t.Errorf("message does not count the rest: %s", e.Message)
 	}
-	if len(e.Message) > maxListedProblems*(agent.MaxEcho+64)+64 {
+	if len(e.Message) > maxListedProblems*(apierr.MaxEcho+64)+64 {
 		t.Errorf("message of %d bytes: each problem was not clipped", len(e.Message))
 	}
 }

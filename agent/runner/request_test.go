@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/jsonscan"
 )
 
@@ -37,39 +37,39 @@ func TestDecodeRequestErrors(t *testing.T) {
 	tests := []struct {
 		body, code, contains string
 	}{
-		{``, agent.CodeBadRequest, "not a valid JSON object: expected an object"},
-		{`{`, agent.CodeBadRequest, "unexpected end of input looking for an object key"},
-		{`{"a":1} x`, agent.CodeBadRequest, "invalid character 'x' after the object at offset 8"},
+		{``, apierr.CodeBadRequest, "not a valid JSON object: expected an object"},
+		{`{`, apierr.CodeBadRequest, "unexpected end of input looking for an object key"},
+		{`{"a":1} x`, apierr.CodeBadRequest, "invalid character 'x' after the object at offset 8"},
 		// Invalid UTF-8 is refused wherever it is (docs/protocol.md §2, JSON and UTF-8);
 		// it used to be forwarded upstream raw.
-		{"{\"temperature\":\"\xff\"}", agent.CodeBadRequest, "temperature: invalid UTF-8 in string at offset 15"},
-		{"{\"\xff\":{}}", agent.CodeBadRequest, "invalid UTF-8 in string at offset 1"},
-		{"{\"metadata\":{\"k\xc3\":1}}", agent.CodeBadRequest, "metadata: invalid UTF-8 in string at offset 13"},
-		{"{\"messages\":[{\"role\":\"user\",\"content\":\"caf\xe9\"}]}", agent.CodeBadRequest, "messages: invalid UTF-8 in string at offset 38"},
-		{"{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"\xed\xa0\x80\"}]}]}", agent.CodeBadRequest, "messages: invalid UTF-8"},
-		{"{\"contextVariables\":[{\"name\":\"userInputPrompt\",\"value\":\"\xff\"}]}", agent.CodeBadRequest, "invalid UTF-8"},
-		{`[]`, agent.CodeBadRequest, "JSON object"},
-		{`null`, agent.CodeBadRequest, "JSON object"},
-		{`"x"`, agent.CodeBadRequest, "JSON object"},
-		{`{"agent":5}`, agent.CodeBadRequest, "agent: expected a string, got a number"},
-		{`{"command":{}}`, agent.CodeBadRequest, "command: expected a string, got an object"},
-		{`{"model":[]}`, agent.CodeBadRequest, "model: expected a string"},
-		{`{"messages":{}}`, agent.CodeBadRequest, "messages: expected a list"},
-		{`{"messages":[{"content":"x"}]}`, agent.CodeBadRequest, "messages[0]"},
-		{`{"agentDefinition":"x"}`, agent.CodeBadRequest, "agentDefinition: expected an object"},
-		{`{"action":{"action":"dance"}}`, agent.CodeBadRequest, "action:"},
-		{`{"contextVariables":{}}`, agent.CodeInvalidContext, ""},
-		{`{"contextVariables":[{"name":"activeEditor","value":{"startLine":"one"}}]}`, agent.CodeInvalidContext, "startLine"},
-		{`{"contextVariables":[{"name":"packageFiles","value":[{"filepath":1}]}]}`, agent.CodeInvalidContext, "packageFiles"},
+		{"{\"temperature\":\"\xff\"}", apierr.CodeBadRequest, "temperature: invalid UTF-8 in string at offset 15"},
+		{"{\"\xff\":{}}", apierr.CodeBadRequest, "invalid UTF-8 in string at offset 1"},
+		{"{\"metadata\":{\"k\xc3\":1}}", apierr.CodeBadRequest, "metadata: invalid UTF-8 in string at offset 13"},
+		{"{\"messages\":[{\"role\":\"user\",\"content\":\"caf\xe9\"}]}", apierr.CodeBadRequest, "messages: invalid UTF-8 in string at offset 38"},
+		{"{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"\xed\xa0\x80\"}]}]}", apierr.CodeBadRequest, "messages: invalid UTF-8"},
+		{"{\"contextVariables\":[{\"name\":\"userInputPrompt\",\"value\":\"\xff\"}]}", apierr.CodeBadRequest, "invalid UTF-8"},
+		{`[]`, apierr.CodeBadRequest, "JSON object"},
+		{`null`, apierr.CodeBadRequest, "JSON object"},
+		{`"x"`, apierr.CodeBadRequest, "JSON object"},
+		{`{"agent":5}`, apierr.CodeBadRequest, "agent: expected a string, got a number"},
+		{`{"command":{}}`, apierr.CodeBadRequest, "command: expected a string, got an object"},
+		{`{"model":[]}`, apierr.CodeBadRequest, "model: expected a string"},
+		{`{"messages":{}}`, apierr.CodeBadRequest, "messages: expected a list"},
+		{`{"messages":[{"content":"x"}]}`, apierr.CodeBadRequest, "messages[0]"},
+		{`{"agentDefinition":"x"}`, apierr.CodeBadRequest, "agentDefinition: expected an object"},
+		{`{"action":{"action":"dance"}}`, apierr.CodeBadRequest, "action:"},
+		{`{"contextVariables":{}}`, apierr.CodeInvalidContext, ""},
+		{`{"contextVariables":[{"name":"activeEditor","value":{"startLine":"one"}}]}`, apierr.CodeInvalidContext, "startLine"},
+		{`{"contextVariables":[{"name":"packageFiles","value":[{"filepath":1}]}]}`, apierr.CodeInvalidContext, "packageFiles"},
 		// Out-of-range positions are a 422 naming the field.
-		{`{"contextVariables":[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":-1}]}}]}`, agent.CodeInvalidContext,
+		{`{"contextVariables":[{"name":"activeEditor","value":{"selectedRanges":[{"startLine":-1}]}}]}`, apierr.CodeInvalidContext,
 			`context variable "activeEditor": field "selectedRanges.startLine": position -1 is out of range (1 to 2147483647)`},
-		{`{"contextVariables":[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"endPos":1e3}}]}]}]}`, agent.CodeInvalidContext,
+		{`{"contextVariables":[{"name":"knowledgeBase","value":[{"references":[{"metadata":{"endPos":1e3}}]}]}]}`, apierr.CodeInvalidContext,
 			`field "references.metadata.endPos": expected integer, got number 1e3`},
 	}
 	for _, tc := range tests {
 		_, err := DecodeRequest([]byte(tc.body))
-		var e *agent.Error
+		var e *apierr.Error
 		if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Message, tc.contains) {
 			t.Errorf("DecodeRequest(%s) = %v, want %s containing %q", tc.body, err, tc.code, tc.contains)
 		}
@@ -91,8 +91,8 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r, err := DecodeRequest(body)
 		if err != nil {
-			var e *agent.Error
-			if !errors.As(err, &e) || (e.Code != agent.CodeBadRequest && e.Code != agent.CodeInvalidContext) || e.Status >= 500 {
+			var e *apierr.Error
+			if !errors.As(err, &e) || (e.Code != apierr.CodeBadRequest && e.Code != apierr.CodeInvalidContext) || e.Status >= 500 {
 				t.Fatalf("unexpected error %v", err)
 			}
 			return
@@ -111,8 +111,8 @@ func TestDecodeRequestMalformed(t *testing.T) {
 		`{"agentDefinition":{"name":}}`, `{"stream":nope}`, `{"a":"` + "\x01" + `"}`,
 	} {
 		_, err := DecodeRequest([]byte(body))
-		var e *agent.Error
-		if !errors.As(err, &e) || (e.Code != agent.CodeBadRequest && e.Code != agent.CodeInvalidContext) {
+		var e *apierr.Error
+		if !errors.As(err, &e) || (e.Code != apierr.CodeBadRequest && e.Code != apierr.CodeInvalidContext) {
 			t.Errorf("DecodeRequest(%s) = %v, want a 400", body, err)
 		}
 	}
@@ -143,16 +143,16 @@ func TestDecodeRequestContextInPlace(t *testing.T) {
 		t.Errorf("decoded %+v, context %+v", r, r.Context)
 	}
 	for body, code := range map[string]string{
-		`{"contextVariables":[] "agent":"x"}`:                        agent.CodeBadRequest,
-		`{"contextVariables":[{"name":"activeEditor","value":5}]}`:   agent.CodeInvalidContext,
-		`{"contextVariables":{}}`:                                    agent.CodeInvalidContext,
-		`{"contextVariables":[{"name":"userInputPrompt","value":"`:   agent.CodeBadRequest,
-		`{"contextVariables":[{"name":"activeEditor","value":tru}]}`: agent.CodeBadRequest,
-		`{"contextVariables":nul}`:                                   agent.CodeBadRequest,
-		`{"contextVariables":null,"agent":"x"} x`:                    agent.CodeBadRequest,
+		`{"contextVariables":[] "agent":"x"}`:                        apierr.CodeBadRequest,
+		`{"contextVariables":[{"name":"activeEditor","value":5}]}`:   apierr.CodeInvalidContext,
+		`{"contextVariables":{}}`:                                    apierr.CodeInvalidContext,
+		`{"contextVariables":[{"name":"userInputPrompt","value":"`:   apierr.CodeBadRequest,
+		`{"contextVariables":[{"name":"activeEditor","value":tru}]}`: apierr.CodeBadRequest,
+		`{"contextVariables":nul}`:                                   apierr.CodeBadRequest,
+		`{"contextVariables":null,"agent":"x"} x`:                    apierr.CodeBadRequest,
 	} {
 		_, err := DecodeRequest([]byte(body))
-		var e *agent.Error
+		var e *apierr.Error
 		if !errors.As(err, &e) || e.Code != code {
 			t.Errorf("DecodeRequest(%s) = %v, want %s", body, err, code)
 		}

@@ -14,11 +14,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/steps"
@@ -235,7 +236,7 @@ func (d promptData) Map() map[string]any { return d.run.templateMap() }
 // before any stream starts.
 func (r *Runner) Prepare(req *Request) (*Run, error) {
 	if req.Agent == "" {
-		return nil, agent.Errorf(agent.CodeBadRequest, "no agent named: put \"agent\" in the body or call POST /agents/{name}").Suggest("GET /agents lists the agents")
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "no agent named: put \"agent\" in the body or call POST /agents/{name}").Suggest("GET /agents lists the agents")
 	}
 	a, err := r.resolveAgent(req)
 	if err != nil {
@@ -269,7 +270,7 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 		if req.Action != nil {
 			return nil, stateInvalid(fmt.Sprintf("the action's command %q no longer exists", name), nil)
 		}
-		return nil, agent.Errorf(agent.CodeCommandNotFound, "agent %q has no command %q%s", a.Name(), name, agent.DidYouMean(name, a.CommandNames())).
+		return nil, apierr.Errorf(apierr.CodeCommandNotFound, "agent %q has no command %q%s", a.Name(), name, suggest.DidYouMean(name, a.CommandNames())).
 			Suggest(fmt.Sprintf("GET /agents/%s lists its commands", a.Name()))
 	}
 	run.cmd = cmd
@@ -331,7 +332,7 @@ func (run *Run) logger() *slog.Logger {
 func (run *Run) applyContext() error {
 	for _, v := range run.cmd.vars {
 		if v.required && !run.req.Context.Has(v.name) {
-			return agent.New(agent.CodeInvalidContext, fmt.Sprintf("command %q needs the context variable %q, and the request has none", run.cmd.def.Name, v.name)).
+			return apierr.New(apierr.CodeInvalidContext, fmt.Sprintf("command %q needs the context variable %q, and the request has none", run.cmd.def.Name, v.name)).
 				Suggest(fmt.Sprintf("collect %q as GET /agents/%s describes", v.name, run.agent.Name()))
 		}
 		run.req.Context.Apply(v.name, v.opts)
@@ -380,7 +381,7 @@ func (r *Runner) resolveAgent(req *Request) (*Agent, error) {
 	if req.Definition != nil && r.cfg.AllowRequestDefinitions {
 		return r.reqDefs.get(req.Agent, req.Origin, req.Definition)
 	}
-	e := agent.Errorf(agent.CodeAgentNotFound, "no agent named %q%s", req.Agent, agent.DidYouMean(req.Agent, r.reg.Names())).Suggest("GET /agents lists the agents")
+	e := apierr.Errorf(apierr.CodeAgentNotFound, "no agent named %q%s", req.Agent, suggest.DidYouMean(req.Agent, r.reg.Names())).Suggest("GET /agents lists the agents")
 	if req.Definition != nil {
 		e.Message += "; this gateway does not accept agent definitions carried by requests"
 	}
@@ -418,8 +419,8 @@ func (r *Runner) verifyFeedback(run *Run) (string, error) {
 	return claims.Command, nil
 }
 
-func stateInvalid(msg string, cause error) *agent.Error {
-	e := agent.Errorf(agent.CodeStateInvalid, "%s", msg).Suggest("echo the state of the action verbatim; run the command again for a fresh action")
+func stateInvalid(msg string, cause error) *apierr.Error {
+	e := apierr.Errorf(apierr.CodeStateInvalid, "%s", msg).Suggest("echo the state of the action verbatim; run the command again for a fresh action")
 	e.Err = cause
 	return e
 }
@@ -529,12 +530,12 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 		err = run.conv.commit(ctx)
 	}
 	if err != nil {
-		var e *agent.Error
+		var e *apierr.Error
 		if !errors.As(err, &e) {
 			run.logger().Error("run failed", "err", err)
-			e = agent.Internal(err)
+			e = apierr.Internal(err)
 		}
-		if e.Code == agent.CodeCanceled {
+		if e.Code == apierr.CodeCanceled {
 			observe.From(ctx).Failed(e.Code)
 			return
 		}
@@ -551,7 +552,7 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 func (run *Run) execute(ctx context.Context, em Emitter) error {
 	cmd := run.cmd
 	if cmd.reply == nil && !cmd.hasPrompt() && cmd.plan == nil && len(cmd.actions) == 0 {
-		return agent.New(agent.CodeCommandEmpty, fmt.Sprintf("command %q of agent %q has no reply, messageTemplates, steps or actions, so there is nothing to answer", cmd.def.Name, run.agent.Name())).
+		return apierr.New(apierr.CodeCommandEmpty, fmt.Sprintf("command %q of agent %q has no reply, messageTemplates, steps or actions, so there is nothing to answer", cmd.def.Name, run.agent.Name())).
 			Suggest("the gateway's operator should give the command a reply or messageTemplates")
 	}
 	if cmd.reply != nil {
@@ -560,7 +561,7 @@ func (run *Run) execute(ctx context.Context, em Emitter) error {
 			return tmpl.RenderError(err)
 		}
 		if err := em.Text(s); err != nil {
-			return agent.Canceled(err)
+			return apierr.Canceled(err)
 		}
 	}
 	if cmd.hasPrompt() {

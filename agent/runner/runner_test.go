@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 const runnerAgents = `
@@ -85,10 +85,10 @@ func TestRunnerInStreamErrors(t *testing.T) {
 	tests := []struct {
 		command, input, code string
 	}{
-		{"broken", "x", agent.CodeTemplateError},
-		{"badaction", "", agent.CodeActionInvalid},
-		{"empty", "", agent.CodeCommandEmpty},
-		{"model", "hi", agent.CodeUpstreamNotConfigured},
+		{"broken", "x", apierr.CodeTemplateError},
+		{"badaction", "", apierr.CodeActionInvalid},
+		{"empty", "", apierr.CodeCommandEmpty},
+		{"model", "hi", apierr.CodeUpstreamNotConfigured},
 	}
 	for _, tc := range tests {
 		t.Run(tc.command, func(t *testing.T) {
@@ -120,22 +120,22 @@ func TestPrepareErrors(t *testing.T) {
 	tests := []struct {
 		name, body, code, contains string
 	}{
-		{"no agent", `{}`, agent.CodeBadRequest, "no agent named"},
-		{"unknown agent", `{"agent":"tt"}`, agent.CodeAgentNotFound, `did you mean "t"`},
-		{"unknown command", `{"agent":"t","command":"versoin"}`, agent.CodeCommandNotFound, `did you mean "version"`},
-		{"required missing", `{"agent":"t","command":"needs"}`, agent.CodeInvalidContext, `"activeEditor"`},
-		{"forged state", `{"agent":"t","action":{"action":"confirm","state":` + q(forged) + `,"accepted":true}}`, agent.CodeStateInvalid, "invalid"},
-		{"expired state", `{"agent":"t","action":{"action":"confirm","state":` + q(expired) + `,"accepted":true}}`, agent.CodeStateInvalid, "expired"},
-		{"foreign state", `{"agent":"t","action":{"action":"confirm","state":` + q(foreign) + `,"accepted":true}}`, agent.CodeStateInvalid, "another agent"},
-		{"kind mismatch", `{"agent":"t","action":{"action":"confirm","state":` + q(treeState) + `,"accepted":true}}`, agent.CodeStateInvalid, "tree action"},
-		{"other tree", `{"agent":"t","action":{"action":"tree","state":` + q(treeState) + `,"treeId":"x","nodeId":"n","nodeAction":"expand"}}`, agent.CodeStateInvalid, `tree "files"`},
-		{"non-string state", `{"agent":"t","action":{"action":"confirm","state":{"a":1},"accepted":true}}`, agent.CodeStateInvalid, "not one this gateway issued"},
-		{"request definition refused", `{"agent":"new","agentDefinition":{"name":"new"}}`, agent.CodeAgentNotFound, "does not accept"},
+		{"no agent", `{}`, apierr.CodeBadRequest, "no agent named"},
+		{"unknown agent", `{"agent":"tt"}`, apierr.CodeAgentNotFound, `did you mean "t"`},
+		{"unknown command", `{"agent":"t","command":"versoin"}`, apierr.CodeCommandNotFound, `did you mean "version"`},
+		{"required missing", `{"agent":"t","command":"needs"}`, apierr.CodeInvalidContext, `"activeEditor"`},
+		{"forged state", `{"agent":"t","action":{"action":"confirm","state":` + q(forged) + `,"accepted":true}}`, apierr.CodeStateInvalid, "invalid"},
+		{"expired state", `{"agent":"t","action":{"action":"confirm","state":` + q(expired) + `,"accepted":true}}`, apierr.CodeStateInvalid, "expired"},
+		{"foreign state", `{"agent":"t","action":{"action":"confirm","state":` + q(foreign) + `,"accepted":true}}`, apierr.CodeStateInvalid, "another agent"},
+		{"kind mismatch", `{"agent":"t","action":{"action":"confirm","state":` + q(treeState) + `,"accepted":true}}`, apierr.CodeStateInvalid, "tree action"},
+		{"other tree", `{"agent":"t","action":{"action":"tree","state":` + q(treeState) + `,"treeId":"x","nodeId":"n","nodeAction":"expand"}}`, apierr.CodeStateInvalid, `tree "files"`},
+		{"non-string state", `{"agent":"t","action":{"action":"confirm","state":{"a":1},"accepted":true}}`, apierr.CodeStateInvalid, "not one this gateway issued"},
+		{"request definition refused", `{"agent":"new","agentDefinition":{"name":"new"}}`, apierr.CodeAgentNotFound, "does not accept"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := runRequest(t, r, tc.body)
-			var e *agent.Error
+			var e *apierr.Error
 			if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Error(), tc.contains) {
 				t.Fatalf("got %v, want %s containing %q", err, tc.code, tc.contains)
 			}
@@ -195,7 +195,7 @@ func TestRequestDefinitions(t *testing.T) {
 	}
 	// Steps may run tools, git, hand-offs and other agents: refused.
 	_, err = runRequest(t, r, `{"agent":"v3","agentDefinition":{"commands":[{"name":"default","steps":[{"id":"s","reply":"NEVER FROM A STEP"}]}]}}`)
-	if e, ok := errors.AsType[*agent.Error](err); !ok || e.Code != agent.CodeDefinitionNotAllowed || !strings.HasPrefix(e.Message, "agentDefinition.commands[0].steps: ") {
+	if e, ok := errors.AsType[*apierr.Error](err); !ok || e.Code != apierr.CodeDefinitionNotAllowed || !strings.HasPrefix(e.Message, "agentDefinition.commands[0].steps: ") {
 		t.Errorf("request-carried steps: %v", err)
 	}
 	if _, err := runRequest(t, r, `{"agent":"visitor","agentDefinition":{"name":"other","commands":[]}}`); err == nil {
@@ -215,8 +215,8 @@ func TestRequestDefinitionTemplatesRestricted(t *testing.T) {
 	r, _ := testRunner(t, runnerAgents, newFakeUpstream(t), RunnerConfig{AllowRequestDefinitions: true})
 	def := `{"commands":[{"name":"default","messageTemplates":[{"role":"system","template":"{{ define \"x\" }}{{ template \"x\" . }}{{ end }}{{ template \"x\" . }}"}]}]}`
 	_, err := runRequest(t, r, `{"agent":"evil","agentDefinition":`+def+`}`)
-	var e *agent.Error
-	if !errors.As(err, &e) || e.Code != agent.CodeBadRequest || !strings.Contains(e.Message, "not allowed") {
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != apierr.CodeBadRequest || !strings.Contains(e.Message, "not allowed") {
 		t.Fatalf("a recursive request template was accepted: %v", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -41,7 +41,7 @@ func (s runStore) savePause(ctx context.Context, rec *pauseRecord) error {
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {
-		return agent.Internal(fmt.Errorf("encoding a paused run: %w", err))
+		return apierr.Internal(fmt.Errorf("encoding a paused run: %w", err))
 	}
 	ttl := s.pauseTTL
 	if ttl <= 0 {
@@ -113,7 +113,7 @@ func (s runStore) saveState(ctx context.Context, runID string, state map[string]
 	}
 	data, err := json.Marshal(state)
 	if err != nil {
-		return agent.Internal(fmt.Errorf("encoding plan state: %w", err))
+		return apierr.Internal(fmt.Errorf("encoding plan state: %w", err))
 	}
 	if len(data) > maxSavedState {
 		return &stateTooLarge{len(data)}

@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // sequencer puts what the steps of a plan show the user into step order
@@ -94,7 +94,7 @@ func (e *stepEmitter) Chunk(raw []byte) error { return e.s.emit(e.i, Frame{Kind:
 func (e *stepEmitter) Action(a *actions.Action) error {
 	return e.s.emit(e.i, Frame{Kind: "action", Action: a})
 }
-func (e *stepEmitter) Error(er *agent.Error) error {
+func (e *stepEmitter) Error(er *apierr.Error) error {
 	return e.s.emit(e.i, Frame{Kind: "error", Error: er})
 }
 func (e *stepEmitter) ToolCall(f *ToolCallFrame) error {

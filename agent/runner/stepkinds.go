@@ -10,6 +10,8 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/steps"
 	"github.com/agentgw/agentgw/tools"
@@ -26,7 +28,7 @@ func (k *replyKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
 		return nil, tmpl.RenderError(err)
 	}
 	if err := sr.em.Text(s); err != nil {
-		return nil, agent.Canceled(err)
+		return nil, apierr.Canceled(err)
 	}
 	return s, nil
 }
@@ -264,7 +266,7 @@ func (c *compiler) compileCall(where string, sd *agent.Step, call *agent.CallSte
 			cmd, ok := a.commands[name]
 			switch {
 			case !ok:
-				c.errorf(pos, "%s: call: no command %q in this agent%s", where, name, agent.DidYouMean(name, a.CommandNames()))
+				c.errorf(pos, "%s: call: no command %q in this agent%s", where, name, suggest.DidYouMean(name, a.CommandNames()))
 			case cmd.waits():
 				c.errorf(pos, "%s: call: command %q waits for the user or the IDE (a tool that needs consent or runs in the IDE), which a called command cannot do", where, name)
 			}
@@ -329,16 +331,21 @@ func (t *teeEmitter) Chunk(raw []byte) error {
 // command's own model and its own plan's tool steps can wait.
 func (c *compiler) noPause(where string, pos agent.Position, ts map[string]*tools.Tool) {
 	for _, name := range sortedKeys(ts) {
-		t := ts[name]
-		if t.NeedsConsent() || t.Runtime == "frontend" {
-			c.errorf(pos, "%s: tool %q waits for the user or the IDE, which this step cannot do; give it to the command's own model (its tools and messageTemplates), or, for a consent, to a tool step of the command's own plan", where, name)
-		}
+		c.noPauseTool(where, pos, name, ts[name])
+	}
+}
+
+// noPauseTool refuses tool t, named name, when it would wait for the user
+// or the IDE.
+func (c *compiler) noPauseTool(where string, pos agent.Position, name string, t stepkind.Tool) {
+	if t.NeedsConsent() || t.ToolSpec().Runtime == "frontend" {
+		c.errorf(pos, "%s: tool %q waits for the user or the IDE, which this step cannot do; give it to the command's own model (its tools and messageTemplates), or, for a consent, to a tool step of the command's own plan", where, name)
 	}
 }
 
 // notConfigured is the error of a model step without an upstream.
-func notConfigured(command string) *agent.Error {
-	return agent.New(agent.CodeUpstreamNotConfigured, fmt.Sprintf("command %q asks a model, but this gateway has no upstream model platform configured", command)).
+func notConfigured(command string) *apierr.Error {
+	return apierr.New(apierr.CodeUpstreamNotConfigured, fmt.Sprintf("command %q asks a model, but this gateway has no upstream model platform configured", command)).
 		Suggest("start the gateway with --upstream URL (or AGENTGW_UPSTREAM_URL, or upstream.url in the config file), " +
 			"e.g. --upstream https://api.openai.com/v1 with upstream.auth key and OPENAI_API_KEY")
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/store"
@@ -86,14 +86,14 @@ func TestStepErrorFollowsStatus(t *testing.T) {
 	tests := []struct {
 		command, status, code, message string
 	}{
-		{"tool_step_timeout", "TIMEOUT", agent.CodeStepTimeout, `step "s" did not finish within its timeout`},
-		{"tool_own_timeout", "TIMEOUT", agent.CodeStepTimeout, `step "s" did not finish within its timeout`},
-		{"tool_fails", "FAILED", agent.CodeToolFailed, `step "s": tool "fail": TOOL_FAILED: the disk is full`},
-		{"llm_timeout", "TIMEOUT", agent.CodeStepTimeout, `step "s" did not finish within its timeout`},
-		{"llm_stream_timeout", "TIMEOUT", agent.CodeStepTimeout, `step "s" did not finish within its timeout`},
-		{"call_timeout", "TIMEOUT", agent.CodeStepTimeout, `step "s" did not finish within its timeout`},
+		{"tool_step_timeout", "TIMEOUT", apierr.CodeStepTimeout, `step "s" did not finish within its timeout`},
+		{"tool_own_timeout", "TIMEOUT", apierr.CodeStepTimeout, `step "s" did not finish within its timeout`},
+		{"tool_fails", "FAILED", apierr.CodeToolFailed, `step "s": tool "fail": TOOL_FAILED: the disk is full`},
+		{"llm_timeout", "TIMEOUT", apierr.CodeStepTimeout, `step "s" did not finish within its timeout`},
+		{"llm_stream_timeout", "TIMEOUT", apierr.CodeStepTimeout, `step "s" did not finish within its timeout`},
+		{"call_timeout", "TIMEOUT", apierr.CodeStepTimeout, `step "s" did not finish within its timeout`},
 		{"git_fails", "FAILED", "REPOSITORIES_NOT_CONFIGURED", ""},
-		{"gate_never_fills", "SKIPPED", agent.CodeStepNotReady,
+		{"gate_never_fills", "SKIPPED", apierr.CodeStepNotReady,
 			`step "s" never ran: its inputs wait for references no step wrote: with.p needs state.profile, state.perms`},
 	}
 	for _, tt := range tests {

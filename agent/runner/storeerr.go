@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -20,7 +20,7 @@ func storeError(op, key string, err error) error {
 	if err == nil || errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	return agent.New(agent.CodeStoreUnavailable, "the gateway's store is unavailable: it could not read or keep the run's data").
+	return apierr.New(apierr.CodeStoreUnavailable, "the gateway's store is unavailable: it could not read or keep the run's data").
 		Wrap(fmt.Errorf("store %s %s: %w", op, key, err))
 }
 

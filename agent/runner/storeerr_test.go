@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/store"
 )
@@ -68,11 +68,11 @@ func (f *flakyStore) Take(ctx context.Context, key string) ([]byte, error) {
 // before the stream, every field of it.
 func wantStoreUnavailable(t *testing.T, err error) {
 	t.Helper()
-	var e *agent.Error
+	var e *apierr.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("got %v, want STORE_UNAVAILABLE before the stream", err)
 	}
-	want := agent.Error{Code: agent.CodeStoreUnavailable, Status: 503, Source: agent.SourceServer, Recoverable: true,
+	want := apierr.Error{Code: apierr.CodeStoreUnavailable, Status: 503, Source: apierr.SourceServer, Recoverable: true,
 		Message: "the gateway's store is unavailable: it could not read or keep the run's data"}
 	if e.Code != want.Code || e.Status != want.Status || e.Source != want.Source || e.Recoverable != want.Recoverable || e.Message != want.Message {
 		t.Fatalf("got %+v, want %+v", e, want)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -67,7 +68,7 @@ func (c *compiler) resolveTools(where string, pos agent.Position, names []string
 	for _, n := range names {
 		t, ok := c.tools[n]
 		if !ok {
-			c.errorf(pos, "%s: no tool named %q%s", where, n, agent.DidYouMean(n, sortedKeys(c.tools)))
+			c.errorf(pos, "%s: no tool named %q%s", where, n, suggest.DidYouMean(n, sortedKeys(c.tools)))
 			continue
 		}
 		out[n] = t

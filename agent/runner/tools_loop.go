@@ -10,10 +10,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // DefaultMaxToolRounds bounds the model's tool-calling rounds per answer.
@@ -71,7 +72,7 @@ func (l *toolLoop) converse(ctx context.Context, em Emitter) (string, error) {
 			return "", err
 		}
 	}
-	return "", agent.New(agent.CodeToolRoundsExceeded, fmt.Sprintf("the model kept calling tools for %d rounds without answering", max))
+	return "", apierr.New(apierr.CodeToolRoundsExceeded, fmt.Sprintf("the model kept calling tools for %d rounds without answering", max))
 }
 
 // ask sends one round to the model.
@@ -116,15 +117,15 @@ func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall)
 		t := l.tools[c.Name]
 		switch {
 		case t == nil:
-			results[i] = toolResultText(tools.Result{CallID: c.ID, Status: tools.StatusError,
-				Error: &tools.ResultError{Code: tools.CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
+			results[i] = toolResultText(toolspec.Result{CallID: c.ID, Status: toolspec.StatusError,
+				Error: &toolspec.ResultError{Code: toolspec.CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
 		case t.Runtime == "frontend":
 			waiting = append(waiting, pendingCall{Index: i, Call: c, Frontend: true})
 		case t.NeedsConsent():
 			waiting = append(waiting, pendingCall{Index: i, Call: c})
 		default:
 			if err := em.Text(progressLine(c)); err != nil {
-				return agent.Canceled(err)
+				return apierr.Canceled(err)
 			}
 			wg.Go(func() { results[i] = toolResultText(l.call(ctx, t, c)) })
 		}
@@ -140,12 +141,12 @@ func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall)
 }
 
 // call runs one backend tool with the model's arguments.
-func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) tools.Result {
+func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) toolspec.Result {
 	params := map[string]any{}
 	if strings.TrimSpace(c.Arguments) != "" {
 		if err := json.Unmarshal([]byte(c.Arguments), &params); err != nil {
-			return tools.Result{CallID: c.ID, Status: tools.StatusError,
-				Error: &tools.ResultError{Code: tools.CodeInvalidParameters, Message: "the arguments are not a JSON object: " + err.Error()}}
+			return toolspec.Result{CallID: c.ID, Status: toolspec.StatusError,
+				Error: &toolspec.ResultError{Code: toolspec.CodeInvalidParameters, Message: "the arguments are not a JSON object: " + err.Error()}}
 		}
 	}
 	r := t.Call(tools.WithCaller(ctx, l.run.caller()), tools.Call{ID: c.ID, Parameters: params})
@@ -154,7 +155,7 @@ func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) tool
 }
 
 // toolResultText is what the model reads of a result: its JSON.
-func toolResultText(r tools.Result) string {
+func toolResultText(r toolspec.Result) string {
 	data, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Sprintf(`{"status":"ERROR","error":{"message":%q}}`, err.Error())

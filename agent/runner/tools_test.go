@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
@@ -445,7 +445,7 @@ func TestRequestDefinitionsNeverBringTools(t *testing.T) {
 		`{"name":"v","commands":[{"name":"default","tools":["sh"],"messageTemplates":[{"role":"system","template":"x"}]}]}`: "agentDefinition.commands[0].tools",
 	} {
 		_, err := runRequest(t, r, `{"agent":"v","agentDefinition":`+def+`}`)
-		if e, ok := errors.AsType[*agent.Error](err); !ok || e.Code != agent.CodeDefinitionNotAllowed || e.Status != 422 || !strings.HasPrefix(e.Message, path+": ") {
+		if e, ok := errors.AsType[*apierr.Error](err); !ok || e.Code != apierr.CodeDefinitionNotAllowed || e.Status != 422 || !strings.HasPrefix(e.Message, path+": ") {
 			t.Errorf("%s: got %v, want DEFINITION_NOT_ALLOWED naming %s", def, err, path)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/contextvars"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Kind is one kind of step.
@@ -54,12 +54,25 @@ type Compiler interface {
 	String(where, s string, pos agent.Position) *tmpl.Value
 	// Tools resolves tool names: the agent's tools and the gateway's
 	// shared ones.
-	Tools(where string, pos agent.Position, names []string) map[string]*tools.Tool
+	Tools(where string, pos agent.Position, names []string) map[string]Tool
 	// NoPause refuses tools that would wait for the user or the IDE.
-	NoPause(where string, pos agent.Position, ts map[string]*tools.Tool)
+	NoPause(where string, pos agent.Position, ts map[string]Tool)
 	// CanPause reports whether the step's plan may pause for a consent (a
 	// command's own plan may, a handler's may not).
 	CanPause() bool
+}
+
+// Tool is a tool a step may run, as the plug-in interface sees it: the
+// runner resolves the agent's and the gateway's tools (package tools, whose
+// *Tool implements it). An interface, so that a kind links none of the
+// tool runtimes (WASM, processes) unless it runs tools itself.
+type Tool interface {
+	// ToolSpec is the tool as its operator wrote it.
+	ToolSpec() *toolspec.Spec
+	// NeedsConsent reports whether the tool asks the user before each call.
+	NeedsConsent() bool
+	// Call runs the tool; a failure is in the result, never a panic.
+	Call(ctx context.Context, call toolspec.Call) toolspec.Result
 }
 
 // Approval is the user's answer to a step's consent question.
@@ -93,7 +106,7 @@ type Run interface {
 	Approval() Approval
 	// AskConsent pauses the plan to ask the user whether tool t may run
 	// with args (JSON); the step runs again with the answer.
-	AskConsent(t *tools.Tool, args string) error
+	AskConsent(t Tool, args string) error
 	// Text shows s to the user, in the step's place in the plan's output
 	// (progress lines, what a step did).
 	Text(s string) error

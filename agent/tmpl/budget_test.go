@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/allocs"
 )
 
@@ -77,7 +77,7 @@ func TestTemplateBounds(t *testing.T) {
 			if got > tc.maxAlloc {
 				t.Errorf("allocated %d MiB, want at most %d MiB", got>>20, tc.maxAlloc>>20)
 			}
-			if te := RenderError(err); te.(*agent.Error).Code != agent.CodeTemplateError {
+			if te := RenderError(err); te.(*apierr.Error).Code != apierr.CodeTemplateError {
 				t.Errorf("reported as %v, want TEMPLATE_ERROR", te)
 			}
 		})
@@ -124,7 +124,7 @@ func TestRenderStopsWithItsRequest(t *testing.T) {
 		if asked := 1000 - ctx.n.Load(); asked > 1003 {
 			t.Errorf("%s: the context was asked %d times after it ended", src, asked-1000)
 		}
-		var e *agent.Error
+		var e *apierr.Error
 		if !errors.As(RenderError(err), &e) || e.Code != "CANCELED" {
 			t.Errorf("%s: reported as %v, want CANCELED", src, RenderError(err))
 		}

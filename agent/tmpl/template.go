@@ -12,6 +12,7 @@ import (
 	"text/template/parse"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 )
 
 // The helpers the gateway adds to templates itself.
@@ -414,8 +415,8 @@ func templateName(where string) string { return templateNamer.Replace(where) }
 // RenderError is a failed render as the client sees it.
 func RenderError(err error) error {
 	if errors.Is(err, context.Canceled) {
-		return agent.Canceled(err) // the request ended while a template rendered
+		return apierr.Canceled(err) // the request ended while a template rendered
 	}
-	return agent.New(agent.CodeTemplateError, "a template of this command failed: "+templateErrorMessage(err)).Wrap(err).
+	return apierr.New(apierr.CodeTemplateError, "a template of this command failed: "+templateErrorMessage(err)).Wrap(err).
 		Suggest("the agent's author should check the template with `agentgw lint`")
 }

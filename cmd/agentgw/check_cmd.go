@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -147,7 +148,7 @@ func walkKeys(file string, n *yaml.Node, t reflect.Type, path string, errs *[]er
 			ft, ok := fields[k.Value]
 			if !ok {
 				pos := agent.Position{File: file, Line: k.Line, Column: k.Column}
-				*errs = append(*errs, fmt.Errorf("%s: %s: unknown key%s", pos, kp, agent.DidYouMean(k.Value, names)))
+				*errs = append(*errs, fmt.Errorf("%s: %s: unknown key%s", pos, kp, suggest.DidYouMean(k.Value, names)))
 				continue
 			}
 			walkKeys(file, v, ft, kp, errs)

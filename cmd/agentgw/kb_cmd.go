@@ -11,10 +11,11 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/schollz/progressbar/v3"
+
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/knowledge/kb"
-	"github.com/schollz/progressbar/v3"
 )
 
 const kbUsage = `usage: agentgw kb index [ID]...          index the knowledge bases (all, or those named) now

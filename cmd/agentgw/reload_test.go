@@ -17,6 +17,7 @@ import (
 	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // heldRuntime runs tools of runtime "held": a call reports its tool's name
@@ -64,7 +65,7 @@ func TestReloadClosesReplacedTools(t *testing.T) {
 		t.Fatalf("agents %v; log:\n%s", names, logs.String())
 	}
 	held := toolNamed(t, reg, "a", "a_own")
-	done := make(chan tools.Result, 1)
+	done := make(chan toolspec.Result, 1)
 	go func() { done <- held.Call(context.Background(), tools.Call{ID: "c1"}) }()
 	select {
 	case <-rt.started:
@@ -80,7 +81,7 @@ func TestReloadClosesReplacedTools(t *testing.T) {
 		}
 	}
 	close(rt.release)
-	if res := <-done; res.Status != tools.StatusSuccess || res.Result != "released" {
+	if res := <-done; res.Status != toolspec.StatusSuccess || res.Result != "released" {
 		t.Fatalf("the call in flight: %+v", res)
 	}
 	if got := closed("a_own"); got != 1 {

@@ -4,6 +4,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // registerRuntimes adds the runtimes that live outside the tools package:
@@ -24,7 +25,7 @@ func exportedTools(reg *runner.Registry) func() []mcp.ExportedTool {
 		seen := map[string]bool{}
 		for _, a := range reg.List() {
 			for _, t := range a.Tools() {
-				if t.Export && t.PermissionLevel != tools.PermissionUserConsent && !seen[t.Name] {
+				if t.Export && t.PermissionLevel != toolspec.PermissionUserConsent && !seen[t.Name] {
 					seen[t.Name] = true
 					out = append(out, mcp.Export(t))
 				}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/configs"
 )
 
@@ -83,9 +84,9 @@ func TestScheduleToolAttack(t *testing.T) {
 	if _, err := os.Stat(pwned); !os.IsNotExist(err) {
 		t.Errorf("the injected command ran: %s exists (%v)", pwned, err)
 	}
-	if code != http.StatusUnprocessableEntity || made.Content.ErrorCode != agent.CodeToolNotUnattended ||
+	if code != http.StatusUnprocessableEntity || made.Content.ErrorCode != apierr.CodeToolNotUnattended ||
 		!strings.Contains(made.Content.Message, `"run_tests"`) {
-		t.Errorf("POST /schedules = %d %+v, want 422 %s naming run_tests", code, made.Content, agent.CodeToolNotUnattended)
+		t.Errorf("POST /schedules = %d %+v, want 422 %s naming run_tests", code, made.Content, apierr.CodeToolNotUnattended)
 	}
 	var list struct{ Schedules []scheduleView }
 	jsonCall(t, "GET", base+"/schedules", "", &list)
@@ -160,7 +161,7 @@ func TestScheduleOwnership(t *testing.T) {
 		{"DELETE", "/schedules/" + cfgScheduleID(t, base, tokAdmin, "op-sched"), ""},
 	} {
 		refusal = apiError{}
-		if code := jsonCall(t, tc.method, base+tc.path, tc.body, &refusal, tokB...); code != http.StatusNotFound || refusal.Content.ErrorCode != agent.CodeNotFound {
+		if code := jsonCall(t, tc.method, base+tc.path, tc.body, &refusal, tokB...); code != http.StatusNotFound || refusal.Content.ErrorCode != apierr.CodeNotFound {
 			t.Errorf("B: %s %s = %d %+v, want 404 NOT_FOUND", tc.method, tc.path, code, refusal.Content)
 		}
 	}
@@ -173,8 +174,8 @@ func TestScheduleOwnership(t *testing.T) {
 	if code := jsonCall(t, "POST", base+"/schedules/"+b.ID+"/run", "", nil, tokB...); code != http.StatusAccepted {
 		t.Fatalf("B runs its schedule: %d", code)
 	}
-	if r := waitRun(t, base, b.ID, tokB...); r.Status != "FAILED" || !strings.Contains(r.Error, agent.CodeContextNotFound) {
-		t.Errorf("B's run into A's conversation: %+v, want FAILED with %s", r, agent.CodeContextNotFound)
+	if r := waitRun(t, base, b.ID, tokB...); r.Status != "FAILED" || !strings.Contains(r.Error, apierr.CodeContextNotFound) {
+		t.Errorf("B's run into A's conversation: %+v, want FAILED with %s", r, apierr.CodeContextNotFound)
 	}
 	// A's may.
 	if code := jsonCall(t, "POST", base+"/schedules/"+a.ID+"/run", "", nil, tokA...); code != http.StatusAccepted {
@@ -238,8 +239,8 @@ func TestScheduleLimits(t *testing.T) {
 		`{"name":"fast","every":"59s","agent":"ticker"}`,
 	} {
 		if code := jsonCall(t, "POST", base+"/schedules", body, &refusal, tokA...); code != http.StatusUnprocessableEntity ||
-			refusal.Content.ErrorCode != agent.CodeScheduleTooFrequent || !strings.Contains(refusal.Content.Message, "scheduler.minInterval") {
-			t.Errorf("POST %s = %d %+v, want 422 %s", body, code, refusal.Content, agent.CodeScheduleTooFrequent)
+			refusal.Content.ErrorCode != apierr.CodeScheduleTooFrequent || !strings.Contains(refusal.Content.Message, "scheduler.minInterval") {
+			t.Errorf("POST %s = %d %+v, want 422 %s", body, code, refusal.Content, apierr.CodeScheduleTooFrequent)
 		}
 	}
 	for i := range 20 {
@@ -249,8 +250,8 @@ func TestScheduleLimits(t *testing.T) {
 	}
 	refusal = apiError{}
 	if code := jsonCall(t, "POST", base+"/schedules", `{"name":"s20","every":"1h","agent":"ticker"}`, &refusal, tokA...); code != http.StatusConflict ||
-		refusal.Content.ErrorCode != agent.CodeScheduleQuota {
-		t.Errorf("the 21st schedule: %d %+v, want 409 %s", code, refusal.Content, agent.CodeScheduleQuota)
+		refusal.Content.ErrorCode != apierr.CodeScheduleQuota {
+		t.Errorf("the 21st schedule: %d %+v, want 409 %s", code, refusal.Content, apierr.CodeScheduleQuota)
 	}
 	if code := jsonCall(t, "POST", base+"/schedules", `{"name":"b0","every":"1h","agent":"ticker"}`, nil, tokB...); code != http.StatusCreated {
 		t.Errorf("another caller's first schedule: %d", code)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 )
 
@@ -29,20 +29,20 @@ func TestScheduleUnknownTargets(t *testing.T) {
 			ErrorCode string `json:"errorCode"`
 			Message   string `json:"message"`
 			Details   struct {
-				Violations []agent.Violation `json:"violations"`
+				Violations []apierr.Violation `json:"violations"`
 			} `json:"details"`
 		} `json:"content"`
 	}
 	tests := []struct {
 		body, message string
-		violation     agent.Violation
+		violation     apierr.Violation
 	}{
 		{`{"name":"x","every":"1h","agent":"tickr"}`, `schedule "x": agent: no agent "tickr"; did you mean "ticker"?`,
-			agent.Violation{Pointer: "/agent", Message: `no agent "tickr"; did you mean "ticker"?`}},
+			apierr.Violation{Pointer: "/agent", Message: `no agent "tickr"; did you mean "ticker"?`}},
 		{`{"name":"x","every":"1h","agent":"ticker","command":"review"}`, `schedule "x": command: agent "ticker" has no command "review"`,
-			agent.Violation{Pointer: "/command", Message: `agent "ticker" has no command "review"`}},
+			apierr.Violation{Pointer: "/command", Message: `agent "ticker" has no command "review"`}},
 		{`{"name":"x","every":"1h","agent":"ticker","tool":"git.log"}`, `schedule "x": tool: agent "ticker" has no tool "git.log"`,
-			agent.Violation{Pointer: "/tool", Message: `agent "ticker" has no tool "git.log"`}},
+			apierr.Violation{Pointer: "/tool", Message: `agent "ticker" has no tool "git.log"`}},
 	}
 	var made scheduleView
 	if code := jsonCall(t, "POST", base+"/schedules", `{"name":"x","every":"1h","agent":"ticker","prompt":"p"}`, &made); code != http.StatusCreated {
@@ -59,7 +59,7 @@ func TestScheduleUnknownTargets(t *testing.T) {
 			if call.method == "POST" {
 				msg = `schedule "y"` + tt.message[len(`schedule "x"`):]
 			}
-			if code != http.StatusBadRequest || r.Content.ErrorCode != agent.CodeBadRequest || r.Content.Message != msg ||
+			if code != http.StatusBadRequest || r.Content.ErrorCode != apierr.CodeBadRequest || r.Content.Message != msg ||
 				len(r.Content.Details.Violations) != 1 || r.Content.Details.Violations[0] != tt.violation {
 				t.Errorf("%s %s %s = %d %+v, want 400 BAD_REQUEST %q at %s", call.method, call.path, call.body, code, r.Content, msg, tt.violation.Pointer)
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/schema"
 	"github.com/agentgw/agentgw/steps"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // schemaUsage is the usage of agentgw schema.
@@ -77,8 +77,8 @@ func agentSchema(docs schema.Docs) (schema.Generated, error) {
 		Docs:  docs,
 		Patch: map[string]func(schema.Schema){
 			schema.KeyToolRuntime:    schema.Enum(ld.tools.RuntimeNames()...),
-			schema.KeyToolPermission: schema.Enum(tools.PermissionAuto, tools.PermissionUserConsent),
-			schema.KeyToolFallback:   schema.Enum(tools.FallbackAbort, tools.FallbackSkip, tools.FallbackUseAlternative),
+			schema.KeyToolPermission: schema.Enum(toolspec.PermissionAuto, toolspec.PermissionUserConsent),
+			schema.KeyToolFallback:   schema.Enum(toolspec.FallbackAbort, toolspec.FallbackSkip, toolspec.FallbackUseAlternative),
 			schema.KeyStepOnError:    schema.Enum(string(steps.OnErrorFail), string(steps.OnErrorContinue)),
 			schema.KeyHandoffType:    schema.Enum(handoffTypes...),
 		},

@@ -16,7 +16,9 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/collab"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/steps"
 )
 
@@ -118,7 +120,7 @@ func (k *Kind) CheckAgents(names []string, remote collab.Resolver) agent.Diagnos
 				continue
 			}
 		}
-		ds.Add(agent.SeverityWarning, t.pos, fmt.Sprintf("%s: ask.agent %q: no agent of that name is loaded, so the step fails until one is%s", t.where, t.agent, agent.DidYouMean(t.agent, names)))
+		ds.Add(agent.SeverityWarning, t.pos, fmt.Sprintf("%s: ask.agent %q: no agent of that name is loaded, so the step fails until one is%s", t.where, t.agent, suggest.DidYouMean(t.agent, names)))
 	}
 	return ds
 }
@@ -132,7 +134,7 @@ func (s *askStep) Reads() ([]*tmpl.Value, []*tmpl.Template) {
 // messages}, the answer's text, "success" and the whole exchange.
 func (s *askStep) Run(ctx context.Context, r stepkind.Run) (any, error) {
 	if s.asker == nil {
-		return nil, agent.Internal(errors.New("ask: the step kind has no asker"))
+		return nil, apierr.Internal(errors.New("ask: the step kind has no asker"))
 	}
 	to, err := r.String(s.agent)
 	if err != nil {
@@ -164,13 +166,13 @@ func (s *askStep) Run(ctx context.Context, r stepkind.Run) (any, error) {
 func askError(err error) error {
 	switch {
 	case errors.Is(err, collab.ErrTimeout):
-		return agent.New(agent.CodeStepTimeout, "ask: "+err.Error()+"; the request was cancelled").
+		return apierr.New(apierr.CodeStepTimeout, "ask: "+err.Error()+"; the request was cancelled").
 			Wrap(errors.Join(steps.ErrTimeout, err)).
 			Suggest("try again; the agent's author may raise the step's ask.timeout")
 	case errors.Is(err, collab.ErrCanceled):
-		return agent.Canceled(err)
+		return apierr.Canceled(err)
 	case errors.Is(err, collab.ErrRefused):
-		return agent.New(agent.CodeStepFailed, "ask: "+err.Error()).Wrap(err).
+		return apierr.New(apierr.CodeStepFailed, "ask: "+err.Error()).Wrap(err).
 			Suggest("the agent's author should make the agents' asks end: no agent asks itself, and chains of asks stay short")
 	}
 	return fmt.Errorf("ask: %w", err)
@@ -179,16 +181,16 @@ func askError(err error) error {
 // upstreamCodes are the codes of an error response kept as the step's:
 // the asked agent, or its model, could not answer, and the same advice
 // holds. Any other code fails the step with STEP_FAILED.
-var upstreamCodes = []string{agent.CodeUpstreamError, agent.CodeUpstreamTimeout, agent.CodeUpstreamUnavailable}
+var upstreamCodes = []string{apierr.CodeUpstreamError, apierr.CodeUpstreamTimeout, apierr.CodeUpstreamUnavailable}
 
 // responseError is the step's error for an error response.
-func responseError(to string, c collab.ResponseContent) *agent.Error {
-	code, msg := agent.CodeStepFailed, "no error given"
+func responseError(to string, c collab.ResponseContent) *apierr.Error {
+	code, msg := apierr.CodeStepFailed, "no error given"
 	if c.Error != nil {
 		msg = c.Error.Code + ": " + c.Error.Message
 		if slices.Contains(upstreamCodes, c.Error.Code) {
 			code = c.Error.Code
 		}
 	}
-	return agent.New(code, fmt.Sprintf("ask: agent %q answered with an error: %s", to, msg))
+	return apierr.New(code, fmt.Sprintf("ask: agent %q answered with an error: %s", to, msg))
 }

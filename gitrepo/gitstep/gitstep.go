@@ -14,7 +14,9 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/observe"
 )
 
@@ -63,7 +65,7 @@ type gitKind struct {
 func (k *Kind) Compile(c stepkind.Compiler, config any) stepkind.Step {
 	g, sd, where := config.(*Config), c.Step(), c.Where()
 	if !slices.Contains(gitOps, g.Op) {
-		c.Errorf(sd.Pos, "%s: git.op %q must be one of %v%s", where, g.Op, gitOps, agent.DidYouMean(g.Op, gitOps))
+		c.Errorf(sd.Pos, "%s: git.op %q must be one of %v%s", where, g.Op, gitOps, suggest.DidYouMean(g.Op, gitOps))
 		return nil
 	}
 	str := func(name, s string) *tmpl.Value { return c.String(where+": git."+name, s, sd.Pos) }
@@ -80,7 +82,7 @@ func (k *gitKind) Reads() ([]*tmpl.Value, []*tmpl.Template) {
 func (k *gitKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 	mgr := k.repos
 	if mgr == nil {
-		return nil, agent.New(agent.CodeRepositoriesNotConfigured, "git: this gateway has no repositories configured (git.repositories in its config)").
+		return nil, apierr.New(apierr.CodeRepositoriesNotConfigured, "git: this gateway has no repositories configured (git.repositories in its config)").
 			Suggest("the gateway's operator should add repositories under git.repositories in the gateway config")
 	}
 	p, err := k.params(sr)
@@ -153,7 +155,7 @@ func (k *gitKind) do(ctx context.Context, t *gitrepo.Target, p map[string]string
 func gitError(err error) error {
 	var na *gitrepo.NotAllowedError
 	if errors.As(err, &na) {
-		return agent.New(agent.CodeRepositoryNotAllowed, na.Error()).Wrap(err).
+		return apierr.New(apierr.CodeRepositoryNotAllowed, na.Error()).Wrap(err).
 			Suggest("the gateway's operator must add the remote to a repository's allow list (git.repositories[].allow)")
 	}
 	return fmt.Errorf("git: %w", err)

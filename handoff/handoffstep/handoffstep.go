@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/internal/runes"
 	"github.com/agentgw/agentgw/tools"
@@ -203,10 +204,10 @@ type Params struct {
 }
 
 // Send builds the message caller sends with p and sends it. A message the
-// hub refuses is a failed step (its *agent.Error says why).
+// hub refuses is a failed step (its *apierr.Error says why).
 func Send(ctx context.Context, sender Sender, caller tools.Caller, p Params) (*Sent, error) {
 	if sender == nil {
-		return nil, agent.New(agent.CodeInternal, "this gateway sends no hand-offs")
+		return nil, apierr.New(apierr.CodeInternal, "this gateway sends no hand-offs")
 	}
 	var to handoff.Recipients
 	for _, name := range strings.Split(p.To, ",") {
@@ -217,7 +218,7 @@ func Send(ctx context.Context, sender Sender, caller tools.Caller, p Params) (*S
 	now := time.Now()
 	msg, err := handoff.New(now, caller.Agent, to, handoff.Type(p.Type), p.Data, originOf(caller.Handoff))
 	if err != nil {
-		return nil, agent.Errorf(agent.CodeInvalidHandoff, "%v", err)
+		return nil, apierr.Errorf(apierr.CodeInvalidHandoff, "%v", err)
 	}
 	msg.Metadata.Priority = handoff.Priority(firstNonEmpty(p.Priority, string(handoff.Medium)))
 	if p.ExpiresIn > 0 {
@@ -231,7 +232,7 @@ func Send(ctx context.Context, sender Sender, caller tools.Caller, p Params) (*S
 	if len(p.Constraints) > 0 {
 		raw, err := json.Marshal(p.Constraints)
 		if err != nil {
-			return nil, agent.Errorf(agent.CodeInvalidHandoff, "instructions.constraints: %v", err)
+			return nil, apierr.Errorf(apierr.CodeInvalidHandoff, "instructions.constraints: %v", err)
 		}
 		msg.Instructions.Constraints = raw
 	}

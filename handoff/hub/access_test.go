@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/queue"
 	"github.com/agentgw/agentgw/internal/access"
@@ -59,10 +59,10 @@ func rawMessage(t *testing.T, id, task string, p handoff.Priority, text string) 
 	return raw
 }
 
-// agentError asserts that err is an *agent.Error of code and returns it.
-func agentError(t *testing.T, err error, code string) *agent.Error {
+// agentError asserts that err is an *apierr.Error of code and returns it.
+func agentError(t *testing.T, err error, code string) *apierr.Error {
 	t.Helper()
-	var e *agent.Error
+	var e *apierr.Error
 	if !errors.As(err, &e) || e.Code != code {
 		t.Fatalf("err %v, want %s", err, code)
 	}
@@ -92,17 +92,17 @@ func TestOwnership(t *testing.T) {
 		if _, err := h.Get(ctx, admin, id); err != nil {
 			t.Fatalf("an admin's Get: %v", err)
 		}
-		e := agentError(t, func() error { _, err := h.Get(ctx, bob, id); return err }(), agent.CodeNotFound)
+		e := agentError(t, func() error { _, err := h.Get(ctx, bob, id); return err }(), apierr.CodeNotFound)
 		if e.Status != http.StatusNotFound || e.Message != fmt.Sprintf("no hand-off message %q", id) {
 			t.Errorf("another's Get: %d %q, want the 404 of a message that does not exist", e.Status, e.Message)
 		}
-		agentError(t, func() error { _, err := h.Task(ctx, bob, "task-a"); return err }(), agent.CodeNotFound)
+		agentError(t, func() error { _, err := h.Task(ctx, bob, "task-a"); return err }(), apierr.CodeNotFound)
 
 		// The same id, from bob: with alice's content or other, a 409
 		// that tells nothing of hers.
 		for _, raw := range [][]byte{mine, rawMessage(t, id, "task-b", handoff.Medium, "bob's")} {
 			st, _, err := h.Submit(ctx, bob, raw)
-			e := agentError(t, err, agent.CodeConflict)
+			e := agentError(t, err, apierr.CodeConflict)
 			if st != nil || strings.Contains(e.Message, "alice") {
 				t.Errorf("bob reusing alice's id: %+v %q", st, e.Message)
 			}
@@ -140,12 +140,12 @@ func TestExternalPriority(t *testing.T) {
 	ctx := t.Context()
 	id := "33333333-3333-4333-8333-333333333333"
 	_, _, err := h.Submit(ctx, alice, rawMessage(t, id, "t", handoff.Critical, "urgent"))
-	e := agentError(t, err, agent.CodeHandoffPriority)
+	e := agentError(t, err, apierr.CodeHandoffPriority)
 	if e.Status != http.StatusUnprocessableEntity || !strings.Contains(e.Message, "handoffs.maxExternalPriority (HIGH)") ||
 		len(e.Violations) != 1 || e.Violations[0].Pointer != "/metadata/priority" {
 		t.Errorf("refusal: %d %q %+v", e.Status, e.Message, e.Violations)
 	}
-	agentError(t, func() error { _, err := h.Get(ctx, admin, id); return err }(), agent.CodeNotFound)
+	agentError(t, func() error { _, err := h.Get(ctx, admin, id); return err }(), apierr.CodeNotFound)
 	if _, _, err := h.Submit(ctx, alice, rawMessage(t, id, "t", handoff.High, "high")); err != nil {
 		t.Errorf("HIGH over the API: %v", err)
 	}
@@ -242,7 +242,7 @@ func TestPingPongBounded(t *testing.T) {
 		if mine, err := h.Task(t.Context(), alice, "loop"); err != nil || len(mine.Messages) != maxHops+1 {
 			t.Errorf("the sender sees %v messages of its loop (%v), want all %d", len(mine.Messages), err, maxHops+1)
 		}
-		agentError(t, func() error { _, err := h.Task(t.Context(), bob, "loop"); return err }(), agent.CodeNotFound)
+		agentError(t, func() error { _, err := h.Task(t.Context(), bob, "loop"); return err }(), apierr.CodeNotFound)
 		limited := 0
 		for _, ev := range rec.Events() {
 			if strings.HasSuffix(ev, "end err="+observe.ErrHandoffLimit.Error()) {
@@ -264,7 +264,7 @@ func TestOperatorsMessages(t *testing.T) {
 	ctx := t.Context()
 	data := map[string]any{"event_type": "x", "message": "y"}
 	op := send(t, h, "a1", handoff.Notification, data, nil)
-	agentError(t, func() error { _, err := h.Get(ctx, alice, op.MessageID); return err }(), agent.CodeNotFound)
+	agentError(t, func() error { _, err := h.Get(ctx, alice, op.MessageID); return err }(), apierr.CodeNotFound)
 	if _, err := h.Get(ctx, admin, op.MessageID); err != nil {
 		t.Errorf("admin: %v", err)
 	}
@@ -279,5 +279,5 @@ func TestOperatorsMessages(t *testing.T) {
 	if _, err := h.Get(ctx, alice, st.MessageID); err != nil {
 		t.Errorf("the conversation's owner: %v", err)
 	}
-	agentError(t, func() error { _, err := h.Get(ctx, bob, st.MessageID); return err }(), agent.CodeNotFound)
+	agentError(t, func() error { _, err := h.Get(ctx, bob, st.MessageID); return err }(), apierr.CodeNotFound)
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/queue"
@@ -105,8 +105,8 @@ func (h *Hub) runLocal(ctx context.Context, r *runner.Runner, name, command stri
 		Context: &contextvars.Set{UserInputPrompt: promptOf(msg)}, Handoff: data,
 		ContextID: p.Origin.ContextID, Owner: p.Origin.Owner}
 	run, err := r.Prepare(req)
-	var ae *agent.Error
-	if errors.As(err, &ae) && ae.Code == agent.CodeContextNotFound {
+	var ae *apierr.Error
+	if errors.As(err, &ae) && ae.Code == apierr.CodeContextNotFound {
 		// The conversation was deleted meanwhile: run without it.
 		req.ContextID, req.Owner = "", ""
 		run, err = r.Prepare(req)
@@ -156,7 +156,7 @@ func (h *Hub) forward(ctx context.Context, name, endpoint string, message []byte
 		return nil, fmt.Errorf("forwarding to agent %q: %w", name, err)
 	}
 	if status < 200 || status > 299 {
-		return nil, fmt.Errorf("forwarding to agent %q: its gateway answered %d: %s", name, status, agent.Clip(string(body)))
+		return nil, fmt.Errorf("forwarding to agent %q: its gateway answered %d: %s", name, status, apierr.Clip(string(body)))
 	}
 	queue.MarkDelivered(ctx)
 	res := Result{Agent: name, Endpoint: endpoint}

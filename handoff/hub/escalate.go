@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/queue"
 )
@@ -120,7 +120,7 @@ func escalation(msg *handoff.Message, raw json.RawMessage, rec queue.Record, las
 	out, err := handoff.New(now, recipients, handoff.Recipients{rec.EscalateTo}, handoff.Escalation, data,
 		handoff.Origin{TaskID: md.TaskID, CorrelationID: md.CorrelationID})
 	if err != nil {
-		return nil, agent.Internal(err)
+		return nil, apierr.Internal(err)
 	}
 	out.Metadata.MessageID = EscalationID(rec.Owner, md.MessageID)
 	out.Metadata.Priority = md.Priority

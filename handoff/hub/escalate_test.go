@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/queue"
 )
@@ -72,7 +72,7 @@ func TestEscalationIsANewMessage(t *testing.T) {
 			t.Errorf("the target ran %q", got)
 		}
 		// Alice's, as her message; bob is told it does not exist.
-		agentError(t, func() error { _, err := h.Get(ctx, bob, escID); return err }(), agent.CodeNotFound)
+		agentError(t, func() error { _, err := h.Get(ctx, bob, escID); return err }(), apierr.CodeNotFound)
 		task, err := h.Task(ctx, alice, "task-esc")
 		if err != nil || len(task.Messages) != 2 || task.Messages[0].EscalatedTo != escID || task.Messages[1].EscalatedFrom != id {
 			t.Fatalf("the task: %+v, %v", task, err)

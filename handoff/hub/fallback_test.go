@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 )
 
@@ -52,13 +52,13 @@ func TestFallbackActionChecked(t *testing.T) {
 				}
 				return
 			}
-			e := agentError(t, err, agent.CodeInvalidHandoff)
+			e := agentError(t, err, apierr.CodeInvalidHandoff)
 			if e.Status != http.StatusUnprocessableEntity || len(e.Violations) != 1 ||
 				e.Violations[0].Pointer != "/instructions/failure_handling_strategy/fallback_action" ||
 				!strings.HasPrefix(e.Violations[0].Message, tc.want) || !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("refusal: %d %q %+v", e.Status, e.Message, e.Violations)
 			}
-			agentError(t, func() error { _, err := h.Get(t.Context(), admin, id); return err }(), agent.CodeNotFound)
+			agentError(t, func() error { _, err := h.Get(t.Context(), admin, id); return err }(), apierr.CodeNotFound)
 		})
 	}
 }

@@ -21,11 +21,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/queue"
 	"github.com/agentgw/agentgw/internal/access"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/observe"
 )
 
@@ -133,7 +134,7 @@ func (h *Hub) Handler() queue.Handler { return h.deliver }
 func (h *Hub) ready() (*runner.Runner, *queue.Queue, error) {
 	r, q := h.runner.Load(), h.queue.Load()
 	if r == nil || q == nil {
-		return nil, nil, agent.New(agent.CodeInternal, "hand-offs are not ready yet")
+		return nil, nil, apierr.New(apierr.CodeInternal, "hand-offs are not ready yet")
 	}
 	return r, q, nil
 }
@@ -162,7 +163,7 @@ func (h *Hub) Send(ctx context.Context, msg *handoff.Message, origin Origin) (st
 	msg.Fill(h.now())
 	raw, err := json.Marshal(msg)
 	if err != nil {
-		return nil, false, agent.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
+		return nil, false, apierr.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
 	}
 	return h.submit(ctx, raw, origin, sender)
 }
@@ -189,7 +190,7 @@ type sender struct {
 }
 
 // Submit checks and queues a message that came as JSON (POST /handoffs)
-// from caller, whose message it is. Its errors are *agent.Error: 400 for
+// from caller, whose message it is. Its errors are *apierr.Error: 400 for
 // a message that is not JSON, 422 listing every violation by JSON pointer
 // (HANDOFF_PRIORITY_NOT_ALLOWED for a priority above
 // Limits.MaxExternalPriority), 404 for an unknown recipient, 409 for a
@@ -227,7 +228,7 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 		return nil, false, priorityRefused(msg.Metadata.Priority, ceiling)
 	}
 	if msg.Metadata.Expired(h.now()) {
-		return nil, false, agent.Errorf(agent.CodeBadRequest, "hand-off message %s expired at %s", msg.Metadata.MessageID,
+		return nil, false, apierr.Errorf(apierr.CodeBadRequest, "hand-off message %s expired at %s", msg.Metadata.MessageID,
 			msg.Metadata.ExpirationTime.UTC().Format(time.RFC3339)).
 			Suggest("an expired message is never delivered: send it again with metadata.expiration_time in the future, or without one")
 	}
@@ -239,8 +240,8 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 		// What goes to escalate_to is an ESCALATION (Escalate), not msg.
 		esc := &handoff.Message{Payload: handoff.Payload{Type: handoff.Escalation}}
 		if err := h.checkRecipients(r, h.expand(r, []string{fh.EscalateTo}), esc, nil); err != nil {
-			var e *agent.Error
-			if errors.As(err, &e) && e.Code == agent.CodeBadRequest {
+			var e *apierr.Error
+			if errors.As(err, &e) && e.Code == apierr.CodeBadRequest {
 				e.Message = "escalate_to: " + e.Message + ": an escalation is a new ESCALATION message"
 			}
 			return nil, false, err
@@ -253,7 +254,7 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 	}
 	body, err := json.Marshal(payload{Message: raw, Origin: origin})
 	if err != nil {
-		return nil, false, agent.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
+		return nil, false, apierr.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
 	}
 	env := envelope(msg, body)
 	env.Recipient = strings.Join(recipients, ",")
@@ -264,12 +265,12 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 	}
 	if !fresh && rec.Owner != from.owner {
 		// Another owner's message: nothing of it is shown, nothing changed.
-		return nil, false, agent.Errorf(agent.CodeConflict, "hand-off message id %s is taken", msg.Metadata.MessageID).
+		return nil, false, apierr.Errorf(apierr.CodeConflict, "hand-off message id %s is taken", msg.Metadata.MessageID).
 			Suggest("a message id names one message: send a new message with a new message_id")
 	}
 	st := newStatus(rec)
 	if !fresh && !sameJSON(st.Message, raw) {
-		return nil, false, agent.Errorf(agent.CodeConflict, "hand-off message %s was sent before with other content", msg.Metadata.MessageID).
+		return nil, false, apierr.Errorf(apierr.CodeConflict, "hand-off message %s was sent before with other content", msg.Metadata.MessageID).
 			Suggest("a message id names one message: send a new message with a new message_id")
 	}
 	return st, fresh, nil
@@ -278,8 +279,8 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 // priorityRefused is the error of a message from outside the gateway
 // whose priority is above the ceiling.
 func priorityRefused(p, ceiling handoff.Priority) error {
-	e := agent.Errorf(agent.CodeHandoffPriority, "metadata.priority %s is above handoffs.maxExternalPriority (%s): a hand-off sent over the API may have at most %s", p, ceiling, ceiling)
-	e.Violations = []agent.Violation{{Pointer: "/metadata/priority", Message: fmt.Sprintf("%s is above handoffs.maxExternalPriority (%s)", p, ceiling)}}
+	e := apierr.Errorf(apierr.CodeHandoffPriority, "metadata.priority %s is above handoffs.maxExternalPriority (%s): a hand-off sent over the API may have at most %s", p, ceiling, ceiling)
+	e.Violations = []apierr.Violation{{Pointer: "/metadata/priority", Message: fmt.Sprintf("%s is above handoffs.maxExternalPriority (%s)", p, ceiling)}}
 	return e.Suggest(fmt.Sprintf("send it with priority %s or lower; the gateway's operator sets handoffs.maxExternalPriority", ceiling))
 }
 
@@ -320,7 +321,7 @@ func (h *Hub) checkRecipients(r *runner.Runner, recipients []string, msg *handof
 	for _, to := range recipients {
 		a, ok := r.Registry().Get(to)
 		if !ok {
-			return agent.Errorf(agent.CodeAgentNotFound, "hand-off recipient %q is not an agent of this gateway%s", to, agent.DidYouMean(to, r.Registry().Names())).
+			return apierr.Errorf(apierr.CodeAgentNotFound, "hand-off recipient %q is not an agent of this gateway%s", to, suggest.DidYouMean(to, r.Registry().Names())).
 				Suggest("GET /agents lists the agents and the hand-off types each accepts")
 		}
 		if _, remote := a.RemoteEndpoint(); remote {
@@ -329,7 +330,7 @@ func (h *Hub) checkRecipients(r *runner.Runner, recipients []string, msg *handof
 		}
 		acc, ok := a.Accepts(msg.Payload.Type)
 		if !ok {
-			refusal = agent.Errorf(agent.CodeBadRequest, "agent %q does not accept %s hand-offs%s", to, msg.Payload.Type, acceptedList(a)).
+			refusal = apierr.Errorf(apierr.CodeBadRequest, "agent %q does not accept %s hand-offs%s", to, msg.Payload.Type, acceptedList(a)).
 				Suggest("send a type the agent declares under handoffs, or declare it")
 			continue
 		}
@@ -361,7 +362,7 @@ func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
 	a, ok := r.Registry().Get(name)
 	switch {
 	case !ok:
-		why = fmt.Sprintf("%q names no agent of this gateway%s", action, agent.DidYouMean(name, r.Registry().Names()))
+		why = fmt.Sprintf("%q names no agent of this gateway%s", action, suggest.DidYouMean(name, r.Registry().Names()))
 		hint = `a fallback_action is an agent ("agent") or one of its commands ("agent/command") that runs the message when its retries are spent; GET /agents lists them. To notify someone, name an agent whose command does it`
 	case hasCommand && !slices.Contains(a.CommandNames(), command):
 		why = fmt.Sprintf("agent %q has no command %q (it has %s)", name, command, strings.Join(a.CommandNames(), ", "))
@@ -381,8 +382,8 @@ func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
 	if why == "" {
 		return nil
 	}
-	e := agent.Errorf(agent.CodeInvalidHandoff, "the hand-off message's fallback_action cannot run here: %s: %s", fallbackPointer, why)
-	e.Violations = []agent.Violation{{Pointer: fallbackPointer, Message: why}}
+	e := apierr.Errorf(apierr.CodeInvalidHandoff, "the hand-off message's fallback_action cannot run here: %s: %s", fallbackPointer, why)
+	e.Violations = []apierr.Violation{{Pointer: fallbackPointer, Message: why}}
 	return e.Suggest(hint)
 }
 
@@ -403,15 +404,15 @@ func invalid(err error) error {
 	var ve *handoff.ValidationError
 	switch {
 	case errors.As(err, &ve):
-		e := agent.Errorf(agent.CodeInvalidHandoff, "the hand-off message breaks its schema: %s", listViolations(ve.Violations))
+		e := apierr.Errorf(apierr.CodeInvalidHandoff, "the hand-off message breaks its schema: %s", listViolations(ve.Violations))
 		for _, v := range ve.Violations {
-			e.Violations = append(e.Violations, agent.Violation{Pointer: v.Pointer, Message: v.Message})
+			e.Violations = append(e.Violations, apierr.Violation{Pointer: v.Pointer, Message: v.Message})
 		}
 		return e.Suggest("fix each violation at its JSON pointer; the schemas are in handoff/schemas")
 	case errors.Is(err, handoff.ErrTooLarge):
-		return agent.Errorf(agent.CodePayloadTooLarge, "%v", err)
+		return apierr.Errorf(apierr.CodePayloadTooLarge, "%v", err)
 	}
-	return agent.Errorf(agent.CodeBadRequest, "the hand-off message is not valid JSON: %v", err)
+	return apierr.Errorf(apierr.CodeBadRequest, "the hand-off message is not valid JSON: %v", err)
 }
 
 func listViolations(vs []handoff.Violation) string {
@@ -428,7 +429,7 @@ func listViolations(vs []handoff.Violation) string {
 
 // storeError is the protocol error of a queue that failed.
 func storeError(err error) error {
-	return agent.New(agent.CodeStoreUnavailable, "the gateway's store is unavailable: it could not keep the hand-off").Wrap(err)
+	return apierr.New(apierr.CodeStoreUnavailable, "the gateway's store is unavailable: it could not keep the hand-off").Wrap(err)
 }
 
 // Get returns a message's status and result, when caller owns it: another
@@ -440,7 +441,7 @@ func (h *Hub) Get(ctx context.Context, caller access.Caller, id string) (*Status
 	}
 	rec, err := q.Get(ctx, id)
 	if errors.Is(err, queue.ErrNotFound) || (err == nil && !caller.Owns(rec.Owner)) {
-		return nil, agent.Errorf(agent.CodeNotFound, "no hand-off message %q", id)
+		return nil, apierr.Errorf(apierr.CodeNotFound, "no hand-off message %q", id)
 	}
 	if err != nil {
 		return nil, storeError(err)
@@ -468,7 +469,7 @@ func (h *Hub) Task(ctx context.Context, caller access.Caller, taskID string) (*T
 		}
 	}
 	if len(out.Messages) == 0 {
-		return nil, agent.Errorf(agent.CodeNotFound, "no task %q", taskID)
+		return nil, apierr.Errorf(apierr.CodeNotFound, "no task %q", taskID)
 	}
 	return out, nil
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/handoff/queue"
@@ -240,23 +240,23 @@ func TestSendRefuses(t *testing.T) {
 		want     string
 	}{
 		{"unknown agent", "nobody", handoff.Notification, map[string]any{"event_type": "x", "message": "y"}, nil,
-			agent.CodeAgentNotFound, `hand-off recipient "nobody" is not an agent of this gateway`},
+			apierr.CodeAgentNotFound, `hand-off recipient "nobody" is not an agent of this gateway`},
 		{"type not accepted", "logger", handoff.Notification, map[string]any{"event_type": "x", "message": "y"}, nil,
-			agent.CodeBadRequest, `agent "logger" does not accept NOTIFICATION hand-offs (it accepts none)`},
+			apierr.CodeBadRequest, `agent "logger" does not accept NOTIFICATION hand-offs (it accepts none)`},
 		{"the type's schema", "a1", handoff.Notification, map[string]any{"event_type": "x"}, nil,
-			agent.CodeInvalidHandoff, "the hand-off message breaks its schema: /payload/data/message: required property is missing"},
+			apierr.CodeInvalidHandoff, "the hand-off message breaks its schema: /payload/data/message: required property is missing"},
 		{"the agent's own schema", "strict", handoff.Notification, map[string]any{"event_type": "x", "message": "y", "ticket": "T-x"}, nil,
-			agent.CodeInvalidHandoff, "/payload/data/ticket"},
+			apierr.CodeInvalidHandoff, "/payload/data/ticket"},
 		{"expired", "a1", handoff.Notification, map[string]any{"event_type": "x", "message": "y"},
-			func(m *handoff.Message) { m.Metadata.ExpirationTime = &past }, agent.CodeBadRequest, "expired at"},
+			func(m *handoff.Message) { m.Metadata.ExpirationTime = &past }, apierr.CodeBadRequest, "expired at"},
 		{"escalation to nobody", "a1", handoff.Notification, map[string]any{"event_type": "x", "message": "y"},
 			func(m *handoff.Message) {
 				m.Instructions.FailureHandling = &handoff.FailureHandlingStrategy{EscalateTo: "nobody"}
-			}, agent.CodeAgentNotFound, `"nobody"`},
+			}, apierr.CodeAgentNotFound, `"nobody"`},
 		{"escalation to an agent that takes no ESCALATION", "a1", handoff.Notification, map[string]any{"event_type": "x", "message": "y"},
 			func(m *handoff.Message) {
 				m.Instructions.FailureHandling = &handoff.FailureHandlingStrategy{EscalateTo: "a2"}
-			}, agent.CodeBadRequest, `escalate_to: agent "a2" does not accept ESCALATION hand-offs (it accepts NOTIFICATION): an escalation is a new ESCALATION message`},
+			}, apierr.CodeBadRequest, `escalate_to: agent "a2" does not accept ESCALATION hand-offs (it accepts NOTIFICATION): an escalation is a new ESCALATION message`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -268,7 +268,7 @@ func TestSendRefuses(t *testing.T) {
 				tc.edit(msg)
 			}
 			_, _, err = h.Send(t.Context(), msg, Origin{})
-			var e *agent.Error
+			var e *apierr.Error
 			if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Message, tc.want) {
 				t.Fatalf("err %v, want %s containing %q", err, tc.code, tc.want)
 			}

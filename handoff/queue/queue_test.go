@@ -13,11 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/agentgw/agentgw/internal/dbconn"
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/agentgw/agentgw/store"
-	"github.com/riverqueue/river"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }

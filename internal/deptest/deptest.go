@@ -91,3 +91,35 @@ func (e *listError) Error() string {
 	return "go list: " + e.err.Error() + ": " + strings.TrimSpace(e.stderr)
 }
 func (e *listError) Unwrap() error { return e.err }
+
+// Heavy are the runtimes and drivers a light package must not link: the
+// databases, the job queue, git, the WASM runtime, the expression engine
+// and the HTTP framework.
+var Heavy = []string{
+	"modernc.org/sqlite/...",
+	"github.com/jackc/pgx/v5/...",
+	"github.com/riverqueue/river/...",
+	"github.com/go-git/go-git/v5/...",
+	"github.com/tetratelabs/wazero/...",
+	"github.com/expr-lang/expr/...",
+	"github.com/labstack/echo/v4/...",
+}
+
+// Forbid fails t if the package at import path pkg depends, directly or
+// not, on a package matching an entry of forbidden (entries as in Check).
+func Forbid(t *testing.T, pkg string, forbidden ...string) {
+	t.Helper()
+	deps, err := List(pkg)
+	if err != nil {
+		t.Fatalf("listing the dependencies of %s: %v", pkg, err)
+	}
+	var bad []string
+	for _, d := range deps {
+		if Allowed(d, forbidden) {
+			bad = append(bad, d)
+		}
+	}
+	if len(bad) > 0 {
+		t.Errorf("%s depends on %d packages it must not link:\n\t%s", pkg, len(bad), strings.Join(bad, "\n\t"))
+	}
+}

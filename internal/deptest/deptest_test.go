@@ -42,3 +42,16 @@ func TestList(t *testing.T) {
 		t.Fatalf("List(llm) gave %q, without go-openai", deps)
 	}
 }
+
+// TestHeavyMatches: the Heavy list matches what the runtimes really link
+// (the tools package links wazero), so a Forbid cannot pass because its
+// patterns name nothing.
+func TestHeavyMatches(t *testing.T) {
+	deps, err := List(Module + "/tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(deps, func(d string) bool { return Allowed(d, Heavy) }) {
+		t.Fatalf("no dependency of tools matches Heavy %q: %q", Heavy, deps)
+	}
+}

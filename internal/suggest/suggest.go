@@ -69,3 +69,12 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// DidYouMean renders a "; did you mean X?" suffix for the candidate closest
+// to name, or "" when none is close.
+func DidYouMean(name string, candidates []string) string {
+	if c := Closest(name, candidates); c != "" {
+		return "; did you mean \"" + c + "\"?"
+	}
+	return ""
+}

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/knowledge/chunk"
@@ -186,7 +186,7 @@ func (m *Manager) Recall(ctx context.Context, ids []string, query string, topK i
 		}
 		hits, err := m.Search(ctx, id, index.Query{Text: query, TopK: topK})
 		if err != nil {
-			return nil, agent.New(agent.CodeStoreUnavailable, "the knowledge bases could not be searched").Wrap(err)
+			return nil, apierr.New(apierr.CodeStoreUnavailable, "the knowledge bases could not be searched").Wrap(err)
 		}
 		kb := contextvars.KnowledgeBase{KnowledgeBaseID: id, References: make([]contextvars.Reference, 0, len(hits))}
 		for _, h := range hits {

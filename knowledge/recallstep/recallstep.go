@@ -12,9 +12,11 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Searcher searches one knowledge base: the gateway's knowledge/kb.Manager.
@@ -103,7 +105,7 @@ type Params struct {
 // p.Query: each gives its topK references, best first.
 func Search(ctx context.Context, s Searcher, ref Reference, p Params) ([]contextvars.Reference, error) {
 	if s == nil || len(s.IDs()) == 0 {
-		return nil, agent.New(agent.CodeBadRequest, "this gateway has no knowledge bases (knowledgeBases in its config)")
+		return nil, apierr.New(apierr.CodeBadRequest, "this gateway has no knowledge bases (knowledgeBases in its config)")
 	}
 	ids := p.KnowledgeBases
 	if len(ids) == 0 {
@@ -155,7 +157,7 @@ func Builtins(s Searcher, ref Reference) map[string]tools.BuiltinFunc {
 				p.TopK = int(n)
 			}
 			if strings.TrimSpace(p.Query) == "" {
-				return nil, &tools.ResultError{Code: tools.CodeInvalidParameters, Message: "search_knowledge needs a query"}
+				return nil, &toolspec.ResultError{Code: toolspec.CodeInvalidParameters, Message: "search_knowledge needs a query"}
 			}
 			refs, err := Search(ctx, s, ref, p)
 			if err != nil {

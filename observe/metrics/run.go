@@ -10,7 +10,7 @@ import (
 )
 
 // codeStoreUnavailable is the error code of a failing store
-// (agent.CodeStoreUnavailable; not imported, to keep this package's
+// (apierr.CodeStoreUnavailable; not imported, to keep this package's
 // dependencies to the seam).
 const codeStoreUnavailable = "STORE_UNAVAILABLE"
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/schedule"
 )
@@ -41,7 +42,7 @@ func decodeDef(body []byte, into *agent.ScheduleDef) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
-		return agent.Errorf(agent.CodeBadRequest, "the body is not a schedule: %v", err).
+		return apierr.Errorf(apierr.CodeBadRequest, "the body is not a schedule: %v", err).
 			Suggest(`send {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (README "Schedules")`)
 	}
 	return nil
@@ -54,10 +55,10 @@ func decodeDef(body []byte, into *agent.ScheduleDef) error {
 func (api *API) schedule(d *agent.ScheduleDef) (schedule.Schedule, error) {
 	sc, err := FromDef(d, "")
 	if err != nil {
-		return schedule.Schedule{}, agent.Errorf(agent.CodeBadRequest, "schedule %q: %v", d.Name, err)
+		return schedule.Schedule{}, apierr.Errorf(apierr.CodeBadRequest, "schedule %q: %v", d.Name, err)
 	}
 	if d.Webhook != "" && !Allowed(d.Webhook, api.WebhookAllow) {
-		return schedule.Schedule{}, agent.Errorf(agent.CodeBadRequest, "webhook %q is not under scheduler.webhookAllow", d.Webhook).
+		return schedule.Schedule{}, apierr.Errorf(apierr.CodeBadRequest, "webhook %q is not under scheduler.webhookAllow", d.Webhook).
 			Suggest("ask the operator to allow its URL prefix in the gateway config (scheduler.webhookAllow)")
 	}
 	now := time.Now
@@ -84,33 +85,33 @@ func (api *API) schedule(d *agent.ScheduleDef) (schedule.Schedule, error) {
 
 // Error is the protocol error of a store or scheduler error about id.
 func Error(id string, err error) error {
-	var e *agent.Error
+	var e *apierr.Error
 	var ve *schedule.ValidationError
 	switch {
 	case errors.As(err, &e):
 		return e
 	case errors.As(err, &ve):
-		return agent.Errorf(agent.CodeBadRequest, "%v", err)
+		return apierr.Errorf(apierr.CodeBadRequest, "%v", err)
 	case errors.Is(err, schedule.ErrNotFound):
 		return notFound(id)
 	case errors.Is(err, schedule.ErrExists):
-		return agent.Errorf(agent.CodeConflict, "a schedule %q exists already", id).Suggest("pick another name, or PATCH the one there")
+		return apierr.Errorf(apierr.CodeConflict, "a schedule %q exists already", id).Suggest("pick another name, or PATCH the one there")
 	case errors.Is(err, schedule.ErrQuota):
-		return agent.Errorf(agent.CodeScheduleQuota, "schedule %q: you have as many schedules as one caller may (scheduler.maxPerOwner)", id)
+		return apierr.Errorf(apierr.CodeScheduleQuota, "schedule %q: you have as many schedules as one caller may (scheduler.maxPerOwner)", id)
 	case errors.Is(err, schedule.ErrStatic):
-		return agent.Errorf(agent.CodeConflict, "schedule %q is defined in a file: at run time it can only be enabled or disabled", id).
+		return apierr.Errorf(apierr.CodeConflict, "schedule %q is defined in a file: at run time it can only be enabled or disabled", id).
 			Suggest("change it in its file (the gateway config or the agent's)")
 	case errors.Is(err, schedule.ErrRunning):
-		return agent.Errorf(agent.CodeConflict, "a run of schedule %q is in progress", id)
+		return apierr.Errorf(apierr.CodeConflict, "a run of schedule %q is in progress", id)
 	}
-	return agent.New(agent.CodeStoreUnavailable, "the gateway's store is unavailable: it could not read or keep the schedule").
+	return apierr.New(apierr.CodeStoreUnavailable, "the gateway's store is unavailable: it could not read or keep the schedule").
 		Wrap(fmt.Errorf("schedule %s: %w", id, err))
 }
 
 // notFound is the answer for a schedule that is not there, or not the
 // caller's: the same, so that a caller cannot tell which.
 func notFound(id string) error {
-	return agent.Errorf(agent.CodeNotFound, "no schedule %q", id).Suggest("GET /schedules lists them")
+	return apierr.Errorf(apierr.CodeNotFound, "no schedule %q", id).Suggest("GET /schedules lists them")
 }
 
 // owned returns schedule id if who may see it, else the same NOT_FOUND as
@@ -228,7 +229,7 @@ func (api *API) RunNow(ctx context.Context, who access.Caller, id string) (sched
 		return schedule.Run{}, err
 	}
 	if !sc.Enabled {
-		return schedule.Run{}, agent.Errorf(agent.CodeConflict, "schedule %q is disabled: a disabled schedule never runs", sc.Name).
+		return schedule.Run{}, apierr.Errorf(apierr.CodeConflict, "schedule %q is disabled: a disabled schedule never runs", sc.Name).
 			Suggest(`enable it first: PATCH /schedules/{id} {"enabled": true}`)
 	}
 	r, err := api.Scheduler.RunNow(ctx, id)

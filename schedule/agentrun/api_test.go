@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/schedule"
@@ -109,7 +110,7 @@ func eachBackend(t *testing.T, test func(t *testing.T, backend string)) {
 
 // code is err's protocol error code, "" when it has none.
 func code(err error) string {
-	var e *agent.Error
+	var e *apierr.Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
@@ -151,20 +152,20 @@ func TestUnattendedTools(t *testing.T) {
 		for _, tc := range []struct {
 			body, code, msg string
 		}{
-			{`{"name":"c","every":"1h","agent":"tooled","tool":"consent"}`, agent.CodeToolNotUnattended, "USER_CONSENT"},
-			{`{"name":"h","every":"1h","agent":"tooled","tool":"hidden"}`, agent.CodeToolNotUnattended, "not exported"},
-			{`{"name":"p","every":"1h","agent":"tooled","tool":"plain"}`, agent.CodeToolNotUnattended, "unattended: true"},
-			{`{"name":"f","every":"1h","agent":"tooled","tool":"front"}`, agent.CodeToolNotUnattended, "frontend"},
-			{`{"name":"n","every":"1h","agent":"tooled","tool":"none"}`, agent.CodeBadRequest, `no tool "none"`},
-			{`{"name":"a","every":"1h","agent":"nobody","tool":"ok"}`, agent.CodeBadRequest, "nobody"},
-			{`{"name":"t","every":"1h","agent":"tooled","tool":"ok","params":{"n":"x"}}`, agent.CodeInvalidParameters, "n"},
-			{`{"name":"u","every":"1h","agent":"tooled","tool":"ok","params":{"exec":"sh -c 'id'"}}`, agent.CodeInvalidParameters, "exec"},
+			{`{"name":"c","every":"1h","agent":"tooled","tool":"consent"}`, apierr.CodeToolNotUnattended, "USER_CONSENT"},
+			{`{"name":"h","every":"1h","agent":"tooled","tool":"hidden"}`, apierr.CodeToolNotUnattended, "not exported"},
+			{`{"name":"p","every":"1h","agent":"tooled","tool":"plain"}`, apierr.CodeToolNotUnattended, "unattended: true"},
+			{`{"name":"f","every":"1h","agent":"tooled","tool":"front"}`, apierr.CodeToolNotUnattended, "frontend"},
+			{`{"name":"n","every":"1h","agent":"tooled","tool":"none"}`, apierr.CodeBadRequest, `no tool "none"`},
+			{`{"name":"a","every":"1h","agent":"nobody","tool":"ok"}`, apierr.CodeBadRequest, "nobody"},
+			{`{"name":"t","every":"1h","agent":"tooled","tool":"ok","params":{"n":"x"}}`, apierr.CodeInvalidParameters, "n"},
+			{`{"name":"u","every":"1h","agent":"tooled","tool":"ok","params":{"exec":"sh -c 'id'"}}`, apierr.CodeInvalidParameters, "exec"},
 		} {
 			_, err := f.api.Create(ctx, who, []byte(tc.body))
-			var e *agent.Error
+			var e *apierr.Error
 			if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Message, tc.msg) {
 				t.Errorf("Create(%s) = %v, want %s containing %q", tc.body, err, tc.code, tc.msg)
-			} else if want := map[bool]int{true: 400, false: 422}[tc.code == agent.CodeBadRequest]; e.Status != want {
+			} else if want := map[bool]int{true: 400, false: 422}[tc.code == apierr.CodeBadRequest]; e.Status != want {
 				t.Errorf("Create(%s): status %d, want %d", tc.body, e.Status, want)
 			}
 		}
@@ -182,7 +183,7 @@ func TestUnattendedTools(t *testing.T) {
 		// The operator takes unattended away: the next run fails, and the tool does not run.
 		f.reg.Swap(f.load(t, false))
 		run, res := f.runNow(t, who, sc.ID)
-		if run.Status != schedule.StatusFailed || res.Error == nil || res.Error.Code != agent.CodeToolNotUnattended ||
+		if run.Status != schedule.StatusFailed || res.Error == nil || res.Error.Code != apierr.CodeToolNotUnattended ||
 			!strings.Contains(run.Error, "unattended") || f.calls.Load() != 1 {
 			t.Errorf("a run after unattended was taken away: %+v, result %+v, %d calls", run, res.Error, f.calls.Load())
 		}
@@ -215,19 +216,19 @@ func TestUnknownTargets(t *testing.T) {
 		who := access.Caller{Owner: "token:a"}
 		tests := []struct {
 			body, msg string
-			v         agent.Violation
+			v         apierr.Violation
 		}{
 			{`{"name":"a","every":"1h","agent":"toled"}`, `schedule "a": agent: no agent "toled"; did you mean "tooled"?`,
-				agent.Violation{Pointer: "/agent", Message: `no agent "toled"; did you mean "tooled"?`}},
+				apierr.Violation{Pointer: "/agent", Message: `no agent "toled"; did you mean "tooled"?`}},
 			{`{"name":"c","every":"1h","agent":"tooled","command":"defalt"}`, `schedule "c": command: agent "tooled" has no command "defalt"; did you mean "default"?`,
-				agent.Violation{Pointer: "/command", Message: `agent "tooled" has no command "defalt"; did you mean "default"?`}},
+				apierr.Violation{Pointer: "/command", Message: `agent "tooled" has no command "defalt"; did you mean "default"?`}},
 			{`{"name":"t","every":"1h","agent":"tooled","tool":"nothing"}`, `schedule "t": tool: agent "tooled" has no tool "nothing"`,
-				agent.Violation{Pointer: "/tool", Message: `agent "tooled" has no tool "nothing"`}},
+				apierr.Violation{Pointer: "/tool", Message: `agent "tooled" has no tool "nothing"`}},
 		}
 		for _, tt := range tests {
 			_, err := f.api.Create(ctx, who, []byte(tt.body))
-			var e *agent.Error
-			if !errors.As(err, &e) || e.Code != agent.CodeBadRequest || e.Status != 400 || e.Message != tt.msg ||
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Code != apierr.CodeBadRequest || e.Status != 400 || e.Message != tt.msg ||
 				len(e.Violations) != 1 || e.Violations[0] != tt.v {
 				t.Errorf("Create(%s) = %#v, want 400 BAD_REQUEST %q at %s", tt.body, err, tt.msg, tt.v.Pointer)
 			}
@@ -244,7 +245,7 @@ func TestUnknownTargets(t *testing.T) {
 			body := strings.Replace(tt.body, `"name":"`+tt.msg[10:11]+`"`, `"name":"ok"`, 1)
 			_, err := f.api.Patch(ctx, who, sc.ID, []byte(body))
 			want := strings.Replace(tt.msg, `schedule "`+tt.msg[10:11]+`"`, `schedule "ok"`, 1)
-			var e *agent.Error
+			var e *apierr.Error
 			if !errors.As(err, &e) || e.Status != 400 || e.Message != want {
 				t.Errorf("Patch(%s) = %v, want 400 %q", body, err, want)
 			}
@@ -270,7 +271,7 @@ func TestLimits(t *testing.T) {
 			`{"name":"x","cron":"* * * * *","agent":"tooled"}`,
 			`{"name":"x","cron":"0,3 9 * * *","agent":"tooled"}`,
 		} {
-			if _, err := f.api.Create(ctx, a, []byte(body)); code(err) != agent.CodeScheduleTooFrequent || err.(*agent.Error).Status != 422 {
+			if _, err := f.api.Create(ctx, a, []byte(body)); code(err) != apierr.CodeScheduleTooFrequent || err.(*apierr.Error).Status != 422 {
 				t.Errorf("Create(%s) = %v, want SCHEDULE_TOO_FREQUENT", body, err)
 			}
 		}
@@ -282,13 +283,13 @@ func TestLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = f.api.Create(ctx, a, []byte(`{"name":"a3","once":"2099-01-01T00:00:00Z","agent":"tooled"}`))
-		if code(err) != agent.CodeScheduleQuota || err.(*agent.Error).Status != 409 {
+		if code(err) != apierr.CodeScheduleQuota || err.(*apierr.Error).Status != 409 {
 			t.Errorf("a third schedule: %v, want SCHEDULE_QUOTA_EXCEEDED", err)
 		}
 		if _, err := f.api.Create(ctx, b, []byte(`{"name":"b1","every":"1h","agent":"tooled"}`)); err != nil {
 			t.Errorf("another owner's first schedule: %v", err)
 		}
-		if _, err := f.api.Patch(ctx, a, first.ID, []byte(`{"name":"a1","every":"1s","agent":"tooled"}`)); code(err) != agent.CodeScheduleTooFrequent {
+		if _, err := f.api.Patch(ctx, a, first.ID, []byte(`{"name":"a1","every":"1s","agent":"tooled"}`)); code(err) != apierr.CodeScheduleTooFrequent {
 			t.Errorf("PATCH to every 1s: %v, want SCHEDULE_TOO_FREQUENT", err)
 		}
 		// The operator's files are bound by neither.
@@ -352,14 +353,14 @@ func TestOwnership(t *testing.T) {
 			"Delete": func(w access.Caller) error { return f.api.Delete(ctx, w, sc.ID) },
 		}
 		for name, call := range calls {
-			if err := call(b); code(err) != agent.CodeNotFound {
+			if err := call(b); code(err) != apierr.CodeNotFound {
 				t.Errorf("B's %s of A's schedule: %v, want NOT_FOUND", name, err)
 			}
 		}
 		if got, err := f.api.Get(ctx, a, sc.ID); err != nil || !got.Enabled {
 			t.Errorf("A's schedule after B's attempts: %+v, %v", got, err)
 		}
-		if _, err := f.api.Get(ctx, a, schedule.StaticID("config", "op")); code(err) != agent.CodeNotFound {
+		if _, err := f.api.Get(ctx, a, schedule.StaticID("config", "op")); code(err) != apierr.CodeNotFound {
 			t.Errorf("A reads the operator's schedule: %v", err)
 		}
 		if _, err := f.api.Get(ctx, admin, sc.ID); err != nil {

@@ -7,8 +7,10 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/internal/access"
+	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/schedule"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -55,7 +57,7 @@ func checkInterval(spec schedule.Spec, min time.Duration, now time.Time) error {
 	if !ok || gap >= min {
 		return nil
 	}
-	return agent.Errorf(agent.CodeScheduleTooFrequent, "%s runs every %s at the closest; a schedule made over the API runs at most every %s (scheduler.minInterval)",
+	return apierr.Errorf(apierr.CodeScheduleTooFrequent, "%s runs every %s at the closest; a schedule made over the API runs at most every %s (scheduler.minInterval)",
 		spec, gap, min)
 }
 
@@ -65,13 +67,13 @@ func checkInterval(spec schedule.Spec, min time.Duration, now time.Time) error {
 // call it over /mcp), AUTO (never USER_CONSENT: no one is there to agree)
 // and not a frontend tool (there is no IDE). Otherwise it is
 // AGENT_NOT_FOUND or TOOL_NOT_UNATTENDED, naming the tool and why.
-func unattendedTool(reg *runner.Registry, agentName, toolName string) (*tools.Tool, *agent.Error) {
+func unattendedTool(reg *runner.Registry, agentName, toolName string) (*tools.Tool, *apierr.Error) {
 	if reg == nil {
-		return nil, agent.Errorf(agent.CodeToolNotUnattended, "tool %q: this gateway runs no tools from schedules made over the API", toolName)
+		return nil, apierr.Errorf(apierr.CodeToolNotUnattended, "tool %q: this gateway runs no tools from schedules made over the API", toolName)
 	}
 	a, ok := reg.Get(agentName)
 	if !ok {
-		return nil, agent.Errorf(agent.CodeAgentNotFound, "no agent %q", agentName).Suggest("GET /agents lists them")
+		return nil, apierr.Errorf(apierr.CodeAgentNotFound, "no agent %q", agentName).Suggest("GET /agents lists them")
 	}
 	for _, t := range a.Tools() {
 		if t.Name != toolName {
@@ -90,9 +92,9 @@ func unattendedTool(reg *runner.Registry, agentName, toolName string) (*tools.To
 		default:
 			return t, nil
 		}
-		return nil, agent.Errorf(agent.CodeToolNotUnattended, "tool %q of agent %q may not run from a schedule made over the API: %s", toolName, agentName, why)
+		return nil, apierr.Errorf(apierr.CodeToolNotUnattended, "tool %q of agent %q may not run from a schedule made over the API: %s", toolName, agentName, why)
 	}
-	return nil, agent.Errorf(agent.CodeToolNotUnattended, "agent %q has no tool %q", agentName, toolName)
+	return nil, apierr.Errorf(apierr.CodeToolNotUnattended, "agent %q has no tool %q", agentName, toolName)
 }
 
 // checkTarget refuses a schedule made over the API whose target names what
@@ -101,13 +103,13 @@ func unattendedTool(reg *runner.Registry, agentName, toolName string) (*tools.To
 // here), a tool the agent (with the shared tools) does not have. Each is a
 // 400 BAD_REQUEST naming the field, as for any invalid target, rather than
 // a schedule that fails at every run. With no registry nothing is checked.
-func checkTarget(reg *runner.Registry, d *agent.ScheduleDef) *agent.Error {
+func checkTarget(reg *runner.Registry, d *agent.ScheduleDef) *apierr.Error {
 	if reg == nil {
 		return nil
 	}
 	a, ok := reg.Get(d.Agent)
 	if !ok {
-		return targetError(d, "agent", fmt.Sprintf("no agent %q%s", d.Agent, agent.DidYouMean(d.Agent, reg.Names())), "GET /agents lists them")
+		return targetError(d, "agent", fmt.Sprintf("no agent %q%s", d.Agent, suggest.DidYouMean(d.Agent, reg.Names())), "GET /agents lists them")
 	}
 	if d.Tool != "" {
 		names := make([]string, 0, len(a.Tools()))
@@ -117,7 +119,7 @@ func checkTarget(reg *runner.Registry, d *agent.ScheduleDef) *agent.Error {
 			}
 			names = append(names, t.Name)
 		}
-		return targetError(d, "tool", fmt.Sprintf("agent %q has no tool %q%s", d.Agent, d.Tool, agent.DidYouMean(d.Tool, names)),
+		return targetError(d, "tool", fmt.Sprintf("agent %q has no tool %q%s", d.Agent, d.Tool, suggest.DidYouMean(d.Tool, names)),
 			fmt.Sprintf("GET /agents/%s lists its tools", d.Agent))
 	}
 	if _, remote := a.RemoteEndpoint(); remote {
@@ -125,7 +127,7 @@ func checkTarget(reg *runner.Registry, d *agent.ScheduleDef) *agent.Error {
 	}
 	cmd := firstNonEmpty(d.Command, runner.DefaultCommand)
 	if !slices.Contains(a.CommandNames(), cmd) {
-		return targetError(d, "command", fmt.Sprintf("agent %q has no command %q%s", d.Agent, cmd, agent.DidYouMean(cmd, a.CommandNames())),
+		return targetError(d, "command", fmt.Sprintf("agent %q has no command %q%s", d.Agent, cmd, suggest.DidYouMean(cmd, a.CommandNames())),
 			fmt.Sprintf("GET /agents/%s lists its commands", d.Agent))
 	}
 	return nil
@@ -133,16 +135,16 @@ func checkTarget(reg *runner.Registry, d *agent.ScheduleDef) *agent.Error {
 
 // targetError is the 400 of a schedule whose target field names what is
 // not there: the message and the violation name the field.
-func targetError(d *agent.ScheduleDef, field, msg, suggest string) *agent.Error {
-	e := agent.Errorf(agent.CodeBadRequest, "schedule %q: %s: %s", d.Name, field, msg).Suggest(suggest)
-	e.Violations = []agent.Violation{{Pointer: "/" + field, Message: msg}}
+func targetError(d *agent.ScheduleDef, field, msg, suggest string) *apierr.Error {
+	e := apierr.Errorf(apierr.CodeBadRequest, "schedule %q: %s: %s", d.Name, field, msg).Suggest(suggest)
+	e.Violations = []apierr.Violation{{Pointer: "/" + field, Message: msg}}
 	return e
 }
 
 // checkParams validates params against tool's declared schema.
 func checkParams(tool *tools.Tool, params map[string]any) error {
 	if err := tool.Validate(params); err != nil {
-		return agent.Errorf(agent.CodeInvalidParameters, "tool %q: %v", tool.Name, err)
+		return apierr.Errorf(apierr.CodeInvalidParameters, "tool %q: %v", tool.Name, err)
 	}
 	return nil
 }
@@ -161,6 +163,6 @@ func runOwner(sc schedule.Schedule, t *Target) string {
 }
 
 // toolError is err's message as a run's result keeps it.
-func toolError(err *agent.Error) *ErrorInfo {
+func toolError(err *apierr.Error) *ErrorInfo {
 	return &ErrorInfo{Code: err.Code, Message: err.Message}
 }

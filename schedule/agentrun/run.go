@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/schedule"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Result is a run's result: what the command showed, or what the tool
@@ -153,7 +154,7 @@ func (rs *Runs) callTool(ctx context.Context, sc schedule.Schedule, t *Target) (
 	}
 	a, ok := rs.Runner.Registry().Get(t.Agent)
 	if !ok {
-		res.Error = &ErrorInfo{Code: agent.CodeAgentNotFound, Message: fmt.Sprintf("no agent %q", t.Agent)}
+		res.Error = &ErrorInfo{Code: apierr.CodeAgentNotFound, Message: fmt.Sprintf("no agent %q", t.Agent)}
 		return res, fmt.Errorf("no agent %q", t.Agent)
 	}
 	for _, tool := range a.Tools() {
@@ -166,25 +167,25 @@ func (rs *Runs) callTool(ctx context.Context, sc schedule.Schedule, t *Target) (
 		}
 		r := tool.Call(tools.WithCaller(ctx, tools.Caller{Agent: t.Agent, Owner: runOwner(sc, t)}), tools.Call{ID: tools.NewCallID(), Parameters: params})
 		res.Output = r.Result
-		if r.Status != tools.StatusSuccess {
+		if r.Status != toolspec.StatusSuccess {
 			msg := r.Status
 			if r.Error != nil {
 				msg += ": " + r.Error.Code + ": " + r.Error.Message
 			}
-			res.Error = &ErrorInfo{Code: agent.CodeToolFailed, Message: msg}
+			res.Error = &ErrorInfo{Code: apierr.CodeToolFailed, Message: msg}
 			return res, fmt.Errorf("tool %s: %s", t.Tool, msg)
 		}
 		return res, nil
 	}
-	res.Error = &ErrorInfo{Code: agent.CodeToolFailed, Message: fmt.Sprintf("agent %q has no tool %q", t.Agent, t.Tool)}
+	res.Error = &ErrorInfo{Code: apierr.CodeToolFailed, Message: fmt.Sprintf("agent %q has no tool %q", t.Agent, t.Tool)}
 	return res, fmt.Errorf("agent %q has no tool %q", t.Agent, t.Tool)
 }
 
 func errorInfo(err error) *ErrorInfo {
-	if e, ok := err.(*agent.Error); ok {
+	if e, ok := err.(*apierr.Error); ok {
 		return &ErrorInfo{Code: e.Code, Message: e.Message}
 	}
-	return &ErrorInfo{Code: agent.CodeInternal, Message: err.Error()}
+	return &ErrorInfo{Code: apierr.CodeInternal, Message: err.Error()}
 }
 
 // handOff sends the result to the target's agent as a NOTIFICATION.
@@ -208,7 +209,7 @@ func (rs *Runs) handOff(ctx context.Context, sc schedule.Schedule, due time.Time
 // post sends the result to the target's webhook, if it is allowed.
 func (rs *Runs) post(ctx context.Context, sc schedule.Schedule, due time.Time, t *Target, res *Result) error {
 	if !Allowed(t.Webhook, rs.WebhookAllow) {
-		return fmt.Errorf("webhook %s is not under scheduler.webhookAllow", agent.Clip(t.Webhook))
+		return fmt.Errorf("webhook %s is not under scheduler.webhookAllow", apierr.Clip(t.Webhook))
 	}
 	body, err := json.Marshal(map[string]any{"schedule": sc.Name, "scheduleId": sc.ID, "due": due.UTC(), "result": res})
 	if err != nil {

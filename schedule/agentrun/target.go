@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/internal/urlallow"
 	"github.com/agentgw/agentgw/schedule"
@@ -57,11 +58,11 @@ func (t *Target) Check() error {
 		errs = append(errs, errors.New("params are a tool's: name the tool"))
 	}
 	if t.ContextID != "" && !contexts.ValidID(t.ContextID) {
-		errs = append(errs, fmt.Errorf("contextId %q is not a context id", agent.Clip(t.ContextID)))
+		errs = append(errs, fmt.Errorf("contextId %q is not a context id", apierr.Clip(t.ContextID)))
 	}
 	if t.Webhook != "" {
 		if u, err := url.Parse(t.Webhook); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("webhook %q is not an http(s) URL", agent.Clip(t.Webhook)))
+			errs = append(errs, fmt.Errorf("webhook %q is not an http(s) URL", apierr.Clip(t.Webhook)))
 		}
 	}
 	return errors.Join(errs...)

@@ -1,4 +1,5 @@
-// Package toolspec is a tool as an operator writes it, apart from the
+// Package toolspec is a tool as an operator writes it and the shape of a
+// call's result (statuses, error codes, fallbacks), apart from the
 // runtimes that run it (package tools), so that agent definitions can hold
 // tool specs without importing the runtimes.
 package toolspec

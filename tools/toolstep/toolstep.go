@@ -10,8 +10,10 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/steps"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Kind is the tool step kind.
@@ -27,7 +29,7 @@ func (Kind) Spec() agent.KindSpec {
 // toolKind runs a tool with the step's inputs as its parameters. A tool
 // that needs the user's consent pauses the plan the first time.
 type toolKind struct {
-	tool    *tools.Tool
+	tool    stepkind.Tool
 	consent bool
 }
 
@@ -55,7 +57,7 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 	if k.consent {
 		switch sr.Approval() {
 		case stepkind.Declined:
-			return nil, agent.New(agent.CodeDeclined, fmt.Sprintf("the user declined to run tool %q", k.tool.Name))
+			return nil, apierr.New(apierr.CodeDeclined, fmt.Sprintf("the user declined to run tool %q", k.tool.ToolSpec().Name))
 		case stepkind.Unasked:
 			return nil, sr.AskConsent(k.tool, argsJSON(sr))
 		}
@@ -64,17 +66,17 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 	// A tool gets its parameters as JSON, as when a model calls it.
 	params := map[string]any{}
 	if data, err := json.Marshal(with); err != nil || json.Unmarshal(data, &params) != nil {
-		return nil, fmt.Errorf("tool %q: the step's inputs are not JSON", k.tool.Name)
+		return nil, fmt.Errorf("tool %q: the step's inputs are not JSON", k.tool.ToolSpec().Name)
 	}
-	r := k.tool.Call(tools.WithCaller(ctx, CallerOf(sr)), tools.Call{ID: tools.NewCallID(), Parameters: params})
-	sr.Logger().Info("tool called", "tool", k.tool.Name, "status", r.Status, "ms", r.ExecutionTime)
-	if r.Status != tools.StatusSuccess {
+	r := k.tool.Call(tools.WithCaller(ctx, CallerOf(sr)), toolspec.Call{ID: tools.NewCallID(), Parameters: params})
+	sr.Logger().Info("tool called", "tool", k.tool.ToolSpec().Name, "status", r.Status, "ms", r.ExecutionTime)
+	if r.Status != toolspec.StatusSuccess {
 		msg := r.Status
 		if r.Error != nil {
 			msg = r.Error.Code + ": " + r.Error.Message
 		}
-		e := agent.New(agent.CodeToolFailed, fmt.Sprintf("tool %q: %s", k.tool.Name, msg))
-		if r.Status == tools.StatusTimeout {
+		e := apierr.New(apierr.CodeToolFailed, fmt.Sprintf("tool %q: %s", k.tool.ToolSpec().Name, msg))
+		if r.Status == toolspec.StatusTimeout {
 			// The tool's own deadline: the step timed out (STEP_TIMEOUT).
 			e.Err = steps.ErrTimeout
 		}

@@ -1,0 +1,21 @@
+package chat_test
+
+import (
+	"testing"
+
+	"github.com/agentgw/agentgw/internal/deptest"
+)
+
+// TestDeps: the command-line client talks to a gateway the way a plugin
+// does; it shares the tools' wire types (tools/toolspec) but links none of
+// the gateway's runtimes: no WASM runtime, database, queue or expression
+// engine. Git it may (chat/collect reads the branch, as a plugin would).
+func TestDeps(t *testing.T) {
+	var heavy []string
+	for _, h := range deptest.Heavy {
+		if h != "github.com/go-git/go-git/v5/..." {
+			heavy = append(heavy, h)
+		}
+	}
+	deptest.Forbid(t, deptest.Module+"/chat", heavy...)
+}
