@@ -206,7 +206,7 @@ func TestInitUsage(t *testing.T) {
 			}
 		})
 	}
-	if _, stdout, _ := runCLI(t, nil, "help"); !strings.Contains(stdout, "agentgw init    [--name NAME] [DIR]") {
+	if _, stdout, _ := runCLI(t, nil, "help"); !strings.Contains(stdout, "\n  init        Write a starting agent and its tests\n") {
 		t.Errorf("the usage does not list init:\n%s", stdout)
 	}
 }

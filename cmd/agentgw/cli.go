@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/agentgw/agentgw/chat"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// exitCode is what a command's RunE returns once the command has run and
+// said what it had to say: run exits with it (0 is returned as nil). Any
+// other error a command, its flags or its arguments return is a usage
+// error, exit code 2, which run prints.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit code %d", int(e)) }
+
+// exit turns a command's exit code into RunE's error.
+func exit(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return exitCode(code)
+}
+
+// cliEnv is what a command reads and writes instead of the process's
+// environment, standard input and outputs.
+type cliEnv struct {
+	getenv         func(string) string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+const rootLong = `agentgw — an IDE copilot agent gateway.
+
+It serves agents to IDE plugins (serve), writes a starting agent with its
+tests (init), checks a gateway config (check), checks, tests and exports
+agent definitions (lint, test, export), prints the JSON Schemas of its files
+(schema), indexes and searches knowledge bases (kb), and talks to a gateway
+the way a plugin does (chat, schedules, healthcheck).
+
+Flags may come before or after the arguments; "--" ends the flags.`
+
+// newRootCmd builds the command tree, fresh for each run: every command
+// writes to e's outputs and reads e's environment.
+func newRootCmd(e cliEnv) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "agentgw",
+		Short:         "an IDE copilot agent gateway",
+		Long:          rootLong,
+		Version:       versionString(),
+		SilenceErrors: true, // run prints them, and exits 2
+		SilenceUsage:  true,
+		// Bare agentgw is a usage error, as before: the help on stderr,
+		// exit 2. Arguments that name no command fail in cobra's
+		// argument check (unknown command) before this runs.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.SetOut(e.stderr)
+			if err := cmd.Help(); err != nil {
+				return fmt.Errorf("printing the help: %w", err)
+			}
+			return exitCode(2)
+		},
+	}
+	root.SetVersionTemplate("agentgw {{.Version}}\n")
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.AddCommand(
+		legacyCmd("serve", "Serve agents to IDE plugins", func(a []string) int { return cmdServe(a, e.getenv, e.stderr) }),
+		legacyCmd("init", "Write a starting agent and its tests", func(a []string) int { return cmdInit(a, e.stdout, e.stderr) }),
+		legacyCmd("check", "Check a gateway config", func(a []string) int { return cmdCheck(a, e.getenv, e.stdout, e.stderr) }),
+		legacyCmd("lint", "Check agent definitions", func(a []string) int { return cmdLint(a, e.getenv, e.stdout, e.stderr) }),
+		legacyCmd("test", "Run the agents' tests, offline", func(a []string) int { return cmdTest(a, e.getenv, e.stdout, e.stderr) }),
+		legacyCmd("export", "Print an agent's definition as the platform's JSON", func(a []string) int { return cmdExport(a, e.getenv, e.stdout, e.stderr) }),
+		legacyCmd("schema", "Print the JSON Schema of agentgw's files", func(a []string) int { return cmdSchema(a, e.stdout, e.stderr) }),
+		legacyCmd("chat", "Talk to a gateway as a plugin does", func(a []string) int { return chat.Main(a, e.getenv, e.stdin, e.stdout, e.stderr) }),
+		legacyCmd("kb", "Index and search the knowledge bases", func(a []string) int { return cmdKB(a, e.getenv, e.stdout, e.stderr) }),
+		legacyCmd("schedules", "List a gateway's schedules", func(a []string) int { return cmdSchedules(a, e.getenv, e.stdout, e.stderr) }),
+		legacyCmd("healthcheck", "Ask a gateway whether it is healthy", func(a []string) int { return cmdHealthcheck(a, e.getenv, e.stderr) }),
+		&cobra.Command{
+			Use:   "version",
+			Short: "Print the version",
+			Args:  cobra.NoArgs,
+			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(e.stdout, "agentgw", versionString()) },
+		},
+	)
+	return root
+}
+
+// run runs the command line args and returns the exit code: 0 when the
+// command succeeded, 1 when it failed, 2 for a usage error (an unknown
+// command or flag, a wrong number of arguments, an invalid config).
+func run(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(cliEnv{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr})
+	// A nil args would make cobra read os.Args.
+	root.SetArgs(append([]string{}, normalizeArgs(root, args)...))
+	cmd, err := root.ExecuteC()
+	if code, ok := errors.AsType[exitCode](err); ok {
+		return int(code)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), strings.TrimRight(err.Error(), "\n"))
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		return 2
+	}
+	return 0
+}
+
+// normalizeArgs keeps the spellings of Go's flag package, which agentgw
+// used before cobra, working: it rewrites a single-dash long flag
+// (-config FILE, -config=FILE) to pflag's double-dash form (--config) when
+// its name, longer than one letter, is a long flag of the command the
+// arguments name; pflag would read -config as the shorthands c, o, n, ….
+// A flag's separate value is left alone, and so is everything after "--".
+func normalizeArgs(root *cobra.Command, args []string) []string {
+	cmd, i := root, 0
+	for ; i < len(args); i++ {
+		sub := subcommand(cmd, args[i])
+		if sub == nil {
+			break
+		}
+		cmd = sub
+	}
+	cmd.InitDefaultHelpFlag()
+	cmd.InitDefaultVersionFlag()
+	flags := pflag.NewFlagSet(cmd.Name(), pflag.ContinueOnError)
+	flags.AddFlagSet(cmd.Flags())
+	flags.AddFlagSet(cmd.InheritedFlags())
+	out := slices.Clone(args[:i])
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := flags.Lookup(name)
+		switch {
+		case f == nil || len(name) < 2 || !strings.HasPrefix(a, "-"):
+		case !strings.HasPrefix(a, "--"):
+			a = "-" + a
+			fallthrough
+		default:
+			if !hasValue && f.NoOptDefVal == "" && i+1 < len(args) {
+				// The flag's value is the next argument: keep it as it is.
+				out = append(out, a)
+				i++
+				a = args[i]
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// legacyCmd is a command that still parses its own flags with Go's flag
+// package (cobra passes it every argument).
+func legacyCmd(name, short string, fn func(args []string) int) *cobra.Command {
+	return &cobra.Command{
+		Use:                name,
+		Short:              short,
+		DisableFlagParsing: true,
+		RunE:               func(_ *cobra.Command, args []string) error { return exit(fn(args)) },
+	}
+}
+
+// subcommand is cmd's sub-command called name (or one of its aliases), or
+// nil.
+func subcommand(cmd *cobra.Command, name string) *cobra.Command {
+	for _, c := range cmd.Commands() {
+		if c.Name() == name || c.HasAlias(name) {
+			return c
+		}
+	}
+	return nil
+}
