@@ -72,15 +72,15 @@ func newRootCmd(e cliEnv) *cobra.Command {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.AddCommand(
-		legacyCmd("serve", "Serve agents to IDE plugins", func(a []string) int { return cmdServe(a, e.getenv, e.stderr) }),
+		newServeCmd(e),
 		legacyCmd("init", "Write a starting agent and its tests", func(a []string) int { return cmdInit(a, e.stdout, e.stderr) }),
-		legacyCmd("check", "Check a gateway config", func(a []string) int { return cmdCheck(a, e.getenv, e.stdout, e.stderr) }),
-		legacyCmd("lint", "Check agent definitions", func(a []string) int { return cmdLint(a, e.getenv, e.stdout, e.stderr) }),
-		legacyCmd("test", "Run the agents' tests, offline", func(a []string) int { return cmdTest(a, e.getenv, e.stdout, e.stderr) }),
-		legacyCmd("export", "Print an agent's definition as the platform's JSON", func(a []string) int { return cmdExport(a, e.getenv, e.stdout, e.stderr) }),
+		newCheckCmd(e),
+		newLintCmd(e),
+		newTestCmd(e),
+		newExportCmd(e),
 		legacyCmd("schema", "Print the JSON Schema of agentgw's files", func(a []string) int { return cmdSchema(a, e.stdout, e.stderr) }),
 		legacyCmd("chat", "Talk to a gateway as a plugin does", func(a []string) int { return chat.Main(a, e.getenv, e.stdin, e.stdout, e.stderr) }),
-		legacyCmd("kb", "Index and search the knowledge bases", func(a []string) int { return cmdKB(a, e.getenv, e.stdout, e.stderr) }),
+		newKBCmd(e),
 		legacyCmd("schedules", "List a gateway's schedules", func(a []string) int { return cmdSchedules(a, e.getenv, e.stdout, e.stderr) }),
 		legacyCmd("healthcheck", "Ask a gateway whether it is healthy", func(a []string) int { return cmdHealthcheck(a, e.getenv, e.stderr) }),
 		&cobra.Command{
@@ -106,6 +106,9 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd.CommandPath(), strings.TrimRight(err.Error(), "\n"))
+		if cmd.HasParent() {
+			fmt.Fprintf(stderr, "Usage: %s\n", cmd.UseLine())
+		}
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return 2
 	}
@@ -156,6 +159,26 @@ func normalizeArgs(root *cobra.Command, args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// exactArgs checks that a command has exactly the arguments names.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != len(names) {
+			return fmt.Errorf("want %s, got %d arguments", strings.Join(names, " "), len(args))
+		}
+		return nil
+	}
+}
+
+// minArgs checks that a command has the arguments names at least.
+func minArgs(names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < len(names) {
+			return fmt.Errorf("want %s, got %d arguments", strings.Join(names, " "), len(args))
+		}
+		return nil
+	}
 }
 
 // legacyCmd is a command that still parses its own flags with Go's flag

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestInitWritesAgentThatPasses runs agentgw init into an empty directory,
@@ -55,7 +57,7 @@ PASS: 3 tests in 1 files
 	}
 
 	// The config serves the folder, relative to the file.
-	g := newGatewayFlags("serve", os.Stderr)
+	g := newGatewayFlags(pflag.NewFlagSet("serve", pflag.ContinueOnError), allGatewayFlags)
 	if err := g.fs.Parse([]string{"--config", filepath.Join(dir, "agentgw.yaml")}); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +257,7 @@ func TestInitServes(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, nil, "init", "--name", "demo", dir); code != 0 {
 		t.Fatalf("agentgw init: exit %d\n%s%s", code, stdout, stderr)
 	}
-	g := newGatewayFlags("serve", os.Stderr)
+	g := newGatewayFlags(pflag.NewFlagSet("serve", pflag.ContinueOnError), allGatewayFlags)
 	if err := g.fs.Parse([]string{"--config", filepath.Join(dir, "agentgw.yaml")}); err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestRunSubcommands(t *testing.T) {
 		{name: "no command", args: nil, wantCode: 2, wantStderr: "Usage:\n  agentgw [flags]\n  agentgw [command]\n\nAvailable Commands:\n  chat "},
 		{name: "unknown", args: []string{"srve"}, wantCode: 2,
 			wantStderr: "agentgw: unknown command \"srve\" for \"agentgw\"\n\nDid you mean this?\n\tserve\nRun 'agentgw --help' for usage.\n"},
-		{name: "bad flag", args: []string{"serve", "--nope"}, wantCode: 2, wantStderr: "flag provided but not defined: -nope"},
+		{name: "bad flag", args: []string{"serve", "--nope"}, wantCode: 2, wantStderr: "agentgw serve: unknown flag: --nope\nUsage: agentgw serve [flags]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
