@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentgw/agentgw/chat"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -73,16 +72,16 @@ func newRootCmd(e cliEnv) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.AddCommand(
 		newServeCmd(e),
-		legacyCmd("init", "Write a starting agent and its tests", func(a []string) int { return cmdInit(a, e.stdout, e.stderr) }),
+		newInitCmd(e),
 		newCheckCmd(e),
 		newLintCmd(e),
 		newTestCmd(e),
 		newExportCmd(e),
-		legacyCmd("schema", "Print the JSON Schema of agentgw's files", func(a []string) int { return cmdSchema(a, e.stdout, e.stderr) }),
-		legacyCmd("chat", "Talk to a gateway as a plugin does", func(a []string) int { return chat.Main(a, e.getenv, e.stdin, e.stdout, e.stderr) }),
+		newSchemaCmd(e),
+		newChatCmd(e),
 		newKBCmd(e),
-		legacyCmd("schedules", "List a gateway's schedules", func(a []string) int { return cmdSchedules(a, e.getenv, e.stdout, e.stderr) }),
-		legacyCmd("healthcheck", "Ask a gateway whether it is healthy", func(a []string) int { return cmdHealthcheck(a, e.getenv, e.stderr) }),
+		newSchedulesCmd(e),
+		newHealthcheckCmd(e),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version",
@@ -178,17 +177,6 @@ func minArgs(names ...string) cobra.PositionalArgs {
 			return fmt.Errorf("want %s, got %d arguments", strings.Join(names, " "), len(args))
 		}
 		return nil
-	}
-}
-
-// legacyCmd is a command that still parses its own flags with Go's flag
-// package (cobra passes it every argument).
-func legacyCmd(name, short string, fn func(args []string) int) *cobra.Command {
-	return &cobra.Command{
-		Use:                name,
-		Short:              short,
-		DisableFlagParsing: true,
-		RunE:               func(_ *cobra.Command, args []string) error { return exit(fn(args)) },
 	}
 }
 

@@ -192,19 +192,20 @@ func TestInitAgentNames(t *testing.T) {
 // TestInitUsage checks the usage errors and the help.
 func TestInitUsage(t *testing.T) {
 	tests := []struct {
-		args   []string
-		code   int
-		stderr string // a substring
+		args           []string
+		code           int
+		stdout, stderr string // substrings
 	}{
-		{[]string{"init", "a", "b"}, 2, "agentgw init: one DIR at most, got 2 arguments"},
-		{[]string{"init", "--nmae", "x"}, 2, "flag provided but not defined: -nmae"},
-		{[]string{"init", "-h"}, 0, "usage: agentgw init [--name NAME] [DIR]"},
+		{[]string{"init", "a", "b"}, 2, "", "agentgw init: one DIR at most, got 2 arguments\nUsage: agentgw init [DIR] [flags]\n"},
+		{[]string{"init", "--nmae", "x"}, 2, "", "agentgw init: unknown flag: --nmae\n"},
+		{[]string{"init", "-h"}, 0, "Usage:\n  agentgw init [DIR] [flags]\n", ""},
+		{[]string{"init", "-h"}, 0, "      --name NAME           the agent's NAME: lower-case letters, digits and hyphens (default \"my-agent\")\n", ""},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, _, stderr := runCLI(t, nil, tc.args...)
-			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, tc.code, tc.stderr)
+			code, stdout, stderr := runCLI(t, nil, tc.args...)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, %q and %q", code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
 			}
 		})
 	}
