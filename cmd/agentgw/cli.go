@@ -89,6 +89,16 @@ func newRootCmd(e cliEnv) *cobra.Command {
 			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(e.stdout, "agentgw", versionString()) },
 		},
 	)
+	// cobra's completion command, for bash, zsh, fish and powershell
+	// (the scripts ask agentgw __complete for the candidates); without a
+	// shell, or with another, it is a usage error like kb's.
+	root.InitDefaultCompletionCmd()
+	if c := subcommand(root, "completion"); c != nil {
+		c.Args = cobra.NoArgs
+		c.RunE = func(*cobra.Command, []string) error {
+			return errors.New("missing shell: bash, zsh, fish or powershell")
+		}
+	}
 	return root
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -206,6 +208,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{[]string{"kb", "search", "docs"}, "agentgw kb search: want ID QUERY, got 1 arguments\nUsage: agentgw kb search ID QUERY... [flags]\nRun 'agentgw kb search --help' for usage.\n"},
 		{[]string{"kb", "search", "--top", "x", "docs", "q"}, "agentgw kb search: invalid argument \"x\" for \"--top\" flag: must be an integer\nUsage: agentgw kb search ID QUERY... [flags]\nRun 'agentgw kb search --help' for usage.\n"},
 		{[]string{"version", "now"}, "agentgw version: unknown command \"now\" for \"agentgw version\"\nUsage: agentgw version [flags]\nRun 'agentgw version --help' for usage.\n"},
+		{[]string{"completion"}, "agentgw completion: missing shell: bash, zsh, fish or powershell\nUsage: agentgw completion [flags]\nRun 'agentgw completion --help' for usage.\n"},
 		{[]string{"--nope"}, "agentgw: unknown flag: --nope\nRun 'agentgw --help' for usage.\n"},
 	}
 	for _, tt := range tests {
@@ -213,6 +216,94 @@ func TestCLIUsageErrors(t *testing.T) {
 			code, stdout, stderr := runCLI(t, nil, tt.args...)
 			if code != 2 || stdout != "" || stderr != tt.wantStderr {
 				t.Errorf("exit %d, stdout %q, stderr:\n%q\nwant exit 2 and\n%q", code, stdout, stderr, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// TestCompletionScripts: agentgw completion SHELL prints cobra's script for
+// the shell, which asks agentgw __complete for the candidates; bash must
+// accept the bash script's syntax.
+func TestCompletionScripts(t *testing.T) {
+	tests := []struct {
+		shell string
+		want  []string
+	}{
+		{"bash", []string{"# bash completion V2 for agentgw", "__start_agentgw()", "complete -o default -F __start_agentgw agentgw", " __complete "}},
+		{"zsh", []string{"#compdef agentgw\ncompdef _agentgw agentgw\n", " __complete "}},
+		{"fish", []string{"# fish completion for agentgw", "complete -c agentgw ", " __complete "}},
+		{"powershell", []string{"# powershell completion for agentgw", "Register-ArgumentCompleter -CommandName 'agentgw'", " __complete "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.shell, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, nil, "completion", tt.shell)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("the %s script lacks %q", tt.shell, w)
+				}
+			}
+			if tt.shell != "bash" {
+				return
+			}
+			bash, err := exec.LookPath("bash")
+			if err != nil {
+				t.Skip("no bash to check the script's syntax")
+			}
+			script := filepath.Join(t.TempDir(), "agentgw.bash")
+			if err := os.WriteFile(script, []byte(stdout), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command(bash, "-n", script).CombinedOutput(); err != nil {
+				t.Errorf("bash -n: %v\n%s", err, out)
+			}
+		})
+	}
+	code, _, stderr := runCLI(t, nil, "completion", "tcsh")
+	if code != 2 || !strings.HasPrefix(stderr, "agentgw completion: unknown command \"tcsh\" for \"agentgw completion\"\n") {
+		t.Errorf("completion tcsh: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestCompletionCandidates: what the scripts complete, as agentgw
+// __complete answers them: the commands, kb's sub-commands, a command's
+// own flags, the schema names, the agents export knows, the knowledge
+// bases kb search knows.
+func TestCompletionCandidates(t *testing.T) {
+	env := kbTree(t, 1)
+	tests := []struct {
+		args     []string
+		want     []string // lines
+		dontWant []string
+	}{
+		{[]string{""}, []string{"serve\tServe agents to IDE plugins", "kb\tIndex and search the knowledge bases", "chat\tTalk to a gateway as an IDE plugin does", "completion\tGenerate the autocompletion script for the specified shell", ":4"}, nil},
+		{[]string{"kb", ""}, []string{"index\tIndex the knowledge bases (all, or those named) now", "search\tSearch a knowledge base as an agent's recall does", ":4"}, nil},
+		{[]string{"schema", ""}, []string{"agent", "config", "test", ":4"}, nil},
+		{[]string{"lint", "--"}, []string{"--agents\tagent definition `DIR` or file; repeatable (env AGENTGW_AGENTS, a path list); default: the embedded examples"}, []string{"--upstream", "--addr", "--top"}},
+		{[]string{"kb", "search", "--"}, []string{"--top\thow many references"}, []string{"--agents"}},
+		{[]string{"export", ""}, []string{"hello", "reviewer", ":4"}, nil},
+		{[]string{"export", "hello", ""}, []string{":4"}, []string{"reviewer"}},
+		{[]string{"kb", "search", ""}, []string{"docs", ":4"}, nil},
+		{[]string{"kb", "index", "--config", env["AGENTGW_CONFIG"], ""}, []string{"docs", ":4"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, env, append([]string{"__complete"}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			for _, w := range tt.want {
+				if !slices.Contains(lines, w) {
+					t.Errorf("candidates lack %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.dontWant {
+				if strings.Contains(stdout, w) {
+					t.Errorf("candidates offer %q:\n%s", w, stdout)
+				}
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 
 	"github.com/spf13/cobra"
 )
@@ -22,6 +23,12 @@ publicURL, else http://localhost plus --addr).`,
 	}
 	g := newGatewayFlags(cmd.Flags(), withAgents|withAddr)
 	endpoint := cmd.Flags().String("endpoint", "", "service.endpoint to write (default: publicURL from the config, else http://localhost plus --addr)")
+	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return agentNames(g, e.getenv)
+	}
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		return exit(cmdExport(g, *endpoint, args[0], e.getenv, e.stdout, e.stderr))
 	}
@@ -54,6 +61,22 @@ func cmdExport(g *gatewayFlags, endpoint, name string, getenv func(string) strin
 	fmt.Fprint(stderr, diags.String())
 	fmt.Fprintf(stderr, "agentgw: no agent named %q\n", name)
 	return 1
+}
+
+// agentNames completes an agent's name: the names of the agents the
+// flags given so far (--config, --agents) load.
+func agentNames(g *gatewayFlags, getenv func(string) string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	cfg, err := g.load(getenv)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	set := newLoader(cfg, getenv, services{}, slog.New(slog.DiscardHandler)).read()
+	names := make([]cobra.Completion, 0, len(set.agents))
+	for _, a := range set.agents {
+		names = append(names, a.Name())
+	}
+	slices.Sort(names)
+	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
 // localURL turns a listen address into a URL on this host.

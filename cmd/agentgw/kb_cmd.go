@@ -62,6 +62,9 @@ It shows its progress on stderr: a bar on a terminal, else a line at every
   agentgw kb index docs --config agentgw.yaml`,
 	}
 	gi := newGatewayFlags(index.Flags(), withData|withUpstream)
+	index.ValidArgsFunction = func(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return kbIDs(gi, e.getenv)
+	}
 	index.RunE = func(_ *cobra.Command, ids []string) error {
 		return exit(cmdKBIndex(gi, ids, e.getenv, e.stdout, e.stderr))
 	}
@@ -81,11 +84,31 @@ of references (those of POST /knowledge-bases/{id}/search).`,
 	search.Flags().IntVar(&o.top, "top", 5, "how many references")
 	search.Flags().BoolVar(&o.show, "show", false, "print each hit's text under its line")
 	search.Flags().BoolVar(&o.asJSON, "json", false, "print the hits as a JSON array of references")
+	search.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return kbIDs(gs, e.getenv)
+	}
 	search.RunE = func(_ *cobra.Command, args []string) error {
 		return exit(cmdKBSearch(gs, o, args[0], strings.Join(args[1:], " "), e.getenv, e.stdout, e.stderr))
 	}
 	cmd.AddCommand(index, search)
 	return cmd
+}
+
+// kbIDs completes a knowledge base's id: the ids of the knowledge bases
+// of the configuration the flags given so far (--config) load.
+func kbIDs(g *gatewayFlags, getenv func(string) string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	cfg, err := g.load(getenv)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	ids := make([]cobra.Completion, 0, len(cfg.KnowledgeBases))
+	for _, c := range cfg.KnowledgeBases {
+		ids = append(ids, c.ID)
+	}
+	return ids, cobra.ShellCompDirectiveNoFileComp
 }
 
 // openKB loads the configuration and opens the store and the knowledge
