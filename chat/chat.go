@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -129,7 +130,7 @@ func defineFlags(fs *pflag.FlagSet, o *chatOptions, getenv func(string) string) 
 	fs.StringVar(&o.model, "model", "", "`model` to ask for (sent as the request's model)")
 	fs.StringVar(&o.token, "token", getenv("AGENTGW_TOKEN"), "gateway `token` for inbound auth (env AGENTGW_TOKEN)")
 	fs.StringVar(&o.bearer, "bearer", getenv("AGENTGW_BEARER"), "`token` sent as Authorization: Bearer, which a forward-auth gateway passes to the model platform (env AGENTGW_BEARER)")
-	fs.StringArrayVar(&o.rules, "rule", nil, "a global prompt (rule) to send; repeatable")
+	fs.StringArrayVar(&o.rules, "rule", nil, "a global prompt (rule) `text` to send; repeatable")
 	fs.BoolVar(&o.interactive, "interactive", false, "offer the answer's actions as numbered choices and send what you pick, even when stdin is not a terminal")
 	fs.BoolVar(&o.once, "once", false, "print one answer and exit, never offering its actions as choices")
 	fs.BoolVar(&o.allowTools, "allow-tools", false, "let the agent run chat's tools ("+toolNames()+", confined to --dir) without asking; "+
@@ -161,4 +162,34 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// AgentNames asks the gateway at --url (with --token, --bearer) for its
+// agents (GET /agents) and returns their names: what --agent completes to.
+func (c *Command) AgentNames(ctx context.Context) ([]string, error) {
+	cl := &chatClient{opts: c.o, http: http.DefaultClient}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.o.url, "/")+"/agents", nil)
+	if err != nil {
+		return nil, fmt.Errorf("listing the agents: %w", err)
+	}
+	cl.authorize(req)
+	resp, err := cl.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reaching the gateway: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, errorResponse(resp)
+	}
+	var list struct {
+		Agents []struct{ Name string }
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil {
+		return nil, fmt.Errorf("reading the agents: %w", err)
+	}
+	names := make([]string, 0, len(list.Agents))
+	for _, a := range list.Agents {
+		names = append(names, a.Name)
+	}
+	return names, nil
 }

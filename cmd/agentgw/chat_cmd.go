@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentgw/agentgw/chat"
@@ -19,6 +22,16 @@ func newChatCmd(e cliEnv) *cobra.Command {
   agentgw chat --task 3f2a…`,
 	}
 	c := chat.NewCommand(cmd.Flags(), e.getenv)
+	// --agent completes to the agents of the gateway at --url.
+	_ = cmd.RegisterFlagCompletionFunc("agent", func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
+		defer cancel()
+		names, err := c.AgentNames(ctx)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError | cobra.ShellCompDirectiveNoFileComp
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	})
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		return exit(c.Run(args, e.stdin, e.stdout, e.stderr))
 	}

@@ -86,7 +86,7 @@ func newRootCmd(e cliEnv) *cobra.Command {
 			Use:   "version",
 			Short: "Print the version",
 			Args:  cobra.NoArgs,
-			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(e.stdout, "agentgw", versionString()) },
+			Run:   func(*cobra.Command, []string) { fmt.Fprintln(e.stdout, "agentgw", versionString()) },
 		},
 	)
 	// cobra's completion command, for bash, zsh, fish and powershell

@@ -13,10 +13,10 @@ import (
 	"testing"
 )
 
-// TestNormalizeArgs: the single-dash long flags of Go's flag package
+// TestCLINormalizeArgs: the single-dash long flags of Go's flag package
 // become pflag's double-dash ones, for the flags of the command named, and
 // nothing else changes.
-func TestNormalizeArgs(t *testing.T) {
+func TestCLINormalizeArgs(t *testing.T) {
 	tests := []struct {
 		args, want []string
 	}{
@@ -270,9 +270,10 @@ func TestCompletionScripts(t *testing.T) {
 // TestCompletionCandidates: what the scripts complete, as agentgw
 // __complete answers them: the commands, kb's sub-commands, a command's
 // own flags, the schema names, the agents export knows, the knowledge
-// bases kb search knows.
+// bases kb search knows, the agents of the gateway chat --url names.
 func TestCompletionCandidates(t *testing.T) {
 	env := kbTree(t, 1)
+	gw := startGateway(t, testConfig(t, ""), nil)
 	tests := []struct {
 		args     []string
 		want     []string // lines
@@ -287,6 +288,8 @@ func TestCompletionCandidates(t *testing.T) {
 		{[]string{"export", "hello", ""}, []string{":4"}, []string{"reviewer"}},
 		{[]string{"kb", "search", ""}, []string{"docs", ":4"}, nil},
 		{[]string{"kb", "index", "--config", env["AGENTGW_CONFIG"], ""}, []string{"docs", ":4"}, nil},
+		{[]string{"chat", "--url", gw, "--agent", ""}, []string{"hello", "reviewer", ":4"}, nil},
+		{[]string{"chat", "--url", gw + "/nowhere", "--agent", ""}, []string{":5"}, []string{"hello"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
