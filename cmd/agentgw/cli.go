@@ -89,6 +89,7 @@ func newRootCmd(e cliEnv) *cobra.Command {
 			Run:   func(*cobra.Command, []string) { fmt.Fprintln(e.stdout, "agentgw", versionString()) },
 		},
 	)
+	root.SetHelpCommand(newHelpCmd(root))
 	// cobra's completion command, for bash, zsh, fish and powershell
 	// (the scripts ask agentgw __complete for the candidates); without a
 	// shell, or with another, it is a usage error like kb's.
@@ -168,6 +169,43 @@ func normalizeArgs(root *cobra.Command, args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// newHelpCmd is agentgw help [COMMAND]...: it stands for cobra's, which
+// exits the process when writing the help fails and exits 0 for an unknown
+// topic; here an unknown topic is a usage error (exit 2) and a failed
+// write an error.
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help about any command: agentgw help CMD is agentgw CMD -h.",
+		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []cobra.Completion
+			for _, c := range cmd.Commands() {
+				if c.IsAvailableCommand() && strings.HasPrefix(c.Name(), prefix) {
+					names = append(names, cobra.CompletionWithDesc(c.Name(), c.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return fmt.Errorf("unknown help topic %q", strings.Join(args, " "))
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			if err := cmd.Help(); err != nil {
+				return exitCode(1)
+			}
+			return nil
+		},
+	}
 }
 
 // exactArgs checks that a command has exactly the arguments names.

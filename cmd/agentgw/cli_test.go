@@ -208,6 +208,8 @@ func TestCLIUsageErrors(t *testing.T) {
 		{[]string{"kb", "search", "docs"}, "agentgw kb search: want ID QUERY, got 1 arguments\nUsage: agentgw kb search ID QUERY... [flags]\nRun 'agentgw kb search --help' for usage.\n"},
 		{[]string{"kb", "search", "--top", "x", "docs", "q"}, "agentgw kb search: invalid argument \"x\" for \"--top\" flag: must be an integer\nUsage: agentgw kb search ID QUERY... [flags]\nRun 'agentgw kb search --help' for usage.\n"},
 		{[]string{"version", "now"}, "agentgw version: unknown command \"now\" for \"agentgw version\"\nUsage: agentgw version [flags]\nRun 'agentgw version --help' for usage.\n"},
+		{[]string{"help", "nope"}, "agentgw help: unknown help topic \"nope\"\nUsage: agentgw help [command] [flags]\nRun 'agentgw help --help' for usage.\n"},
+		{[]string{"help", "kb", "serch"}, "agentgw help: unknown help topic \"kb serch\"\nUsage: agentgw help [command] [flags]\nRun 'agentgw help --help' for usage.\n"},
 		{[]string{"completion"}, "agentgw completion: missing shell: bash, zsh, fish or powershell\nUsage: agentgw completion [flags]\nRun 'agentgw completion --help' for usage.\n"},
 		{[]string{"--nope"}, "agentgw: unknown flag: --nope\nRun 'agentgw --help' for usage.\n"},
 	}
@@ -281,6 +283,8 @@ func TestCompletionCandidates(t *testing.T) {
 	}{
 		{[]string{""}, []string{"serve\tServe agents to IDE plugins", "kb\tIndex and search the knowledge bases", "chat\tTalk to a gateway as an IDE plugin does", "completion\tGenerate the autocompletion script for the specified shell", ":4"}, nil},
 		{[]string{"kb", ""}, []string{"index\tIndex the knowledge bases (all, or those named) now", "search\tSearch a knowledge base as an agent's recall does", ":4"}, nil},
+		{[]string{"help", "kb", ""}, []string{"index\tIndex the knowledge bases (all, or those named) now", "search\tSearch a knowledge base as an agent's recall does", ":4"}, nil},
+		{[]string{"help", "s"}, []string{"serve\tServe agents to IDE plugins", "schema\tPrint the JSON Schema of agentgw's files", ":4"}, []string{"kb\t"}},
 		{[]string{"schema", ""}, []string{"agent", "config", "test", ":4"}, nil},
 		{[]string{"lint", "--"}, []string{"--agents\tagent definition `DIR` or file; repeatable (env AGENTGW_AGENTS, a path list); default: the embedded examples"}, []string{"--upstream", "--addr", "--top"}},
 		{[]string{"kb", "search", "--"}, []string{"--top\thow many references"}, []string{"--agents"}},
