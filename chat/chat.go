@@ -2,14 +2,16 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/signal"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/agentgw/agentgw/contextvars"
 )
@@ -21,7 +23,7 @@ type chatOptions struct {
 	contextID string
 	// task, when set, shows a hand-off task's messages instead of asking.
 	task   string
-	rules  stringList
+	rules  []string
 	prompt string
 	// interactive forces the choices prompt on; once forces it off. Without
 	// either, it is on when stdin is a terminal.
@@ -32,16 +34,35 @@ type chatOptions struct {
 	sel *contextvars.Selection
 }
 
-// Main runs `agentgw chat` with its command-line arguments (after "chat"):
-// it parses the flags, reads the environment through getenv, and returns
-// the exit code: 0 when the answer was shown, 1 when the request or the
-// agent failed, 2 for bad flags.
-func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := chatOptions{}
-	fs := newChatFlags(&o, getenv, stderr)
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
+// Long describes `agentgw chat` for its help.
+const Long = `Ask an agent of a running gateway the way an IDE plugin does, and print its
+answer: PROMPT is the prompt's words joined with spaces; "-" reads it from
+stdin.
+
+On a terminal, the answer's buttons and tree nodes are offered as numbered
+choices (see --interactive, --once). The agent may ask chat to read, list
+and search files in --dir (see --allow-tools). --task shows a hand-off
+task's messages instead of asking.`
+
+// Command is ` + "`agentgw chat`" + `: the values of its flags, which NewCommand
+// defines, and Run.
+type Command struct {
+	o chatOptions
+}
+
+// NewCommand defines the flags of ` + "`agentgw chat`" + ` on fs, their defaults
+// read through getenv (AGENTGW_URL, AGENTGW_TOKEN, AGENTGW_BEARER).
+func NewCommand(fs *pflag.FlagSet, getenv func(string) string) *Command {
+	c := &Command{}
+	defineFlags(fs, &c.o, getenv)
+	return c
+}
+
+// Run runs ` + "`agentgw chat`" + ` once fs has been parsed, with the prompt's
+// words args, and returns the exit code: 0 when the answer was shown, 1
+// when the request or the agent failed, 2 for bad flags.
+func (c *Command) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := c.o
 	if o.interactive && o.once {
 		fmt.Fprintln(stderr, "agentgw chat: --interactive and --once exclude each other")
 		return 2
@@ -50,7 +71,7 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 		fmt.Fprintln(stderr, "agentgw chat:", err)
 		return 2
 	}
-	o.prompt = strings.Join(fs.Args(), " ")
+	o.prompt = strings.Join(args, " ")
 	if o.prompt == "-" {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
@@ -61,18 +82,18 @@ func Main(args []string, getenv func(string) string, stdin io.Reader, stdout, st
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	c := &chatClient{opts: o, http: http.DefaultClient, out: stdout, errOut: stderr}
+	cl := &chatClient{opts: o, http: http.DefaultClient, out: stdout, errOut: stderr}
 	if o.task != "" {
-		if err := c.showTask(ctx, o.task); err != nil {
+		if err := cl.showTask(ctx, o.task); err != nil {
 			fmt.Fprintln(stderr, "agentgw chat:", err)
 			return 1
 		}
 		return 0
 	}
 	if !o.once && (o.interactive || stdinIsTerminal(stdin)) {
-		c.in = newLineReader(stdin, !stdinIsTerminal(stdin))
+		cl.in = newLineReader(stdin, !stdinIsTerminal(stdin))
 	}
-	if err := c.run(ctx); err != nil {
+	if err := cl.run(ctx); err != nil {
 		fmt.Fprintln(stderr, "agentgw chat:", err)
 		return 1
 	}
@@ -96,10 +117,8 @@ func (o *chatOptions) parseSelection() error {
 	return nil
 }
 
-// newChatFlags defines the flags of `agentgw chat` over o.
-func newChatFlags(o *chatOptions, getenv func(string) string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// defineFlags defines the flags of `agentgw chat` on fs, over o.
+func defineFlags(fs *pflag.FlagSet, o *chatOptions, getenv func(string) string) {
 	fs.StringVar(&o.url, "url", firstNonEmpty(getenv("AGENTGW_URL"), "http://localhost:18080"), "gateway `URL` (env AGENTGW_URL)")
 	fs.StringVar(&o.agent, "agent", "hello", "agent `name`")
 	fs.StringVar(&o.command, "command", "", "command `name` (default: the agent's default command)")
@@ -111,18 +130,11 @@ func newChatFlags(o *chatOptions, getenv func(string) string, stderr io.Writer) 
 	fs.StringVar(&o.model, "model", "", "`model` to ask for (sent as the request's model)")
 	fs.StringVar(&o.token, "token", getenv("AGENTGW_TOKEN"), "gateway `token` for inbound auth (env AGENTGW_TOKEN)")
 	fs.StringVar(&o.bearer, "bearer", getenv("AGENTGW_BEARER"), "`token` sent as Authorization: Bearer, which a forward-auth gateway passes to the model platform (env AGENTGW_BEARER)")
-	fs.Var(&o.rules, "rule", "a global prompt (rule) to send; repeatable")
+	fs.StringArrayVar(&o.rules, "rule", nil, "a global prompt (rule) `text` to send; repeatable")
 	fs.BoolVar(&o.interactive, "interactive", false, "offer the answer's actions as numbered choices and send what you pick, even when stdin is not a terminal")
 	fs.BoolVar(&o.once, "once", false, "print one answer and exit, never offering its actions as choices")
 	fs.BoolVar(&o.allowTools, "allow-tools", false, "let the agent run chat's tools ("+toolNames()+", confined to --dir) without asking; "+
 		"without it, when chat offers choices (a terminal, --interactive) it runs them, asking first when a call carries a prompt, and otherwise it declines them")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: agentgw chat [flags] [PROMPT...]   (PROMPT \"-\" reads it from stdin)")
-		fmt.Fprintln(stderr, "On a terminal, the answer's buttons and tree nodes are offered as numbered choices (see --interactive, --once).")
-		fmt.Fprintln(stderr, "The agent may ask chat to read, list and search files in --dir (see --allow-tools).")
-		fs.PrintDefaults()
-	}
-	return fs
 }
 
 // stdinIsTerminal reports whether stdin is a terminal, as isTerminal does
@@ -152,13 +164,32 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string { return strings.Join(*s, ",") }
-
-// Set appends a value.
-func (s *stringList) Set(v string) error {
-	*s = append(*s, v)
-	return nil
+// AgentNames asks the gateway at --url (with --token, --bearer) for its
+// agents (GET /agents) and returns their names: what --agent completes to.
+func (c *Command) AgentNames(ctx context.Context) ([]string, error) {
+	cl := &chatClient{opts: c.o, http: http.DefaultClient}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(c.o.url, "/")+"/agents", nil)
+	if err != nil {
+		return nil, fmt.Errorf("listing the agents: %w", err)
+	}
+	cl.authorize(req)
+	resp, err := cl.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reaching the gateway: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, errorResponse(resp)
+	}
+	var list struct {
+		Agents []struct{ Name string }
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&list); err != nil {
+		return nil, fmt.Errorf("reading the agents: %w", err)
+	}
+	names := make([]string, 0, len(list.Agents))
+	for _, a := range list.Agents {
+		names = append(names, a.Name)
+	}
+	return names, nil
 }

@@ -27,7 +27,6 @@ func TestChatFlagErrors(t *testing.T) {
 			wantStderr: "agentgw chat: --selection: selection \"0\": line numbers count from 1, got 0\n"},
 		{name: "selection without a file", args: []string{"--selection", "1-2"},
 			wantStderr: "agentgw chat: --selection needs --file\n"},
-		{name: "unknown flag", args: []string{"--nope"}, wantStderr: "flag provided but not defined: -nope\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

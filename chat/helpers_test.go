@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/agentgw/agentgw/chat/chattest"
 )
 
@@ -59,7 +61,12 @@ func newFakeGateway(t *testing.T, definition string, answer func(n int) (string,
 func runChat(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = Main(args, func(string) string { return "" }, strings.NewReader(stdin), &out, &errOut)
+	fs := pflag.NewFlagSet("chat", pflag.ContinueOnError)
+	c := NewCommand(fs, func(string) string { return "" })
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("parsing %q: %v", args, err)
+	}
+	code = c.Run(fs.Args(), strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

@@ -2,13 +2,14 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"reflect"
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/agentgw/agentgw/agent"
@@ -16,37 +17,43 @@ import (
 	"github.com/agentgw/agentgw/store"
 )
 
+// newCheckCmd is agentgw check.
+func newCheckCmd(e cliEnv) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "check --config FILE",
+		Short: "Check a gateway config",
+		Long: `Check a gateway config file (--config, or AGENTGW_CONFIG) as serve loads it:
+defaults, the file, the environment. It prints "FILE: ok" and exits 0 when
+the config is valid; otherwise it prints each problem at its FILE:LINE:COL
+with the key's path and exits 2. --print shows the effective config with
+every default instead.`,
+		Example: `  agentgw check --config agentgw.yaml
+  agentgw check --config agentgw.yaml --print`,
+		Args: cobra.NoArgs,
+	}
+	config := cmd.Flags().String("config", "", "gateway config `FILE` to check (env AGENTGW_CONFIG)")
+	print := cmd.Flags().Bool("print", false, "print the effective config, with every default, as YAML (passwords in URLs redacted), each value the file or the environment set marked # file or # env")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		path := firstNonEmpty(*config, e.getenv("AGENTGW_CONFIG"))
+		if path == "" {
+			return errors.New("no config to check: give --config FILE (or set AGENTGW_CONFIG)")
+		}
+		return exit(cmdCheck(path, *print, e.getenv, e.stdout, e.stderr))
+	}
+	return cmd
+}
+
 // cmdCheck loads a gateway config file as serve does (defaults, the file,
 // the environment) and reports its problems, each at its file:line:col
 // with the key's path. It exits 0 when the config is valid, 2 when not.
-func cmdCheck(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	config := fs.String("config", "", "gateway config `FILE` to check (env AGENTGW_CONFIG)")
-	print := fs.Bool("print", false, "print the effective config, with every default, as YAML (passwords in URLs redacted), each value the file or the environment set marked # file or # env")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agentgw check --config FILE [--print]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	path := *config
-	if path == "" {
-		path = getenv("AGENTGW_CONFIG")
-	}
-	if path == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return 2
-	}
-	g := newGatewayFlags("check", io.Discard)
-	g.config = path
+func cmdCheck(path string, print bool, getenv func(string) string, stdout, stderr io.Writer) int {
+	g := &gatewayFlags{config: path, fs: pflag.NewFlagSet("check", pflag.ContinueOnError)}
 	cfg, err := g.load(getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	if *print {
+	if print {
 		st, err := loadStages(path, getenv)
 		if err == nil {
 			err = printConfig(stdout, cfg, st)

@@ -71,10 +71,16 @@ func TestCheckConfig(t *testing.T) {
 }
 
 func TestCheckUsage(t *testing.T) {
-	for _, args := range [][]string{{"check"}, {"check", "--config", "a.yaml", "extra"}} {
-		code, _, errOut := checkRun(t, t.TempDir(), args...)
-		if code != 2 || !strings.Contains(errOut, "Usage: agentgw check --config FILE") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check"}, "agentgw check: no config to check: give --config FILE (or set AGENTGW_CONFIG)\n"},
+		{[]string{"check", "--config", "a.yaml", "extra"}, "agentgw check: unknown command \"extra\" for \"agentgw check\"\n"},
+	} {
+		code, _, errOut := checkRun(t, t.TempDir(), tc.args...)
+		if code != 2 || !strings.HasPrefix(errOut, tc.want) || !strings.Contains(errOut, "Usage: agentgw check --config FILE [flags]\n") {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, errOut)
 		}
 	}
 }

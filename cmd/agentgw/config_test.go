@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/agentgw/agentgw/chat/chattest"
 )
 
 // loadConfig parses args as the gateway flags and loads the configuration.
 func loadConfig(t *testing.T, env map[string]string, args ...string) (*Config, error) {
 	t.Helper()
-	g := newGatewayFlags("test", io.Discard)
+	g := newGatewayFlags(pflag.NewFlagSet("test", pflag.ContinueOnError), allGatewayFlags)
 	if err := g.fs.Parse(args); err != nil {
 		t.Fatalf("parsing %q: %v", args, err)
 	}

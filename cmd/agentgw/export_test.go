@@ -92,8 +92,8 @@ func TestExportErrors(t *testing.T) {
 		{name: "unknown agent", args: []string{"nope"}, wantCode: 1, wantStderr: []string{"agentgw: no agent named \"nope\"\n"}},
 		{name: "broken agent shows why", args: []string{"--agents", bad, "broken"}, wantCode: 1,
 			wantStderr: []string{`broken.yaml:1:1: agent "broken": a "default" command is required`, `agentgw: no agent named "broken"`}},
-		{name: "no name", args: nil, wantCode: 2, wantStderr: []string{"usage: agentgw export"}},
-		{name: "two names", args: []string{"hello", "happy"}, wantCode: 2, wantStderr: []string{"usage: agentgw export"}},
+		{name: "no name", args: nil, wantCode: 2, wantStderr: []string{"agentgw export: want NAME, got 0 arguments\nUsage: agentgw export NAME [flags]\n"}},
+		{name: "two names", args: []string{"hello", "happy"}, wantCode: 2, wantStderr: []string{"agentgw export: want NAME, got 2 arguments\nUsage: agentgw export NAME [flags]\n"}},
 		{name: "bad config", args: []string{"--config", filepath.Join(bad, "missing.yaml"), "hello"}, wantCode: 2, wantStderr: []string{"agentgw: reading config"}},
 	}
 	for _, tt := range tests {

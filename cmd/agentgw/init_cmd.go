@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,14 +10,15 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentgw/agentgw/schema"
 )
 
-// initUsage is the usage of agentgw init.
-const initUsage = `usage: agentgw init [--name NAME] [DIR]   (default DIR: the current directory)
-
-Writes a working agent and its tests into DIR, so that "agentgw test DIR/agents"
-passes at once and "agentgw serve --config DIR/agentgw.yaml" serves it:
+// initLong is the description of agentgw init.
+const initLong = `Write a working agent and its tests into DIR (default: the current
+directory), so that "agentgw test DIR/agents" passes at once and
+"agentgw serve --config DIR/agentgw.yaml" serves it:
 
   DIR/agents/NAME.yaml        the agent: a reply template and a model command
   DIR/agents/NAME_test.yaml   its tests (offline: the model's answers are recorded)
@@ -26,8 +26,7 @@ passes at once and "agentgw serve --config DIR/agentgw.yaml" serves it:
   DIR/schema/*.schema.json    the JSON Schemas the files name, for editor completion
 
 NAME is lower-case letters, digits and inner hyphens (default my-agent). No file
-is overwritten: when one of them exists, nothing is written and the exit code is 1.
-`
+is overwritten: when one of them exists, nothing is written and the exit code is 1.`
 
 // agentNameRE is the names init accepts: lower-case letters, digits and
 // single inner hyphens, starting with a letter.
@@ -37,31 +36,36 @@ var agentNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 // a URL path segment).
 const maxAgentNameLen = 63
 
-// cmdInit is agentgw init: it parses the command line and calls initProject.
-func cmdInit(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("init", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	name := fl.String("name", "my-agent", "the agent's `NAME`: lower-case letters, digits and hyphens")
-	fl.Usage = func() {
-		fmt.Fprint(stderr, initUsage)
-		fl.PrintDefaults()
+// newInitCmd is agentgw init.
+func newInitCmd(e cliEnv) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "init [DIR]",
+		Short: "Write a starting agent and its tests",
+		Long:  initLong,
+		Example: `  agentgw init
+  agentgw init my-project --name greeter`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return fmt.Errorf("one DIR at most, got %d arguments", len(args))
+			}
+			return nil
+		},
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	name := cmd.Flags().String("name", "my-agent", "the agent's `NAME`: lower-case letters, digits and hyphens")
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		dir := "."
+		if len(args) == 1 {
+			dir = args[0]
 		}
-		return 2
+		return exit(cmdInit(dir, *name, e.stdout, e.stderr))
 	}
-	if fl.NArg() > 1 {
-		fmt.Fprintf(stderr, "agentgw init: one DIR at most, got %d arguments\n\n", fl.NArg())
-		fl.Usage()
-		return 2
-	}
-	dir := "."
-	if fl.NArg() == 1 {
-		dir = fl.Arg(0)
-	}
-	written, err := initProject(dir, *name)
+	return cmd
+}
+
+// cmdInit is agentgw init: it writes the agent name into dir and says
+// what to run next.
+func cmdInit(dir, name string, stdout, stderr io.Writer) int {
+	written, err := initProject(dir, name)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentgw init:", err)
 		return 1
@@ -75,7 +79,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		{"agentgw test " + agents, "run the agent's tests, offline"},
 		{"agentgw lint " + agents, "check the definitions"},
 		{"agentgw serve --config " + config, "serve it (no upstream: the built-in echo model answers)"},
-		{"agentgw chat --agent " + *name + " hello", "talk to it, from another terminal"},
+		{"agentgw chat --agent " + name + " hello", "talk to it, from another terminal"},
 	}
 	width := 0
 	for _, n := range next {

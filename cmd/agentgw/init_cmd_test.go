@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestInitWritesAgentThatPasses runs agentgw init into an empty directory,
@@ -55,7 +57,7 @@ PASS: 3 tests in 1 files
 	}
 
 	// The config serves the folder, relative to the file.
-	g := newGatewayFlags("serve", os.Stderr)
+	g := newGatewayFlags(pflag.NewFlagSet("serve", pflag.ContinueOnError), allGatewayFlags)
 	if err := g.fs.Parse([]string{"--config", filepath.Join(dir, "agentgw.yaml")}); err != nil {
 		t.Fatal(err)
 	}
@@ -190,23 +192,24 @@ func TestInitAgentNames(t *testing.T) {
 // TestInitUsage checks the usage errors and the help.
 func TestInitUsage(t *testing.T) {
 	tests := []struct {
-		args   []string
-		code   int
-		stderr string // a substring
+		args           []string
+		code           int
+		stdout, stderr string // substrings
 	}{
-		{[]string{"init", "a", "b"}, 2, "agentgw init: one DIR at most, got 2 arguments"},
-		{[]string{"init", "--nmae", "x"}, 2, "flag provided but not defined: -nmae"},
-		{[]string{"init", "-h"}, 0, "usage: agentgw init [--name NAME] [DIR]"},
+		{[]string{"init", "a", "b"}, 2, "", "agentgw init: one DIR at most, got 2 arguments\nUsage: agentgw init [DIR] [flags]\n"},
+		{[]string{"init", "--nmae", "x"}, 2, "", "agentgw init: unknown flag: --nmae\n"},
+		{[]string{"init", "-h"}, 0, "Usage:\n  agentgw init [DIR] [flags]\n", ""},
+		{[]string{"init", "-h"}, 0, "      --name NAME           the agent's NAME: lower-case letters, digits and hyphens (default \"my-agent\")\n", ""},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, _, stderr := runCLI(t, nil, tc.args...)
-			if code != tc.code || !strings.Contains(stderr, tc.stderr) {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, tc.code, tc.stderr)
+			code, stdout, stderr := runCLI(t, nil, tc.args...)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, %q and %q", code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
 			}
 		})
 	}
-	if _, stdout, _ := runCLI(t, nil, "help"); !strings.Contains(stdout, "agentgw init    [--name NAME] [DIR]") {
+	if _, stdout, _ := runCLI(t, nil, "help"); !strings.Contains(stdout, "\n  init        Write a starting agent and its tests\n") {
 		t.Errorf("the usage does not list init:\n%s", stdout)
 	}
 }
@@ -255,7 +258,7 @@ func TestInitServes(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, nil, "init", "--name", "demo", dir); code != 0 {
 		t.Fatalf("agentgw init: exit %d\n%s%s", code, stdout, stderr)
 	}
-	g := newGatewayFlags("serve", os.Stderr)
+	g := newGatewayFlags(pflag.NewFlagSet("serve", pflag.ContinueOnError), allGatewayFlags)
 	if err := g.fs.Parse([]string{"--config", filepath.Join(dir, "agentgw.yaml")}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,20 +13,12 @@ import (
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/knowledge/kb"
 )
-
-const kbUsage = `usage: agentgw kb index [ID]...          index the knowledge bases (all, or those named) now
-       agentgw kb search [--top N] [--show] [--json] ID QUERY   search one as an agent's recall does
-(with the gateway's flags: --config, --data, …)
-kb index shows its progress on stderr: a bar on a terminal, else a line
-at every 10% of a source's files. kb search prints a line per hit;
---show adds each hit's text under it, --json prints the hits as a JSON
-array of references (those of POST /knowledge-bases/{id}/search).
-`
 
 // noKnowledgeBases is what kb says when the config defines no knowledge
 // base: a configuration error, exit code 2 as for a config that does not
@@ -39,82 +32,157 @@ const noKnowledgeBases = `agentgw kb: no knowledge bases configured; add knowled
 (configs/gateway.yaml shows every key)
 `
 
-// cmdKB indexes and searches the configured knowledge bases in the
-// gateway's store, as serve does, without a server.
-func cmdKB(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || (args[0] != "index" && args[0] != "search") {
-		fmt.Fprint(stderr, kbUsage)
-		return 2
+// kbSearchOptions are the flags of agentgw kb search beside the gateway's.
+type kbSearchOptions struct {
+	top          int
+	show, asJSON bool
+}
+
+// newKBCmd is agentgw kb and its sub-commands index and search, which
+// index and search the configured knowledge bases in the gateway's store,
+// as serve does, without a server.
+func newKBCmd(e cliEnv) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "kb",
+		Short: "Index and search the knowledge bases",
+		Long: `Index and search the knowledge bases the gateway config defines
+(knowledgeBases), in the gateway's store, as serve does, without a server.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return errors.New("missing sub-command: index or search")
+		},
 	}
-	sub := args[0]
-	g := newGatewayFlags("kb "+sub, stderr)
-	top := 0
-	var show, asJSON bool
-	if sub == "search" {
-		g.fs.IntVar(&top, "top", 5, "how many references")
-		g.fs.BoolVar(&show, "show", false, "print each hit's text under its line")
-		g.fs.BoolVar(&asJSON, "json", false, "print the hits as a JSON array of references")
+	index := &cobra.Command{
+		Use:   "index [ID]...",
+		Short: "Index the knowledge bases (all, or those named) now",
+		Long: `Index the knowledge bases (all, or those named) now.
+
+It shows its progress on stderr: a bar on a terminal, else a line at every
+10% of a source's files; then a line per knowledge base on stdout.`,
+		Example: `  agentgw kb index --config agentgw.yaml
+  agentgw kb index docs --config agentgw.yaml`,
 	}
-	if err := g.fs.Parse(args[1:]); err != nil {
-		return 2
+	gi := newGatewayFlags(index.Flags(), withData|withUpstream)
+	index.ValidArgsFunction = func(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return kbIDs(gi, e.getenv)
 	}
+	index.RunE = func(_ *cobra.Command, ids []string) error {
+		return exit(cmdKBIndex(gi, ids, e.getenv, e.stdout, e.stderr))
+	}
+	search := &cobra.Command{
+		Use:   "search ID QUERY...",
+		Short: "Search a knowledge base as an agent's recall does",
+		Long: `Search the knowledge base ID for QUERY (its words joined with spaces) as an
+agent's recall does, and print a line per hit: score, FILE:LINES, symbol.
+--show adds each hit's text under it; --json prints the hits as a JSON array
+of references (those of POST /knowledge-bases/{id}/search).`,
+		Example: `  agentgw kb search docs "retry backoff" --top 2
+  agentgw kb search docs retry backoff --json`,
+		Args: minArgs("ID", "QUERY"),
+	}
+	gs := newGatewayFlags(search.Flags(), withData|withUpstream)
+	var o kbSearchOptions
+	search.Flags().IntVar(&o.top, "top", 5, "how many references")
+	search.Flags().BoolVar(&o.show, "show", false, "print each hit's text under its line")
+	search.Flags().BoolVar(&o.asJSON, "json", false, "print the hits as a JSON array of references")
+	search.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return kbIDs(gs, e.getenv)
+	}
+	search.RunE = func(_ *cobra.Command, args []string) error {
+		return exit(cmdKBSearch(gs, o, args[0], strings.Join(args[1:], " "), e.getenv, e.stdout, e.stderr))
+	}
+	cmd.AddCommand(index, search)
+	return cmd
+}
+
+// kbIDs completes a knowledge base's id: the ids of the knowledge bases
+// of the configuration the flags given so far (--config) load.
+func kbIDs(g *gatewayFlags, getenv func(string) string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	cfg, err := g.load(getenv)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	ids := make([]cobra.Completion, 0, len(cfg.KnowledgeBases))
+	for _, c := range cfg.KnowledgeBases {
+		ids = append(ids, c.ID)
+	}
+	return ids, cobra.ShellCompDirectiveNoFileComp
+}
+
+// openKB loads the configuration and opens the store and the knowledge
+// bases, or says why not on stderr and returns the exit code.
+func openKB(ctx context.Context, g *gatewayFlags, getenv func(string) string, stderr io.Writer) (m *kb.Manager, closeStore func(), code int) {
 	cfg, err := g.load(getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentgw:", err)
-		return 2
+		return nil, nil, 2
 	}
 	if len(cfg.KnowledgeBases) == 0 {
 		fmt.Fprint(stderr, noKnowledgeBases)
-		return 2
+		return nil, nil, 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	st, err := newStore(ctx, cfg, getenv, runtime.GOOS, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentgw kb:", err)
-		return 1
+		return nil, nil, 1
 	}
-	defer st.close()
 	repos, err := newRepos(cfg, getenv, log)
-	if err != nil {
-		fmt.Fprintln(stderr, "agentgw kb:", err)
-		return 1
+	if err == nil {
+		m, err = newKnowledge(ctx, st.Store, cfg, getenv, repos, log)
 	}
-	m, err := newKnowledge(ctx, st.Store, cfg, getenv, repos, log)
 	if err != nil {
+		st.close()
 		fmt.Fprintln(stderr, "agentgw kb:", err)
-		return 1
+		return nil, nil, 1
 	}
-	rest := g.fs.Args()
-	if sub == "index" {
-		ids := rest
-		if len(ids) == 0 {
-			ids = m.IDs()
-		}
-		m.SetProgress(newProgressPrinter(stderr, isTerminal(stderr)))
-		code := 0
-		for _, id := range ids {
-			rep, err := m.Index(ctx, id)
-			if err != nil {
-				fmt.Fprintf(stderr, "agentgw kb: %s: %v\n", id, err)
-				code = 1
-				continue
-			}
-			fmt.Fprintf(stdout, "%s: %d files indexed, %d unchanged, %d removed, %d skipped; %s\n", id, rep.Indexed, rep.Unchanged, rep.Gone, len(rep.Skipped), firstNonEmpty(rep.Commits, "no commits"))
-		}
+	return m, st.close, 0
+}
+
+// cmdKBIndex indexes the knowledge bases ids (all when none) now.
+func cmdKBIndex(g *gatewayFlags, ids []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	m, closeStore, code := openKB(ctx, g, getenv, stderr)
+	if code != 0 {
 		return code
 	}
-	if len(rest) < 2 {
-		fmt.Fprint(stderr, kbUsage)
-		return 2
+	defer closeStore()
+	if len(ids) == 0 {
+		ids = m.IDs()
 	}
-	hits, err := m.Search(ctx, rest[0], index.Query{Text: strings.Join(rest[1:], " "), TopK: top})
+	m.SetProgress(newProgressPrinter(stderr, isTerminal(stderr)))
+	for _, id := range ids {
+		rep, err := m.Index(ctx, id)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentgw kb: %s: %v\n", id, err)
+			code = 1
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %d files indexed, %d unchanged, %d removed, %d skipped; %s\n", id, rep.Indexed, rep.Unchanged, rep.Gone, len(rep.Skipped), firstNonEmpty(rep.Commits, "no commits"))
+	}
+	return code
+}
+
+// cmdKBSearch searches the knowledge base id for query and prints the
+// hits.
+func cmdKBSearch(g *gatewayFlags, o kbSearchOptions, id, query string, getenv func(string) string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	m, closeStore, code := openKB(ctx, g, getenv, stderr)
+	if code != 0 {
+		return code
+	}
+	defer closeStore()
+	hits, err := m.Search(ctx, id, index.Query{Text: query, TopK: o.top})
 	if err != nil {
 		fmt.Fprintln(stderr, "agentgw kb:", err)
 		return 1
 	}
-	if asJSON {
+	if o.asJSON {
 		refs := make([]contextvars.Reference, 0, len(hits))
 		for _, h := range hits {
 			refs = append(refs, kb.Reference(h))
@@ -130,7 +198,7 @@ func cmdKB(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	for _, h := range hits {
 		c := h.Chunk
 		fmt.Fprintf(stdout, "%.3f  %s:%d-%d  %s\n", h.Score, c.FileName, c.StartLine, c.EndLine, c.Symbol)
-		if show {
+		if o.show {
 			for _, line := range strings.Split(strings.TrimRight(c.Text, "\n"), "\n") {
 				fmt.Fprintln(stdout, strings.TrimRight("    "+line, " \t"))
 			}

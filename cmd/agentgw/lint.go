@@ -4,26 +4,43 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+
+	"github.com/spf13/cobra"
 )
 
-// cmdLint loads definitions and prints their problems as file:line:col:
-// message; it exits 1 when there are errors.
-func cmdLint(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	g := newGatewayFlags("lint", stderr)
-	g.fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: agentgw lint [DIR|FILE]...   (default: the configured agents, or the embedded examples)")
-		g.fs.PrintDefaults()
+// newLintCmd is agentgw lint.
+func newLintCmd(e cliEnv) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lint [DIR|FILE]...",
+		Short: "Check agent definitions",
+		Long: `Check agent definitions: load them as serve does and print their problems
+as FILE:LINE:COL: message, then a count on stderr. The exit code is 1 when
+there are errors (warnings alone exit 0).
+
+Without arguments, it checks the configured agents (--agents, the config
+file's agents, AGENTGW_AGENTS), or the embedded examples.`,
+		Example: `  agentgw lint
+  agentgw lint ./agents
+  agentgw lint ./agents/hello.yaml --config agentgw.yaml`,
 	}
-	if err := g.fs.Parse(args); err != nil {
-		return 2
+	g := newGatewayFlags(cmd.Flags(), withAgents)
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		return exit(cmdLint(g, args, e.getenv, e.stdout, e.stderr))
 	}
+	return cmd
+}
+
+// cmdLint loads definitions (paths, or the configured ones) and prints
+// their problems as file:line:col: message; it exits 1 when there are
+// errors.
+func cmdLint(g *gatewayFlags, paths []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := g.load(getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentgw:", err)
 		return 2
 	}
 	ld := newLoader(cfg, getenv, services{}, slog.New(slog.DiscardHandler))
-	if paths := g.fs.Args(); len(paths) > 0 {
+	if len(paths) > 0 {
 		ld.paths = paths
 	}
 	set := ld.read()

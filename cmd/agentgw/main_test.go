@@ -30,10 +30,14 @@ func TestRunSubcommands(t *testing.T) {
 	}{
 		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: "agentgw "},
 		{name: "--version", args: []string{"--version"}, wantCode: 0, wantStdout: "agentgw "},
-		{name: "help", args: []string{"help"}, wantCode: 0, wantStdout: "Usage:\n  agentgw serve"},
-		{name: "no command", args: nil, wantCode: 2, wantStderr: "Usage:\n  agentgw serve"},
-		{name: "unknown", args: []string{"srve"}, wantCode: 2, wantStderr: "agentgw: unknown command \"srve\"\n\nagentgw — an IDE copilot agent gateway"},
-		{name: "bad flag", args: []string{"serve", "--nope"}, wantCode: 2, wantStderr: "flag provided but not defined: -nope"},
+		{name: "-v", args: []string{"-v"}, wantCode: 0, wantStdout: "agentgw "},
+		{name: "help", args: []string{"help"}, wantCode: 0, wantStdout: "Available Commands:\n  chat "},
+		{name: "-h", args: []string{"-h"}, wantCode: 0, wantStdout: "Available Commands:\n  chat "},
+		{name: "--help", args: []string{"--help"}, wantCode: 0, wantStdout: "Available Commands:\n  chat "},
+		{name: "no command", args: nil, wantCode: 2, wantStderr: "Usage:\n  agentgw [flags]\n  agentgw [command]\n\nAvailable Commands:\n  chat "},
+		{name: "unknown", args: []string{"srve"}, wantCode: 2,
+			wantStderr: "agentgw: unknown command \"srve\" for \"agentgw\"\n\nDid you mean this?\n\tserve\nRun 'agentgw --help' for usage.\n"},
+		{name: "bad flag", args: []string{"serve", "--nope"}, wantCode: 2, wantStderr: "agentgw serve: unknown flag: --nope\nUsage: agentgw serve [flags]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

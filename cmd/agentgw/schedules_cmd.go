@@ -3,34 +3,47 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
-// cmdSchedules lists the gateway's schedules (GET /schedules): name,
-// when, enabled, next run, last run and its outcome, run count.
-func cmdSchedules(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("schedules", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	base := fs.String("url", firstNonEmpty(getenv("AGENTGW_URL"), "http://localhost:18080"), "gateway `URL` (env AGENTGW_URL)")
-	token := fs.String("token", getenv("AGENTGW_TOKEN"), "gateway `token` for inbound auth (env AGENTGW_TOKEN)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+// newSchedulesCmd is agentgw schedules.
+func newSchedulesCmd(e cliEnv) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schedules",
+		Short: "List a running gateway's schedules",
+		Long: `List a running gateway's schedules (GET /schedules): name, when, enabled,
+next run, last run and its outcome, run count, and where it is defined.`,
+		Example: `  agentgw schedules --url http://localhost:18080`,
+		Args:    cobra.NoArgs,
 	}
+	base := cmd.Flags().String("url", firstNonEmpty(e.getenv("AGENTGW_URL"), "http://localhost:18080"), "gateway `URL` (env AGENTGW_URL)")
+	token := cmd.Flags().String("token", e.getenv("AGENTGW_TOKEN"), "gateway `token` for inbound auth (env AGENTGW_TOKEN)")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return exit(cmdSchedules(*base, *token, e.stdout, e.stderr))
+	}
+	return cmd
+}
+
+// cmdSchedules lists the schedules of the gateway at base (GET
+// /schedules): name, when, enabled, next run, last run and its outcome,
+// run count.
+func cmdSchedules(base, token string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(*base, "/")+"/schedules", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/schedules", nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentgw schedules:", err)
 		return 2
 	}
-	if *token != "" {
-		req.Header.Set("X-Agentgw-Token", *token)
+	if token != "" {
+		req.Header.Set("X-Agentgw-Token", token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

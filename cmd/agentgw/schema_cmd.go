@@ -5,8 +5,11 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/handoff"
@@ -16,37 +19,47 @@ import (
 	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
-// schemaUsage is the usage of agentgw schema.
-const schemaUsage = `usage: agentgw schema agent|config|test
+// schemaNames are the schemas agentgw schema prints.
+var schemaNames = []string{"agent", "config", "test"}
 
-Prints the JSON Schema (draft 2020-12) of an agent definition file (agent),
+// newSchemaCmd is agentgw schema.
+func newSchemaCmd(e cliEnv) *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema agent|config|test",
+		Short: "Print the JSON Schema of agentgw's files",
+		Long: `Print the JSON Schema (draft 2020-12) of an agent definition file (agent),
 of the gateway configuration file (config) or of an agent test file, a
 *_test.yaml that agentgw test runs (test), for editors: YAML files name it
-in a "# yaml-language-server: $schema=PATH" comment.
-`
-
-// cmdSchema prints the JSON Schema of an agent definition, of the gateway
-// configuration or of an agent test file.
-func cmdSchema(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
-		fmt.Fprint(stderr, schemaUsage)
-		return 2
+in a "# yaml-language-server: $schema=PATH" comment.`,
+		Example:   `  agentgw schema agent > schema/agent.schema.json`,
+		ValidArgs: schemaNames,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("want one of agent, config or test, got %d arguments", len(args))
+			}
+			if !slices.Contains(schemaNames, args[0]) {
+				return fmt.Errorf("unknown schema %q: agent, config or test", args[0])
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			return exit(cmdSchema(args[0], e.stdout, e.stderr))
+		},
 	}
+}
+
+// cmdSchema prints the JSON Schema name: of an agent definition, of the
+// gateway configuration or of an agent test file.
+func cmdSchema(name string, stdout, stderr io.Writer) int {
 	var g schema.Generated
 	var err error
-	switch args[0] {
+	switch name {
 	case "agent":
 		g, err = agentSchema(schemaDocs())
 	case "config":
 		g, err = configSchema(schemaDocs())
 	case "test":
 		g, err = agentTestSchema(schemaDocs())
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, schemaUsage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "agentgw schema: unknown schema %q: agent, config or test\n", args[0])
-		return 2
 	}
 	var out []byte
 	if err == nil {

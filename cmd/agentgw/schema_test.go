@@ -96,8 +96,8 @@ func TestSchemaUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "usage: agentgw schema agent|config|test"},
-		{[]string{"agent", "config"}, "usage: agentgw schema agent|config|test"},
+		{nil, "agentgw schema: want one of agent, config or test, got 0 arguments\nUsage: agentgw schema agent|config|test [flags]\n"},
+		{[]string{"agent", "config"}, "agentgw schema: want one of agent, config or test, got 2 arguments\nUsage: agentgw schema agent|config|test [flags]\n"},
 		{[]string{"agents"}, `agentgw schema: unknown schema "agents": agent, config or test`},
 	} {
 		code, _, stderr := runCLI(t, nil, append([]string{"schema"}, tc.args...)...)

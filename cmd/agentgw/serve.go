@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/contexts"
@@ -29,11 +31,29 @@ import (
 	"github.com/agentgw/agentgw/ui"
 )
 
-func cmdServe(args []string, getenv func(string) string, stderr io.Writer) int {
-	g := newGatewayFlags("serve", stderr)
-	if err := g.fs.Parse(args); err != nil {
-		return 2
+// newServeCmd is agentgw serve.
+func newServeCmd(e cliEnv) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve agents to IDE plugins",
+		Long: `Serve agents to IDE plugins: the gateway, until interrupted (SIGINT, SIGTERM).
+
+The configuration is the embedded defaults, then the config file (--config,
+AGENTGW_CONFIG), then the environment (AGENTGW_*), then the flags given here.
+With no upstream model platform configured, the model built into the binary
+answers.`,
+		Example: `  agentgw serve
+  agentgw serve --config agentgw.yaml
+  agentgw serve --agents ./agents --upstream https://api.example/v1 --addr :18080`,
+		Args: cobra.NoArgs,
 	}
+	g := newGatewayFlags(cmd.Flags(), allGatewayFlags)
+	cmd.RunE = func(*cobra.Command, []string) error { return exit(cmdServe(g, e.getenv, e.stderr)) }
+	return cmd
+}
+
+// cmdServe loads the configuration and serves until interrupted.
+func cmdServe(g *gatewayFlags, getenv func(string) string, stderr io.Writer) int {
 	cfg, err := g.load(getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentgw:", err)

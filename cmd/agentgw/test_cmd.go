@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +10,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agenttest"
@@ -18,37 +19,55 @@ import (
 	"github.com/agentgw/agentgw/knowledge/kb"
 )
 
-// cmdTest runs the agents' tests (*_test.yaml next to the definitions)
-// offline and exits 1 when one fails.
-func cmdTest(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	g := newGatewayFlags("test", stderr)
-	update := g.fs.Bool("update", false, "write the golden prompt files the tests name instead of comparing them")
-	match := g.fs.String("run", "", "run only the tests whose name matches this regular `expression`")
-	verbose := g.fs.Bool("v", false, "list the tests that pass too")
-	g.fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: agentgw test [--update] [--run REGEXP] [-v] [DIR|FILE]...   (default: the configured agents, or the embedded examples)")
-		g.fs.PrintDefaults()
+// testOptions are the flags of agentgw test beside the gateway's.
+type testOptions struct {
+	update, verbose bool
+	match           string
+}
+
+// newTestCmd is agentgw test.
+func newTestCmd(e cliEnv) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "test [DIR|FILE]...",
+		Short: "Run the agents' tests, offline",
+		Long: `Run the agents' tests (the *_test.yaml files next to their definitions)
+offline, the model's answers recorded in them. The exit code is 1 when a
+test fails.
+
+Without arguments, it runs the tests of the configured agents (--agents, the
+config file's agents, AGENTGW_AGENTS), or of the embedded examples.`,
+		Example: `  agentgw test ./agents
+  agentgw test ./agents --run 'hello/.*' -v
+  agentgw test ./agents/hello_test.yaml --update`,
 	}
-	if err := g.fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	g := newGatewayFlags(cmd.Flags(), withAgents)
+	var o testOptions
+	cmd.Flags().BoolVar(&o.update, "update", false, "write the golden prompt files the tests name instead of comparing them")
+	cmd.Flags().StringVar(&o.match, "run", "", "run only the tests whose name matches this regular `expression`")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "list the tests that pass too")
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		return exit(cmdTest(g, o, args, e.getenv, e.stdout, e.stderr))
 	}
+	return cmd
+}
+
+// cmdTest runs the agents' tests (*_test.yaml next to the definitions
+// paths, or the configured ones) offline and exits 1 when one fails.
+func cmdTest(g *gatewayFlags, o testOptions, paths []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := g.load(getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentgw:", err)
 		return 2
 	}
 	tc := agentTestConfig(cfg, getenv)
-	tc.Update, tc.Verbose, tc.Out = *update, *verbose, stdout
-	if *match != "" {
-		if tc.Match, err = regexp.Compile(*match); err != nil {
+	tc.Update, tc.Verbose, tc.Out = o.update, o.verbose, stdout
+	if o.match != "" {
+		if tc.Match, err = regexp.Compile(o.match); err != nil {
 			fmt.Fprintln(stderr, "agentgw: --run:", err)
 			return 2
 		}
 	}
-	suites, err := testSuites(g.fs.Args(), cfg, &tc)
+	suites, err := testSuites(paths, cfg, &tc)
 	if err != nil {
 		fmt.Fprintln(stderr, "agentgw:", err)
 		return 2
