@@ -121,16 +121,16 @@ func (s *Server) suggestion(e *agent.Error, c echo.Context) string {
 // what a schedule looks like, a missing hand-off where its id comes from.
 var routeSuggestions = map[string]map[string]string{
 	"schedules": {
-		agent.CodeBadRequest: `send a schedule as JSON: {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (README "Schedules")`,
+		agent.CodeBadRequest: `send a schedule as JSON: {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (docs/schedules.md)`,
 		agent.CodeNotFound:   "GET /schedules lists the schedules you can see",
 		agent.CodeConflict:   "GET /schedules/{id} shows the schedule as it is now",
 	},
 	"contexts": {
-		agent.CodeBadRequest:      `send the body as README "Conversations (contexts)" shows`,
+		agent.CodeBadRequest:      `send the body as docs/conversations.md shows`,
 		agent.CodeContextNotFound: contextNotFoundOwner,
 	},
 	"handoffs": {
-		agent.CodeBadRequest: "send one hand-off message as JSON, as handoff/schemas/message.schema.json describes (README \"Hand-offs between agents\")",
+		agent.CodeBadRequest: "send one hand-off message as JSON, as handoff/schemas/message.schema.json describes (docs/multi-agent.md, \"Hand-offs between agents\")",
 		agent.CodeNotFound:   "check the message_id: a hand-off message is seen only by the caller that submitted it; GET /tasks/{task_id} lists a task's messages",
 	},
 	"tasks": {

@@ -42,7 +42,7 @@ func decodeDef(body []byte, into *agent.ScheduleDef) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
 		return agent.Errorf(agent.CodeBadRequest, "the body is not a schedule: %v", err).
-			Suggest(`send {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (README "Schedules")`)
+			Suggest(`send {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (docs/schedules.md)`)
 	}
 	return nil
 }
