@@ -195,9 +195,11 @@ var docMinRun = map[string]int{
 	"README.md":             13,
 	"docs/agents.md":        3,
 	"docs/conversations.md": 3,
+	"docs/knowledge.md":     4,
 	"docs/multi-agent.md":   4,
 	"docs/openai.md":        2,
 	"docs/operating.md":     2,
+	"docs/playground.md":    1,
 }
 
 // agentgwBin is a directory holding "agentgw", a link to this test binary,
