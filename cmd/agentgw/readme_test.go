@@ -70,38 +70,26 @@ func readDocs(t *testing.T) string {
 // shellComment is a comment at the end of a line of a sh code block.
 var shellComment = regexp.MustCompile(`\s+#\s.*$`)
 
-// readmeCommands returns the shell commands the README shows: each line of its
-// sh code blocks without its comment, continuation lines (a trailing
-// backslash, or a single quote left open) joined, and each inline code span
+// readmeCommands returns the shell commands the documentation shows: each
+// command of its sh code blocks (as parseDocBlocks cuts them) on one line,
+// without its comments and line continuations, and each inline code span
 // that starts with a command.
-func readmeCommands(readme string) []string {
+func readmeCommands(t *testing.T, readme string) []string {
+	t.Helper()
+	blocks, err := parseDocBlocks(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var cmds []string
-	inBlock, cur := false, ""
-	for _, line := range strings.Split(readme, "\n") {
-		switch {
-		case !inBlock && strings.HasPrefix(line, "```sh"):
-			inBlock = true
-			continue
-		case inBlock && strings.HasPrefix(line, "```"):
-			inBlock = false
-			continue
-		case !inBlock:
-			continue
+	for _, b := range blocks {
+		for _, c := range b.cmds {
+			var parts []string
+			for l := range strings.Lines(c.text) {
+				l = shellComment.ReplaceAllString(strings.TrimRight(l, "\n"), "")
+				parts = append(parts, strings.TrimSpace(strings.TrimSuffix(l, `\`)))
+			}
+			cmds = append(cmds, strings.Join(parts, " "))
 		}
-		if strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		cur += shellComment.ReplaceAllString(line, "")
-		if strings.HasSuffix(cur, `\`) {
-			cur = strings.TrimSuffix(cur, `\`)
-			continue
-		}
-		if strings.Count(cur, "'")%2 == 1 {
-			cur += " "
-			continue
-		}
-		cmds = append(cmds, strings.TrimSpace(cur))
-		cur = ""
 	}
 	for _, m := range regexp.MustCompile("`((?:curl|go run \\./cmd/agentgw|agentgw) [^`]*)`").FindAllStringSubmatch(readme, -1) {
 		cmds = append(cmds, m[1])
@@ -116,7 +104,7 @@ func readmeCommands(readme string) []string {
 func TestREADMECurlPostsJSON(t *testing.T) {
 	sendsBody := regexp.MustCompile(`\s(-d|--data\S*|-X\s*POST)\s`)
 	n := 0
-	for _, cmd := range readmeCommands(readDocs(t)) {
+	for _, cmd := range readmeCommands(t, readDocs(t)) {
 		if !strings.HasPrefix(cmd, "curl ") || !sendsBody.MatchString(cmd) {
 			continue
 		}
@@ -142,7 +130,7 @@ func TestREADMEPathsExist(t *testing.T) {
 	var paths, made []string
 	agentgw := regexp.MustCompile(`agentgw (lint|test|export|chat)\s(.*)`)
 	initDir := regexp.MustCompile(`agentgw init\s.*?(\S+)\s*$`)
-	for _, cmd := range readmeCommands(readme) {
+	for _, cmd := range readmeCommands(t, readme) {
 		if m := initDir.FindStringSubmatch(strings.SplitN(cmd, "#", 2)[0]); m != nil {
 			made = append(made, m[1]+"/")
 			continue
