@@ -200,6 +200,8 @@ var docMinRun = map[string]int{
 	"docs/openai.md":        2,
 	"docs/operating.md":     2,
 	"docs/playground.md":    1,
+	"docs/schedules.md":     3,
+	"docs/tools.md":         1,
 }
 
 // agentgwBin is a directory holding "agentgw", a link to this test binary,
