@@ -25,6 +25,8 @@ import (
 // least: a page whose commands all disappeared from the extraction fails.
 var docMinRun = map[string]int{
 	"README.md":             13,
+	"docs/api.md":           19, // written on another branch: counts as of its merge into main
+	"docs/protocol.md":      1,
 	"docs/agents.md":        3,
 	"docs/conversations.md": 3,
 	"docs/knowledge.md":     4,
