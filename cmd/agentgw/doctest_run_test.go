@@ -51,8 +51,14 @@ var docMinRun = map[string]int{
 // names it for agentgw chat. A command must exit 0 (or the block's exit N);
 // curl gets --fail-with-body, and its answer must hold no copilot_error.
 func TestDocCommands(t *testing.T) {
-	bin, err := agentgwBin()
+	// bin holds "agentgw", a link to this test binary, which TestMain runs
+	// as the gateway's command line when called by that name.
+	exe, err := os.Executable()
 	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(exe, filepath.Join(bin, "agentgw")); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(repoRoot)

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -183,21 +182,6 @@ func TestParseDocBlocks(t *testing.T) {
 		}
 	}
 }
-
-// agentgwBin is a directory holding "agentgw", a link to this test binary,
-// which TestMain runs as the gateway's command line when called by that
-// name; it is made once per test binary.
-var agentgwBin = sync.OnceValues(func() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	dir, err := os.MkdirTemp("", "agentgw-doctest-bin")
-	if err != nil {
-		return "", err
-	}
-	return dir, os.Symlink(exe, filepath.Join(dir, "agentgw"))
-})
 
 // runAsAgentgw runs the command line when this test binary was started as
 // "agentgw" (by the doc test's commands) and reports whether it did.
