@@ -253,11 +253,11 @@ func (d *docRun) serve(where, text string) {
 
 // env is the environment of a command: this process's without its
 // AGENTGW_* variables, agentgw first on PATH, AGENTGW_URL the gateway's,
-// and the data and state directories the page's own.
+// and the data, state and cache directories the page's own.
 func (d *docRun) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "AGENTGW_") || strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "XDG_STATE_HOME=") {
+		if strings.HasPrefix(kv, "AGENTGW_") || strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "XDG_STATE_HOME=") || strings.HasPrefix(kv, "XDG_CACHE_HOME=") {
 			continue
 		}
 		env = append(env, kv)
@@ -267,5 +267,6 @@ func (d *docRun) env() []string {
 		"AGENTGW_URL="+d.gateway,
 		"AGENTGW_DATA="+filepath.Join(d.dir, ".agentgw-data"),
 		"XDG_STATE_HOME="+filepath.Join(d.dir, ".state"),
+		"XDG_CACHE_HOME="+filepath.Join(d.dir, ".cache"),
 	)
 }
