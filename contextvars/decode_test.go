@@ -126,7 +126,7 @@ func TestDecodeErrors(t *testing.T) {
 		variable, field, reason string
 	}{
 		{`{}`, "contextVariables", "", "expected an array of {name, value}, got object"},
-		// Invalid UTF-8 is refused wherever it is (docs/protocol.md §2, JSON and UTF-8).
+		// Invalid UTF-8 is refused wherever it is (README: UTF-8 policy).
 		{"[{\"name\":\"userInputPrompt\",\"value\":\"a\xffb\"}]", "userInputPrompt", "", "invalid JSON: invalid UTF-8 in string at offset 35"},
 		{"[{\"name\":\"activeEditor\",\"value\":{\"content\":\"abcdefghijkl\xc3\"}}]", "activeEditor", "content", "invalid JSON: invalid UTF-8 in string at offset 43"},
 		{"[{\"name\":\"custom\",\"value\":{\"a\":[\"\xed\xa0\x80\"]}}]", "custom", "a", "invalid JSON: invalid UTF-8 in string at offset 32"},

@@ -40,7 +40,7 @@ func TestDecodeRequestErrors(t *testing.T) {
 		{``, agent.CodeBadRequest, "not a valid JSON object: expected an object"},
 		{`{`, agent.CodeBadRequest, "unexpected end of input looking for an object key"},
 		{`{"a":1} x`, agent.CodeBadRequest, "invalid character 'x' after the object at offset 8"},
-		// Invalid UTF-8 is refused wherever it is (docs/protocol.md §2, JSON and UTF-8);
+		// Invalid UTF-8 is refused wherever it is (README: UTF-8 policy);
 		// it used to be forwarded upstream raw.
 		{"{\"temperature\":\"\xff\"}", agent.CodeBadRequest, "temperature: invalid UTF-8 in string at offset 15"},
 		{"{\"\xff\":{}}", agent.CodeBadRequest, "invalid UTF-8 in string at offset 1"},
@@ -191,7 +191,7 @@ func FuzzSplitObject(f *testing.F) {
 		var want map[string]json.RawMessage
 		werr := json.Unmarshal(data, &want)
 		// The same verdict as encoding/json, but that invalid UTF-8 is
-		// refused (docs/protocol.md §2, JSON and UTF-8).
+		// refused (README: UTF-8 policy).
 		valid := werr == nil && want != nil && utf8.Valid(data)
 		if valid != (err == nil) {
 			t.Fatalf("split(%q) = %v, encoding/json %v (UTF-8 %v)", data, err, werr, utf8.Valid(data))
