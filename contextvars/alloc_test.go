@@ -9,7 +9,7 @@ import (
 )
 
 // allocFactor is the most Decode may allocate per byte of its input (plus
-// allocSlack), stated in the README: the typed values of the shapes that
+// allocSlack), stated in docs/agents.md ("Context variables"): the typed values of the shapes that
 // are mostly syntax ("[{},{},…]" selections, "[0,0,…]" under an unknown
 // name) are what costs most per byte.
 const (

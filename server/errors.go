@@ -121,16 +121,16 @@ func (s *Server) suggestion(e *apierr.Error, c echo.Context) string {
 // what a schedule looks like, a missing hand-off where its id comes from.
 var routeSuggestions = map[string]map[string]string{
 	"schedules": {
-		apierr.CodeBadRequest: `send a schedule as JSON: {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (README "Schedules")`,
+		apierr.CodeBadRequest: `send a schedule as JSON: {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (docs/schedules.md)`,
 		apierr.CodeNotFound:   "GET /schedules lists the schedules you can see",
 		apierr.CodeConflict:   "GET /schedules/{id} shows the schedule as it is now",
 	},
 	"contexts": {
-		apierr.CodeBadRequest:      `send the body as README "Conversations (contexts)" shows`,
+		apierr.CodeBadRequest:      `send the body as docs/conversations.md shows`,
 		apierr.CodeContextNotFound: contextNotFoundOwner,
 	},
 	"handoffs": {
-		apierr.CodeBadRequest: "send one hand-off message as JSON, as handoff/schemas/message.schema.json describes (README \"Hand-offs between agents\")",
+		apierr.CodeBadRequest: "send one hand-off message as JSON, as handoff/schemas/message.schema.json describes (docs/multi-agent.md, \"Hand-offs between agents\")",
 		apierr.CodeNotFound:   "check the message_id: a hand-off message is seen only by the caller that submitted it; GET /tasks/{task_id} lists a task's messages",
 	},
 	"tasks": {

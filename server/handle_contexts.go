@@ -103,7 +103,7 @@ func (s *Server) decodeJSON(c echo.Context, v any, what string) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return apierr.Errorf(apierr.CodeBadRequest, "the body is not a valid %s: %v", what, err).
-			Suggest("see the README section Conversations (contexts)")
+			Suggest("see docs/conversations.md")
 	}
 	return nil
 }

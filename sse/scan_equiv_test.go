@@ -10,7 +10,7 @@ import (
 // path's tokenizer, jsonscan, in its relay mode (AcceptInvalidUTF8): the
 // same verdict and end on any leading value, and on any object the same
 // members and the same line-break record. sse keeps its walker for speed
-// (README, "JSON and UTF-8"); this keeps the two grammars one.
+// (docs/protocol.md §2, "JSON and UTF-8"); this keeps the two grammars one.
 func FuzzScannerAgrees(f *testing.F) {
 	for _, s := range append(append([]string{}, chunkSeeds...), fastSeeds...) {
 		f.Add([]byte(s))

@@ -8,7 +8,7 @@ import (
 	"text/template"
 )
 
-// The bounds of one template render (README, "Templates"). They hold for
+// The bounds of one template render (docs/agents.md, "Templates"). They hold for
 // every template, the gateway's own and request-carried ones alike, on both
 // evaluators (the fast one and text/template).
 const (

@@ -18,17 +18,13 @@ type readmeCall struct {
 	code                     int // the status it got
 }
 
-// readmeCurls reads the first ```sh block after marker in README.md: each
+// readmeCurls reads the first ```sh block after marker in docs/multi-agent.md: each
 // curl line and the "# " line under it.
 func readmeCurls(t *testing.T, marker string) []readmeCall {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), marker)
+	_, section, ok := strings.Cut(readDoc(t, "docs/multi-agent.md"), marker)
 	if !ok {
-		t.Fatalf("README.md has no %q", marker)
+		t.Fatalf("docs/multi-agent.md has no %q", marker)
 	}
 	_, block, _ := strings.Cut(section, "```sh\n")
 	block, _, _ = strings.Cut(block, "```")
@@ -78,8 +74,8 @@ func matchesInOrder(s string, pieces []string) bool {
 	return true
 }
 
-// TestHandoffREADMEOffline runs the README's "Try it offline" hand-off
-// recipe against the gateway as `serve` starts with no flags (the embedded
+// TestHandoffREADMEOffline runs the "Try it offline" hand-off
+// recipe of docs/multi-agent.md against the gateway as `serve` starts with no flags (the embedded
 // agents, the built-in model, the SQLite store): it posts the sample file
 // the README names, as it is, and each answer must be what the README
 // shows under its command. GETs are polled until then, as the queue runs

@@ -283,3 +283,29 @@ func TestInitServes(t *testing.T) {
 		})
 	}
 }
+
+// TestInitREADMEAgent checks that the agent the README shows after its
+// "Start your own agent" commands is, byte for byte, the one that
+// `agentgw init --name demo` writes.
+func TestInitREADMEAgent(t *testing.T) {
+	_, section, ok := strings.Cut(readREADME(t), "\n### Start your own agent\n")
+	if !ok {
+		t.Fatal(`README.md has no "### Start your own agent" section`)
+	}
+	_, shown, ok := strings.Cut(section, "```yaml\n")
+	if !ok {
+		t.Fatal(`README.md's "Start your own agent" shows no YAML`)
+	}
+	shown, _, _ = strings.Cut(shown, "```")
+	dir := t.TempDir()
+	if code, stdout, stderr := runCLI(t, nil, "init", "--name", "demo", dir); code != 0 {
+		t.Fatalf("agentgw init: exit %d\n%s%s", code, stdout, stderr)
+	}
+	written, err := os.ReadFile(filepath.Join(dir, "agents", "demo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown != string(written) {
+		t.Errorf("README.md shows demo.yaml as\n%s\nagentgw init --name demo writes\n%s", shown, written)
+	}
+}

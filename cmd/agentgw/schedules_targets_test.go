@@ -15,7 +15,7 @@ import (
 
 // TestScheduleUnknownTargets: POST /schedules, and a whole definition by
 // PATCH, naming an agent, command or tool the gateway does not have is a
-// 400 BAD_REQUEST naming the field (README "Schedules": 400 for an invalid
+// 400 BAD_REQUEST naming the field (docs/schedules.md: 400 for an invalid
 // target), not a 201 whose runs all fail; nothing is stored or changed.
 func TestScheduleUnknownTargets(t *testing.T) {
 	dir := t.TempDir()

@@ -18,7 +18,14 @@ import (
 	"github.com/agentgw/agentgw/internal/syncbuf"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+// TestMain runs the tests, or, when the doc test runs this binary as
+// "agentgw", the gateway's command line.
+func TestMain(m *testing.M) {
+	if code, ok := runAsAgentgw(); ok {
+		os.Exit(code)
+	}
+	os.Exit(pgtest.Main(m))
+}
 
 // deployerAgent has a system prompt and one tool that needs the user's
 // consent.

@@ -26,12 +26,12 @@ func TestRouteSuggestions(t *testing.T) {
 			`"severity":"LOW","customer_info":{"user_id":"ci","name":"CI"},"technical_details":{"symptoms":"a secret in the log"}}},"instructions":{}}`
 	}
 	const (
-		schedule         = `send a schedule as JSON: {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (README "Schedules")`
+		schedule         = `send a schedule as JSON: {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (docs/schedules.md)`
 		contextAnonymous = "this request names no user, and a context is seen only by the user that created it: " +
 			"send its X-Agentgw-User header (the userInfo.id of the agent requests that made it)"
 		contextOwner = "check the id and who asks: a context is seen only by the caller that created it " +
 			"(the same token, or the same X-Agentgw-User header); a deleted id cannot be used again; POST /contexts creates a new one"
-		handoffMessage = `send one hand-off message as JSON, as handoff/schemas/message.schema.json describes (README "Hand-offs between agents")`
+		handoffMessage = `send one hand-off message as JSON, as handoff/schemas/message.schema.json describes (docs/multi-agent.md, "Hand-offs between agents")`
 	)
 	tests := []struct {
 		name, method, path, body string

@@ -489,7 +489,7 @@ func playgroundErrors(t *testing.T, ctx context.Context, rec *recorder) {
 	}
 }
 
-// TestPlaygroundScreenshot takes the README's picture of the playground
+// TestPlaygroundScreenshot takes the picture of the playground that README.md and docs/playground.md show
 // at 1280×900, the window as a user sees it (Send in sight): the repo
 // agent's tree with a folder expanded. With -screenshot it rewrites
 // docs/playground.png; without, it checks that one is taken.

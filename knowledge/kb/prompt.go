@@ -13,7 +13,7 @@ const PromptHeading = "References from the knowledge bases, best first:"
 
 // PromptText is the system message that places a command's knowledge
 // references in its prompt when none of its prompt templates mentions
-// knowledgeBase (README, "Knowledge bases"): every reference, the best
+// knowledgeBase (docs/knowledge.md, "Where the references go"): every reference, the best
 // score first (ties in the variable's order), each headed by
 // "[knowledgeBaseId] fileName:startPos-endPos (source)" and followed by its
 // chunk; "" when there is none. The runner puts it right after the

@@ -43,7 +43,7 @@ func decodeDef(body []byte, into *agent.ScheduleDef) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
 		return apierr.Errorf(apierr.CodeBadRequest, "the body is not a schedule: %v", err).
-			Suggest(`send {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (README "Schedules")`)
+			Suggest(`send {"name", "every"|"cron"|"once", "agent", "command"?, "prompt"?, …} (docs/schedules.md)`)
 	}
 	return nil
 }
