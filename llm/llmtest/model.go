@@ -80,6 +80,18 @@ func (m *Model) Requests() []Request {
 	return append([]Request(nil), m.requests...)
 }
 
+// Bodies are the bodies of the requests received so far, in order,
+// exactly as sent.
+func (m *Model) Bodies() [][]byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([][]byte, len(m.requests))
+	for i, r := range m.requests {
+		out[i] = r.Body
+	}
+	return out
+}
+
 // Count is the number of requests received so far.
 func (m *Model) Count() int {
 	m.mu.Lock()
