@@ -224,6 +224,7 @@ func TestCancel(t *testing.T) {
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
+		<-m.Only(t).Done // the reply saw the client go
 	}
 	m := llmtest.New(t, llmtest.Replies(llmtest.Stream(llmtest.Data("x"), llmtest.Stall())))
 	m.Release()

@@ -24,6 +24,9 @@ type Model struct {
 
 	done     chan struct{}
 	stopOnce sync.Once
+	// arrived is closed when the first request comes.
+	arrived     chan struct{}
+	arrivedOnce sync.Once
 }
 
 // Option configures a Model.
@@ -51,7 +54,7 @@ func Repeat(r Reply) Option {
 // for gets a 500 whose message says so.
 func New(t testing.TB, opts ...Option) *Model {
 	t.Helper()
-	m := &Model{done: make(chan struct{})}
+	m := &Model{done: make(chan struct{}), arrived: make(chan struct{})}
 	for _, o := range opts {
 		o(m)
 	}
@@ -122,24 +125,40 @@ func (m *Model) Only(t testing.TB) Request {
 	return m.requests[0]
 }
 
+// Ended waits until a request has come and every request received by
+// then has ended (see Request.Done): a client that gave up may have sent
+// its request before it left, so it may still arrive. t ends it if none
+// comes (go test's -timeout).
+func (m *Model) Ended(t testing.TB) {
+	t.Helper()
+	select {
+	case <-m.arrived:
+	case <-t.Context().Done():
+		return
+	}
+	for _, r := range m.Requests() {
+		<-r.Done
+	}
+}
+
 // Release ends every wait and stall, now and to come; the requests in
 // flight see their context end. New's cleanup calls it.
 func (m *Model) Release() { m.stopOnce.Do(func() { close(m.done) }) }
 
 // ServeHTTP records the request and answers it with its reply.
 func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, ErrorBody("llmtest: reading the request: "+err.Error()), http.StatusBadRequest)
-		return
-	}
+	body, readErr := io.ReadAll(r.Body)
 	req := Request{Method: r.Method, Path: r.URL.Path, Host: r.Host, Header: r.Header.Clone(), ContentLength: r.ContentLength, Body: body}
 	req.decode()
+	done := make(chan struct{})
+	defer close(done)
+	req.Done = done
 	m.mu.Lock()
 	req.N = len(m.requests)
 	m.requests = append(m.requests, req)
+	m.arrivedOnce.Do(func() { close(m.arrived) })
 	var reply Reply
-	scripted := m.next < len(m.script)
+	scripted := readErr == nil && m.next < len(m.script)
 	if scripted {
 		reply = m.script[m.next]
 		m.next++
@@ -147,6 +166,8 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	answer := m.answer
 	m.mu.Unlock()
 	switch {
+	case readErr != nil: // recorded all the same: the client sent it, then left
+		reply = Error(http.StatusBadRequest, "llmtest: reading the request: "+readErr.Error())
 	case scripted:
 	case answer != nil:
 		reply = answer(req)

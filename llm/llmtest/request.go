@@ -24,6 +24,9 @@ type Request struct {
 	Messages []Message
 	// Tools are the names of the functions offered.
 	Tools []string
+	// Done is closed when the fake has finished answering the request:
+	// its reply ended, or the client went away, or the model was released.
+	Done <-chan struct{}
 
 	// chat is whether Body is a JSON object with messages.
 	chat bool
