@@ -59,10 +59,7 @@ func New(t testing.TB, opts ...Option) *Model {
 		o(m)
 	}
 	m.srv = httptest.NewServer(m)
-	t.Cleanup(func() {
-		m.Release()
-		m.srv.Close()
-	})
+	t.Cleanup(m.Close)
 	return m
 }
 
@@ -139,6 +136,13 @@ func (m *Model) Ended(t testing.TB) {
 	for _, r := range m.Requests() {
 		<-r.Done
 	}
+}
+
+// Close releases the model and stops its server, waiting for the
+// requests in flight to end. New's cleanup calls it too.
+func (m *Model) Close() {
+	m.Release()
+	m.srv.Close()
 }
 
 // Release ends every wait and stall, now and to come; the requests in
