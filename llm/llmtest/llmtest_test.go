@@ -87,8 +87,11 @@ func TestReplies(t *testing.T) {
 		{"paced and delayed", llmtest.Answer{Text: []string{"Hel"}, Pace: time.Millisecond}.Reply().Delay(time.Millisecond), streamReq, 200, "text/event-stream",
 			"data: " + text + "\n\ndata: " + stop + "\n\ndata: [DONE]\n\n"},
 		{"raw", llmtest.Stream(llmtest.Raw(": ping\r\n\r\n"), llmtest.Raw("data: x\n\n")), streamReq, 200, "text/event-stream", ": ping\r\n\r\ndata: x\n\n"},
-		{"handler", llmtest.Handle(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(418); _, _ = io.WriteString(w, r.URL.Path) }),
-			streamReq, 418, "text/plain; charset=utf-8", "/chat/completions"},
+		{"handler", llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			w.WriteHeader(418)
+			_, _ = io.WriteString(w, r.URL.Path+" "+string(body))
+		}), `{"a":1}`, 418, "text/plain; charset=utf-8", `/chat/completions {"a":1}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -193,6 +194,7 @@ func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve writes reply.
 func (m *Model) serve(ctx context.Context, w http.ResponseWriter, r *http.Request, req Request, reply Reply) {
 	if reply.Handler != nil {
+		r.Body = io.NopCloser(bytes.NewReader(req.Body))
 		reply.Handler(w, r)
 		return
 	}
