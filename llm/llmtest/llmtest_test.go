@@ -238,15 +238,15 @@ func TestCancel(t *testing.T) {
 
 func TestReplay(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "normal.sse")
-	rec := "data: {\"a\":1}\r\n\r\n: comment\n\ndata: [DONE]\n\n"
+	rec := "data: {\"a\":1}\r\n\r\n: comment\n\ndata: [DONE]\n\ndata: {\"cut"
 	if err := os.WriteFile(file, []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := llmtest.SplitEvents(rec), []string{"data: {\"a\":1}\n\n", ": comment\n\n", "data: [DONE]\n\n"}; strings.Join(got, "|") != strings.Join(want, "|") {
+	if got, want := llmtest.SplitEvents(rec), []string{"data: {\"a\":1}\r\n\r\n", ": comment\n\n", "data: [DONE]\n\n", "data: {\"cut"}; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("SplitEvents = %q, want %q", got, want)
 	}
 	m := llmtest.New(t, llmtest.Replies(llmtest.Replay(t, file).Truncated()), llmtest.Repeat(llmtest.Replay(t, file)))
-	for _, want := range []string{"data: {\"a\":1}\n\n: comment\n\n", "data: {\"a\":1}\n\n: comment\n\ndata: [DONE]\n\n"} {
+	for _, want := range []string{"data: {\"a\":1}\r\n\r\n: comment\n\n", rec} {
 		_, _, got, err := post(t, t.Context(), m.URL(), streamReq)
 		if err != nil || !bytes.Equal([]byte(got), []byte(want)) {
 			t.Errorf("replayed %q, %v; want %q", got, err, want)

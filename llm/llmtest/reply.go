@@ -113,14 +113,26 @@ func Replay(t testing.TB, path string) Reply {
 	return Stream(events...)
 }
 
-// SplitEvents splits a recorded stream into its events, each with the
-// blank line that ends it; CRLF line ends become LF.
+// SplitEvents splits a recorded stream into its events: each ends after
+// a blank line ("\n" or "\r\n" alone), the last with the file. The bytes
+// are kept as they are, line ends included.
 func SplitEvents(data string) []string {
 	var out []string
-	for ev := range strings.SplitAfterSeq(strings.ReplaceAll(data, "\r\n", "\n"), "\n\n") {
-		if strings.TrimSpace(ev) != "" {
-			out = append(out, ev)
+	start := 0
+	for i := 0; i < len(data); {
+		end := strings.IndexByte(data[i:], '\n')
+		if end < 0 {
+			break
 		}
+		line := data[i : i+end+1]
+		i += end + 1
+		if line == "\n" || line == "\r\n" {
+			out = append(out, data[start:i])
+			start = i
+		}
+	}
+	if start < len(data) {
+		out = append(out, data[start:])
 	}
 	return out
 }

@@ -10,9 +10,12 @@ import (
 // the chat completion fields read from its body.
 type Request struct {
 	// N is the request's number, from 0, in the order they came.
-	N             int
-	Method, Path  string
-	Host          string
+	N            int
+	Method, Path string
+	Host         string
+	// RemoteAddr is the client's address (its port tells connections
+	// apart).
+	RemoteAddr    string
 	Header        http.Header
 	ContentLength int64
 	// Body is the request body exactly as sent.
