@@ -86,6 +86,7 @@ func TestReplies(t *testing.T) {
 			"data: " + text + "\n\n" + `data: {"id`},
 		{"paced and delayed", llmtest.Answer{Text: []string{"Hel"}, Pace: time.Millisecond}.Reply().Delay(time.Millisecond), streamReq, 200, "text/event-stream",
 			"data: " + text + "\n\ndata: " + stop + "\n\ndata: [DONE]\n\n"},
+		{"empty stream", llmtest.Stream(), streamReq, 200, "text/event-stream", ""},
 		{"raw", llmtest.Stream(llmtest.Raw(": ping\r\n\r\n"), llmtest.Raw("data: x\n\n")), streamReq, 200, "text/event-stream", ": ping\r\n\r\ndata: x\n\n"},
 		{"handler", llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)

@@ -233,9 +233,11 @@ func (m *Model) serve(ctx context.Context, w http.ResponseWriter, r *http.Reques
 // says whether it streams by its "stream" field).
 func isChat(req Request) bool { return req.chat }
 
-// run runs the events; it reports false when the request ended first.
+// run runs the events; it reports false when the request ended first. A
+// write is flushed at once, but for the last event's: that one goes with
+// the end of the body, as a live upstream's last frame does.
 func run(ctx context.Context, w http.ResponseWriter, events []Event) bool {
-	for _, e := range events {
+	for i, e := range events {
 		switch {
 		case e.abort:
 			panic(http.ErrAbortHandler)
@@ -243,7 +245,7 @@ func run(ctx context.Context, w http.ResponseWriter, events []Event) bool {
 			if _, err := io.WriteString(w, e.write); err != nil {
 				return false
 			}
-			if f, ok := w.(http.Flusher); ok {
+			if f, ok := w.(http.Flusher); ok && i < len(events)-1 {
 				f.Flush()
 			}
 		case e.sleep > 0:

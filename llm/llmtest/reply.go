@@ -65,9 +65,11 @@ func Stall() Event { return Event{stall: true} }
 // (http.ErrAbortHandler): the client reads an unexpected EOF.
 func Abort() Event { return Event{abort: true} }
 
-// Stream is a 200 event stream of the events, as given: add DoneEvent to
-// end it properly.
-func Stream(events ...Event) Reply { return Reply{Events: events} }
+// Stream is a 200 event stream of the events, as given (none: an empty
+// stream): add DoneEvent to end it properly.
+func Stream(events ...Event) Reply {
+	return Reply{Header: http.Header{"Content-Type": {"text/event-stream"}}, Events: events}
+}
 
 // Frames is a 200 event stream of a frame for each data, then [DONE].
 func Frames(data ...string) Reply {
