@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -84,12 +84,8 @@ func TestStreamThroughWriterBatches(t *testing.T) {
 // HTTP upstream: the sink must see fewer flushes than chunks.
 func TestStreamBatchesOverHTTP(t *testing.T) {
 	stream, chunks := events(10)
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(stream))
-		w.(http.Flusher).Flush()
-		_, _ = w.Write([]byte("data: [DONE]\n\n"))
-	})
+	// The ten chunks in one write.
+	u := newUpstream(t, llmtest.Repeat(llmtest.Stream(llmtest.Raw(stream), llmtest.DoneEvent())))
 	sink := &batchSink{}
 	if _, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, sink); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 func TestNew(t *testing.T) {
@@ -56,10 +58,7 @@ func TestComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(answer)
-	})
+	u := newUpstream(t, llmtest.Repeat(llmtest.JSON(http.StatusOK, string(answer))))
 	req := &ChatRequest{
 		Model:    "gpt-4o",
 		Messages: []Message{{Role: "user", Content: "hi"}},
@@ -70,26 +69,26 @@ func TestComplete(t *testing.T) {
 	if err != nil || got != "Hello from a non-streaming upstream" {
 		t.Fatalf("Complete = %q, %v", got, err)
 	}
-	sent := u.last(t)
-	if want := `{"vendor_flag":{"x":1},"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"stream":false}`; string(sent.body) != want {
-		t.Errorf("body %s, want %s", sent.body, want)
+	sent := u.Last(t)
+	if want := `{"vendor_flag":{"x":1},"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"stream":false}`; string(sent.Body) != want {
+		t.Errorf("body %s, want %s", sent.Body, want)
 	}
-	if sent.path != "/v1/chat/completions" || sent.header.Get("Authorization") != "Bearer plugin" ||
-		sent.header.Get("X-Trace") != "t" || sent.header.Get("Accept") != "application/json" {
-		t.Errorf("request %s with headers %v", sent.path, sent.header)
+	if sent.Path != "/v1/chat/completions" || sent.Header.Get("Authorization") != "Bearer plugin" ||
+		sent.Header.Get("X-Trace") != "t" || sent.Header.Get("Accept") != "application/json" {
+		t.Errorf("request %s with headers %v", sent.Path, sent.Header)
 	}
 }
 
 func TestCompleteKeyMode(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+	u := newUpstream(t, llmtest.Repeat(llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"ok"}}]}`))
-	})
+	})))
 	req := &ChatRequest{Header: http.Header{"Authorization": {"Bearer plugin"}, "X-Trace": {"t"}}}
 	got, err := newTestClient(t, u, Config{Auth: AuthKey, APIKey: "sk-1"}).Complete(context.Background(), req)
 	if err != nil || got != "ok" {
 		t.Fatalf("Complete = %q, %v", got, err)
 	}
-	if h := u.last(t).header; h.Get("Authorization") != "Bearer sk-1" || h.Get("X-Trace") != "" {
+	if h := u.Last(t).Header; h.Get("Authorization") != "Bearer sk-1" || h.Get("X-Trace") != "" {
 		t.Errorf("headers %v", h)
 	}
 }
@@ -123,7 +122,7 @@ func TestCompleteErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := newUpstream(t, tt.handler)
+			u := newUpstream(t, handle(tt.handler))
 			_, err := newTestClient(t, u, tt.cfg).Complete(context.Background(), simpleRequest)
 			e := asError(t, err, tt.kind)
 			if e.Status != tt.status || e.Message != tt.message {
@@ -134,7 +133,7 @@ func TestCompleteErrors(t *testing.T) {
 }
 
 func TestCompleteCanceled(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	u := newUpstream(t, llmtest.Repeat(llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}}))
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(10*time.Millisecond, cancel)
 	_, err := newTestClient(t, u, Config{}).Complete(ctx, simpleRequest)
@@ -144,7 +143,7 @@ func TestCompleteCanceled(t *testing.T) {
 }
 
 func TestCompleteUnavailable(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {})
+	u := newUpstream(t)
 	c := newTestClient(t, u, Config{})
 	u.Close()
 	_, err := c.Complete(context.Background(), simpleRequest)
@@ -155,10 +154,11 @@ func TestCompleteUnavailable(t *testing.T) {
 // upstream over HTTP/2.
 func TestHTTP2Cleartext(t *testing.T) {
 	var proto atomic.Value
+	// Not llmtest: the server must speak h2c, which llmtest's does not.
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		proto.Store(r.Proto)
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte("data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"))
+		_, _ = w.Write([]byte(llmtest.SSE(`{"id":"x","choices":[{"index":0,"delta":{"content":"hi"}}]}`)))
 	}))
 	srv.Config.Protocols = new(http.Protocols)
 	srv.Config.Protocols.SetHTTP1(true)
