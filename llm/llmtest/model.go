@@ -153,7 +153,7 @@ func (m *Model) Release() { m.stopOnce.Do(func() { close(m.done) }) }
 // ServeHTTP records the request and answers it with its reply.
 func (m *Model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, readErr := io.ReadAll(r.Body)
-	req := Request{Method: r.Method, Path: r.URL.Path, Host: r.Host, RemoteAddr: r.RemoteAddr, Header: r.Header.Clone(), ContentLength: r.ContentLength, Body: body}
+	req := Request{Method: r.Method, Path: r.URL.Path, RequestURI: r.URL.RequestURI(), Host: r.Host, RemoteAddr: r.RemoteAddr, Header: r.Header.Clone(), ContentLength: r.ContentLength, Body: body}
 	req.decode()
 	done := make(chan struct{})
 	defer close(done)

@@ -12,7 +12,9 @@ type Request struct {
 	// N is the request's number, from 0, in the order they came.
 	N            int
 	Method, Path string
-	Host         string
+	// RequestURI is the path and query as sent.
+	RequestURI string
+	Host       string
 	// RemoteAddr is the client's address (its port tells connections
 	// apart).
 	RemoteAddr    string
