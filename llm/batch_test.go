@@ -25,7 +25,7 @@ func TestStreamBatchesABurst(t *testing.T) {
 		want       []string
 	}{
 		{"then silence", "", slices.Concat(buffered, []string{"chunk"})},
-		{"with the terminator", "data: [DONE]\n\n", slices.Concat(buffered, []string{"buffer"})},
+		{"with the terminator", llmtest.Done, slices.Concat(buffered, []string{"buffer"})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestStreamFlushesOnEveryEnd(t *testing.T) {
 		open bool
 		kind ErrorKind
 	}{
-		{"terminator, body kept open", "data: [DONE]\n\n", true, 0},
+		{"terminator, body kept open", llmtest.Done, true, 0},
 		{"end of body", "", false, KindTruncated},
 		{"error event", "event: error\ndata: {\"message\":\"Overloaded\"}\n\n", false, KindStream},
 		{"error chunk", `data: {"error":{"message":"boom"}}` + "\n\n", false, KindStream},
