@@ -80,9 +80,7 @@ func TestComplete(t *testing.T) {
 }
 
 func TestCompleteKeyMode(t *testing.T) {
-	u := newUpstream(t, llmtest.Repeat(llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"ok"}}]}`))
-	})))
+	u := newUpstream(t, llmtest.Repeat(plain(http.StatusOK, `{"choices":[{"message":{"role":"assistant","content":"ok"}}]}`)))
 	req := &ChatRequest{Header: http.Header{"Authorization": {"Bearer plugin"}, "X-Trace": {"t"}}}
 	got, err := newTestClient(t, u, Config{Auth: AuthKey, APIKey: "sk-1"}).Complete(context.Background(), req)
 	if err != nil || got != "ok" {
@@ -96,33 +94,24 @@ func TestCompleteKeyMode(t *testing.T) {
 func TestCompleteErrors(t *testing.T) {
 	tests := []struct {
 		name    string
-		handler http.HandlerFunc
+		reply   llmtest.Reply
 		cfg     Config
 		kind    ErrorKind
 		status  int
 		message string
 	}{
-		{"429 OpenAI JSON", func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(429)
-			_, _ = w.Write([]byte(`{"error":{"message":"Rate limit reached","type":"requests"}}`))
-		}, Config{}, KindStatus, 429, "Rate limit reached"},
-		{"500 plain text", func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(500)
-			_, _ = w.Write([]byte("boom\n"))
-		}, Config{}, KindStatus, 500, "boom"},
-		{"no choices", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = w.Write([]byte(`{"choices":[]}`))
-		}, Config{}, KindStream, 0, "the upstream answered without any choice"},
-		{"not JSON", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = w.Write([]byte(`<html>`))
-		}, Config{}, KindStream, 0, "the upstream answer is not a chat completion"},
-		{"timeout", func(w http.ResponseWriter, r *http.Request) {
-			<-r.Context().Done()
-		}, Config{FirstByteTimeout: 30 * time.Millisecond}, KindTimeout, 0, "first-byte timeout of 30ms exceeded"},
+		{"429 OpenAI JSON", plain(429, `{"error":{"message":"Rate limit reached","type":"requests"}}`),
+			Config{}, KindStatus, 429, "Rate limit reached"},
+		{"500 plain text", plain(500, "boom\n"), Config{}, KindStatus, 500, "boom"},
+		{"no choices", plain(200, `{"choices":[]}`), Config{}, KindStream, 0, "the upstream answered without any choice"},
+		{"not JSON", llmtest.Reply{Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: `<html>`},
+			Config{}, KindStream, 0, "the upstream answer is not a chat completion"},
+		{"timeout", llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}},
+			Config{FirstByteTimeout: 30 * time.Millisecond}, KindTimeout, 0, "first-byte timeout of 30ms exceeded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := newUpstream(t, handle(tt.handler))
+			u := newUpstream(t, llmtest.Repeat(tt.reply))
 			_, err := newTestClient(t, u, tt.cfg).Complete(context.Background(), simpleRequest)
 			e := asError(t, err, tt.kind)
 			if e.Status != tt.status || e.Message != tt.message {

@@ -18,9 +18,12 @@ func newUpstream(t testing.TB, opts ...llmtest.Option) *llmtest.Model {
 	return llmtest.New(t, opts...)
 }
 
-// handle answers every request with h, for the wire's oddities no llmtest
-// reply says (a lying Content-Length, a hijacked connection).
-func handle(h http.HandlerFunc) llmtest.Option { return llmtest.Repeat(llmtest.Handle(h)) }
+// plain is an answer with the status and the body as text/plain, as a
+// server that does not label its answers sends them (net/http sniffs
+// them as text).
+func plain(status int, body string) llmtest.Reply {
+	return llmtest.Reply{Status: status, Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, Body: body}
+}
 
 // chunks are n events of testChunk.
 func chunks(n int) []llmtest.Event {
