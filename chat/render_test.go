@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // textFrame is an OpenAI-style text chunk frame.
@@ -16,7 +18,7 @@ func textFrame(s string) string {
 
 const (
 	stopFrame = `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
-	doneFrame = "data: [DONE]\n\n"
+	doneFrame = llmtest.Done
 	// treeFrame is a tree whose nodes are listed out of order.
 	treeFrame = `event: copilot_action
 data: {"action":"tree","state":"s1","data":{"treeId":"files","rootPId":"0","nodes":[

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // TestAskLocal: a question to an agent of this gateway runs its command
@@ -17,9 +18,7 @@ import (
 // tokens come back as one PROGRESS per line, in order, then the RESPONSE
 // with the whole text. The exchange's JSON has the seed's shape.
 func TestAskLocal(t *testing.T) {
-	m := newFakeModel(t, func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
-		streamText(w, "Looking at it.\nThe answer", " is 42.\n\n", "Done")
-	})
+	m := llmtest.New(t, llmtest.Repeat(llmtest.Text("Looking at it.\nThe answer", " is 42.\n\n", "Done")))
 	cfg := Config{}
 	fixedIDs(&cfg)
 	a, _ := newTestAsker(t, m, cfg)
@@ -42,7 +41,7 @@ func TestAskLocal(t *testing.T) {
 	if resp.FromAgent != "helper" || resp.ToAgent != "lead" {
 		t.Errorf("response from %q to %q", resp.FromAgent, resp.ToAgent)
 	}
-	if got := lastUser(m.requests()[0]); got != "What is 6 times 7?" {
+	if got := lastUser(m.Requests()[0]); got != "What is 6 times 7?" {
 		t.Errorf("the model was asked %q", got)
 	}
 	data, err := json.MarshalIndent(msgs, "", "  ")
@@ -82,25 +81,20 @@ func TestAskActions(t *testing.T) {
 }
 
 // blockingModel answers with first (when not empty) and then holds the
-// stream open until its request's context ends, which it reports on gone.
-func blockingModel(t *testing.T, first string) (*fakeModel, <-chan struct{}) {
-	gone := make(chan struct{})
-	m := newFakeModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		if first != "" {
-			writeDelta(w, map[string]any{"content": first}, "")
-		}
-		<-r.Context().Done()
-		close(gone)
-	})
-	return m, gone
+// stream open until its request's context ends (Model.Ended sees it).
+func blockingModel(t *testing.T, first string) *llmtest.Model {
+	var events []llmtest.Event
+	if first != "" {
+		events = append(events, llmtest.Data(llmtest.TextChunk(first)))
+	}
+	return llmtest.New(t, llmtest.Repeat(llmtest.Stream(append(events, llmtest.Stall())...)))
 }
 
 // TestAskTimeout: when the timeout passes first, a CANCEL ends the
 // exchange, Ask fails with ErrTimeout, and the asked agent's run stops:
 // its upstream model request ends.
 func TestAskTimeout(t *testing.T) {
-	m, gone := blockingModel(t, "")
+	m := blockingModel(t, "")
 	a, _ := newTestAsker(t, m, Config{})
 	resp, msgs, err := a.Ask(t.Context(), "lead", "helper", "slow?", Options{Timeout: 20 * time.Millisecond})
 	if !errors.Is(err, ErrTimeout) || errors.Is(err, ErrCanceled) {
@@ -117,14 +111,14 @@ func TestAskTimeout(t *testing.T) {
 	if err.Error() != `agent "helper" did not answer within 20ms: no response in time` {
 		t.Errorf("error %q", err)
 	}
-	<-gone // the model's request ended: the run stopped
+	m.Ended(t) // the model's request ended: the run stopped
 }
 
 // TestAskCallerCancelled: when the caller goes away (the user
 // disconnected), a CANCEL ends the exchange, Ask fails with ErrCanceled,
 // and the asked agent's upstream request ends.
 func TestAskCallerCancelled(t *testing.T) {
-	m, gone := blockingModel(t, "working on it\n")
+	m := blockingModel(t, "working on it\n")
 	a, _ := newTestAsker(t, m, Config{})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -138,13 +132,13 @@ func TestAskCallerCancelled(t *testing.T) {
 	if c := msgs[2].Content.(CancelContent); c.Reason != ReasonCanceled {
 		t.Errorf("cancel %+v", c)
 	}
-	<-gone
+	m.Ended(t)
 }
 
 // TestAskCallerDeadline: the caller's own deadline (a step's or a tool's
 // timeout) passing first is a timeout too.
 func TestAskCallerDeadline(t *testing.T) {
-	m, gone := blockingModel(t, "")
+	m := blockingModel(t, "")
 	a, _ := newTestAsker(t, m, Config{})
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
@@ -155,17 +149,13 @@ func TestAskCallerDeadline(t *testing.T) {
 	if c := msgs[len(msgs)-1].Content.(CancelContent); c.Reason != ReasonTimeout {
 		t.Errorf("cancel %+v", c)
 	}
-	<-gone
+	m.Ended(t)
 }
 
 // TestAskErrorResponse: what the asked agent's run reports as an error
 // frame, or the runner refuses, is an error RESPONSE, not an error of Ask.
 func TestAskErrorResponse(t *testing.T) {
-	m := newFakeModel(t, func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write([]byte(`{"error":{"message":"no such model"}}`))
-	})
+	m := llmtest.New(t, llmtest.Repeat(llmtest.Error(http.StatusBadRequest, "no such model")))
 	a, _ := newTestAsker(t, m, Config{})
 	for _, tt := range []struct {
 		to, command, code string

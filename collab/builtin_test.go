@@ -3,37 +3,29 @@ package collab
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/tools"
 	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // toolCallingModel is lead's model: it calls ask_agent with args, then
 // answers with the tool's result; helper's model answers "forty-two".
-func toolCallingModel(t *testing.T, args string) *fakeModel {
-	return newFakeModel(t, func(w http.ResponseWriter, _ *http.Request, body map[string]any) {
-		msgs, _ := body["messages"].([]any)
-		last, _ := msgs[len(msgs)-1].(map[string]any)
-		switch {
-		case last["role"] == "tool":
-			streamText(w, fmt.Sprintf("The helper says: %v", last["content"]))
-		case body["tools"] != nil:
-			w.Header().Set("Content-Type", "text/event-stream")
-			writeDelta(w, map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "c1", "type": "function",
-				"function": map[string]any{"name": "ask_agent", "arguments": args}}}}, "")
-			writeDelta(w, map[string]any{}, "tool_calls")
-			fmt.Fprint(w, "data: [DONE]\n\n")
-		default:
-			streamText(w, "forty-two")
+func toolCallingModel(t *testing.T, args string) *llmtest.Model {
+	return llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		switch last := r.LastMessage(); {
+		case last.Role == "tool":
+			return llmtest.Text("The helper says: " + last.Content)
+		case r.Tools != nil:
+			return llmtest.Calls(llmtest.ToolCall{ID: "c1", Name: "ask_agent", Arguments: args})
 		}
-	})
+		return llmtest.Text("forty-two")
+	}))
 }
 
 // runLead runs lead's default command with prompt, as a plugin would.
@@ -68,12 +60,11 @@ func TestAskAgentTool(t *testing.T) {
 	if !strings.Contains(got, "> running ask_agent") || !strings.Contains(got, "The helper says: ") {
 		t.Errorf("transcript %q", got)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 3 || lastUser(reqs[1]) != "What is 6 times 7?" {
 		t.Fatalf("model requests %v", reqs)
 	}
-	msgs := reqs[2]["messages"].([]any)
-	result := msgs[len(msgs)-1].(map[string]any)["content"].(string)
+	result := reqs[2].LastMessage().Content
 	if !strings.Contains(result, `"status":"SUCCESS"`) || !strings.Contains(result, `"result":"forty-two"`) {
 		t.Errorf("tool result %s", result)
 	}
@@ -85,7 +76,7 @@ func TestAskAgentTool(t *testing.T) {
 // TestAskAgentToolErrors: the tool's result for an error response, a
 // refused ask and a timeout.
 func TestAskAgentToolErrors(t *testing.T) {
-	m, gone := blockingModel(t, "")
+	m := blockingModel(t, "")
 	a, _ := newTestAsker(t, m, Config{})
 	tm := tools.NewManager(tools.Config{Builtins: Builtins(a)})
 	params := map[string]any{"type": "object", "properties": map[string]any{"agent": map[string]any{}, "question": map[string]any{}, "command": map[string]any{}}}
@@ -122,5 +113,5 @@ func TestAskAgentToolErrors(t *testing.T) {
 	if r.Status != toolspec.StatusTimeout {
 		t.Errorf("result %+v %+v, want TIMEOUT", r, r.Error)
 	}
-	<-gone
+	m.Ended(t)
 }

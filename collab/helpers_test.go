@@ -1,79 +1,22 @@
 package collab
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/tools"
 )
 
-// fakeModel is an upstream model platform whose answers each test writes.
-type fakeModel struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	bodies []map[string]any
-}
-
-// newFakeModel serves answer for every chat completion request, after
-// recording its body.
-func newFakeModel(t *testing.T, answer func(w http.ResponseWriter, r *http.Request, body map[string]any)) *fakeModel {
-	t.Helper()
-	m := &fakeModel{}
-	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		_ = json.Unmarshal(data, &body)
-		m.mu.Lock()
-		m.bodies = append(m.bodies, body)
-		m.mu.Unlock()
-		answer(w, r, body)
-	}))
-	t.Cleanup(m.srv.Close)
-	return m
-}
-
-// requests are the bodies the model received.
-func (m *fakeModel) requests() []map[string]any {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]map[string]any(nil), m.bodies...)
-}
-
-// streamText answers with one chunk per part, flushed one by one.
-func streamText(w http.ResponseWriter, parts ...string) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	for _, p := range parts {
-		writeDelta(w, map[string]any{"content": p}, "")
-	}
-	writeDelta(w, map[string]any{}, "stop")
-	fmt.Fprint(w, "data: [DONE]\n\n")
-}
-
-func writeDelta(w http.ResponseWriter, delta map[string]any, finish string) {
-	choice := map[string]any{"index": 0, "delta": delta}
-	if finish != "" {
-		choice["finish_reason"] = finish
-	}
-	data, _ := json.Marshal(map[string]any{"id": "up", "object": "chat.completion.chunk", "choices": []any{choice}})
-	fmt.Fprintf(w, "data: %s\n\n", data)
-	w.(http.Flusher).Flush()
-}
-
-// lastUser is the content of the last user message of a request body.
-func lastUser(body map[string]any) string {
-	msgs, _ := body["messages"].([]any)
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if m, _ := msgs[i].(map[string]any); m["role"] == "user" {
-			s, _ := m["content"].(string)
-			return s
+// lastUser is the content of the last user message of a request.
+func lastUser(r llmtest.Request) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Content
 		}
 	}
 	return ""
@@ -132,7 +75,7 @@ func fixedIDs(cfg *Config) {
 
 // newTestAsker builds a runner over testAgents (and more) asking m, and
 // an Asker over it whose ask_agent tool the agents can call.
-func newTestAsker(t *testing.T, m *fakeModel, cfg Config, more ...string) (*Asker, *runner.Runner) {
+func newTestAsker(t *testing.T, m *llmtest.Model, cfg Config, more ...string) (*Asker, *runner.Runner) {
 	t.Helper()
 	a := New(cfg)
 	tm := tools.NewManager(tools.Config{Builtins: Builtins(a)})
@@ -146,7 +89,7 @@ func newTestAsker(t *testing.T, m *fakeModel, cfg Config, more ...string) (*Aske
 	}
 	rcfg := runner.RunnerConfig{}
 	if m != nil {
-		c, err := llm.New(llm.Config{BaseURL: m.srv.URL})
+		c, err := llm.New(llm.Config{BaseURL: m.URL()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // fakeForwarder is a remote agent service: it records what it was sent
@@ -32,11 +33,7 @@ func (f *fakeForwarder) Forward(ctx context.Context, endpoint, agent string, bod
 }
 
 // chunk is a chat.completion.chunk carrying s.
-func chunk(s string) []byte {
-	data, _ := json.Marshal(map[string]any{"id": "r", "object": "chat.completion.chunk",
-		"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": s}}}})
-	return data
-}
+func chunk(s string) []byte { return []byte(llmtest.TextChunk(s)) }
 
 // remoteAsker asks "far" through fw at http://far.example; other agents
 // are local (and there are none).

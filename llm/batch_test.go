@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -25,7 +25,7 @@ func TestStreamBatchesABurst(t *testing.T) {
 		want       []string
 	}{
 		{"then silence", "", slices.Concat(buffered, []string{"chunk"})},
-		{"with the terminator", "data: [DONE]\n\n", slices.Concat(buffered, []string{"buffer"})},
+		{"with the terminator", llmtest.Done, slices.Concat(buffered, []string{"buffer"})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,12 +84,8 @@ func TestStreamThroughWriterBatches(t *testing.T) {
 // HTTP upstream: the sink must see fewer flushes than chunks.
 func TestStreamBatchesOverHTTP(t *testing.T) {
 	stream, chunks := events(10)
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(stream))
-		w.(http.Flusher).Flush()
-		_, _ = w.Write([]byte("data: [DONE]\n\n"))
-	})
+	// The ten chunks in one write.
+	u := newUpstream(t, llmtest.Repeat(llmtest.Stream(llmtest.Raw(stream), llmtest.DoneEvent())))
 	sink := &batchSink{}
 	if _, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, sink); err != nil {
 		t.Fatal(err)
@@ -163,7 +159,7 @@ func TestStreamFlushesOnEveryEnd(t *testing.T) {
 		open bool
 		kind ErrorKind
 	}{
-		{"terminator, body kept open", "data: [DONE]\n\n", true, 0},
+		{"terminator, body kept open", llmtest.Done, true, 0},
 		{"end of body", "", false, KindTruncated},
 		{"error event", "event: error\ndata: {\"message\":\"Overloaded\"}\n\n", false, KindStream},
 		{"error chunk", `data: {"error":{"message":"boom"}}` + "\n\n", false, KindStream},

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -22,11 +23,13 @@ func benchStream() []string {
 	for i := range 20 {
 		events = append(events, fmt.Sprintf("data: %s{\"content\":\" token%02d\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n", head, i))
 	}
-	events = append(events, "data: "+head+`{},"logprobs":null,"finish_reason":"stop"}]}`+"\n\n", "data: [DONE]\n\n")
+	events = append(events, "data: "+head+`{},"logprobs":null,"finish_reason":"stop"}]}`+"\n\n", llmtest.Done)
 	return events
 }
 
-// benchUpstream serves benchStream, flushing every event.
+// benchUpstream serves benchStream, flushing every event. A minimal
+// handler, not llmtest, so that the fake costs nothing per request
+// (llmtest records each one).
 func benchUpstream(b *testing.B) *httptest.Server {
 	events := benchStream()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -42,7 +45,8 @@ func benchUpstream(b *testing.B) *httptest.Server {
 }
 
 // burstUpstream serves benchStream in one write, as an upstream that
-// produces tokens faster than they are read.
+// produces tokens faster than they are read (a minimal handler, as
+// benchUpstream's).
 func burstUpstream(b *testing.B) *httptest.Server {
 	stream := strings.Join(benchStream(), "")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 func TestNew(t *testing.T) {
@@ -56,10 +58,7 @@ func TestComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(answer)
-	})
+	u := newUpstream(t, llmtest.Repeat(llmtest.JSON(http.StatusOK, string(answer))))
 	req := &ChatRequest{
 		Model:    "gpt-4o",
 		Messages: []Message{{Role: "user", Content: "hi"}},
@@ -70,26 +69,24 @@ func TestComplete(t *testing.T) {
 	if err != nil || got != "Hello from a non-streaming upstream" {
 		t.Fatalf("Complete = %q, %v", got, err)
 	}
-	sent := u.last(t)
-	if want := `{"vendor_flag":{"x":1},"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"stream":false}`; string(sent.body) != want {
-		t.Errorf("body %s, want %s", sent.body, want)
+	sent := u.Last(t)
+	if want := `{"vendor_flag":{"x":1},"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"stream":false}`; string(sent.Body) != want {
+		t.Errorf("body %s, want %s", sent.Body, want)
 	}
-	if sent.path != "/v1/chat/completions" || sent.header.Get("Authorization") != "Bearer plugin" ||
-		sent.header.Get("X-Trace") != "t" || sent.header.Get("Accept") != "application/json" {
-		t.Errorf("request %s with headers %v", sent.path, sent.header)
+	if sent.Path != "/v1/chat/completions" || sent.Header.Get("Authorization") != "Bearer plugin" ||
+		sent.Header.Get("X-Trace") != "t" || sent.Header.Get("Accept") != "application/json" {
+		t.Errorf("request %s with headers %v", sent.Path, sent.Header)
 	}
 }
 
 func TestCompleteKeyMode(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"ok"}}]}`))
-	})
+	u := newUpstream(t, llmtest.Repeat(plain(http.StatusOK, `{"choices":[{"message":{"role":"assistant","content":"ok"}}]}`)))
 	req := &ChatRequest{Header: http.Header{"Authorization": {"Bearer plugin"}, "X-Trace": {"t"}}}
 	got, err := newTestClient(t, u, Config{Auth: AuthKey, APIKey: "sk-1"}).Complete(context.Background(), req)
 	if err != nil || got != "ok" {
 		t.Fatalf("Complete = %q, %v", got, err)
 	}
-	if h := u.last(t).header; h.Get("Authorization") != "Bearer sk-1" || h.Get("X-Trace") != "" {
+	if h := u.Last(t).Header; h.Get("Authorization") != "Bearer sk-1" || h.Get("X-Trace") != "" {
 		t.Errorf("headers %v", h)
 	}
 }
@@ -97,33 +94,24 @@ func TestCompleteKeyMode(t *testing.T) {
 func TestCompleteErrors(t *testing.T) {
 	tests := []struct {
 		name    string
-		handler http.HandlerFunc
+		reply   llmtest.Reply
 		cfg     Config
 		kind    ErrorKind
 		status  int
 		message string
 	}{
-		{"429 OpenAI JSON", func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(429)
-			_, _ = w.Write([]byte(`{"error":{"message":"Rate limit reached","type":"requests"}}`))
-		}, Config{}, KindStatus, 429, "Rate limit reached"},
-		{"500 plain text", func(w http.ResponseWriter, r *http.Request) {
-			w.WriteHeader(500)
-			_, _ = w.Write([]byte("boom\n"))
-		}, Config{}, KindStatus, 500, "boom"},
-		{"no choices", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = w.Write([]byte(`{"choices":[]}`))
-		}, Config{}, KindStream, 0, "the upstream answered without any choice"},
-		{"not JSON", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = w.Write([]byte(`<html>`))
-		}, Config{}, KindStream, 0, "the upstream answer is not a chat completion"},
-		{"timeout", func(w http.ResponseWriter, r *http.Request) {
-			<-r.Context().Done()
-		}, Config{FirstByteTimeout: 30 * time.Millisecond}, KindTimeout, 0, "first-byte timeout of 30ms exceeded"},
+		{"429 OpenAI JSON", plain(429, `{"error":{"message":"Rate limit reached","type":"requests"}}`),
+			Config{}, KindStatus, 429, "Rate limit reached"},
+		{"500 plain text", plain(500, "boom\n"), Config{}, KindStatus, 500, "boom"},
+		{"no choices", plain(200, `{"choices":[]}`), Config{}, KindStream, 0, "the upstream answered without any choice"},
+		{"not JSON", llmtest.Reply{Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: `<html>`},
+			Config{}, KindStream, 0, "the upstream answer is not a chat completion"},
+		{"timeout", llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}},
+			Config{FirstByteTimeout: 30 * time.Millisecond}, KindTimeout, 0, "first-byte timeout of 30ms exceeded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := newUpstream(t, tt.handler)
+			u := newUpstream(t, llmtest.Repeat(tt.reply))
 			_, err := newTestClient(t, u, tt.cfg).Complete(context.Background(), simpleRequest)
 			e := asError(t, err, tt.kind)
 			if e.Status != tt.status || e.Message != tt.message {
@@ -134,7 +122,7 @@ func TestCompleteErrors(t *testing.T) {
 }
 
 func TestCompleteCanceled(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	u := newUpstream(t, llmtest.Repeat(llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}}))
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(10*time.Millisecond, cancel)
 	_, err := newTestClient(t, u, Config{}).Complete(ctx, simpleRequest)
@@ -144,7 +132,7 @@ func TestCompleteCanceled(t *testing.T) {
 }
 
 func TestCompleteUnavailable(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {})
+	u := newUpstream(t)
 	c := newTestClient(t, u, Config{})
 	u.Close()
 	_, err := c.Complete(context.Background(), simpleRequest)
@@ -155,10 +143,11 @@ func TestCompleteUnavailable(t *testing.T) {
 // upstream over HTTP/2.
 func TestHTTP2Cleartext(t *testing.T) {
 	var proto atomic.Value
+	// Not llmtest: the server must speak h2c, which llmtest's does not.
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		proto.Store(r.Proto)
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte("data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"))
+		_, _ = w.Write([]byte(llmtest.SSE(`{"id":"x","choices":[{"index":0,"delta":{"content":"hi"}}]}`)))
 	}))
 	srv.Config.Protocols = new(http.Protocols)
 	srv.Config.Protocols.SetHTTP1(true)

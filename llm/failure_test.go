@@ -3,25 +3,17 @@ package llm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 const testChunk = `{"id":"up","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}]}`
-
-// sendChunks writes n chunks, flushing each.
-func sendChunks(w http.ResponseWriter, n int) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	for range n {
-		fmt.Fprintf(w, "data: %s\n\n", testChunk)
-		w.(http.Flusher).Flush()
-	}
-}
 
 func TestStreamConnectionRefused(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -45,42 +37,22 @@ func TestStreamTimeouts(t *testing.T) {
 	tests := []struct {
 		name    string
 		cfg     Config
-		handler func(canceled chan<- time.Time) http.HandlerFunc
+		reply   llmtest.Reply
 		relayed int
 		message string
 	}{
 		{"first byte, nothing sent", Config{FirstByteTimeout: 50 * time.Millisecond, IdleTimeout: time.Hour},
-			func(canceled chan<- time.Time) http.HandlerFunc {
-				return func(w http.ResponseWriter, r *http.Request) { waitCanceled(r, canceled) }
-			}, 0, "first-byte timeout of 50ms exceeded"},
+			llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}}, 0, "first-byte timeout of 50ms exceeded"},
 		{"first byte, headers but no event", Config{FirstByteTimeout: 50 * time.Millisecond},
-			func(canceled chan<- time.Time) http.HandlerFunc {
-				return func(w http.ResponseWriter, r *http.Request) {
-					w.Header().Set("Content-Type", "text/event-stream")
-					_, _ = w.Write([]byte(": still thinking\n\n"))
-					w.(http.Flusher).Flush()
-					waitCanceled(r, canceled)
-				}
-			}, 0, "first-byte timeout of 50ms exceeded"},
+			llmtest.Stream(llmtest.Raw(": still thinking\n\n"), llmtest.Stall()), 0, "first-byte timeout of 50ms exceeded"},
 		{"idle after two chunks", Config{FirstByteTimeout: time.Hour, IdleTimeout: 50 * time.Millisecond},
-			func(canceled chan<- time.Time) http.HandlerFunc {
-				return func(w http.ResponseWriter, r *http.Request) {
-					sendChunks(w, 2)
-					waitCanceled(r, canceled)
-				}
-			}, 2, "idle timeout of 50ms exceeded"},
+			llmtest.Stream(append(chunks(2), llmtest.Stall())...), 2, "idle timeout of 50ms exceeded"},
 		{"idle without first-byte timeout", Config{IdleTimeout: 50 * time.Millisecond},
-			func(canceled chan<- time.Time) http.HandlerFunc {
-				return func(w http.ResponseWriter, r *http.Request) {
-					sendChunks(w, 2)
-					waitCanceled(r, canceled)
-				}
-			}, 2, "idle timeout of 50ms exceeded"},
+			llmtest.Stream(append(chunks(2), llmtest.Stall())...), 2, "idle timeout of 50ms exceeded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			canceled := make(chan time.Time, 1)
-			u := newUpstream(t, tt.handler(canceled))
+			u := newUpstream(t, llmtest.Repeat(tt.reply))
 			sink := &recordSink{}
 			res, err := newTestClient(t, u, tt.cfg).Stream(context.Background(), simpleRequest, sink)
 			e := asError(t, err, KindTimeout)
@@ -90,7 +62,7 @@ func TestStreamTimeouts(t *testing.T) {
 			if res.Chunks != tt.relayed || len(sink.list()) != tt.relayed {
 				t.Errorf("relayed %d chunks (sink %d), want %d", res.Chunks, len(sink.list()), tt.relayed)
 			}
-			<-canceled // the upstream saw the call end
+			u.Ended(t) // the upstream saw the call end
 		})
 	}
 }
@@ -98,13 +70,11 @@ func TestStreamTimeouts(t *testing.T) {
 // TestSlowButSteadyStreamIsNotIdle sends chunks more often than the idle
 // timeout for longer than it: the stream must complete.
 func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		for range 8 {
-			sendChunks(w, 1)
-			time.Sleep(10 * time.Millisecond)
-		}
-		_, _ = w.Write([]byte("data: [DONE]\n\n"))
-	})
+	var events []llmtest.Event
+	for range 8 {
+		events = append(events, llmtest.Data(testChunk), llmtest.Sleep(10*time.Millisecond))
+	}
+	u := newUpstream(t, llmtest.Repeat(llmtest.Stream(append(events, llmtest.DoneEvent())...)))
 	res, err := newTestClient(t, u, Config{IdleTimeout: 200 * time.Millisecond}).
 		Stream(context.Background(), simpleRequest, &recordSink{})
 	if err != nil || res.Chunks != 8 {
@@ -114,10 +84,11 @@ func TestSlowButSteadyStreamIsNotIdle(t *testing.T) {
 
 func TestStreamCallerCancel(t *testing.T) {
 	canceled := make(chan time.Time, 1)
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		sendChunks(w, 1)
-		waitCanceled(r, canceled)
-	})
+	u := newUpstream(t, llmtest.Repeat(llmtest.Stream(llmtest.Data(testChunk), llmtest.Stall())))
+	go func() {
+		u.Ended(t)
+		canceled <- time.Now()
+	}()
 	c := newTestClient(t, u, Config{})
 	before := runtime.NumGoroutine()
 
@@ -158,11 +129,8 @@ func settleGoroutines(t *testing.T, before int) {
 }
 
 func TestStreamSinkErrorStops(t *testing.T) {
-	canceled := make(chan time.Time, 1)
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		sendChunks(w, 5)
-		waitCanceled(r, canceled) // never ends the body by itself
-	})
+	// The stream never ends the body by itself.
+	u := newUpstream(t, llmtest.Repeat(llmtest.Stream(append(chunks(5), llmtest.Stall())...)))
 	sink := &recordSink{failAt: 3}
 	res, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, sink)
 	e := asError(t, err, KindCanceled)
@@ -172,15 +140,13 @@ func TestStreamSinkErrorStops(t *testing.T) {
 	if sink.calls != 3 || res.Chunks != 2 {
 		t.Errorf("sink called %d times, Result.Chunks %d; want 3 and 2", sink.calls, res.Chunks)
 	}
-	<-canceled // the upstream call was abandoned
+	u.Ended(t) // the upstream call was abandoned
 }
 
 func TestStreamBrokenBody(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("Content-Length", "100000")
-		_, _ = fmt.Fprintf(w, "data: %s\n\ndata: {\"id\":", testChunk)
-	})
+	// The body is shorter than its Content-Length says.
+	u := newUpstream(t, llmtest.Repeat(llmtest.Reply{Header: http.Header{"Content-Type": {"text/event-stream"}, "Content-Length": {"100000"}},
+		Body: llmtest.Frame(testChunk) + `data: {"id":`}))
 	sink := &recordSink{}
 	res, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, sink)
 	e := asError(t, err, KindStream)
@@ -195,12 +161,8 @@ func TestStreamBrokenBody(t *testing.T) {
 // terminator, usually before the upstream's end of body arrives. The drain
 // must still read to that end so that the connection goes back to the pool.
 func TestStreamReusesConnectionAfterCallerEnds(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		sendChunks(w, 2)
-		_, _ = w.Write([]byte("data: [DONE]\n\n"))
-		w.(http.Flusher).Flush()
-		time.Sleep(20 * time.Millisecond) // the end of body comes late
-	})
+	// The end of body comes late.
+	u := newUpstream(t, llmtest.Repeat(llmtest.Stream(append(chunks(2), llmtest.DoneEvent(), llmtest.Sleep(20*time.Millisecond))...)))
 	c := newTestClient(t, u, Config{})
 	for range 3 {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -212,8 +174,8 @@ func TestStreamReusesConnectionAfterCallerEnds(t *testing.T) {
 		time.Sleep(40 * time.Millisecond) // the drain ends
 	}
 	var remotes []string
-	for _, r := range u.all() {
-		remotes = append(remotes, r.remote)
+	for _, r := range u.Requests() {
+		remotes = append(remotes, r.RemoteAddr)
 	}
 	if len(remotes) != 3 || remotes[0] != remotes[1] || remotes[1] != remotes[2] {
 		t.Errorf("calls came from %v, want one connection", remotes)
@@ -223,18 +185,15 @@ func TestStreamReusesConnectionAfterCallerEnds(t *testing.T) {
 // TestStreamReusesConnection checks that the body is drained after the
 // terminator so that the next call reuses the connection.
 func TestStreamReusesConnection(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		sendChunks(w, 2)
-		_, _ = w.Write([]byte("data: [DONE]\n\n"))
-	})
+	u := newUpstream(t, llmtest.Repeat(llmtest.Frames(testChunk, testChunk)))
 	c := newTestClient(t, u, Config{})
 	for range 3 {
 		if _, err := c.Stream(context.Background(), simpleRequest, &recordSink{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	reqs := u.all()
-	if len(reqs) != 3 || reqs[0].remote != reqs[1].remote || reqs[1].remote != reqs[2].remote {
+	reqs := u.Requests()
+	if len(reqs) != 3 || reqs[0].RemoteAddr != reqs[1].RemoteAddr || reqs[1].RemoteAddr != reqs[2].RemoteAddr {
 		t.Errorf("calls used connections %v, want one", reqs)
 	}
 }

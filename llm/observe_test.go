@@ -3,12 +3,12 @@ package llm_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/observe/observetest"
 )
@@ -21,41 +21,32 @@ func TestObservedCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stream := "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}],\"usage\":null}\n\n" +
-		"data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}],\"usage\":null}\n\n" +
-		"data: {\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2,\"total_tokens\":9}}\n\n" +
-		"data: [DONE]\n\n"
-	bare := "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n" +
-		"data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
-		"data: [DONE]\n\n"
+	stream := llmtest.Frames(`{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}`,
+		`{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"length"}],"usage":null}`,
+		`{"id":"c","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}}`)
+	bare := llmtest.Frames(`{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}`,
+		`{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
 	tests := []struct {
 		name     string
 		streamed bool
-		answers  []func(w http.ResponseWriter)
+		answers  []llmtest.Reply
 		want     string
 	}{
-		{"usage", true, []func(http.ResponseWriter){sse(stream)},
+		{"usage", true, []llmtest.Reply{stream},
 			"upstream end model=m status=200 attempts=1 chunks=3 in=7 out=2 estimated=false finish=length code="},
-		{"estimated", true, []func(http.ResponseWriter){sse(bare)},
+		{"estimated", true, []llmtest.Reply{bare},
 			"upstream end model=m status=200 attempts=1 chunks=2 in=7 out=2 estimated=true finish=stop code="},
-		{"retried", true, []func(http.ResponseWriter){status(503), sse(bare)},
+		{"retried", true, []llmtest.Reply{status(503), bare},
 			"upstream end model=m status=200 attempts=2 chunks=2 in=7 out=2 estimated=true finish=stop code="},
-		{"refused", true, []func(http.ResponseWriter){status(400)},
+		{"refused", true, []llmtest.Reply{status(400)},
 			"upstream end model=m status=400 attempts=1 chunks=0 in=7 out=0 estimated=true finish= code=UPSTREAM_ERROR"},
-		{"whole", false, []func(http.ResponseWriter){func(w http.ResponseWriter) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write(completion)
-		}}, "upstream end model=m status=200 attempts=1 chunks=1 in=9 out=6 estimated=false finish=stop code="},
+		{"whole", false, []llmtest.Reply{llmtest.JSON(http.StatusOK, string(completion))}, "upstream end model=m status=200 attempts=1 chunks=1 in=9 out=6 estimated=false finish=stop code="},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n := 0
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				tt.answers[min(n, len(tt.answers)-1)](w)
-				n++
-			}))
-			defer up.Close()
-			c, err := llm.New(llm.Config{BaseURL: up.URL, Retry: llm.RetryPolicy{Retries: 1}})
+			last := len(tt.answers) - 1
+			up := llmtest.New(t, llmtest.Replies(tt.answers[:last]...), llmtest.Repeat(tt.answers[last]))
+			c, err := llm.New(llm.Config{BaseURL: up.URL(), Retry: llm.RetryPolicy{Retries: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,15 +70,10 @@ func TestObservedCalls(t *testing.T) {
 	}
 }
 
-func sse(body string) func(http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(body))
-	}
-}
-
-func status(code int) func(http.ResponseWriter) {
-	return func(w http.ResponseWriter) { http.Error(w, `{"error":{"message":"no"}}`, code) }
+// status is http.Error's answer: code, a JSON error as plain text.
+func status(code int) llmtest.Reply {
+	return llmtest.Reply{Status: code, Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "X-Content-Type-Options": {"nosniff"}},
+		Body: `{"error":{"message":"no"}}` + "\n"}
 }
 
 type discard struct{}

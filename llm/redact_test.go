@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"compress/zlib"
 	"context"
 	"encoding/base64"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/internal/syncbuf"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 const (
@@ -22,47 +24,33 @@ const (
 
 // echoes are upstreams that echo what they were sent (the Authorization,
 // X-Api-Key) in their failures.
-func echoes() map[string]func(echo string) http.HandlerFunc {
-	return map[string]func(echo string) http.HandlerFunc{
-		"401": func(echo string) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(401)
-				fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s. You can find your API key at https://x/keys?k=%s"}}`, echo, echo)
-			}
+func echoes() map[string]func(echo string) llmtest.Option {
+	plain := http.Header{"Content-Type": {"text/plain; charset=utf-8"}}
+	return map[string]func(echo string) llmtest.Option{
+		"401": func(echo string) llmtest.Option {
+			return llmtest.Repeat(llmtest.JSON(401, fmt.Sprintf(`{"error":{"message":"Incorrect API key provided: %s. You can find your API key at https://x/keys?k=%s"}}`, echo, echo)))
 		},
-		"500 text": func(echo string) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(500)
-				fmt.Fprintf(w, "internal error; request headers: Authorization: %s", r.Header.Get("Authorization")+" "+echo)
-			}
+		"500 text": func(echo string) llmtest.Option {
+			return llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+				return llmtest.Reply{Status: 500, Header: plain,
+					Body: fmt.Sprintf("internal error; request headers: Authorization: %s", r.Header.Get("Authorization")+" "+echo)}
+			})
 		},
-		"mid-stream error": func(echo string) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) {
-				sendChunks(w, 1)
-				fmt.Fprintf(w, "data: {\"error\":{\"message\":\"bad credential %s\"}}\n\n", echo)
-			}
+		"mid-stream error": func(echo string) llmtest.Option {
+			return llmtest.Repeat(llmtest.Stream(llmtest.Data(testChunk), llmtest.Data(fmt.Sprintf(`{"error":{"message":"bad credential %s"}}`, echo))))
 		},
-		"error event": func(echo string) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) {
-				sendChunks(w, 1)
-				fmt.Fprintf(w, "event: error\ndata: {\"message\":\"auth %s rejected\"}\n\n", echo)
-			}
+		"error event": func(echo string) llmtest.Option {
+			return llmtest.Repeat(llmtest.Stream(llmtest.Data(testChunk), llmtest.Raw(fmt.Sprintf("event: error\ndata: {\"message\":\"auth %s rejected\"}\n\n", echo))))
 		},
-		"deflate 401": func(echo string) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Encoding", "deflate")
-				w.WriteHeader(401)
-				zw := zlib.NewWriter(w)
-				fmt.Fprintf(zw, `{"error":{"message":"Incorrect API key provided: %s"}}`, echo)
-				_ = zw.Close()
-			}
+		"deflate 401": func(echo string) llmtest.Option {
+			var b bytes.Buffer
+			zw := zlib.NewWriter(&b)
+			fmt.Fprintf(zw, `{"error":{"message":"Incorrect API key provided: %s"}}`, echo)
+			_ = zw.Close()
+			return llmtest.Repeat(llmtest.Reply{Status: 401, Header: http.Header{"Content-Encoding": {"deflate"}, "Content-Type": {"application/octet-stream"}}, Body: b.String()})
 		},
-		"long message cut within the key": func(echo string) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(403)
-				fmt.Fprintf(w, "%s%s", strings.Repeat("x", maxMessage-5), echo)
-			}
+		"long message cut within the key": func(echo string) llmtest.Option {
+			return llmtest.Repeat(llmtest.Reply{Status: 403, Header: plain, Body: strings.Repeat("x", maxMessage-5) + echo})
 		},
 	}
 }

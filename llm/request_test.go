@@ -143,7 +143,7 @@ func TestHeaderPolicy(t *testing.T) {
 			if _, err := newTestClient(t, u, tt.cfg).Stream(context.Background(), req, &recordSink{}); err != nil {
 				t.Fatal(err)
 			}
-			got := u.last(t).header
+			got := u.Last(t).Header
 			for k, v := range tt.present {
 				if got.Get(k) != v {
 					t.Errorf("%s = %q, want %q", k, got.Get(k), v)

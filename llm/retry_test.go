@@ -13,64 +13,45 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/internal/syncbuf"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // script serves the i-th request with steps[i], the last step again for
 // any further request.
-func script(steps ...http.HandlerFunc) http.HandlerFunc {
-	var mu sync.Mutex
-	n := 0
-	return func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		step := steps[min(n, len(steps)-1)]
-		n++
-		mu.Unlock()
-		step(w, r)
-	}
+func script(steps ...llmtest.Reply) []llmtest.Option {
+	return []llmtest.Option{llmtest.Replies(steps[:len(steps)-1]...), llmtest.Repeat(steps[len(steps)-1])}
 }
 
 // status answers code with an OpenAI error body and the headers kv.
-func status(code int, kv ...string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		for i := 0; i+1 < len(kv); i += 2 {
-			w.Header().Set(kv[i], kv[i+1])
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		fmt.Fprintf(w, `{"error":{"message":"status %d"}}`, code)
+func status(code int, kv ...string) llmtest.Reply {
+	h := http.Header{"Content-Type": {"application/json"}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
 	}
+	return llmtest.Reply{Status: code, Header: h, Body: fmt.Sprintf(`{"error":{"message":"status %d"}}`, code)}
 }
 
 // hangUp closes the connection without an answer: a connection failure.
-func hangUp(w http.ResponseWriter, r *http.Request) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err == nil {
-		conn.Close()
-	}
-}
+var hangUp = llmtest.Reply{Before: []llmtest.Event{llmtest.Abort()}}
 
-// answers streams two chunks, the last with a finish_reason, and [DONE].
-func answers(w http.ResponseWriter, r *http.Request) {
-	sendChunks(w, 1)
-	fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
-}
-
-// completes answers a non-streamed chat.completion.
-func completes(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprint(w, `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
+// success streams two chunks, the last with a finish_reason, and [DONE];
+// to a request that does not stream it answers a chat.completion.
+var success = llmtest.Reply{
+	Header:    http.Header{"Content-Type": {"text/event-stream"}},
+	Events:    llmtest.Frames(testChunk, `{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`).Events,
+	NonStream: &llmtest.Reply{Body: `{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`},
 }
 
 // modelsAsked returns the "model" of each request the upstream received.
-func modelsAsked(t *testing.T, u *upstream) []string {
+func modelsAsked(t *testing.T, u *llmtest.Model) []string {
 	t.Helper()
 	var models []string
-	for _, r := range u.all() {
+	for _, r := range u.Requests() {
 		var b struct {
 			Model string `json:"model"`
 		}
-		if err := json.Unmarshal(r.body, &b); err != nil {
-			t.Fatalf("request body %s: %v", r.body, err)
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			t.Fatalf("request body %s: %v", r.Body, err)
 		}
 		models = append(models, b.Model)
 	}
@@ -107,7 +88,7 @@ func TestRetries(t *testing.T) {
 	policy := RetryPolicy{Retries: 2, Backoff: 100 * time.Millisecond, MaxBackoff: 150 * time.Millisecond}
 	tests := []struct {
 		name      string
-		steps     []http.HandlerFunc
+		steps     []llmtest.Reply
 		cfg       Config
 		fallbacks []string // the request's; nil: the config's
 		models    []string
@@ -115,60 +96,54 @@ func TestRetries(t *testing.T) {
 		status    int // of the error returned, 0 for success
 		kind      ErrorKind
 	}{
-		{name: "429 then success", steps: []http.HandlerFunc{status(429), nil},
+		{name: "429 then success", steps: []llmtest.Reply{status(429), success},
 			models: []string{"m", "m"}, sleeps: []time.Duration{100 * time.Millisecond}},
-		{name: "Retry-After in seconds", steps: []http.HandlerFunc{status(429, "Retry-After", "3"), nil},
+		{name: "Retry-After in seconds", steps: []llmtest.Reply{status(429, "Retry-After", "3"), success},
 			cfg: Config{FirstByteTimeout: time.Minute}, models: []string{"m", "m"}, sleeps: []time.Duration{3 * time.Second}},
-		{name: "retry-after-ms", steps: []http.HandlerFunc{status(503, "Retry-After-Ms", "1500"), nil},
+		{name: "retry-after-ms", steps: []llmtest.Reply{status(503, "Retry-After-Ms", "1500"), success},
 			cfg: Config{FirstByteTimeout: time.Minute}, models: []string{"m", "m"}, sleeps: []time.Duration{1500 * time.Millisecond}},
-		{name: "Retry-After shorter than the backoff", steps: []http.HandlerFunc{status(429, "Retry-After", "0"), nil},
+		{name: "Retry-After shorter than the backoff", steps: []llmtest.Reply{status(429, "Retry-After", "0"), success},
 			models: []string{"m", "m"}, sleeps: []time.Duration{100 * time.Millisecond}},
-		{name: "connection failure then success", steps: []http.HandlerFunc{hangUp, nil},
+		{name: "connection failure then success", steps: []llmtest.Reply{hangUp, success},
 			models: []string{"m", "m"}, sleeps: []time.Duration{100 * time.Millisecond}},
 		{name: "retries spent, then the config's fallbacks in order",
-			steps: []http.HandlerFunc{status(500), status(502), status(503), status(500), nil},
+			steps: []llmtest.Reply{status(500), status(502), status(503), status(500), success},
 			cfg:   Config{FallbackModels: []string{"f1", "m", "f2"}},
 			// the backoff doubles up to MaxBackoff; a fallback is tried
 			// at once, and the model asked for is not tried again
 			models: []string{"m", "m", "m", "f1", "f1"},
 			sleeps: []time.Duration{100 * time.Millisecond, 150 * time.Millisecond, 100 * time.Millisecond}},
-		{name: "every model fails", steps: []http.HandlerFunc{status(500)},
+		{name: "every model fails", steps: []llmtest.Reply{status(500)},
 			cfg:    Config{FallbackModels: []string{"f1"}},
 			models: []string{"m", "m", "m", "f1", "f1", "f1"}, status: 500, kind: KindStatus,
 			sleeps: []time.Duration{100 * time.Millisecond, 150 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond}},
 		// without a first-byte timeout a wait is at most MaxBackoff: 1s is
 		// too long, the fallback goes at once
-		{name: "the request's fallbacks win over the config's", steps: []http.HandlerFunc{status(429, "Retry-After", "1"), nil},
+		{name: "the request's fallbacks win over the config's", steps: []llmtest.Reply{status(429, "Retry-After", "1"), success},
 			cfg: Config{FallbackModels: []string{"g"}}, fallbacks: []string{"r"},
 			models: []string{"m", "r"}},
-		{name: "an empty request list means no fallback", steps: []http.HandlerFunc{status(429)},
+		{name: "an empty request list means no fallback", steps: []llmtest.Reply{status(429)},
 			cfg: Config{FallbackModels: []string{"g"}}, fallbacks: []string{},
 			models: []string{"m", "m", "m"}, status: 429, kind: KindStatus,
 			sleeps: []time.Duration{100 * time.Millisecond, 150 * time.Millisecond}},
 		{name: "Retry-After past the first-byte deadline: the fallback at once",
-			steps:  []http.HandlerFunc{status(429, "Retry-After", "120"), nil},
+			steps:  []llmtest.Reply{status(429, "Retry-After", "120"), success},
 			cfg:    Config{FirstByteTimeout: time.Minute, FallbackModels: []string{"f1"}},
 			models: []string{"m", "f1"}},
-		{name: "Retry-After past the deadline, no fallback", steps: []http.HandlerFunc{status(429, "Retry-After", "120"), nil},
+		{name: "Retry-After past the deadline, no fallback", steps: []llmtest.Reply{status(429, "Retry-After", "120"), success},
 			cfg:    Config{FirstByteTimeout: time.Minute},
 			models: []string{"m"}, status: 429, kind: KindStatus},
-		{name: "400 is not retried", steps: []http.HandlerFunc{status(400)},
+		{name: "400 is not retried", steps: []llmtest.Reply{status(400)},
 			cfg:    Config{FallbackModels: []string{"f1"}},
 			models: []string{"m"}, status: 400, kind: KindStatus},
-		{name: "401 is not retried", steps: []http.HandlerFunc{status(401)},
+		{name: "401 is not retried", steps: []llmtest.Reply{status(401)},
 			models: []string{"m"}, status: 401, kind: KindStatus},
 	}
 	for _, tt := range tests {
 		for _, streamed := range []bool{true, false} {
 			name := tt.name + map[bool]string{true: ", streamed", false: ", complete"}[streamed]
 			t.Run(name, func(t *testing.T) {
-				steps := slices.Clone(tt.steps)
-				for i, s := range steps {
-					if s == nil {
-						steps[i] = map[bool]http.HandlerFunc{true: answers, false: completes}[streamed]
-					}
-				}
-				u := newUpstream(t, script(steps...))
+				u := newUpstream(t, script(tt.steps...)...)
 				cfg := tt.cfg
 				cfg.Retry = policy
 				c := newTestClient(t, u, cfg)
@@ -215,10 +190,7 @@ func TestNoRetryAfterFirstChunk(t *testing.T) {
 		"data: {\"error\":{\"message\":\"overloaded\",\"code\":503}}\n\n",
 		"", // the body ends: truncated
 	} {
-		u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-			sendChunks(w, 1)
-			fmt.Fprint(w, tail)
-		})
+		u := newUpstream(t, llmtest.Repeat(llmtest.Stream(llmtest.Data(testChunk), llmtest.Raw(tail))))
 		c := newTestClient(t, u, Config{Retry: RetryPolicy{Retries: 3}, FallbackModels: []string{"f"}})
 		clock := &fakeClock{}
 		clock.install(c)
@@ -226,7 +198,7 @@ func TestNoRetryAfterFirstChunk(t *testing.T) {
 		if _, err := c.Stream(context.Background(), simpleRequest, sink); err == nil {
 			t.Fatal("no error")
 		}
-		if n := len(u.all()); n != 1 || len(sink.list()) != 1 || len(clock.slept()) != 0 {
+		if n := len(u.Requests()); n != 1 || len(sink.list()) != 1 || len(clock.slept()) != 0 {
 			t.Errorf("%d upstream requests, %d chunks relayed, waits %v; want 1, 1, none", n, len(sink.list()), clock.slept())
 		}
 	}
@@ -235,7 +207,7 @@ func TestNoRetryAfterFirstChunk(t *testing.T) {
 // TestRetryLogs: each retry and fallback is logged at WARN with the model
 // and the failure.
 func TestRetryLogs(t *testing.T) {
-	u := newUpstream(t, script(status(503), status(503), answers))
+	u := newUpstream(t, script(status(503), status(503), success)...)
 	var logs syncbuf.Buffer
 	c := newTestClient(t, u, Config{Retry: RetryPolicy{Retries: 1}, FallbackModels: []string{"f"},
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
@@ -261,7 +233,7 @@ func TestRetryLogs(t *testing.T) {
 // TestRetryWaitEndsWithTheCaller: the caller going away during a wait ends
 // the call as canceled, without another attempt.
 func TestRetryWaitEndsWithTheCaller(t *testing.T) {
-	u := newUpstream(t, status(429))
+	u := newUpstream(t, llmtest.Repeat(status(429)))
 	c := newTestClient(t, u, Config{Retry: RetryPolicy{Retries: 3}})
 	ctx, cancel := context.WithCancel(context.Background())
 	c.sleep = func(ctx context.Context, d time.Duration) error {
@@ -270,7 +242,7 @@ func TestRetryWaitEndsWithTheCaller(t *testing.T) {
 	}
 	_, err := c.Stream(ctx, simpleRequest, &recordSink{})
 	asError(t, err, KindCanceled)
-	if n := len(u.all()); n != 1 {
+	if n := len(u.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1", n)
 	}
 }

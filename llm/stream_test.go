@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -68,7 +69,7 @@ func TestStreamReplays(t *testing.T) {
 			if tt.relayed > 0 && res.FirstByte <= 0 {
 				t.Errorf("Result.FirstByte = %v", res.FirstByte)
 			}
-			if p := u.last(t).path; p != "/v1/chat/completions" {
+			if p := u.Last(t).Path; p != "/v1/chat/completions" {
 				t.Errorf("request path %q", p)
 			}
 		})
@@ -110,11 +111,7 @@ func TestStreamStatusErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", tt.contentType)
-				w.WriteHeader(tt.status)
-				_, _ = w.Write([]byte(tt.body))
-			})
+			u := newUpstream(t, llmtest.Repeat(llmtest.Reply{Status: tt.status, Header: http.Header{"Content-Type": {tt.contentType}}, Body: tt.body}))
 			sink := &recordSink{}
 			_, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, sink)
 			e := asError(t, err, KindStatus)
@@ -136,10 +133,7 @@ func TestStreamNonStreamingUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_, _ = w.Write(answer)
-	})
+	u := newUpstream(t, llmtest.Repeat(llmtest.Reply{Header: http.Header{"Content-Type": {"application/json; charset=utf-8"}}, Body: string(answer)}))
 	sink := &recordSink{}
 	res, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, sink)
 	if err != nil || res.Chunks != 1 {
@@ -172,10 +166,7 @@ func TestCompletionToChunkErrors(t *testing.T) {
 // sse.Writer: the writer refuses it, which is a stream error, not a client
 // that went away.
 func TestStreamWithSSEWriterRejectsGarbage(t *testing.T) {
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte("data: hello\n\n"))
-	})
+	u := newUpstream(t, llmtest.Repeat(llmtest.Stream(llmtest.Data("hello"))))
 	var out bytes.Buffer
 	_, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, sse.NewWriter(&out, sse.Options{}))
 	asError(t, err, KindStream)

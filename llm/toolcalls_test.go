@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // delta makes a chunk of the given delta and finish_reason (raw JSON).
@@ -193,15 +194,12 @@ func TestCompleteTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var u *upstream
-	u = newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if bytes.Contains(u.last(t).body, []byte(`"tool_choice":"none"`)) {
-			_, _ = w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}]}`))
-			return
+	u := newUpstream(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		if bytes.Contains(r.Body, []byte(`"tool_choice":"none"`)) {
+			return llmtest.JSON(http.StatusOK, `{"choices":[{"message":{"role":"assistant","content":"Sunny."},"finish_reason":"stop"}]}`)
 		}
-		_, _ = w.Write(answer)
-	})
+		return llmtest.JSON(http.StatusOK, string(answer))
+	}))
 	c := newTestClient(t, u, Config{})
 	req := &ChatRequest{Model: "gpt-4o", Messages: []Message{{Role: "user", Content: "weather and time in Paris?"}},
 		Tools: []json.RawMessage{json.RawMessage(`{"type":"function","function":{"name":"get_weather"}}`)}}
@@ -213,7 +211,7 @@ func TestCompleteTools(t *testing.T) {
 	if err != nil || text != "" || !slices.Equal(calls, want) {
 		t.Fatalf("CompleteTools = %q, %q, %v", text, calls, err)
 	}
-	if sent := string(u.last(t).body); sent != `{"model":"gpt-4o","tools":[{"type":"function","function":{"name":"get_weather"}}],`+
+	if sent := string(u.Last(t).Body); sent != `{"model":"gpt-4o","tools":[{"type":"function","function":{"name":"get_weather"}}],`+
 		`"messages":[{"role":"user","content":"weather and time in Paris?"}],"stream":false}` {
 		t.Errorf("body %s", sent)
 	}

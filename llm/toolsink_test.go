@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -159,10 +160,7 @@ func TestToolCallSinkJSONUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(answer)
-	})
+	u := newUpstream(t, llmtest.Repeat(llmtest.JSON(http.StatusOK, string(answer))))
 	next := &recordSink{}
 	s := &ToolCallSink{Next: next}
 	if _, err := newTestClient(t, u, Config{}).Stream(context.Background(), simpleRequest, s); err != nil {

@@ -1,99 +1,44 @@
 package llm
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
-// upstream is an httptest model platform that records the requests it gets.
-type upstream struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests []recorded
-}
-
-type recorded struct {
-	header http.Header
-	body   []byte
-	path   string
-	remote string
-}
-
-func newUpstream(t testing.TB, handler http.HandlerFunc) *upstream {
+// newUpstream starts a fake model platform (llmtest) with the options.
+func newUpstream(t testing.TB, opts ...llmtest.Option) *llmtest.Model {
 	t.Helper()
-	u := &upstream{}
-	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		u.mu.Lock()
-		u.requests = append(u.requests, recorded{header: r.Header.Clone(), body: body, path: r.URL.Path, remote: r.RemoteAddr})
-		u.mu.Unlock()
-		handler(w, r)
-	}))
-	t.Cleanup(u.Close)
-	return u
+	return llmtest.New(t, opts...)
 }
 
-// last returns the last request received.
-func (u *upstream) last(t testing.TB) recorded {
+// plain is an answer with the status and the body as text/plain, as a
+// server that does not label its answers sends them (net/http sniffs
+// them as text).
+func plain(status int, body string) llmtest.Reply {
+	return llmtest.Reply{Status: status, Header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}}, Body: body}
+}
+
+// chunks are n events of testChunk.
+func chunks(n int) []llmtest.Event {
+	out := make([]llmtest.Event, n)
+	for i := range out {
+		out[i] = llmtest.Data(testChunk)
+	}
+	return out
+}
+
+// replayFile serves testdata/name as an event stream to every request,
+// flushing after each blank line as a live upstream would.
+func replayFile(t testing.TB, name string) llmtest.Option {
 	t.Helper()
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if len(u.requests) == 0 {
-		t.Fatal("the upstream received no request")
-	}
-	return u.requests[len(u.requests)-1]
-}
-
-// all returns the requests received so far.
-func (u *upstream) all() []recorded {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]recorded(nil), u.requests...)
-}
-
-// waitCanceled blocks a handler until its request context ends, then sends
-// the time it saw that on seen.
-func waitCanceled(r *http.Request, seen chan<- time.Time) {
-	<-r.Context().Done()
-	seen <- time.Now()
-}
-
-// replayFile serves testdata/name as an event stream, flushing after each
-// blank line as a live upstream would.
-func replayFile(t testing.TB, name string) http.HandlerFunc {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		replay(w, data)
-	}
-}
-
-func replay(w http.ResponseWriter, data []byte) {
-	rd := bufio.NewReader(bytes.NewReader(data))
-	for {
-		line, err := rd.ReadBytes('\n')
-		_, _ = w.Write(line)
-		if s := string(line); s == "\n" || s == "\r\n" || err != nil {
-			w.(http.Flusher).Flush()
-		}
-		if err != nil {
-			return
-		}
-	}
+	return llmtest.Repeat(llmtest.Replay(t, filepath.Join("testdata", name)))
 }
 
 // chunkLines returns the JSON chunks of a testdata stream, read without the
@@ -148,9 +93,9 @@ func (s *recordSink) list() []string {
 
 // newTestClient returns a client of u with its own transport, so that no
 // connection is shared between tests.
-func newTestClient(t testing.TB, u *upstream, cfg Config) *Client {
+func newTestClient(t testing.TB, u *llmtest.Model, cfg Config) *Client {
 	t.Helper()
-	cfg.BaseURL = u.URL + "/v1/"
+	cfg.BaseURL = u.URL() + "/v1/"
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = defaultHTTPClient(false)
 		t.Cleanup(cfg.HTTPClient.CloseIdleConnections)

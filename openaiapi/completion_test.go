@@ -2,12 +2,12 @@ package openaiapi_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/observe/observetest"
 )
@@ -27,25 +27,16 @@ func TestCompletion(t *testing.T) {
 
 // upstreamStream is a model platform's answer with a usage chunk, as
 // OpenAI streams it when asked for usage.
-const upstreamStream = `data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}
+var upstreamStream = llmtest.SSE(
+	`{"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
+	`{"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"It <prints> "},"finish_reason":null}]}`,
+	`{"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"3."},"finish_reason":null}]}`,
+	`{"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+	`{"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":31,"completion_tokens":4,"total_tokens":35}}`,
+)
 
-data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"It <prints> "},"finish_reason":null}]}
-
-data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"3."},"finish_reason":null}]}
-
-data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}
-
-data: {"id":"up-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":31,"completion_tokens":4,"total_tokens":35}}
-
-data: [DONE]
-
-`
-
-func replay(stream string) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, stream)
-	}
+func replay(stream string) llmtest.Option {
+	return llmtest.Repeat(llmtest.Stream(llmtest.Raw(stream)))
 }
 
 // TestRunThroughUpstream: the model gets the command's prompt built from
@@ -75,14 +66,14 @@ func TestRunThroughUpstream(t *testing.T) {
 	if got := events(t, body); strings.Join(got, "\n\n") != strings.Join(want, "\n\n") {
 		t.Errorf("stream:\n%s\nwant:\n%s", strings.Join(got, "\n\n"), strings.Join(want, "\n\n"))
 	}
-	up := gw.up.only(t)
+	up := gw.up.Only(t)
 	wantUp := `{"max_tokens":50,"temperature":0.2,"model":"test-model","messages":[{"role":"system","content":"You are terse."},` +
 		`{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"system","content":"Answer in English."},` +
 		`{"role":"user","content":"What does\nmain.go print?"}],"stream":true}`
-	if up.body != wantUp {
-		t.Errorf("the upstream got\n%s\nwant\n%s", up.body, wantUp)
+	if string(up.Body) != wantUp {
+		t.Errorf("the upstream got\n%s\nwant\n%s", up.Body, wantUp)
 	}
-	if a := up.header.Get("Authorization"); a != "Bearer sk-client" {
+	if a := up.Header.Get("Authorization"); a != "Bearer sk-client" {
 		t.Errorf("the upstream got Authorization %q, want the client's (forward mode)", a)
 	}
 }
@@ -104,7 +95,7 @@ func TestCompletionUsageOfThePrompt(t *testing.T) {
 			t.Fatalf("%d %s", resp.StatusCode, body)
 		}
 		var sent struct{ Messages []struct{ Content string } }
-		if err := json.Unmarshal([]byte(gw.up.only(t).body), &sent); err != nil {
+		if err := json.Unmarshal(gw.up.Only(t).Body, &sent); err != nil {
 			t.Fatal(err)
 		}
 		want := 0

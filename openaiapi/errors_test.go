@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 func errJSON(message, typ, code string) string {
@@ -66,7 +68,7 @@ func TestErrorsBeforeTheStream(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, `"content":"echo model (test-model) got 2 messages:`) {
 		t.Fatalf("with the token: %d %s", resp.StatusCode, body)
 	}
-	if a := gw.up.only(t).header.Get("Authorization"); a != "" {
+	if a := gw.up.Only(t).Header.Get("Authorization"); a != "" {
 		t.Errorf("the gateway token went upstream: %q", a)
 	}
 	// Routes outside /v1/ keep the agent protocol's error shape.
@@ -76,17 +78,13 @@ func TestErrorsBeforeTheStream(t *testing.T) {
 }
 
 // failing is an upstream that answers 500.
-func failing(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusInternalServerError)
-	_, _ = w.Write([]byte(`{"error":{"message":"the model is down"}}`))
-}
+var failing = llmtest.Repeat(llmtest.Error(http.StatusInternalServerError, "the model is down"))
 
 // TestErrorsOfTheRun: a run that fails answers, streamed, with the text so
 // far, then OpenAI's error object, which the SDKs raise, then the
 // terminator; not streamed, with the error and its status.
 func TestErrorsOfTheRun(t *testing.T) {
-	gw := start(t, setup{upstream: http.HandlerFunc(failing)})
+	gw := start(t, setup{upstream: failing})
 	msg := `the model platform answered 500: the model is down (try again; if it keeps failing, the gateway's operator finds the model platform's answer in the log under this request id)`
 	resp, body := gw.post(t, "/v1/chat/completions", `{"model":"coder","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
 	got := events(t, body)

@@ -17,6 +17,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/server"
@@ -28,8 +29,9 @@ const created = 1735689600
 
 // setup describes a test gateway.
 type setup struct {
-	// upstream is the model platform; nil is the built-in echo model.
-	upstream http.Handler
+	// upstream is the model platform's answers; nil is the built-in echo
+	// model.
+	upstream llmtest.Option
 	// noUpstream leaves the gateway without one.
 	noUpstream  bool
 	passthrough bool
@@ -49,7 +51,7 @@ type setup struct {
 // mounted, on a loopback port.
 type gateway struct {
 	URL string
-	up  *recorder
+	up  *llmtest.Model
 	// served counts the gateway's handler calls in flight: a client has
 	// the whole answer before the handler returns and its observers
 	// record the request.
@@ -60,36 +62,10 @@ type gateway struct {
 // the end, its metrics and access log line recorded.
 func (g *gateway) settled() { g.served.Wait() }
 
-// recorder records the requests the upstream gets.
-type recorder struct {
-	mu   sync.Mutex
-	reqs []recorded
-	next http.Handler
-}
-
-type recorded struct {
-	header http.Header
-	body   string
-}
-
-func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	r.mu.Lock()
-	r.reqs = append(r.reqs, recorded{header: req.Header.Clone(), body: string(body)})
-	r.mu.Unlock()
-	req.Body = io.NopCloser(strings.NewReader(string(body)))
-	r.next.ServeHTTP(w, req)
-}
-
-// only is the one request the upstream got.
-func (r *recorder) only(t *testing.T) recorded {
-	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.reqs) != 1 {
-		t.Fatalf("the upstream got %d requests, want 1", len(r.reqs))
-	}
-	return r.reqs[0]
+// handle is an upstream that answers every request with h: the HTTP
+// oddities (trailers, 1xx answers, encodings) the other replies do not say.
+func handle(h http.HandlerFunc) llmtest.Option {
+	return llmtest.Repeat(llmtest.Handle(h))
 }
 
 func start(t *testing.T, s setup) *gateway {
@@ -102,14 +78,12 @@ func start(t *testing.T, s setup) *gateway {
 	rc := runner.RunnerConfig{Signer: actions.NewSigner([]byte("test"), time.Hour), DefaultModel: "test-model", Store: store.NewMemory()}
 	oc := openaiapi.Config{Now: func() time.Time { return time.Unix(created, 0) }, Logger: s.logger}
 	if !s.noUpstream {
-		h := s.upstream
-		if h == nil {
-			h = echomodel.Handler(0)
+		answers := s.upstream
+		if answers == nil {
+			answers = handle(echomodel.Handler(0).ServeHTTP)
 		}
-		gw.up = &recorder{next: h}
-		up := httptest.NewServer(gw.up)
-		t.Cleanup(up.Close)
-		lc := llm.Config{BaseURL: up.URL}
+		gw.up = llmtest.New(t, answers)
+		lc := llm.Config{BaseURL: gw.up.URL()}
 		if s.apiKey != "" {
 			lc.Auth, lc.APIKey = llm.AuthKey, s.apiKey
 		}
@@ -119,7 +93,7 @@ func start(t *testing.T, s setup) *gateway {
 		}
 		rc.LLM = client
 		if s.passthrough {
-			p, err := openaiapi.NewPassthrough(openaiapi.PassthroughConfig{BaseURL: up.URL, APIKey: s.apiKey,
+			p, err := openaiapi.NewPassthrough(openaiapi.PassthroughConfig{BaseURL: gw.up.URL(), APIKey: s.apiKey,
 				Secrets: s.secrets, Logger: s.logger})
 			if err != nil {
 				t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/observe/metrics"
 )
@@ -92,11 +93,7 @@ func TestObserveErrors(t *testing.T) {
 // upstream call, and an upstream's error answer as the request's error.
 func TestObservePassthrough(t *testing.T) {
 	m := metrics.New(metrics.Options{})
-	fail := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusTooManyRequests)
-		_, _ = w.Write([]byte(`{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`))
-	})
+	fail := llmtest.Repeat(llmtest.JSON(http.StatusTooManyRequests, `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`))
 	gw := start(t, setup{upstream: fail, passthrough: true, observers: observe.Observers{m}})
 	resp, _ := gw.post(t, "/v1/chat/completions", `{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}]}`)
 	if resp.StatusCode != http.StatusTooManyRequests {
@@ -119,17 +116,13 @@ func TestObservePassthroughTokens(t *testing.T) {
 		{"json", "false", "application/json",
 			`{"id":"up-1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}}`},
 		{"stream", "true", "text/event-stream",
-			`data: {"id":"up-1","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}],"usage":null}` + "\n\n" +
-				`data: {"id":"up-1","object":"chat.completion.chunk","model":"gpt-4o","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}}` + "\n\n" +
-				"data: [DONE]\n\n"},
+			llmtest.SSE(`{"id":"up-1","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}],"usage":null}`,
+				`{"id":"up-1","object":"chat.completion.chunk","model":"gpt-4o","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}}`)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := metrics.New(metrics.Options{})
-			up := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				w.Header().Set("Content-Type", tc.contentType)
-				_, _ = w.Write([]byte(tc.answer))
-			})
+			up := llmtest.Repeat(llmtest.Reply{Header: http.Header{"Content-Type": {tc.contentType}}, Body: tc.answer})
 			gw := start(t, setup{upstream: up, passthrough: true, observers: observe.Observers{m}})
 			resp, body := gw.post(t, "/v1/chat/completions", `{"model":"gpt-4o","stream":`+tc.stream+`,"messages":[{"role":"user","content":"hi"}]}`)
 			if resp.StatusCode != http.StatusOK || body != tc.answer {

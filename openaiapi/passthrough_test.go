@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/observe/observetest"
 	"github.com/agentgw/agentgw/openaiapi"
@@ -29,17 +30,17 @@ func TestPassthrough(t *testing.T) {
 			if resp.StatusCode != 200 || body != upstreamStream {
 				t.Errorf("%d\n%q\nwant the upstream's answer\n%q", resp.StatusCode, body, upstreamStream)
 			}
-			up := gw.up.only(t)
-			if up.body != req {
-				t.Errorf("the upstream got\n%s\nwant\n%s", up.body, req)
+			up := gw.up.Only(t)
+			if string(up.Body) != req {
+				t.Errorf("the upstream got\n%s\nwant\n%s", up.Body, req)
 			}
-			if a := up.header.Get("Authorization"); a != tc.wantAuth {
+			if a := up.Header.Get("Authorization"); a != tc.wantAuth {
 				t.Errorf("Authorization %q, want %q", a, tc.wantAuth)
 			}
-			if up.header.Get("X-Agentgw-Token") != "" {
+			if up.Header.Get("X-Agentgw-Token") != "" {
 				t.Error("the gateway token went upstream")
 			}
-			if got, want := up.header.Get("X-Team"), map[bool]string{true: "", false: "a"}[tc.key != ""]; got != want {
+			if got, want := up.Header.Get("X-Team"), map[bool]string{true: "", false: "a"}[tc.key != ""]; got != want {
 				t.Errorf("X-Team %q, want %q", got, want)
 			}
 		})
@@ -65,10 +66,8 @@ func quote(s string) string {
 // the credential it was sent (the gateway's key, or the client's token in
 // the forward mode) has it removed before the answer reaches the client.
 func TestPassthroughRedactsEchoedKeys(t *testing.T) {
-	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = w.Write([]byte(`{"error":{"message":"invalid key: ` + r.Header.Get("Authorization") + `","type":"invalid_request_error"}}`))
+	echo := llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.JSON(http.StatusUnauthorized, `{"error":{"message":"invalid key: `+r.Header.Get("Authorization")+`","type":"invalid_request_error"}}`)
 	})
 	for _, key := range []string{"", "sk-gateway-0123456789"} {
 		gw := start(t, setup{upstream: echo, passthrough: true, apiKey: key})
@@ -118,9 +117,7 @@ func TestPassthroughModels(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			gw := start(t, setup{passthrough: true, passModels: tc.patterns})
 			resp, body := gw.post(t, "/v1/chat/completions", `{"model":"`+tc.model+`","messages":[{"role":"user","content":"hi"}]}`)
-			gw.up.mu.Lock()
-			calls := len(gw.up.reqs)
-			gw.up.mu.Unlock()
+			calls := gw.up.Count()
 			if calls != tc.calls {
 				t.Errorf("the upstream got %d requests, want %d", calls, tc.calls)
 			}

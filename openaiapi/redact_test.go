@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // Credentials of the redaction tests: the gateway's upstream key, the
@@ -107,7 +109,7 @@ func TestPassthroughRedactsEveryPath(t *testing.T) {
 		{"trailer", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Trailer", "X-Echo")
 			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = w.Write([]byte("data: [DONE]\n\n"))
+			_, _ = w.Write([]byte(llmtest.Done))
 			w.Header().Set("X-Echo", echoed(r))
 		}, 200, "X-Echo: [REDACTED] [REDACTED]"},
 		{"deflate error body", func(t *testing.T, w http.ResponseWriter, r *http.Request) {
@@ -162,7 +164,7 @@ func TestPassthroughRedactsEveryPath(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
 				logs := &lockedBuffer{}
-				up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tc.upstream(t, w, r) })
+				up := handle(func(w http.ResponseWriter, r *http.Request) { tc.upstream(t, w, r) })
 				gw := start(t, setup{upstream: up, passthrough: true, apiKey: mode.key, secrets: []string{gatewayToken},
 					logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 				status, seen := answerSeen(t, gw.URL, "gpt-4o", true)
@@ -250,7 +252,8 @@ func TestAgentAnswerRedactsUpstreamErrors(t *testing.T) {
 			_, _ = w.Write(compress(t, "zlib", `{"error":{"message":"invalid key: `+r.Header.Get("Authorization")+`"}}`))
 		},
 	}
-	for name, up := range upstreams {
+	for name, h := range upstreams {
+		up := handle(h)
 		for _, stream := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s, stream %v", name, stream), func(t *testing.T) {
 				logs := &lockedBuffer{}

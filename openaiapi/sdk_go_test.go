@@ -99,7 +99,7 @@ func TestGoSDK(t *testing.T) {
 // TestGoSDKStreamError: an error inside the stream is the SDK's stream
 // error, after the text so far.
 func TestGoSDKStreamError(t *testing.T) {
-	gw := start(t, setup{upstream: http.HandlerFunc(failing)})
+	gw := start(t, setup{upstream: failing})
 	client := sdkClient(gw)
 	stream := client.Chat.Completions.NewStreaming(context.Background(), openai.ChatCompletionNewParams{
 		Model: "coder", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},

@@ -3,7 +3,6 @@ package remote_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -78,49 +78,35 @@ func TestForwardDNS(t *testing.T) {
 	}
 }
 
-// blocking is a remote that reads the request, runs before, then never
-// answers more: it waits for its request to end and reports it on ended.
-// (Go's server notices a closed connection once the request body was
-// read, as any agent service reads it before it starts.)
-func blocking(ended chan<- struct{}, before func(http.ResponseWriter)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		if before != nil {
-			before(w)
-		}
-		<-r.Context().Done()
-		close(ended)
-	}
-}
+// stalled is a remote that reads the request, then never answers: it
+// waits for its request to end (Model.Ended sees it). (Go's server
+// notices a closed connection once the request body was read, as any
+// agent service reads it before it starts; llmtest reads it whole.)
+var stalled = llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}}
 
 func TestForwardFirstByteTimeout(t *testing.T) {
-	ended := make(chan struct{})
-	srv := remoteServer(t, blocking(ended, nil))
+	srv := remoteServer(t, stalled)
 	c := newClient(t, remote.Config{FirstByteTimeout: 20 * time.Millisecond, IdleTimeout: time.Hour})
 	rec := &recorder{}
-	e := wantCode(t, forward(t, c, srv.URL, rec), apierr.CodeUpstreamTimeout)
+	e := wantCode(t, forward(t, c, srv.URL(), rec), apierr.CodeUpstreamTimeout)
 	if !strings.Contains(e.Message, "first-byte timeout") || !e.Recoverable {
 		t.Errorf("got %s", describe(e))
 	}
-	<-ended // the remote saw its request end
+	srv.Ended(t) // the remote saw its request end
 	if len(rec.lines) != 0 {
 		t.Errorf("sink got %q", rec.lines)
 	}
 }
 
 func TestForwardIdleTimeout(t *testing.T) {
-	ended := make(chan struct{})
-	srv := remoteServer(t, blocking(ended, func(w http.ResponseWriter) {
-		streamHeaders(w)
-		send(w, chunk("first"))
-	}))
+	srv := remoteServer(t, agentStream(chunk("first")).Then(llmtest.Stall()))
 	c := newClient(t, remote.Config{FirstByteTimeout: time.Hour, IdleTimeout: 20 * time.Millisecond})
 	rec := &recorder{}
-	e := wantCode(t, forward(t, c, srv.URL, rec), apierr.CodeUpstreamTimeout)
+	e := wantCode(t, forward(t, c, srv.URL(), rec), apierr.CodeUpstreamTimeout)
 	if !strings.Contains(e.Message, "idle timeout") {
 		t.Errorf("got %s", describe(e))
 	}
-	<-ended
+	srv.Ended(t)
 	if len(rec.chunks) != 1 {
 		t.Errorf("%d chunks relayed before the timeout, want 1", len(rec.chunks))
 	}
@@ -130,18 +116,18 @@ func TestForwardIdleTimeout(t *testing.T) {
 // but what comes before a frame counts toward its size limit, so a remote
 // that sends nothing but comments cannot grow the gateway's buffers.
 func TestForwardCommentsBounded(t *testing.T) {
-	srv := remoteServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := remoteServer(t, llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 		streamHeaders(w)
 		for range 200 {
 			send(w, ": ping\n\n")
 		}
 		send(w, chunk("done"))
-		send(w, endChunk+"data: [DONE]\n\n")
-	})
-	err := forward(t, newClient(t, remote.Config{IdleTimeout: time.Minute, MaxFrameSize: 512}), srv.URL, &recorder{})
+		send(w, endChunk+llmtest.Done)
+	}))
+	err := forward(t, newClient(t, remote.Config{IdleTimeout: time.Minute, MaxFrameSize: 512}), srv.URL(), &recorder{})
 	wantCode(t, err, apierr.CodeUpstreamError)
 	rec := &recorder{}
-	if err := forward(t, newClient(t, remote.Config{IdleTimeout: time.Minute}), srv.URL, rec); err != nil {
+	if err := forward(t, newClient(t, remote.Config{IdleTimeout: time.Minute}), srv.URL(), rec); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.chunks) != 1 {
@@ -150,28 +136,24 @@ func TestForwardCommentsBounded(t *testing.T) {
 }
 
 func TestForwardCancel(t *testing.T) {
-	ended := make(chan struct{})
-	srv := remoteServer(t, blocking(ended, func(w http.ResponseWriter) {
-		streamHeaders(w)
-		send(w, chunk("first"))
-	}))
+	srv := remoteServer(t, agentStream(chunk("first")).Then(llmtest.Stall()))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rec := &recorder{onChunk: func(int) error { cancel(); return nil }}
 	c := newClient(t, remote.Config{})
-	err := c.Forward(ctx, srv.URL, "security", []byte(agentBody), nil, rec)
+	err := c.Forward(ctx, srv.URL(), "security", []byte(agentBody), nil, rec)
 	e := wantCode(t, err, apierr.CodeCanceled)
 	if !errors.Is(e, context.Canceled) {
 		t.Errorf("cause %v, want context.Canceled", e.Err)
 	}
-	<-ended // the remote's request context ended: its run stops
+	srv.Ended(t) // the remote's request context ended: its run stops
 }
 
 func TestForwardCanceledBeforeCall(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	srv := remoteServer(t, func(w http.ResponseWriter, r *http.Request) { t.Error("the remote was called") })
-	err := newClient(t, remote.Config{}).Forward(ctx, srv.URL, "a", []byte(agentBody), nil, &recorder{})
+	srv := remoteServer(t, llmtest.Handle(func(w http.ResponseWriter, r *http.Request) { t.Error("the remote was called") }))
+	err := newClient(t, remote.Config{}).Forward(ctx, srv.URL(), "a", []byte(agentBody), nil, &recorder{})
 	wantCode(t, err, apierr.CodeCanceled)
 }
 
@@ -187,18 +169,14 @@ func TestForwardSinkFails(t *testing.T) {
 		{"error", "event: copilot_error\ndata: {\"errorCode\":\"X\",\"message\":\"m\"}\n\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ended := make(chan struct{})
-			srv := remoteServer(t, blocking(ended, func(w http.ResponseWriter) {
-				streamHeaders(w)
-				send(w, tt.frame)
-			}))
+			srv := remoteServer(t, agentStream(tt.frame).Then(llmtest.Stall()))
 			gone := errors.New("write: broken pipe")
-			err := forward(t, newClient(t, remote.Config{}), srv.URL, failingSink{gone})
+			err := forward(t, newClient(t, remote.Config{}), srv.URL(), failingSink{gone})
 			e := wantCode(t, err, apierr.CodeCanceled)
 			if !errors.Is(e, gone) {
 				t.Errorf("cause %v, want the sink's error", e.Err)
 			}
-			<-ended
+			srv.Ended(t)
 		})
 	}
 }

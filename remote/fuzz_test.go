@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -88,7 +89,7 @@ func FuzzForward(f *testing.F) {
 	} {
 		f.Add([]byte(s), uint16(0), uint8(7))
 	}
-	f.Add([]byte(chunk("a")+endChunk+"data: [DONE]\n\n"), uint16(200), uint8(255))
+	f.Add([]byte(chunk("a")+endChunk+llmtest.Done), uint16(200), uint8(255))
 	f.Add([]byte("event: copilot_action\ndata: {\"action\":\"confirm\",\"data\":{\"title\":\"t\",\"message\":\"m\"}}\n\ndata: [Done]\n"), uint16(200), uint8(3))
 	f.Add([]byte(`{"type":"ERROR_RESPONSE","content":{"errorCode":"X","message":"m"}}`), uint16(404), uint8(16))
 	const max = 256

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -18,48 +19,41 @@ func TestPostHandoff(t *testing.T) {
 	tests := []struct {
 		name       string
 		path       string // appended to the server's URL as the endpoint
-		h          http.HandlerFunc
+		h          llmtest.Reply
 		wantStatus int
 		wantBody   string
 		wantCode   string // "" for no error
 		recover    bool
 	}{
-		{"accepted", "", func(w http.ResponseWriter, r *http.Request) {
+		{"accepted", "", llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 			_, _ = io.WriteString(w, `{"message_id":"m1","status":"QUEUED"}`)
-		}, 202, `{"message_id":"m1","status":"QUEUED"}`, "", false},
-		{"prefix", "/gw/", func(w http.ResponseWriter, r *http.Request) {
+		}), 202, `{"message_id":"m1","status":"QUEUED"}`, "", false},
+		{"prefix", "/gw/", llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusOK)
-		}, 200, "", "", false},
-		{"invalid message", "", func(w http.ResponseWriter, r *http.Request) {
+		}), 200, "", "", false},
+		{"invalid message", "", llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusUnprocessableEntity)
 			_, _ = io.WriteString(w, `{"type":"ERROR_RESPONSE","content":{"errorCode":"HANDOFF_INVALID","message":"/metadata/timestamp: required","recoverable":false}}`)
-		}, 422, `{"type":"ERROR_RESPONSE","content":{"errorCode":"HANDOFF_INVALID","message":"/metadata/timestamp: required","recoverable":false}}`, "HANDOFF_INVALID", false},
-		{"busy", "", func(w http.ResponseWriter, r *http.Request) {
+		}), 422, `{"type":"ERROR_RESPONSE","content":{"errorCode":"HANDOFF_INVALID","message":"/metadata/timestamp: required","recoverable":false}}`, "HANDOFF_INVALID", false},
+		{"busy", "", llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = io.WriteString(w, "try later")
-		}, 503, "try later", apierr.CodeUpstreamError, true},
-		{"too large", "", func(w http.ResponseWriter, r *http.Request) {
+		}), 503, "try later", apierr.CodeUpstreamError, true},
+		{"too large", "", llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, strings.Repeat("x", 201))
-		}, 200, "", apierr.CodeUpstreamError, false},
-		{"at the limit", "", func(w http.ResponseWriter, r *http.Request) {
+		}), 200, "", apierr.CodeUpstreamError, false},
+		{"at the limit", "", llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, strings.Repeat("x", 200))
-		}, 200, strings.Repeat("x", 200), "", false},
+		}), 200, strings.Repeat("x", 200), "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got captured
-			srv := remoteServer(t, func(w http.ResponseWriter, r *http.Request) {
-				b, _ := io.ReadAll(r.Body)
-				got.mu.Lock()
-				got.method, got.uri, got.header, got.body = r.Method, r.URL.RequestURI(), r.Header.Clone(), string(b)
-				got.mu.Unlock()
-				tt.h(w, r)
-			})
+			srv := remoteServer(t, tt.h)
 			c := newClient(t, remote.Config{MaxResponseSize: 200})
-			status, body, err := c.PostHandoff(context.Background(), srv.URL+tt.path, []byte(handoffMessage), pluginHeader())
+			status, body, err := c.PostHandoff(context.Background(), srv.URL()+tt.path, []byte(handoffMessage), pluginHeader())
 			if status != tt.wantStatus || string(body) != tt.wantBody {
 				t.Errorf("got %d %q, want %d %q", status, body, tt.wantStatus, tt.wantBody)
 			}
@@ -73,6 +67,7 @@ func TestPostHandoff(t *testing.T) {
 			if tt.path != "" {
 				wantURI = strings.TrimRight(tt.path, "/") + "/handoffs"
 			}
+			got := captureOf(srv.Only(t))
 			if got.method != http.MethodPost || got.uri != wantURI || got.body != handoffMessage {
 				t.Errorf("the remote got %s %s %s", got.method, got.uri, got.body)
 			}
@@ -93,34 +88,28 @@ func TestPostHandoffFailures(t *testing.T) {
 		wantCode(t, err, apierr.CodeUpstreamUnavailable)
 	})
 	t.Run("timeout", func(t *testing.T) {
-		ended := make(chan struct{})
-		srv := remoteServer(t, blocking(ended, nil))
-		_, _, err := newClient(t, remote.Config{FirstByteTimeout: 20 * time.Millisecond}).PostHandoff(context.Background(), srv.URL, []byte(handoffMessage), nil)
+		srv := remoteServer(t, stalled)
+		_, _, err := newClient(t, remote.Config{FirstByteTimeout: 20 * time.Millisecond}).PostHandoff(context.Background(), srv.URL(), []byte(handoffMessage), nil)
 		wantCode(t, err, apierr.CodeUpstreamTimeout)
-		<-ended
+		srv.Ended(t)
 	})
 	t.Run("idle body", func(t *testing.T) {
-		ended := make(chan struct{})
-		srv := remoteServer(t, blocking(ended, func(w http.ResponseWriter) {
-			w.WriteHeader(http.StatusOK)
-			send(w, `{"message_id":`)
-		}))
-		status, body, err := newClient(t, remote.Config{IdleTimeout: 20 * time.Millisecond}).PostHandoff(context.Background(), srv.URL, []byte(handoffMessage), nil)
+		srv := remoteServer(t, llmtest.Stream(llmtest.Raw(`{"message_id":`), llmtest.Stall()))
+		status, body, err := newClient(t, remote.Config{IdleTimeout: 20 * time.Millisecond}).PostHandoff(context.Background(), srv.URL(), []byte(handoffMessage), nil)
 		wantCode(t, err, apierr.CodeUpstreamTimeout)
 		if status != 200 || body != nil {
 			t.Errorf("got %d %q", status, body)
 		}
-		<-ended
+		srv.Ended(t)
 	})
 	t.Run("canceled", func(t *testing.T) {
-		ended := make(chan struct{})
-		started := make(chan struct{})
-		srv := remoteServer(t, blocking(ended, func(http.ResponseWriter) { close(started) }))
+		started := llmtest.NewGate() // never released: the request waits at it
+		srv := remoteServer(t, llmtest.Reply{Before: []llmtest.Event{llmtest.Wait(started)}})
 		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-started; cancel() }()
-		_, _, err := newClient(t, remote.Config{}).PostHandoff(ctx, srv.URL, []byte(handoffMessage), nil)
+		go func() { <-started.Reached(); cancel() }()
+		_, _, err := newClient(t, remote.Config{}).PostHandoff(ctx, srv.URL(), []byte(handoffMessage), nil)
 		wantCode(t, err, apierr.CodeCanceled)
-		<-ended
+		srv.Ended(t)
 	})
 	t.Run("bad endpoint", func(t *testing.T) {
 		_, _, err := newClient(t, remote.Config{}).PostHandoff(context.Background(), "mailto:x@y", []byte(handoffMessage), nil)

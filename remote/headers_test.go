@@ -3,15 +3,14 @@ package remote_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -44,16 +43,18 @@ func pluginHeader() http.Header {
 
 // captured is what a remote received.
 type captured struct {
-	mu     sync.Mutex
 	method string
 	uri    string
 	header http.Header
 	body   string
 }
 
-func (c *captured) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// captureOf is what the remote's request r was.
+func captureOf(r llmtest.Request) captured {
+	return captured{method: r.Method, uri: r.RequestURI, header: r.Header, body: string(r.Body)}
+}
+
+func (c captured) String() string {
 	var lines []string
 	for k, vs := range c.header {
 		for _, v := range vs {
@@ -62,19 +63,6 @@ func (c *captured) String() string {
 	}
 	slices.Sort(lines)
 	return fmt.Sprintf("%s %s\n%s\n\n%s\n", c.method, c.uri, strings.Join(lines, "\n"), c.body)
-}
-
-// capturing is a remote that records its request and answers an empty
-// stream.
-func capturing(c *captured) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		c.mu.Lock()
-		c.method, c.uri, c.header, c.body = r.Method, r.URL.RequestURI(), r.Header.Clone(), string(b)
-		c.mu.Unlock()
-		streamHeaders(w)
-		send(w, "data: [DONE]\n\n")
-	}
 }
 
 // TestHeaderPolicy: the exact request a remote receives, per setting
@@ -92,13 +80,13 @@ func TestHeaderPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got captured
-			srv := remoteServer(t, capturing(&got))
-			err := newClient(t, tt.cfg).Forward(context.Background(), srv.URL, "security", []byte(agentBody), pluginHeader(), &recorder{})
+			srv := remoteServer(t, agentStream(llmtest.Done)) // it records the request
+			err := newClient(t, tt.cfg).Forward(context.Background(), srv.URL(), "security", []byte(agentBody), pluginHeader(), &recorder{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := strings.ReplaceAll(got.String(), srv.Listener.Addr().String(), "remote.test")
+			got := captureOf(srv.Only(t))
+			out := strings.ReplaceAll(got.String(), strings.TrimPrefix(srv.URL(), "http://"), "remote.test")
 			golden.Check(t, filepath.Join("testdata", "headers", tt.name+".golden"), []byte(out))
 		})
 	}
@@ -131,12 +119,12 @@ func TestForwardTargets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.endpoint+" "+tt.agent, func(t *testing.T) {
-			var got captured
-			srv := remoteServer(t, capturing(&got))
+			srv := remoteServer(t, agentStream(llmtest.Done)) // it records the request
 			c := newClient(t, remote.Config{})
-			if err := c.Forward(context.Background(), srv.URL+tt.endpoint, tt.agent, []byte(tt.body), nil, &recorder{}); err != nil {
+			if err := c.Forward(context.Background(), srv.URL()+tt.endpoint, tt.agent, []byte(tt.body), nil, &recorder{}); err != nil {
 				t.Fatal(err)
 			}
+			got := captureOf(srv.Only(t))
 			if got.method != http.MethodPost || got.uri != tt.wantURI || got.body != tt.wantBody {
 				t.Errorf("got %s %s %s\nwant POST %s %s", got.method, got.uri, got.body, tt.wantURI, tt.wantBody)
 			}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -135,12 +135,23 @@ func chunk(content string) string {
 // endChunk is a remote agentgw's end chunk.
 const endChunk = `data: {"id":"chatcmpl-remote","object":"chat.completion.chunk","created":1700000000,"model":"m1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
 
-// remoteServer starts a remote whose handler is h.
-func remoteServer(t testing.TB, h http.HandlerFunc) *httptest.Server {
+// remoteServer starts a remote (an llmtest fake) that answers every
+// request with r.
+func remoteServer(t testing.TB, r llmtest.Reply) *llmtest.Model {
 	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv
+	return llmtest.New(t, llmtest.Repeat(r))
+}
+
+// agentStream is a remote agentgw's answer: the headers of an agent
+// stream, then the frames, each written and flushed.
+func agentStream(frames ...string) llmtest.Reply {
+	events := make([]llmtest.Event, len(frames))
+	for i, f := range frames {
+		events[i] = llmtest.Raw(f)
+	}
+	r := llmtest.Stream(events...)
+	r.Header = http.Header{"Content-Type": {"text/event-stream"}, "Cache-Control": {"no-cache"}}
+	return r
 }
 
 // agentBody is a plugin's agent request.

@@ -3,13 +3,13 @@ package remote_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -36,39 +36,26 @@ func leaks(s string) []string {
 
 // echoing remotes put every credential they were sent, and some they were
 // not, into their failures.
-var echoing = map[string]http.HandlerFunc{
-	"status": func(w http.ResponseWriter, r *http.Request) {
+var echoing = map[string]llmtest.Reply{
+	"status": llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusForbidden)
 		fmt.Fprintf(w, "forbidden: %s %s %s %s %s", r.Header.Get("Authorization"), r.Header.Get("X-Agentgw-Token"), r.URL.RawQuery, urlPassword, configuredKey)
-	},
-	"error response": func(w http.ResponseWriter, r *http.Request) {
+	}),
+	"error response": llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprintf(w, `{"type":"ERROR_RESPONSE","content":{"errorCode":"UNAUTHORIZED","message":"token %s is wrong","suggestedAction":"use %s"}}`, remoteToken, pluginBearer)
-	},
-	"copilot_error": func(w http.ResponseWriter, r *http.Request) {
-		streamHeaders(w)
-		send(w, fmt.Sprintf("event: copilot_error\ndata: {\"errorCode\":\"X\",\"message\":\"key %s\",\"suggestedAction\":\"not %s\",\"requestId\":\"%s\"}\n\n", urlQueryKey, urlPassword, remoteToken))
-		send(w, "data: [DONE]\n\n")
-	},
-	"error event": func(w http.ResponseWriter, r *http.Request) {
-		streamHeaders(w)
-		send(w, fmt.Sprintf("event: error\ndata: {\"message\":\"bad %s\"}\n\n", pluginBearer))
-	},
-	"bad action": func(w http.ResponseWriter, r *http.Request) {
-		streamHeaders(w)
-		send(w, fmt.Sprintf("event: copilot_action\ndata: {\"action\":\"%s\"}\n\n", remoteToken))
-	},
-	"bad chunk": func(w http.ResponseWriter, r *http.Request) {
-		streamHeaders(w)
-		send(w, fmt.Sprintf("data: {\"id\":1,%s\n\n", configuredKey))
-	},
-	"not a stream": func(w http.ResponseWriter, r *http.Request) {
+	}),
+	"copilot_error": agentStream(
+		fmt.Sprintf("event: copilot_error\ndata: {\"errorCode\":\"X\",\"message\":\"key %s\",\"suggestedAction\":\"not %s\",\"requestId\":\"%s\"}\n\n", urlQueryKey, urlPassword, remoteToken),
+		llmtest.Done,
+	),
+	"error event": agentStream(fmt.Sprintf("event: error\ndata: {\"message\":\"bad %s\"}\n\n", pluginBearer)),
+	"bad action":  agentStream(fmt.Sprintf("event: copilot_action\ndata: {\"action\":\"%s\"}\n\n", remoteToken)),
+	"bad chunk":   agentStream(fmt.Sprintf("data: {\"id\":1,%s\n\n", configuredKey)),
+	"not a stream": llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; x="+urlQueryKey)
-	},
-	"timeout": func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		<-r.Context().Done()
-	},
+	}),
+	"timeout": {Before: []llmtest.Event{llmtest.Stall()}},
 }
 
 // TestNoCredentialInErrors: whatever a remote echoes, and whatever the
@@ -102,7 +89,7 @@ func TestNoCredentialInErrors(t *testing.T) {
 	for name, h := range echoing {
 		t.Run(name, func(t *testing.T) {
 			srv := remoteServer(t, h)
-			u, _ := url.Parse(srv.URL)
+			u, _ := url.Parse(srv.URL())
 			endpoint := fmt.Sprintf("http://user:%s@%s/hook?key=%s", urlPassword, u.Host, urlQueryKey)
 			sink := newWriterSink()
 			err := newClient(t, cfg).Forward(context.Background(), endpoint, "a", []byte(agentBody), header, sink)

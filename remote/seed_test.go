@@ -14,6 +14,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -80,7 +81,7 @@ func seedSample(seen *[]string) http.HandlerFunc {
 			send(w, `data: {"id":"chatcmpl-platform","object":"chat.completion.chunk","created":1700000001,"model":"hunyuan","choices":[{"index":0,"delta":{"role":"assistant","content":"model "},"finish_reason":null}]}`+"\n\n")
 			send(w, `data: {"id":"chatcmpl-platform","object":"chat.completion.chunk","created":1700000001,"model":"hunyuan","choices":[{"index":0,"delta":{"content":"answer"},"finish_reason":null}]}`+"\n\n")
 			send(w, `data: {"id":"chatcmpl-platform","object":"chat.completion.chunk","created":1700000001,"model":"hunyuan","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`+"\n\n")
-			send(w, "data: [DONE]\n\n")
+			send(w, llmtest.Done)
 		}
 	}
 }
@@ -112,13 +113,13 @@ func throughGateway(t *testing.T, c *remote.Client, endpoint, agentName, body st
 // action validated and passed on, its [Done] replaced by our end.
 func TestSeedSample(t *testing.T) {
 	var seen []string
-	srv := remoteServer(t, seedSample(&seen))
+	srv := remoteServer(t, llmtest.Handle(seedSample(&seen)))
 	c := newClient(t, remote.Config{})
 	for _, command := range []string{"default", "version", "xxx"} {
 		t.Run(command, func(t *testing.T) {
 			body := fmt.Sprintf(`{"agent":"hello","command":%q,"contextVariables":[{"name":"userInfo","value":{"id":"u1","name":"ann","nickname":"Ann"}}]}`, command)
 			// The sample is reached at its base URL with the body's agent name.
-			out := throughGateway(t, c, srv.URL, "", body, "[Done]")
+			out := throughGateway(t, c, srv.URL(), "", body, "[Done]")
 			golden.Check(t, filepath.Join("testdata", "gateway", "seed_"+command+".golden"), out)
 		})
 	}
@@ -131,7 +132,7 @@ func TestSeedSample(t *testing.T) {
 // frame, its end) as the plugin receives it from this gateway
 // (testdata/gateway/agentgw.golden).
 func TestRemoteGateway(t *testing.T) {
-	srv := remoteServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := remoteServer(t, llmtest.Handle(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/agents/security" {
 			http.NotFound(w, r)
 			return
@@ -143,8 +144,8 @@ func TestRemoteGateway(t *testing.T) {
 		send(w, ": ping\n\n")
 		send(w, `event: copilot_error`+"\n"+`data: {"errorCode":"TOOL_FAILED","message":"the linter failed","recoverable":true,"suggestedAction":"try again","requestId":"rid-9","source":"server"}`+"\n\n")
 		send(w, `data: {"id":"chatcmpl-remote","object":"chat.completion.chunk","created":1700000000,"model":"m1","choices":[{"index":0,"delta":{},"finish_reason":"error"}]}`+"\n\n")
-		send(w, "data: [DONE]\n\n")
-	})
-	out := throughGateway(t, newClient(t, remote.Config{}), srv.URL, "security", agentBody, "")
+		send(w, llmtest.Done)
+	}))
+	out := throughGateway(t, newClient(t, remote.Config{}), srv.URL(), "security", agentBody, "")
 	golden.Check(t, filepath.Join("testdata", "gateway", "agentgw.golden"), out)
 }

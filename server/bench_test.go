@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/observe/metrics"
 	"github.com/agentgw/agentgw/server"
@@ -45,12 +45,15 @@ func benchGateway(b *testing.B, cfg llm.Config, obs ...observe.Observer) http.Ha
 // BenchmarkLoopback: 20 content events of about a hundred bytes of text,
 // then tail, a stop chunk, a usage chunk and [DONE] in one piece.
 func benchStream() (chunks [][]byte, tail []byte) {
+	a := llmtest.Answer{Model: "m", Usage: &llmtest.Usage{PromptTokens: 900, CompletionTokens: 20, TotalTokens: 920}}
 	for i := range 20 {
-		chunks = append(chunks, fmt.Appendf(nil, "data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %02d of the answer: some text of about a hundred bytes, as a model streams it to the IDE\"},\"finish_reason\":null}]}\n\n", i))
+		a.Text = append(a.Text, fmt.Sprintf("token %02d of the answer: some text of about a hundred bytes, as a model streams it to the IDE", i))
 	}
-	tail = []byte("data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
-		"data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":900,\"completion_tokens\":20,\"total_tokens\":920}}\n\n" +
-		"data: [DONE]\n\n")
+	data := a.Chunks()
+	for _, d := range data[:20] {
+		chunks = append(chunks, []byte(llmtest.Frame(d)))
+	}
+	tail = []byte(llmtest.Frame(data[20]) + llmtest.Frame(data[21]) + llmtest.Done)
 	return chunks, tail
 }
 
@@ -58,12 +61,13 @@ func benchStream() (chunks [][]byte, tail []byte) {
 // request through the middleware, decoding, options, prompt, the upstream
 // call to a loopback fake that answers 20 chunks at once, and the relay.
 func BenchmarkModelStream(b *testing.B) {
-	var stream strings.Builder
+	var data []string
 	for i := range 20 {
-		fmt.Fprintf(&stream, "data: {\"id\":\"up-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"token %02d of the answer, some text\"},\"finish_reason\":null}]}\n\n", i)
+		data = append(data, llmtest.TextChunk(fmt.Sprintf("token %02d of the answer, some text", i)))
 	}
-	stream.WriteString("data: [DONE]\n\n")
-	frames := []byte(stream.String())
+	frames := []byte(llmtest.SSE(data...))
+	// A minimal handler rather than llmtest: the fake must cost nothing
+	// per request (llmtest records each request and flushes each event).
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")

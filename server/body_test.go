@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/server"
 )
 
@@ -94,20 +95,12 @@ func TestReadHeaderTimeout(t *testing.T) {
 func TestStreamOutlivesBodyReadTimeout(t *testing.T) {
 	t.Parallel()
 	const timeout = 20 * time.Millisecond
-	release := make(chan struct{})
+	release := llmtest.NewGate()
 	addr, _ := serveLoopback(t, withServer(func(c *server.Config) { c.BodyReadTimeout = timeout }),
-		withUpstream(replayThen(t, "normal.sse", 1, func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case <-release:
-				for _, ev := range upstreamEvents(readUpstream(t, "normal.sse"))[1:] {
-					_, _ = io.WriteString(w, ev)
-				}
-			case <-r.Context().Done():
-			}
-		})))
+		withUpstream(replayFirst(t, "normal.sse", 1, append([]llmtest.Event{llmtest.Wait(release)}, replayRest(t, "normal.sse", 1)...)...)))
 	go func() {
 		time.Sleep(10 * timeout) // well past the body's deadline
-		close(release)
+		release.Release()
 	}()
 	ref := newGateway(t, withUpstream(replay(t, "normal.sse")))
 	want := readStream(t, post(t, ref.URL+"/agents/chat", `{"command":"templated"}`), "[DONE]").text()

@@ -63,7 +63,7 @@ func TestConversationTurns(t *testing.T) {
 		if s := readStream(t, r, "[DONE]"); s.text() != "Hello, \"world\"\n" {
 			t.Fatalf("turn %d: text %q", i, s.text())
 		}
-		got := decodeUpstream(t, gw.up.requests[i]).fields["messages"]
+		got := decodeUpstream(t, gw.up.Requests()[i]).fields["messages"]
 		if string(got) != turn.want {
 			t.Fatalf("turn %d: upstream messages\n%s\nwant\n%s", i, got, turn.want)
 		}
@@ -101,7 +101,7 @@ func TestConversationTurns(t *testing.T) {
 	if want := errBody("CONTEXT_NOT_FOUND", `no context \"conv-1\"`, "client", false, notFoundHint); status != 404 || body != want {
 		t.Fatalf("deleted: %d %s", status, body)
 	}
-	if n := gw.up.count(); n != len(turns) {
+	if n := gw.up.Count(); n != len(turns) {
 		t.Fatalf("the upstream got %d requests, want %d: a refused request reached it", n, len(turns))
 	}
 }
@@ -125,7 +125,7 @@ func TestConversationHugeID(t *testing.T) {
 			t.Fatalf("= %d %.400s", status, got)
 		}
 	}
-	if n := gw.up.count(); n != 0 {
+	if n := gw.up.Count(); n != 0 {
 		t.Fatalf("the upstream got %d requests", n)
 	}
 }
@@ -159,7 +159,7 @@ func TestConversationSeedShape(t *testing.T) {
 	if s := readStream(t, post(t, gw.URL+"/agents/chat", chatTurn("conv-s", "alice", "more")), "[DONE]"); s.text() != "Hello, \"world\"\n" {
 		t.Fatalf("turn 2: %q", s.text())
 	}
-	got := decodeUpstream(t, gw.up.requests[1]).fields["messages"]
+	got := decodeUpstream(t, gw.up.Requests()[1]).fields["messages"]
 	if want := `[` + system + `,{"role":"user","content":"hi"},` + answer + `,{"role":"user","content":"你好"},{"role":"user","content":"more"}]`; string(got) != want {
 		t.Fatalf("turn 2 upstream messages\n%s\nwant\n%s", got, want)
 	}

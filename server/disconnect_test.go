@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -24,12 +25,13 @@ import (
 func TestClientDisconnect(t *testing.T) {
 	before := runtime.NumGoroutine()
 	canceled := make(chan time.Time, 1)
-	h, up := newHandler(t, withUpstream(replayThen(t, "normal.sse", 2, func(_ http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
+	h, up := newHandler(t, withUpstream(replayFirst(t, "normal.sse", 2, llmtest.Stall())))
+	go func() {
+		up.Ended(t)
 		canceled <- time.Now()
-	})))
+	}()
 	gw := httptest.NewServer(h)
-	t.Cleanup(up.release) // should the test fail, the stalled upstream ends
+	t.Cleanup(up.Release) // should the test fail, the stalled upstream ends
 	transport := &http.Transport{}
 	client := &http.Client{Transport: transport}
 
@@ -59,14 +61,14 @@ func TestClientDisconnect(t *testing.T) {
 	}
 
 	closeWithin(t, gw, 2*time.Second)
-	closeWithin(t, up.Server, 2*time.Second)
+	closeWithin(t, up, 2*time.Second)
 	transport.CloseIdleConnections()
 	settleGoroutines(t, before)
 }
 
 // closeWithin closes a test server, failing with a goroutine dump when a
 // request it serves does not end in time.
-func closeWithin(t *testing.T, s *httptest.Server, d time.Duration) {
+func closeWithin(t *testing.T, s interface{ Close() }, d time.Duration) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() { s.Close(); close(done) }()
@@ -122,11 +124,12 @@ func TestFlushErrorStopsStream(t *testing.T) {
 			canceled := make(chan struct{})
 			log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: level}))
 			h, up := newHandler(t, withServer(func(c *server.Config) { c.Logger = log }),
-				withUpstream(replayThen(t, "normal.sse", 2, func(_ http.ResponseWriter, r *http.Request) {
-					<-r.Context().Done()
-					close(canceled)
-				})))
-			t.Cleanup(up.release)
+				withUpstream(replayFirst(t, "normal.sse", 2, llmtest.Stall())))
+			go func() {
+				up.Ended(t)
+				close(canceled)
+			}()
+			t.Cleanup(up.Release)
 			req := httptest.NewRequest(http.MethodPost, "/agents/chat", strings.NewReader(`{}`))
 			req.Header.Set("Content-Type", "application/json")
 			w := &goneWriter{header: http.Header{}}
@@ -172,20 +175,13 @@ func (w *plainWriter) Write(p []byte) (int, error) {
 // the stream flushes at least twice.
 func TestStreamWithoutFlusher(t *testing.T) {
 	w := &plainWriter{header: http.Header{}, wrote: make(chan struct{})}
-	rest := upstreamEvents(readUpstream(t, "normal.sse"))[2:]
-	h, up := newHandler(t, withUpstream(replayThen(t, "normal.sse", 2, func(uw http.ResponseWriter, r *http.Request) {
-		select {
-		case <-w.wrote:
-		case <-r.Context().Done():
-			return
-		}
-		for _, ev := range rest {
-			if _, err := io.WriteString(uw, ev); err != nil {
-				return
-			}
-		}
-	})))
-	t.Cleanup(up.release)
+	wrote := llmtest.NewGate()
+	go func() {
+		<-w.wrote
+		wrote.Release()
+	}()
+	h, up := newHandler(t, withUpstream(replayFirst(t, "normal.sse", 2, append([]llmtest.Event{llmtest.Wait(wrote)}, replayRest(t, "normal.sse", 2)...)...)))
+	t.Cleanup(up.Release)
 	req := httptest.NewRequest(http.MethodPost, "/agents/chat", strings.NewReader(`{}`))
 	req.Header.Set("Content-Type", "application/json")
 	h.ServeHTTP(w, req)

@@ -2,14 +2,11 @@ package server_test
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/tools/toolstep"
 )
@@ -31,16 +29,16 @@ type setup struct {
 	srv server.Config
 	run runner.RunnerConfig
 	llm llm.Config
-	// upstream serves the fake model platform; nil means no upstream
+	// upstream configures the fake model platform; nil means no upstream
 	// unless upstreamURL is set.
-	upstream    http.HandlerFunc
+	upstream    []llmtest.Option
 	upstreamURL string
 }
 
 // gateway is a running test gateway with its fake upstream.
 type gateway struct {
 	URL string
-	up  *upstream
+	up  *llmtest.Model
 }
 
 // loadAgents loads the test agents from testdata/agents, failing on any
@@ -56,7 +54,7 @@ func loadAgents(t testing.TB) *runner.Registry {
 
 // newHandler builds the gateway's handler as the options say, starting the
 // fake upstream when there is one.
-func newHandler(t testing.TB, opts ...option) (http.Handler, *upstream) {
+func newHandler(t testing.TB, opts ...option) (http.Handler, *llmtest.Model) {
 	t.Helper()
 	srv, up := newServer(t, opts...)
 	return srv.Handler(), up
@@ -64,7 +62,7 @@ func newHandler(t testing.TB, opts ...option) (http.Handler, *upstream) {
 
 // newServer builds the gateway's server as the options say, starting the
 // fake upstream when there is one.
-func newServer(t testing.TB, opts ...option) (*server.Server, *upstream) {
+func newServer(t testing.TB, opts ...option) (*server.Server, *llmtest.Model) {
 	t.Helper()
 	s := &setup{}
 	s.run.Signer = actions.NewSigner(testSecret, time.Hour)
@@ -72,10 +70,10 @@ func newServer(t testing.TB, opts ...option) (*server.Server, *upstream) {
 	for _, o := range opts {
 		o(s)
 	}
-	var up *upstream
+	var up *llmtest.Model
 	if s.upstream != nil {
-		up = newUpstream(t, s.upstream)
-		s.upstreamURL = up.URL
+		up = llmtest.New(t, s.upstream...)
+		s.upstreamURL = up.URL()
 	}
 	if s.upstreamURL != "" {
 		s.llm.BaseURL = s.upstreamURL
@@ -91,7 +89,7 @@ func newServer(t testing.TB, opts ...option) (*server.Server, *upstream) {
 
 // serveLoopback runs the gateway's own Serve (its http.Server and read
 // bounds, not httptest's) on a loopback port and returns its address.
-func serveLoopback(t testing.TB, opts ...option) (string, *upstream) {
+func serveLoopback(t testing.TB, opts ...option) (string, *llmtest.Model) {
 	t.Helper()
 	srv, up := newServer(t, opts...)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -103,7 +101,7 @@ func serveLoopback(t testing.TB, opts ...option) (string, *upstream) {
 	go func() { done <- srv.Serve(ctx, ln, time.Second) }()
 	t.Cleanup(func() {
 		if up != nil {
-			up.release()
+			up.Release()
 		}
 		cancel()
 		if err := <-done; err != nil {
@@ -122,76 +120,9 @@ func newGateway(t testing.TB, opts ...option) *gateway {
 	if up != nil {
 		// Cleanups run last first: stalled upstream handlers end before
 		// the gateway's server waits for its handlers.
-		t.Cleanup(up.release)
+		t.Cleanup(up.Release)
 	}
 	return &gateway{URL: ts.URL, up: up}
-}
-
-// upstream is the fake model platform; it records what it receives.
-type upstream struct {
-	*httptest.Server
-	mu       sync.Mutex
-	requests []recorded
-	// done ends the context of every request in flight; a test that fails
-	// while its handlers stall still ends instead of hanging in Close.
-	done     chan struct{}
-	stopOnce sync.Once
-}
-
-// release ends the requests in flight and those to come.
-func (u *upstream) release() { u.stopOnce.Do(func() { close(u.done) }) }
-
-// recorded is one request the upstream received.
-type recorded struct {
-	path   string
-	host   string
-	header http.Header
-	body   []byte
-	length int64
-}
-
-func newUpstream(t testing.TB, h http.HandlerFunc) *upstream {
-	t.Helper()
-	u := &upstream{done: make(chan struct{})}
-	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		u.mu.Lock()
-		u.requests = append(u.requests, recorded{path: r.URL.Path, host: r.Host, header: r.Header.Clone(), body: body, length: r.ContentLength})
-		u.mu.Unlock()
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		go func() {
-			select {
-			case <-u.done:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		h(w, r.WithContext(ctx))
-	}))
-	t.Cleanup(func() {
-		u.release()
-		u.Close()
-	})
-	return u
-}
-
-// only returns the one request the upstream received.
-func (u *upstream) only(t testing.TB) recorded {
-	t.Helper()
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if len(u.requests) != 1 {
-		t.Fatalf("the upstream received %d requests, want 1", len(u.requests))
-	}
-	return u.requests[0]
-}
-
-// count is the number of requests the upstream received.
-func (u *upstream) count() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return len(u.requests)
 }
 
 // readUpstream reads an upstream recording from testdata/upstream.
@@ -204,47 +135,28 @@ func readUpstream(t testing.TB, name string) []byte {
 	return data
 }
 
-// upstreamEvents splits a recording into its events, blank line included.
-func upstreamEvents(data []byte) []string {
-	var out []string
-	for ev := range strings.SplitAfterSeq(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n\n") {
-		if strings.TrimSpace(ev) != "" {
-			out = append(out, ev)
-		}
-	}
-	return out
+// replay serves a recording of testdata/upstream as an event stream,
+// flushing after each event as a live upstream does.
+func replay(t testing.TB, name string) llmtest.Reply {
+	return llmtest.Replay(t, filepath.Join("testdata", "upstream", name))
 }
 
-// replay serves a recording as an event stream, flushing after each event
-// as a live upstream does.
-func replay(t testing.TB, name string) http.HandlerFunc {
-	return replayThen(t, name, -1, nil)
+// replayFirst serves the first n events of a recording, then the events
+// after.
+func replayFirst(t testing.TB, name string, n int, after ...llmtest.Event) llmtest.Reply {
+	r := replay(t, name)
+	r.Events = append(r.Events[:n:n], after...)
+	return r
 }
 
-// replayThen serves the first n events of a recording (all when n < 0),
-// then calls then, if set.
-func replayThen(t testing.TB, name string, n int, then func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
-	events := upstreamEvents(readUpstream(t, name))
-	if n >= 0 {
-		events = events[:n]
-	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		for _, ev := range events {
-			if _, err := io.WriteString(w, ev); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-		}
-		if then != nil {
-			then(w, r)
-		}
-	}
+// replayRest are the events of a recording after its first n.
+func replayRest(t testing.TB, name string, n int) []llmtest.Event {
+	return replay(t, name).Events[n:]
 }
 
-// stall blocks until the request ends.
-func stall(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+// stall is an upstream that never answers: it holds the request before
+// the headers until the request ends.
+var stall = llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}}
 
 // closedURL is the URL of a listener that was closed: connecting is refused.
 func closedURL(t testing.TB) string {

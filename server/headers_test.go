@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // TestAuth: with tokens configured a request needs one, in either header;
@@ -39,24 +40,24 @@ func TestAuth(t *testing.T) {
 				if r.header.Get("WWW-Authenticate") == "" {
 					t.Error("401 without WWW-Authenticate")
 				}
-				if gw.up.count() != 0 {
+				if gw.up.Count() != 0 {
 					t.Error("an unauthenticated request reached the upstream")
 				}
 				return
 			}
 			readStream(t, r, "[DONE]")
-			rec := gw.up.only(t)
-			for name, values := range rec.header {
+			rec := gw.up.Only(t)
+			for name, values := range rec.Header {
 				for _, v := range values {
 					if strings.Contains(v, "gw-token") || strings.Contains(v, "other-token") {
 						t.Errorf("the upstream saw the gateway token in %s: %q", name, v)
 					}
 				}
 			}
-			if got := rec.header.Get("X-Agentgw-Token"); got != "" {
+			if got := rec.Header.Get("X-Agentgw-Token"); got != "" {
 				t.Errorf("the upstream saw X-Agentgw-Token %q", got)
 			}
-			if got := rec.header.Get("Authorization"); got != tt.upstreamAuth {
+			if got := rec.Header.Get("Authorization"); got != tt.upstreamAuth {
 				t.Errorf("the upstream saw Authorization %q, want %q", got, tt.upstreamAuth)
 			}
 		})
@@ -92,12 +93,12 @@ func TestForwardHeaders(t *testing.T) {
 		t.Parallel()
 		gw := newGateway(t, withUpstream(replay(t, "normal.sse")))
 		readStream(t, post(t, gw.URL+"/agents/chat", `{"temperature":1}`, pluginHeaders...), "[DONE]")
-		rec := gw.up.only(t)
+		rec := gw.up.Only(t)
 		want := map[string]string{
 			"Authorization": "Bearer plugin-key", "X-Foo": "bar", "Content-Type": "application/json",
 			"Accept-Encoding": "", "X-Hop": "", "Proxy-Authorization": "", "Te": "",
 		}
-		checkHeaders(t, rec.header, want)
+		checkHeaders(t, rec.Header, want)
 		checkTransport(t, gw, rec)
 	})
 	t.Run("key", func(t *testing.T) {
@@ -106,8 +107,8 @@ func TestForwardHeaders(t *testing.T) {
 			c.Auth, c.APIKey = llm.AuthKey, "sk-gateway"
 		}))
 		readStream(t, post(t, gw.URL+"/agents/chat", `{}`, pluginHeaders...), "[DONE]")
-		rec := gw.up.only(t)
-		checkHeaders(t, rec.header, map[string]string{
+		rec := gw.up.Only(t)
+		checkHeaders(t, rec.Header, map[string]string{
 			"Authorization": "Bearer sk-gateway", "X-Foo": "", "Accept-Encoding": "", "X-Hop": "", "Proxy-Authorization": "",
 		})
 		checkTransport(t, gw, rec)
@@ -124,12 +125,12 @@ func checkHeaders(t *testing.T, h http.Header, want map[string]string) {
 }
 
 // checkTransport: Host and Content-Length are the upstream call's own.
-func checkTransport(t *testing.T, gw *gateway, rec recorded) {
+func checkTransport(t *testing.T, gw *gateway, rec llmtest.Request) {
 	t.Helper()
-	if want := strings.TrimPrefix(gw.up.URL, "http://"); rec.host != want {
-		t.Errorf("the upstream saw Host %q, want its own %q", rec.host, want)
+	if want := strings.TrimPrefix(gw.up.URL(), "http://"); rec.Host != want {
+		t.Errorf("the upstream saw Host %q, want its own %q", rec.Host, want)
 	}
-	if rec.length != int64(len(rec.body)) {
-		t.Errorf("the upstream saw Content-Length %d for a body of %d bytes", rec.length, len(rec.body))
+	if rec.ContentLength != int64(len(rec.Body)) {
+		t.Errorf("the upstream saw Content-Length %d for a body of %d bytes", rec.ContentLength, len(rec.Body))
 	}
 }

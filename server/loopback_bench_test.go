@@ -28,6 +28,8 @@ import (
 // run.
 func BenchmarkLoopback(b *testing.B) {
 	chunks, tail := benchStream()
+	// A minimal handler rather than llmtest: the fake must cost nothing
+	// per request (llmtest records each request), as the proxy's does not.
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")

@@ -113,7 +113,7 @@ func TestObservedUpstreamHeaders(t *testing.T) {
 		}
 		gw := newGateway(t, append(opts, withUpstream(replay(t, "normal.sse")))...)
 		post(t, gw.URL+"/agents/chat", `{"command":"default"}`, "Traceparent", "00-from-plugin-01")
-		got := gw.up.only(t).header.Get("Traceparent")
+		got := gw.up.Only(t).Header.Get("Traceparent")
 		// Without observers the plugin's own traceparent is forwarded
 		// as the end-to-end header it is.
 		want := "00-from-plugin-01"

@@ -1,12 +1,12 @@
 package server_test
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/server"
 )
 
@@ -19,8 +19,15 @@ func withRunner(f func(*runner.RunnerConfig)) option { return func(s *setup) { f
 
 func withLLM(f func(*llm.Config)) option { return func(s *setup) { f(&s.llm) } }
 
-// withUpstream starts a fake upstream served by h.
-func withUpstream(h http.HandlerFunc) option { return func(s *setup) { s.upstream = h } }
+// withUpstream starts a fake upstream that answers every request with r.
+func withUpstream(r llmtest.Reply) option {
+	return withModel(llmtest.Repeat(r))
+}
+
+// withModel starts a fake model platform with the options.
+func withModel(opts ...llmtest.Option) option {
+	return func(s *setup) { s.upstream = append(opts, s.upstream...) }
+}
 
 // withUpstreamURL points the gateway at u without starting an upstream.
 func withUpstreamURL(u string) option { return func(s *setup) { s.upstreamURL = u } }

@@ -1,61 +1,30 @@
 package server_test
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // planUpstream is a model platform for the planner: "slow" streams only
 // once "mark" (asked by a step that runs after the fast reply) has arrived,
 // so the fast step has finished before the slow one writes; "mark" answers
 // a chat.completion; "boom" fails with 503. It counts the requests.
-func planUpstream(t *testing.T) (string, *atomic.Int32) {
-	marked := make(chan struct{})
-	var once sync.Once
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		var body struct {
-			Stream   bool                       `json:"stream"`
-			Messages []struct{ Content string } `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body.Messages) == 0 {
-			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
-			return
-		}
-		switch prompt := body.Messages[len(body.Messages)-1].Content; prompt {
+func planUpstream(t *testing.T) *llmtest.Model {
+	marked := llmtest.NewGate()
+	return llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		switch r.LastMessage().Content {
 		case "mark":
-			once.Do(func() { close(marked) })
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"marked"},"finish_reason":"stop"}]}`)
+			marked.Release()
+			return llmtest.Text("marked")
 		case "boom":
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprint(w, `{"error":{"message":"the model is overloaded","type":"server_error"}}`)
-		default:
-			select {
-			case <-marked:
-			case <-r.Context().Done():
-				return
-			}
-			w.Header().Set("Content-Type", "text/event-stream")
-			for _, part := range []string{"slow ", "text|"} {
-				fmt.Fprintf(w, "data: {\"id\":\"up\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q},\"finish_reason\":null}]}\n\n", part)
-				w.(http.Flusher).Flush()
-			}
-			fmt.Fprint(w, "data: {\"id\":\"up\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+			return llmtest.JSON(http.StatusServiceUnavailable, `{"error":{"message":"the model is overloaded","type":"server_error"}}`)
 		}
+		return llmtest.Text("slow ", "text|").Hold(marked)
 	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, &n
 }
 
 // TestPlanOutputInStepOrder: steps run in parallel, their output arrives
@@ -63,8 +32,8 @@ func planUpstream(t *testing.T) (string, *atomic.Int32) {
 // every chunk carrying the response's one id.
 func TestPlanOutputInStepOrder(t *testing.T) {
 	t.Parallel()
-	up, requests := planUpstream(t)
-	gw := newGateway(t, withUpstreamURL(up))
+	up := planUpstream(t)
+	gw := newGateway(t, withUpstreamURL(up.URL()))
 	s := readStream(t, post(t, gw.URL+"/agents/planner", `{"command":"parallel"}`), "[DONE]")
 	if errs := s.of("error"); len(errs) > 0 {
 		t.Fatalf("error: %s", errs[0].data)
@@ -76,10 +45,10 @@ func TestPlanOutputInStepOrder(t *testing.T) {
 	for _, f := range s.of("chunk") {
 		ids[f.chunk.ID] = true
 	}
-	if len(ids) != 1 || ids["up"] {
+	if len(ids) != 1 || ids[llmtest.ID] {
 		t.Errorf("chunk ids %v, want one id of the gateway's", ids)
 	}
-	if n := requests.Load(); n != 2 {
+	if n := up.Count(); n != 2 {
 		t.Errorf("the upstream got %d requests, want 2", n)
 	}
 }
@@ -89,8 +58,8 @@ func TestPlanOutputInStepOrder(t *testing.T) {
 // the end frames; the steps after it do not run.
 func TestPlanStepFails(t *testing.T) {
 	t.Parallel()
-	up, _ := planUpstream(t)
-	gw := newGateway(t, withUpstreamURL(up))
+	up := planUpstream(t)
+	gw := newGateway(t, withUpstreamURL(up.URL()))
 	tests := []struct {
 		command, code, msg string
 		status             int

@@ -20,11 +20,11 @@ func TestPromptPreview(t *testing.T) {
 		if preview.status != http.StatusOK || preview.header.Get("Content-Type") != "application/json" {
 			t.Fatalf("preview: %d %s: %s", preview.status, preview.header.Get("Content-Type"), preview.body)
 		}
-		if n := gw.up.count(); n != 0 {
+		if n := gw.up.Count(); n != 0 {
 			t.Fatalf("the preview sent %d requests upstream", n)
 		}
 		readStream(t, post(t, gw.URL+"/agents/chat", body), "[DONE]")
-		if sent := gw.up.only(t).body; string(sent) != string(preview.body) {
+		if sent := gw.up.Only(t).Body; string(sent) != string(preview.body) {
 			t.Errorf("preview:\n%s\nsent upstream:\n%s", preview.body, sent)
 		}
 	}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // TestUpstreamEchoedCredentialsRedacted: an upstream that echoes the
@@ -24,21 +24,19 @@ func TestUpstreamEchoedCredentialsRedacted(t *testing.T) {
 		pluginToken = "plugin-BEARER-fedcba9876"
 		pluginKey   = "plugin-APIKEY-13579"
 	)
-	echo := func(status int) func(secret string) http.HandlerFunc {
-		return func(secret string) http.HandlerFunc {
-			return func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(status)
-				fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s (Authorization: %s)"}}`, secret, r.Header.Get("Authorization"))
-			}
+	echo := func(status int) func(secret string) option {
+		return func(secret string) option {
+			return withModel(llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+				return llmtest.JSON(status, fmt.Sprintf(`{"error":{"message":"Incorrect API key provided: %s (Authorization: %s)"}}`, secret, r.Header.Get("Authorization")))
+			}))
 		}
 	}
-	midStream := func(secret string) http.HandlerFunc {
-		return replayThen(t, "normal.sse", 2, func(w http.ResponseWriter, r *http.Request) {
-			fmt.Fprintf(w, "data: {\"error\":{\"message\":\"token %s expired; auth %s\"}}\n\n", secret, r.Header.Get("Authorization"))
-		})
+	midStream := func(secret string) option {
+		return withModel(llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+			return replayFirst(t, "normal.sse", 2, llmtest.Raw(fmt.Sprintf("data: {\"error\":{\"message\":\"token %s expired; auth %s\"}}\n\n", secret, r.Header.Get("Authorization"))))
+		}))
 	}
-	upstreams := map[string]func(secret string) http.HandlerFunc{"401": echo(401), "500": echo(500), "mid-stream": midStream}
+	upstreams := map[string]func(secret string) option{"401": echo(401), "500": echo(500), "mid-stream": midStream}
 	modes := []struct {
 		name    string
 		llm     func(*llm.Config)
@@ -53,7 +51,7 @@ func TestUpstreamEchoedCredentialsRedacted(t *testing.T) {
 			t.Run(m.name+", "+name, func(t *testing.T) {
 				t.Parallel()
 				var logs syncbuf.Buffer
-				gw := newGateway(t, withUpstream(up(m.echoes)), withLLM(m.llm),
+				gw := newGateway(t, up(m.echoes), withLLM(m.llm),
 					withLLM(func(c *llm.Config) {
 						c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 					}),

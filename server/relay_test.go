@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // TestRelay relays a normal upstream stream after a reply: one id for all
@@ -32,7 +34,7 @@ func TestRelay(t *testing.T) {
 		t.Errorf("text %q, want %q", got, want)
 	}
 	// The relayed chunks are the upstream's, only the id rewritten.
-	upEvents := upstreamEvents(readUpstream(t, "normal.sse"))
+	upEvents := llmtest.SplitEvents(string(readUpstream(t, "normal.sse")))
 	for i, ev := range upEvents[:4] {
 		up := strings.TrimSuffix(strings.TrimPrefix(ev, "data: "), "\n\n")
 		wantData := strings.Replace(up, `"id":"chatcmpl-up1"`, `"id":"`+id+`"`, 1)
@@ -40,8 +42,8 @@ func TestRelay(t *testing.T) {
 			t.Errorf("relayed chunk %d:\n got %s\nwant %s", i, got, wantData)
 		}
 	}
-	if gw.up.count() != 1 {
-		t.Errorf("the upstream was called %d times, want 1", gw.up.count())
+	if gw.up.Count() != 1 {
+		t.Errorf("the upstream was called %d times, want 1", gw.up.Count())
 	}
 }
 
@@ -51,14 +53,14 @@ type upstreamBody struct {
 	messages []struct{ Role, Content string }
 }
 
-func decodeUpstream(t *testing.T, rec recorded) upstreamBody {
+func decodeUpstream(t *testing.T, rec llmtest.Request) upstreamBody {
 	t.Helper()
 	var b upstreamBody
-	if err := json.Unmarshal(rec.body, &b.fields); err != nil {
-		t.Fatalf("the upstream got invalid JSON: %v\n%s", err, rec.body)
+	if err := json.Unmarshal(rec.Body, &b.fields); err != nil {
+		t.Fatalf("the upstream got invalid JSON: %v\n%s", err, rec.Body)
 	}
 	if err := json.Unmarshal(b.fields["messages"], &b.messages); err != nil {
-		t.Fatalf("messages: %v\n%s", err, rec.body)
+		t.Fatalf("messages: %v\n%s", err, rec.Body)
 	}
 	return b
 }
@@ -92,9 +94,9 @@ func TestUpstreamRequest(t *testing.T) {
 			t.Parallel()
 			gw := newGateway(t, withUpstream(replay(t, "normal.sse")))
 			readStream(t, post(t, gw.URL+"/agent", sprintf(relayRequest, tt.command)), "[DONE]")
-			rec := gw.up.only(t)
-			if rec.path != "/chat/completions" {
-				t.Errorf("path %q, want /chat/completions", rec.path)
+			rec := gw.up.Only(t)
+			if rec.Path != "/chat/completions" {
+				t.Errorf("path %q, want /chat/completions", rec.Path)
 			}
 			b := decodeUpstream(t, rec)
 			var got []string
@@ -143,7 +145,7 @@ func TestModelResolution(t *testing.T) {
 			t.Parallel()
 			gw := newGateway(t, withUpstream(replay(t, "normal.sse")))
 			s := readStream(t, post(t, gw.URL+tt.path, tt.body), "[DONE]")
-			b := decodeUpstream(t, gw.up.only(t))
+			b := decodeUpstream(t, gw.up.Only(t))
 			if got := string(b.fields["model"]); got != `"`+tt.want+`"` {
 				t.Errorf("upstream model %s, want %q", got, tt.want)
 			}
@@ -164,7 +166,7 @@ func TestRelayToolCalls(t *testing.T) {
 		t.Fatalf("frames %s", got)
 	}
 	id := s.frames[0].chunk.ID
-	for i, ev := range upstreamEvents(readUpstream(t, "tool_calls.sse"))[:3] {
+	for i, ev := range llmtest.SplitEvents(string(readUpstream(t, "tool_calls.sse")))[:3] {
 		up := strings.TrimSuffix(strings.TrimPrefix(ev, "data: "), "\n\n")
 		if want := strings.Replace(up, `"id":"chatcmpl-up3"`, `"id":"`+id+`"`, 1); s.frames[i].data != want {
 			t.Errorf("chunk %d:\n got %s\nwant %s", i, s.frames[i].data, want)
@@ -173,7 +175,7 @@ func TestRelayToolCalls(t *testing.T) {
 	if !strings.Contains(s.frames[0].data, `"id":"call_abc"`) {
 		t.Error("the tool call's own id was rewritten")
 	}
-	b := decodeUpstream(t, gw.up.only(t))
+	b := decodeUpstream(t, gw.up.Only(t))
 	if got := string(b.fields["tools"]); got != `[{"type":"function","function":{"name":"get_weather"}}]` {
 		t.Errorf("tools %s", got)
 	}

@@ -2,15 +2,13 @@ package server_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -34,16 +32,9 @@ func withRemote(t testing.TB) option {
 // internalService is a service of the operator's network that no request
 // may reach through the gateway; it counts what reaches it and answers as
 // an agent would, so a forward would succeed.
-func internalService(t *testing.T) (*httptest.Server, *atomic.Int64) {
+func internalService(t *testing.T) *llmtest.Model {
 	t.Helper()
-	var hits atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"INTERNAL SECRET\"}}]}\n\ndata: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hits
+	return llmtest.New(t, llmtest.Repeat(llmtest.Frames(llmtest.TextChunk("INTERNAL SECRET"))))
 }
 
 // TestRequestDefinitionNetworkTargets: a request-carried definition may
@@ -57,8 +48,8 @@ func internalService(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // relayed the answer.
 func TestRequestDefinitionNetworkTargets(t *testing.T) {
 	t.Parallel()
-	internal, hits := internalService(t)
-	in := internal.URL + "/internal"
+	internal := internalService(t)
+	in := internal.URL() + "/internal"
 	gw := newGateway(t, withUpstream(replay(t, "normal.sse")), withRequestDefinitions(true), withRemote(t))
 	cmd := `{"name":"default","messageTemplates":[{"role":"user","template":"hi"}]}`
 	tests := []struct{ name, def, path string }{
@@ -89,10 +80,10 @@ func TestRequestDefinitionNetworkTargets(t *testing.T) {
 			t.Errorf("%s: the internal service's answer was relayed: %s", tc.name, r.body)
 		}
 	}
-	if n := hits.Load(); n != 0 {
+	if n := internal.Count(); n != 0 {
 		t.Errorf("the internal service was called %d times", n)
 	}
-	if n := gw.up.count(); n != 0 {
+	if n := gw.up.Count(); n != 0 {
 		t.Errorf("the model was called %d times", n)
 	}
 }
@@ -104,7 +95,7 @@ func TestRequestDefinitionNetworkTargets(t *testing.T) {
 // host the client used; any other is refused, and never reached.
 func TestRequestDefinitionOwnEndpoint(t *testing.T) {
 	t.Parallel()
-	internal, hits := internalService(t)
+	internal := internalService(t)
 	def := func(endpoint string) string {
 		return `{"agent":"adhoc","agentDefinition":{"service":{"endpoint":"` + endpoint + `"},
 			"commands":[{"name":"default","messageTemplates":[{"role":"user","template":"hi"}]}]}}`
@@ -118,7 +109,7 @@ func TestRequestDefinitionOwnEndpoint(t *testing.T) {
 				t.Errorf("%s: text %q, want the model's answer", ep, got)
 			}
 		}
-		if n := gw.up.count(); n != 3 {
+		if n := gw.up.Count(); n != 3 {
 			t.Errorf("the model was called %d times, want 3", n)
 		}
 		errorResponse(t, post(t, gw.URL+"/agent", def(strings.Replace(gw.URL, "http://", "http://user@", 1))), 422, apierr.CodeDefinitionNotAllowed)
@@ -139,16 +130,16 @@ func TestRequestDefinitionOwnEndpoint(t *testing.T) {
 		// The Host header names the internal service: the endpoint is
 		// taken as the gateway's own, and still never reached.
 		gw := newGateway(t, withUpstream(replay(t, "normal.sse")), withRequestDefinitions(true), withRemote(t))
-		req, err := http.NewRequest(http.MethodPost, gw.URL+"/agent", strings.NewReader(def(internal.URL)))
+		req, err := http.NewRequest(http.MethodPost, gw.URL+"/agent", strings.NewReader(def(internal.URL())))
 		if err != nil {
 			t.Fatal(err)
 		}
 		req.Header.Set("Content-Type", "application/json")
-		req.Host = strings.TrimPrefix(internal.URL, "http://")
+		req.Host = strings.TrimPrefix(internal.URL(), "http://")
 		readStream(t, do(t, req), "[DONE]")
 	})
 	t.Cleanup(func() {
-		if n := hits.Load(); n != 0 {
+		if n := internal.Count(); n != 0 {
 			t.Errorf("the internal service was called %d times", n)
 		}
 	})

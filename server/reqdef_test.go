@@ -34,7 +34,7 @@ func TestRequestDefinitions(t *testing.T) {
 		if !strings.Contains(c.Message, "does not accept agent definitions") {
 			t.Errorf("message %q does not say request definitions are refused", c.Message)
 		}
-		if gw.up.count() != 0 {
+		if gw.up.Count() != 0 {
 			t.Error("the upstream was called")
 		}
 	})
@@ -48,7 +48,7 @@ func TestRequestDefinitions(t *testing.T) {
 		if got := s.text(); got != "Hello, \"world\"\n" {
 			t.Errorf("text %q, want the upstream's", got)
 		}
-		b := decodeUpstream(t, gw.up.only(t))
+		b := decodeUpstream(t, gw.up.Only(t))
 		var got []string
 		for _, m := range b.messages {
 			got = append(got, m.Role+": "+m.Content)
@@ -76,7 +76,7 @@ func TestRequestDefinitions(t *testing.T) {
 		if errs := s.of("error"); len(errs) != 1 || errs[0].err.ErrorCode != apierr.CodeCommandEmpty {
 			t.Errorf("want one COMMAND_EMPTY error frame, got %v", s.kinds())
 		}
-		if gw.up.count() != 0 {
+		if gw.up.Count() != 0 {
 			t.Error("the upstream was called")
 		}
 	})
@@ -114,7 +114,7 @@ func TestRequestDefinitions(t *testing.T) {
 				t.Errorf("message %q, want it to say %q", c.Message, w)
 			}
 		}
-		if gw.up.count() != 0 {
+		if gw.up.Count() != 0 {
 			t.Error("the upstream was called")
 		}
 	})

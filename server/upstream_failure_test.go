@@ -4,40 +4,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // answer is an upstream that answers status with an OpenAI error body.
-func answer(status int, message string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		fmt.Fprintf(w, `{"error":{"message":%q,"type":"requests","param":null,"code":"x"}}`, message)
-	}
+func answer(status int, message string) llmtest.Reply {
+	return llmtest.JSON(status, fmt.Sprintf(`{"error":{"message":%q,"type":"requests","param":null,"code":"x"}}`, message))
 }
 
 // dropAfter is an upstream that sends the first n events of normal.sse in
 // a chunked body and then closes the connection without ending the body.
-func dropAfter(t *testing.T, n int) http.HandlerFunc {
-	events := upstreamEvents(readUpstream(t, "normal.sse"))[:n]
-	return func(w http.ResponseWriter, r *http.Request) {
-		conn, buf, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			t.Errorf("hijack: %v", err)
-			return
-		}
-		defer conn.Close()
-		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
-		for _, ev := range events {
-			fmt.Fprintf(buf, "%x\r\n%s\r\n", len(ev), ev)
-		}
-		_ = buf.Flush()
-	}
+func dropAfter(t *testing.T, n int) llmtest.Reply {
+	return replayFirst(t, "normal.sse", n, llmtest.Abort())
 }
 
 // TestUpstreamFailures: every upstream failure is reported inside a 200
@@ -67,11 +50,11 @@ func TestUpstreamFailures(t *testing.T) {
 			withUpstream(stall), withTimeouts(200*time.Millisecond, 0), withKeepAlive(50 * time.Millisecond)},
 			code: apierr.CodeUpstreamTimeout, msg: "first-byte", recoverable: true, ping: true},
 		{name: "idle stall", opts: []option{
-			withUpstream(replayThen(t, "normal.sse", 2, stall)), withTimeouts(0, 200*time.Millisecond)},
+			withUpstream(replayFirst(t, "normal.sse", 2, llmtest.Stall())), withTimeouts(0, 200*time.Millisecond)},
 			text: "Hello", code: apierr.CodeUpstreamTimeout, msg: "idle", recoverable: true},
 		{name: "connection dropped", opts: []option{withUpstream(dropAfter(t, 2))},
 			text: "Hello", code: apierr.CodeUpstreamError},
-		{name: "ended cleanly without finish_reason or terminator", opts: []option{withUpstream(replayThen(t, "normal.sse", 2, nil))},
+		{name: "ended cleanly without finish_reason or terminator", opts: []option{withUpstream(replayFirst(t, "normal.sse", 2))},
 			text: "Hello", code: apierr.CodeUpstreamError, msg: "the answer is incomplete", recoverable: true},
 		{name: "connection refused", opts: []option{withUpstreamURL(closedURL(t))},
 			code: apierr.CodeUpstreamUnavailable, recoverable: true},

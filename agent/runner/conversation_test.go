@@ -55,7 +55,7 @@ func TestConversationToolTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sent struct{ Messages json.RawMessage }
-	_ = json.Unmarshal(m.raw[len(m.raw)-1], &sent)
+	_ = json.Unmarshal(m.Last(t).Body, &sent)
 	want := `[{"role":"system","content":"You use tools."},{"role":"user","content":"add"},` +
 		`{"role":"assistant","content":"let me see. ","tool_calls":[{"id":"c1","type":"function","function":{"name":"add","arguments":"{\"a\": 1, \"b\": 2}"}},{"id":"c2","type":"function","function":{"name":"add","arguments":"{\"a\": 10, \"b\": 20}"}}]},` +
 		`{"role":"tool","tool_call_id":"c1","content":"` + result1 + `"},` +
@@ -155,7 +155,7 @@ func TestConversationPlanState(t *testing.T) {
 // are cut first, and a tool result never leads the turns left.
 func TestConversationBudget(t *testing.T) {
 	repo := contexts.NewStoreRepo(store.NewMemory(), contexts.Config{})
-	up := newFakeUpstream(t, "ok")
+	up := okModel(t)
 	r, logs := testRunner(t, convPlanAgent, up, RunnerConfig{Contexts: repo})
 	if _, _, err := repo.Open(t.Context(), "conv-b", ""); err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func TestConversationBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sent struct{ Messages json.RawMessage }
-	_ = json.Unmarshal(up.last(), &sent)
+	_ = json.Unmarshal(up.Last(t).Body, &sent)
 	if want := `[{"role":"system","content":"S"},{"role":"assistant","content":"latest"},{"role":"user","content":"now"}]`; string(sent.Messages) != want {
 		t.Fatalf("upstream messages %s\nwant %s", sent.Messages, want)
 	}
@@ -202,7 +202,7 @@ func (f *failingSwaps) Swap(ctx context.Context, key string, old, value []byte, 
 func TestConversationStoreDown(t *testing.T) {
 	st := &failingSwaps{Memory: store.NewMemory()}
 	repo := contexts.NewStoreRepo(st, contexts.Config{})
-	r, _ := testRunner(t, convPlanAgent, newFakeUpstream(t), RunnerConfig{Contexts: repo})
+	r, _ := testRunner(t, convPlanAgent, hiModel(t), RunnerConfig{Contexts: repo})
 	req, err := DecodeRequest([]byte(`{"agent":"p","command":"small","contextId":"conv-d","contextVariables":[{"name":"userInputPrompt","value":"x"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +218,7 @@ func TestConversationStoreDown(t *testing.T) {
 	for _, f := range rec.Frames() {
 		kinds = append(kinds, f.Kind)
 	}
-	if got := fmt.Sprint(kinds); got != "[chunk chunk error end]" {
+	if got := fmt.Sprint(kinds); got != "[chunk chunk chunk error end]" { // Hi, there, the finish
 		t.Fatalf("frames %s", got)
 	}
 	if e := rec.Err(); e.Code != "STORE_UNAVAILABLE" || strings.Contains(e.Message, "refused") {
@@ -252,7 +252,7 @@ func TestConversationContextSameInPlans(t *testing.T) {
 	if _, err := repo.Apply(t.Context(), "conv-v", "", contexts.Operation{Op: contexts.OpUpdateState, State: map[string]any{"a": 1.0}}, 0); err != nil {
 		t.Fatal(err)
 	}
-	up := newFakeUpstream(t, "ok")
+	up := okModel(t)
 	r, _ := testRunner(t, convVersionAgent, up, RunnerConfig{Contexts: repo})
 	body := func(cmd string) string {
 		return `{"agent":"v","command":"` + cmd + `","contextId":"conv-v","contextVariables":[{"name":"activeEditor","value":{"filePath":"a.go","content":"x"}}]}`
@@ -269,7 +269,7 @@ func TestConversationContextSameInPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sent struct{ Messages json.RawMessage }
-	_ = json.Unmarshal(up.last(), &sent)
+	_ = json.Unmarshal(up.Last(t).Body, &sent)
 	want := `[{"role":"system","content":"cmd v=3 id=conv-v n=1"},{"role":"assistant","content":"step v=2 id=conv-v n=1 $v=2 $id=conv-v editor=a.go"}]`
 	if got := string(sent.Messages); got != want {
 		t.Fatalf("command upstream messages:\n%s\nwant\n%s", got, want)

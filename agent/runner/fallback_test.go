@@ -1,18 +1,14 @@
 package runner
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 const fallbackAgents = `
@@ -41,35 +37,24 @@ commands:
     messageTemplates: [{role: user, template: "{{ .userInputPrompt }}"}]
 `
 
-// modelUpstream fails with 503 for the models in failing and answers the
-// others; it records the model of each request.
-type modelUpstream struct {
-	mu     sync.Mutex
-	models []string
-	srv    *httptest.Server
+// fallbackModel fails with 503 for the models in failing and answers the
+// others "from MODEL".
+func fallbackModel(t *testing.T, failing ...string) *llmtest.Model {
+	return llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		if slices.Contains(failing, r.Model) {
+			return llmtest.Error(http.StatusServiceUnavailable, "overloaded")
+		}
+		return llmtest.Text("from " + r.Model)
+	}))
 }
 
-func newModelUpstream(t *testing.T, failing ...string) *modelUpstream {
-	u := &modelUpstream{}
-	u.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var b struct {
-			Model string `json:"model"`
-		}
-		_ = json.Unmarshal(body, &b)
-		u.mu.Lock()
-		u.models = append(u.models, b.Model)
-		u.mu.Unlock()
-		if slices.Contains(failing, b.Model) {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprint(w, `{"error":{"message":"overloaded"}}`)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"from %s\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", b.Model)
-	}))
-	t.Cleanup(u.srv.Close)
-	return u
+// models are the models of the requests m received.
+func models(m *llmtest.Model) []string {
+	var out []string
+	for _, r := range m.Requests() {
+		out = append(out, r.Model)
+	}
+	return out
 }
 
 // TestFallbackModels: a model that fails before answering is replaced by
@@ -92,8 +77,8 @@ func TestFallbackModels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.agent+"/"+tt.command+" failing "+strings.Join(tt.failing, ","), func(t *testing.T) {
-			up := newModelUpstream(t, tt.failing...)
-			c, err := llm.New(llm.Config{BaseURL: up.srv.URL, FallbackModels: []string{"gateway-fb"}})
+			up := fallbackModel(t, tt.failing...)
+			c, err := llm.New(llm.Config{BaseURL: up.URL(), FallbackModels: []string{"gateway-fb"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,8 +87,8 @@ func TestFallbackModels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(up.models, tt.models) {
-				t.Errorf("the upstream was asked for %q, want %q", up.models, tt.models)
+			if got := models(up); !slices.Equal(got, tt.models) {
+				t.Errorf("the upstream was asked for %q, want %q", got, tt.models)
 			}
 			if e := rec.Err(); tt.text == "" && (e == nil || e.Code != apierr.CodeUpstreamError || e.UpstreamStatus != 503) {
 				t.Errorf("error %+v, want UPSTREAM_ERROR 503", e)

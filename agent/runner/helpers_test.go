@@ -2,16 +2,11 @@ package runner
 
 import (
 	"bytes"
-	"encoding/json"
-	"io"
 	"io/fs"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
 	"github.com/agentgw/agentgw/tools/toolstep"
 )
@@ -68,57 +64,26 @@ func (a *archive) set(name, content string) {
 	a.sections[name] = content
 }
 
-// fakeUpstream records chat completion requests and answers each with a
-// short stream.
-type fakeUpstream struct {
-	mu     sync.Mutex
-	bodies [][]byte
-	header http.Header
-	srv    *httptest.Server
+// hiModel is a model that answers every request "Hi there" in two chunks.
+func hiModel(t *testing.T) *llmtest.Model {
+	return llmtest.New(t, llmtest.Repeat(llmtest.Text("Hi", " there")))
 }
 
-func newFakeUpstream(t *testing.T, chunks ...string) *fakeUpstream {
-	f := &fakeUpstream{}
-	if len(chunks) == 0 {
-		chunks = []string{"Hi", " there"}
-	}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		f.mu.Lock()
-		f.bodies = append(f.bodies, body)
-		f.header = r.Header.Clone()
-		f.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, c := range chunks {
-			data, _ := json.Marshal(map[string]any{"id": "up-1", "object": "chat.completion.chunk", "model": "m",
-				"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": c}}}})
-			_, _ = w.Write([]byte("data: " + string(data) + "\n\n"))
-		}
-		_, _ = w.Write([]byte("data: [DONE]\n\n"))
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeUpstream) last() []byte {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.bodies) == 0 {
-		return nil
-	}
-	return f.bodies[len(f.bodies)-1]
+// okModel is a model that answers every request "ok".
+func okModel(t *testing.T) *llmtest.Model {
+	return llmtest.New(t, llmtest.Repeat(llmtest.Text("ok")))
 }
 
 // testRunner builds a runner over the agents in yaml, with an upstream
 // when up is not nil, logging into logs.
-func testRunner(t *testing.T, yaml string, up *fakeUpstream, cfg RunnerConfig) (*Runner, *bytes.Buffer) {
+func testRunner(t *testing.T, yaml string, up *llmtest.Model, cfg RunnerConfig) (*Runner, *bytes.Buffer) {
 	t.Helper()
 	agents, diags := parseAll("test.yaml", []byte(yaml))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents do not load:\n%s", diags)
 	}
 	if up != nil {
-		c, err := llm.New(llm.Config{BaseURL: up.srv.URL, FirstByteTimeout: 5 * time.Second})
+		c, err := llm.New(llm.Config{BaseURL: up.URL(), FirstByteTimeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -71,9 +71,7 @@ func TestResumedUpstreamRequests(t *testing.T) {
 				if e := rec.Err(); e != nil {
 					t.Fatalf("the resumed run failed: %+v", e)
 				}
-				m.mu.Lock()
-				bodies := m.raw
-				m.mu.Unlock()
+				bodies := m.Bodies()
 				if len(bodies) != 2 {
 					t.Fatalf("%d upstream requests, want 2", len(bodies))
 				}
@@ -385,9 +383,7 @@ func TestFrontendFallback(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				m.mu.Lock()
-				bodies := m.raw
-				m.mu.Unlock()
+				bodies := m.Bodies()
 				if tc.abort != "" {
 					e := rec.Err()
 					if e == nil || e.Code != "TOOL_FAILED" || e.Message != tc.abort || e.Source != apierr.SourceClient || e.Recoverable {

@@ -3,7 +3,6 @@ package runner
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -117,54 +117,33 @@ commands:
     reply: "v1"
 `
 
-// planUpstream answers by the prompt's last message: "slow" streams after
-// a pause, "stall" never answers, "flaky" fails twice then answers, "json"
+// planModel answers by the prompt's last message: "slow" answers after a
+// pause, "stall" never answers, "flaky" fails twice then answers, "json"
 // answers JSON, anything else echoes.
-func planUpstream(t *testing.T) (*httptest.Server, *atomic.Int32) {
+func planModel(t *testing.T) *llmtest.Model {
 	var flaky atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Stream   bool                       `json:"stream"`
-			Messages []struct{ Content string } `json:"messages"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		prompt := body.Messages[len(body.Messages)-1].Content
-		answer := "echo:" + prompt
+	return llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		prompt := r.LastMessage().Content
 		switch prompt {
 		case "slow":
-			time.Sleep(30 * time.Millisecond)
-			answer = "slow|"
+			return llmtest.Text("slow|").Delay(30 * time.Millisecond)
 		case "stall":
-			<-r.Context().Done()
-			return
+			return llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}}
 		case "flaky":
 			if flaky.Add(1) <= 2 {
-				http.Error(w, `{"error":{"message":"busy"}}`, http.StatusServiceUnavailable)
-				return
+				return llmtest.Error(http.StatusServiceUnavailable, "busy")
 			}
-			answer = "ok"
+			return llmtest.Text("ok")
 		case "json":
-			answer = "```json\n{\"n\": 3, \"list\": [\"a\", \"b\"]}\n```"
+			return llmtest.Text("```json\n{\"n\": 3, \"list\": [\"a\", \"b\"]}\n```")
 		}
-		if !body.Stream {
-			w.Header().Set("Content-Type", "application/json")
-			data, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion", "choices": []any{
-				map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": answer}, "finish_reason": "stop"}}})
-			_, _ = w.Write(data)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		data, _ := json.Marshal(map[string]any{"id": "u", "choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": answer}}}})
-		_, _ = w.Write([]byte("data: " + string(data) + "\n\ndata: [DONE]\n\n"))
+		return llmtest.Text("echo:" + prompt)
 	}))
-	t.Cleanup(srv.Close)
-	return srv, &flaky
 }
 
 func planRunner(t *testing.T, yaml string, cfg RunnerConfig) *Runner {
 	t.Helper()
-	srv, _ := planUpstream(t)
-	c, err := llm.New(llm.Config{BaseURL: srv.URL})
+	c, err := llm.New(llm.Config{BaseURL: planModel(t).URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +343,7 @@ commands:
 // †data.user.failed" goes on into the failure branch when the step fails, without onError continue:
 // the next step's model request carries what the failure branch holds, and the run ends normally.
 func TestPlanFailureBranchWithoutOnError(t *testing.T) {
-	up := newFakeUpstream(t, "told")
+	up := llmtest.New(t, llmtest.Repeat(llmtest.Text("told")))
 	r, _ := testRunner(t, `
 name: v
 commands:
@@ -393,8 +372,8 @@ commands:
 	var body struct {
 		Messages []map[string]any `json:"messages"`
 	}
-	if err := json.Unmarshal(up.last(), &body); err != nil {
-		t.Fatalf("upstream request %s: %v", up.last(), err)
+	if err := json.Unmarshal(up.Last(t).Body, &body); err != nil {
+		t.Fatalf("upstream request %s: %v", up.Last(t).Body, err)
 	}
 	want := []map[string]any{{"role": "user", "content": "FAILED FAILED: REPOSITORIES_NOT_CONFIGURED: git: this gateway has no repositories configured (git.repositories in its config)"}}
 	if !reflect.DeepEqual(body.Messages, want) {

@@ -33,7 +33,7 @@ func TestPromptGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			up := newFakeUpstream(t)
+			up := hiModel(t)
 			r, logs := testRunner(t, ar.sections["agent"], up, cfg)
 			rec, err := runRequest(t, r, ar.sections["request"])
 			if err != nil {
@@ -43,7 +43,7 @@ func TestPromptGolden(t *testing.T) {
 				t.Fatalf("transcript %q; frames %+v", rec.Transcript(), rec.Frames())
 			}
 			var pretty bytes.Buffer
-			if err := json.Indent(&pretty, up.last(), "", "  "); err != nil {
+			if err := json.Indent(&pretty, up.Last(t).Body, "", "  "); err != nil {
 				t.Fatal(err)
 			}
 			out := ar

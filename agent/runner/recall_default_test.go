@@ -38,7 +38,7 @@ func lines(a, b int) (*int, *int) { return &a, &b }
 // right after the command's system templates (issue 25 item 4: they were
 // recalled and dropped). The upstream request, byte for byte.
 func TestRecallPlacedByDefault(t *testing.T) {
-	up := newFakeUpstream(t, "ok")
+	up := okModel(t)
 	s1, e1 := lines(3, 7)
 	rec := scoredRecall{refs: []contextvars.Reference{
 		{Score: 0.4, Chunk: "Nightly at two.", Metadata: contextvars.ReferenceMetadata{FileName: "ops.md", SourceType: "doc", Source: "/srv/docs/ops.md"}},
@@ -54,7 +54,7 @@ func TestRecallPlacedByDefault(t *testing.T) {
 		`[docs] server/parse.go:3-7 (github.com/org/proj/server/parse.go)\nfunc parse() {}\n\n` +
 		`[docs] ops.md (/srv/docs/ops.md)\nNightly at two."},` +
 		`{"role":"user","content":"how do we parse?"}],"stream":true}`
-	if got := string(up.last()); got != want {
+	if got := string(up.Last(t).Body); got != want {
 		t.Errorf("the upstream request:\n%s\nwant\n%s", got, want)
 	}
 
@@ -65,7 +65,7 @@ func TestRecallPlacedByDefault(t *testing.T) {
 	if _, err := runRequest(t, r, `{"agent":"pasted","model":"m","contextVariables":[{"name":"userInputPrompt","value":"q"}]}`); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(up.last()), `{"model":"m","messages":[{"role":"system","content":"1 bases"},{"role":"user","content":"q"}],"stream":true}`; got != want {
+	if got, want := string(up.Last(t).Body), `{"model":"m","messages":[{"role":"system","content":"1 bases"},{"role":"user","content":"q"}],"stream":true}`; got != want {
 		t.Errorf("with a template placing them:\n%s\nwant\n%s", got, want)
 	}
 }
@@ -74,7 +74,7 @@ func TestRecallPlacedByDefault(t *testing.T) {
 // placed by default are what is cut first, lowest score first (docs/protocol.md
 // §9), before the package files the user template renders.
 func TestRecallDefaultCutFirst(t *testing.T) {
-	up := newFakeUpstream(t, "ok")
+	up := okModel(t)
 	big := func(word string) string { return strings.Repeat(word+" ", 150) } // ~190 tokens
 	rec := scoredRecall{refs: []contextvars.Reference{
 		{Score: 0.2, Chunk: big("low"), Metadata: contextvars.ReferenceMetadata{FileName: "low.md", SourceType: "doc"}},
@@ -108,7 +108,7 @@ commands:
 	want := `{"model":"m","messages":[{"role":"system","content":"Be brief."},` +
 		`{"role":"system","content":"References from the knowledge bases, best first:\n\n[docs] high.md\n` + strings.ReplaceAll(big("high"), "\n", `\n`) + `"},` +
 		`{"role":"user","content":"go.mod: module a\npackage.json: {}\nq"}],"stream":true}`
-	if got := string(up.last()); got != want {
+	if got := string(up.Last(t).Body); got != want {
 		t.Errorf("the upstream request:\n%s\nwant\n%s", got, want)
 	}
 	var cut struct {
@@ -139,7 +139,7 @@ func TestRecallNothingToRecallLogged(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			up := newFakeUpstream(t, "ok")
+			up := okModel(t)
 			rec := &fakeRecall{}
 			r, logs := testRunner(t, tc.agent, up, RunnerConfig{Recall: rec, ReferencesPrompt: kb.PromptText})
 			if _, err := runRequest(t, r, `{"agent":"pasted","contextVariables":[`+tc.vars+`]}`); err != nil {

@@ -43,7 +43,7 @@ commands:
 // sent, when it sent the variable), the plugin's own references of them
 // replaced, and the prompt shows them.
 func TestRecallByAgent(t *testing.T) {
-	up := newFakeUpstream(t, "ok")
+	up := okModel(t)
 	rec := &fakeRecall{}
 	r, _ := testRunner(t, recallAgent, up, RunnerConfig{Recall: rec})
 	tests := []struct{ name, vars, wantCall, wantSystem string }{
@@ -64,7 +64,7 @@ func TestRecallByAgent(t *testing.T) {
 			var sent struct {
 				Messages []struct{ Role, Content string }
 			}
-			_ = json.Unmarshal(up.last(), &sent)
+			_ = json.Unmarshal(up.Last(t).Body, &sent)
 			if sent.Messages[0].Content != tc.wantSystem {
 				t.Fatalf("system prompt %q, want %q", sent.Messages[0].Content, tc.wantSystem)
 			}

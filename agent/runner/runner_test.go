@@ -172,7 +172,7 @@ func TestFeedbackAnswers(t *testing.T) {
 }
 
 func TestRequestDefinitions(t *testing.T) {
-	up := newFakeUpstream(t)
+	up := hiModel(t)
 	r, _ := testRunner(t, runnerAgents, up, RunnerConfig{AllowRequestDefinitions: true})
 	def := `{"name":"visitor","commands":[{"name":"default","reply":"NEVER","actions":[{"action":"confirm","data":{"title":"x","message":"y"}}],
 	  "modelConfiguration":{"modelName":"m1","parameters":{"temperature":2},"contextLength":99999999},
@@ -189,7 +189,7 @@ func TestRequestDefinitions(t *testing.T) {
 			t.Fatal("a request-carried action was executed")
 		}
 	}
-	body := string(up.last())
+	body := string(up.Last(t).Body)
 	if !strings.Contains(body, "from the request: q") || strings.Contains(body, "temperature") || !strings.Contains(body, `"model":"m1"`) {
 		t.Errorf("upstream body %s", body)
 	}
@@ -212,7 +212,7 @@ func TestRequestDefinitions(t *testing.T) {
 }
 
 func TestRequestDefinitionTemplatesRestricted(t *testing.T) {
-	r, _ := testRunner(t, runnerAgents, newFakeUpstream(t), RunnerConfig{AllowRequestDefinitions: true})
+	r, _ := testRunner(t, runnerAgents, hiModel(t), RunnerConfig{AllowRequestDefinitions: true})
 	def := `{"commands":[{"name":"default","messageTemplates":[{"role":"system","template":"{{ define \"x\" }}{{ template \"x\" . }}{{ end }}{{ template \"x\" . }}"}]}]}`
 	_, err := runRequest(t, r, `{"agent":"evil","agentDefinition":`+def+`}`)
 	var e *apierr.Error

@@ -55,8 +55,7 @@ commands:
 // "stall" never answers) and builtin tools that wait or fail.
 func statusRunner(t *testing.T) *Runner {
 	t.Helper()
-	srv, _ := planUpstream(t)
-	c, err := llm.New(llm.Config{BaseURL: srv.URL})
+	c, err := llm.New(llm.Config{BaseURL: planModel(t).URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

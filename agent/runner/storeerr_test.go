@@ -133,9 +133,7 @@ func TestResumeStoreDown(t *testing.T) {
 	if e := rec.Err(); e != nil {
 		t.Fatalf("the resumed run failed: %+v", e)
 	}
-	m.mu.Lock()
-	got := append(bytes.Join(m.raw, []byte("\n")), '\n')
-	m.mu.Unlock()
+	got := append(bytes.Join(m.Bodies(), []byte("\n")), '\n')
 	golden.Check(t, "testdata/resume/consent-accept.txt", ranFor.ReplaceAll(got, []byte(`\"executionTime\":0}`)))
 }
 

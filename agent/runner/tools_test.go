@@ -2,22 +2,18 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
 )
@@ -95,91 +91,52 @@ commands:
         reply: "{{ .state.err.code }} {{ .state.err.message }}"
 `
 
-// toolModel is a fake model: the first round asks for the tools its
-// scenario (the user's input) names; once it has tool results it answers
-// with them.
-type toolModel struct {
-	mu       sync.Mutex
-	requests []map[string]any
-	raw      [][]byte // the bodies as they came
-}
-
-func (m *toolModel) serve(w http.ResponseWriter, r *http.Request) {
-	data, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	_ = json.Unmarshal(data, &body)
-	m.mu.Lock()
-	m.requests = append(m.requests, body)
-	m.raw = append(m.raw, data)
-	m.mu.Unlock()
-	msgs, _ := body["messages"].([]any)
-	last, _ := msgs[len(msgs)-1].(map[string]any)
-	w.Header().Set("Content-Type", "text/event-stream")
-	if last["role"] == "tool" {
+// toolAnswer is the model of the tool tests: the first round asks for the
+// tools its scenario (the user's input) names; once it has tool results it
+// answers with them.
+func toolAnswer(r llmtest.Request) llmtest.Reply {
+	last := r.LastMessage()
+	if last.Role == "tool" {
 		var results []string
-		for _, x := range msgs {
-			if mm, _ := x.(map[string]any); mm["role"] == "tool" {
-				results = append(results, fmt.Sprint(mm["content"]))
+		for _, m := range r.Messages {
+			if m.Role == "tool" {
+				results = append(results, m.Content)
 			}
 		}
-		writeChunk(w, map[string]any{"content": "results: " + strings.Join(results, " | ")}, "")
-		writeChunk(w, map[string]any{}, "stop")
-		fmt.Fprint(w, "data: [DONE]\n\n")
-		return
+		return llmtest.Text("results: " + strings.Join(results, " | "))
 	}
-	var calls []any
-	switch fmt.Sprint(last["content"]) {
+	var calls []llmtest.ToolCall
+	switch last.Content {
 	case "add":
-		calls = []any{toolCall(0, "c1", "add", `{"a": 1, "b": 2}`), toolCall(1, "c2", "add", `{"a": 10, "b": 20}`)}
+		calls = []llmtest.ToolCall{{ID: "c1", Name: "add", Arguments: `{"a": 1, "b": 2}`}, {ID: "c2", Name: "add", Arguments: `{"a": 10, "b": 20}`}}
 	case "fail":
-		calls = []any{toolCall(0, "c1", "fail", `{}`)}
+		calls = []llmtest.ToolCall{{ID: "c1", Name: "fail", Arguments: `{}`}}
 	case "slow":
-		calls = []any{toolCall(0, "c1", "slow", `{}`)}
+		calls = []llmtest.ToolCall{{ID: "c1", Name: "slow", Arguments: `{}`}}
 	case "bad":
-		calls = []any{toolCall(0, "c1", "add", `{"a": "one"}`)}
+		calls = []llmtest.ToolCall{{ID: "c1", Name: "add", Arguments: `{"a": "one"}`}}
 	case "unknown":
-		calls = []any{toolCall(0, "c1", "nosuch", `{}`)}
+		calls = []llmtest.ToolCall{{ID: "c1", Name: "nosuch", Arguments: `{}`}}
 	case "undeclared":
-		calls = []any{toolCall(0, "c1", "add", `{"a": 1, "b": 2, "exec": "sh -c id"}`)}
+		calls = []llmtest.ToolCall{{ID: "c1", Name: "add", Arguments: `{"a": 1, "b": 2, "exec": "sh -c id"}`}}
 	case "deploy":
-		calls = []any{toolCall(0, "c1", "deploy", `{"env": "prod"}`), toolCall(1, "c2", "add", `{"a": 1, "b": 1}`)}
+		calls = []llmtest.ToolCall{{ID: "c1", Name: "deploy", Arguments: `{"env": "prod"}`}, {ID: "c2", Name: "add", Arguments: `{"a": 1, "b": 1}`}}
 	case "read":
-		calls = []any{toolCall(0, "c1", "read_file", `{"path": "main.go"}`)}
+		calls = []llmtest.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path": "main.go"}`}}
 	default: // "call:a,b" calls the tools a and b
-		if names, ok := strings.CutPrefix(fmt.Sprint(last["content"]), "call:"); ok {
+		if names, ok := strings.CutPrefix(last.Content, "call:"); ok {
 			for i, name := range strings.Split(names, ",") {
-				calls = append(calls, toolCall(i, fmt.Sprintf("c%d", i+1), name, `{"path": "main.go"}`))
+				calls = append(calls, llmtest.ToolCall{ID: fmt.Sprintf("c%d", i+1), Name: name, Arguments: `{"path": "main.go"}`})
 			}
 		}
 	}
-	writeChunk(w, map[string]any{"content": "let me see. "}, "")
-	for _, c := range calls {
-		writeChunk(w, map[string]any{"tool_calls": []any{c}}, "")
-	}
-	writeChunk(w, map[string]any{}, "tool_calls")
-	fmt.Fprint(w, "data: [DONE]\n\n")
+	return llmtest.Answer{Text: []string{"let me see. "}, Calls: calls, Finish: "tool_calls"}.Reply()
 }
 
-func toolCall(i int, id, name, args string) map[string]any {
-	return map[string]any{"index": i, "id": id, "type": "function", "function": map[string]any{"name": name, "arguments": args}}
-}
-
-func writeChunk(w http.ResponseWriter, delta map[string]any, finish string) {
-	choice := map[string]any{"index": 0, "delta": delta}
-	if finish != "" {
-		choice["finish_reason"] = finish
-	}
-	data, _ := json.Marshal(map[string]any{"id": "up", "object": "chat.completion.chunk", "choices": []any{choice}})
-	fmt.Fprintf(w, "data: %s\n\n", data)
-	w.(http.Flusher).Flush()
-}
-
-func toolRunner(t *testing.T, st store.Store, more ...string) (*Runner, *toolModel) {
+func toolRunner(t *testing.T, st store.Store, more ...string) (*Runner, *llmtest.Model) {
 	t.Helper()
-	m := &toolModel{}
-	srv := httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(srv.Close)
-	c, err := llm.New(llm.Config{BaseURL: srv.URL})
+	m := llmtest.New(t, llmtest.Respond(toolAnswer))
+	c, err := llm.New(llm.Config{BaseURL: m.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,10 +214,7 @@ func TestToolLoop(t *testing.T) {
 			}
 		})
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	tools, _ := m.requests[0]["tools"].([]any)
-	if len(tools) != 5 {
+	if tools := m.Requests()[0].Tools; len(tools) != 5 {
 		t.Errorf("the model was offered %d tools, want 5", len(tools))
 	}
 }
@@ -437,7 +391,7 @@ commands:
 // tools and command tool lists are refused (DEFINITION_NOT_ALLOWED, naming
 // the field) before anything compiles; the model is never asked.
 func TestRequestDefinitionsNeverBringTools(t *testing.T) {
-	up := newFakeUpstream(t)
+	up := llmtest.New(t)
 	r, _ := testRunner(t, runnerAgents, up, RunnerConfig{AllowRequestDefinitions: true})
 	for def, path := range map[string]string{
 		`{"name":"v","tools":[{"name":"sh","runtime":"native","entry":"/bin/sh"}],
@@ -449,7 +403,7 @@ func TestRequestDefinitionsNeverBringTools(t *testing.T) {
 			t.Errorf("%s: got %v, want DEFINITION_NOT_ALLOWED naming %s", def, err, path)
 		}
 	}
-	if up.last() != nil {
+	if up.Count() != 0 {
 		t.Fatal("the model was asked")
 	}
 }

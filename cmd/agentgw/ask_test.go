@@ -49,7 +49,7 @@ func TestServeAsk(t *testing.T) {
 		writeFile(t, dir, name, src)
 	}
 	up := newFakeUpstream(t, "All ", "good.")
-	cfg := testConfig(t, up.URL)
+	cfg := testConfig(t, up.URL())
 	cfg.Agents = []string{dir}
 	base := startGateway(t, cfg, nil)
 	req, err := http.NewRequest(http.MethodPost, base+"/agents/lead", strings.NewReader(`{"contextVariables":[{"name":"userInputPrompt","value":"is it fine?"}]}`))
@@ -74,8 +74,8 @@ func TestServeAsk(t *testing.T) {
 	if got, want := streamText(t, events), "> helper: All good.\nhelper said All good."; got != want {
 		t.Errorf("text %q, want %q", got, want)
 	}
-	reqs := up.received()
-	if len(reqs) != 1 || reqs[0].Body.Messages[len(reqs[0].Body.Messages)-1].Content != "is it fine?" {
+	reqs := up.Requests()
+	if len(reqs) != 1 || reqs[0].Messages[len(reqs[0].Messages)-1].Content != "is it fine?" {
 		t.Fatalf("upstream requests %+v", reqs)
 	}
 	if got := reqs[0].Header.Get("Authorization"); got != "Bearer platform-token" {

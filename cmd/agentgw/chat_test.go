@@ -7,13 +7,14 @@ import (
 
 	"github.com/agentgw/agentgw/chat/chattest"
 	"github.com/agentgw/agentgw/contextvars"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // chatSetup is a workspace, a gateway with a fake upstream, and a recording
 // proxy in front of the gateway that chat talks to.
 type chatSetup struct {
 	ws  chattest.Workspace
-	up  *fakeUpstream
+	up  *llmtest.Model
 	url string // the proxy
 	rec *chattest.Recorder
 }
@@ -21,14 +22,14 @@ type chatSetup struct {
 func newChatSetup(t *testing.T) chatSetup {
 	ws := chattest.NewWorkspace(t)
 	up := newFakeUpstream(t, "It adds ", "two numbers.")
-	url, rec := newRecordingProxy(t, startGateway(t, testConfig(t, up.URL), nil))
+	url, rec := newRecordingProxy(t, startGateway(t, testConfig(t, up.URL()), nil))
 	return chatSetup{ws: ws, up: up, url: url, rec: rec}
 }
 
 // lastUpstream returns the last request the fake upstream got.
-func (s chatSetup) lastUpstream(t *testing.T) upstreamRequest {
+func (s chatSetup) lastUpstream(t *testing.T) llmtest.Request {
 	t.Helper()
-	reqs := s.up.received()
+	reqs := s.up.Requests()
 	if len(reqs) == 0 {
 		t.Fatal("the upstream got no request")
 	}
@@ -65,7 +66,7 @@ func TestChatHello(t *testing.T) {
 	if code != 0 || stdout != "The current version is v1.0.0\n" {
 		t.Errorf("version: exit %d, stdout %q", code, stdout)
 	}
-	if len(s.up.received()) != 0 {
+	if len(s.up.Requests()) != 0 {
 		t.Error("hello called the model")
 	}
 }
@@ -111,7 +112,7 @@ func TestChatExplain(t *testing.T) {
 		t.Errorf("visibleRange = %s", jsonOf(ed.VisibleRange))
 	}
 
-	msgs := s.lastUpstream(t).Body.Messages
+	msgs := s.lastUpstream(t).Messages
 	if len(msgs) != 2 || msgs[0].Role != "system" || msgs[1].Role != "user" {
 		t.Fatalf("upstream messages = %s", jsonOf(msgs))
 	}
@@ -158,7 +159,7 @@ func TestChatReviewPackageFiles(t *testing.T) {
 	if r := ed.SelectedRanges; len(r) != 1 || r[0].Content != "\treturn a + b" || r[0].ContentBeforeSelection == nil || *r[0].ContentBeforeSelection != "" {
 		t.Errorf("selection 5 with contentBeforeSelectionLines 0: %s", jsonOf(r))
 	}
-	system := s.lastUpstream(t).Body.Messages[0].Content
+	system := s.lastUpstream(t).Messages[0].Content
 	for _, p := range paths {
 		if !strings.Contains(system, p+":\n```\n") {
 			t.Errorf("system message lacks %s:\n%s", p, system)
@@ -194,7 +195,7 @@ func TestChatDefaultVCSAndRules(t *testing.T) {
 	if wantRules := []contextvars.Prompt{{Role: "system", Content: "Answer in French."}, {Role: "system", Content: "Be brief."}}; !reflect.DeepEqual(rules, wantRules) {
 		t.Errorf("globalPrompts = %+v", rules)
 	}
-	msgs := s.lastUpstream(t).Body.Messages
+	msgs := s.lastUpstream(t).Messages
 	all := jsonOf(msgs)
 	for _, w := range []string{"The workspace is on git branch feature.", "Answer in French.", "Be brief.", "hi"} {
 		if !strings.Contains(all, w) {

@@ -2,51 +2,34 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // newMixedModel asks for say and read_file in one round; once it has both
 // results it lists their call ids and statuses.
 func newMixedModel(t *testing.T) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct {
-				Role    string `json:"role"`
-				Content string `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body.Messages) == 0 {
-			http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		if body.Messages[len(body.Messages)-1].Role != "tool" {
-			modelChunk(w, map[string]any{"tool_calls": []any{
-				map[string]any{"index": 0, "id": "u1", "type": "function", "function": map[string]any{"name": "say", "arguments": `{"text":"hi"}`}},
-				map[string]any{"index": 1, "id": "u2", "type": "function", "function": map[string]any{"name": "read_file", "arguments": `{"path":"calc.go"}`}},
-			}}, "")
-			modelChunk(w, map[string]any{}, "tool_calls")
-			fmt.Fprint(w, "data: [DONE]\n\n")
-			return
+	return llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		switch {
+		case r.Messages == nil:
+			return llmtest.Error(http.StatusBadRequest, "bad request")
+		case r.LastMessage().Role != "tool":
+			return llmtest.Calls(llmtest.ToolCall{ID: "u1", Name: "say", Arguments: `{"text":"hi"}`},
+				llmtest.ToolCall{ID: "u2", Name: "read_file", Arguments: `{"path":"calc.go"}`})
 		}
 		var lines []string
-		for _, m := range body.Messages {
+		for _, m := range r.Messages {
 			var res struct{ CallID, Status string }
 			if m.Role == "tool" && json.Unmarshal([]byte(m.Content), &res) == nil {
 				lines = append(lines, res.CallID+" "+res.Status)
 			}
 		}
-		modelChunk(w, map[string]any{"content": strings.Join(lines, ", ")}, "")
-		modelChunk(w, map[string]any{}, "stop")
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+		return llmtest.Text(strings.Join(lines, ", "))
+	})).URL()
 }
 
 // TestChatMixedToolRound: a round with a frontend call and a gateway tool

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/internal/syncbuf"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 func TestDefaultDataDir(t *testing.T) {
@@ -194,12 +194,11 @@ func TestRestartLosesNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, dir, "agents/deployer.yaml", deployerAgent)
-			up := httptest.NewServer(http.HandlerFunc(deployModel))
-			defer up.Close()
+			up := llmtest.New(t, llmtest.Respond(deployModel))
 			data := filepath.Join(dir, "data")
 			start := func(t *testing.T, use func(t *testing.T, base string)) {
 				t.Helper()
-				cfg := testConfig(t, up.URL)
+				cfg := testConfig(t, up.URL())
 				cfg.Agents = []string{filepath.Join(dir, "agents")}
 				cfg.Data = data
 				// A subtest, so that its cleanup stops this gateway before the next starts.

@@ -45,7 +45,7 @@ func bytesOf(content string) string { return fmt.Sprintf("%d bytes", len(content
 // a file clicked and explained by the model.
 func TestRepoAgentTree(t *testing.T) {
 	model := newModelFake(t)
-	cfg, _ := gitConfig(t, model.URL, newOrigin(t))
+	cfg, _ := gitConfig(t, model.URL(), newOrigin(t))
 	url := startGateway(t, cfg, nil) + "/agents/repo"
 
 	root := ask(t, url, repoBody("")).only(t)
@@ -87,11 +87,11 @@ func TestRepoAgentTree(t *testing.T) {
 	if want := strings.Join(explainChunks, ""); clicked.text != want {
 		t.Errorf("click text %q, want %q", clicked.text, want)
 	}
-	calls := model.received()
+	calls := model.Requests()
 	if len(calls) != 1 || !calls[0].Stream {
 		t.Fatalf("%d model calls, want one streamed", len(calls))
 	}
-	prompt := calls[0].prompt()
+	prompt := prompt(calls[0])
 	for _, want := range []string{"Explain internal/calc/add.go:", originMain["internal/calc/add.go"]} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("the model's prompt lacks %q:\n%s", want, prompt)
@@ -115,7 +115,7 @@ func stripDescriptions(list string) string {
 func TestRepoAgentChat(t *testing.T) {
 	ws := chattest.NewWorkspace(t)
 	model := newModelFake(t)
-	cfg, _ := gitConfig(t, model.URL, newOrigin(t))
+	cfg, _ := gitConfig(t, model.URL(), newOrigin(t))
 	gw := startGateway(t, cfg, nil)
 	code, stdout, stderr := runChat(t, "3\n4\n5\n", "--url", gw, "--agent", "repo", "--dir", ws.Dir, "--interactive", "proj")
 	if code != 0 || stderr != "" {
@@ -158,7 +158,7 @@ func TestRepoAgentChat(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}
-	if calls := model.received(); len(calls) != 1 || !strings.Contains(calls[0].prompt(), originMain["internal/calc/add.go"]) {
+	if calls := model.Requests(); len(calls) != 1 || !strings.Contains(prompt(calls[0]), originMain["internal/calc/add.go"]) {
 		t.Errorf("model calls %+v, want one explaining add.go", calls)
 	}
 }
@@ -167,7 +167,7 @@ func TestRepoAgentChat(t *testing.T) {
 // an in-stream error that says where to configure them.
 func TestRepoAgentWithoutRepositories(t *testing.T) {
 	model := newModelFake(t)
-	url := startGateway(t, testConfig(t, model.URL), nil) + "/agents/repo"
+	url := startGateway(t, testConfig(t, model.URL()), nil) + "/agents/repo"
 	a := ask(t, url, repoBody(""))
 	e := a.errorFrame()
 	if e == nil || !strings.Contains(e.Message, "git.repositories") {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // fixerModel plays the model of the test fixer: it runs the tests, reads
@@ -28,49 +28,32 @@ type fixerModel struct {
 	last []json.RawMessage // the messages of the last request
 }
 
-func (m *fixerModel) serve(w http.ResponseWriter, r *http.Request) {
+func (m *fixerModel) answer(r llmtest.Request) llmtest.Reply {
 	var body struct {
 		Messages []json.RawMessage `json:"messages"`
 	}
-	_ = json.NewDecoder(r.Body).Decode(&body)
+	_ = json.Unmarshal(r.Body, &body)
 	m.mu.Lock()
 	prev := m.last
 	m.last = body.Messages
 	m.mu.Unlock()
 	tools, err := strictConversation(body.Messages, prev)
 	if err != nil {
-		w.WriteHeader(http.StatusBadRequest)
-		fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error"}}`, err.Error())
-		return
+		return llmtest.JSON(http.StatusBadRequest, fmt.Sprintf(`{"error":{"message":%q,"type":"invalid_request_error"}}`, err.Error()))
 	}
 	m.mu.Lock()
 	m.seen = tools
 	m.mu.Unlock()
-	w.Header().Set("Content-Type", "text/event-stream")
-	chunk := func(delta map[string]any, finish string) {
-		choice := map[string]any{"index": 0, "delta": delta}
-		if finish != "" {
-			choice["finish_reason"] = finish
-		}
-		data, _ := json.Marshal(map[string]any{"id": "m", "object": "chat.completion.chunk", "choices": []any{choice}})
-		fmt.Fprintf(w, "data: %s\n\n", data)
-	}
-	call := func(name, args string) {
-		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "c" + fmt.Sprint(len(tools)), "type": "function",
-			"function": map[string]any{"name": name, "arguments": args}}}}, "")
-		chunk(map[string]any{}, "tool_calls")
+	call := func(text, name, args string) llmtest.Reply {
+		return llmtest.Answer{Text: []string{text}, Calls: []llmtest.ToolCall{{ID: "c" + fmt.Sprint(len(tools)), Name: name, Arguments: args}}}.Reply()
 	}
 	switch len(tools) {
 	case 0:
-		chunk(map[string]any{"content": "Running the tests. "}, "")
-		call("run_tests", `{}`)
+		return call("Running the tests. ", "run_tests", `{}`)
 	case 1:
-		chunk(map[string]any{"content": "A test fails; reading calc.go. "}, "")
-		call("read_file", `{"path": "calc.go"}`)
-	default:
-		chunk(map[string]any{"content": "Fix: calc.go returns a - b; it should return a + b."}, "stop")
+		return call("A test fails; reading calc.go. ", "read_file", `{"path": "calc.go"}`)
 	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
+	return llmtest.Text("Fix: calc.go returns a - b; it should return a + b.")
 }
 
 // strictConversation checks msgs as a strict model does, and that they
@@ -149,9 +132,8 @@ func TestFixerExample(t *testing.T) {
 		}
 	}
 	model := &fixerModel{}
-	up := httptest.NewServer(http.HandlerFunc(model.serve))
-	defer up.Close()
-	cfg := testConfig(t, up.URL)
+	up := llmtest.New(t, llmtest.Respond(model.answer))
+	cfg := testConfig(t, up.URL())
 	cfg.Agents = []string{filepath.Join(project, "agents")}
 	// The tool runs where the agent file is: point its workdir at the project.
 	cfg.Tools.WorkRoots = []string{project}

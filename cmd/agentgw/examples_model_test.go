@@ -1,29 +1,18 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
-// modelCall is a request the fake model received.
-type modelCall struct {
-	Stream   bool `json:"stream"`
-	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
-	} `json:"messages"`
-}
-
-// prompt joins the call's messages as "role: content" lines.
-func (c modelCall) prompt() string {
+// prompt joins the request's messages as "role: content" lines.
+func prompt(r llmtest.Request) string {
 	var b strings.Builder
-	for _, m := range c.Messages {
+	for _, m := range r.Messages {
 		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
 	}
 	return b.String()
@@ -44,62 +33,24 @@ const findingsJSON = `{"nodes": [
   {"id": "f2.1", "pId": "f2", "type": "finding", "name": "line 3: Sub is undocumented", "description": "Document Sub.", "labels": ["low"]}
 ]}`
 
-// modelFake is an OpenAI-compatible model platform: streamed requests get
-// an explanation (system prompt of the repo agent) or a review, the others
-// a chat.completion whose content is findingsJSON.
-type modelFake struct {
-	*httptest.Server
-	// completion, when set, replaces the findings as the non-streamed answer.
-	completion string
-	mu         sync.Mutex
-	calls      []modelCall
-}
-
-func newModelFake(t *testing.T) *modelFake {
-	m := &modelFake{}
-	m.Server = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.Close)
-	return m
-}
-
-func (m *modelFake) serve(w http.ResponseWriter, r *http.Request) {
-	data, _ := io.ReadAll(r.Body)
-	var c modelCall
-	if r.URL.Path != "/chat/completions" || json.Unmarshal(data, &c) != nil {
-		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
-		return
+// newModelFake is an OpenAI-compatible model platform: streamed requests
+// get an explanation (system prompt of the repo agent) or a review, the
+// others a chat.completion whose content is completion, or findingsJSON
+// when completion is not given.
+func newModelFake(t *testing.T, completion ...string) *llmtest.Model {
+	answer := "```json\n" + findingsJSON + "\n```"
+	if len(completion) > 0 {
+		answer = completion[0]
 	}
-	m.mu.Lock()
-	m.calls = append(m.calls, c)
-	m.mu.Unlock()
-	if !c.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		answer := "```json\n" + findingsJSON + "\n```"
-		if m.completion != "" {
-			answer = m.completion
+	return llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		switch {
+		case r.Path != "/chat/completions":
+			return llmtest.Error(http.StatusBadRequest, "bad request")
+		case !r.Stream:
+			return llmtest.Text(answer)
+		case strings.Contains(prompt(r), "You explain source files"):
+			return llmtest.Text(explainChunks...)
 		}
-		content, _ := json.Marshal(answer)
-		fmt.Fprintf(w, `{"id":"chatcmpl-f","object":"chat.completion","created":1,"model":"fake-1","choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}]}`, content)
-		return
-	}
-	chunks := reviewChunks
-	if strings.Contains(c.prompt(), "You explain source files") {
-		chunks = explainChunks
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	const frame = `data: {"id":"chatcmpl-up","object":"chat.completion.chunk","created":1,"model":"fake-1","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}` + "\n\n"
-	for _, s := range chunks {
-		delta, _ := json.Marshal(map[string]string{"content": s})
-		fmt.Fprintf(w, frame, delta, "null")
-		w.(http.Flusher).Flush()
-	}
-	fmt.Fprintf(w, frame, "{}", `"stop"`)
-	fmt.Fprint(w, "data: [DONE]\n\n")
-}
-
-// received returns the calls so far.
-func (m *modelFake) received() []modelCall {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]modelCall(nil), m.calls...)
+		return llmtest.Text(reviewChunks...)
+	}))
 }

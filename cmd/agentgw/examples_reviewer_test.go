@@ -25,7 +25,7 @@ func reviewBody(branch, upstream, remote, action string) string {
 // findings as a tree.
 func TestReviewerAgent(t *testing.T) {
 	model := newModelFake(t)
-	cfg, _ := gitConfig(t, model.URL, newOrigin(t))
+	cfg, _ := gitConfig(t, model.URL(), newOrigin(t))
 	url := startGateway(t, cfg, nil) + "/agents/reviewer"
 
 	a := ask(t, url, reviewBody("feature", "origin/main", allowedRemote, ""))
@@ -43,14 +43,14 @@ func TestReviewerAgent(t *testing.T) {
 		t.Errorf("the confirm (event %d) is not after the review's text (event %d)", button, lastText)
 	}
 
-	calls := model.received()
+	calls := model.Requests()
 	if len(calls) != 2 {
 		t.Fatalf("%d model calls, want the review and the findings", len(calls))
 	}
 	streamed := map[bool]int{}
 	for _, c := range calls {
 		streamed[c.Stream]++
-		p := c.prompt()
+		p := prompt(c)
 		for _, want := range []string{
 			"The branch feature against origin/main: 3 files changed.",
 			"docs/guide.md (deleted, +0 -3):",
@@ -87,7 +87,7 @@ func TestReviewerAgent(t *testing.T) {
 	if accepted.text != "" {
 		t.Errorf("the accepted confirm's text %q", accepted.text)
 	}
-	if n := len(model.received()); n != 2 {
+	if n := len(model.Requests()); n != 2 {
 		t.Errorf("accepting asked the model again: %d calls", n)
 	}
 }
@@ -96,7 +96,7 @@ func TestReviewerAgent(t *testing.T) {
 // in the stream, and nothing is cloned.
 func TestReviewerNotAllowed(t *testing.T) {
 	model := newModelFake(t)
-	cfg, cache := gitConfig(t, model.URL, newOrigin(t))
+	cfg, cache := gitConfig(t, model.URL(), newOrigin(t))
 	url := startGateway(t, cfg, nil) + "/agents/reviewer"
 	for _, remote := range []string{"https://evil.example.com/team/proj.git", "git@git.example.com:other/proj.git"} {
 		a := ask(t, url, reviewBody("feature", "origin/main", remote, ""))
@@ -111,7 +111,7 @@ func TestReviewerNotAllowed(t *testing.T) {
 	if entries := dirEntries(t, cache); len(entries) != 0 {
 		t.Errorf("the cache holds %v, want nothing cloned", entries)
 	}
-	if n := len(model.received()); n != 0 {
+	if n := len(model.Requests()); n != 0 {
 		t.Errorf("%d model calls, want none", n)
 	}
 }
@@ -120,7 +120,7 @@ func TestReviewerNotAllowed(t *testing.T) {
 // gets a sentence, no model call and no button.
 func TestReviewerNoChanges(t *testing.T) {
 	model := newModelFake(t)
-	cfg, _ := gitConfig(t, model.URL, newOrigin(t))
+	cfg, _ := gitConfig(t, model.URL(), newOrigin(t))
 	url := startGateway(t, cfg, nil) + "/agents/reviewer"
 	// The scp-like spelling of the allowed remote selects proj too.
 	a := ask(t, url, reviewBody("main", "origin/main", "git@git.example.com:team/proj.git", ""))
@@ -130,7 +130,7 @@ func TestReviewerNoChanges(t *testing.T) {
 	if a.text != "Your branch has no changes against its upstream." || len(a.actions(t)) != 0 {
 		t.Errorf("text %q, %d actions", a.text, len(a.actions(t)))
 	}
-	if n := len(model.received()); n != 0 {
+	if n := len(model.Requests()); n != 0 {
 		t.Errorf("%d model calls, want none", n)
 	}
 }
@@ -139,9 +139,8 @@ func TestReviewerNoChanges(t *testing.T) {
 // fail their step, which continues: the review is shown, with no button
 // and no error. The IDE's upstream remote name maps to the clone's origin.
 func TestReviewerFindingsNotJSON(t *testing.T) {
-	model := newModelFake(t)
-	model.completion = "I found nothing worth a list."
-	cfg, _ := gitConfig(t, model.URL, newOrigin(t))
+	model := newModelFake(t, "I found nothing worth a list.")
+	cfg, _ := gitConfig(t, model.URL(), newOrigin(t))
 	url := startGateway(t, cfg, nil) + "/agents/reviewer"
 	a := ask(t, url, reviewBody("feature", "upstream/main", allowedRemote, ""))
 	if e := a.errorFrame(); e != nil {
@@ -150,11 +149,11 @@ func TestReviewerFindingsNotJSON(t *testing.T) {
 	if want := strings.Join(reviewChunks, ""); a.text != want || len(a.actions(t)) != 0 {
 		t.Errorf("text %q, %d actions; want %q and no button", a.text, len(a.actions(t)), want)
 	}
-	calls := model.received()
+	calls := model.Requests()
 	if len(calls) != 2 {
 		t.Fatalf("%d model calls, want 2", len(calls))
 	}
-	if p := calls[0].prompt(); !strings.Contains(p, "The branch feature against upstream/main: 3 files changed.") || strings.Contains(p, "README.md") {
+	if p := prompt(calls[0]); !strings.Contains(p, "The branch feature against upstream/main: 3 files changed.") || strings.Contains(p, "README.md") {
 		t.Errorf("prompt:\n%s", p)
 	}
 }
@@ -171,9 +170,8 @@ const securityFindings = `{"nodes": [
 // conversation holds the review, the security desk's answer and the
 // reviewer's note of the verdict, in that order.
 func TestReviewerEscalates(t *testing.T) {
-	model := newModelFake(t)
-	model.completion = securityFindings
-	cfg, _ := gitConfig(t, model.URL, newOrigin(t))
+	model := newModelFake(t, securityFindings)
+	cfg, _ := gitConfig(t, model.URL(), newOrigin(t))
 	base := startGateway(t, cfg, nil)
 	body := strings.Replace(reviewBody("feature", "origin/main", allowedRemote, ""), `{"contextVariables":[`,
 		`{"contextId":"review-1","contextVariables":[{"name":"userInfo","value":{"id":"ada","name":"Ada"}},`, 1)

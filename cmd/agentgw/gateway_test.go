@@ -7,73 +7,30 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
 )
 
-// fakeUpstream is an OpenAI-style model platform that replays a stream and
-// records the requests it got.
-type fakeUpstream struct {
-	*httptest.Server
-	chunks []string // the deltas it streams
-
-	mu       sync.Mutex
-	requests []upstreamRequest
+// newFakeUpstream is a model platform that answers every request with
+// the chunks as text (none: an empty answer) and records the requests.
+func newFakeUpstream(t *testing.T, chunks ...string) *llmtest.Model {
+	return llmtest.New(t, llmtest.Repeat(llmtest.Text(chunks...)))
 }
 
-// upstreamRequest is what the fake upstream received.
-type upstreamRequest struct {
-	Path   string
-	Header http.Header
-	Body   struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
+// lastToolResult is the content of the last tool message that ended a
+// request m received ("" if none).
+func lastToolResult(m *llmtest.Model) string {
+	out := ""
+	for _, r := range m.Requests() {
+		if last := r.LastMessage(); last.Role == "tool" {
+			out = last.Content
+		}
 	}
-}
-
-func newFakeUpstream(t *testing.T, chunks ...string) *fakeUpstream {
-	u := &fakeUpstream{chunks: chunks}
-	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
-	t.Cleanup(u.Close)
-	return u
-}
-
-func (u *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
-	rec := upstreamRequest{Path: r.URL.Path, Header: r.Header.Clone()}
-	data, _ := io.ReadAll(r.Body)
-	if err := json.Unmarshal(data, &rec.Body); err != nil {
-		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
-		return
-	}
-	u.mu.Lock()
-	u.requests = append(u.requests, rec)
-	u.mu.Unlock()
-	w.Header().Set("Content-Type", "text/event-stream")
-	const frame = `data: {"id":"chatcmpl-up1","object":"chat.completion.chunk","created":1712345678,"model":"fake-1","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}` + "\n\n"
-	fmt.Fprintf(w, frame, `{"role":"assistant","content":""}`, "null")
-	for _, c := range u.chunks {
-		delta, _ := json.Marshal(map[string]string{"content": c})
-		fmt.Fprintf(w, frame, delta, "null")
-		w.(http.Flusher).Flush()
-	}
-	fmt.Fprintf(w, frame, "{}", `"stop"`)
-	fmt.Fprint(w, "data: [DONE]\n\n")
-}
-
-// received returns the requests so far.
-func (u *fakeUpstream) received() []upstreamRequest {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]upstreamRequest(nil), u.requests...)
+	return out
 }
 
 // testConfig is the embedded configuration on a loopback port with upstream

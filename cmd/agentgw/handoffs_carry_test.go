@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // The agents of the carry tests: greeter answers a turn of the
@@ -72,7 +74,7 @@ func TestHandoffCarriesTheRun(t *testing.T) {
 	writeFile(t, dir, "agents/desk.yaml", deskAgent)
 	writeFile(t, dir, "agents/support.yaml", supportAgent)
 	up := newFakeUpstream(t, "on it")
-	cfg := testConfig(t, up.URL)
+	cfg := testConfig(t, up.URL())
 	cfg.Agents = []string{filepath.Join(dir, "agents")}
 	base := startGateway(t, cfg, nil)
 
@@ -102,11 +104,11 @@ func TestHandoffCarriesTheRun(t *testing.T) {
 		t.Errorf("the stored message:\n%s\nwant\n%s", got, want)
 	}
 
-	reqs := up.received()
+	reqs := up.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d upstream requests, want support's one", len(reqs))
 	}
-	ms := reqs[0].Body.Messages
+	ms := reqs[0].Messages
 	wantPrompt := "NOTIFICATION hand-off from desk (task ID, priority HIGH):\n" +
 		`{"event_type":"outage","message":"the VPN drops"}` + "\n" +
 		"Next steps: call back\n" +
@@ -130,18 +132,11 @@ func TestHandoffCarriesTheRun(t *testing.T) {
 // TestHandoffTimeLimit: constraints.time_limit stops the receiving run,
 // whose model never answers, and the message fails saying so.
 func TestHandoffTimeLimit(t *testing.T) {
-	hang := make(chan struct{})
-	defer close(hang)
-	up := newFakeUpstream(t)
-	up.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-hang:
-		}
-	})
+	up := llmtest.New(t, llmtest.Repeat(llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}}))
+	defer up.Release() // before the gateway's cleanup waits for its requests
 	dir := t.TempDir()
 	writeFile(t, dir, "agents/support.yaml", supportAgent)
-	cfg := testConfig(t, up.URL)
+	cfg := testConfig(t, up.URL())
 	cfg.Agents = []string{filepath.Join(dir, "agents")}
 	base := startGateway(t, cfg, nil)
 	const msg = `{"metadata":{"message_id":"7f1f0a52-9a5e-4b8e-8f00-0000000000aa","timestamp":"2026-01-02T03:04:05Z",` +

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // The triage pair of the hand-off tests: the reviewer escalates to
@@ -231,23 +232,13 @@ func TestHandoffs(t *testing.T) {
 // handoff_to_agent, sent as its agent; the tool's result (message and task
 // ids) goes back to the model, and the recipient runs the message.
 func TestHandoffTool(t *testing.T) {
-	var toolResult string
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct{ Role, Content string }
+	model := llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		if r.LastMessage().Role == "tool" {
+			return llmtest.Text("Handed on.")
 		}
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		if last := body.Messages[len(body.Messages)-1]; last.Role == "tool" {
-			toolResult = last.Content
-			modelChunk(w, map[string]any{"role": "assistant", "content": "Handed on."}, "stop")
-		} else {
-			modelChunk(w, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
-				"function": map[string]any{"name": "handoff_to_agent", "arguments": `{"to":"notified","type":"NOTIFICATION","data":{"event_type":"alert","message":"from the model"}}`}}}}, "tool_calls")
-		}
-		fmt.Fprint(w, "data: [DONE]\n\n")
+		return llmtest.Calls(llmtest.ToolCall{ID: "call_1", Name: "handoff_to_agent",
+			Arguments: `{"to":"notified","type":"NOTIFICATION","data":{"event_type":"alert","message":"from the model"}}`})
 	}))
-	defer model.Close()
 	dir := t.TempDir()
 	writeFile(t, dir, "agents/escalator.yaml", `name: escalator
 tools:
@@ -262,13 +253,14 @@ commands:
     messageTemplates: [{role: system, template: You hand work on.}]
 `)
 	writeFile(t, dir, "agents/notified.yaml", "name: notified\nhandoffs: [{type: NOTIFICATION}]\ncommands: [{name: default, reply: \"got {{ .handoff.payload.data.message }} from {{ .handoff.metadata.sender_id }}\"}]\n")
-	cfg := testConfig(t, model.URL)
+	cfg := testConfig(t, model.URL())
 	cfg.Agents = []string{filepath.Join(dir, "agents")}
 	base := startGateway(t, cfg, nil)
 	got := ask(t, base+"/agents/escalator", `{"contextVariables":[{"name":"userInputPrompt","value":"alert them"}]}`)
 	if e := got.errorFrame(); e != nil || !strings.HasSuffix(got.text, "Handed on.") {
 		t.Fatalf("the escalator answered %q, error %+v", got.text, e)
 	}
+	toolResult := lastToolResult(model)
 	var res struct {
 		Status string
 		Result struct {

@@ -1,11 +1,12 @@
 package main
 
 import (
-	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // The agents of the wait tests: asker hands a NOTIFICATION to the agent
@@ -62,20 +63,13 @@ func frames(events []streamEvent) []string {
 // into the sender's stream when it comes in time, and when it does not,
 // says where it will be.
 func TestHandoffWait(t *testing.T) {
-	hang := make(chan struct{})
-	defer close(hang)
-	up := newFakeUpstream(t)
-	up.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-hang:
-		}
-	})
+	up := llmtest.New(t, llmtest.Repeat(llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}}))
+	defer up.Release() // before the gateway's cleanup waits for its requests
 	dir := t.TempDir()
 	for name, src := range map[string]string{"asker": askerAgent, "brief": briefAgent, "quick": quickAgent, "slow": slowAgent} {
 		writeFile(t, dir, "agents/"+name+".yaml", src)
 	}
-	cfg := testConfig(t, up.URL)
+	cfg := testConfig(t, up.URL())
 	cfg.Agents = []string{filepath.Join(dir, "agents")}
 	base := startGateway(t, cfg, nil)
 

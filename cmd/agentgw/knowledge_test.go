@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/knowledge/kb"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 const (
@@ -83,35 +81,25 @@ func TestKnowledgeBases(t *testing.T) {
 
 	var mu sync.Mutex
 	var prompts []string
-	var lastMessages []struct{ Role, Content string }
+	var lastMessages []llmtest.Message
 	var toolResult string
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct{ Role, Content string }
-			Tools    []any
-		}
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		defer func() { _, _ = io.WriteString(w, "data: [DONE]\n\n") }()
-		last := body.Messages[len(body.Messages)-1]
+	model := llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		last := r.LastMessage()
 		switch {
-		case len(body.Tools) > 0 && last.Role != "tool": // the searcher's model searches
-			modelChunk(w, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
-				"function": map[string]any{"name": "search_knowledge", "arguments": `{"query":"which port does the gateway listen on","topK":1}`}}}}, "tool_calls")
-			return
+		case len(r.Tools) > 0 && last.Role != "tool": // the searcher's model searches
+			return llmtest.Calls(llmtest.ToolCall{ID: "call_1", Name: "search_knowledge", Arguments: `{"query":"which port does the gateway listen on","topK":1}`})
 		case last.Role == "tool":
 			mu.Lock()
 			toolResult = last.Content
 			mu.Unlock()
 		default:
 			mu.Lock()
-			prompts = append(prompts, body.Messages[0].Content)
-			lastMessages = body.Messages
+			prompts = append(prompts, r.Messages[0].Content)
+			lastMessages = r.Messages
 			mu.Unlock()
 		}
-		modelChunk(w, map[string]any{"role": "assistant", "content": "ok"}, "stop")
+		return llmtest.Text("ok")
 	}))
-	defer model.Close()
 
 	agents := t.TempDir()
 	writeFile(t, agents, "helper.yaml", helperAgent)
@@ -136,7 +124,7 @@ commands:
         dependsOn: [r]
         reply: "{{ len .steps.r.result.references }}: {{ .steps.r.result.text }}"
 `)
-	cfg := testConfig(t, model.URL)
+	cfg := testConfig(t, model.URL())
 	cfg.Agents = []string{agents}
 	cfg.Git = gitrepo.Config{CacheDir: t.TempDir(), Repositories: []gitrepo.RepoConfig{{Name: "proj", Path: repoDir}}}
 	cfg.KnowledgeBases = []kb.Config{{ID: "proj", Name: "The project", Sources: []kb.Source{

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // get fetches url with the given header pairs and returns the status and
@@ -125,21 +125,14 @@ func scrape(t *testing.T, url string, names ...string) string {
 // metricsModel is deployModel, except that it answers 500 to a question
 // that says "fail", and that its answer after the tool reports its usage
 // (the call that asks for the tool does not: the gateway estimates it).
-func metricsModel(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+func metricsModel(r llmtest.Request) llmtest.Reply {
 	switch {
-	case strings.Contains(string(body), "please fail"):
-		http.Error(w, `{"error":{"message":"the model broke"}}`, http.StatusInternalServerError)
-	case strings.Contains(string(body), `"role":"tool"`):
-		w.Header().Set("Content-Type", "text/event-stream")
-		modelChunk(w, map[string]any{"role": "assistant", "content": "Deployed."}, "")
-		modelChunk(w, map[string]any{}, "stop")
-		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini","choices":[],"usage":{"prompt_tokens":70,"completion_tokens":9,"total_tokens":79}}`+"\n\n")
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	default:
-		r.Body = io.NopCloser(strings.NewReader(string(body)))
-		deployModel(w, r)
+	case strings.Contains(string(r.Body), "please fail"):
+		return llmtest.Error(http.StatusInternalServerError, "the model broke")
+	case strings.Contains(string(r.Body), `"role":"tool"`):
+		return llmtest.Answer{Text: []string{"Deployed."}, Usage: &llmtest.Usage{PromptTokens: 70, CompletionTokens: 9, TotalTokens: 79}}.Reply()
 	}
+	return deployModel(r)
 }
 
 // TestMetricsEndToEnd: through a loopback gateway and a fake model, a
@@ -148,9 +141,8 @@ func metricsModel(w http.ResponseWriter, r *http.Request) {
 func TestMetricsEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "agents/deployer.yaml", deployerAgent)
-	up := httptest.NewServer(http.HandlerFunc(metricsModel))
-	defer up.Close()
-	cfg := testConfig(t, up.URL)
+	up := llmtest.New(t, llmtest.Respond(metricsModel))
+	cfg := testConfig(t, up.URL())
 	cfg.Agents = []string{filepath.Join(dir, "agents")}
 	cfg.Upstream.Retries = 0
 	base := startGateway(t, cfg, map[string]string{"PATH": os.Getenv("PATH")})

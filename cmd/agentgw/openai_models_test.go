@@ -38,7 +38,7 @@ func TestPassthroughModelsBuiltin(t *testing.T) {
 // upstream gets no request.
 func TestPassthroughModelsConfigured(t *testing.T) {
 	up := newFakeUpstream(t, "hello")
-	cfg := testConfig(t, up.URL)
+	cfg := testConfig(t, up.URL())
 	cfg.OpenAI.Passthrough = true
 	cfg.OpenAI.PassthroughModels = []string{"gpt-4o*"}
 	gw := startGateway(t, cfg, nil)
@@ -46,13 +46,13 @@ func TestPassthroughModelsConfigured(t *testing.T) {
 	if status != http.StatusNotFound || !strings.Contains(body, `"code":"model_not_found"`) {
 		t.Errorf("helo: %d %s, want 404 model_not_found", status, body)
 	}
-	if got := up.received(); len(got) != 0 {
+	if got := up.Requests(); len(got) != 0 {
 		t.Fatalf("the upstream got %d requests for helo, want 0", len(got))
 	}
 	if status, body := postCompletion(t, gw, "gpt-4o-mini"); status != http.StatusOK {
 		t.Errorf("gpt-4o-mini: %d %s, want the upstream's 200", status, body)
 	}
-	if got := up.received(); len(got) != 1 || got[0].Body.Model != "gpt-4o-mini" {
+	if got := up.Requests(); len(got) != 1 || got[0].Model != "gpt-4o-mini" {
 		t.Errorf("the upstream got %+v, want one request for gpt-4o-mini", got)
 	}
 }

@@ -1,16 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"compress/zlib"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // TestRemoteTokensAll: the passthrough's redaction knows every remote
@@ -48,17 +49,18 @@ func TestPassthroughRedactsGatewayCredentials(t *testing.T) {
 		all = append(all, v)
 	}
 	echo := strings.Join(all, " ")
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Echo-Auth", r.Header.Get("Authorization")+" "+echo)
-		w.Header().Set("Content-Encoding", "deflate")
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		zw := zlib.NewWriter(w)
-		_, _ = zw.Write([]byte(`{"error":{"message":"bad key; I know ` + echo + `"}}`))
-		_ = zw.Close()
+	var deflated bytes.Buffer
+	zw := zlib.NewWriter(&deflated)
+	_, _ = zw.Write([]byte(`{"error":{"message":"bad key; I know ` + echo + `"}}`))
+	_ = zw.Close()
+	up := llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Status: http.StatusUnauthorized, Body: deflated.String(), Header: http.Header{
+			"X-Echo-Auth":      {r.Header.Get("Authorization") + " " + echo},
+			"Content-Encoding": {"deflate"},
+			"Content-Type":     {"application/json"},
+		}}
 	}))
-	t.Cleanup(up.Close)
-	cfg := testConfig(t, up.URL)
+	cfg := testConfig(t, up.URL())
 	cfg.Upstream.Auth = "key"
 	cfg.OpenAI.Passthrough = true
 	gw := startGateway(t, cfg, secrets)

@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/internal/syncbuf"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -43,56 +42,22 @@ commands:
 `
 
 // scriptedModel is the upstream model every replica shares: a turn without
-// a tool result asks for deploy, a turn with one answers text. It keeps
-// every request body as it arrived.
-type scriptedModel struct {
-	mu     sync.Mutex
-	bodies [][]byte
-}
-
-func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	data, _ := io.ReadAll(r.Body)
-	m.mu.Lock()
-	m.bodies = append(m.bodies, data)
-	m.mu.Unlock()
-	var body struct {
-		Messages []struct {
-			Role string `json:"role"`
-		} `json:"messages"`
-		Tools []any `json:"tools"`
+// a tool result asks for deploy, a turn with one answers text. The model
+// keeps every request body as it arrived.
+func scriptedModel(r llmtest.Request) llmtest.Reply {
+	if r.Messages == nil {
+		return llmtest.Error(http.StatusBadRequest, "bad json")
 	}
-	if err := json.Unmarshal(data, &body); err != nil {
-		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	if len(body.Tools) == 0 {
+	if len(r.Tools) == 0 {
 		// A conversation: the answer says how much of it the model saw.
-		modelChunk(w, map[string]any{"role": "assistant", "content": fmt.Sprintf("I saw %d messages.", len(body.Messages))}, "")
-		modelChunk(w, map[string]any{}, "stop")
-		fmt.Fprint(w, "data: [DONE]\n\n")
-		return
+		return llmtest.Text(fmt.Sprintf("I saw %d messages.", len(r.Messages)))
 	}
-	for _, msg := range body.Messages {
+	for _, msg := range r.Messages {
 		if msg.Role == "tool" {
-			modelChunk(w, map[string]any{"role": "assistant", "content": "Deployed, "}, "")
-			modelChunk(w, map[string]any{"content": "as you allowed."}, "")
-			modelChunk(w, map[string]any{}, "stop")
-			fmt.Fprint(w, "data: [DONE]\n\n")
-			return
+			return llmtest.Text("Deployed, ", "as you allowed.")
 		}
 	}
-	modelChunk(w, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
-		"function": map[string]any{"name": "deploy", "arguments": "{}"}}}}, "")
-	modelChunk(w, map[string]any{}, "tool_calls")
-	fmt.Fprint(w, "data: [DONE]\n\n")
-}
-
-// received returns the request bodies so far.
-func (m *scriptedModel) received() [][]byte {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([][]byte(nil), m.bodies...)
+	return llmtest.Calls(llmtest.ToolCall{ID: "call_1", Name: "deploy", Arguments: "{}"})
 }
 
 // buildGateway builds this package's binary into dir, with the race
@@ -208,9 +173,7 @@ func TestThreeReplicas(t *testing.T) {
 	writeFile(t, agents, "planner.yaml", plannerAgent)
 	writeFile(t, agents, "notified.yaml", "name: notified\nhandoffs: [{type: NOTIFICATION}]\ncommands: [{name: default, reply: \"noted {{ .handoff.payload.data.message }}\"}]\n")
 	writeFile(t, agents, "chatter.yaml", "name: chatter\ncommands:\n  - name: default\n    messageTemplates: [{role: system, template: Chat.}]\n")
-	model := &scriptedModel{}
-	up := httptest.NewServer(model)
-	defer up.Close()
+	model := llmtest.New(t, llmtest.Respond(scriptedModel))
 
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -224,7 +187,7 @@ func TestThreeReplicas(t *testing.T) {
 	writeFile(t, dir, "gateway.yaml", "scheduler:\n  minInterval: 1s\n")
 	var reps []*replica
 	for _, name := range []string{"A", "B", "C"} {
-		reps = append(reps, startReplica(t, name, bin, env, "--config", filepath.Join(dir, "gateway.yaml"), "--agents", agents, "--upstream", up.URL))
+		reps = append(reps, startReplica(t, name, bin, env, "--config", filepath.Join(dir, "gateway.yaml"), "--agents", agents, "--upstream", model.URL()))
 	}
 	a, b, c := reps[0], reps[1], reps[2]
 	for _, r := range reps {
@@ -262,7 +225,7 @@ func TestThreeReplicas(t *testing.T) {
 		var want []string
 		for i, r := range []*replica{a, b, c, a} {
 			prompt := fmt.Sprintf("turn %d on %s", i+1, r.name)
-			before := len(model.received())
+			before := len(model.Bodies())
 			got := ask(t, r.base+"/agents/chatter", `{"contextId":"conv-r","contextVariables":[{"name":"userInputPrompt","value":"`+prompt+
 				`"},{"name":"userInfo","value":{"id":"ada"}}]}`)
 			answer := fmt.Sprintf("I saw %d messages.", 2+2*i)
@@ -270,7 +233,7 @@ func TestThreeReplicas(t *testing.T) {
 				t.Fatalf("%s answered %q, error %+v, want %q", r.name, got.text, e, answer)
 			}
 			want = append(want, `{"role":"user","content":"`+prompt+`"}`)
-			sent := model.received()[before:]
+			sent := model.Bodies()[before:]
 			wantBody := `[{"role":"system","content":"Chat."},` + strings.Join(want, ",") + `]`
 			var body struct{ Messages json.RawMessage }
 			if len(sent) != 1 || json.Unmarshal(sent[0], &body) != nil || string(body.Messages) != wantBody {
@@ -388,12 +351,12 @@ func TestThreeReplicas(t *testing.T) {
 
 	t.Run("a pause A started is resumed by B", func(t *testing.T) {
 		feedback := pause(t, "Ship the billing service.")
-		before := len(model.received())
+		before := len(model.Bodies())
 		got := ask(t, b.base+"/agents/deployer", feedback)
 		if e := got.errorFrame(); e != nil || got.text != resumedText {
 			t.Fatalf("B answered %q, error %+v", got.text, e)
 		}
-		reqs := model.received()[before:]
+		reqs := model.Bodies()[before:]
 		if len(reqs) != 1 {
 			t.Fatalf("the model got %d requests for the resumed turn, want 1", len(reqs))
 		}
@@ -406,7 +369,7 @@ func TestThreeReplicas(t *testing.T) {
 
 	t.Run("B and C get the same resume at once: exactly one resumes it", func(t *testing.T) {
 		feedback := pause(t, "Ship the search service.")
-		before := len(model.received())
+		before := len(model.Bodies())
 		type result struct {
 			replica string
 			status  int
@@ -476,7 +439,7 @@ func TestThreeReplicas(t *testing.T) {
 			refusal.Content.ErrorCode != "STATE_INVALID" || refusal.Content.Message != consumed {
 			t.Errorf("%s refused with %d %s, want 400 STATE_INVALID %q", r.replica, r.status, r.body, consumed)
 		}
-		reqs := model.received()[before:]
+		reqs := model.Bodies()[before:]
 		if len(reqs) != 1 || !bytes.Contains(reqs[0], []byte(`"role":"tool"`)) || !bytes.Contains(reqs[0], []byte("Ship the search service.")) {
 			t.Errorf("the model got %d requests for the resumed turn, want 1:\n%s", len(reqs), bytes.Join(reqs, []byte("\n")))
 		}

@@ -6,14 +6,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 func TestServeEndToEnd(t *testing.T) {
 	up := newFakeUpstream(t, "It adds ", "two numbers.")
-	base := startGateway(t, testConfig(t, up.URL), nil)
+	base := startGateway(t, testConfig(t, up.URL()), nil)
 
 	t.Run("healthz", func(t *testing.T) {
 		resp, err := http.Get(base + "/healthz")
@@ -75,15 +76,15 @@ func TestServeEndToEnd(t *testing.T) {
 		if got, want := streamText(t, events), "It adds two numbers."; got != want {
 			t.Errorf("text = %q, want %q", got, want)
 		}
-		reqs := up.received()
+		reqs := up.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("upstream got %d requests, want 1", len(reqs))
 		}
 		r := reqs[0]
-		if r.Path != "/chat/completions" || !r.Body.Stream || r.Body.Model != "fake-1" {
-			t.Errorf("upstream request: path %q stream %v model %q", r.Path, r.Body.Stream, r.Body.Model)
+		if r.Path != "/chat/completions" || !r.Stream || r.Model != "fake-1" {
+			t.Errorf("upstream request: path %q stream %v model %q", r.Path, r.Stream, r.Model)
 		}
-		user := r.Body.Messages[len(r.Body.Messages)-1]
+		user := r.Messages[len(r.Messages)-1]
 		for _, want := range []string{"Explain this go from add.go:", "```go\nreturn a + b\n```", "The user asks: why?"} {
 			if user.Role != "user" || !strings.Contains(user.Content, want) {
 				t.Errorf("user message %q lacks %q", user.Content, want)
@@ -96,7 +97,7 @@ func TestServeEndToEnd(t *testing.T) {
 // resolverOptions to what a client sent.
 func TestServeResolverOptions(t *testing.T) {
 	up := newFakeUpstream(t, "fine")
-	base := startGateway(t, testConfig(t, up.URL), nil)
+	base := startGateway(t, testConfig(t, up.URL()), nil)
 	body := `{"command":"review","contextVariables":[
 		{"name":"activeEditor","value":{"filePath":"/src/a.go","language":"go","content":"l1\nl2\nl3\nl4\n",
 		 "selectedRanges":[{"content":"l3","startLine":3,"startColumn":1,"endLine":3,"endColumn":3,
@@ -107,11 +108,11 @@ func TestServeResolverOptions(t *testing.T) {
 	if got := streamText(t, events); got != "fine" {
 		t.Errorf("text = %q", got)
 	}
-	reqs := up.received()
+	reqs := up.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("upstream got %d requests", len(reqs))
 	}
-	system := reqs[0].Body.Messages[0].Content
+	system := reqs[0].Messages[0].Content
 	for _, f := range []string{"f1/go.mod", "f2/go.mod", "f3/go.mod"} {
 		if !strings.Contains(system, f) {
 			t.Errorf("system message lacks %s:\n%s", f, system)
@@ -167,7 +168,7 @@ func TestServeErrors(t *testing.T) {
 
 func TestServeKeyAuth(t *testing.T) {
 	up := newFakeUpstream(t, "ok")
-	cfg := testConfig(t, up.URL)
+	cfg := testConfig(t, up.URL())
 	cfg.Upstream.Auth, cfg.Upstream.KeyEnv = "key", "TEST_KEY"
 	base := startGateway(t, cfg, map[string]string{"TEST_KEY": "sk-test"})
 	req, _ := http.NewRequest(http.MethodPost, base+"/agents/happy", strings.NewReader(`{"contextVariables":[{"name":"userInputPrompt","value":"hi"}]}`))
@@ -179,15 +180,15 @@ func TestServeKeyAuth(t *testing.T) {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	reqs := up.received()
+	reqs := up.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("upstream got %d requests", len(reqs))
 	}
 	if got := reqs[0].Header.Get("Authorization"); got != "Bearer sk-test" {
 		t.Errorf("upstream Authorization = %q, want the configured key", got)
 	}
-	if reqs[0].Body.Model != "hunyuan" {
-		t.Errorf("model = %q, want the agent's hunyuan", reqs[0].Body.Model)
+	if reqs[0].Model != "hunyuan" {
+		t.Errorf("model = %q, want the agent's hunyuan", reqs[0].Model)
 	}
 }
 
@@ -238,21 +239,16 @@ func TestSplitTokens(t *testing.T) {
 // TestServeGracefulShutdown cancels serve while a stream is in flight: the
 // stream still ends properly and serve returns nil.
 func TestServeGracefulShutdown(t *testing.T) {
-	got := make(chan struct{})
-	release := make(chan struct{})
-	up := newFakeUpstream(t, "finished ", "anyway")
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		close(got)
-		<-release
-		up.serve(w, r)
-	}))
-	defer slow.Close()
+	held := llmtest.NewGate()
+	slow := llmtest.New(t, llmtest.Repeat(llmtest.Text("finished ", "anyway").Hold(held)))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan string, 1)
 	errc := make(chan error, 1)
-	go func() { errc <- serve(ctx, testConfig(t, slow.URL), envOf(nil), slog.New(slog.DiscardHandler), ready) }()
+	go func() {
+		errc <- serve(ctx, testConfig(t, slow.URL()), envOf(nil), slog.New(slog.DiscardHandler), ready)
+	}()
 	base := "http://" + <-ready
 
 	type result struct {
@@ -264,9 +260,9 @@ func TestServeGracefulShutdown(t *testing.T) {
 		_, events, err := readAgent(base+"/agents/happy", `{"contextVariables":[{"name":"userInputPrompt","value":"hi"}]}`)
 		done <- result{events, err}
 	}()
-	<-got    // the request is in flight
-	cancel() // shut down
-	close(release)
+	<-held.Reached() // the request is in flight
+	cancel()         // shut down
+	held.Release()
 	r := <-done
 	if r.err != nil || len(r.events) == 0 {
 		t.Fatalf("in-flight stream: %v", r.err)

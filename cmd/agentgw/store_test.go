@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/internal/syncbuf"
+	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
 // TestMain runs the tests, or, when the doc test runs this binary as
@@ -55,27 +53,13 @@ commands:
 `
 
 // deployModel calls deploy, then answers with what the tool said.
-func deployModel(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
-	}
-	_ = json.NewDecoder(r.Body).Decode(&body)
-	w.Header().Set("Content-Type", "text/event-stream")
-	for _, m := range body.Messages {
+func deployModel(r llmtest.Request) llmtest.Reply {
+	for _, m := range r.Messages {
 		if m.Role == "tool" {
-			modelChunk(w, map[string]any{"role": "assistant", "content": "The tool said: " + strings.TrimSpace(m.Content)}, "")
-			modelChunk(w, map[string]any{}, "stop")
-			fmt.Fprint(w, "data: [DONE]\n\n")
-			return
+			return llmtest.Text("The tool said: " + strings.TrimSpace(m.Content))
 		}
 	}
-	modelChunk(w, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_1", "type": "function",
-		"function": map[string]any{"name": "deploy", "arguments": "{}"}}}}, "")
-	modelChunk(w, map[string]any{}, "tool_calls")
-	fmt.Fprint(w, "data: [DONE]\n\n")
+	return llmtest.Calls(llmtest.ToolCall{ID: "call_1", Name: "deploy", Arguments: "{}"})
 }
 
 // TestReplicasShareTheStore: two gateways sharing a store (a SQLite file
@@ -92,14 +76,13 @@ func TestReplicasShareTheStore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, dir, "agents/deployer.yaml", deployerAgent)
-			up := httptest.NewServer(http.HandlerFunc(deployModel))
-			defer up.Close()
+			up := llmtest.New(t, llmtest.Respond(deployModel))
 			var sc StoreConfig
 			tc.set(t, &sc)
 			env := map[string]string{"AGENTGW_STATE_SECRET": "shared-secret", "PATH": os.Getenv("PATH")}
 			var bases []string
 			for range 2 {
-				cfg := testConfig(t, up.URL)
+				cfg := testConfig(t, up.URL())
 				cfg.Agents = []string{filepath.Join(dir, "agents")}
 				cfg.Store = sc
 				bases = append(bases, startGateway(t, cfg, env)+"/agents/deployer")

@@ -171,7 +171,7 @@ commands:
   - name: ask
     messageTemplates: [{role: user, template: "Why?"}]
 `)
-	cfg := testConfig(t, up.URL)
+	cfg := testConfig(t, up.URL())
 	cfg.Agents = []string{filepath.Join(dir, "agents")}
 	cfg.Tools.HTTPAllow = []string{toolSrv.URL + "/"}
 	base, stop := startGatewayStopping(t, cfg, map[string]string{
@@ -235,7 +235,7 @@ commands:
 		t.Errorf("the tool got traceparent %q, want %q", headerValues(toolHeaders, "Traceparent"), traceparent("execute_tool lookup"))
 	}
 	var upHeaders []http.Header
-	for _, r := range up.received() {
+	for _, r := range up.Requests() {
 		upHeaders = append(upHeaders, r.Header)
 	}
 	if len(upHeaders) != 2 || upHeaders[0].Get("Traceparent") != traceparent("chat fake-1") {

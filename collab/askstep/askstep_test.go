@@ -4,18 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/collab"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -38,34 +34,14 @@ func TestSpecFields(t *testing.T) {
 	}
 }
 
-// model is the helper's upstream: answer writes each answer.
-func model(t *testing.T, answer func(w http.ResponseWriter, r *http.Request)) *llm.Client {
+// client is an llm client of the helper's upstream m.
+func client(t *testing.T, m *llmtest.Model) *llm.Client {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Reading the whole body lets the server see the client go away
-		// (r.Context ends then).
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		answer(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := llm.New(llm.Config{BaseURL: srv.URL})
+	c, err := llm.New(llm.Config{BaseURL: m.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// stream answers with one flushed chunk per part.
-func stream(w http.ResponseWriter, parts ...string) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	for _, p := range parts {
-		data, _ := json.Marshal(map[string]any{"id": "up", "object": "chat.completion.chunk",
-			"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": p}}}})
-		fmt.Fprintf(w, "data: %s\n\n", data)
-		w.(http.Flusher).Flush()
-	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
 // planAgents: lead's plan asks helper (its model) a question made of the
@@ -158,22 +134,13 @@ func frames(ctx context.Context, t *testing.T, r *runner.Runner, agentName, comm
 // TestAskInPlan: the plugin sees the helper's progress as lines in the ask
 // step's place, then what the plan does with the answer.
 func TestAskInPlan(t *testing.T) {
-	var mu sync.Mutex
-	var asked []string
-	c := model(t, func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Messages []struct{ Content string } `json:"messages"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		mu.Lock()
-		asked = append(asked, body.Messages[len(body.Messages)-1].Content)
-		mu.Unlock()
-		stream(w, "Looks fine.\nOne nit: ", "rename x.")
-	})
-	r := newRunner(t, c, collab.Config{})
+	m := llmtest.New(t, llmtest.Repeat(llmtest.Text("Looks fine.\nOne nit: ", "rename x.")))
+	r := newRunner(t, client(t, m), collab.Config{})
 	golden.Check(t, "testdata/plan.sse", frames(t.Context(), t, r, "lead", "", "func f(x int)"))
-	mu.Lock()
-	defer mu.Unlock()
+	var asked []string
+	for _, req := range m.Requests() {
+		asked = append(asked, req.LastMessage().Content)
+	}
 	if len(asked) != 1 || asked[0] != "Review this: func f(x int)" {
 		t.Errorf("the helper's model was asked %q", asked)
 	}
@@ -183,18 +150,14 @@ func TestAskInPlan(t *testing.T) {
 // itself fail the step with a clear error frame; a timeout's cancel stops
 // the helper's model request.
 func TestAskInPlanFailures(t *testing.T) {
-	gone := make(chan struct{}, 1)
-	c := model(t, func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
-		gone <- struct{}{}
-	})
-	r := newRunner(t, c, collab.Config{})
+	m := llmtest.New(t, llmtest.Repeat(llmtest.Reply{Before: []llmtest.Event{llmtest.Stall()}}))
+	r := newRunner(t, client(t, m), collab.Config{})
 	for _, command := range []string{"quick", "wrong", "self"} {
 		t.Run(command, func(t *testing.T) {
 			golden.Check(t, "testdata/"+command+".sse", frames(t.Context(), t, r, "lead", command, "hi"))
 		})
 	}
-	<-gone // the quick ask's cancel ended the helper's model request
+	m.Ended(t) // the quick ask's cancel ended the helper's model request
 }
 
 // TestAskChain: an asked agent's plan can ask further, each answer
@@ -211,23 +174,16 @@ func TestAskChain(t *testing.T) {
 // works, the helper's model request ends and the stream ends without an
 // error frame.
 func TestAskUserDisconnects(t *testing.T) {
-	started, gone := make(chan struct{}), make(chan struct{})
-	r := newRunner(t, model(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		data, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": "working on it\n"}}}})
-		fmt.Fprintf(w, "data: %s\n\n", data)
-		w.(http.Flusher).Flush()
-		close(started)
-		<-r.Context().Done()
-		close(gone)
-	}), collab.Config{})
+	started := llmtest.NewGate() // reached once the first chunk is out; never released
+	m := llmtest.New(t, llmtest.Repeat(llmtest.Stream(llmtest.Data(llmtest.TextChunk("working on it\n")), llmtest.Wait(started))))
+	r := newRunner(t, client(t, m), collab.Config{})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
-		<-started
+		<-started.Reached()
 		cancel()
 	}()
 	out := frames(ctx, t, r, "lead", "", "hi")
-	<-gone
+	m.Ended(t)
 	if bytes.Contains(out, []byte("copilot_error")) {
 		t.Errorf("an error frame for a client that went away:\n%s", out)
 	}
