@@ -11,11 +11,5 @@ import (
 // the gateway's runtimes: no WASM runtime, database, queue or expression
 // engine. Git it may (chat/collect reads the branch, as a plugin would).
 func TestDeps(t *testing.T) {
-	var heavy []string
-	for _, h := range deptest.Heavy {
-		if h != "github.com/go-git/go-git/v5/..." {
-			heavy = append(heavy, h)
-		}
-	}
-	deptest.Forbid(t, deptest.Module+"/chat", heavy...)
+	deptest.Forbid(t, deptest.Module+"/chat", deptest.HeavyBut("github.com/go-git/go-git/v5/...")...)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/remote"
 )
 
 // Defaults of an Asker.
@@ -53,7 +54,7 @@ type Config struct {
 	// Remote says which agents are remote, and where; nil: none are.
 	Remote Resolver
 	// Forwarder carries requests to remote agents.
-	Forwarder Forwarder
+	Forwarder remote.Forwarder
 	// MaxDepth bounds chains of asks; 0 means DefaultMaxDepth.
 	MaxDepth int
 	// CancelGrace is how long Ask waits, after a CANCEL, for the asked

@@ -12,6 +12,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
+	"github.com/agentgw/agentgw/remote"
 )
 
 // maxProgressLine is the longest progress line: a longer run of text
@@ -43,7 +44,7 @@ type collector struct {
 
 var (
 	_ runner.Emitter = (*collector)(nil)
-	_ Sink           = (*collector)(nil)
+	_ remote.Sink    = (*collector)(nil)
 )
 
 func newCollector(ctx context.Context) *collector {

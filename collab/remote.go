@@ -7,25 +7,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/remote"
 )
-
-// Sink receives a remote agent's answer as the agent protocol streams it:
-// its text chunks (chat.completion.chunk JSON), actions and error frame.
-type Sink interface {
-	Chunk(raw []byte) error
-	Action(a *actions.Action) error
-	Error(e *apierr.Error) error
-}
-
-// Forwarder sends an agent request (body, the protocol's JSON) to the
-// agent service at endpoint and relays its answer to sink until the stream
-// ends. Cancelling ctx closes the connection: that is how a CANCEL
-// reaches a remote agent. Package remote implements it.
-type Forwarder interface {
-	Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink Sink) error
-}
 
 // Resolver says whether agent is remote, and at which endpoint.
 type Resolver func(agent string) (endpoint string, ok bool)
@@ -50,7 +34,7 @@ func remoteBody(to, command, question string) ([]byte, error) {
 
 // forward runs a request on a remote agent, its answer into c. A failure
 // to reach it, or to get an answer, becomes the response's error.
-func forward(ctx context.Context, fw Forwarder, endpoint string, req *askRequest, c *collector) {
+func forward(ctx context.Context, fw remote.Forwarder, endpoint string, req *askRequest, c *collector) {
 	body, err := remoteBody(req.to, req.command, req.question)
 	if err != nil {
 		_ = c.Error(apierr.Internal(err))

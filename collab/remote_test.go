@@ -12,6 +12,7 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm/llmtest"
+	"github.com/agentgw/agentgw/remote"
 )
 
 // fakeForwarder is a remote agent service: it records what it was sent
@@ -21,10 +22,10 @@ type fakeForwarder struct {
 	endpoint, agent string
 	body            map[string]any
 	header          http.Header
-	serve           func(ctx context.Context, sink Sink) error
+	serve           func(ctx context.Context, sink remote.Sink) error
 }
 
-func (f *fakeForwarder) Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink Sink) error {
+func (f *fakeForwarder) Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink remote.Sink) error {
 	f.mu.Lock()
 	f.endpoint, f.agent, f.header = endpoint, agent, header
 	_ = json.Unmarshal(body, &f.body)
@@ -37,7 +38,7 @@ func chunk(s string) []byte { return []byte(llmtest.TextChunk(s)) }
 
 // remoteAsker asks "far" through fw at http://far.example; other agents
 // are local (and there are none).
-func remoteAsker(fw Forwarder) *Asker {
+func remoteAsker(fw remote.Forwarder) *Asker {
 	return New(Config{Forwarder: fw, Remote: func(agent string) (string, bool) {
 		return "http://far.example/agents/far", agent == "far"
 	}})
@@ -47,7 +48,7 @@ func remoteAsker(fw Forwarder) *Asker {
 // question as userInputPrompt) with the caller's headers and the request
 // id; its chunks are progress, its actions and error the response's.
 func TestAskRemote(t *testing.T) {
-	fw := &fakeForwarder{serve: func(_ context.Context, sink Sink) error {
+	fw := &fakeForwarder{serve: func(_ context.Context, sink remote.Sink) error {
 		for _, s := range []string{"Checking the", " logs.\nAll ", "green."} {
 			if err := sink.Chunk(chunk(s)); err != nil {
 				return err
@@ -92,18 +93,18 @@ func TestAskRemote(t *testing.T) {
 func TestAskRemoteErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		serve func(context.Context, Sink) error
+		serve func(context.Context, remote.Sink) error
 		code  string
 		msg   string
 	}{
-		{"frame", func(_ context.Context, s Sink) error {
+		{"frame", func(_ context.Context, s remote.Sink) error {
 			_ = s.Chunk(chunk("partial"))
 			return s.Error(apierr.New(apierr.CodeUpstreamTimeout, "the model took too long"))
 		}, "UPSTREAM_TIMEOUT", "the model took too long"},
-		{"refused", func(context.Context, Sink) error {
+		{"refused", func(context.Context, remote.Sink) error {
 			return apierr.New(apierr.CodeAgentNotFound, `no agent named "far"`)
 		}, "AGENT_NOT_FOUND", `no agent named "far"`},
-		{"unreachable", func(context.Context, Sink) error {
+		{"unreachable", func(context.Context, remote.Sink) error {
 			return errors.New("dial tcp 10.0.0.7:443: connection refused")
 		}, "UPSTREAM_UNAVAILABLE", `agent "far" could not be reached`},
 	} {
@@ -124,7 +125,7 @@ func TestAskRemoteErrors(t *testing.T) {
 // the forwarder's context ends.
 func TestAskRemoteCancel(t *testing.T) {
 	gone := make(chan struct{})
-	fw := &fakeForwarder{serve: func(ctx context.Context, sink Sink) error {
+	fw := &fakeForwarder{serve: func(ctx context.Context, sink remote.Sink) error {
 		_ = sink.Chunk(chunk("thinking\n"))
 		<-ctx.Done()
 		close(gone)

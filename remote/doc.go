@@ -7,6 +7,11 @@
 // terminator and error rules. PostHandoff forwards a hand-off message to
 // another agentgw's POST /handoffs.
 //
+// It is the one home of remote agents' interfaces: Forwarder and Sink (the
+// runner's remote agents and collab's questions to remote agents use them)
+// and HandoffPoster (the hand-off hub's deliveries to other gateways);
+// *Client implements both.
+//
 // Where a request goes: AgentURL and HandoffURL. Which headers go:
 // ForwardHeaders. How failures map to the gateway's error codes: Forward.
 package remote

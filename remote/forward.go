@@ -30,6 +30,17 @@ type Sink interface {
 	Error(e *apierr.Error) error
 }
 
+// Forwarder forwards agent requests to remote agent services and relays
+// their streams: *Client is the gateway's. It is the one interface of
+// forwarding: the runner takes it for the registry's remote agents
+// (service.endpoint) and package collab for questions to remote agents,
+// so that their tests can fake the remote side.
+type Forwarder interface {
+	Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink Sink) error
+}
+
+var _ Forwarder = (*Client)(nil)
+
 // Forward sends an agent request to the remote agent service at endpoint
 // and relays its stream to sink: the gateway answers the plugin with it as
 // with a model's stream, under its own id, terminator and error rules.

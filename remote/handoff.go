@@ -13,6 +13,15 @@ import (
 	"github.com/agentgw/agentgw/internal/watchdog"
 )
 
+// HandoffPoster sends hand-off messages to the agents of other gateways:
+// *Client is the gateway's; package hub takes it, so that its tests can
+// fake the other side.
+type HandoffPoster interface {
+	PostHandoff(ctx context.Context, endpoint string, message []byte, header http.Header) (status int, body []byte, err error)
+}
+
+var _ HandoffPoster = (*Client)(nil)
+
 // PostHandoff forwards a hand-off message (seed 001, as JSON) to the
 // agentgw at endpoint: POST HandoffURL(endpoint) with message as the body,
 // the plugin's or run's header filtered by ForwardHeaders, Content-Type

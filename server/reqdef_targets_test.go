@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,21 +11,13 @@ import (
 	"github.com/agentgw/agentgw/remote"
 )
 
-// remoteForwarder is the real remote client as the runner forwards
-// through it, wired as serve wires it.
-type remoteForwarder struct{ c *remote.Client }
-
-func (f remoteForwarder) Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink runner.RemoteSink) error {
-	return f.c.Forward(ctx, endpoint, agent, body, header, sink)
-}
-
 // withRemote lets the gateway forward to remote agents, as serve does.
 func withRemote(t testing.TB) option {
 	c, err := remote.New(remote.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return withRunner(func(rc *runner.RunnerConfig) { rc.Remote = remoteForwarder{c} })
+	return withRunner(func(rc *runner.RunnerConfig) { rc.Remote = c })
 }
 
 // internalService is a service of the operator's network that no request

@@ -4,27 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/apierr"
 )
-
-// Remote forwards the requests of remote agents (Agent.RemoteEndpoint) to
-// the service that runs them and relays its stream (package remote, wired
-// by the gateway).
-type Remote interface {
-	Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink RemoteSink) error
-}
-
-// RemoteSink receives a remote agent's stream: the run's emitter, behind
-// the signing of the remote's actions.
-type RemoteSink interface {
-	Chunk(raw []byte) error
-	Action(a *actions.Action) error
-	Error(e *apierr.Error) error
-}
 
 // remoteStateKey is the claim that carries a remote action's own state.
 const remoteStateKey = "remote"
@@ -111,7 +95,7 @@ type remoteSink struct {
 func (s remoteSink) Chunk(raw []byte) error      { return s.em.Chunk(raw) }
 func (s remoteSink) Error(e *apierr.Error) error { return s.em.Error(e) }
 
-// Action implements RemoteSink.
+// Action implements remote.Sink.
 func (s remoteSink) Action(a *actions.Action) error {
 	state := a.State
 	if !a.StateIsJSON {

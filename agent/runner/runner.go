@@ -22,6 +22,7 @@ import (
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/steps"
 	"github.com/agentgw/agentgw/store"
 )
@@ -50,7 +51,7 @@ type RunnerConfig struct {
 	// refuses them.
 	Contexts contexts.Repo
 	// Remote forwards the requests of remote agents; nil refuses them.
-	Remote Remote
+	Remote remote.Forwarder
 	// Recall recalls knowledge-base references for commands that ask the
 	// agent to (recallByAgent); nil keeps the plugin's.
 	Recall Recaller

@@ -11,11 +11,5 @@ import (
 // HTTP framework. It still links the expression engine, through the
 // template engine's references (agent/tmpl → steps).
 func TestDeps(t *testing.T) {
-	var heavy []string
-	for _, h := range deptest.Heavy {
-		if h != "github.com/expr-lang/expr/..." {
-			heavy = append(heavy, h)
-		}
-	}
-	deptest.Forbid(t, deptest.Module+"/agent/stepkind", heavy...)
+	deptest.Forbid(t, deptest.Module+"/agent/stepkind", deptest.HeavyBut("github.com/expr-lang/expr/...")...)
 }

@@ -68,7 +68,7 @@ func (c HandoffsConfig) check() error {
 }
 
 // newHub is the gateway's hand-off hub, bound by cfg.
-func newHub(cfg HandoffsConfig, remotes hub.Remote, log *slog.Logger) (*hub.Hub, error) {
+func newHub(cfg HandoffsConfig, remotes remote.HandoffPoster, log *slog.Logger) (*hub.Hub, error) {
 	h, err := hub.New(remotes, hub.Limits{MaxExternalPriority: handoff.Priority(cfg.MaxExternalPriority)}, log)
 	if err != nil {
 		return nil, fmt.Errorf("hand-offs: %w", err)
@@ -119,13 +119,6 @@ func newRemote(cfg *Config, getenv func(string) string, tokens *remoteTokens, lo
 		return nil, fmt.Errorf("remote agents: %w", err)
 	}
 	return c, nil
-}
-
-// remoteForwarder is the remote client as the runner forwards through it.
-type remoteForwarder struct{ c *remote.Client }
-
-func (f remoteForwarder) Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink runner.RemoteSink) error {
-	return f.c.Forward(ctx, endpoint, agent, body, header, sink)
 }
 
 // remoteTokens finds the token of a remote agent's endpoint in the agents

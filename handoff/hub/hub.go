@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"reflect"
 	"slices"
 	"strings"
@@ -28,12 +27,8 @@ import (
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/remote"
 )
-
-// Remote sends a message to another gateway's POST {endpoint}/handoffs.
-type Remote interface {
-	PostHandoff(ctx context.Context, endpoint string, message []byte, header http.Header) (status int, body []byte, err error)
-}
 
 // Origin is what a message carries of where it was sent from, beside the
 // message itself: the conversation its results go to.
@@ -71,7 +66,7 @@ type Limits struct {
 type Hub struct {
 	log    *slog.Logger
 	now    func() time.Time
-	remote Remote
+	remote remote.HandoffPoster
 	limits Limits
 
 	// pools are the named pools (SetPools): a recipient naming one that is
@@ -84,9 +79,9 @@ type Hub struct {
 	next atomic.Uint64
 }
 
-// New returns a hub; remote (nil: none) reaches remote agents. A
+// New returns a hub; poster (nil: none) reaches remote agents. A
 // MaxExternalPriority that is no priority is an error.
-func New(remote Remote, limits Limits, log *slog.Logger) (*Hub, error) {
+func New(poster remote.HandoffPoster, limits Limits, log *slog.Logger) (*Hub, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -96,7 +91,7 @@ func New(remote Remote, limits Limits, log *slog.Logger) (*Hub, error) {
 	if !limits.MaxExternalPriority.Valid() {
 		return nil, fmt.Errorf("handoffs.maxExternalPriority: %q is not LOW, MEDIUM, HIGH or CRITICAL", limits.MaxExternalPriority)
 	}
-	return &Hub{log: log, now: time.Now, remote: remote, limits: limits}, nil
+	return &Hub{log: log, now: time.Now, remote: poster, limits: limits}, nil
 }
 
 // SetPools names pools of agents: a recipient_id (or escalate_to) naming

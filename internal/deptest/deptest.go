@@ -31,17 +31,7 @@ var Leaf = []string{
 // An allowed entry ending in "/..." allows the path and everything below it.
 func Check(t *testing.T, pkg string, allowed ...string) {
 	t.Helper()
-	deps, err := List(pkg)
-	if err != nil {
-		t.Fatalf("listing the dependencies of %s: %v", pkg, err)
-	}
-	var bad []string
-	for _, d := range deps {
-		if d != pkg && !Allowed(d, allowed) {
-			bad = append(bad, d)
-		}
-	}
-	if len(bad) > 0 {
+	if bad := matching(t, pkg, func(d string) bool { return d != pkg && !Allowed(d, allowed) }); len(bad) > 0 {
 		t.Errorf("%s depends on %d packages it must not (allowed: the standard library and %s):\n\t%s",
 			pkg, len(bad), strings.Join(allowed, ", "), strings.Join(bad, "\n\t"))
 	}
@@ -109,17 +99,36 @@ var Heavy = []string{
 // not, on a package matching an entry of forbidden (entries as in Check).
 func Forbid(t *testing.T, pkg string, forbidden ...string) {
 	t.Helper()
+	if bad := matching(t, pkg, func(d string) bool { return Allowed(d, forbidden) }); len(bad) > 0 {
+		t.Errorf("%s depends on %d packages it must not link:\n\t%s", pkg, len(bad), strings.Join(bad, "\n\t"))
+	}
+}
+
+// HeavyBut is Heavy without the entries given (each as Heavy spells it):
+// what a package that needs one of them may not link besides.
+func HeavyBut(keep ...string) []string {
+	var out []string
+	for _, h := range Heavy {
+		if !slices.Contains(keep, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// matching returns the dependencies of pkg that bad reports, failing t
+// when they cannot be listed.
+func matching(t *testing.T, pkg string, bad func(dep string) bool) []string {
+	t.Helper()
 	deps, err := List(pkg)
 	if err != nil {
 		t.Fatalf("listing the dependencies of %s: %v", pkg, err)
 	}
-	var bad []string
+	var out []string
 	for _, d := range deps {
-		if Allowed(d, forbidden) {
-			bad = append(bad, d)
+		if bad(d) {
+			out = append(out, d)
 		}
 	}
-	if len(bad) > 0 {
-		t.Errorf("%s depends on %d packages it must not link:\n\t%s", pkg, len(bad), strings.Join(bad, "\n\t"))
-	}
+	return out
 }
