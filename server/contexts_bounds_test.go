@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
 )
 
 // withContextStore serves contexts bounded by cfg from st.
-func withContextStore(st *store.Memory, cfg contexts.Config) option {
-	return withServer(func(c *server.Config) { c.Contexts = contexts.NewStoreRepo(st, cfg) })
+func withContextStore(st *store.Memory, cfg conversation.Config) option {
+	return withServer(func(c *server.Config) { c.Contexts = conversation.NewStoreRepo(st, cfg) })
 }
 
 // deepJSON is an object n deep.
@@ -29,7 +29,7 @@ func deepJSON(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.
 func TestContextsIntakeBounds(t *testing.T) {
 	t.Parallel()
 	st := store.NewMemory()
-	gw := newGateway(t, withContextStore(st, contexts.Config{MaxBytes: 4096, MaxDepth: 16}), withBodyLimit(1<<20))
+	gw := newGateway(t, withContextStore(st, conversation.Config{MaxBytes: 4096, MaxDepth: 16}), withBodyLimit(1<<20))
 	many := `{"contextId":"m","metadata":{` + strings.Repeat(`"k":"",`, 2000) + `"z":""}}`
 	for _, tc := range []struct {
 		name, method, path, body string
@@ -71,9 +71,9 @@ func TestContextsIntakeBounds(t *testing.T) {
 func TestContextsBrokenRecord(t *testing.T) {
 	t.Parallel()
 	st := store.NewMemory()
-	gw := newGateway(t, withContextStore(st, contexts.Config{}))
+	gw := newGateway(t, withContextStore(st, conversation.Config{}))
 	deep := deepJSON(9998)
-	raw := `{"context":{"contextId":"b","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":2,"owner":"` + contexts.Anonymous + `","messages":[],"state":` +
+	raw := `{"context":{"contextId":"b","createdAt":"2026-01-02T03:04:05Z","updatedAt":"2026-01-02T03:04:05Z","version":2,"owner":"` + conversation.Anonymous + `","messages":[],"state":` +
 		deep + `,"metadata":{}},"changes":[{"version":2,"at":"2026-01-02T03:04:05Z","operation":"UPDATE_STATE","state":` + deep + `}]}`
 	if err := st.Put(context.Background(), "context/b", []byte(raw), time.Hour); err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestContextsBrokenRecord(t *testing.T) {
 // adversarial bodies (many tiny strings, many fields, deep nesting, a huge
 // number) stays within a constant factor of the body's size.
 func TestContextsCostFollowsSize(t *testing.T) {
-	h, _ := newHandler(t, withContextStore(store.NewMemory(), contexts.Config{MaxBytes: 8 << 20}), withBodyLimit(4<<20))
+	h, _ := newHandler(t, withContextStore(store.NewMemory(), conversation.Config{MaxBytes: 8 << 20}), withBodyLimit(4<<20))
 	strs := `{"metadata":{"a":[` + strings.Repeat(`"",`, 100000) + `""]}}`
 	var fields strings.Builder
 	fields.WriteString(`{"metadata":{`)
@@ -149,7 +149,7 @@ func FuzzContextCreate(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	h, _ := newHandler(f, withContextStore(store.NewMemory(), contexts.Config{MaxBytes: 4096, MaxDepth: 32}))
+	h, _ := newHandler(f, withContextStore(store.NewMemory(), conversation.Config{MaxBytes: 4096, MaxDepth: 32}))
 	do := func(method, path string, body []byte) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, path, strings.NewReader(string(body)))
 		req.Header.Set("Content-Type", "application/json")

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
@@ -22,7 +22,7 @@ import (
 // withContexts serves contexts from a memory store on clock.
 func withContexts(clock *testclock.Clock) option {
 	return withServer(func(c *server.Config) {
-		c.Contexts = contexts.NewStoreRepo(store.NewMemory(), contexts.Config{Now: clock.Now})
+		c.Contexts = conversation.NewStoreRepo(store.NewMemory(), conversation.Config{Now: clock.Now})
 	})
 }
 
@@ -175,7 +175,7 @@ func TestContextsStateTooLarge(t *testing.T) {
 	t.Parallel()
 	clock := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	gw := newGateway(t, withServer(func(c *server.Config) {
-		c.Contexts = contexts.NewStoreRepo(store.NewMemory(), contexts.Config{Now: clock.Now, MaxBytes: 16})
+		c.Contexts = conversation.NewStoreRepo(store.NewMemory(), conversation.Config{Now: clock.Now, MaxBytes: 16})
 	}))
 	if status, body := call(t, gw, "POST", "/contexts", `{"contextId":"c"}`); status != 201 {
 		t.Fatalf("create: %d %s", status, body)
@@ -209,7 +209,7 @@ func FuzzContextPatch(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	h, _ := newHandler(f, withServer(func(c *server.Config) {
-		c.Contexts = contexts.NewStoreRepo(store.NewMemory(), contexts.Config{MaxBytes: 256})
+		c.Contexts = conversation.NewStoreRepo(store.NewMemory(), conversation.Config{MaxBytes: 256})
 	}))
 	var n int
 	f.Fuzz(func(t *testing.T, body []byte) {

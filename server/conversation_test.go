@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
@@ -15,7 +15,7 @@ import (
 // withConversations keeps conversations in a memory store on clock, for
 // the runner and the /contexts API alike.
 func withConversations(clock *testclock.Clock) option {
-	repo := contexts.NewStoreRepo(store.NewMemory(), contexts.Config{Now: clock.Now})
+	repo := conversation.NewStoreRepo(store.NewMemory(), conversation.Config{Now: clock.Now})
 	return func(s *setup) {
 		s.srv.Contexts = repo
 		s.run.Contexts = repo
@@ -139,7 +139,7 @@ func TestConversationSeedShape(t *testing.T) {
 	t.Parallel()
 	clock := testclock.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	var n int
-	repo := contexts.NewStoreRepo(store.NewMemory(), contexts.Config{Now: clock.Now,
+	repo := conversation.NewStoreRepo(store.NewMemory(), conversation.Config{Now: clock.Now,
 		NewID: func() string { n++; return "msg_" + strconv.Itoa(n) }})
 	gw := newGateway(t, func(s *setup) { s.srv.Contexts, s.run.Contexts = repo, repo }, withUpstream(replay(t, "normal.sse")))
 	const answer = `{"role":"assistant","content":"Hello, \"world\"\n"}`

@@ -10,13 +10,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 )
 
 // Stand-ins for every optional feature: enough to register its routes,
 // never called.
 type (
-	anyContexts  struct{ contexts.Repo }
+	anyContexts  struct{ conversation.Repo }
 	anyHandoffs  struct{ Handoffs }
 	anySchedules struct{ Schedules }
 	anyOpenAI    struct{ http.Handler }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/internal/jsonscan"
 )
@@ -28,7 +28,7 @@ const (
 
 // Anonymous is the owner of the contexts created without inbound auth by
 // a caller that names no user.
-const Anonymous = contexts.Anonymous
+const Anonymous = conversation.Anonymous
 
 // HeaderUser names the user of a /contexts request when inbound auth is
 // off: what userInfo.id is to an agent request.
@@ -66,7 +66,7 @@ func agentCaller(c echo.Context, req *runner.Request) string {
 }
 
 // userOwner is the identity of a user id (contexts.UserOwner).
-func userOwner(id string) string { return contexts.UserOwner(id) }
+func userOwner(id string) string { return conversation.UserOwner(id) }
 
 // tokenOwner is the identity of an inbound token.
 func tokenOwner(tok string) string {
@@ -75,7 +75,7 @@ func tokenOwner(tok string) string {
 }
 
 // contextError is the protocol error of a contexts error.
-func contextError(id string, err error) error { return contexts.ProtocolError(id, err) }
+func contextError(id string, err error) error { return conversation.ProtocolError(id, err) }
 
 // createRequest is the optional body of POST /contexts.
 type createRequest struct {
@@ -136,9 +136,9 @@ func contextFormat(c echo.Context) (seed bool, err error) {
 }
 
 // answerContext answers ctx in the shape format asked for.
-func answerContext(c echo.Context, status int, ctx *contexts.Context, seed bool) error {
+func answerContext(c echo.Context, status int, ctx *conversation.Context, seed bool) error {
 	if seed {
-		return c.JSON(status, contexts.Seed(ctx))
+		return c.JSON(status, conversation.Seed(ctx))
 	}
 	return c.JSON(status, ctx)
 }
@@ -197,8 +197,8 @@ func ifMatch(c echo.Context) (int64, error) {
 // must agree); 200 and the context after.
 func (s *Server) patchContext(c echo.Context) error {
 	id := c.Param("id")
-	if !contexts.ValidID(id) {
-		return contextError(id, contexts.ErrBadID)
+	if !conversation.ValidID(id) {
+		return contextError(id, conversation.ErrBadID)
 	}
 	expect, err := ifMatch(c)
 	if err != nil {
@@ -213,14 +213,14 @@ func (s *Server) patchContext(c echo.Context) error {
 		return err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return contextError(id, fmt.Errorf("%w: the body names no operation", contexts.ErrBadOperation))
+		return contextError(id, fmt.Errorf("%w: the body names no operation", conversation.ErrBadOperation))
 	}
 	// The request path's tokenizer first, as decodeJSON does.
 	if err := validJSON(body); err != nil {
 		return apierr.Errorf(apierr.CodeBadRequest, "the body is not a valid context operation: %v", err).
 			Suggest("send the body as JSON in UTF-8")
 	}
-	u, err := contexts.DecodeUpdate(body)
+	u, err := conversation.DecodeUpdate(body)
 	if err != nil {
 		return contextError(id, err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
 )
@@ -53,7 +53,7 @@ var guardedRoutes = []struct{ method, path, body string }{
 func withEveryAPI() option {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	return withServer(func(c *server.Config) {
-		c.Contexts = contexts.NewStoreRepo(store.NewMemory(), contexts.Config{})
+		c.Contexts = conversation.NewStoreRepo(store.NewMemory(), conversation.Config{})
 		c.Handoffs = struct{ server.Handoffs }{}
 		c.Schedules = struct{ server.Schedules }{}
 		c.Knowledge = struct{ server.Knowledge }{}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -55,7 +55,7 @@ type Config struct {
 	// at /mcp.
 	MCP http.Handler
 	// Contexts, when set, serves the conversation contexts at /contexts.
-	Contexts contexts.Repo
+	Contexts conversation.Repo
 	// Handoffs, when set, takes hand-off messages at /handoffs and tells
 	// their status there and by task at /tasks.
 	Handoffs Handoffs

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/contexts"
+	conversation1 "github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -25,11 +25,11 @@ const (
 // client may have gone, the turn is still kept.
 const commitTimeout = 10 * time.Second
 
-// conversation is the stored conversation (package contexts) a run
+// conversation is the stored conversation (package conversation) a run
 // continues: bound in Prepare from the request's contextId, its turn kept
 // by commit once the answer is complete.
 type conversation struct {
-	repo   contexts.Repo
+	repo   conversation1.Repo
 	id     string
 	owner  string
 	expect int64  // the version the request named (If-Match), 0 none
@@ -105,8 +105,8 @@ func (r *Runner) bindConversation(run *Run) error {
 	if conv.id == "" {
 		return nil
 	}
-	if !contexts.ValidID(conv.id) {
-		return contexts.ProtocolError(conv.id, contexts.ErrBadID)
+	if !conversation1.ValidID(conv.id) {
+		return conversation1.ProtocolError(conv.id, conversation1.ErrBadID)
 	}
 	if conv.repo == nil {
 		return apierr.Errorf(apierr.CodeBadRequest, "this gateway keeps no conversations, so contextId %q cannot be used", conv.id).
@@ -114,10 +114,10 @@ func (r *Runner) bindConversation(run *Run) error {
 	}
 	c, _, err := conv.repo.Open(bgctx(), conv.id, conv.owner)
 	if err != nil {
-		return contexts.ProtocolError(conv.id, err)
+		return conversation1.ProtocolError(conv.id, err)
 	}
 	if conv.expect != 0 && conv.expect != c.Version {
-		return contexts.ProtocolError(conv.id, contexts.ErrConflict)
+		return conversation1.ProtocolError(conv.id, conversation1.ErrConflict)
 	}
 	run.conv = conv
 	if req.Messages == nil && run.paused == nil {
@@ -150,7 +150,7 @@ func (run *Run) planContext() map[string]any {
 }
 
 // storedTurns are a conversation's stored messages as prompt turns.
-func storedTurns(ms []contexts.Message) []llm.Message {
+func storedTurns(ms []conversation1.Message) []llm.Message {
 	out := make([]llm.Message, 0, len(ms))
 	for _, m := range ms {
 		switch {
@@ -178,9 +178,9 @@ func nonEmpty(s string) *string {
 }
 
 // storedMessage is a prompt message as a conversation keeps it.
-func storedMessage(m llm.Message) contexts.Message {
+func storedMessage(m llm.Message) conversation1.Message {
 	if m.Raw == nil {
-		return contexts.Message{Role: m.Role, Content: m.Content}
+		return conversation1.Message{Role: m.Role, Content: m.Content}
 	}
 	var v struct {
 		Role       string          `json:"role"`
@@ -189,7 +189,7 @@ func storedMessage(m llm.Message) contexts.Message {
 		ToolCallID string          `json:"tool_call_id"`
 	}
 	_ = json.Unmarshal(m.Raw, &v)
-	out := contexts.Message{Role: firstNonEmpty(v.Role, m.Role), ToolCallID: v.ToolCallID}
+	out := conversation1.Message{Role: firstNonEmpty(v.Role, m.Role), ToolCallID: v.ToolCallID}
 	if len(v.ToolCalls) > 0 && string(v.ToolCalls) != "null" {
 		out.ToolCalls = v.ToolCalls
 	}
@@ -240,12 +240,12 @@ func (c *conversation) paused() *convState {
 
 // turn is the messages the run adds: the user's turn, then the tool
 // rounds and the final answer, or else the whole text the user saw.
-func (c *conversation) turn() []contexts.Message {
+func (c *conversation) turn() []conversation1.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []contexts.Message
+	var out []conversation1.Message
 	if c.user != "" {
-		out = append(out, contexts.Message{Role: "user", Content: c.user})
+		out = append(out, conversation1.Message{Role: "user", Content: c.user})
 	}
 	answer := c.text.String()
 	if c.looped {
@@ -255,7 +255,7 @@ func (c *conversation) turn() []contexts.Message {
 		answer = c.final
 	}
 	if answer != "" {
-		out = append(out, contexts.Message{Role: "assistant", Content: c.header + answer})
+		out = append(out, conversation1.Message{Role: "assistant", Content: c.header + answer})
 	}
 	return out
 }
@@ -283,9 +283,9 @@ func (c *conversation) commit(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 	defer cancel()
-	op := contexts.Operation{Op: contexts.OpAddMessage, Messages: msgs, State: c.patch}
+	op := conversation1.Operation{Op: conversation1.OpAddMessage, Messages: msgs, State: c.patch}
 	if _, err := c.repo.Apply(ctx, c.id, c.owner, op, c.expect); err != nil {
-		return contexts.ProtocolError(c.id, err)
+		return conversation1.ProtocolError(c.id, err)
 	}
 	return nil
 }

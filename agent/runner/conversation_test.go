@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/contexts"
+	conversation1 "github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -21,7 +21,7 @@ func convBody(id, input string) string {
 }
 
 // storedMessages is the conversation's messages as the store holds them.
-func storedMessages(t *testing.T, repo contexts.Repo, id string) string {
+func storedMessages(t *testing.T, repo conversation1.Repo, id string) string {
 	t.Helper()
 	c, err := repo.Get(t.Context(), id, "")
 	if err != nil {
@@ -37,7 +37,7 @@ func storedMessages(t *testing.T, repo contexts.Repo, id string) string {
 // whole once the resumed run answers.
 func TestConversationToolTurns(t *testing.T) {
 	r, m := toolRunner(t, store.NewMemory())
-	repo := contexts.NewStoreRepo(store.NewMemory(), contexts.Config{})
+	repo := conversation1.NewStoreRepo(store.NewMemory(), conversation1.Config{})
 	r.cfg.Contexts = repo
 	if _, err := runRequest(t, r, convBody("conv-t", "add")); err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ commands:
 // $context.state and .context.state, a set into context.state.x is kept
 // with the turn (one change), and the next request sees it.
 func TestConversationPlanState(t *testing.T) {
-	repo := contexts.NewStoreRepo(store.NewMemory(), contexts.Config{})
+	repo := conversation1.NewStoreRepo(store.NewMemory(), conversation1.Config{})
 	r, _ := testRunner(t, convPlanAgent, nil, RunnerConfig{Contexts: repo})
 	body := func(prompt string) string {
 		return `{"agent":"p","contextId":"conv-p","contextVariables":[{"name":"userInputPrompt","value":"` + prompt + `"}]}`
@@ -154,20 +154,20 @@ func TestConversationPlanState(t *testing.T) {
 // TestConversationBudget: over the model's budget, the oldest stored turns
 // are cut first, and a tool result never leads the turns left.
 func TestConversationBudget(t *testing.T) {
-	repo := contexts.NewStoreRepo(store.NewMemory(), contexts.Config{})
+	repo := conversation1.NewStoreRepo(store.NewMemory(), conversation1.Config{})
 	up := okModel(t)
 	r, logs := testRunner(t, convPlanAgent, up, RunnerConfig{Contexts: repo})
 	if _, _, err := repo.Open(t.Context(), "conv-b", ""); err != nil {
 		t.Fatal(err)
 	}
 	long := strings.Repeat("word ", 150)
-	old := []contexts.Message{
+	old := []conversation1.Message{
 		{Role: "user", Content: "first " + long},
 		{Role: "assistant", ToolCalls: json.RawMessage(`[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]`)},
 		{Role: "tool", ToolCallID: "c1", Content: "result " + long},
 		{Role: "assistant", Content: "latest"},
 	}
-	if _, err := repo.Apply(t.Context(), "conv-b", "", contexts.Operation{Op: contexts.OpAddMessage, Messages: old}, 0); err != nil {
+	if _, err := repo.Apply(t.Context(), "conv-b", "", conversation1.Operation{Op: conversation1.OpAddMessage, Messages: old}, 0); err != nil {
 		t.Fatal(err)
 	}
 	body := `{"agent":"p","command":"small","contextId":"conv-b","contextVariables":[{"name":"userInputPrompt","value":"now"}]}`
@@ -201,7 +201,7 @@ func (f *failingSwaps) Swap(ctx context.Context, key string, old, value []byte, 
 // an in-stream STORE_UNAVAILABLE after the answer, then the end.
 func TestConversationStoreDown(t *testing.T) {
 	st := &failingSwaps{Memory: store.NewMemory()}
-	repo := contexts.NewStoreRepo(st, contexts.Config{})
+	repo := conversation1.NewStoreRepo(st, conversation1.Config{})
 	r, _ := testRunner(t, convPlanAgent, hiModel(t), RunnerConfig{Contexts: repo})
 	req, err := DecodeRequest([]byte(`{"agent":"p","command":"small","contextId":"conv-d","contextVariables":[{"name":"userInputPrompt","value":"x"}]}`))
 	if err != nil {
@@ -245,11 +245,11 @@ commands:
 // step templates and in $context as it is in command templates: its
 // version and id render in both (they rendered empty in steps).
 func TestConversationContextSameInPlans(t *testing.T) {
-	repo := contexts.NewStoreRepo(store.NewMemory(), contexts.Config{})
+	repo := conversation1.NewStoreRepo(store.NewMemory(), conversation1.Config{})
 	if _, err := repo.Create(t.Context(), "conv-v", "", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := repo.Apply(t.Context(), "conv-v", "", contexts.Operation{Op: contexts.OpUpdateState, State: map[string]any{"a": 1.0}}, 0); err != nil {
+	if _, err := repo.Apply(t.Context(), "conv-v", "", conversation1.Operation{Op: conversation1.OpUpdateState, State: map[string]any{"a": 1.0}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	up := okModel(t)

@@ -14,7 +14,7 @@ import (
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/sse"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 )
 
 // runnerErrors are the errors the runner emits inside the stream, one per
@@ -25,8 +25,8 @@ func runnerErrors() []struct {
 	err  *apierr.Error
 } {
 	upstream := func(le *llm.Error) *apierr.Error { return upstreamError(le).(*apierr.Error) }
-	step := func(se *steps.StepError) *apierr.Error { return stepError(se) }
-	plan := planError(context.Background(), fmt.Errorf("running plan: %w after 2s", steps.ErrPlanTimeout)).(*apierr.Error)
+	step := func(se *plan.StepError) *apierr.Error { return stepError(se) }
+	planTimeout := planError(context.Background(), fmt.Errorf("running plan: %w after 2s", plan.ErrPlanTimeout)).(*apierr.Error)
 	toolFailed := &apierr.Error{Code: apierr.CodeToolFailed, Status: 500, Source: apierr.SourceServer, Message: `tool "grep": TOOL_FAILED: exit status 2`}
 	return []struct {
 		name string
@@ -40,12 +40,12 @@ func runnerErrors() []struct {
 		{"UPSTREAM_UNAVAILABLE", upstream(&llm.Error{Kind: llm.KindUnavailable, Message: "cannot connect"})},
 		{"UPSTREAM_NOT_CONFIGURED", notConfigured("default")},
 		{"TEMPLATE_ERROR", tmpl.RenderError(errors.New(`template: x:1: function "nope" not defined`)).(*apierr.Error)},
-		{"STEP_FAILED", step(&steps.StepError{ID: "fetch", Status: steps.Failed, Err: errors.New("boom")})},
-		{"TOOL_FAILED of a failed tool step", step(&steps.StepError{ID: "grep", Status: steps.Failed, Err: toolFailed})},
-		{"STEP_TIMEOUT of a tool step", step(&steps.StepError{ID: "grep", Status: steps.Timeout, Err: toolFailed})},
-		{"STEP_NOT_READY", step(&steps.StepError{ID: "render", Status: steps.Skipped,
-			Err: &steps.NotReadyError{Missing: []string{"with.p needs state.perms", "with.q needs state.profile"}}})},
-		{"PLAN_TIMEOUT", plan},
+		{"STEP_FAILED", step(&plan.StepError{ID: "fetch", Status: plan.Failed, Err: errors.New("boom")})},
+		{"TOOL_FAILED of a failed tool step", step(&plan.StepError{ID: "grep", Status: plan.Failed, Err: toolFailed})},
+		{"STEP_TIMEOUT of a tool step", step(&plan.StepError{ID: "grep", Status: plan.Timeout, Err: toolFailed})},
+		{"STEP_NOT_READY", step(&plan.StepError{ID: "render", Status: plan.Skipped,
+			Err: &plan.NotReadyError{Missing: []string{"with.p needs state.perms", "with.q needs state.profile"}}})},
+		{"PLAN_TIMEOUT", planTimeout},
 		{"TOOL_FAILED", toolFailed},
 		{"TOOL_ROUNDS_EXCEEDED", &apierr.Error{Code: apierr.CodeToolRoundsExceeded, Status: 500, Source: apierr.SourceServer,
 			Message: "the model kept calling tools for 8 rounds without answering"}},

@@ -11,7 +11,7 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -98,8 +98,8 @@ func (sc *stepCompiler) Warnf(pos agent.Position, format string, args ...any) {
 func (sc *stepCompiler) String(where, s string, pos agent.Position) *tmpl.Value {
 	v := &tmpl.Value{Pos: pos, Lit: s}
 	switch {
-	case steps.IsRef(s):
-		ref, err := steps.ParseRef(s)
+	case plan.IsRef(s):
+		ref, err := plan.ParseRef(s)
 		if err != nil {
 			sc.c.errorf(pos, "%s: %v", where, err)
 		}

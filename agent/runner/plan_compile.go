@@ -11,12 +11,12 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/internal/suggest"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 )
 
 // compiledPlan is a list of steps compiled for the engine.
 type compiledPlan struct {
-	plan    *steps.Plan
+	plan    *plan.Plan
 	steps   []*compiledStep
 	timeout time.Duration
 }
@@ -33,7 +33,7 @@ type compiledStep struct {
 // ("steps", or "actions.0.onAccept.steps" for a handler's).
 func (c *compiler) compilePlan(where, keyPrefix string, defs []*agent.Step, timeout time.Duration, pos agent.Position) *compiledPlan {
 	cp := &compiledPlan{timeout: timeout}
-	var nodes []steps.Node
+	var nodes []plan.Node
 	for i, sd := range defs {
 		if sd == nil {
 			continue
@@ -54,7 +54,7 @@ func (c *compiler) compilePlan(where, keyPrefix string, defs []*agent.Step, time
 		cp.steps = append(cp.steps, cs)
 		nodes = append(nodes, node)
 	}
-	plan, errs := steps.NewPlan(nodes)
+	plan, errs := plan.NewPlan(nodes)
 	for _, e := range errs {
 		if e.Step < 0 || e.Step >= len(cp.steps) {
 			c.errorf(pos, "%s: %s", where, e.Msg)
@@ -69,17 +69,17 @@ func (c *compiler) compilePlan(where, keyPrefix string, defs []*agent.Step, time
 
 // compileNode builds the engine's view of a step: dependencies, condition,
 // reference inputs, output, timeout, retry and error policy.
-func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) steps.Node {
-	n := steps.Node{ID: sd.ID, DependsOn: sd.DependsOn, Timeout: sd.Timeout, Refs: map[string]*steps.Ref{}}
+func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) plan.Node {
+	n := plan.Node{ID: sd.ID, DependsOn: sd.DependsOn, Timeout: sd.Timeout, Refs: map[string]*plan.Ref{}}
 	if sd.When != "" {
-		cond, err := steps.CompileCondition(sd.When)
+		cond, err := plan.CompileCondition(sd.When)
 		if err != nil {
 			c.errorf(sd.Pos, "%s: when: %v", where, err)
 		}
 		n.When = cond
 	}
 	if sd.Output != "" {
-		out, err := steps.ParseOutput(sd.Output)
+		out, err := plan.ParseOutput(sd.Output)
 		if err != nil {
 			c.errorf(sd.Pos, "%s: output: %v", where, err)
 		}
@@ -89,11 +89,11 @@ func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) s
 		if sd.Retry.Limit < 0 {
 			c.errorf(sd.Pos, "%s: retry.limit must not be negative", where)
 		}
-		n.Retry = steps.Retry{Limit: sd.Retry.Limit, Backoff: sd.Retry.Backoff}
+		n.Retry = plan.Retry{Limit: sd.Retry.Limit, Backoff: sd.Retry.Backoff}
 	}
 	switch sd.OnError {
 	case "", "fail", "continue":
-		n.OnError = steps.OnError(sd.OnError)
+		n.OnError = plan.OnError(sd.OnError)
 		if sd.OnError == "fail" && n.Output != nil && n.Output.Branch() {
 			// The failure is written, but onError fail stops the plan: no step reads it.
 			c.warnf(sd.Pos, "%s: output %q has a failure branch (%s) that no step can reach: onError: fail stops the plan when the step fails; drop onError to go on into the branch",
@@ -110,7 +110,7 @@ func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) s
 
 // compileWith splits a step's inputs: references go to the engine, which
 // resolves them (and waits for gates); the rest render at run time.
-func (c *compiler) compileWith(where string, with *agent.Value, n *steps.Node, cs *compiledStep) {
+func (c *compiler) compileWith(where string, with *agent.Value, n *plan.Node, cs *compiledStep) {
 	if with.Kind() != agent.ValueMapping {
 		c.errorf(with.Pos, "%s: with: expected a mapping of input names to values", where)
 		return
@@ -118,8 +118,8 @@ func (c *compiler) compileWith(where string, with *agent.Value, n *steps.Node, c
 	for _, e := range with.Entries() {
 		name, val := e.Key, e.Value
 		c.checkRefLike(where+": with."+name, val)
-		if s, ok := val.Scalar(); ok && steps.IsRef(s) {
-			ref, err := steps.ParseRef(s)
+		if s, ok := val.Scalar(); ok && plan.IsRef(s) {
+			ref, err := plan.ParseRef(s)
 			if err != nil {
 				c.errorf(val.Pos, "%s: with.%s: %v", where, name, err)
 				continue
@@ -134,13 +134,13 @@ func (c *compiler) compileWith(where string, with *agent.Value, n *steps.Node, c
 var refLike = regexp.MustCompile(`^\s*[$†]\{?([A-Za-z_][A-Za-z0-9_]*)\.`)
 
 // refRoots are the roots references may start with.
-var refRoots = []string{steps.RootState, steps.RootSteps, steps.RootDependencies, steps.RootContext, steps.RootInput, steps.RootHandoff}
+var refRoots = []string{plan.RootState, plan.RootSteps, plan.RootDependencies, plan.RootContext, plan.RootInput, plan.RootHandoff}
 
 // checkRefLike warns about a string that looks like a reference but names
 // no root, such as "$stat.x": it is taken literally.
 func (c *compiler) checkRefLike(where string, v *agent.Value) {
 	s, ok := v.Scalar()
-	if !ok || steps.IsRef(s) {
+	if !ok || plan.IsRef(s) {
 		return
 	}
 	if m := refLike.FindStringSubmatch(s); m != nil && !slices.Contains(refRoots, m[1]) {

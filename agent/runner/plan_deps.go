@@ -6,7 +6,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 )
 
 // stepDeps lists the steps a step reads: through references in its kind's
@@ -53,7 +53,7 @@ func stepDeps(kind stepkind.Step, with map[string]*tmpl.Value) []string {
 func templateStepIDs(t *tmpl.Template) []string {
 	var ids []string
 	chain := func(idents []string) {
-		if len(idents) >= 2 && (idents[0] == steps.RootSteps || idents[0] == steps.RootDependencies) {
+		if len(idents) >= 2 && (idents[0] == plan.RootSteps || idents[0] == plan.RootDependencies) {
 			ids = append(ids, idents[1])
 		}
 	}

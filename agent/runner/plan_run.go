@@ -10,7 +10,7 @@ import (
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 )
 
 // stepRun is one execution of one step.
@@ -18,25 +18,25 @@ type stepRun struct {
 	run  *Run
 	step *compiledStep
 	em   Emitter
-	inv  steps.Invocation
+	inv  plan.Invocation
 	env  *tmpl.Env
 }
 
 // runPlan executes a plan, its steps' output in step order on em, starting
 // from state. It returns the engine's report (never nil).
-func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state map[string]any) (*steps.Report, error) {
+func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state map[string]any) (*plan.Report, error) {
 	seq := newSequencer(em, len(cp.steps))
-	opts := steps.Options{
+	opts := plan.Options{
 		Parallel: run.cfg.Parallel, Timeout: cp.timeout, State: state,
 		Context: run.planContext(), Input: run.input, Handoff: run.req.Handoff,
-		OnFinish: func(i int, r steps.Result) {
+		OnFinish: func(i int, r plan.Result) {
 			seq.finish(i)
 			if run.debugging() {
 				run.logger().Debug("step finished", "step", r.ID, "status", r.Status, "attempts", r.Attempts, "err", r.Err)
 			}
 		},
 	}
-	exec := func(ctx context.Context, i int, inv steps.Invocation) (any, error) {
+	exec := func(ctx context.Context, i int, inv plan.Invocation) (any, error) {
 		cs := cp.steps[i]
 		if cs.kind == nil {
 			return nil, errors.New("the step did not compile")
@@ -49,7 +49,7 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state
 	}
 	rep, err := cp.plan.Run(ctx, exec, opts)
 	if rep == nil {
-		rep = &steps.Report{}
+		rep = &plan.Report{}
 	}
 	return rep, planError(ctx, err)
 }
@@ -64,13 +64,13 @@ func planError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return apierr.Canceled(err)
 	}
-	var se *steps.StepError
+	var se *plan.StepError
 	switch {
 	case errors.As(err, &se):
 		return stepError(se)
-	case errors.Is(err, steps.ErrHold):
+	case errors.Is(err, plan.ErrHold):
 		return errPaused
-	case errors.Is(err, steps.ErrPlanTimeout):
+	case errors.Is(err, plan.ErrPlanTimeout):
 		return apierr.New(apierr.CodePlanTimeout, "the command's plan did not finish in time").Wrap(err).
 			Suggest("try again; the agent's author may raise the command's timeout")
 	}
@@ -84,10 +84,10 @@ func planError(ctx context.Context, err error) error {
 // gate that never filled) is STEP_NOT_READY naming the missing
 // references; FAILED is the kind's own error (TOOL_FAILED, UPSTREAM_ERROR,
 // ...) with the step named, or STEP_FAILED.
-func stepError(se *steps.StepError) *apierr.Error {
+func stepError(se *plan.StepError) *apierr.Error {
 	var e *apierr.Error
 	switch se.Status {
-	case steps.Timeout:
+	case plan.Timeout:
 		if errors.As(se.Err, &e) && e.Code == apierr.CodeStepTimeout {
 			// A kind's own deadline, told in its words (an ask step's
 			// timeout names the agent that did not answer).
@@ -96,8 +96,8 @@ func stepError(se *steps.StepError) *apierr.Error {
 			return &c
 		}
 		return apierr.New(apierr.CodeStepTimeout, fmt.Sprintf("step %q did not finish within its timeout", se.ID)).Wrap(se)
-	case steps.Skipped:
-		var nr *steps.NotReadyError
+	case plan.Skipped:
+		var nr *plan.NotReadyError
 		if errors.As(se.Err, &nr) {
 			return apierr.New(apierr.CodeStepNotReady, fmt.Sprintf("step %q never ran: its inputs wait for references no step wrote: %s", se.ID, strings.Join(nr.Missing, "; "))).
 				Wrap(se).Suggest(fmt.Sprintf("the agent's author should make a step write what step %q waits for before it, or give it onError: continue", se.ID))
@@ -125,11 +125,11 @@ func (sr *stepRun) exec(ctx context.Context) (out any, err error) {
 // status (a deadline that passed is TIMEOUT) and error code.
 func stepOutcome(ctx context.Context, err error) observe.StepResult {
 	if err == nil {
-		return observe.StepResult{Status: string(steps.Completed)}
+		return observe.StepResult{Status: string(plan.Completed)}
 	}
-	res := observe.StepResult{Status: string(steps.Failed), Code: apierr.CodeStepFailed}
+	res := observe.StepResult{Status: string(plan.Failed), Code: apierr.CodeStepFailed}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		res.Status, res.Code = string(steps.Timeout), apierr.CodeStepTimeout
+		res.Status, res.Code = string(plan.Timeout), apierr.CodeStepTimeout
 	}
 	var e *apierr.Error
 	if errors.As(err, &e) {

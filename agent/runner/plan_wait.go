@@ -11,7 +11,7 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 )
 
 // A tool step whose tool needs the user's consent pauses its plan: the
@@ -66,13 +66,13 @@ func (run *Run) waitForConsent(step, question string) error {
 	if run.planWait.step == "" {
 		run.planWait.step, run.planWait.question = step, question
 	}
-	return fmt.Errorf("%w: %w", steps.ErrHold, errPaused)
+	return fmt.Errorf("%w: %w", plan.ErrHold, errPaused)
 }
 
 // pausedPlan saves a plan that waits for a consent and asks for it; it
 // returns errPaused. It is called only for a plan that was held (and did
 // not fail besides: then the failure is what the user sees).
-func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *steps.Report) error {
+func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *plan.Report) error {
 	run.planWait.mu.Lock()
 	step, question := run.planWait.step, run.planWait.question
 	run.planWait.mu.Unlock()
@@ -90,7 +90,7 @@ func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *steps.Report) e
 		}
 	}
 	for _, r := range rep.Results {
-		if r.Status == steps.Completed {
+		if r.Status == plan.Completed {
 			rec.Done[r.ID] = r.Value
 		}
 	}

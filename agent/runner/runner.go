@@ -17,13 +17,13 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/contexts"
+	conversation1 "github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/remote"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -49,7 +49,7 @@ type RunnerConfig struct {
 	Kinds *stepkind.Registry
 	// Contexts keeps the conversations requests name with contextId; nil
 	// refuses them.
-	Contexts contexts.Repo
+	Contexts conversation1.Repo
 	// Remote forwards the requests of remote agents; nil refuses them.
 	Remote remote.Forwarder
 	// Recall recalls knowledge-base references for commands that ask the
@@ -606,6 +606,6 @@ func (run *Run) afterModel(ctx context.Context, em Emitter) error {
 // renderEnv is the environment of the command's own actions: the template
 // data, and a scope with the plan's final state.
 func (run *Run) renderEnv(ctx context.Context, state map[string]any) *tmpl.Env {
-	return &tmpl.Env{Ctx: ctx, Data: run.templateMap(), Scope: &steps.Scope{State: steps.NewState(state), Steps: map[string]map[string]any{},
+	return &tmpl.Env{Ctx: ctx, Data: run.templateMap(), Scope: &plan.Scope{State: plan.NewState(state), Steps: map[string]map[string]any{},
 		Context: run.planContext(), Input: run.input, Handoff: run.req.Handoff}}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -190,12 +190,12 @@ func (s *captureSink) Chunk(raw []byte) error {
 // context.state, into the state of the run's conversation (kept with its
 // turn when the run ends).
 type setKind struct {
-	paths  []steps.Path
+	paths  []plan.Path
 	values []*tmpl.Value
 }
 
 // convStatePrefix starts the set paths that write the conversation's state.
-const convStatePrefix = steps.RootContext + "." + varState + "."
+const convStatePrefix = plan.RootContext + "." + varState + "."
 
 func (c *compiler) compileSet(where string, v *agent.Value) stepkind.Step {
 	if v.Kind() != agent.ValueMapping {
@@ -205,10 +205,10 @@ func (c *compiler) compileSet(where string, v *agent.Value) stepkind.Step {
 	k := &setKind{}
 	for _, e := range v.Entries() {
 		name := e.Key
-		if !strings.HasPrefix(name, steps.RootState+".") && !strings.HasPrefix(name, convStatePrefix) {
-			name = steps.RootState + "." + name
+		if !strings.HasPrefix(name, plan.RootState+".") && !strings.HasPrefix(name, convStatePrefix) {
+			name = plan.RootState + "." + name
 		}
-		p, err := steps.ParsePath(name)
+		p, err := plan.ParsePath(name)
 		if err != nil {
 			c.errorf(e.KeyPos, "%s: set: %v", where, err)
 			continue
@@ -228,7 +228,7 @@ func (k *setKind) Run(_ context.Context, r stepkind.Run) (any, error) {
 		if err != nil {
 			return nil, tmpl.RenderError(err)
 		}
-		if p[0] == steps.RootContext {
+		if p[0] == plan.RootContext {
 			// context.state.x: the conversation's state; without a
 			// conversation there is nothing to keep it in.
 			if c := sr.run.conv; c != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 )
 
 // Value is a YAML value of free shape whose strings are templates,
@@ -22,7 +22,7 @@ type Value struct {
 	// scalars
 	Lit  any
 	Tmpl *Template
-	Ref  *steps.Ref // a string that is a reference ($state.x || $state.y)
+	Ref  *plan.Ref // a string that is a reference ($state.x || $state.y)
 	// mappings and lists
 	keys  []string
 	Items []*Value
@@ -51,8 +51,8 @@ func CompileValue(where string, val *agent.Value, diags *agent.Diagnostics) *Val
 		}
 		s, ok := v.Lit.(string)
 		switch {
-		case ok && steps.IsRef(s):
-			ref, err := steps.ParseRef(s)
+		case ok && plan.IsRef(s):
+			ref, err := plan.ParseRef(s)
 			if err != nil {
 				diags.Add(agent.SeverityError, v.Pos, fmt.Sprintf("%s: %v", where, err))
 			}
@@ -71,7 +71,7 @@ type Env struct {
 	// ctx is the request's or step's: rendering stops when it ends.
 	Ctx   context.Context
 	Data  map[string]any
-	Scope *steps.Scope
+	Scope *plan.Scope
 }
 
 // Render evaluates the value into plain Go data: templates rendered,

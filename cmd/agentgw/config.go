@@ -130,7 +130,7 @@ type StoreConfig struct {
 }
 
 // ContextsConfig bounds the conversation contexts (kept in the store).
-// Zero values take the defaults of package contexts.
+// Zero values take the defaults of package conversation.
 type ContextsConfig struct {
 	// TTL is how long a context lives after its last change, and how long
 	// a deleted id stays taken.

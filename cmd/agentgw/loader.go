@@ -15,7 +15,7 @@ import (
 	"github.com/agentgw/agentgw/collab"
 	"github.com/agentgw/agentgw/collab/askstep"
 	"github.com/agentgw/agentgw/configs"
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/handoff"
@@ -55,7 +55,7 @@ type services struct {
 	// handoffs send the handoff steps' and handoff_to_agent's messages.
 	handoffs *hub.Hub
 	// conversations give those messages their user interaction history.
-	conversations contexts.Repo
+	conversations conversation.Repo
 	// log is where the services say what they could not do (nil: nowhere).
 	log *slog.Logger
 	// knowledge backs recall steps and search_knowledge.
@@ -108,7 +108,7 @@ func (s services) sender() handoffstep.Sender {
 // answers for those that wait.
 type hubSender struct {
 	h     *hub.Hub
-	convs contexts.Repo
+	convs conversation.Repo
 	log   *slog.Logger
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/schema"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
@@ -92,7 +92,7 @@ func agentSchema(docs schema.Docs) (schema.Generated, error) {
 			schema.KeyToolRuntime:    schema.Enum(ld.tools.RuntimeNames()...),
 			schema.KeyToolPermission: schema.Enum(toolspec.PermissionAuto, toolspec.PermissionUserConsent),
 			schema.KeyToolFallback:   schema.Enum(toolspec.FallbackAbort, toolspec.FallbackSkip, toolspec.FallbackUseAlternative),
-			schema.KeyStepOnError:    schema.Enum(string(steps.OnErrorFail), string(steps.OnErrorContinue)),
+			schema.KeyStepOnError:    schema.Enum(string(plan.OnErrorFail), string(plan.OnErrorContinue)),
 			schema.KeyHandoffType:    schema.Enum(handoffTypes...),
 		},
 		Examples:    configs.FS,

@@ -75,7 +75,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/cmd/agentgw.Config.KnowledgeBases":              "KnowledgeBases are recalled by agents (recallByAgent), recall steps and the search_knowledge tool.",
 		"github.com/agentgw/agentgw/cmd/agentgw.Config.OpenAI":                      "OpenAI is the OpenAI-compatible endpoint under /v1/.",
 		"github.com/agentgw/agentgw/cmd/agentgw.Config.Schedules":                   "Schedules run agents' commands or tools on a schedule; agent files may define more.",
-		"github.com/agentgw/agentgw/cmd/agentgw.ContextsConfig":                     "ContextsConfig bounds the conversation contexts (kept in the store). Zero values take the defaults of package contexts.",
+		"github.com/agentgw/agentgw/cmd/agentgw.ContextsConfig":                     "ContextsConfig bounds the conversation contexts (kept in the store). Zero values take the defaults of package conversation.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ContextsConfig.MaxChanges":          "MaxChanges is how many change log entries a context keeps.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ContextsConfig.MaxDepth":            "MaxDepth bounds the nesting of a context's state and metadata (an object of scalars is 1 deep); a deeper write is BAD_REQUEST. 0 means 64; at most 1000.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ContextsConfig.MaxMessages":         "MaxMessages and MaxBytes bound a context's stored messages; the oldest are dropped. MaxBytes also bounds the JSON of the state and the metadata together: a write over it is PAYLOAD_TOO_LARGE.",

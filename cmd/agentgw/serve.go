@@ -19,7 +19,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/runner"
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/knowledge/kb"
@@ -461,11 +461,11 @@ func splitTokens(s string) []string {
 // contextRepo is the conversation contexts' repository on st, nil (no
 // /contexts routes) for a store without Swap: every store of package
 // store has it.
-func contextRepo(st store.Store, cfg ContextsConfig) contexts.Repo {
-	b, ok := st.(contexts.Backend)
+func contextRepo(st store.Store, cfg ContextsConfig) conversation.Repo {
+	b, ok := st.(conversation.Backend)
 	if !ok {
 		return nil
 	}
-	return contexts.NewStoreRepo(b, contexts.Config{TTL: time.Duration(cfg.TTL), MaxMessages: cfg.MaxMessages,
+	return conversation.NewStoreRepo(b, conversation.Config{TTL: time.Duration(cfg.TTL), MaxMessages: cfg.MaxMessages,
 		MaxBytes: cfg.MaxBytes, MaxChanges: cfg.MaxChanges, MaxDepth: cfg.MaxDepth})
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/collab"
 	"github.com/agentgw/agentgw/internal/suggest"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 )
 
 // Config is an ask step as written: `ask: {agent: reviewer, question:
@@ -167,7 +167,7 @@ func askError(err error) error {
 	switch {
 	case errors.Is(err, collab.ErrTimeout):
 		return apierr.New(apierr.CodeStepTimeout, "ask: "+err.Error()+"; the request was cancelled").
-			Wrap(errors.Join(steps.ErrTimeout, err)).
+			Wrap(errors.Join(plan.ErrTimeout, err)).
 			Suggest("try again; the agent's author may raise the step's ask.timeout")
 	case errors.Is(err, collab.ErrCanceled):
 		return apierr.Canceled(err)

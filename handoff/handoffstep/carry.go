@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/internal/runes"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 )
 
 // Bounds of what a message carries of the run that sends it.
@@ -35,10 +35,10 @@ type History interface {
 	Interactions(ctx context.Context, contextID, owner string) []handoff.UserInteraction
 }
 
-// Conversations reads stored conversations (package contexts' Repo).
+// Conversations reads stored conversations (package conversation's Repo).
 type Conversations interface {
-	Get(ctx context.Context, id, owner string) (*contexts.Context, error)
-	Changes(ctx context.Context, id, owner string, since int64) (*contexts.Changes, error)
+	Get(ctx context.Context, id, owner string) (*conversation.Context, error)
+	Changes(ctx context.Context, id, owner string, since int64) (*conversation.Changes, error)
 }
 
 // Interactions is the user interaction history of conversation id: its
@@ -60,12 +60,12 @@ func Interactions(ctx context.Context, convs Conversations, id, owner string) ([
 	// The log's added messages with their times, aligned with the stored
 	// messages from the end (the oldest may have been dropped from either).
 	type added struct {
-		m  contexts.Message
+		m  conversation.Message
 		at time.Time
 	}
 	var logged []added
 	for _, ch := range log.Changes {
-		if ch.Operation == contexts.OpAddMessage {
+		if ch.Operation == conversation.OpAddMessage {
 			for _, m := range ch.Messages {
 				logged = append(logged, added{m, ch.At})
 			}
@@ -105,7 +105,7 @@ func Interactions(ctx context.Context, convs Conversations, id, owner string) ([
 // self sends, oldest first (the latest MaxPreviousActions): action_type
 // STEP_COMPLETED, details "step ID: " and its result as JSON (clipped),
 // the time it finished, and the step's id as step_id.
-func previousActions(sc *steps.Scope, self string) []handoff.PreviousAction {
+func previousActions(sc *plan.Scope, self string) []handoff.PreviousAction {
 	if sc == nil {
 		return nil
 	}
@@ -113,7 +113,7 @@ func previousActions(sc *steps.Scope, self string) []handoff.PreviousAction {
 	for id, rec := range sc.Steps {
 		finished, _ := rec["finished"].(string)
 		t, err := time.Parse(time.RFC3339Nano, finished)
-		if id == self || rec["status"] != string(steps.Completed) || err != nil {
+		if id == self || rec["status"] != string(plan.Completed) || err != nil {
 			continue
 		}
 		details := "step " + id

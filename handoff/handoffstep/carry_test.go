@@ -8,18 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/contexts"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/conversation"
+	"github.com/agentgw/agentgw/plan"
 )
 
 // fakeConvs is one stored conversation and its change log.
 type fakeConvs struct {
-	c   *contexts.Context
-	log *contexts.Changes
+	c   *conversation.Context
+	log *conversation.Changes
 }
 
-func (f fakeConvs) Get(context.Context, string, string) (*contexts.Context, error) { return f.c, nil }
-func (f fakeConvs) Changes(context.Context, string, string, int64) (*contexts.Changes, error) {
+func (f fakeConvs) Get(context.Context, string, string) (*conversation.Context, error) { return f.c, nil }
+func (f fakeConvs) Changes(context.Context, string, string, int64) (*conversation.Changes, error) {
 	return f.log, nil
 }
 
@@ -29,17 +29,17 @@ func (f fakeConvs) Changes(context.Context, string, string, int64) (*contexts.Ch
 func TestInteractions(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
-	msg := func(role, content string) contexts.Message { return contexts.Message{Role: role, Content: content} }
-	c := &contexts.Context{CreatedAt: at(0), UpdatedAt: at(59), Messages: []contexts.Message{
+	msg := func(role, content string) conversation.Message { return conversation.Message{Role: role, Content: content} }
+	c := &conversation.Context{CreatedAt: at(0), UpdatedAt: at(59), Messages: []conversation.Message{
 		msg("user", "dropped from the log"), msg("assistant", "ok"),
 		msg("user", "hi"), msg("assistant", ""), msg("tool", "42"), msg("assistant", "hello"),
 		msg("user", strings.Repeat("x", 600)),
 	}}
-	log := &contexts.Changes{Changes: []contexts.Change{
-		{At: at(1), Operation: contexts.OpAddMessage, Messages: []contexts.Message{msg("user", "hi"), msg("assistant", "")}},
-		{At: at(2), Operation: contexts.OpUpdateState},
-		{At: at(3), Operation: contexts.OpAddMessage, Messages: []contexts.Message{msg("tool", "42"), msg("assistant", "hello")}},
-		{At: at(4), Operation: contexts.OpAddMessage, Messages: []contexts.Message{msg("user", strings.Repeat("x", 600))}},
+	log := &conversation.Changes{Changes: []conversation.Change{
+		{At: at(1), Operation: conversation.OpAddMessage, Messages: []conversation.Message{msg("user", "hi"), msg("assistant", "")}},
+		{At: at(2), Operation: conversation.OpUpdateState},
+		{At: at(3), Operation: conversation.OpAddMessage, Messages: []conversation.Message{msg("tool", "42"), msg("assistant", "hello")}},
+		{At: at(4), Operation: conversation.OpAddMessage, Messages: []conversation.Message{msg("user", strings.Repeat("x", 600))}},
 	}}
 	got, err := Interactions(context.Background(), fakeConvs{c, log}, "c", "o")
 	if err != nil {
@@ -69,7 +69,7 @@ func TestInteractions(t *testing.T) {
 // TestPreviousActions: the completed steps but the sender, by the time
 // they finished, with their results.
 func TestPreviousActions(t *testing.T) {
-	sc := &steps.Scope{Steps: map[string]map[string]any{
+	sc := &plan.Scope{Steps: map[string]map[string]any{
 		"b":    {"status": "COMPLETED", "result": map[string]any{"n": 1}, "finished": "2026-01-02T03:00:02Z"},
 		"a":    {"status": "COMPLETED", "result": "text", "finished": "2026-01-02T03:00:01.5Z"},
 		"c":    {"status": "FAILED", "finished": "2026-01-02T03:00:03Z"},
@@ -90,13 +90,13 @@ func TestPreviousActions(t *testing.T) {
 func TestInteractionsStoredTimes(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
-	c := &contexts.Context{CreatedAt: at(0), Messages: []contexts.Message{
+	c := &conversation.Context{CreatedAt: at(0), Messages: []conversation.Message{
 		{Role: "user", Content: "old"},
 		{Role: "assistant", Content: "timed", Time: at(30)},
 	}}
-	log := &contexts.Changes{Changes: []contexts.Change{
-		{At: at(1), Operation: contexts.OpAddMessage, Messages: []contexts.Message{{Role: "user", Content: "old"}}},
-		{At: at(2), Operation: contexts.OpAddMessage, Messages: []contexts.Message{{Role: "assistant", Content: "timed"}}},
+	log := &conversation.Changes{Changes: []conversation.Change{
+		{At: at(1), Operation: conversation.OpAddMessage, Messages: []conversation.Message{{Role: "user", Content: "old"}}},
+		{At: at(2), Operation: conversation.OpAddMessage, Messages: []conversation.Message{{Role: "assistant", Content: "timed"}}},
 	}}
 	got, err := Interactions(context.Background(), fakeConvs{c, log}, "c", "o")
 	if err != nil {

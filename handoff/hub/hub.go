@@ -33,7 +33,7 @@ import (
 // Origin is what a message carries of where it was sent from, beside the
 // message itself: the conversation its results go to.
 type Origin struct {
-	// ContextID and Owner name the conversation (package contexts) the
+	// ContextID and Owner name the conversation (package conversation) the
 	// sending run continued; "" for none.
 	ContextID string `json:"contextId,omitempty"`
 	Owner     string `json:"owner,omitempty"`

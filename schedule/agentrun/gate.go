@@ -8,7 +8,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/schedule"
@@ -159,7 +159,7 @@ func runOwner(sc schedule.Schedule, t *Target) string {
 	if sc.Source == "" && access.Authenticated(sc.Owner) {
 		return sc.Owner
 	}
-	return contexts.UserOwner(t.User)
+	return conversation.UserOwner(t.User)
 }
 
 // toolError is err's message as a run's result keeps it.

@@ -22,7 +22,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/contexts"
+	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/internal/urlallow"
 	"github.com/agentgw/agentgw/schedule"
 )
@@ -57,7 +57,7 @@ func (t *Target) Check() error {
 	if t.Tool == "" && len(t.Params) > 0 {
 		errs = append(errs, errors.New("params are a tool's: name the tool"))
 	}
-	if t.ContextID != "" && !contexts.ValidID(t.ContextID) {
+	if t.ContextID != "" && !conversation.ValidID(t.ContextID) {
 		errs = append(errs, fmt.Errorf("contextId %q is not a context id", apierr.Clip(t.ContextID)))
 	}
 	if t.Webhook != "" {

@@ -11,7 +11,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/steps"
+	"github.com/agentgw/agentgw/plan"
 	"github.com/agentgw/agentgw/tools"
 	"github.com/agentgw/agentgw/tools/toolspec"
 )
@@ -78,7 +78,7 @@ func (k *toolKind) Run(ctx context.Context, sr stepkind.Run) (any, error) {
 		e := apierr.New(apierr.CodeToolFailed, fmt.Sprintf("tool %q: %s", k.tool.ToolSpec().Name, msg))
 		if r.Status == toolspec.StatusTimeout {
 			// The tool's own deadline: the step timed out (STEP_TIMEOUT).
-			e.Err = steps.ErrTimeout
+			e.Err = plan.ErrTimeout
 		}
 		return nil, e
 	}
