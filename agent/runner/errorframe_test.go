@@ -13,8 +13,8 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/sse"
 	"github.com/agentgw/agentgw/plan"
+	"github.com/agentgw/agentgw/sse"
 )
 
 // runnerErrors are the errors the runner emits inside the stream, one per

@@ -17,13 +17,13 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
-	conversation1 "github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/contextvars"
+	conversation1 "github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
-	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/plan"
+	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/store"
 )
 

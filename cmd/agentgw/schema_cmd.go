@@ -14,8 +14,8 @@ import (
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/schema"
 	"github.com/agentgw/agentgw/plan"
+	"github.com/agentgw/agentgw/schema"
 	"github.com/agentgw/agentgw/tools/toolspec"
 )
 

@@ -18,7 +18,9 @@ type fakeConvs struct {
 	log *conversation.Changes
 }
 
-func (f fakeConvs) Get(context.Context, string, string) (*conversation.Context, error) { return f.c, nil }
+func (f fakeConvs) Get(context.Context, string, string) (*conversation.Context, error) {
+	return f.c, nil
+}
 func (f fakeConvs) Changes(context.Context, string, string, int64) (*conversation.Changes, error) {
 	return f.log, nil
 }
@@ -29,7 +31,9 @@ func (f fakeConvs) Changes(context.Context, string, string, int64) (*conversatio
 func TestInteractions(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
-	msg := func(role, content string) conversation.Message { return conversation.Message{Role: role, Content: content} }
+	msg := func(role, content string) conversation.Message {
+		return conversation.Message{Role: role, Content: content}
+	}
 	c := &conversation.Context{CreatedAt: at(0), UpdatedAt: at(59), Messages: []conversation.Message{
 		msg("user", "dropped from the log"), msg("assistant", "ok"),
 		msg("user", "hi"), msg("assistant", ""), msg("tool", "42"), msg("assistant", "hello"),
