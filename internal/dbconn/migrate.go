@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -87,45 +89,81 @@ const createTable = `CREATE TABLE IF NOT EXISTS %s (
 // several processes opening the file at once one migrates, the others
 // wait (busy_timeout) and then find every step recorded. A failing step
 // rolls back every step of the call. SQLite's DDL is transactional.
-func (s Schema) MigrateSQLite(ctx context.Context, db *sql.DB, opts MigrateOptions) (err error) {
+func (s Schema) MigrateSQLite(ctx context.Context, db *sql.DB, opts MigrateOptions) error {
 	s.check(s.SQLite)
-	// The table first, on its own: the transaction's first statement
-	// must be a write to a table that exists. CREATE … IF NOT EXISTS is
-	// safe to race: SQLite serializes it, and a statement prepared before
-	// another created the table is prepared again.
-	if _, err := db.ExecContext(ctx, fmt.Sprintf(createTable, s.Table)); err != nil {
-		return fmt.Errorf("creating %s: %w", s.Table, err)
+	for attempt := 1; ; attempt++ {
+		done, err := s.migrateSQLiteOnce(ctx, db, opts)
+		if err == nil {
+			s.logApplied(ctx, opts, done)
+			return nil
+		}
+		// A deferred transaction that read before it wrote (the table's
+		// CREATE IF NOT EXISTS found it there) cannot take the write
+		// lock once another process has written since its read began:
+		// SQLite answers SQLITE_BUSY at once, which busy_timeout cannot
+		// help, and the whole transaction is tried again on a fresh
+		// snapshot. On a db that begins its transactions IMMEDIATE (the
+		// gateway's), BeginTx waits for the lock and this never happens.
+		if attempt == sqliteBusyAttempts || !isSQLiteBusy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("migrating %s: %w", s.Table, ctx.Err())
+		case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
+		}
 	}
+}
+
+// sqliteBusyAttempts bounds the tries of a SQLite migration that another
+// process's write made fail with SQLITE_BUSY.
+const sqliteBusyAttempts = 10
+
+// isSQLiteBusy reports whether err is SQLite's "database is locked"
+// (SQLITE_BUSY, with any extended code), as the pure-Go driver words it.
+func isSQLiteBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
+
+// migrateSQLiteOnce is one try of MigrateSQLite: the steps it applied, or
+// an error and nothing applied.
+func (s Schema) migrateSQLiteOnce(ctx context.Context, db *sql.DB, opts MigrateOptions) (done []Migration, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("beginning the migration: %w", err)
+		return nil, fmt.Errorf("beginning the migration: %w", err)
 	}
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback()
 		}
 	}()
-	// A write as the first statement takes the write lock, waiting for
-	// it as BEGIN IMMEDIATE does (on a db opened _txlock=immediate,
-	// BeginTx took it already): a deferred transaction that read first
-	// could not take it later if another process wrote meanwhile.
+	// The table, inside the transaction: a process that creates it holds
+	// the write lock from then on; two that race are serialized by the
+	// lock (an autocommit CREATE beside the transaction could fail at once
+	// with SQLITE_BUSY when another process had just written).
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(createTable, s.Table)); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", s.Table, err)
+	}
+	// A write to the table takes the write lock when the CREATE found the
+	// table and so only read (on a db opened _txlock=immediate, BeginTx
+	// took the lock already).
 	if _, err := tx.ExecContext(ctx, `DELETE FROM `+s.Table+` WHERE version < 0`); err != nil {
-		return fmt.Errorf("taking the write lock: %w", err)
+		return nil, fmt.Errorf("taking the write lock: %w", err)
 	}
 	if opts.BeforeSQLite != nil {
 		if err := opts.BeforeSQLite(ctx, tx); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	done, err := apply(ctx, SQL(tx), s.Table, s.SQLite)
+	done, err = apply(ctx, SQL(tx), s.Table, s.SQLite)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("committing the migration: %w", err)
+		return nil, fmt.Errorf("committing the migration: %w", err)
 	}
-	s.logApplied(ctx, opts, done)
-	return nil
+	return done, nil
 }
 
 // MigratePostgres applies the steps of s.Postgres that pool's database
