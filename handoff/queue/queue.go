@@ -489,8 +489,9 @@ func (q *Queue) Stop(ctx context.Context) error {
 	return nil
 }
 
-// Enqueue queues env and returns its record, and whether it is new. A
-// message whose ID the queue has seen is not queued again: Enqueue returns
+// Enqueue queues env and returns its record, and whether it is new: a new
+// message's record as it was queued (QUEUED, never RUNNING however fast a
+// worker takes it). A message whose ID the queue has seen is not queued again: Enqueue returns
 // its record as it is (whatever the new envelope says, its Owner too: the
 // caller compares), and false. A new message past a bound of its task
 // (Config.MaxHops, Config.MaxMessagesPerTask) is kept DEAD with Code
@@ -509,6 +510,18 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 	now := q.cfg.Now().UnixNano()
 	var fresh bool
 	var limit string
+	var rec Record
+	// The record is read in the transaction that queued it: a fresh
+	// message is answered as it was queued (QUEUED, or DEAD at a bound),
+	// never as a worker that took it a moment later made it (RUNNING),
+	// so what a sender is told does not depend on the worker's speed.
+	read := func(tx dbconn.Conn) (err error) {
+		rec, err = scanRecord(tx.QueryRow(ctx, `SELECT `+columns+` FROM handoff_messages WHERE id = ?`, env.ID))
+		if err != nil {
+			return fmt.Errorf("reading it back: %w", err)
+		}
+		return nil
+	}
 	err := q.b.inTx(ctx, func(tx dbconn.Conn, insert jobInserter) error {
 		var err error
 		if limit, err = q.overLimit(ctx, tx, env); err != nil {
@@ -525,18 +538,23 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 			env.ID, env.TaskID, env.CorrelationID, env.Recipient, env.Priority,
 			unixNano(env.ExpiresAt), env.RetryCount, env.EscalateTo, env.FallbackAction, string(env.Payload), from,
 			string(status), now, now, env.Owner, env.Hops, code, limit, finished)
-		if err != nil || n == 0 {
+		if err != nil {
 			return err
 		}
-		fresh = true
-		if limit != "" {
-			return nil // DEAD: no job
+		if n == 0 {
+			return read(tx) // the id is taken: the record as it is
 		}
-		return insert(ctx, deliverArgs{ID: env.ID}, &river.InsertOpts{
-			Queue:       riverQueue,
-			Priority:    PriorityCritical + 1 - env.Priority, // River's 1 is its highest
-			MaxAttempts: 1 + env.RetryCount + q.cfg.MaxInterruptions + spareAttempts,
-		})
+		fresh = true
+		if limit == "" { // DEAD: no job
+			if err := insert(ctx, deliverArgs{ID: env.ID}, &river.InsertOpts{
+				Queue:       riverQueue,
+				Priority:    PriorityCritical + 1 - env.Priority, // River's 1 is its highest
+				MaxAttempts: 1 + env.RetryCount + q.cfg.MaxInterruptions + spareAttempts,
+			}); err != nil {
+				return err
+			}
+		}
+		return read(tx)
 	})
 	if err != nil {
 		return Record{}, false, fmt.Errorf("queue: queuing message %s: %w", env.ID, err)
@@ -548,8 +566,7 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 			q.cfg.OnLimit(env)
 		}
 	}
-	rec, err := q.Get(ctx, env.ID)
-	return rec, fresh, err
+	return rec, fresh, nil
 }
 
 // overLimit says why env, about to be queued in tx, passes a bound of its

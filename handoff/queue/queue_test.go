@@ -588,3 +588,31 @@ func TestLeaseHoldsARun(t *testing.T) {
 		}
 	})
 }
+
+// TestEnqueueAnswersAsQueued: a fresh message is answered as it was
+// queued, QUEUED, even on a running queue whose worker takes it at once
+// (the record used to be read after the commit, and a fast worker's
+// RUNNING leaked into what the sender was told, and so into the text a
+// hand-off step shows). Racy by nature: on the old code some of the
+// messages came back RUNNING, not all.
+func TestEnqueueAnswersAsQueued(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		q := openQueue(t, db, Config{Handler: func(ctx context.Context, env Envelope) (json.RawMessage, error) {
+			return json.RawMessage(`{}`), nil
+		}})
+		start(t, q)
+		for i := range 40 {
+			id := fmt.Sprintf("m%d", i)
+			rec := enqueue(t, q, Envelope{ID: id, TaskID: "t1", Recipient: "security", Priority: PriorityHigh,
+				Payload: json.RawMessage(`{}`)})
+			if rec.Status != StatusQueued {
+				t.Fatalf("Enqueue(%s) answered %s, want QUEUED", id, rec.Status)
+			}
+		}
+		for i := range 40 {
+			if rec := waitFinal(t, q, fmt.Sprintf("m%d", i)); rec.Status != StatusCompleted {
+				t.Errorf("m%d: %s", i, rec.Status)
+			}
+		}
+	})
+}
