@@ -2,13 +2,14 @@ package runner
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
-	"github.com/agentgw/agentgw/llm"
 )
 
 // Recaller recalls references from the knowledge bases the gateway
@@ -26,85 +27,81 @@ const DefaultRecallTopK = 5
 // recallTimeout bounds a recall before the stream.
 const recallTimeout = 10 * time.Second
 
-// recall fills the references of the knowledge bases the command's
-// knowledgeBase variable asks the agent to recall (recallByAgent: true):
-// its knowledgeBaseIds, intersected with those the plugin sent when it
-// sent the variable. Their references replace the plugin's; the plugin's
-// references of other knowledge bases are kept. The query is the user's
-// input and the editor's selection. Its error is for before the stream.
-func (run *Run) recall() error {
-	for _, v := range run.cmd.vars {
-		if v.name != contextvars.NameKnowledgeBase || v.opts.RecallByAgent == nil || !*v.opts.RecallByAgent {
-			continue
-		}
-		if run.cfg.Recall == nil {
-			run.logger().Warn("the command asks the agent to recall knowledge-base references, and this gateway has no knowledge bases")
-			return nil
-		}
-		ids := run.recallIDs(v.opts.KnowledgeBaseIDs)
-		query := recallQuery(run.req.Context)
-		if len(ids) == 0 {
-			run.logNothingToRecall(v.opts.KnowledgeBaseIDs)
-			return nil
-		}
-		if strings.TrimSpace(query) == "" {
-			run.logger().Info("recallByAgent: nothing recalled: the request has no user input or selection to search for", "knowledge_bases", ids)
-			return nil
-		}
-		topK := DefaultRecallTopK
-		if v.opts.TopK != nil {
-			topK = *v.opts.TopK
-		}
-		ctx, cancel := context.WithTimeout(bgctx(), recallTimeout)
-		kbs, err := run.cfg.Recall.Recall(ctx, ids, query, topK)
-		cancel()
-		if err != nil {
-			var e *apierr.Error
-			if ae, ok := err.(*apierr.Error); ok {
-				e = ae
-			} else {
-				e = apierr.New(apierr.CodeStoreUnavailable, "the knowledge bases could not be searched").Wrap(err)
-			}
-			return e
-		}
-		run.putReferences(ids, kbs)
+// recallStage is the request stage that recalls knowledge-base
+// references from rec (nil: the gateway has no knowledge bases).
+type recallStage struct{ rec Recaller }
+
+var _ stage.Stage = recallStage{}
+
+// Name implements stage.Stage.
+func (recallStage) Name() string { return "recall" }
+
+// Prepare implements stage.Stage: it fills the references of the
+// knowledge bases the command's knowledgeBase variable asks the agent to
+// recall (recallByAgent: true): its knowledgeBaseIds, intersected with
+// those the plugin sent when it sent the variable. Their references
+// replace the plugin's; the plugin's references of other knowledge bases
+// are kept. The query is the user's input and the editor's selection. Its
+// error is for before the stream.
+func (s recallStage) Prepare(ctx context.Context, p stage.Prepared) error {
+	opts, ok := p.Variable(contextvars.NameKnowledgeBase)
+	if !ok || opts.RecallByAgent == nil || !*opts.RecallByAgent {
+		return nil
 	}
+	if s.rec == nil {
+		p.Logger().Warn("the command asks the agent to recall knowledge-base references, and this gateway has no knowledge bases")
+		return nil
+	}
+	set := p.Context()
+	ids := recallIDs(set, opts.KnowledgeBaseIDs)
+	query := recallQuery(set)
+	if len(ids) == 0 {
+		logNothingToRecall(p.Logger(), set, opts.KnowledgeBaseIDs)
+		return nil
+	}
+	if strings.TrimSpace(query) == "" {
+		p.Logger().Info("recallByAgent: nothing recalled: the request has no user input or selection to search for", "knowledge_bases", ids)
+		return nil
+	}
+	topK := DefaultRecallTopK
+	if opts.TopK != nil {
+		topK = *opts.TopK
+	}
+	ctx, cancel := context.WithTimeout(ctx, recallTimeout)
+	kbs, err := s.rec.Recall(ctx, ids, query, topK)
+	cancel()
+	if err != nil {
+		var e *apierr.Error
+		if ae, ok := err.(*apierr.Error); ok {
+			e = ae
+		} else {
+			e = apierr.New(apierr.CodeStoreUnavailable, "the knowledge bases could not be searched").Wrap(err)
+		}
+		return e
+	}
+	putReferences(set, ids, kbs)
 	return nil
 }
 
 // logNothingToRecall says why a recallByAgent command recalls nothing:
 // it lists no knowledgeBaseIds and the request names none, or the
 // request names none of those it lists.
-func (run *Run) logNothingToRecall(configured []string) {
+func logNothingToRecall(log *slog.Logger, set *contextvars.Set, configured []string) {
 	var sent []string
-	for _, kb := range run.req.Context.KnowledgeBase {
+	for _, kb := range set.KnowledgeBase {
 		sent = append(sent, kb.KnowledgeBaseID)
 	}
 	why := "the command lists no knowledgeBaseIds and the request's knowledgeBase variable names none"
 	if len(configured) > 0 {
 		why = "the request's knowledgeBase variable names none of the command's knowledgeBaseIds"
 	}
-	run.logger().Warn("recallByAgent: nothing recalled: "+why, "knowledgeBaseIds", configured, "sent", sent)
-}
-
-// appendReferences places the context's knowledge references as the
-// system message cfg.ReferencesPrompt renders, for a command whose
-// templates do not place them. Each render after a budget cut renders the
-// references left.
-func (run *Run) appendReferences(msgs []llm.Message) []llm.Message {
-	if run.cfg.ReferencesPrompt == nil || len(run.req.Context.KnowledgeBase) == 0 {
-		return msgs
-	}
-	if s := run.cfg.ReferencesPrompt(run.req.Context.KnowledgeBase); s != "" {
-		msgs = append(msgs, llm.Message{Role: "system", Content: s})
-	}
-	return msgs
+	log.Warn("recallByAgent: nothing recalled: "+why, "knowledgeBaseIds", configured, "sent", sent)
 }
 
 // recallIDs are the knowledge bases to recall: the command's, intersected
 // with those the plugin sent when it sent the variable.
-func (run *Run) recallIDs(configured []string) []string {
-	sent := run.req.Context.KnowledgeBase
+func recallIDs(set *contextvars.Set, configured []string) []string {
+	sent := set.KnowledgeBase
 	if sent == nil {
 		return configured
 	}
@@ -131,8 +128,7 @@ func recallQuery(s *contextvars.Set) string {
 
 // putReferences puts the recalled knowledge bases in the context, in
 // place of the plugin's entries of the same ids.
-func (run *Run) putReferences(ids []string, kbs []contextvars.KnowledgeBase) {
-	s := run.req.Context
+func putReferences(s *contextvars.Set, ids []string, kbs []contextvars.KnowledgeBase) {
 	kept := make([]contextvars.KnowledgeBase, 0, len(s.KnowledgeBase)+len(kbs))
 	for _, kb := range s.KnowledgeBase {
 		if !slices.Contains(ids, kb.KnowledgeBaseID) {

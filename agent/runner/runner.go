@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
@@ -54,6 +55,11 @@ type RunnerConfig struct {
 	// Recall recalls knowledge-base references for commands that ask the
 	// agent to (recallByAgent); nil keeps the plugin's.
 	Recall Recaller
+	// Stages are the request stages of the gateway's parts (package
+	// stage), run in order once a request's conversation is bound and its
+	// context applied, before its model is picked and its prompt built;
+	// nil runs none.
+	Stages *stage.Registry
 	// ReferencesPrompt renders the knowledge references of a command that
 	// declares the knowledgeBase variable and whose prompt templates never
 	// mention it, as the system message placed after its system templates
@@ -85,6 +91,8 @@ type Runner struct {
 	reg     *Registry
 	cfg     RunnerConfig
 	reqDefs *definitionCache
+	// stages are the request stages in the order they run.
+	stages []stage.Stage
 }
 
 // NewRunner returns a runner over reg.
@@ -104,7 +112,8 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 	}
 	cfg.Store = checked(cfg.Store)
 	cfg.runs = runStore{st: cfg.Store, pauseTTL: cfg.PauseTTL, stateTTL: cfg.StateTTL}
-	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds)}
+	stages := append([]stage.Stage{recallStage{cfg.Recall}}, cfg.Stages.Stages()...)
+	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds), stages: stages}
 }
 
 // Registry returns the runner's registry.
@@ -283,7 +292,7 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	if err := run.applyContext(); err != nil {
 		return nil, err
 	}
-	if err := run.recall(); err != nil {
+	if err := r.runStages(run); err != nil {
 		return nil, err
 	}
 	run.model = firstNonEmpty(cmd.model.ModelName, req.Model, r.cfg.DefaultModel)
