@@ -52,9 +52,6 @@ type RunnerConfig struct {
 	Contexts contexts.Repo
 	// Remote forwards the requests of remote agents; nil refuses them.
 	Remote Remote
-	// Recall recalls knowledge-base references for commands that ask the
-	// agent to (recallByAgent); nil keeps the plugin's.
-	Recall Recaller
 	// Stages are the request stages of the gateway's parts (package
 	// stage), run in order once a request's conversation is bound and its
 	// context applied, before its model is picked and its prompt built;
@@ -112,8 +109,7 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 	}
 	cfg.Store = checked(cfg.Store)
 	cfg.runs = runStore{st: cfg.Store, pauseTTL: cfg.PauseTTL, stateTTL: cfg.StateTTL}
-	stages := append([]stage.Stage{recallStage{cfg.Recall}}, cfg.Stages.Stages()...)
-	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds), stages: stages}
+	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds), stages: cfg.Stages.Stages()}
 }
 
 // Registry returns the runner's registry.

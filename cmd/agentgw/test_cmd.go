@@ -71,6 +71,7 @@ func agentTestConfig(cfg *Config, getenv func(string) string) agenttest.Config {
 		Load: testLoader(cfg, getenv),
 		Runner: runner.RunnerConfig{
 			DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions, ReferencesPrompt: kb.PromptText,
+			Stages:   requestStages(services{}),
 			StateTTL: time.Duration(cfg.State.TTL), MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 			Budget: runner.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		},

@@ -1,4 +1,9 @@
-package runner
+// Package recallstage is the request stage of knowledge bases (package
+// stage): for a command whose knowledgeBase variable asks the agent to
+// recall (recallByAgent: true), it recalls the references of the knowledge
+// bases the command lists before the prompt is built, in place of those
+// the plugin sent. cmd/agentgw registers it over knowledge/kb.Manager.
+package recallstage
 
 import (
 	"context"
@@ -13,28 +18,31 @@ import (
 )
 
 // Recaller recalls references from the knowledge bases the gateway
-// indexes (package knowledge), for commands whose knowledgeBase variable
+// indexes (knowledge/kb.Manager), for commands whose knowledgeBase variable
 // asks the agent to (recallByAgent): per knowledge base of ids, the topK
 // chunks that best answer query, in the protocol's reference shape.
 type Recaller interface {
 	Recall(ctx context.Context, ids []string, query string, topK int) ([]contextvars.KnowledgeBase, error)
 }
 
-// DefaultRecallTopK is how many references a knowledge base gives a run
-// when the command's resolverOptions set no topK.
-const DefaultRecallTopK = 5
+// DefaultTopK is how many references a knowledge base gives a run when
+// the command's resolverOptions set no topK.
+const DefaultTopK = 5
 
 // recallTimeout bounds a recall before the stream.
 const recallTimeout = 10 * time.Second
 
-// recallStage is the request stage that recalls knowledge-base
-// references from rec (nil: the gateway has no knowledge bases).
-type recallStage struct{ rec Recaller }
+// Stage is the request stage that recalls knowledge-base references.
+type Stage struct{ rec Recaller }
 
-var _ stage.Stage = recallStage{}
+var _ stage.Stage = Stage{}
+
+// New returns the stage recalling from rec; nil (the gateway has no
+// knowledge bases) recalls nothing and says so in the request's log.
+func New(rec Recaller) Stage { return Stage{rec: rec} }
 
 // Name implements stage.Stage.
-func (recallStage) Name() string { return "recall" }
+func (Stage) Name() string { return "recall" }
 
 // Prepare implements stage.Stage: it fills the references of the
 // knowledge bases the command's knowledgeBase variable asks the agent to
@@ -43,7 +51,7 @@ func (recallStage) Name() string { return "recall" }
 // replace the plugin's; the plugin's references of other knowledge bases
 // are kept. The query is the user's input and the editor's selection. Its
 // error is for before the stream.
-func (s recallStage) Prepare(ctx context.Context, p stage.Prepared) error {
+func (s Stage) Prepare(ctx context.Context, p stage.Prepared) error {
 	opts, ok := p.Variable(contextvars.NameKnowledgeBase)
 	if !ok || opts.RecallByAgent == nil || !*opts.RecallByAgent {
 		return nil
@@ -63,7 +71,7 @@ func (s recallStage) Prepare(ctx context.Context, p stage.Prepared) error {
 		p.Logger().Info("recallByAgent: nothing recalled: the request has no user input or selection to search for", "knowledge_bases", ids)
 		return nil
 	}
-	topK := DefaultRecallTopK
+	topK := DefaultTopK
 	if opts.TopK != nil {
 		topK = *opts.TopK
 	}
