@@ -50,6 +50,9 @@ type RunnerConfig struct {
 	// Contexts keeps the conversations requests name with contextId; nil
 	// refuses them.
 	Contexts contexts.Repo
+	// Conversations binds requests to the conversations they continue;
+	// nil binds them to Contexts.
+	Conversations stage.Conversations
 	// Remote forwards the requests of remote agents; nil refuses them.
 	Remote Remote
 	// Stages are the request stages of the gateway's parts (package
@@ -164,7 +167,7 @@ type Run struct {
 	// the steps of the action's handler (loadHandlerState).
 	handlerState map[string]any
 	// conv is the stored conversation the run continues, nil without one.
-	conv *conversation
+	conv stage.Conversation
 	// remote is the endpoint of a remote agent the run forwards to.
 	remote string
 }
@@ -532,7 +535,7 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 	}
 	if err == nil && run.conv != nil {
 		// Only a whole answer is kept: a failed or cancelled turn is not.
-		err = run.conv.commit(ctx)
+		err = run.conv.Commit(ctx)
 	}
 	if err != nil {
 		var e *apierr.Error
