@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/agentgw/agentgw/agent/stage"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -16,14 +17,19 @@ const (
 )
 
 // bindConversation binds the conversation the request names, or the one
-// the run it resumes paused in (cfg.Conversations). A request that sends
+// the run it resumes paused in (cfg.Conversations; without it, a request
+// that sends a contextId is refused). A request that sends
 // no messages and resumes no run continues from the stored turns. Its
 // errors are for before the stream.
 func (r *Runner) bindConversation(run *Run) error {
 	req := run.req
 	convs := r.cfg.Conversations
 	if convs == nil {
-		convs = binder{r.cfg.Contexts}
+		if req.ContextID != "" {
+			return apierr.Errorf(apierr.CodeBadRequest, "this gateway keeps no conversations, so contextId %q cannot be used", req.ContextID).
+				Suggest("send the earlier turns as messages instead")
+		}
+		return nil
 	}
 	b := stage.Binding{ContextID: req.ContextID, Version: req.ContextVersion, Owner: req.Owner, Agent: run.agent.Name(),
 		Handoff: req.Handoff, UserTurn: req.Action == nil && req.ToolResults == nil, Context: req.Context}

@@ -18,7 +18,6 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/contexts"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
@@ -47,11 +46,8 @@ type RunnerConfig struct {
 	// (their steps are dropped); nil means the built-in ones (NewKinds).
 	// The kinds of loaded agents are LoadOptions.Kinds.
 	Kinds *stepkind.Registry
-	// Contexts keeps the conversations requests name with contextId; nil
-	// refuses them.
-	Contexts contexts.Repo
-	// Conversations binds requests to the conversations they continue;
-	// nil binds them to Contexts.
+	// Conversations binds requests to the conversations they continue
+	// (contexts/binding); nil refuses the requests that send a contextId.
 	Conversations stage.Conversations
 	// Remote forwards the requests of remote agents; nil refuses them.
 	Remote Remote

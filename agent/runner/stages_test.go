@@ -218,3 +218,19 @@ func TestStageRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestNoConversations: a runner given no Conversations refuses a request
+// that names a contextId, rather than answer it without its conversation.
+func TestNoConversations(t *testing.T) {
+	r := stageRunner(t, &upstream{})
+	req, err := runner.DecodeRequest([]byte(`{"agent":"docs","command":"plain","contextId":"c1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := r.Prepare(req)
+	var e *apierr.Error
+	if run != nil || !errors.As(err, &e) || e.Code != apierr.CodeBadRequest ||
+		e.Message != `this gateway keeps no conversations, so contextId "c1" cannot be used` {
+		t.Fatalf("Prepare: %v, %v; want BAD_REQUEST", run, err)
+	}
+}

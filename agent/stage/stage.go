@@ -11,7 +11,8 @@
 // The runner prepares a request in this order: it resolves the agent
 // (a remote agent's request is forwarded, and runs no stage), verifies an
 // action's state or the tool results a paused run waits for, finds the
-// command, binds the conversation the request names, checks the command's
+// command, binds the conversation the request names (Conversations, the
+// one service of this package that lasts the run), checks the command's
 // required context variables and applies their resolver options, and
 // then runs the registered stages, one after the other in registration
 // order, each seeing what those before it changed. After them it picks the

@@ -1,8 +1,17 @@
-package runner
+// Package binding binds a request to the stored conversation (package
+// contexts) it continues: the runner's stage.Conversations. It opens the
+// conversation the request's contextId (or its "context" variable) names,
+// gives the context variables its fields, keeps what the run shows, its
+// tool rounds and its plan's writes to context.state, and commits them as
+// one change once the answer is whole. cmd/agentgw gives the runner one
+// over the gateway's contexts.Repo.
+package binding
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -18,11 +27,21 @@ import (
 // client may have gone, the turn is still kept.
 const commitTimeout = 10 * time.Second
 
-// binder binds requests to the conversations repo keeps (nil: none;
-// a request that names one is refused).
-type binder struct{ repo contexts.Repo }
+// Names of the context variables a conversation fills (docs/protocol.md
+// §6 and §11, "context"): the conversation itself, and its state.
+const (
+	varContext = "context"
+	varState   = "state"
+)
 
-var _ stage.Conversations = binder{}
+// Binder binds requests to the conversations a contexts.Repo keeps.
+type Binder struct{ repo contexts.Repo }
+
+var _ stage.Conversations = Binder{}
+
+// New returns the binder over repo; nil (the gateway keeps no
+// conversations) refuses the requests that name one.
+func New(repo contexts.Repo) Binder { return Binder{repo: repo} }
 
 // conversation is the stored conversation (package contexts) a run
 // continues: bound before the run from the request's contextId, its turn
@@ -85,7 +104,7 @@ func requestContextID(b *stage.Binding) string {
 // stream: a malformed id is BAD_REQUEST, another caller's or a deleted one
 // CONTEXT_NOT_FOUND, a stale If-Match CONTEXT_CONFLICT, a failing store
 // STORE_UNAVAILABLE.
-func (bd binder) Bind(ctx context.Context, b stage.Binding) (stage.Conversation, error) {
+func (bd Binder) Bind(ctx context.Context, b stage.Binding) (stage.Conversation, error) {
 	id := requestContextID(&b)
 	if id == "" && b.Resumed == nil {
 		return nil, nil // the common case: no conversation, nothing made
@@ -241,6 +260,20 @@ func (c *conversation) Commit(ctx context.Context) error {
 	op := contexts.Operation{Op: contexts.OpAddMessage, Messages: msgs, State: c.patch}
 	if _, err := c.repo.Apply(ctx, c.id, c.owner, op, c.expect); err != nil {
 		return contexts.ProtocolError(c.id, err)
+	}
+	return nil
+}
+
+// decodeNumbers decodes data into v, the numbers of its interface values
+// as json.Number, as the runner decodes the rest of a paused run.
+func decodeNumbers(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("data after the value")
 	}
 	return nil
 }
