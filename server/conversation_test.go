@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/conversation"
+	"github.com/agentgw/agentgw/conversation/binding"
 	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
@@ -18,7 +19,7 @@ func withConversations(clock *testclock.Clock) option {
 	repo := conversation.NewStoreRepo(store.NewMemory(), conversation.Config{Now: clock.Now})
 	return func(s *setup) {
 		s.srv.Contexts = repo
-		s.run.Contexts = repo
+		s.run.Conversations = binding.New(repo)
 	}
 }
 
@@ -141,7 +142,7 @@ func TestConversationSeedShape(t *testing.T) {
 	var n int
 	repo := conversation.NewStoreRepo(store.NewMemory(), conversation.Config{Now: clock.Now,
 		NewID: func() string { n++; return "msg_" + strconv.Itoa(n) }})
-	gw := newGateway(t, func(s *setup) { s.srv.Contexts, s.run.Contexts = repo, repo }, withUpstream(replay(t, "normal.sse")))
+	gw := newGateway(t, func(s *setup) { s.srv.Contexts, s.run.Conversations = repo, binding.New(repo) }, withUpstream(replay(t, "normal.sse")))
 	const answer = `{"role":"assistant","content":"Hello, \"world\"\n"}`
 	const system = `{"role":"system","content":"You are a test assistant."}`
 	user := []string{server.HeaderUser, "alice"}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	conversation1 "github.com/agentgw/agentgw/conversation"
+	"github.com/agentgw/agentgw/conversation/binding"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -38,7 +39,7 @@ func storedMessages(t *testing.T, repo conversation1.Repo, id string) string {
 func TestConversationToolTurns(t *testing.T) {
 	r, m := toolRunner(t, store.NewMemory())
 	repo := conversation1.NewStoreRepo(store.NewMemory(), conversation1.Config{})
-	r.cfg.Contexts = repo
+	r.cfg.Conversations = binding.New(repo)
 	if _, err := runRequest(t, r, convBody("conv-t", "add")); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ commands:
 // with the turn (one change), and the next request sees it.
 func TestConversationPlanState(t *testing.T) {
 	repo := conversation1.NewStoreRepo(store.NewMemory(), conversation1.Config{})
-	r, _ := testRunner(t, convPlanAgent, nil, RunnerConfig{Contexts: repo})
+	r, _ := testRunner(t, convPlanAgent, nil, RunnerConfig{Conversations: binding.New(repo)})
 	body := func(prompt string) string {
 		return `{"agent":"p","contextId":"conv-p","contextVariables":[{"name":"userInputPrompt","value":"` + prompt + `"}]}`
 	}
@@ -156,7 +157,7 @@ func TestConversationPlanState(t *testing.T) {
 func TestConversationBudget(t *testing.T) {
 	repo := conversation1.NewStoreRepo(store.NewMemory(), conversation1.Config{})
 	up := okModel(t)
-	r, logs := testRunner(t, convPlanAgent, up, RunnerConfig{Contexts: repo})
+	r, logs := testRunner(t, convPlanAgent, up, RunnerConfig{Conversations: binding.New(repo)})
 	if _, _, err := repo.Open(t.Context(), "conv-b", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func (f *failingSwaps) Swap(ctx context.Context, key string, old, value []byte, 
 func TestConversationStoreDown(t *testing.T) {
 	st := &failingSwaps{Memory: store.NewMemory()}
 	repo := conversation1.NewStoreRepo(st, conversation1.Config{})
-	r, _ := testRunner(t, convPlanAgent, hiModel(t), RunnerConfig{Contexts: repo})
+	r, _ := testRunner(t, convPlanAgent, hiModel(t), RunnerConfig{Conversations: binding.New(repo)})
 	req, err := DecodeRequest([]byte(`{"agent":"p","command":"small","contextId":"conv-d","contextVariables":[{"name":"userInputPrompt","value":"x"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +254,7 @@ func TestConversationContextSameInPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	up := okModel(t)
-	r, _ := testRunner(t, convVersionAgent, up, RunnerConfig{Contexts: repo})
+	r, _ := testRunner(t, convVersionAgent, up, RunnerConfig{Conversations: binding.New(repo)})
 	body := func(cmd string) string {
 		return `{"agent":"v","command":"` + cmd + `","contextId":"conv-v","contextVariables":[{"name":"activeEditor","value":{"filePath":"a.go","content":"x"}}]}`
 	}

@@ -196,7 +196,7 @@ func (run *Run) caller() tools.Caller {
 // Owner), so that what it creates (hand-offs) belongs to that caller.
 func (run *Run) conversation() (id, owner string) {
 	if c := run.conv; c != nil {
-		return c.id, c.owner
+		return c.ID(), c.Owner()
 	}
 	return "", run.req.Owner
 }

@@ -79,7 +79,7 @@ type pauseRecord struct {
 	// toolLoop.start).
 	Start int `json:"start,omitempty"`
 	// Conv is the turn so far of the conversation the run continues.
-	Conv *convState `json:"conv,omitempty"`
+	Conv json.RawMessage `json:"conv,omitempty"`
 }
 
 // pauseKindPlan marks a paused plan.
@@ -203,7 +203,10 @@ func decodeArgs(args string) map[string]any {
 // savePause keeps a paused run, with the turn so far of the conversation
 // it continues.
 func (run *Run) savePause(ctx context.Context, rec *pauseRecord) error {
-	rec.Conv = run.conv.paused()
+	rec.Conv = nil
+	if run.conv != nil {
+		rec.Conv = run.conv.Paused()
+	}
 	return run.cfg.runs.savePause(ctx, rec)
 }
 

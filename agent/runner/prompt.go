@@ -225,3 +225,17 @@ func (run *Run) maxTokens() int {
 	}
 	return 0
 }
+
+// appendReferences places the context's knowledge references as the
+// system message cfg.ReferencesPrompt renders, for a command whose
+// templates do not place them. Each render after a budget cut renders the
+// references left.
+func (run *Run) appendReferences(msgs []llm.Message) []llm.Message {
+	if run.cfg.ReferencesPrompt == nil || len(run.req.Context.KnowledgeBase) == 0 {
+		return msgs
+	}
+	if s := run.cfg.ReferencesPrompt(run.req.Context.KnowledgeBase); s != "" {
+		msgs = append(msgs, llm.Message{Role: "system", Content: s})
+	}
+	return msgs
+}

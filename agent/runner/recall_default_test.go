@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/knowledge/kb"
+	"github.com/agentgw/agentgw/knowledge/recallstage"
 )
 
 // pastedRecallAgent is an agent as the platform's console exports it:
@@ -33,6 +35,17 @@ func (s scoredRecall) Recall(_ context.Context, ids []string, _ string, _ int) (
 
 func lines(a, b int) (*int, *int) { return &a, &b }
 
+// recallStages are the request stages of a gateway with knowledge bases:
+// the recall stage over rec.
+func recallStages(t *testing.T, rec recallstage.Recaller) *stage.Registry {
+	t.Helper()
+	r, err := stage.NewRegistry(recallstage.New(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // TestRecallPlacedByDefault: the references of a recallByAgent command
 // whose templates never place them reach the model as a system message
 // right after the command's system templates (issue 25 item 4: they were
@@ -45,7 +58,7 @@ func TestRecallPlacedByDefault(t *testing.T) {
 		{Score: 0.9, Chunk: "func parse() {}", Metadata: contextvars.ReferenceMetadata{FileName: "server/parse.go", SourceType: "code",
 			Source: "github.com/org/proj/server/parse.go", StartPos: s1, EndPos: e1}},
 	}}
-	r, _ := testRunner(t, pastedRecallAgent, up, RunnerConfig{Recall: rec, ReferencesPrompt: kb.PromptText})
+	r, _ := testRunner(t, pastedRecallAgent, up, RunnerConfig{Stages: recallStages(t, rec), ReferencesPrompt: kb.PromptText})
 	if _, err := runRequest(t, r, `{"agent":"pasted","model":"m","contextVariables":[{"name":"userInputPrompt","value":"how do we parse?"}]}`); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +74,7 @@ func TestRecallPlacedByDefault(t *testing.T) {
 	// A template that mentions knowledgeBase places them itself: no
 	// default message.
 	placed := strings.Replace(pastedRecallAgent, `"You are a world-class programmer"`, `"{{ len .knowledgeBase }} bases"`, 1)
-	r, _ = testRunner(t, placed, up, RunnerConfig{Recall: rec, ReferencesPrompt: kb.PromptText})
+	r, _ = testRunner(t, placed, up, RunnerConfig{Stages: recallStages(t, rec), ReferencesPrompt: kb.PromptText})
 	if _, err := runRequest(t, r, `{"agent":"pasted","model":"m","contextVariables":[{"name":"userInputPrompt","value":"q"}]}`); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +111,7 @@ commands:
       - role: user
         template: "{{ range .packageFiles }}{{ .filepath }}: {{ .content }}\n{{ end }}{{ .userInputPrompt }}"
 `
-	r, logs := testRunner(t, agentYAML, up, RunnerConfig{Recall: rec, ReferencesPrompt: kb.PromptText,
+	r, logs := testRunner(t, agentYAML, up, RunnerConfig{Stages: recallStages(t, rec), ReferencesPrompt: kb.PromptText,
 		Budget: BudgetConfig{DefaultContextLength: 300, ReplyReserve: 1}})
 	body := `{"agent":"budgeted","model":"m","contextVariables":[{"name":"userInputPrompt","value":"q"},` +
 		`{"name":"packageFiles","value":[{"filepath":"go.mod","content":"module a"},{"filepath":"package.json","content":"{}"}]}]}`
@@ -122,41 +135,5 @@ commands:
 	}
 	if len(cut.Cut) != 1 || !strings.HasPrefix(cut.Cut[0], "knowledgeBase: dropped 1 reference with score <= 0.2 ") {
 		t.Errorf("the cut log line: %+v\n%s", cut, logs)
-	}
-}
-
-// TestRecallNothingToRecallLogged: recallByAgent with no knowledgeBaseIds
-// and a request that names no knowledge base recalls nothing, and the
-// request's log says so (it said nothing); naming none of the command's
-// ids is logged too.
-func TestRecallNothingToRecallLogged(t *testing.T) {
-	noIDs := strings.Replace(pastedRecallAgent, `"knowledgeBaseIds": ["docs"], `, "", 1)
-	tests := []struct{ name, agent, vars, want string }{
-		{"no ids anywhere", noIDs, `{"name":"userInputPrompt","value":"q"}`,
-			`"level":"WARN","msg":"recallByAgent: nothing recalled: the command lists no knowledgeBaseIds and the request's knowledgeBase variable names none","request_id":"","agent":"pasted","command":"default","knowledgeBaseIds":null,"sent":null}`},
-		{"none of the command's", pastedRecallAgent, `{"name":"userInputPrompt","value":"q"},{"name":"knowledgeBase","value":[{"knowledgeBaseId":"other"}]}`,
-			`"level":"WARN","msg":"recallByAgent: nothing recalled: the request's knowledgeBase variable names none of the command's knowledgeBaseIds","request_id":"","agent":"pasted","command":"default","knowledgeBaseIds":["docs"],"sent":null}`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			up := okModel(t)
-			rec := &fakeRecall{}
-			r, logs := testRunner(t, tc.agent, up, RunnerConfig{Recall: rec, ReferencesPrompt: kb.PromptText})
-			if _, err := runRequest(t, r, `{"agent":"pasted","contextVariables":[`+tc.vars+`]}`); err != nil {
-				t.Fatal(err)
-			}
-			if len(rec.calls) != 0 {
-				t.Errorf("recalled %q", rec.calls)
-			}
-			var line string
-			for _, l := range strings.Split(logs.String(), "\n") {
-				if strings.Contains(l, "nothing recalled") {
-					line = l
-				}
-			}
-			if _, rest, _ := strings.Cut(line, `","level"`); `"level"`+rest != tc.want {
-				t.Errorf("the log line:\n%s\nwant it to end\n%s", line, tc.want)
-			}
-		})
 	}
 }

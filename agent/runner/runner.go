@@ -14,11 +14,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
-	conversation1 "github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
@@ -47,14 +47,16 @@ type RunnerConfig struct {
 	// (their steps are dropped); nil means the built-in ones (NewKinds).
 	// The kinds of loaded agents are LoadOptions.Kinds.
 	Kinds *stepkind.Registry
-	// Contexts keeps the conversations requests name with contextId; nil
-	// refuses them.
-	Contexts conversation1.Repo
+	// Conversations binds requests to the conversations they continue
+	// (conversation/binding); nil refuses the requests that send a contextId.
+	Conversations stage.Conversations
 	// Remote forwards the requests of remote agents; nil refuses them.
 	Remote remote.Forwarder
-	// Recall recalls knowledge-base references for commands that ask the
-	// agent to (recallByAgent); nil keeps the plugin's.
-	Recall Recaller
+	// Stages are the request stages of the gateway's parts (package
+	// stage), run in order once a request's conversation is bound and its
+	// context applied, before its model is picked and its prompt built;
+	// nil runs none.
+	Stages *stage.Registry
 	// ReferencesPrompt renders the knowledge references of a command that
 	// declares the knowledgeBase variable and whose prompt templates never
 	// mention it, as the system message placed after its system templates
@@ -86,6 +88,8 @@ type Runner struct {
 	reg     *Registry
 	cfg     RunnerConfig
 	reqDefs *definitionCache
+	// stages are the request stages in the order they run.
+	stages []stage.Stage
 }
 
 // NewRunner returns a runner over reg.
@@ -105,7 +109,7 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 	}
 	cfg.Store = checked(cfg.Store)
 	cfg.runs = runStore{st: cfg.Store, pauseTTL: cfg.PauseTTL, stateTTL: cfg.StateTTL}
-	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds)}
+	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds), stages: cfg.Stages.Stages()}
 }
 
 // Registry returns the runner's registry.
@@ -160,7 +164,7 @@ type Run struct {
 	// the steps of the action's handler (loadHandlerState).
 	handlerState map[string]any
 	// conv is the stored conversation the run continues, nil without one.
-	conv *conversation
+	conv stage.Conversation
 	// remote is the endpoint of a remote agent the run forwards to.
 	remote string
 }
@@ -284,7 +288,7 @@ func (r *Runner) Prepare(req *Request) (*Run, error) {
 	if err := run.applyContext(); err != nil {
 		return nil, err
 	}
-	if err := run.recall(); err != nil {
+	if err := r.runStages(run); err != nil {
 		return nil, err
 	}
 	run.model = firstNonEmpty(cmd.model.ModelName, req.Model, r.cfg.DefaultModel)
@@ -528,7 +532,7 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 	}
 	if err == nil && run.conv != nil {
 		// Only a whole answer is kept: a failed or cancelled turn is not.
-		err = run.conv.commit(ctx)
+		err = run.conv.Commit(ctx)
 	}
 	if err != nil {
 		var e *apierr.Error

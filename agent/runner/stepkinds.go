@@ -232,7 +232,7 @@ func (k *setKind) Run(_ context.Context, r stepkind.Run) (any, error) {
 			// context.state.x: the conversation's state; without a
 			// conversation there is nothing to keep it in.
 			if c := sr.run.conv; c != nil {
-				c.setState(p[2:], v)
+				c.SetState(p[2:], v)
 			}
 			out[p.String()] = v
 			continue

@@ -47,7 +47,7 @@ type toolLoop struct {
 // final answer, as the model saw them.
 func (l *toolLoop) keepTurn(final string) {
 	if l.run.conv != nil && l.start > 0 && !l.run.called {
-		l.run.conv.setLoop(l.msgs[l.start:], final)
+		l.run.conv.Loop(keptMessages(l.msgs[l.start:]), final)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/knowledge/chunk"
 	"github.com/agentgw/agentgw/knowledge/index"
@@ -86,15 +85,6 @@ func reindexEvery(cfg *Config) time.Duration {
 		return d
 	}
 	return 5 * time.Minute
-}
-
-// recaller is the knowledge bases as the runner recalls from them; nil
-// without any.
-func recaller(m *kb.Manager) runner.Recaller {
-	if m == nil {
-		return nil
-	}
-	return m
 }
 
 // knowledgeAPI is the knowledge bases as the server serves them; nil

@@ -20,6 +20,7 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/conversation"
+	"github.com/agentgw/agentgw/conversation/binding"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/gitrepo"
 	"github.com/agentgw/agentgw/knowledge/kb"
@@ -129,7 +130,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		observers = append(observers, mx)
 	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
-		Contexts: conversations, Remote: remotes, Recall: recaller(knowledge),
+		Conversations: binding.New(conversations), Remote: remotes, Stages: requestStages(services{knowledge: knowledge, log: log}),
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
 		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),

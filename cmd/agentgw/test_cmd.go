@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agenttest"
 	"github.com/agentgw/agentgw/configs"
+	"github.com/agentgw/agentgw/conversation/binding"
 	"github.com/agentgw/agentgw/knowledge/kb"
 )
 
@@ -90,6 +91,7 @@ func agentTestConfig(cfg *Config, getenv func(string) string) agenttest.Config {
 		Load: testLoader(cfg, getenv),
 		Runner: runner.RunnerConfig{
 			DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions, ReferencesPrompt: kb.PromptText,
+			Stages: requestStages(services{}), Conversations: binding.New(nil),
 			StateTTL: time.Duration(cfg.State.TTL), MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 			Budget: runner.BudgetConfig{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		},

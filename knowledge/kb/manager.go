@@ -176,7 +176,7 @@ func (m *Manager) filePath(label, file string) string {
 	return strings.TrimSuffix(place, "/") + "/" + strings.TrimPrefix(file, "/")
 }
 
-// Recall implements the runner's Recaller: per knowledge base of ids (the
+// Recall implements recallstage.Recaller: per knowledge base of ids (the
 // unknown ones are skipped), its topK chunks for query, as references.
 func (m *Manager) Recall(ctx context.Context, ids []string, query string, topK int) ([]contextvars.KnowledgeBase, error) {
 	var out []contextvars.KnowledgeBase
