@@ -10,7 +10,7 @@ import (
 // agent/stage and links the features that own them as little as the
 // step kinds' (issue 27 item 1): no knowledge base (its recall is the
 // stage knowledge/recallstage), no conversation store (the binding is
-// contexts/binding). The list grows as phases move out.
+// conversation/binding). The list grows as phases move out.
 func TestDeps(t *testing.T) {
-	deptest.Forbid(t, deptest.Module+"/agent/runner", deptest.Module+"/knowledge/...", deptest.Module+"/contexts/...")
+	deptest.Forbid(t, deptest.Module+"/agent/runner", deptest.Module+"/knowledge/...", deptest.Module+"/conversation/...")
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // Conversations binds requests to the stored conversations they continue
-// (package contexts keeps them, contexts/binding binds them): the runner
+// (package conversation keeps them, conversation/binding binds them): the runner
 // binds one before it applies the context (see Order), feeds it what the
 // run shows and keeps, and commits it when the answer is whole.
 type Conversations interface {

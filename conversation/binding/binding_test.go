@@ -7,9 +7,9 @@ import (
 
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/conversation/binding"
-	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/store"
 )
 
