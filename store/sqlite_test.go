@@ -105,7 +105,7 @@ func TestOpenSQLiteErrors(t *testing.T) {
 	tests := []struct{ path, want string }{
 		{"", "store: SQLite path is empty"},
 		{filepath.Join(dir, "missing", "s.db"), "store: migrating SQLite database " + filepath.Join(dir, "missing", "s.db")},
-		{notDB, "store: migrating SQLite database " + notDB + ": creating schema_migrations: file is not a database"},
+		{notDB, "store: migrating SQLite database " + notDB + ": beginning the migration: file is not a database"},
 		{otherTable, `has a table "store" of another shape`},
 	}
 	for _, tt := range tests {
