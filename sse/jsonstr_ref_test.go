@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentgw/agentgw/internal/jsonscan"
 )
 
 // appendStringBytewise is AppendString without its eight-bytes-at-a-time
@@ -119,6 +121,44 @@ func BenchmarkAppendStringWays(b *testing.B) {
 			b.SetBytes(int64(len(in.s)))
 			for b.Loop() {
 				buf = enc.append(buf[:0], in.s)
+			}
+		})
+	}
+}
+
+// BenchmarkValidateWays validates relayed chunks, as RewriteID does for a
+// chunk off Writer.Chunk's fast path, with the package's scanner, with the
+// request path's (internal/jsonscan, in its relay mode) and with json.Valid.
+func BenchmarkValidateWays(b *testing.B) {
+	for _, bc := range []struct{ name, chunk string }{
+		{"typical", typicalChunk},
+		{"tool_call", toolCallChunk},
+	} {
+		raw := []byte(bc.chunk)
+		b.Run(bc.name+"/scanner", func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				s := scanner{data: raw}
+				if !s.value(0) {
+					b.Fatal(s.fail())
+				}
+			}
+		})
+		b.Run(bc.name+"/jsonscan", func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				js := jsonscan.Scanner{Data: raw, AcceptInvalidUTF8: true}
+				if err := js.Skip(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(bc.name+"/json_Valid", func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				if !json.Valid(raw) {
+					b.Fatal("invalid")
+				}
 			}
 		})
 	}
