@@ -1,18 +1,11 @@
 package sse
 
 import (
-	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 const hexDigits = "0123456789abcdef"
-
-// Eight-byte words with every byte 0x01, and with every byte 0x80.
-const (
-	swarLo = 0x0101010101010101
-	swarHi = 0x8080808080808080
-)
 
 // plainASCII[b] is true for the ASCII bytes that stand for themselves inside a
 // JSON string: printable and neither the quote nor the backslash.
@@ -34,25 +27,6 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight bytes at a time while none is a control character, a
-		// quote, a backslash or non-ASCII (a false alarm only sends a
-		// byte down the slow path).
-		for i+8 <= len(s) {
-			w := s[i : i+8]
-			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-			q, bs := x^(swarLo*'"'), x^(swarLo*'\\')
-			if t := ((x-swarLo*0x20)&^x | (q-swarLo)&^q | (bs-swarLo)&^bs | x) & swarHi; t != 0 {
-				// The lowest flagged byte is exact (borrows only run
-				// upwards): the bytes before it are plain.
-				i += bits.TrailingZeros64(t) / 8
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
 		b := s[i]
 		if b < utf8.RuneSelf {
 			if plainASCII[b] {
