@@ -83,23 +83,14 @@ func BenchmarkAppendStringWays(b *testing.B) {
 }
 
 // BenchmarkValidateWays validates relayed chunks, as RewriteID does for a
-// chunk off Writer.Chunk's fast path, with the package's scanner, with the
-// request path's (internal/jsonscan, in its relay mode) and with json.Valid.
+// chunk off Writer.Chunk's fast path, with internal/jsonscan in its relay
+// mode and with json.Valid.
 func BenchmarkValidateWays(b *testing.B) {
 	for _, bc := range []struct{ name, chunk string }{
 		{"typical", typicalChunk},
 		{"tool_call", toolCallChunk},
 	} {
 		raw := []byte(bc.chunk)
-		b.Run(bc.name+"/scanner", func(b *testing.B) {
-			b.SetBytes(int64(len(raw)))
-			for b.Loop() {
-				s := scanner{data: raw}
-				if !s.value(0) {
-					b.Fatal(s.fail())
-				}
-			}
-		})
 		b.Run(bc.name+"/jsonscan", func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			for b.Loop() {
