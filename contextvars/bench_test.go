@@ -23,7 +23,7 @@ func bigRequest(tb testing.TB, size int) []byte {
 			"startLine": 100, "startColumn": 1, "endLine": 101, "endColumn": 5,
 			"selectedRanges": []any{map[string]any{"content": sel, "startLine": 100, "startColumn": 1,
 				"endLine": 101, "endColumn": 5}},
-			"visibleRange": map[string]any{"content": content[:4000], "startLine": 80, "startColumn": 1,
+			"visibleRange": map[string]any{"content": content[:min(4000, len(content))], "startLine": 80, "startColumn": 1,
 				"endLine": 120, "endColumn": 1},
 		}},
 	}
@@ -83,5 +83,44 @@ func BenchmarkApply8MiB(b *testing.B) {
 	}
 	if r := e.SelectedRanges[0]; strings.Count(*r.ContentBeforeSelection, "\n") != 20 {
 		b.Fatalf("before has %d lines", strings.Count(*r.ContentBeforeSelection, "\n"))
+	}
+}
+
+// BenchmarkDecodeWays decodes IDE requests of 2 KiB (a typical file) and
+// 64 KiB with the request path's tokenizer (internal/jsonscan, through
+// Decode) and with encoding/json into the same types, as
+// BenchmarkDecode8MiB and BenchmarkDecode8MiBStdlib do at 8 MiB.
+func BenchmarkDecodeWays(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"2KiB", 2 << 10}, {"64KiB", 64 << 10}} {
+		data := bigRequest(b, size.n)
+		b.Run(size.name+"/jsonscan", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Decode(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(size.name+"/encoding_json", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var list []struct {
+					Name  string
+					Value json.RawMessage
+				}
+				if err := json.Unmarshal(data, &list); err != nil {
+					b.Fatal(err)
+				}
+				var e Editor
+				if err := json.Unmarshal(list[1].Value, &e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

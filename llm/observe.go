@@ -71,7 +71,7 @@ type TokenUsage struct {
 
 // inspect reads a chunk of an observed call for its usage and finish
 // reason; finished is set when the chunk carries the finish reason. Only
-// the members are read, with the relay's own scanner, never the whole
+// the members are read, with the relay's scanner (sse.Field), never the whole
 // chunk decoded: a chunk without a usage object costs a search for
 // "usage".
 func (r *relay) inspect(data []byte, finished bool) {

@@ -3,6 +3,8 @@ package sse
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/agentgw/agentgw/internal/jsonscan"
 )
 
 // idKey is the key written when a chunk has no top-level "id" of its own.
@@ -83,14 +85,14 @@ func RewriteID(dst, raw []byte, id string) ([]byte, error) {
 // appendRewritten is RewriteID with the id already encoded as a JSON string.
 func appendRewritten(dst, raw, idJSON []byte) ([]byte, error) {
 	start := len(dst)
-	s := scanner{data: raw}
-	if err := s.openObject(); err != nil {
+	s := jsonscan.Scanner{Data: raw, AcceptInvalidUTF8: true}
+	if err := s.OpenObject(); err != nil {
 		return dst, fmt.Errorf("%w: %w", ErrMalformedChunk, err)
 	}
-	open := s.pos
+	open := s.Pos
 	copied, found, members := 0, false, false
 	for first := true; ; first = false {
-		m, ok, err := s.nextMember(first)
+		m, ok, err := s.NextMember(first)
 		if err != nil {
 			return dst[:start], fmt.Errorf("%w: %w", ErrMalformedChunk, err)
 		}
@@ -98,20 +100,20 @@ func appendRewritten(dst, raw, idJSON []byte) ([]byte, error) {
 			break
 		}
 		members = true
-		if keyIs(m.key, "id") {
-			dst = append(dst, raw[copied:m.valueStart]...)
+		if keyIs(raw[m.KeyStart:m.KeyEnd], "id") {
+			dst = append(dst, raw[copied:m.ValueStart]...)
 			dst = append(dst, idJSON...)
-			copied, found = m.valueEnd, true
+			copied, found = m.ValueEnd, true
 		}
 	}
-	if err := s.end(); err != nil {
+	if err := s.End(); err != nil {
 		return dst[:start], fmt.Errorf("%w: %w", ErrMalformedChunk, err)
 	}
 	dst = append(dst, raw[copied:]...)
 	if !found {
 		dst = insertID(dst, start+open, idJSON, members)
 	}
-	if s.newline {
+	if s.Newline {
 		flattenLines(dst[start:])
 	}
 	return dst, nil
@@ -149,17 +151,17 @@ func flattenLines(b []byte) {
 // when there is no such member or raw is not a JSON object up to it (the
 // part after the member is not validated). Nested keys never match.
 func Field(raw []byte, key string) (value []byte, ok bool) {
-	s := scanner{data: raw}
-	if s.openObject() != nil {
+	s := jsonscan.Scanner{Data: raw, AcceptInvalidUTF8: true}
+	if s.OpenObject() != nil {
 		return nil, false
 	}
 	for first := true; ; first = false {
-		m, more, err := s.nextMember(first)
+		m, more, err := s.NextMember(first)
 		if err != nil || !more {
 			return nil, false
 		}
-		if keyIs(m.key, key) {
-			return raw[m.valueStart:m.valueEnd], true
+		if keyIs(raw[m.KeyStart:m.KeyEnd], key) {
+			return raw[m.ValueStart:m.ValueEnd], true
 		}
 	}
 }
@@ -169,11 +171,11 @@ func Field(raw []byte, key string) (value []byte, ok bool) {
 // false when raw does not start with a valid JSON value; what follows it is
 // not looked at.
 func LeadingValue(raw []byte) (value []byte, ok bool) {
-	s := scanner{data: raw}
-	s.skipSpace()
-	start := s.pos
-	if !s.value(0) {
+	s := jsonscan.Scanner{Data: raw, AcceptInvalidUTF8: true}
+	s.WS()
+	start := s.Pos
+	if s.Skip() != nil {
 		return nil, false
 	}
-	return raw[start:s.pos], true
+	return raw[start:s.Pos], true
 }

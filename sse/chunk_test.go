@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/internal/jsonscan"
 )
 
 func TestRewriteID(t *testing.T) {
@@ -56,7 +58,7 @@ func TestRewriteIDMalformed(t *testing.T) {
 		`{"id":"x"} x`, `{"id":"x"}{}`, `{id:"x"}`, `{"a":tru}`, `{"a":01}`, `{"a":1.}`, `{"a":-}`,
 		`{"a":1e}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}", `{"a":[1,]}`, `{"a":{"b"}}`,
 		`{"a":"unterminated}`, `{'a':1}`, `{"a":1 "b":2}`, `{"a":[}`, `{"a":NaN}`,
-		strings.Repeat(`{"a":`, maxDepth+1) + "1" + strings.Repeat("}", maxDepth+1),
+		strings.Repeat(`{"a":`, jsonscan.MaxDepth+1) + "1" + strings.Repeat("}", jsonscan.MaxDepth+1),
 	}
 	for _, in := range inputs {
 		got, err := RewriteID([]byte("keep"), []byte(in), "ours")
@@ -71,7 +73,7 @@ func TestRewriteIDMalformed(t *testing.T) {
 
 func TestRewriteIDDepthLimit(t *testing.T) {
 	// The scanner accepts the nesting encoding/json accepts.
-	for _, levels := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+	for _, levels := range []int{jsonscan.MaxDepth - 1, jsonscan.MaxDepth, jsonscan.MaxDepth + 1} {
 		deep := []byte(strings.Repeat(`{"a":`, levels) + "[]" + strings.Repeat("}", levels))
 		_, err := RewriteID(nil, deep, "x")
 		if (err == nil) != json.Valid(deep) {

@@ -1,18 +1,12 @@
 package sse
 
 import (
-	"math/bits"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentgw/agentgw/internal/jsonscan"
 )
 
 const hexDigits = "0123456789abcdef"
-
-// Eight-byte words with every byte 0x01, and with every byte 0x80.
-const (
-	swarLo = 0x0101010101010101
-	swarHi = 0x8080808080808080
-)
 
 // plainASCII[b] is true for the ASCII bytes that stand for themselves inside a
 // JSON string: printable and neither the quote nor the backslash.
@@ -34,25 +28,6 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		// Eight bytes at a time while none is a control character, a
-		// quote, a backslash or non-ASCII (a false alarm only sends a
-		// byte down the slow path).
-		for i+8 <= len(s) {
-			w := s[i : i+8]
-			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-			q, bs := x^(swarLo*'"'), x^(swarLo*'\\')
-			if t := ((x-swarLo*0x20)&^x | (q-swarLo)&^q | (bs-swarLo)&^bs | x) & swarHi; t != 0 {
-				// The lowest flagged byte is exact (borrows only run
-				// upwards): the bytes before it are plain.
-				i += bits.TrailingZeros64(t) / 8
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
 		b := s[i]
 		if b < utf8.RuneSelf {
 			if plainASCII[b] {
@@ -111,91 +86,8 @@ func appendEscapedByte(dst []byte, b byte) []byte {
 // included, as Field returns it) to dst. ok is false, and dst returned
 // unchanged, when q is not a valid JSON string, null for instance. Like
 // encoding/json it turns invalid UTF-8 and lone surrogates into U+FFFD. It
-// does not allocate when dst has room.
+// does not allocate when dst has room. It is jsonscan.AppendUnquoted, the
+// request path's; FuzzAppendUnquoted holds it to encoding/json.
 func AppendUnquoted(dst, q []byte) (_ []byte, ok bool) {
-	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
-		return dst, false
-	}
-	orig := len(dst)
-	s := q[1 : len(q)-1]
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\':
-			var n int
-			if dst, n = appendUnescaped(dst, s[i:]); n == 0 {
-				return dst[:orig], false
-			}
-			i += n
-		case c < utf8.RuneSelf && !plainASCII[c]: // a quote or a control character
-			return dst[:orig], false
-		case c < utf8.RuneSelf:
-			start := i
-			for i < len(s) && s[i] < utf8.RuneSelf && plainASCII[s[i]] {
-				i++
-			}
-			dst = append(dst, s[start:i]...)
-		default:
-			r, size := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-			} else {
-				dst = append(dst, s[i:i+size]...)
-			}
-			i += size
-		}
-	}
-	return dst, true
-}
-
-// appendUnescaped appends the character of the escape sequence at the
-// start of s and returns how many bytes it took, 0 for an invalid escape.
-func appendUnescaped(dst, s []byte) ([]byte, int) {
-	n := escapeLen(s)
-	switch {
-	case n == 0:
-		return dst, 0
-	case n == 2:
-		switch c := s[1]; c {
-		case 'b':
-			return append(dst, '\b'), 2
-		case 'f':
-			return append(dst, '\f'), 2
-		case 'n':
-			return append(dst, '\n'), 2
-		case 'r':
-			return append(dst, '\r'), 2
-		case 't':
-			return append(dst, '\t'), 2
-		default: // '"', '\\' or '/'
-			return append(dst, c), 2
-		}
-	}
-	r := hex4(s[2:])
-	if utf16.IsSurrogate(r) {
-		if len(s) >= 12 && s[6] == '\\' && escapeLen(s[6:]) == 6 {
-			if pair := utf16.DecodeRune(r, hex4(s[8:])); pair != utf8.RuneError {
-				return utf8.AppendRune(dst, pair), 12
-			}
-		}
-		r = utf8.RuneError // a lone surrogate, as encoding/json decodes it
-	}
-	return utf8.AppendRune(dst, r), 6
-}
-
-// hex4 decodes the four hex digits, already validated, that start s.
-func hex4(s []byte) rune {
-	var r rune
-	for _, c := range s[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
+	return jsonscan.AppendUnquoted(dst, q)
 }

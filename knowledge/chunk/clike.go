@@ -68,210 +68,270 @@ func jsRegexpAfter(word string) bool {
 // regular expressions (told from a division by the token before the
 // slash) and text blocks.
 func (c clike) scan(text string, nlines int) scanned {
-	s := scanned{code: make([]bool, nlines), ok: true, toks: make([]tok, 0, len(text)/8)}
-	line, lineStart := 1, 0
-	depth := 0
-	var tmpl []int // depths at which an open ${ returns into its template
-	mark := func(from, to int) {
-		for n := from; n <= to && n <= nlines; n++ {
-			s.code[n-1] = true
+	l := &lexer{clike: c, text: text, line: 1,
+		s: scanned{code: make([]bool, nlines), ok: true, toks: make([]tok, 0, len(text)/8)}}
+	for l.i < len(text) {
+		l.next()
+	}
+	if l.depth != 0 || len(l.tmpl) != 0 {
+		l.s.ok = false
+	}
+	return l.s
+}
+
+// lexer is the state of one scan: the position in text and the line it is
+// on, the bracket nesting, and the tokens so far.
+type lexer struct {
+	clike
+	text string
+	i    int // the offset of the next byte to read
+	// line is the 1-based line of text[i]; lineStart is where it starts.
+	line, lineStart int
+	depth           int
+	tmpl            []int // depths at which an open ${ returns into its template
+	s               scanned
+}
+
+// mark records that lines from through to hold code.
+func (l *lexer) mark(from, to int) {
+	for n := from; n <= to && n <= len(l.s.code); n++ {
+		l.s.code[n-1] = true
+	}
+}
+
+// emit adds a token that started at startLine, startCol and ends on the
+// current line.
+func (l *lexer) emit(kind byte, txt string, startLine, startCol int) {
+	l.s.toks = append(l.s.toks, tok{kind: kind, text: txt, line: startLine, endLine: l.line, col: startCol, depth: l.depth})
+	l.mark(startLine, l.line)
+}
+
+// newline moves past a "\n" at i.
+func (l *lexer) newline(i int) {
+	l.line++
+	l.lineStart = i + 1
+}
+
+// prevToken is the last token, ok false at the start of the file.
+func (l *lexer) prevToken() (tok, bool) {
+	if len(l.s.toks) == 0 {
+		return tok{}, false
+	}
+	return l.s.toks[len(l.s.toks)-1], true
+}
+
+// next reads the token, blank or comment at i.
+func (l *lexer) next() {
+	text, i := l.text, l.i
+	ch := text[i]
+	startLine, startCol := l.line, i-l.lineStart
+	switch {
+	case ch == '\n':
+		l.newline(i)
+		l.i++
+	case ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v':
+		l.i++
+	case ch == '/' && i+1 < len(text) && text[i+1] == '/':
+		for l.i < len(text) && text[l.i] != '\n' {
+			l.i++
 		}
+	case ch == '/' && i+1 < len(text) && text[i+1] == '*':
+		l.blockComment()
+	case l.textBlocks && ch == '"' && hasPrefixAt(text, i, `"""`):
+		l.textBlock()
+		l.emit(tokLit, `"""`, startLine, startCol)
+	case ch == '"' || ch == '\'':
+		l.quoted(ch)
+		l.emit(tokLit, text[i:l.i], startLine, startCol)
+	case l.templates && ch == '`':
+		d := l.depth
+		l.i = l.template(i + 1)
+		l.emit(tokLit, "`", startLine, startCol)
+		l.s.toks[len(l.s.toks)-1].depth = d // not inside the ${ it may have opened
+	case l.regexps && ch == '/' && l.regexpStarts(l.prevToken()):
+		l.regexp()
+		l.emit(tokLit, "/", startLine, startCol)
+	case ch >= '0' && ch <= '9':
+		for l.i < len(text) && (isASCIIIdent(text[l.i]) || text[l.i] == '.') {
+			l.i++
+		}
+		l.emit(tokLit, "0", startLine, startCol)
+	case isASCIIIdent(ch) || ch >= utf8.RuneSelf:
+		l.ident(startLine, startCol)
+	default:
+		l.i++
+		l.punct(ch, startLine, startCol)
 	}
-	emit := func(kind byte, txt string, startLine, startCol int) {
-		s.toks = append(s.toks, tok{kind: kind, text: txt, line: startLine, endLine: line, col: startCol, depth: depth})
-		mark(startLine, line)
+}
+
+// blockComment reads a /* comment */ from i.
+func (l *lexer) blockComment() {
+	text := l.text
+	l.i += 2
+	for l.i < len(text) {
+		if text[l.i] == '*' && l.i+1 < len(text) && text[l.i+1] == '/' {
+			l.i += 2
+			return
+		}
+		if text[l.i] == '\n' {
+			l.newline(l.i)
+		}
+		l.i++
 	}
-	// newline moves past a "\n" at i.
-	newline := func(i int) {
-		line++
-		lineStart = i + 1
-	}
-	// scanTemplate reads a template literal's text from i (after ` or })
-	// to its closing backtick or an ${, returning where it stopped.
-	scanTemplate := func(i int) int {
-		for i < len(text) {
-			switch text[i] {
-			case '\\':
-				if i+1 < len(text) && text[i+1] == '\n' {
-					newline(i + 1)
-				}
-				i += 2
-				continue
-			case '\n':
-				newline(i)
-			case '`':
-				return i + 1
-			case '$':
-				if i+1 < len(text) && text[i+1] == '{' {
-					tmpl = append(tmpl, depth)
-					depth++
-					return i + 2
-				}
+	l.s.ok = false // unterminated
+}
+
+// textBlock reads a """…""" text block from i.
+func (l *lexer) textBlock() {
+	text := l.text
+	l.i += 3
+	for l.i < len(text) {
+		if text[l.i] == '\\' {
+			if l.i+1 < len(text) && text[l.i+1] == '\n' {
+				l.newline(l.i + 1)
 			}
-			i++
+			l.i += 2
+			continue
 		}
-		s.ok = false // unterminated
-		return i
-	}
-	prevToken := func() (tok, bool) {
-		if len(s.toks) == 0 {
-			return tok{}, false
+		if hasPrefixAt(text, l.i, `"""`) {
+			l.i += 3
+			return
 		}
-		return s.toks[len(s.toks)-1], true
+		if text[l.i] == '\n' {
+			l.newline(l.i)
+		}
+		l.i++
 	}
-	for i := 0; i < len(text); {
-		ch := text[i]
-		begin, startLine, startCol := i, line, i-lineStart
-		switch {
-		case ch == '\n':
-			newline(i)
-			i++
-		case ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v':
-			i++
-		case ch == '/' && i+1 < len(text) && text[i+1] == '/':
-			for i < len(text) && text[i] != '\n' {
-				i++
+	l.s.ok = false // unterminated
+	l.i = len(text)
+}
+
+// quoted reads a string quoted with q from i, up to its closing quote or
+// the end of its line.
+func (l *lexer) quoted(q byte) {
+	text := l.text
+	l.i++
+	for l.i < len(text) && text[l.i] != q && text[l.i] != '\n' {
+		if text[l.i] == '\\' && l.i+1 < len(text) {
+			if text[l.i+1] == '\n' {
+				l.newline(l.i + 1)
 			}
-		case ch == '/' && i+1 < len(text) && text[i+1] == '*':
+			l.i++
+		}
+		l.i++
+	}
+	if l.i < len(text) && text[l.i] == q {
+		l.i++
+	}
+}
+
+// template reads a template literal's text from i (after ` or }) to its
+// closing backtick or an ${, returning where it stopped.
+func (l *lexer) template(i int) int {
+	text := l.text
+	for i < len(text) {
+		switch text[i] {
+		case '\\':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				l.newline(i + 1)
+			}
 			i += 2
-			closed := false
-			for i < len(text) {
-				if text[i] == '*' && i+1 < len(text) && text[i+1] == '/' {
-					i += 2
-					closed = true
-					break
-				}
-				if text[i] == '\n' {
-					newline(i)
-				}
-				i++
-			}
-			if !closed {
-				s.ok = false
-			}
-		case c.textBlocks && ch == '"' && hasPrefixAt(text, i, `"""`):
-			i += 3
-			closed := false
-			for i < len(text) {
-				if text[i] == '\\' {
-					if i+1 < len(text) && text[i+1] == '\n' {
-						newline(i + 1)
-					}
-					i += 2
-					continue
-				}
-				if hasPrefixAt(text, i, `"""`) {
-					i += 3
-					closed = true
-					break
-				}
-				if text[i] == '\n' {
-					newline(i)
-				}
-				i++
-			}
-			if !closed {
-				s.ok = false
-				i = len(text)
-			}
-			emit(tokLit, `"""`, startLine, startCol)
-		case ch == '"' || ch == '\'':
-			i++
-			for i < len(text) && text[i] != ch && text[i] != '\n' {
-				if text[i] == '\\' && i+1 < len(text) {
-					if text[i+1] == '\n' {
-						newline(i + 1)
-					}
-					i++
-				}
-				i++
-			}
-			if i < len(text) && text[i] == ch {
-				i++
-			}
-			emit(tokLit, text[begin:i], startLine, startCol)
-		case c.templates && ch == '`':
-			d := depth
-			i = scanTemplate(i + 1)
-			emit(tokLit, "`", startLine, startCol)
-			s.toks[len(s.toks)-1].depth = d // not inside the ${ it may have opened
-		case c.regexps && ch == '/' && c.regexpStarts(prevToken()):
-			i++
-			inClass := false
-			for i < len(text) && text[i] != '\n' {
-				b := text[i]
-				if b == '\\' {
-					if i+1 < len(text) && text[i+1] == '\n' {
-						break
-					}
-					i += 2
-					continue
-				}
-				i++
-				if b == '[' {
-					inClass = true
-				} else if b == ']' {
-					inClass = false
-				} else if b == '/' && !inClass {
-					break
-				}
-			}
-			i = min(i, len(text))
-			for i < len(text) && isASCIILetter(text[i]) { // flags
-				i++
-			}
-			emit(tokLit, "/", startLine, startCol)
-		case ch >= '0' && ch <= '9':
-			for i < len(text) && (isASCIIIdent(text[i]) || text[i] == '.') {
-				i++
-			}
-			emit(tokLit, "0", startLine, startCol)
-		case isASCIIIdent(ch) || ch >= utf8.RuneSelf:
-			j := i
-			for j < len(text) {
-				r, size := utf8.DecodeRuneInString(text[j:])
-				if !isIdentRune(r) {
-					break
-				}
-				j += size
-			}
-			if j == i { // a non-ASCII character that is no letter: punctuation
-				_, size := utf8.DecodeRuneInString(text[i:])
-				j = i + size
-				emit(tokPunct, text[i:j], startLine, startCol)
-			} else {
-				emit(tokIdent, text[i:j], startLine, startCol)
-			}
-			i = j
-		default:
-			i++
-			switch ch {
-			case '(', '[', '{':
-				emit(tokPunct, string(ch), startLine, startCol)
-				depth++
-			case ')', ']', '}':
-				if depth == 0 {
-					s.ok = false
-				} else {
-					depth--
-				}
-				emit(tokPunct, string(ch), startLine, startCol)
-				if ch == '}' && len(tmpl) > 0 && depth == tmpl[len(tmpl)-1] {
-					tmpl = tmpl[:len(tmpl)-1]
-					i = scanTemplate(i)
-					s.toks[len(s.toks)-1].kind = tokLit // the template goes on
-					s.toks[len(s.toks)-1].endLine = line
-					mark(startLine, line)
-				}
-			default:
-				emit(tokPunct, string(ch), startLine, startCol)
+			continue
+		case '\n':
+			l.newline(i)
+		case '`':
+			return i + 1
+		case '$':
+			if i+1 < len(text) && text[i+1] == '{' {
+				l.tmpl = append(l.tmpl, l.depth)
+				l.depth++
+				return i + 2
 			}
 		}
+		i++
 	}
-	if depth != 0 || len(tmpl) != 0 {
-		s.ok = false
+	l.s.ok = false // unterminated
+	return i
+}
+
+// regexp reads a /regular expression/ and its flags from i; it ends at
+// the end of its line at the latest.
+func (l *lexer) regexp() {
+	text := l.text
+	l.i++
+	inClass := false
+	for l.i < len(text) && text[l.i] != '\n' {
+		b := text[l.i]
+		if b == '\\' {
+			if l.i+1 < len(text) && text[l.i+1] == '\n' {
+				break
+			}
+			l.i += 2
+			continue
+		}
+		l.i++
+		if b == '[' {
+			inClass = true
+		} else if b == ']' {
+			inClass = false
+		} else if b == '/' && !inClass {
+			break
+		}
 	}
-	return s
+	l.i = min(l.i, len(text))
+	for l.i < len(text) && isASCIILetter(text[l.i]) { // flags
+		l.i++
+	}
+}
+
+// ident reads an identifier or keyword from i, or a non-ASCII character
+// that is no letter as punctuation.
+func (l *lexer) ident(startLine, startCol int) {
+	text, i := l.text, l.i
+	j := i
+	for j < len(text) {
+		r, size := utf8.DecodeRuneInString(text[j:])
+		if !isIdentRune(r) {
+			break
+		}
+		j += size
+	}
+	if j == i { // a non-ASCII character that is no letter: punctuation
+		_, size := utf8.DecodeRuneInString(text[i:])
+		j = i + size
+		l.emit(tokPunct, text[i:j], startLine, startCol)
+	} else {
+		l.emit(tokIdent, text[i:j], startLine, startCol)
+	}
+	l.i = j
+}
+
+// punct emits the one-byte punctuation ch, read already, keeping the
+// bracket nesting; a } that closes a template's ${ goes back into the
+// template.
+func (l *lexer) punct(ch byte, startLine, startCol int) {
+	switch ch {
+	case '(', '[', '{':
+		l.emit(tokPunct, string(ch), startLine, startCol)
+		l.depth++
+	case ')', ']', '}':
+		if l.depth == 0 {
+			l.s.ok = false
+		} else {
+			l.depth--
+		}
+		l.emit(tokPunct, string(ch), startLine, startCol)
+		if ch == '}' && len(l.tmpl) > 0 && l.depth == l.tmpl[len(l.tmpl)-1] {
+			l.tmpl = l.tmpl[:len(l.tmpl)-1]
+			l.i = l.template(l.i)
+			last := &l.s.toks[len(l.s.toks)-1]
+			last.kind = tokLit // the template goes on
+			last.endLine = l.line
+			l.mark(startLine, l.line)
+		}
+	default:
+		l.emit(tokPunct, string(ch), startLine, startCol)
+	}
 }
 
 // regexpStarts reports whether a slash after the token p (ok false at the
