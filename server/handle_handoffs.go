@@ -2,26 +2,30 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/internal/access"
 )
 
 // Handoffs is what serves /handoffs and /tasks: the gateway's hand-off hub.
 // Every message belongs to the caller that submitted it; another caller
 // is told it does not exist (404), an admin sees all.
+//
+// The server only passes the hub's answers on: each method returns the
+// JSON the API answers with (docs/protocol.md: a message's status, a
+// task's messages), already shaped, so that server links no queue.
 type Handoffs interface {
 	// Submit checks and queues caller's message; fresh is false for a
 	// message id of caller's seen before (its record is returned as it
-	// is); another owner's id is a 409.
-	Submit(ctx context.Context, caller access.Caller, raw []byte) (st *hub.Status, fresh bool, err error)
+	// is); another owner's id is a 409. st is the message's status.
+	Submit(ctx context.Context, caller access.Caller, raw []byte) (st json.RawMessage, fresh bool, err error)
 	// Get is a message's status and result, when caller owns it.
-	Get(ctx context.Context, caller access.Caller, id string) (*hub.Status, error)
+	Get(ctx context.Context, caller access.Caller, id string) (json.RawMessage, error)
 	// Task lists caller's messages of a task and their results in order.
-	Task(ctx context.Context, caller access.Caller, taskID string) (*hub.TaskStatus, error)
+	Task(ctx context.Context, caller access.Caller, taskID string) (json.RawMessage, error)
 }
 
 // postHandoff serves POST /handoffs: 202 and the message's status when it

@@ -2,30 +2,40 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/internal/access"
-	"github.com/agentgw/agentgw/schedule"
 )
 
 // Schedules is what serves /schedules: the gateway's schedules
 // (schedule/agentrun.API). Each call says who asks (Server.accessOf): a
 // schedule belongs to the caller that made it, another caller's is
 // NOT_FOUND and not listed, an admin sees all.
+//
+// The server only passes the schedules on: each method returns a
+// schedule (or a run) as the JSON the API answers with, already shaped,
+// so that server links no scheduler or database driver.
 type Schedules interface {
-	List(ctx context.Context, who access.Caller) ([]schedule.Schedule, error)
-	Get(ctx context.Context, who access.Caller, id string) (schedule.Schedule, error)
-	Create(ctx context.Context, who access.Caller, body []byte) (schedule.Schedule, error)
-	Patch(ctx context.Context, who access.Caller, id string, body []byte) (schedule.Schedule, error)
+	// List is the schedules who sees, each a schedule's JSON.
+	List(ctx context.Context, who access.Caller) ([]json.RawMessage, error)
+	// Get is schedule id's JSON, when who may see it.
+	Get(ctx context.Context, who access.Caller, id string) (json.RawMessage, error)
+	// Create makes the schedule body defines, owned by who, and returns its JSON.
+	Create(ctx context.Context, who access.Caller, body []byte) (json.RawMessage, error)
+	// Patch changes schedule id as body says and returns its JSON.
+	Patch(ctx context.Context, who access.Caller, id string, body []byte) (json.RawMessage, error)
+	// Delete deletes schedule id.
 	Delete(ctx context.Context, who access.Caller, id string) error
-	RunNow(ctx context.Context, who access.Caller, id string) (schedule.Run, error)
+	// RunNow starts a run of schedule id and returns the run's JSON.
+	RunNow(ctx context.Context, who access.Caller, id string) (json.RawMessage, error)
 }
 
 // scheduleList is the body of GET /schedules.
 type scheduleList struct {
-	Schedules []schedule.Schedule `json:"schedules"`
+	Schedules []json.RawMessage `json:"schedules"`
 }
 
 func (s *Server) listSchedules(c echo.Context) error {
@@ -34,7 +44,7 @@ func (s *Server) listSchedules(c echo.Context) error {
 		return err
 	}
 	if l == nil {
-		l = []schedule.Schedule{}
+		l = []json.RawMessage{}
 	}
 	return c.JSON(http.StatusOK, scheduleList{Schedules: l})
 }

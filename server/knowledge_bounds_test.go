@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/knowledge/index"
-	"github.com/agentgw/agentgw/knowledge/kb"
+	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/server"
 )
 
@@ -19,9 +18,9 @@ type blockingKnowledge struct {
 	started, stopped chan struct{}
 }
 
-func (k *blockingKnowledge) List(context.Context) ([]kb.Summary, error) { return nil, nil }
+func (k *blockingKnowledge) List(context.Context) ([]server.KnowledgeBase, error) { return nil, nil }
 
-func (k *blockingKnowledge) Search(ctx context.Context, _ string, _ index.Query) ([]index.Hit, error) {
+func (k *blockingKnowledge) Search(ctx context.Context, _ string, _ server.SearchQuery) ([]contextvars.Reference, error) {
 	close(k.started)
 	<-ctx.Done()
 	close(k.stopped)

@@ -11,7 +11,6 @@ import (
 	"github.com/agentgw/agentgw/knowledge/chunk"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/knowledge/kb"
-	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -85,13 +84,4 @@ func reindexEvery(cfg *Config) time.Duration {
 		return d
 	}
 	return 5 * time.Minute
-}
-
-// knowledgeAPI is the knowledge bases as the server serves them; nil
-// without any.
-func knowledgeAPI(m *kb.Manager) server.Knowledge {
-	if m == nil {
-		return nil
-	}
-	return m
 }

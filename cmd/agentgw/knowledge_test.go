@@ -201,6 +201,15 @@ commands:
 		refused.Content.ErrorCode != "BAD_REQUEST" || !strings.Contains(refused.Content.Message, "knowledge.maxGlobs") {
 		t.Errorf("a search over knowledge.maxGlobs = %d %+v", code, refused)
 	}
+	// An id no knowledge base has is NOT_FOUND, naming it (kb.ErrUnknown,
+	// told to the server as server.ErrUnknownKnowledgeBase).
+	var unknown struct {
+		Content struct{ ErrorCode, Message string }
+	}
+	if code := jsonCall(t, "POST", base+"/knowledge-bases/nope/search", `{"query":"parse"}`, &unknown); code != 404 ||
+		unknown.Content.ErrorCode != "NOT_FOUND" || unknown.Content.Message != `no knowledge base "nope"` {
+		t.Errorf("a search of an unknown id = %d %+v", code, unknown)
+	}
 
 	got := ask(t, base+"/agents/helper", `{"contextVariables":[{"name":"userInputPrompt","value":"How do we parse an HTTP request?"}]}`)
 	if e := got.errorFrame(); e != nil || got.text != "ok" {

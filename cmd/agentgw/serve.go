@@ -146,10 +146,10 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		return err
 	}
 	defer stopQueue()
-	var handoffAPI server.Handoffs
+	var handoffsAPI server.Handoffs
 	if q != nil {
 		handoffs.Bind(runner, q)
-		handoffAPI = handoffs
+		handoffsAPI = handoffAPI{h: handoffs}
 	}
 	watchQueue(mx, q, log)
 	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, services{handoffs: handoffs, log: log}.sender(), scheduleRuns(mx), log)
@@ -158,9 +158,9 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	defer stopSchedules()
 	scheds.syncAgents(ctx, set)
-	var scheduleAPI server.Schedules
+	var schedulesAPI server.Schedules
 	if scheds != nil {
-		scheduleAPI = scheds.api
+		schedulesAPI = scheduleAPI{api: scheds.api}
 	}
 	openAI, err := newOpenAI(cfg, getenv, runner, string(secret), tokens, log)
 	if err != nil {
@@ -177,7 +177,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
 		Contexts: conversations,
-		Handoffs: handoffAPI, Schedules: scheduleAPI, Knowledge: knowledgeAPI(knowledge),
+		Handoffs: handoffsAPI, Schedules: schedulesAPI, Knowledge: newKnowledgeAPI(knowledge),
 		Metrics:   mainMetrics,
 		Observers: observers,
 		UI:        playground,
