@@ -11,7 +11,7 @@ import (
 )
 
 // Schedules is what serves /schedules: the gateway's schedules
-// (schedule/agentrun.API). Each call says who asks (Server.accessOf): a
+// (cmd/agentgw adapts schedule/agentrun.API to it). Each call says who asks (Server.accessOf): a
 // schedule belongs to the caller that made it, another caller's is
 // NOT_FOUND and not listed, an admin sees all.
 //
