@@ -36,11 +36,14 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 			dir := t.TempDir()
 			spec := tc.spec(t)
 			spec.Parameters = declare("pidfile")
-			spec.Timeout = 3 * time.Second
+			// The tool must start, spawn its child and write both pids
+			// before its timeout: a Python start took over 3s on a loaded
+			// CI machine, so the timeout leaves it 10s.
+			spec.Timeout = 10 * time.Second
 			tool := mustCompile(t, NewManager(Config{}), spec, dir)
 			pidfile := filepath.Join(dir, "pids")
 			res := call(tool, map[string]any{"pidfile": pidfile})
-			wantError(t, res, toolspec.StatusTimeout, toolspec.CodeTimeout, "timed out after 3s")
+			wantError(t, res, toolspec.StatusTimeout, toolspec.CodeTimeout, "timed out after 10s")
 			pids := readPids(t, pidfile)
 			if len(pids) != 2 {
 				t.Fatalf("pids %v, want parent and child", pids)
