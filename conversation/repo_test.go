@@ -14,6 +14,8 @@ import (
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -25,7 +27,7 @@ var backends = []struct {
 }{
 	{"memory", func(t *testing.T) Backend { return store.NewMemory() }},
 	{"sqlite", func(t *testing.T) Backend {
-		s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "s.db"))
+		s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "s.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +35,7 @@ var backends = []struct {
 		return s
 	}},
 	{"postgres", func(t *testing.T) Backend {
-		s, err := store.OpenPostgres(context.Background(), pgtest.Schema(t))
+		s, err := pgstore.Open(context.Background(), pgtest.Schema(t))
 		if err != nil {
 			t.Fatal(err)
 		}

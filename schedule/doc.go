@@ -42,7 +42,7 @@
 // # Storage
 //
 // A Store keeps schedules and their runs in the gateway's database —
-// SQLite (store.SQLite's DB) or PostgreSQL (store.Postgres's Pool) — in
+// SQLite (sqlitestore.SQLite's DB) or PostgreSQL (pgstore.Postgres's Pool) — in
 // tables of its own (schedules, schedule_runs) created by ordered, in-code
 // migrations recorded in schedule_migrations, under the database's write
 // lock (SQLite) or an advisory lock (Postgres), so that replicas starting

@@ -10,6 +10,8 @@ import (
 
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -47,15 +49,15 @@ func tryOpen(db string, opts Options) (opened, error) {
 	var st *Store
 	var err error
 	if store.IsPostgresURL(db) {
-		var p *store.Postgres
-		if p, err = store.OpenPostgres(ctx, db); err != nil {
+		var p *pgstore.Postgres
+		if p, err = pgstore.Open(ctx, db); err != nil {
 			return opened{}, err
 		}
 		c = p
 		st, err = NewPostgres(ctx, p.Pool(), opts)
 	} else {
-		var s *store.SQLite
-		if s, err = store.OpenSQLite(db); err != nil {
+		var s *sqlitestore.SQLite
+		if s, err = sqlitestore.Open(db); err != nil {
 			return opened{}, err
 		}
 		c = s

@@ -13,6 +13,8 @@ import (
 	"github.com/agentgw/agentgw/internal/dbconn"
 	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 // TestOwners: a schedule keeps the owner its creator gives it, through
@@ -111,7 +113,7 @@ func TestOwnerMigration(t *testing.T) {
 		ctx := context.Background()
 		insert := `INSERT INTO schedules (id, name, spec, enabled, created_at, updated_at) VALUES ('old', 'old', '{"every":"1h0m0s"}', 1, 1, 1)`
 		if store.IsPostgresURL(db) {
-			p, err := store.OpenPostgres(ctx, db)
+			p, err := pgstore.Open(ctx, db)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +128,7 @@ func TestOwnerMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 		} else {
-			s, err := store.OpenSQLite(db)
+			s, err := sqlitestore.Open(db)
 			if err != nil {
 				t.Fatal(err)
 			}

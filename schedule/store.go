@@ -54,7 +54,7 @@ type Store struct {
 }
 
 // NewSQLite returns a store in the SQLite database db, after applying the
-// migrations it lacks. db must be the gateway store's (store.SQLite's
+// migrations it lacks. db must be the gateway store's (sqlitestore.SQLite's
 // DB), or opened as it is: WAL, a busy_timeout, and transactions begun
 // IMMEDIATE (_txlock=immediate); every process sharing the file must open
 // it so. The store does not close db.
@@ -71,7 +71,7 @@ func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 }
 
 // NewPostgres returns a store in the PostgreSQL database of pool (the
-// gateway store's, store.Postgres's Pool), after applying the migrations
+// gateway store's, pgstore.Postgres's Pool), after applying the migrations
 // it lacks. Its tables are in pool's search_path. The store does not close
 // pool.
 func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, error) {

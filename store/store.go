@@ -1,10 +1,12 @@
 // Package store keeps short-lived server-side data by key: the state of a
 // plan that emitted actions, or of an agent run paused on a tool call, so
 // that the feedback on those actions can use it without it travelling in the
-// (small, signed) action state. Memory keeps it in one process; SQLite keeps
-// it in a file that the replicas of one host can share; Postgres keeps it in
-// a PostgreSQL database that replicas on any hosts share. Both databases'
-// schemas are versioned and migrated when a store opens (see schema).
+// (small, signed) action state. Memory keeps it in one process; the drivers
+// in subpackages keep it in a database: sqlitestore in a SQLite file that
+// the replicas of one host can share, pgstore in a PostgreSQL database that
+// replicas on any hosts share. This package links no database driver, so
+// that the packages that only use a Store (server, agent/runner,
+// conversation) do not either; cmd/agentgw picks the driver.
 package store
 
 import (
@@ -65,17 +67,17 @@ func NewMemory() *Memory {
 	return &Memory{items: map[string]item{}, now: time.Now}
 }
 
-// sweepEvery is the number of puts between two sweeps of expired items, in
-// both stores.
-const sweepEvery = 64
+// SweepEvery is the number of puts between two sweeps of expired items, in
+// every backend.
+const SweepEvery = 64
 
-// Put implements Store. Every sweepEvery-th Put sweeps expired items.
+// Put implements Store. Every SweepEvery-th Put sweeps expired items.
 func (m *Memory) Put(_ context.Context, key string, value []byte, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	m.items[key] = item{value: append([]byte(nil), value...), expires: now.Add(ttl)}
-	if m.puts++; m.puts%sweepEvery == 0 {
+	if m.puts++; m.puts%SweepEvery == 0 {
 		m.sweep(now)
 	}
 	return nil
@@ -125,7 +127,7 @@ func (m *Memory) Swap(_ context.Context, key string, old, value []byte, ttl time
 		return false, nil
 	}
 	m.items[key] = item{value: append([]byte{}, value...), expires: now.Add(ttl)}
-	if m.puts++; m.puts%sweepEvery == 0 {
+	if m.puts++; m.puts%SweepEvery == 0 {
 		m.sweep(now)
 	}
 	return true, nil

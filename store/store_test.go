@@ -61,3 +61,26 @@ func TestMemoryConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestSwapSweeps: a Memory written only by Swap (contexts) still sweeps
+// its expired items every SweepEvery stored writes.
+func TestSwapSweeps(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	m := NewMemory()
+	m.now = func() time.Time { return now }
+	for i := range 10 {
+		if ok, err := m.Swap(ctx, fmt.Sprint("old", i), nil, nil, time.Second); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
+	now = now.Add(time.Second)
+	for i := range SweepEvery - 10 {
+		if ok, err := m.Swap(ctx, fmt.Sprint("new", i), nil, nil, time.Minute); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
+	if n := m.Len(); n != SweepEvery-10 {
+		t.Errorf("%d items after %d swaps, want the %d live ones", n, SweepEvery, SweepEvery-10)
+	}
+}

@@ -10,7 +10,15 @@ import (
 // agent/stage and links the features that own them as little as the
 // step kinds' (issue 27 item 1): no knowledge base (its recall is the
 // stage knowledge/recallstage), no conversation store (the binding is
-// conversation/binding). The list grows as phases move out.
+// conversation/binding). It keeps paused runs in a store.Store and links
+// no store driver, nor a SQL driver (issue 27 item 3). The list grows as
+// phases move out.
 func TestDeps(t *testing.T) {
-	deptest.Forbid(t, deptest.Module+"/agent/runner", deptest.Module+"/knowledge/...", deptest.Module+"/conversation/...")
+	deptest.Forbid(t, deptest.Module+"/agent/runner",
+		deptest.Module+"/knowledge/...",
+		deptest.Module+"/conversation/...",
+		deptest.Module+"/store/sqlitestore",
+		deptest.Module+"/store/pgstore",
+		"github.com/jackc/pgx/v5/...",
+		"modernc.org/sqlite/...")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 // resumeStores are the stores a paused run is kept in: each test of a
@@ -20,7 +21,7 @@ func resumeStores(t *testing.T) map[string]func() store.Store {
 	return map[string]func() store.Store{
 		"memory": func() store.Store { return store.NewMemory() },
 		"sqlite": func() store.Store {
-			s, err := store.OpenSQLite(filepath.Join(t.TempDir(), "store.db"))
+			s, err := sqlitestore.Open(filepath.Join(t.TempDir(), "store.db"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -449,7 +450,7 @@ func TestFrontendToolResultsChecked(t *testing.T) {
 func TestConsentResumesOnAnotherReplica(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "store.db")
 	open := func() store.Store {
-		s, err := store.OpenSQLite(path)
+		s, err := sqlitestore.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}

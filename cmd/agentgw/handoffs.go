@@ -18,6 +18,8 @@ import (
 	"github.com/agentgw/agentgw/handoff/queue"
 	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 // HandoffsConfig bounds the hand-offs between agents.
@@ -85,9 +87,9 @@ func newHandoffQueue(ctx context.Context, st store.Store, h *hub.Hub, limits Han
 	cfg := queue.Config{Handler: h.Handler(), Escalate: h.Escalate(), Fallback: h.Fallback(), Logger: log,
 		MaxHops: limits.MaxHops, MaxMessagesPerTask: limits.MaxMessagesPerTask}
 	switch s := st.(type) {
-	case *store.SQLite:
+	case *sqlitestore.SQLite:
 		q, err = queue.NewSQLite(ctx, s.DB(), cfg)
-	case *store.Postgres:
+	case *pgstore.Postgres:
 		q, err = queue.NewPostgres(ctx, s.Pool(), cfg)
 	default:
 		log.Info("hand-offs: off (the memory store keeps no queue)")

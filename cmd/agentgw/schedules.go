@@ -12,6 +12,8 @@ import (
 	"github.com/agentgw/agentgw/schedule"
 	"github.com/agentgw/agentgw/schedule/agentrun"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 // Sources of the schedules defined in files (schedule.Store.Sync).
@@ -38,9 +40,9 @@ func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Ru
 	var s *schedule.Store
 	var err error
 	switch db := st.(type) {
-	case *store.SQLite:
+	case *sqlitestore.SQLite:
 		s, err = schedule.NewSQLite(ctx, db.DB(), schedule.Options{Logger: log})
-	case *store.Postgres:
+	case *pgstore.Postgres:
 		s, err = schedule.NewPostgres(ctx, db.Pool(), schedule.Options{Logger: log})
 	default:
 		if len(cfg.Schedules) > 0 {

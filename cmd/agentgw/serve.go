@@ -29,6 +29,8 @@ import (
 	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 	"github.com/agentgw/agentgw/ui"
 )
 
@@ -371,7 +373,7 @@ type openStore struct {
 func newStore(ctx context.Context, cfg *Config, getenv func(string) string, goos string, log *slog.Logger) (*openStore, error) {
 	switch {
 	case cfg.Store.URL != "":
-		p, err := store.OpenPostgres(ctx, cfg.Store.URL, store.WithLogger(log))
+		p, err := pgstore.Open(ctx, cfg.Store.URL, store.WithLogger(log))
 		if err != nil {
 			return nil, err // it names the URL redacted
 		}
@@ -397,7 +399,7 @@ func newStore(ctx context.Context, cfg *Config, getenv func(string) string, goos
 		}
 		path, dataDir = p, dir
 	}
-	s, err := store.OpenSQLite(path, store.WithLogger(log))
+	s, err := sqlitestore.Open(path, store.WithLogger(log))
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

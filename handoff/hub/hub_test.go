@@ -17,7 +17,8 @@ import (
 	"github.com/agentgw/agentgw/handoff/queue"
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/observe"
-	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 // hubAgents: a pool of two notified agents, a flaky one whose command
@@ -95,7 +96,7 @@ func bindHub(t *testing.T, h *Hub, db, agentDocs string, qcfg queue.Config, obs 
 	qcfg.PollInterval, qcfg.Backoff = 20*time.Millisecond, func(int) time.Duration { return 10 * time.Millisecond }
 	var q *queue.Queue
 	if db == "" {
-		st, err := store.OpenSQLite(filepath.Join(t.TempDir(), "db"))
+		st, err := sqlitestore.Open(filepath.Join(t.TempDir(), "db"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func bindHub(t *testing.T, h *Hub, db, agentDocs string, qcfg queue.Config, obs 
 			t.Fatal(err)
 		}
 	} else {
-		st, err := store.OpenPostgres(t.Context(), db)
+		st, err := pgstore.Open(t.Context(), db)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentgw/agentgw/internal/dbconn"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 // The statements of the queue's hand-written migration (handoff/queue/
@@ -96,7 +97,7 @@ func TestLegacyDatabases(t *testing.T) {
 				return strings.Join(lines, "\n")
 			}
 		} else {
-			s, err := store.OpenSQLite(db)
+			s, err := sqlitestore.Open(db)
 			if err != nil {
 				t.Fatal(err)
 			}

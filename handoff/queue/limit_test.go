@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentgw/agentgw/internal/dbconn"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 // pingPong is a handler of two agents that hand a message to each other
@@ -199,7 +201,7 @@ func TestMigrationKeepsOldMessages(t *testing.T) {
 		insert := `INSERT INTO handoff_messages (id, task_id, priority, status, created_at, updated_at)
 			VALUES ('old', 'busy', 2, 'COMPLETED', 1, 1)`
 		if store.IsPostgresURL(db) {
-			s, err := store.OpenPostgres(ctx, db)
+			s, err := pgstore.Open(ctx, db)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +215,7 @@ func TestMigrationKeepsOldMessages(t *testing.T) {
 			}
 			s.Close()
 		} else {
-			s, err := store.OpenSQLite(db)
+			s, err := sqlitestore.Open(db)
 			if err != nil {
 				t.Fatal(err)
 			}

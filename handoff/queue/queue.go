@@ -331,7 +331,7 @@ func (b *riverBackend[TTx]) stopAndCancel(ctx context.Context) error {
 
 // NewSQLite returns a queue in the SQLite database db, after applying the
 // migrations it lacks (River's and the queue's own). db must be the
-// store's (store.SQLite's DB), or opened as it is: WAL, a busy_timeout,
+// store's (sqlitestore.SQLite's DB), or opened as it is: WAL, a busy_timeout,
 // and transactions begun IMMEDIATE (_txlock=immediate); every process
 // sharing the file must open it so. The queue does not close db.
 func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
@@ -363,7 +363,7 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 }
 
 // NewPostgres returns a queue in the PostgreSQL database of pool (the
-// store's, store.Postgres's Pool), after applying the migrations it lacks
+// store's, pgstore.Postgres's Pool), after applying the migrations it lacks
 // (River's and the queue's own). Its tables are in pool's search_path.
 // The queue does not close pool.
 func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, error) {

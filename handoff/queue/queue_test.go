@@ -19,6 +19,8 @@ import (
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/internal/testclock"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -75,7 +77,7 @@ func tryOpenQueue(t testing.TB, db string, cfg Config) (*Queue, error) {
 	cfg = testConfig(t, cfg)
 	var q *Queue
 	if store.IsPostgresURL(db) {
-		s, err := store.OpenPostgres(ctx, db)
+		s, err := pgstore.Open(ctx, db)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +86,7 @@ func tryOpenQueue(t testing.TB, db string, cfg Config) (*Queue, error) {
 			return nil, err
 		}
 	} else {
-		s, err := store.OpenSQLite(db)
+		s, err := sqlitestore.Open(db)
 		if err != nil {
 			return nil, err
 		}

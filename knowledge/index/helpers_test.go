@@ -10,6 +10,8 @@ import (
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/knowledge/chunk"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -40,13 +42,13 @@ func openIndex(t testing.TB, db string, opts Options) *Index {
 	var c io.Closer
 	var st store.Store
 	if store.IsPostgresURL(db) {
-		p, err := store.OpenPostgres(ctx, db)
+		p, err := pgstore.Open(ctx, db)
 		if err != nil {
 			t.Fatal(err)
 		}
 		c, st = p, p
 	} else {
-		s, err := store.OpenSQLite(db)
+		s, err := sqlitestore.Open(db)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/agentgw/agentgw/internal/dbconn"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
 // Options configures an Index; zero values are the defaults.
@@ -76,20 +78,20 @@ type Index struct {
 }
 
 // Open returns an index in the database of the gateway's store st, a
-// *store.SQLite or a *store.Postgres (a memory store has no database:
+// *sqlitestore.SQLite or a *pgstore.Postgres (a memory store has no database:
 // open an SQLite file for the index then).
 func Open(ctx context.Context, st store.Store, opts Options) (*Index, error) {
 	switch s := st.(type) {
-	case *store.SQLite:
+	case *sqlitestore.SQLite:
 		return OpenSQLite(ctx, s.DB(), opts)
-	case *store.Postgres:
+	case *pgstore.Postgres:
 		return OpenPostgres(ctx, s.Pool(), opts)
 	}
 	return nil, fmt.Errorf("index: the store %T has no database to keep an index in", st)
 }
 
 // OpenSQLite returns an index in the SQLite database db, after applying
-// the migrations it lacks. db must be the gateway store's (store.SQLite's
+// the migrations it lacks. db must be the gateway store's (sqlitestore.SQLite's
 // DB), or opened as it is: WAL, a busy_timeout, and transactions begun
 // IMMEDIATE (_txlock=immediate). The index does not close db.
 func OpenSQLite(ctx context.Context, db *sql.DB, opts Options) (*Index, error) {
@@ -130,7 +132,7 @@ func sqliteSnapshot(ctx context.Context, db *sql.DB, fn func(c dbconn.Conn) erro
 }
 
 // OpenPostgres returns an index in the PostgreSQL database of pool (the
-// gateway store's, store.Postgres's Pool), after applying the migrations
+// gateway store's, pgstore.Postgres's Pool), after applying the migrations
 // it lacks. Its tables are in pool's search_path. The index does not close
 // pool.
 func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index, error) {

@@ -17,7 +17,8 @@ import (
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/schedule"
-	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/pgstore"
+	"github.com/agentgw/agentgw/store/sqlitestore"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -75,14 +76,14 @@ func newFixture(t *testing.T, backend string, limits Limits) *fixture {
 	var st *schedule.Store
 	var err error
 	if backend == "postgres" {
-		p, perr := store.OpenPostgres(ctx, pgtest.Schema(t))
+		p, perr := pgstore.Open(ctx, pgtest.Schema(t))
 		if perr != nil {
 			t.Fatal(perr)
 		}
 		t.Cleanup(func() { _ = p.Close() })
 		st, err = schedule.NewPostgres(ctx, p.Pool(), schedule.Options{})
 	} else {
-		s, serr := store.OpenSQLite(filepath.Join(t.TempDir(), "s.db"))
+		s, serr := sqlitestore.Open(filepath.Join(t.TempDir(), "s.db"))
 		if serr != nil {
 			t.Fatal(serr)
 		}

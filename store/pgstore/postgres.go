@@ -1,11 +1,9 @@
-package store
+package pgstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,13 +12,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentgw/agentgw/internal/dbconn"
+	"github.com/agentgw/agentgw/store"
 )
 
 // Postgres is a Store in a PostgreSQL database, shared by replicas on any
 // number of hosts. Its schema is versioned (postgresMigrations), applied
 // when the store opens. Times are the database server's clock, so replicas
 // whose clocks disagree still agree on what has expired. Expired rows are
-// never returned; they are deleted when a store opens and every sweepEvery
+// never returned; they are deleted when a store opens and every store.SweepEvery
 // puts of each replica.
 //
 // It is safe for concurrent use.
@@ -34,8 +33,8 @@ type Postgres struct {
 }
 
 var (
-	_ Store   = (*Postgres)(nil)
-	_ Swapper = (*Postgres)(nil)
+	_ store.Store   = (*Postgres)(nil)
+	_ store.Swapper = (*Postgres)(nil)
 )
 
 // postgresMigrations is the PostgreSQL schema, step by step (see
@@ -62,44 +61,17 @@ const pgNow = `(extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`
 // not hang it.
 const defaultConnectTimeout = 10 * time.Second
 
-// IsPostgresURL reports whether s names a PostgreSQL database
-// (postgres:// or postgresql://).
-func IsPostgresURL(s string) bool {
-	scheme, _, ok := strings.Cut(s, "://")
-	return ok && (strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql"))
-}
-
-// RedactURL is rawURL with its password, in the user information or a
-// password parameter, replaced by "xxxxx": what may be logged. A string
-// that does not parse as a URL with a scheme (a key=value connection
-// string too) is replaced whole, since where its password is cannot be
-// told.
-func RedactURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme == "" {
-		return "(a URL that does not parse)"
-	}
-	q := u.Query()
-	for k := range q {
-		if strings.EqualFold(k, "password") {
-			q.Set(k, "xxxxx")
-			u.RawQuery = q.Encode()
-		}
-	}
-	return u.Redacted()
-}
-
-// OpenPostgres connects to the PostgreSQL database at rawURL
+// Open connects to the PostgreSQL database at rawURL
 // (postgres://user:password@host:port/database?sslmode=…; pgx's parameters,
 // such as pool_max_conns, and server settings, such as search_path, may be
 // added), applies the migrations it lacks and deletes the expired rows.
 // Close releases it. Errors name the URL with its password redacted.
-func OpenPostgres(ctx context.Context, rawURL string, opts ...Option) (*Postgres, error) {
+func Open(ctx context.Context, rawURL string, opts ...store.Option) (*Postgres, error) {
 	if rawURL == "" {
 		return nil, errors.New("store: the PostgreSQL URL is empty")
 	}
-	name := RedactURL(rawURL)
-	if !IsPostgresURL(rawURL) {
+	name := store.RedactURL(rawURL)
+	if !store.IsPostgresURL(rawURL) {
 		return nil, fmt.Errorf("store: %s is not a postgres:// URL", name)
 	}
 	cfg, err := pgxpool.ParseConfig(rawURL)
@@ -115,7 +87,7 @@ func OpenPostgres(ctx context.Context, rawURL string, opts ...Option) (*Postgres
 		return nil, fmt.Errorf("store: connecting to %s: %w", name, err)
 	}
 	p := &Postgres{pool: pool, name: name}
-	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: newOptions(opts).log}); err != nil {
+	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: store.NewOptions(opts).Log}); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("store: migrating PostgreSQL database %s: %w", name, err)
 	}
@@ -136,7 +108,7 @@ func (p *Postgres) clock() *int64 {
 }
 
 // Put implements Store: it inserts or replaces key, to expire at now+ttl
-// (the largest time when that overflows). Every sweepEvery-th Put also
+// (the largest time when that overflows). Every store.SweepEvery-th Put also
 // deletes the expired rows.
 func (p *Postgres) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
 	if value == nil {
@@ -152,7 +124,7 @@ func (p *Postgres) Put(ctx context.Context, key string, value []byte, ttl time.D
 	if err != nil {
 		return fmt.Errorf("store: putting %q in %s: %w", key, p.name, err)
 	}
-	if p.puts.Add(1)%sweepEvery == 0 {
+	if p.puts.Add(1)%store.SweepEvery == 0 {
 		// The value is stored: a failed sweep is not this Put's failure.
 		_, _ = p.Sweep(ctx)
 	}
@@ -167,7 +139,7 @@ func (p *Postgres) Get(ctx context.Context, key string) ([]byte, error) {
 			[]byte(key), p.clock()).Scan(&value)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: getting %q from %s: %w", key, p.name, err)
@@ -178,7 +150,7 @@ func (p *Postgres) Get(ctx context.Context, key string) ([]byte, error) {
 // Take implements Store with one DELETE … RETURNING statement: of several
 // connections deleting one row, PostgreSQL lets the first delete it and
 // the others, once it commits, find no row. An expired row is deleted too,
-// and reported as ErrNotFound.
+// and reported as store.ErrNotFound.
 func (p *Postgres) Take(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
 	var live bool
@@ -188,13 +160,13 @@ func (p *Postgres) Take(ctx context.Context, key string) ([]byte, error) {
 			[]byte(key), p.clock()).Scan(&value, &live)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: taking %q from %s: %w", key, p.name, err)
 	}
 	if !live {
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	return nonNil(value), nil
 }
@@ -229,7 +201,7 @@ func (p *Postgres) Swap(ctx context.Context, key string, old, value []byte, ttl 
 	if err != nil {
 		return false, fmt.Errorf("store: swapping %q in %s: %w", key, p.name, err)
 	}
-	if n == 1 && p.puts.Add(1)%sweepEvery == 0 {
+	if n == 1 && p.puts.Add(1)%store.SweepEvery == 0 {
 		_, _ = p.Sweep(ctx) // as in Put
 	}
 	return n == 1, nil
@@ -245,7 +217,7 @@ func nonNil(v []byte) []byte {
 }
 
 // Sweep deletes the expired rows and returns how many it deleted. Put calls
-// it every sweepEvery puts; a caller may also call it periodically.
+// it every store.SweepEvery puts; a caller may also call it periodically.
 func (p *Postgres) Sweep(ctx context.Context) (int64, error) {
 	tag, err := p.pool.Exec(ctx, `DELETE FROM store WHERE expires <= COALESCE($1::bigint, `+pgNow+`)`, p.clock())
 	if err != nil {

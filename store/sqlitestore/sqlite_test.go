@@ -1,4 +1,4 @@
-package store
+package sqlitestore
 
 import (
 	"context"
@@ -11,7 +11,56 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/internal/testclock"
+	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/storetest"
 )
+
+// newClock starts at the real time: a store opened later with the real
+// clock (a second instance, a reopened file) must agree on what is live.
+func newClock() *testclock.Clock { return testclock.New(time.Now()) }
+
+// openTestSQLite opens the store at path, closed when the test ends.
+func openTestSQLite(t testing.TB, path string) *SQLite {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// TestContract: SQLite keeps the contract of every backend, two
+// instances on one file too.
+func TestContract(t *testing.T) {
+	storetest.Contract(t, storetest.Backend{
+		Open: func(t *testing.T, now func() time.Time) store.Store {
+			s := openTestSQLite(t, filepath.Join(t.TempDir(), "store.db"))
+			s.now = now
+			return s
+		},
+		Another: func(t *testing.T, s store.Store) store.Store {
+			other := openTestSQLite(t, s.(*SQLite).path)
+			other.now = s.(*SQLite).now
+			return other
+		},
+		DoesIO: true,
+	})
+}
+
+// TestAcrossProcesses: two processes share one file (storetest's
+// AcrossProcesses).
+func TestAcrossProcesses(t *testing.T) {
+	storetest.AcrossProcesses(t,
+		func(t *testing.T) string { return filepath.Join(t.TempDir(), "procs.db") },
+		func(t testing.TB, db string) store.Store { return openTestSQLite(t, db) })
+}
 
 func TestSQLiteInstancesShareTheFile(t *testing.T) {
 	ctx := context.Background()
@@ -29,7 +78,7 @@ func TestSQLiteInstancesShareTheFile(t *testing.T) {
 	if v, err := a.Take(ctx, "run-1"); err != nil || string(v) != "again" {
 		t.Fatalf("a.Take = %q, %v", v, err)
 	}
-	if v, err := b.Take(ctx, "run-1"); !errors.Is(err, ErrNotFound) {
+	if v, err := b.Take(ctx, "run-1"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("b.Take after a.Take = %q, %v", v, err)
 	}
 	var mode string
@@ -42,7 +91,7 @@ func TestSQLiteInstancesShareTheFile(t *testing.T) {
 	}
 }
 
-// TestSQLiteSweep: expired rows are deleted every sweepEvery puts and when
+// TestSQLiteSweep: expired rows are deleted every store.SweepEvery puts and when
 // a store is opened; live ones stay.
 func TestSQLiteSweep(t *testing.T) {
 	ctx := context.Background()
@@ -56,19 +105,19 @@ func TestSQLiteSweep(t *testing.T) {
 		}
 	}
 	c.Advance(time.Second)
-	for i := range sweepEvery - 11 {
+	for i := range store.SweepEvery - 11 {
 		if err := s.Put(ctx, fmt.Sprint("new", i), nil, time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := countRows(t, s); n != sweepEvery-1 {
-		t.Fatalf("%d rows before the sweep, want %d", n, sweepEvery-1)
+	if n := countRows(t, s); n != store.SweepEvery-1 {
+		t.Fatalf("%d rows before the sweep, want %d", n, store.SweepEvery-1)
 	}
-	if err := s.Put(ctx, "last", nil, time.Minute); err != nil { // the sweepEvery-th put
+	if err := s.Put(ctx, "last", nil, time.Minute); err != nil { // the store.SweepEvery-th put
 		t.Fatal(err)
 	}
-	if n := countRows(t, s); n != sweepEvery-10 {
-		t.Errorf("%d rows after the sweep, want the %d live ones", n, sweepEvery-10)
+	if n := countRows(t, s); n != store.SweepEvery-10 {
+		t.Errorf("%d rows after the sweep, want the %d live ones", n, store.SweepEvery-10)
 	}
 
 	for i := range 5 { // expired for the real clock of the next open too
@@ -77,8 +126,8 @@ func TestSQLiteSweep(t *testing.T) {
 		}
 	}
 	reopened := openTestSQLite(t, path)
-	if n := countRows(t, reopened); n != sweepEvery-10 {
-		t.Errorf("%d rows after opening, want %d", n, sweepEvery-10)
+	if n := countRows(t, reopened); n != store.SweepEvery-10 {
+		t.Errorf("%d rows after opening, want %d", n, store.SweepEvery-10)
 	}
 }
 
@@ -91,7 +140,7 @@ func countRows(t *testing.T, s *SQLite) int {
 	return n
 }
 
-func TestOpenSQLiteErrors(t *testing.T) {
+func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	notDB := filepath.Join(dir, "text.db")
 	if err := os.WriteFile(notDB, []byte(strings.Repeat("not a database\n", 100)), 0o644); err != nil {
@@ -109,21 +158,21 @@ func TestOpenSQLiteErrors(t *testing.T) {
 		{otherTable, `has a table "store" of another shape`},
 	}
 	for _, tt := range tests {
-		s, err := OpenSQLite(tt.path)
+		s, err := Open(tt.path)
 		if err == nil {
 			_ = s.Close()
-			t.Errorf("OpenSQLite(%q) succeeded", tt.path)
+			t.Errorf("Open(%q) succeeded", tt.path)
 			continue
 		}
 		if !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("OpenSQLite(%q) = %v, want it to say %q", tt.path, err, tt.want)
+			t.Errorf("Open(%q) = %v, want it to say %q", tt.path, err, tt.want)
 		}
 	}
 }
 
-// TestOpenSQLiteOddPath: characters that mean something in a URI are part
+// TestOpenOddPath: characters that mean something in a URI are part
 // of the file name.
-func TestOpenSQLiteOddPath(t *testing.T) {
+func TestOpenOddPath(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a b?c=1#d%20.db")
 	s := openTestSQLite(t, path)
@@ -215,7 +264,7 @@ func TestSQLiteMigrationsAtOnce(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			stores[i], errs[i] = OpenSQLite(path)
+			stores[i], errs[i] = Open(path)
 		})
 	}
 	close(start)
@@ -239,41 +288,32 @@ func TestSQLiteForeignMigrations(t *testing.T) {
 	if _, err := s.db.Exec(`UPDATE schema_migrations SET name = 'users' WHERE version = 1`); err != nil {
 		t.Fatal(err)
 	}
-	_, err := OpenSQLite(path)
+	_, err := Open(path)
 	if err == nil || !strings.Contains(err.Error(), `store: migrating SQLite database `+path+`: schema_migrations records version 1 as "users", not "store table"`) {
-		t.Errorf("OpenSQLite = %v", err)
+		t.Errorf("Open = %v", err)
 	}
 }
 
 // TestSwapSweeps: a store written only by Swap (contexts) still sweeps
-// its expired rows every sweepEvery stored writes, in memory and SQLite.
+// its expired rows every store.SweepEvery stored writes.
 func TestSwapSweeps(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	m := NewMemory()
-	m.now = c.Now
 	s := openTestSQLite(t, filepath.Join(t.TempDir(), "swap.db"))
 	s.now = c.Now
-	for _, st := range []Store{m, s} {
-		sw := st.(Swapper)
-		for i := range 10 {
-			if ok, err := sw.Swap(ctx, fmt.Sprint("old", i), nil, nil, time.Second); !ok || err != nil {
-				t.Fatal(ok, err)
-			}
+	for i := range 10 {
+		if ok, err := s.Swap(ctx, fmt.Sprint("old", i), nil, nil, time.Second); !ok || err != nil {
+			t.Fatal(ok, err)
 		}
-		c.Advance(time.Second)
-		for i := range sweepEvery - 10 {
-			if ok, err := sw.Swap(ctx, fmt.Sprint("new", i), nil, nil, time.Minute); !ok || err != nil {
-				t.Fatal(ok, err)
-			}
+	}
+	c.Advance(time.Second)
+	for i := range store.SweepEvery - 10 {
+		if ok, err := s.Swap(ctx, fmt.Sprint("new", i), nil, nil, time.Minute); !ok || err != nil {
+			t.Fatal(ok, err)
 		}
-		n := m.Len()
-		if st == Store(s) {
-			n = countRows(t, s)
-		}
-		if n != sweepEvery-10 {
-			t.Errorf("%T: %d items after %d swaps, want the %d live ones", st, n, sweepEvery, sweepEvery-10)
-		}
+	}
+	if n := countRows(t, s); n != store.SweepEvery-10 {
+		t.Errorf("%d rows after %d swaps, want the %d live ones", n, store.SweepEvery, store.SweepEvery-10)
 	}
 }
 

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"bufio"
@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/internal/pgtest"
+	"github.com/agentgw/agentgw/store"
 )
 
 // helperEnv, set, makes TestAcrossProcesses the second process: it opens
@@ -23,41 +22,27 @@ const helperEnv = "AGENTGW_STORE_HELPER_DB"
 
 const processKeys = 200
 
-// openShared opens the store named by db: a postgres:// URL or a SQLite
-// path.
-func openShared(t testing.TB, db string) Store {
-	if IsPostgresURL(db) {
-		return openTestPostgres(t, db)
-	}
-	return openTestSQLite(t, db)
-}
-
-// TestAcrossProcesses runs this test binary again as a second process on
-// the same database, a SQLite file or a Postgres schema: it reads a key the
-// first wrote, writes one the first reads, and both take the same keys at
-// once, each key won by exactly one process.
-func TestAcrossProcesses(t *testing.T) {
+// AcrossProcesses runs this test binary again as a second process on the
+// same database, db(t) (a SQLite file, a Postgres schema), both opening
+// it with open: it reads a key the first wrote, writes one the first
+// reads, and both take the same keys at once, each key won by exactly one
+// process. The caller must be the test TestAcrossProcesses, the one the
+// second process runs; in that process AcrossProcesses is the second
+// process's side.
+func AcrossProcesses(t *testing.T, db func(t *testing.T) string, open func(t testing.TB, db string) store.Store) {
 	if db := os.Getenv(helperEnv); db != "" {
-		helperProcess(t, db)
+		helperProcess(t, open(t, db))
 		return
 	}
 	if testing.Short() {
 		t.Skip("starts a second process")
 	}
-	for _, tc := range []struct {
-		name string
-		db   func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "procs.db") }},
-		{"postgres", func(t *testing.T) string { return pgtest.Schema(t) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) { acrossProcesses(t, tc.db(t)) })
-	}
+	acrossProcesses(t, db(t), open)
 }
 
-func acrossProcesses(t *testing.T, db string) {
+func acrossProcesses(t *testing.T, db string, open func(t testing.TB, db string) store.Store) {
 	ctx := context.Background()
-	s := openShared(t, db)
+	s := open(t, db)
 	must(t, s.Put(ctx, "from-parent", []byte("hello child"), time.Minute))
 	for k := range processKeys {
 		must(t, s.Put(ctx, fmt.Sprint("k", k), []byte(fmt.Sprint("v", k)), time.Minute))
@@ -81,7 +66,7 @@ func acrossProcesses(t *testing.T, db string) {
 	if v, err := s.Get(ctx, "from-child"); err != nil || string(v) != "hello parent" {
 		t.Errorf("Get(from-child) = %q, %v", v, err)
 	}
-	if _, err := s.Get(ctx, "from-parent"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(ctx, "from-parent"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("the child's Take left from-parent: %v", err)
 	}
 	theirs := map[string]bool{}
@@ -102,9 +87,8 @@ func acrossProcesses(t *testing.T, db string) {
 
 // helperProcess is the second process: it takes from-parent, puts
 // from-child, takes every key and prints the ones it won.
-func helperProcess(t *testing.T, db string) {
+func helperProcess(t *testing.T, s store.Store) {
 	ctx := context.Background()
-	s := openShared(t, db)
 	v, err := s.Take(ctx, "from-parent")
 	if err != nil || string(v) != "hello child" {
 		t.Fatalf("Take(from-parent) = %q, %v", v, err)
@@ -118,7 +102,7 @@ func helperProcess(t *testing.T, db string) {
 
 // takeAll takes every key with four goroutines, in reverse order when
 // reverse is set, and returns the keys won.
-func takeAll(t *testing.T, s Store, reverse bool) map[string]bool {
+func takeAll(t *testing.T, s store.Store, reverse bool) map[string]bool {
 	ctx := context.Background()
 	var mu sync.Mutex
 	won := map[string]bool{}
@@ -132,7 +116,7 @@ func takeAll(t *testing.T, s Store, reverse bool) map[string]bool {
 				}
 				key := fmt.Sprint("k", k)
 				v, err := s.Take(ctx, key)
-				if errors.Is(err, ErrNotFound) {
+				if errors.Is(err, store.ErrNotFound) {
 					continue
 				}
 				if err != nil || string(v) != fmt.Sprint("v", k) {
@@ -151,7 +135,7 @@ func takeAll(t *testing.T, s Store, reverse bool) map[string]bool {
 
 // waitFor polls s until key exists; it returns false if the process exits
 // first, and gives up after a minute (a hang, not a timing assertion).
-func waitFor(s Store, key string, exited chan error) bool {
+func waitFor(s store.Store, key string, exited chan error) bool {
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		if _, err := s.Get(context.Background(), key); err == nil {

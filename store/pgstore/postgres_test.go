@@ -1,10 +1,11 @@
-package store
+package pgstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -13,7 +14,67 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentgw/agentgw/internal/pgtest"
+	"github.com/agentgw/agentgw/internal/testclock"
+	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/store/storetest"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// newClock starts at the real time: a store opened later with the real
+// clock (a second instance, a reopened database) must agree on what is
+// live.
+func newClock() *testclock.Clock { return testclock.New(time.Now()) }
+
+// openTestPostgres opens the Postgres store at url, closed when the test
+// ends.
+func openTestPostgres(t testing.TB, url string) *Postgres {
+	t.Helper()
+	s, err := Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestContract: Postgres keeps the contract of every backend, two
+// instances on one database too.
+func TestContract(t *testing.T) {
+	storetest.Contract(t, storetest.Backend{
+		Open: func(t *testing.T, now func() time.Time) store.Store {
+			s := openTestPostgres(t, pgtest.Schema(t))
+			s.now = now
+			return s
+		},
+		Another: func(t *testing.T, s store.Store) store.Store {
+			p := s.(*Postgres)
+			other := openTestPostgres(t, p.pool.Config().ConnString())
+			other.now = p.now
+			return other
+		},
+		DoesIO: true,
+	})
+}
+
+// TestAcrossProcesses: two processes share one database (storetest's
+// AcrossProcesses).
+func TestAcrossProcesses(t *testing.T) {
+	storetest.AcrossProcesses(t,
+		func(t *testing.T) string { return pgtest.Schema(t) },
+		func(t testing.TB, db string) store.Store { return openTestPostgres(t, db) })
+}
 
 // pgExec runs statements on the database at url with a connection of its
 // own.
@@ -63,7 +124,7 @@ func TestPostgresMigrationsAtOnce(t *testing.T) {
 	for i := range replicas {
 		wg.Go(func() {
 			<-start
-			stores[i], errs[i] = OpenPostgres(context.Background(), url)
+			stores[i], errs[i] = Open(context.Background(), url)
 		})
 	}
 	close(start)
@@ -152,10 +213,10 @@ func TestPostgresDatabaseClock(t *testing.T) {
 	if v, err := s.Get(ctx, "live"); err != nil || string(v) != "v" {
 		t.Errorf("Get(live) = %q, %v", v, err)
 	}
-	if _, err := s.Get(ctx, "gone"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(ctx, "gone"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get(gone) = %v", err)
 	}
-	if _, err := s.Take(ctx, "gone"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Take(ctx, "gone"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Take(gone) = %v", err)
 	}
 	if n := pgCount(t, s); n != 1 {
@@ -172,7 +233,7 @@ func pgCount(t *testing.T, s *Postgres) int {
 	return n
 }
 
-// TestPostgresSweep: expired rows are deleted every sweepEvery puts and
+// TestPostgresSweep: expired rows are deleted every store.SweepEvery puts and
 // when a store is opened; live ones stay.
 func TestPostgresSweep(t *testing.T) {
 	ctx := context.Background()
@@ -184,29 +245,29 @@ func TestPostgresSweep(t *testing.T) {
 		must(t, s.Put(ctx, fmt.Sprint("old", i), nil, time.Second))
 	}
 	c.Advance(time.Second)
-	for i := range sweepEvery - 11 {
+	for i := range store.SweepEvery - 11 {
 		must(t, s.Put(ctx, fmt.Sprint("new", i), nil, time.Minute))
 	}
-	if n := pgCount(t, s); n != sweepEvery-1 {
-		t.Fatalf("%d rows before the sweep, want %d", n, sweepEvery-1)
+	if n := pgCount(t, s); n != store.SweepEvery-1 {
+		t.Fatalf("%d rows before the sweep, want %d", n, store.SweepEvery-1)
 	}
-	must(t, s.Put(ctx, "last", nil, time.Minute)) // the sweepEvery-th put
-	if n := pgCount(t, s); n != sweepEvery-10 {
-		t.Errorf("%d rows after the sweep, want the %d live ones", n, sweepEvery-10)
+	must(t, s.Put(ctx, "last", nil, time.Minute)) // the store.SweepEvery-th put
+	if n := pgCount(t, s); n != store.SweepEvery-10 {
+		t.Errorf("%d rows after the sweep, want the %d live ones", n, store.SweepEvery-10)
 	}
 	for i := range 5 { // expired for the server's clock too
 		must(t, s.Put(ctx, fmt.Sprint("gone", i), nil, -time.Hour))
 	}
 	reopened := openTestPostgres(t, url)
-	if n := pgCount(t, reopened); n != sweepEvery-10 {
-		t.Errorf("%d rows after opening, want %d", n, sweepEvery-10)
+	if n := pgCount(t, reopened); n != store.SweepEvery-10 {
+		t.Errorf("%d rows after opening, want %d", n, store.SweepEvery-10)
 	}
 }
 
-// TestOpenPostgresSchemaMigrations: a schema_migrations of another program
+// TestOpenSchemaMigrations: a schema_migrations of another program
 // is refused with a clear error, before anything is written; one recording
 // steps beyond this binary's (a newer replica migrated) is accepted.
-func TestOpenPostgresSchemaMigrations(t *testing.T) {
+func TestOpenSchemaMigrations(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup []string
@@ -226,7 +287,7 @@ func TestOpenPostgresSchemaMigrations(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			url := pgtest.Schema(t)
 			pgExec(t, url, tc.setup...)
-			s, err := OpenPostgres(context.Background(), url)
+			s, err := Open(context.Background(), url)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -248,10 +309,10 @@ func TestOpenPostgresSchemaMigrations(t *testing.T) {
 	}
 }
 
-// TestOpenPostgresErrors: a URL that is not Postgres's, or a server that
+// TestOpenErrors: a URL that is not Postgres's, or a server that
 // cannot be reached, fails the open with an error naming the URL without
 // its password.
-func TestOpenPostgresErrors(t *testing.T) {
+func TestOpenErrors(t *testing.T) {
 	tests := []struct{ url, want string }{
 		{"", "store: the PostgreSQL URL is empty"},
 		{"host=db password=hunter2", "store: (a URL that does not parse) is not a postgres:// URL"},
@@ -263,30 +324,14 @@ func TestOpenPostgresErrors(t *testing.T) {
 		{"postgres://u:hunter2@127.0.0.1:1/db?sslmode=nonsense", "store: PostgreSQL URL postgres://u:xxxxx@127.0.0.1:1/db?sslmode=nonsense: "},
 	}
 	for _, tc := range tests {
-		s, err := OpenPostgres(context.Background(), tc.url)
+		s, err := Open(context.Background(), tc.url)
 		if err == nil {
 			s.Close()
-			t.Errorf("OpenPostgres(%q) opened", tc.url)
+			t.Errorf("Open(%q) opened", tc.url)
 			continue
 		}
 		if !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("OpenPostgres(%q) = %v\nwant it to begin %q and not hold the password", tc.url, err, tc.want)
-		}
-	}
-}
-
-func TestRedactURL(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"postgres://agentgw:s3cret@db.example:5432/agentgw?sslmode=require", "postgres://agentgw:xxxxx@db.example:5432/agentgw?sslmode=require"},
-		{"postgres://agentgw@db/agentgw", "postgres://agentgw@db/agentgw"},
-		{"postgresql://db/agentgw?user=a&Password=s3cret", "postgresql://db/agentgw?Password=xxxxx&user=a"},
-		{"postgres://a:s3%20cret@db/x", "postgres://a:xxxxx@db/x"},
-		{"postgres://a:s3cret@db:port/x", "(a URL that does not parse)"},
-		{"host=db password=s3cret", "(a URL that does not parse)"},
-		{"", "(a URL that does not parse)"},
-	} {
-		if got := RedactURL(tc.in); got != tc.want {
-			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+			t.Errorf("Open(%q) = %v\nwant it to begin %q and not hold the password", tc.url, err, tc.want)
 		}
 	}
 }

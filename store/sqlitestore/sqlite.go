@@ -1,4 +1,4 @@
-package store
+package sqlitestore
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 
 	"github.com/agentgw/agentgw/internal/dbconn"
+	"github.com/agentgw/agentgw/store"
 )
 
 // SQLite is a Store in a SQLite database file, shared by every process that
@@ -25,7 +26,7 @@ import (
 // connection that finds the file locked waits up to busyTimeout before it
 // fails. Its schema is versioned (sqliteMigrations), applied when the store
 // opens. Expired rows are deleted when the store is opened and every
-// sweepEvery puts.
+// store.SweepEvery puts.
 //
 // It is safe for concurrent use.
 type SQLite struct {
@@ -36,8 +37,8 @@ type SQLite struct {
 }
 
 var (
-	_ Store   = (*SQLite)(nil)
-	_ Swapper = (*SQLite)(nil)
+	_ store.Store   = (*SQLite)(nil)
+	_ store.Swapper = (*SQLite)(nil)
 )
 
 const (
@@ -64,10 +65,10 @@ CREATE INDEX IF NOT EXISTS store_expires ON store (expires)`},
 // checkTable fails on a table "store" of another shape.
 const checkTable = `SELECT key, value, expires FROM store LIMIT 0`
 
-// OpenSQLite opens the SQLite database at path, creating the file when it
+// Open opens the SQLite database at path, creating the file when it
 // does not exist yet (the directory must exist), applies the migrations it
 // lacks and deletes the expired rows. Close releases it.
-func OpenSQLite(path string, opts ...Option) (*SQLite, error) {
+func Open(path string, opts ...store.Option) (*SQLite, error) {
 	if path == "" {
 		return nil, errors.New("store: SQLite path is empty")
 	}
@@ -82,7 +83,7 @@ func OpenSQLite(path string, opts ...Option) (*SQLite, error) {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	s := &SQLite{db: db, path: path, now: time.Now}
-	if err := s.init(context.Background(), newOptions(opts)); err != nil {
+	if err := s.init(context.Background(), store.NewOptions(opts)); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
@@ -91,8 +92,8 @@ func OpenSQLite(path string, opts ...Option) (*SQLite, error) {
 
 // init applies the migrations, checks the table's shape and deletes the
 // expired rows.
-func (s *SQLite) init(ctx context.Context, o options) error {
-	if err := schema.MigrateSQLite(ctx, s.db, dbconn.MigrateOptions{Log: o.log}); err != nil {
+func (s *SQLite) init(ctx context.Context, o store.Options) error {
+	if err := schema.MigrateSQLite(ctx, s.db, dbconn.MigrateOptions{Log: o.Log}); err != nil {
 		return fmt.Errorf("store: migrating SQLite database %s: %w", s.path, err)
 	}
 	// A table of that name made by something else fails here, not at the
@@ -139,7 +140,7 @@ func sqliteDSN(path string) (string, error) {
 // sqliteDSN). The caller must not close it; Close does.
 func (s *SQLite) DB() *sql.DB { return s.db }
 
-// Put implements Store: it inserts or replaces key. Every sweepEvery-th Put
+// Put implements Store: it inserts or replaces key. Every store.SweepEvery-th Put
 // also deletes the expired rows.
 func (s *SQLite) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
 	if value == nil {
@@ -151,7 +152,7 @@ func (s *SQLite) Put(ctx context.Context, key string, value []byte, ttl time.Dur
 	if err != nil {
 		return fmt.Errorf("store: putting %q in %s: %w", key, s.path, err)
 	}
-	if s.puts.Add(1)%sweepEvery == 0 {
+	if s.puts.Add(1)%store.SweepEvery == 0 {
 		// The value is stored: a failed sweep is not this Put's failure.
 		// Expired rows are never read, and the next sweep deletes them.
 		_, _ = s.Sweep(ctx)
@@ -175,7 +176,7 @@ func (s *SQLite) Get(ctx context.Context, key string) ([]byte, error) {
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM store WHERE key = ? AND expires > ?`,
 		key, s.now().UnixNano()).Scan(&value)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: getting %q from %s: %w", key, s.path, err)
@@ -186,20 +187,20 @@ func (s *SQLite) Get(ctx context.Context, key string) ([]byte, error) {
 // Take implements Store with one DELETE … RETURNING statement: SQLite runs
 // it under the database's write lock, so of several connections or
 // processes taking one key exactly one sees the row. An expired row is
-// deleted too, and reported as ErrNotFound.
+// deleted too, and reported as store.ErrNotFound.
 func (s *SQLite) Take(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
 	var expires int64
 	err := s.db.QueryRowContext(ctx, `DELETE FROM store WHERE key = ? RETURNING value, expires`, key).
 		Scan(&value, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: taking %q from %s: %w", key, s.path, err)
 	}
 	if expires <= s.now().UnixNano() {
-		return nil, ErrNotFound
+		return nil, store.ErrNotFound
 	}
 	return value, nil
 }
@@ -230,14 +231,14 @@ func (s *SQLite) Swap(ctx context.Context, key string, old, value []byte, ttl ti
 	if err != nil {
 		return false, fmt.Errorf("store: swapping %q in %s: %w", key, s.path, err)
 	}
-	if n == 1 && s.puts.Add(1)%sweepEvery == 0 {
+	if n == 1 && s.puts.Add(1)%store.SweepEvery == 0 {
 		_, _ = s.Sweep(ctx) // as in Put
 	}
 	return n == 1, nil
 }
 
 // Sweep deletes the expired rows and returns how many it deleted. Put calls
-// it every sweepEvery puts; a caller may also call it periodically.
+// it every store.SweepEvery puts; a caller may also call it periodically.
 func (s *SQLite) Sweep(ctx context.Context) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM store WHERE expires <= ?`, s.now().UnixNano())
 	if err != nil {
