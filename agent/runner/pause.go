@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,8 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/jsonnum"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/store"
@@ -216,55 +215,15 @@ func (run *Run) savePause(ctx context.Context, rec *pauseRecord) error {
 // the pause, so that templates print 10000000, not 1e+07.
 func decodePause(data []byte) (*pauseRecord, error) {
 	var rec pauseRecord
-	if err := decodeNumbers(data, &rec); err != nil {
+	if err := jsonnum.Decode(data, &rec); err != nil {
 		return nil, fmt.Errorf("decoding a paused run: %w", err)
 	}
 	for _, m := range []map[string]any{rec.Params, rec.State, rec.Done} {
 		for k, v := range m {
-			m[k] = fromNumbers(v)
+			m[k] = jsonnum.Normalize(v)
 		}
 	}
 	return &rec, nil
-}
-
-// decodeNumbers decodes data into v, the numbers of its interface values
-// as json.Number (fromNumbers turns them into Go numbers).
-func decodeNumbers(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("data after the value")
-	}
-	return nil
-}
-
-// fromNumbers turns the json.Numbers of decoded data into ints when whole
-// and in int64's range, float64s otherwise (integral float64s below 2^53
-// into ints too, as wholeNumbers does), in place for maps and lists.
-func fromNumbers(v any) any {
-	switch t := v.(type) {
-	case json.Number:
-		if i, err := t.Int64(); err == nil && int64(int(i)) == i {
-			return int(i)
-		}
-		f, err := t.Float64()
-		if err != nil {
-			return t.String() // out of float64's range: keep the digits
-		}
-		return stepkind.WholeNumbers(f)
-	case map[string]any:
-		for k, e := range t {
-			t[k] = fromNumbers(e)
-		}
-	case []any:
-		for i, e := range t {
-			t[i] = fromNumbers(e)
-		}
-	}
-	return v
 }
 
 // pauseGone is the error of an answer to a run that is no longer waiting,

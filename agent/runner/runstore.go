@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/jsonnum"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -135,11 +136,11 @@ func (s runStore) planState(ctx context.Context, runID string) (map[string]any, 
 		return nil, err
 	}
 	var state map[string]any
-	if decodeNumbers(data, &state) != nil {
+	if jsonnum.Decode(data, &state) != nil {
 		return nil, nil
 	}
 	for k, v := range state {
-		state[k] = fromNumbers(v)
+		state[k] = jsonnum.Normalize(v)
 	}
 	return state, nil
 }
