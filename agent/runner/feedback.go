@@ -5,20 +5,21 @@ import (
 	"fmt"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 )
 
 // handleFeedback answers an action feedback request: it finds the action
 // the state routes to and runs the handler for the user's gesture with the
 // state its run saved; without a handler the answer is polite and final.
-func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
+func (run *Run) handleFeedback(ctx context.Context, em emit.Emitter) error {
 	fb := run.req.Action
 	h := run.handler()
 	if h == nil {
 		return apierr.Canceled(em.Text(politeAnswer(fb)))
 	}
 	if run.debugging() {
-		run.logger().Debug("feedback", "action", run.feedback.Step, "gesture", gesture(fb))
+		run.logger().Debug("feedback", "action", run.feedback.Step, "gesture", fb.Gesture())
 	}
 	if h.command != "" {
 		cmd, ok := run.agent.commands[h.command]
@@ -47,7 +48,7 @@ func (run *Run) handler() *compiledHandler {
 	if ca == nil {
 		return nil
 	}
-	return ca.handlers[gesture(run.req.Action)]
+	return ca.handlers[run.req.Action.Gesture()]
 }
 
 // loadHandlerState reads, before the stream, the state that the steps of
@@ -64,20 +65,6 @@ func (run *Run) loadHandlerState() error {
 	var err error
 	run.handlerState, err = run.loadState(bgctx(), run.feedback.Run)
 	return err
-}
-
-// gesture names the handler a feedback asks for.
-func gesture(fb *actions.Feedback) string {
-	switch {
-	case fb.Action == actions.KindConfirm && fb.Accepted:
-		return "onAccept"
-	case fb.Action == actions.KindConfirm:
-		return "onDismiss"
-	case fb.NodeAction == actions.NodeExpand:
-		return "onExpand"
-	default:
-		return "onClick"
-	}
 }
 
 // politeAnswer is the answer to feedback nothing handles.

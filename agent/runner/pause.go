@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
@@ -21,22 +22,9 @@ import (
 // consentKey is the action key of a tool-consent confirm.
 const consentKey = "tool-consent"
 
-// EventToolCall is the SSE event of a frontend tool call.
-const EventToolCall = "copilot_tool_call"
-
-// ToolCallFrame asks the IDE to run a frontend tool (seed 000 section 4.5):
-// it answers with a feedback request carrying toolResults for callId.
-type ToolCallFrame struct {
-	CallID           string         `json:"callId"`
-	Name             string         `json:"name"`
-	Parameters       map[string]any `json:"parameters"`
-	UserPrompt       string         `json:"userPrompt,omitempty"`
-	FallbackBehavior string         `json:"fallbackBehavior,omitempty"`
-}
-
 // pause keeps the conversation and asks the user (one confirm for the calls
 // that need consent) and the IDE (one copilot_tool_call per frontend call).
-func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, results []string, waiting []runstate.PendingCall) error {
+func (l *toolLoop) pause(ctx context.Context, em emit.Emitter, calls []llm.ToolCall, results []string, waiting []runstate.PendingCall) error {
 	run := l.run
 	names := make([]string, len(waiting))
 	for i, w := range waiting {
@@ -84,12 +72,12 @@ func observePause(ctx context.Context, waiting []runstate.PendingCall) {
 }
 
 // askFor emits what the paused round waits for.
-func (l *toolLoop) askFor(em Emitter, rec *runstate.Record) error {
+func (l *toolLoop) askFor(em emit.Emitter, rec *runstate.Record) error {
 	var consent []string
 	for _, w := range rec.Waiting {
 		t := l.tools[w.Call.Name]
 		if w.Frontend {
-			frame := &ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
+			frame := &emit.ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
 				UserPrompt: t.UserPrompt, FallbackBehavior: t.FallbackBehavior}
 			if err := em.ToolCall(frame); err != nil {
 				return apierr.Canceled(err)
@@ -110,7 +98,7 @@ func (l *toolLoop) askFor(em Emitter, rec *runstate.Record) error {
 
 // askConsent sends the confirm that asks the user's consent for the paused
 // run id, and returns errPaused.
-func (run *Run) askConsent(em Emitter, id, title, message string) error {
+func (run *Run) askConsent(em emit.Emitter, id, title, message string) error {
 	a := &actions.Action{Kind: actions.KindConfirm, Confirm: &actions.Confirm{Title: title, Message: message}}
 	var err error
 	if a.State, err = run.cfg.Signer.Sign(run.actionClaims(consentKey, actions.KindConfirm, id)); err != nil {
