@@ -17,6 +17,7 @@ import (
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/store/sqlitestore"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolload"
 )
 
 const toolAgents = `
@@ -367,7 +368,7 @@ func TestDroppedAgentClosesItsTools(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	noop := func(context.Context, map[string]any) (any, error) { return nil, nil }
 	tm := tools.NewManager(tools.Config{Logger: log, Builtins: map[string]tools.BuiltinFunc{"x": noop}})
-	shared, diags := LoadTools(tm, writeTemp(t, "shared.yaml", "- {name: common, description: d, runtime: builtin, entry: x}\n"))
+	shared, diags := toolload.LoadTools(tm, writeTemp(t, "shared.yaml", "- {name: common, description: d, runtime: builtin, entry: x}\n"))
 	if diags.Errors() > 0 {
 		t.Fatal(diags)
 	}

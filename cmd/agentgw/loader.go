@@ -27,6 +27,7 @@ import (
 	"github.com/agentgw/agentgw/knowledge/recallstep"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolload"
 )
 
 // loader reads the agent definitions and shared tools the configuration
@@ -163,7 +164,7 @@ type agentSet struct {
 
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
-	shared, diags := runner.LoadTools(l.tools, l.toolFiles...)
+	shared, diags := toolload.LoadTools(l.tools, l.toolFiles...)
 	opts := runner.LoadOptions{Tools: l.tools, Shared: shared, Kinds: l.kinds}
 	var agents []*runner.Agent
 	var ds agent.Diagnostics
