@@ -165,7 +165,7 @@ type agentSet struct {
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
 	shared, diags := toolload.LoadTools(l.tools, l.toolFiles...)
-	opts := runner.LoadOptions{Tools: l.tools, Shared: shared, Kinds: l.kinds}
+	opts := runner.LoadOptions{Tools: toolload.Compiler{Manager: l.tools}, Shared: toolload.Shared(shared), Kinds: l.kinds}
 	var agents []*runner.Agent
 	var ds agent.Diagnostics
 	if len(l.paths) == 0 {
@@ -265,7 +265,8 @@ func (s agentSet) closeReplaced(next agentSet, log *slog.Logger) {
 	}
 }
 
-// tools yields every tool of the set: the shared ones and the agents'.
+// tools yields every tool of the set: the shared ones and the agents'
+// (which toolload compiled: *tools.Tool).
 func (s agentSet) tools() iter.Seq[*tools.Tool] {
 	return func(yield func(*tools.Tool) bool) {
 		for _, t := range s.shared {
@@ -275,7 +276,7 @@ func (s agentSet) tools() iter.Seq[*tools.Tool] {
 		}
 		for _, a := range s.agents {
 			for _, t := range a.Tools() {
-				if !yield(t) {
+				if t, ok := t.(*tools.Tool); ok && !yield(t) {
 					return
 				}
 			}
