@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 )
 
@@ -45,7 +46,7 @@ func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 // forwardRemote runs the request at the remote agent: the plugin's body
 // as it came, less the gateway's own fields (contextId: a conversation
 // here, not there), with the remote's own state put back into feedback.
-func (run *Run) forwardRemote(ctx context.Context, em Emitter) error {
+func (run *Run) forwardRemote(ctx context.Context, em emit.Emitter) error {
 	body, err := run.remoteBody()
 	if err != nil {
 		return err
@@ -89,7 +90,7 @@ func (run *Run) remoteBody() ([]byte, error) {
 // it), so that its feedback comes back here, verified, and goes on there.
 type remoteSink struct {
 	run *Run
-	em  Emitter
+	em  emit.Emitter
 }
 
 func (s remoteSink) Chunk(raw []byte) error      { return s.em.Chunk(raw) }

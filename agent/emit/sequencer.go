@@ -1,4 +1,4 @@
-package runner
+package emit
 
 import (
 	"sync"
@@ -7,11 +7,11 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 )
 
-// sequencer puts what the steps of a plan show the user into step order
+// Sequencer puts what the steps of a plan show the user into step order
 // while the steps run in parallel: the earliest unfinished step writes
 // through to the real emitter, later ones are held until every step before
 // them has finished.
-type sequencer struct {
+type Sequencer struct {
 	mu    sync.Mutex
 	out   Emitter
 	next  int // the step whose output goes out live
@@ -23,15 +23,16 @@ type seqStep struct {
 	done   bool
 }
 
-func newSequencer(out Emitter, n int) *sequencer {
-	return &sequencer{out: out, steps: make([]seqStep, n)}
+// NewSequencer returns a sequencer of n steps writing to out.
+func NewSequencer(out Emitter, n int) *Sequencer {
+	return &Sequencer{out: out, steps: make([]seqStep, n)}
 }
 
-// emitter returns the emitter of step i.
-func (s *sequencer) emitter(i int) *stepEmitter { return &stepEmitter{s: s, i: i} }
+// Emitter returns the emitter of step i.
+func (s *Sequencer) Emitter(i int) *StepEmitter { return &StepEmitter{s: s, i: i} }
 
-// finish marks step i done and lets the following steps' output through.
-func (s *sequencer) finish(i int) {
+// Finish marks step i done and lets the following steps' output through.
+func (s *Sequencer) Finish(i int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.steps[i].done = true
@@ -49,7 +50,7 @@ func (s *sequencer) finish(i int) {
 }
 
 // write sends one frame to the real emitter; the caller holds mu.
-func (s *sequencer) write(f Frame) error {
+func (s *Sequencer) write(f Frame) error {
 	switch f.Kind {
 	case "text":
 		return s.out.Text(f.Text)
@@ -65,7 +66,7 @@ func (s *sequencer) write(f Frame) error {
 	return nil
 }
 
-func (s *sequencer) emit(i int, f Frame) error {
+func (s *Sequencer) emit(i int, f Frame) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i == s.next {
@@ -78,26 +79,39 @@ func (s *sequencer) emit(i int, f Frame) error {
 	return nil
 }
 
-// stepEmitter is the Emitter of one step. End does nothing: the run ends
+// StepEmitter is the Emitter of one step. End does nothing: the run ends
 // the stream once, after the plan.
-type stepEmitter struct {
-	s *sequencer
+type StepEmitter struct {
+	s *Sequencer
 	i int
 }
 
-var _ Emitter = (*stepEmitter)(nil)
+var _ Emitter = (*StepEmitter)(nil)
 
-func (e *stepEmitter) Text(content string) error {
+// Text implements Emitter.
+func (e *StepEmitter) Text(content string) error {
 	return e.s.emit(e.i, Frame{Kind: "text", Text: content})
 }
-func (e *stepEmitter) Chunk(raw []byte) error { return e.s.emit(e.i, Frame{Kind: "chunk", Raw: raw}) }
-func (e *stepEmitter) Action(a *actions.Action) error {
+
+// Chunk implements Emitter.
+func (e *StepEmitter) Chunk(raw []byte) error {
+	return e.s.emit(e.i, Frame{Kind: "chunk", Raw: raw})
+}
+
+// Action implements Emitter.
+func (e *StepEmitter) Action(a *actions.Action) error {
 	return e.s.emit(e.i, Frame{Kind: "action", Action: a})
 }
-func (e *stepEmitter) Error(er *apierr.Error) error {
+
+// Error implements Emitter.
+func (e *StepEmitter) Error(er *apierr.Error) error {
 	return e.s.emit(e.i, Frame{Kind: "error", Error: er})
 }
-func (e *stepEmitter) ToolCall(f *ToolCallFrame) error {
+
+// ToolCall implements Emitter.
+func (e *StepEmitter) ToolCall(f *ToolCallFrame) error {
 	return e.s.emit(e.i, Frame{Kind: "toolcall", ToolCall: f})
 }
-func (e *stepEmitter) End() error { return nil }
+
+// End implements Emitter.
+func (e *StepEmitter) End() error { return nil }
