@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/prompt"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
@@ -55,7 +56,7 @@ func (k *actionKind) Reads() ([]*tmpl.Value, []*tmpl.Template) {
 // llmKind asks the model with the step's own templates.
 type llmKind struct {
 	system []*tmpl.Template
-	others []roleTemplate
+	others []prompt.Template
 	model  agent.ModelConfig
 	stream bool
 	json   bool
@@ -91,7 +92,7 @@ func (k *llmKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
 		}
 	}
 	for _, rt := range k.others {
-		if err := appendRendered(ctx, &msgs, rt.role, rt.t, data); err != nil {
+		if err := appendRendered(ctx, &msgs, rt.Role, rt.T, data); err != nil {
 			return nil, err
 		}
 	}
@@ -109,7 +110,7 @@ func (k *llmKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
 func (k *llmKind) Reads() ([]*tmpl.Value, []*tmpl.Template) {
 	ts := slices.Clone(k.system)
 	for _, rt := range k.others {
-		ts = append(ts, rt.t)
+		ts = append(ts, rt.T)
 	}
 	return nil, ts
 }
