@@ -12,12 +12,18 @@ import (
 // step kinds' (issue 27 item 1): no knowledge base (its recall is the
 // stage knowledge/recallstage), no conversation store (the binding is
 // conversation/binding). It keeps paused runs through agent/runstate and
-// links no store driver, nor a SQL driver (issue 27 item 3). The list
-// grows as phases move out.
+// links no store driver, nor a SQL driver (issue 27 item 3). It holds tools as
+// stepkind.Tool and compiles them through LoadOptions.Tools: it links no
+// tool runtime (package tools, its WASM engine), only tools/toolspec. The
+// list grows as phases move out.
 func TestDeps(t *testing.T) {
 	deptest.Forbid(t, deptest.Module+"/agent/runner",
 		deptest.Module+"/knowledge/...",
 		deptest.Module+"/conversation/...",
+		deptest.Module+"/tools",
+		deptest.Module+"/tools/toolload",
+		deptest.Module+"/tools/toolstep",
+		"github.com/tetratelabs/wazero/...",
 		deptest.Module+"/store/sqlitestore",
 		deptest.Module+"/store/pgstore",
 		"github.com/jackc/pgx/v5/...",

@@ -75,7 +75,7 @@ func observePause(ctx context.Context, waiting []runstate.PendingCall) {
 func (l *toolLoop) askFor(em emit.Emitter, rec *runstate.Record) error {
 	var consent []string
 	for _, w := range rec.Waiting {
-		t := l.tools[w.Call.Name]
+		t := l.tools[w.Call.Name].ToolSpec()
 		if w.Frontend {
 			frame := &emit.ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
 				UserPrompt: t.UserPrompt, FallbackBehavior: t.FallbackBehavior}
@@ -84,7 +84,7 @@ func (l *toolLoop) askFor(em emit.Emitter, rec *runstate.Record) error {
 			}
 			continue
 		}
-		consent = append(consent, consentQuestion(&t.Spec, w.Call))
+		consent = append(consent, consentQuestion(t, w.Call))
 	}
 	if len(consent) > 0 {
 		title := "Allow"
