@@ -48,3 +48,20 @@ func (run *Run) forwardRemote(ctx context.Context, em Emitter) error {
 	}
 	return run.cfg.Remote.Forward(ctx, rr)
 }
+
+// RemoteEndpoint is where a remote agent runs: an agent whose definition
+// names service.endpoint and whose commands do nothing here (no reply,
+// templates, steps or actions) forwards its requests and hand-off messages
+// there.
+func (a *Agent) RemoteEndpoint() (string, bool) {
+	s := a.Def.Service
+	if s == nil || s.Endpoint == "" {
+		return "", false
+	}
+	for _, c := range a.commands {
+		if c.reply != nil || c.hasPrompt() || c.plan != nil || len(c.actions) > 0 {
+			return "", false
+		}
+	}
+	return s.Endpoint, true
+}

@@ -164,7 +164,7 @@ type agentSet struct {
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
 	shared, diags := runner.LoadTools(l.tools, l.toolFiles...)
-	opts := runner.LoadOptions{Tools: l.tools, Shared: shared, Kinds: l.kinds}
+	opts := runner.LoadOptions{Tools: l.tools, Shared: shared, Kinds: l.kinds, Parts: definitionParts()}
 	var agents []*runner.Agent
 	var ds agent.Diagnostics
 	if len(l.paths) == 0 {
