@@ -9,7 +9,8 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/tools/toolspec"
 )
@@ -203,12 +204,12 @@ func (s *session) exchange(ctx context.Context, body map[string]any, ans *answer
 // request sends one request through the runner as the server would:
 // decoded from JSON, prepared, executed into a recorder. It returns the
 // frontend tool calls the answer asks for.
-func (s *session) request(ctx context.Context, body map[string]any, ans *answer) ([]*runner.ToolCallFrame, error) {
+func (s *session) request(ctx context.Context, body map[string]any, ans *answer) ([]*emit.ToolCallFrame, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
-	req, err := runner.DecodeRequest(raw)
+	req, err := request.Decode(raw)
 	if err != nil {
 		ans.err = asError(err)
 		return nil, nil
@@ -228,9 +229,9 @@ func (s *session) request(ctx context.Context, body map[string]any, ans *answer)
 		ans.err = asError(err)
 		return nil, nil
 	}
-	rec := &runner.Recorder{}
+	rec := &emit.Recorder{}
 	run.Execute(ctx, rec)
-	var frames []*runner.ToolCallFrame
+	var frames []*emit.ToolCallFrame
 	for _, f := range rec.Frames() {
 		switch f.Kind {
 		case "text", "chunk":

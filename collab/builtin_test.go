@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/tools"
@@ -29,10 +31,10 @@ func toolCallingModel(t *testing.T, args string) *llmtest.Model {
 }
 
 // runLead runs lead's default command with prompt, as a plugin would.
-func runLead(t *testing.T, r *runner.Runner, prompt string) *runner.Recorder {
+func runLead(t *testing.T, r *runner.Runner, prompt string) *emit.Recorder {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"agent": "lead", "contextVariables": []any{map[string]any{"name": "userInputPrompt", "value": prompt}}})
-	req, err := runner.DecodeRequest(body)
+	req, err := request.Decode(body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func runLead(t *testing.T, r *runner.Runner, prompt string) *runner.Recorder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &runner.Recorder{}
+	rec := &emit.Recorder{}
 	run.Execute(t.Context(), rec)
 	return rec
 }

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/remote"
@@ -43,8 +43,8 @@ type collector struct {
 }
 
 var (
-	_ runner.Emitter = (*collector)(nil)
-	_ remote.Sink    = (*collector)(nil)
+	_ emit.Emitter = (*collector)(nil)
+	_ remote.Sink  = (*collector)(nil)
 )
 
 func newCollector(ctx context.Context) *collector {
@@ -134,14 +134,14 @@ func (c *collector) result() (text, rest string, acts []*actions.Action, err *ap
 	return c.text.String(), strings.TrimSpace(c.line.String()), c.actions, c.err
 }
 
-// Text implements runner.Emitter.
+// Text implements emit.Emitter.
 func (c *collector) Text(s string) error { return c.add(s) }
 
-// Chunk implements runner.Emitter and Sink: a chat.completion.chunk's
+// Chunk implements emit.Emitter and Sink: a chat.completion.chunk's
 // content.
 func (c *collector) Chunk(raw []byte) error { return c.add(llm.ChunkText(raw)) }
 
-// Action implements runner.Emitter and Sink.
+// Action implements emit.Emitter and Sink.
 func (c *collector) Action(a *actions.Action) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -152,7 +152,7 @@ func (c *collector) Action(a *actions.Action) error {
 	return nil
 }
 
-// Error implements runner.Emitter and Sink: the first error is the
+// Error implements emit.Emitter and Sink: the first error is the
 // response's.
 func (c *collector) Error(e *apierr.Error) error {
 	c.mu.Lock()
@@ -163,9 +163,9 @@ func (c *collector) Error(e *apierr.Error) error {
 	return nil
 }
 
-// ToolCall implements runner.Emitter: a frontend tool runs in an IDE,
+// ToolCall implements emit.Emitter: a frontend tool runs in an IDE,
 // which an ask does not have, so the answer fails.
-func (c *collector) ToolCall(f *runner.ToolCallFrame) error {
+func (c *collector) ToolCall(f *emit.ToolCallFrame) error {
 	name := "a tool"
 	if f != nil {
 		name = fmt.Sprintf("tool %q", f.Name)
@@ -175,5 +175,5 @@ func (c *collector) ToolCall(f *runner.ToolCallFrame) error {
 	return e
 }
 
-// End implements runner.Emitter.
+// End implements emit.Emitter.
 func (c *collector) End() error { return nil }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
@@ -21,7 +22,7 @@ func runLocal(ctx context.Context, r *runner.Runner, req *askRequest, c *collect
 		_ = c.Error(apierr.Internal(fmt.Errorf("asking agent %q: %w", req.to, err)))
 		return
 	}
-	run, err := r.Prepare(&runner.Request{ID: req.id, Agent: req.to, Command: req.command, Context: set, Header: req.header.Clone()})
+	run, err := r.Prepare(&request.Request{ID: req.id, Agent: req.to, Command: req.command, Context: set, Header: req.header.Clone()})
 	if err != nil {
 		_ = c.Error(apierr.AsError(err))
 		return

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 )
@@ -36,13 +36,13 @@ type emitter struct {
 	out   out
 	text  strings.Builder
 	acts  []*actions.Action
-	calls []*runner.ToolCallFrame
+	calls []*emit.ToolCallFrame
 	err   *apierr.Error
 }
 
-var _ runner.Emitter = (*emitter)(nil)
+var _ emit.Emitter = (*emitter)(nil)
 
-// Text implements runner.Emitter.
+// Text implements emit.Emitter.
 func (e *emitter) Text(content string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -58,7 +58,7 @@ func (e *emitter) write(content string) error {
 	return e.out.content(content)
 }
 
-// Chunk implements runner.Emitter: the chunk's content goes on as the
+// Chunk implements emit.Emitter: the chunk's content goes on as the
 // answer's (its role, finish_reason, tool_calls deltas and id are the
 // upstream's business; its usage is counted by the llm client, which the
 // handler's usageTap hears).
@@ -69,7 +69,7 @@ func (e *emitter) Chunk(raw []byte) error {
 	return e.write(text)
 }
 
-// Action implements runner.Emitter.
+// Action implements emit.Emitter.
 func (e *emitter) Action(a *actions.Action) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -77,7 +77,7 @@ func (e *emitter) Action(a *actions.Action) error {
 	return nil
 }
 
-// Error implements runner.Emitter: the first error ends the answer.
+// Error implements emit.Emitter: the first error ends the answer.
 func (e *emitter) Error(er *apierr.Error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -87,15 +87,15 @@ func (e *emitter) Error(er *apierr.Error) error {
 	return nil
 }
 
-// ToolCall implements runner.Emitter.
-func (e *emitter) ToolCall(f *runner.ToolCallFrame) error {
+// ToolCall implements emit.Emitter.
+func (e *emitter) ToolCall(f *emit.ToolCallFrame) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.calls = append(e.calls, f)
 	return nil
 }
 
-// End implements runner.Emitter: the Markdown of the actions and tool
+// End implements emit.Emitter: the Markdown of the actions and tool
 // calls ends the content, a blank line after the text. The handler writes
 // the rest once Execute returned.
 func (e *emitter) End() error {

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/allocs"
 )
 
 // decodeAll is the endpoint's whole decoding of a body for an agent: the
 // chat completion request, then the agent request made of it.
-func decodeAll(body []byte) (*runner.Request, error) {
+func decodeAll(body []byte) (*request.Request, error) {
 	top, err := decodeTop(body)
 	if err != nil {
 		return nil, err
@@ -30,7 +30,7 @@ func decodeAll(body []byte) (*runner.Request, error) {
 	if !json.Valid(ab) {
 		return nil, fmt.Errorf("agentBody made invalid JSON: %s", ab)
 	}
-	return runner.DecodeRequest(ab)
+	return request.Decode(ab)
 }
 
 // FuzzDecode: whatever the body, decoding never panics, fails only with

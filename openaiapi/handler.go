@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
@@ -272,7 +273,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top map[string]jso
 	if err != nil {
 		return err
 	}
-	req, err := runner.DecodeRequest(body)
+	req, err := request.Decode(body)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/emit"
 )
 
 // maxDepth is the deepest a tree is indented; deeper nodes are listed at
@@ -17,7 +17,7 @@ const maxDepth = 12
 // of the answer: each confirm as its title and what it would do, each tree
 // as a nested list, each frontend tool call as a note that it was not run.
 // agentName names the models a confirm's command is reached by here.
-func markdown(agentName string, as []*actions.Action, calls []*runner.ToolCallFrame) string {
+func markdown(agentName string, as []*actions.Action, calls []*emit.ToolCallFrame) string {
 	var b strings.Builder
 	for _, a := range as {
 		switch {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/emit"
 )
 
 // TestMarkdown: each action as the Markdown that ends an answer.
@@ -12,7 +12,7 @@ func TestMarkdown(t *testing.T) {
 	tests := []struct {
 		name  string
 		acts  []*actions.Action
-		calls []*runner.ToolCallFrame
+		calls []*emit.ToolCallFrame
 		want  string
 	}{
 		{
@@ -36,7 +36,7 @@ func TestMarkdown(t *testing.T) {
 		},
 		{
 			name:  "a frontend tool call",
-			calls: []*runner.ToolCallFrame{{Name: "read_file", Parameters: map[string]any{"path": "a.go"}}},
+			calls: []*emit.ToolCallFrame{{Name: "read_file", Parameters: map[string]any{"path": "a.go"}}},
 			want:  "\n> The agent asked the IDE to run the tool `read_file` with `{\"path\":\"a.go\"}`; this client cannot, so the answer ends here.\n",
 		},
 	}

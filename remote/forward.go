@@ -18,8 +18,8 @@ import (
 )
 
 // Sink receives what a remote agent streams, in order; the runner's
-// Emitter satisfies it, as does stage.RemoteSink, its twin on the runner's
-// side. An error from it means the client went away: the
+// emitter (emit.Emitter) satisfies it, as does stage.RemoteSink, its twin
+// on the runner's side. An error from it means the client went away: the
 // call to the remote is abandoned at once.
 type Sink interface {
 	// Chunk relays one chat.completion.chunk JSON object as the remote

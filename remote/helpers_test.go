@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
@@ -20,7 +20,7 @@ import (
 )
 
 // The runner's emitter is a Sink.
-var _ remote.Sink = runner.Emitter(nil)
+var _ remote.Sink = emit.Emitter(nil)
 
 // recorder is a Sink that keeps what it received as text lines, in order.
 type recorder struct {

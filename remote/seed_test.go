@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm/llmtest"
@@ -93,7 +93,7 @@ func throughGateway(t *testing.T, c *remote.Client, endpoint, agentName, body st
 	t.Helper()
 	var out bytes.Buffer
 	w := sse.NewWriter(&out, sse.Options{ID: "chatcmpl-ours", Model: "hello", Created: 1700000999, Terminator: terminator})
-	em := runner.NewSSEEmitter(w, "req-ours")
+	em := emit.NewSSEEmitter(w, "req-ours")
 	if err := c.Forward(context.Background(), endpoint, agentName, []byte(body), nil, em); err != nil {
 		if e := apierr.AsError(err); e.Code != apierr.CodeCanceled {
 			if err := em.Error(e); err != nil {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/sse"
@@ -105,7 +105,7 @@ type frame struct {
 		State  json.RawMessage `json:"state"`
 		Data   json.RawMessage `json:"data"`
 	}
-	err runner.ErrorFrameData
+	err emit.ErrorFrameData
 }
 
 // stream is a parsed response stream.
@@ -135,10 +135,10 @@ func classify(t testing.TB, name, data string) frame {
 	f := frame{data: data}
 	var err error
 	switch {
-	case name == runner.EventAction:
+	case name == emit.EventAction:
 		f.kind = "action"
 		err = json.Unmarshal([]byte(data), &f.action)
-	case name == runner.EventError:
+	case name == emit.EventError:
 		f.kind = "error"
 		err = json.Unmarshal([]byte(data), &f.err)
 	case name != "":

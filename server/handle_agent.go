@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
@@ -38,7 +40,7 @@ func (s *Server) prepare(c echo.Context) (*runner.Run, error) {
 	}
 	w := observe.From(c.Request().Context())
 	_, decoded := w.Phase(c.Request().Context(), observe.PhaseDecode)
-	req, err := runner.DecodeRequest(body)
+	req, err := request.Decode(body)
 	decoded(err)
 	if err != nil {
 		return nil, err
@@ -155,5 +157,5 @@ func (s *Server) stream(c echo.Context, run *runner.Run) {
 	// Execute ended the stream (a write after that returns ErrEnded).
 	defer s.writers.Release(sw)
 	defer sw.StartKeepAlive(s.cfg.KeepAlive)()
-	run.Execute(c.Request().Context(), runner.NewSSEEmitter(sw, requestIDOf(c)))
+	run.Execute(c.Request().Context(), emit.NewSSEEmitter(sw, requestIDOf(c)))
 }

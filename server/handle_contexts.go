@@ -12,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/internal/access"
@@ -55,7 +55,7 @@ func (s *Server) accessOf(c echo.Context) access.Caller {
 
 // agentCaller is the identity an agent request's conversation is owned
 // by: the inbound token's, else the request's userInfo.id, else Anonymous.
-func agentCaller(c echo.Context, req *runner.Request) string {
+func agentCaller(c echo.Context, req *request.Request) string {
 	if s, ok := c.Get(keyCaller).(string); ok {
 		return s
 	}

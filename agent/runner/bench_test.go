@@ -3,13 +3,13 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -64,7 +64,7 @@ func BenchmarkDecodeRequest8MiB(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := DecodeRequest(body); err != nil {
+		if _, err := request.Decode(body); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,7 +91,7 @@ func benchRequest(b *testing.B, size int) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		req, err := DecodeRequest(body)
+		req, err := request.Decode(body)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func benchRequest(b *testing.B, size int) {
 func BenchmarkRenderPrompt(b *testing.B) {
 	agents, _ := parseAll("bench.yaml", []byte(benchAgent))
 	r := NewRunner(NewRegistry(agents), RunnerConfig{})
-	req, err := DecodeRequest(benchBody(b, 2<<10))
+	req, err := request.Decode(benchBody(b, 2<<10))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func BenchmarkRenderPrompt(b *testing.B) {
 
 // BenchmarkActionFrame writes one signed confirm action as an SSE frame.
 func BenchmarkActionFrame(b *testing.B) {
-	em := NewSSEEmitter(sse.NewWriter(io.Discard, sse.Options{ID: "chatcmpl-1", Model: "m"}), "req-1")
+	em := emit.NewSSEEmitter(sse.NewWriter(io.Discard, sse.Options{ID: "chatcmpl-1", Model: "m"}), "req-1")
 	signer := actions.NewSigner([]byte("secret"), 0)
 	state, err := signer.Sign(actions.Claims{Agent: "hello", Command: "default", Kind: actions.KindConfirm})
 	if err != nil {
@@ -141,54 +141,5 @@ func BenchmarkActionFrame(b *testing.B) {
 		if err := em.Action(a); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkDecodeRequestIDE decodes the 3.6 KB request of the bench/
-// harness and server.BenchmarkLoopback: an activeEditor with a Go file, its
-// visible range and a selection, and a userInputPrompt.
-func BenchmarkDecodeRequestIDE(b *testing.B) {
-	body, err := os.ReadFile("../../server/testdata/bench_request.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := DecodeRequest(body); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// manyFieldsBody is a request of n top-level pass-through fields ("f0":0,
-// "f1":1, ...), 418 KiB at 40,000 fields: the body that made the decode
-// quadratic.
-func manyFieldsBody(n int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"agent":"a"`)
-	for i := range n {
-		fmt.Fprintf(&b, `,"f%d":%d`, i, i)
-	}
-	b.WriteString("}")
-	return []byte(b.String())
-}
-
-// BenchmarkDecodeRequestFields decodes bodies of 10k and 40k pass-through
-// fields; ns/field must stay flat as the count grows (decoding is linear).
-func BenchmarkDecodeRequestFields(b *testing.B) {
-	for _, n := range []int{10_000, 40_000} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			body := manyFieldsBody(n)
-			b.SetBytes(int64(len(body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				r, err := DecodeRequest(body)
-				if err != nil || len(r.Extra) != n {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/field")
-		})
 	}
 }

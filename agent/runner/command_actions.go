@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/suggest"
@@ -151,7 +152,7 @@ func (run *Run) actionClaims(step, kind, runID string) actions.Claims {
 }
 
 // emitAction renders an action, signs its state and sends it.
-func (run *Run) emitAction(em Emitter, ca *compiledAction, env *tmpl.Env) (*actions.Action, error) {
+func (run *Run) emitAction(em emit.Emitter, ca *compiledAction, env *tmpl.Env) (*actions.Action, error) {
 	a, err := tmpl.RenderAction(ca.spec, env)
 	if err != nil {
 		return nil, apierr.New(apierr.CodeActionInvalid, fmt.Sprintf("action %s of command %q is invalid after rendering: %v", ca.key, run.cmd.def.Name, err)).Wrap(err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
@@ -124,22 +125,22 @@ func storedMessage(m llm.Message) stage.Message {
 	return out
 }
 
-// convEmitter passes everything on to Emitter and keeps the text the user
+// convEmitter passes everything on to its emitter and keeps the text the user
 // sees for the conversation's turn. It keeps the relay's batching.
 type convEmitter struct {
-	Emitter
+	emit.Emitter
 	conv stage.Conversation
 }
 
 var _ llm.BatchSink = convEmitter{}
 
-// Text implements Emitter.
+// Text implements emit.Emitter.
 func (e convEmitter) Text(s string) error {
 	e.keep(s)
 	return e.Emitter.Text(s)
 }
 
-// Chunk implements Emitter.
+// Chunk implements emit.Emitter.
 func (e convEmitter) Chunk(raw []byte) error {
 	e.keep(llm.ChunkText(raw))
 	return e.Emitter.Chunk(raw)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	conversation1 "github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/conversation/binding"
 	"github.com/agentgw/agentgw/store"
@@ -204,7 +206,7 @@ func TestConversationStoreDown(t *testing.T) {
 	st := &failingSwaps{Memory: store.NewMemory()}
 	repo := conversation1.NewStoreRepo(st, conversation1.Config{})
 	r, _ := testRunner(t, convPlanAgent, hiModel(t), RunnerConfig{Conversations: binding.New(repo)})
-	req, err := DecodeRequest([]byte(`{"agent":"p","command":"small","contextId":"conv-d","contextVariables":[{"name":"userInputPrompt","value":"x"}]}`))
+	req, err := request.Decode([]byte(`{"agent":"p","command":"small","contextId":"conv-d","contextVariables":[{"name":"userInputPrompt","value":"x"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +215,7 @@ func TestConversationStoreDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.fail.Store(true)
-	rec := &Recorder{}
+	rec := &emit.Recorder{}
 	run.Execute(t.Context(), rec)
 	var kinds []string
 	for _, f := range rec.Frames() {

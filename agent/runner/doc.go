@@ -4,5 +4,5 @@
 // runs the request stages the gateway's parts register (package stage: the
 // knowledge bases' recall, for one), renders the templates, assembles the prompt within the model's budget,
 // calls the upstream model, pauses for the user or the IDE and resumes, and
-// writes everything the user sees to an Emitter.
+// writes everything the user sees to an emit.Emitter.
 package runner

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
@@ -65,12 +66,12 @@ func runnerErrors() []struct {
 func TestErrorFramesGolden(t *testing.T) {
 	var out bytes.Buffer
 	w := sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: "happy", Created: 1700000000})
-	em := NewSSEEmitter(w, "req-7")
+	em := emit.NewSSEEmitter(w, "req-7")
 	for _, row := range runnerErrors() {
 		if err := errors.Join(w.Comment(row.name), em.Error(row.err)); err != nil {
 			t.Fatal(err)
 		}
-		data, err := json.Marshal(ErrorFrame(row.err, "req-7"))
+		data, err := json.Marshal(emit.ErrorFrame(row.err, "req-7"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,13 +104,13 @@ func TestErrorFramesGolden(t *testing.T) {
 func TestEndChunkAfterError(t *testing.T) {
 	tests := []struct {
 		name   string
-		frames func(em *SSEEmitter) error
+		frames func(em *emit.SSEEmitter) error
 	}{
-		{"ok", func(em *SSEEmitter) error { return em.Text("hi") }},
-		{"error", func(em *SSEEmitter) error {
+		{"ok", func(em *emit.SSEEmitter) error { return em.Text("hi") }},
+		{"error", func(em *emit.SSEEmitter) error {
 			return errors.Join(em.Text("hi"), em.Error(upstreamError(&llm.Error{Kind: llm.KindStream, Message: "broke"}).(*apierr.Error)))
 		}},
-		{"upstream_model_error", func(em *SSEEmitter) error {
+		{"upstream_model_error", func(em *emit.SSEEmitter) error {
 			return errors.Join(
 				em.Chunk([]byte(`{"id":"up","object":"chat.completion.chunk","created":1,"model":"gpt-4o-2024-08-06","choices":[{"index":0,"delta":{"content":"Par"},"finish_reason":null}]}`)),
 				em.Error(upstreamError(&llm.Error{Kind: llm.KindStream, Message: "The server had an error"}).(*apierr.Error)))
@@ -118,7 +119,7 @@ func TestEndChunkAfterError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			em := NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: "gpt-4o", Created: 1700000000}), "req-7")
+			em := emit.NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: "gpt-4o", Created: 1700000000}), "req-7")
 			if err := errors.Join(tt.frames(em), em.End()); err != nil {
 				t.Fatal(err)
 			}

@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 )
 
 // handleFeedback answers an action feedback request: it finds the action
 // the state routes to and runs the handler for the user's gesture with the
 // state its run saved; without a handler the answer is polite and final.
-func (run *Run) handleFeedback(ctx context.Context, em Emitter) error {
+func (run *Run) handleFeedback(ctx context.Context, em emit.Emitter) error {
 	fb := run.req.Action
 	h := run.handler()
 	if h == nil {

@@ -1,6 +1,11 @@
 package runner
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
+)
 
 // TestHandoffData: a command run for a hand-off message reads it as
 // .handoff in templates and $handoff in references and conditions.
@@ -20,7 +25,7 @@ commands:
         reply: "escalated {{ .state.file }}"
 `
 	r, _ := testRunner(t, agents, nil, RunnerConfig{})
-	req, err := DecodeRequest([]byte(`{"agent":"h"}`))
+	req, err := request.Decode([]byte(`{"agent":"h"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +35,7 @@ commands:
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &Recorder{}
+	rec := &emit.Recorder{}
 	run.Execute(t.Context(), rec)
 	if got, want := rec.Transcript(), "from reviewer: escalated auth.go"; got != want {
 		t.Fatalf("%q, want %q (%v)", got, want, rec.Err())

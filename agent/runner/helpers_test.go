@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
@@ -98,9 +100,9 @@ func testRunner(t *testing.T, yaml string, up *llmtest.Model, cfg RunnerConfig) 
 }
 
 // runRequest decodes body, prepares and executes it into a recorder.
-func runRequest(t *testing.T, r *Runner, body string) (*Recorder, error) {
+func runRequest(t *testing.T, r *Runner, body string) (*emit.Recorder, error) {
 	t.Helper()
-	req, err := DecodeRequest([]byte(body))
+	req, err := request.Decode([]byte(body))
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +110,7 @@ func runRequest(t *testing.T, r *Runner, body string) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := &Recorder{}
+	rec := &emit.Recorder{}
 	run.Execute(t.Context(), rec)
 	return rec, nil
 }
@@ -155,7 +157,7 @@ func loadFSAll(fsys fs.FS, root string) ([]*Agent, agent.Diagnostics) {
 // plugin would get, with a fixed id, model and time so they can be golden.
 func streamFrames(t *testing.T, r *Runner, body, model, requestID string) []byte {
 	t.Helper()
-	req, err := DecodeRequest([]byte(body))
+	req, err := request.Decode([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +166,6 @@ func streamFrames(t *testing.T, r *Runner, body, model, requestID string) []byte
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	run.Execute(t.Context(), NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: model, Created: 1700000000}), requestID))
+	run.Execute(t.Context(), emit.NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-42", Model: model, Created: 1700000000}), requestID))
 	return out.Bytes()
 }

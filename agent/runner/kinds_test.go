@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
@@ -76,7 +78,7 @@ func TestRegisteredKind(t *testing.T) {
 		t.Fatalf("the agent does not load:\n%s", diags)
 	}
 	r := runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{Kinds: kinds})
-	req, err := runner.DecodeRequest([]byte(`{"agent":"loud","messages":[{"role":"user","content":"hi"}]}`))
+	req, err := request.Decode([]byte(`{"agent":"loud","messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func TestRegisteredKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &runner.Recorder{}
+	rec := &emit.Recorder{}
 	run.Execute(t.Context(), rec)
 	if got, want := rec.Transcript(), "HELLO WORLD HELLO WORLD |"; got != want {
 		t.Errorf("transcript %q, want %q", got, want)

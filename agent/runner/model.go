@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 )
 
 // callModel builds the prompt and relays the upstream's streamed answer.
-func (run *Run) callModel(ctx context.Context, em Emitter) error {
+func (run *Run) callModel(ctx context.Context, em emit.Emitter) error {
 	if run.cfg.LLM == nil {
 		return notConfigured(run.cmd.def.Name)
 	}

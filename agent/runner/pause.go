@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
@@ -24,21 +25,8 @@ import (
 // consentKey is the action key of a tool-consent confirm.
 const consentKey = "tool-consent"
 
-// EventToolCall is the SSE event of a frontend tool call.
-const EventToolCall = "copilot_tool_call"
-
 // DefaultPauseTTL is how long a paused run waits for its answer.
 const DefaultPauseTTL = time.Hour
-
-// ToolCallFrame asks the IDE to run a frontend tool (seed 000 section 4.5):
-// it answers with a feedback request carrying toolResults for callId.
-type ToolCallFrame struct {
-	CallID           string         `json:"callId"`
-	Name             string         `json:"name"`
-	Parameters       map[string]any `json:"parameters"`
-	UserPrompt       string         `json:"userPrompt,omitempty"`
-	FallbackBehavior string         `json:"fallbackBehavior,omitempty"`
-}
 
 // pendingCall is a tool call waiting for the user's consent or the IDE.
 type pendingCall struct {
@@ -87,7 +75,7 @@ const pauseKindPlan = "plan"
 
 // pause keeps the conversation and asks the user (one confirm for the calls
 // that need consent) and the IDE (one copilot_tool_call per frontend call).
-func (l *toolLoop) pause(ctx context.Context, em Emitter, calls []llm.ToolCall, results []string, waiting []pendingCall) error {
+func (l *toolLoop) pause(ctx context.Context, em emit.Emitter, calls []llm.ToolCall, results []string, waiting []pendingCall) error {
 	run := l.run
 	names := make([]string, len(waiting))
 	for i, w := range waiting {
@@ -135,12 +123,12 @@ func observePause(ctx context.Context, waiting []pendingCall) {
 }
 
 // askFor emits what the paused round waits for.
-func (l *toolLoop) askFor(em Emitter, rec *pauseRecord) error {
+func (l *toolLoop) askFor(em emit.Emitter, rec *pauseRecord) error {
 	var consent []string
 	for _, w := range rec.Waiting {
 		t := l.tools[w.Call.Name]
 		if w.Frontend {
-			frame := &ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
+			frame := &emit.ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
 				UserPrompt: t.UserPrompt, FallbackBehavior: t.FallbackBehavior}
 			if err := em.ToolCall(frame); err != nil {
 				return apierr.Canceled(err)
@@ -161,7 +149,7 @@ func (l *toolLoop) askFor(em Emitter, rec *pauseRecord) error {
 
 // askConsent sends the confirm that asks the user's consent for the paused
 // run id, and returns errPaused.
-func (run *Run) askConsent(em Emitter, id, title, message string) error {
+func (run *Run) askConsent(em emit.Emitter, id, title, message string) error {
 	a := &actions.Action{Kind: actions.KindConfirm, Confirm: &actions.Confirm{Title: title, Message: message}}
 	var err error
 	if a.State, err = run.cfg.Signer.Sign(run.actionClaims(consentKey, actions.KindConfirm, id)); err != nil {

@@ -2,13 +2,13 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
@@ -91,7 +91,7 @@ func (run *Run) ownedBy(r *Runner, agent string) error {
 
 // resume continues a paused conversation with the answers this request
 // brings, then what the command does after its model.
-func (run *Run) resume(ctx context.Context, em Emitter) error {
+func (run *Run) resume(ctx context.Context, em emit.Emitter) error {
 	rec := run.paused
 	if rec.Kind == pauseKindPlan {
 		return run.afterModel(ctx, em)
@@ -134,7 +134,7 @@ func (run *Run) resume(ctx context.Context, em Emitter) error {
 
 // answer gives one waiting call its result from this request: the user's
 // consent (then the tool runs) or the IDE's result.
-func (run *Run) answer(ctx context.Context, em Emitter, l *toolLoop, w pendingCall) (string, bool, error) {
+func (run *Run) answer(ctx context.Context, em emit.Emitter, l *toolLoop, w pendingCall) (string, bool, error) {
 	if w.Frontend {
 		for _, tr := range run.req.ToolResults {
 			if tr.CallID == w.ClientID {
@@ -199,33 +199,13 @@ func (l *toolLoop) fallback(name string, tr toolspec.Result) (string, bool, erro
 
 // repause keeps a run whose round still waits for some answers, and asks
 // for them again, so that the client knows what is pending.
-func (l *toolLoop) repause(ctx context.Context, em Emitter, rec *pauseRecord) error {
+func (l *toolLoop) repause(ctx context.Context, em emit.Emitter, rec *pauseRecord) error {
 	rec.ID = uuid.NewString()       // a new record, as pause makes
 	rec.Tools = sortedKeys(l.tools) // less a tool a SKIP withdrew
 	if err := l.run.savePause(ctx, rec); err != nil {
 		return err
 	}
 	return l.askFor(em, rec)
-}
-
-// decodeToolResults reads a feedback request's toolResults.
-func decodeToolResults(raw json.RawMessage) ([]toolspec.Result, error) {
-	var rs []toolspec.Result
-	if err := json.Unmarshal(raw, &rs); err != nil {
-		return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults: expected a list of {callId, status, result}")
-	}
-	for i, r := range rs {
-		if r.CallID == "" {
-			return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults[%d]: callId is required", i)
-		}
-		if r.Status != "" && !toolspec.FrontendStatus(r.Status) {
-			return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT (or UNAVAILABLE, NOT_SUPPORTED, DECLINED: the tool could not run)", i, r.Status)
-		}
-	}
-	if len(rs) == 0 {
-		return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults: empty")
-	}
-	return rs, nil
 }
 
 func bgctx() context.Context { return context.Background() }

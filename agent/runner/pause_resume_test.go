@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/store"
@@ -47,15 +48,15 @@ func TestResumedUpstreamRequests(t *testing.T) {
 	for name, open := range resumeStores(t) {
 		for _, tc := range []struct {
 			scenario, input string
-			answer          func(t *testing.T, rec *Recorder) string
+			answer          func(t *testing.T, rec *emit.Recorder) string
 		}{
-			{"consent-accept", "deploy", func(t *testing.T, rec *Recorder) string {
+			{"consent-accept", "deploy", func(t *testing.T, rec *emit.Recorder) string {
 				return `{"agent":"t","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}}`
 			}},
-			{"consent-decline", "deploy", func(t *testing.T, rec *Recorder) string {
+			{"consent-decline", "deploy", func(t *testing.T, rec *emit.Recorder) string {
 				return `{"agent":"t","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":false}}`
 			}},
-			{"frontend", "read", func(t *testing.T, rec *Recorder) string {
+			{"frontend", "read", func(t *testing.T, rec *emit.Recorder) string {
 				return `{"agent":"t","toolResults":[{"callId":"` + toolCallID(t, rec) +
 					`","status":"SUCCESS","result":{"content":"if a < b {}"},"executionTime":7,"clientInfo":{"deviceType":"desktop"}}]}`
 			}},
@@ -99,7 +100,7 @@ func TestResumedUpstreamRequests(t *testing.T) {
 }
 
 // toolCallID is the callId of the copilot_tool_call rec ends with.
-func toolCallID(t *testing.T, rec *Recorder) string {
+func toolCallID(t *testing.T, rec *emit.Recorder) string {
 	t.Helper()
 	for _, f := range rec.Frames() {
 		if f.Kind == "toolcall" {
@@ -184,7 +185,7 @@ func TestResumedNumbers(t *testing.T) {
 			if got := rec.Transcript(); got != "before "+nums {
 				t.Fatalf("before the pause: %q %+v", got, rec.Err())
 			}
-			accept := func(rec *Recorder) string {
+			accept := func(rec *emit.Recorder) string {
 				return `{"agent":"big","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}}`
 			}
 			if rec, err = runRequest(t, r, accept(rec)); err != nil {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
@@ -17,14 +18,14 @@ import (
 type stepRun struct {
 	run  *Run
 	step *compiledStep
-	em   Emitter
+	em   emit.Emitter
 	inv  plan.Invocation
 	env  *tmpl.Env
 }
 
 // runPlan executes a plan, its steps' output in step order on em, starting
 // from state. It returns the engine's report (never nil).
-func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em Emitter, state map[string]any) (*plan.Report, error) {
+func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em emit.Emitter, state map[string]any) (*plan.Report, error) {
 	seq := newSequencer(em, len(cp.steps))
 	opts := plan.Options{
 		Parallel: run.cfg.Parallel, Timeout: cp.timeout, State: state,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
@@ -274,7 +275,7 @@ func TestFeedbackHandlers(t *testing.T) {
 	}
 }
 
-func lastAction(t *testing.T, rec *Recorder) *actions.Action {
+func lastAction(t *testing.T, rec *emit.Recorder) *actions.Action {
 	t.Helper()
 	var a *actions.Action
 	for _, f := range rec.Frames() {

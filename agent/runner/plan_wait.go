@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
@@ -72,7 +73,7 @@ func (run *Run) waitForConsent(step, question string) error {
 // pausedPlan saves a plan that waits for a consent and asks for it; it
 // returns errPaused. It is called only for a plan that was held (and did
 // not fail besides: then the failure is what the user sees).
-func (run *Run) pausedPlan(ctx context.Context, em Emitter, rep *plan.Report) error {
+func (run *Run) pausedPlan(ctx context.Context, em emit.Emitter, rep *plan.Report) error {
 	run.planWait.mu.Lock()
 	step, question := run.planWait.step, run.planWait.question
 	run.planWait.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/llm"
 )
@@ -58,7 +59,7 @@ func TestPromptDataMatchesMaps(t *testing.T) {
 	n := 0
 	for _, a := range agents {
 		for _, name := range a.CommandNames() {
-			req, err := DecodeRequest(body)
+			req, err := request.Decode(body)
 			if err != nil {
 				t.Fatal(err)
 			}

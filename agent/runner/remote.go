@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/apierr"
 )
@@ -39,7 +40,7 @@ func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 
 // forwardRemote runs the request at the remote agent (RunnerConfig.Remote),
 // its stream into em.
-func (run *Run) forwardRemote(ctx context.Context, em Emitter) error {
+func (run *Run) forwardRemote(ctx context.Context, em emit.Emitter) error {
 	rr := &stage.RemoteRequest{Agent: run.agent.Name(), Command: run.cmd.def.Name, Endpoint: run.remote,
 		Body: run.req.Body, Header: run.req.Header, Context: run.req.Context, ContextID: run.req.ContextID,
 		Signer: run.cfg.Signer, Sink: em}

@@ -30,7 +30,7 @@ func newDefinitionCache(max int, kinds *stepkind.Registry) *definitionCache {
 // templates, context strategy and the model name. Replies, actions,
 // parameters and context lengths never come from a client; a definition
 // naming a network target, a tool or a step is refused (requestdef.Check).
-// self is the gateway's address as the request reached it (Request.Origin).
+// self is the gateway's address as the request reached it (request.Request.Origin).
 func (c *definitionCache) get(name, self string, raw []byte) (*Agent, error) {
 	key := sha256.Sum256(append([]byte(name+"\x00"+self+"\x00"), raw...))
 	c.mu.Lock()

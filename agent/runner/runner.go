@@ -14,6 +14,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
@@ -120,7 +122,7 @@ func (r *Runner) Registry() *Registry { return r.reg }
 type Run struct {
 	cfg   *RunnerConfig
 	reg   *Registry
-	req   *Request
+	req   *request.Request
 	agent *Agent // the agent whose command runs
 	cmd   *command
 	// endpoint is the agent the plugin called: feedback comes back there.
@@ -239,7 +241,7 @@ func (d promptData) Map() map[string]any { return d.run.templateMap() }
 // Prepare resolves the agent and command, verifies feedback state, decodes
 // and re-applies the context options. Its errors are *Error, for the client
 // before any stream starts.
-func (r *Runner) Prepare(req *Request) (*Run, error) {
+func (r *Runner) Prepare(req *request.Request) (*Run, error) {
 	if req.Agent == "" {
 		return nil, apierr.Errorf(apierr.CodeBadRequest, "no agent named: put \"agent\" in the body or call POST /agents/{name}").Suggest("GET /agents lists the agents")
 	}
@@ -379,7 +381,7 @@ func (run *Run) sub(a *Agent, cmd *command) *Run {
 	return s
 }
 
-func (r *Runner) resolveAgent(req *Request) (*Agent, error) {
+func (r *Runner) resolveAgent(req *request.Request) (*Agent, error) {
 	if a, ok := r.reg.Get(req.Agent); ok {
 		return a, nil
 	}
@@ -505,7 +507,7 @@ func (run *Run) Loaded() bool {
 // The run reports to the observe.Watch ctx carries; when it carries none
 // and the runner has observers (a hand-off's or a schedule's run), the run
 // is watched as a request of its own.
-func (run *Run) Execute(ctx context.Context, em Emitter) {
+func (run *Run) Execute(ctx context.Context, em emit.Emitter) {
 	if len(run.cfg.Observers) > 0 && observe.From(ctx) == nil {
 		var w *observe.Watch
 		ctx, w = run.cfg.Observers.Begin(ctx, &observe.Request{Source: run.source(), RequestID: run.req.ID})
@@ -554,7 +556,7 @@ func (run *Run) Execute(ctx context.Context, em Emitter) {
 
 // execute runs the command without ending the stream: its reply, its own
 // prompt, its plan, then its actions.
-func (run *Run) execute(ctx context.Context, em Emitter) error {
+func (run *Run) execute(ctx context.Context, em emit.Emitter) error {
 	cmd := run.cmd
 	if cmd.reply == nil && !cmd.hasPrompt() && cmd.plan == nil && len(cmd.actions) == 0 {
 		return apierr.New(apierr.CodeCommandEmpty, fmt.Sprintf("command %q of agent %q has no reply, messageTemplates, steps or actions, so there is nothing to answer", cmd.def.Name, run.agent.Name())).
@@ -579,7 +581,7 @@ func (run *Run) execute(ctx context.Context, em Emitter) error {
 
 // afterModel runs what a command does after its own prompt: its plan,
 // then its actions.
-func (run *Run) afterModel(ctx context.Context, em Emitter) error {
+func (run *Run) afterModel(ctx context.Context, em emit.Emitter) error {
 	cmd := run.cmd
 	var state map[string]any
 	if cmd.plan != nil {

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 )
 
@@ -13,17 +14,17 @@ import (
 // them has finished.
 type sequencer struct {
 	mu    sync.Mutex
-	out   Emitter
+	out   emit.Emitter
 	next  int // the step whose output goes out live
 	steps []seqStep
 }
 
 type seqStep struct {
-	frames []Frame
+	frames []emit.Frame
 	done   bool
 }
 
-func newSequencer(out Emitter, n int) *sequencer {
+func newSequencer(out emit.Emitter, n int) *sequencer {
 	return &sequencer{out: out, steps: make([]seqStep, n)}
 }
 
@@ -49,7 +50,7 @@ func (s *sequencer) finish(i int) {
 }
 
 // write sends one frame to the real emitter; the caller holds mu.
-func (s *sequencer) write(f Frame) error {
+func (s *sequencer) write(f emit.Frame) error {
 	switch f.Kind {
 	case "text":
 		return s.out.Text(f.Text)
@@ -65,7 +66,7 @@ func (s *sequencer) write(f Frame) error {
 	return nil
 }
 
-func (s *sequencer) emit(i int, f Frame) error {
+func (s *sequencer) emit(i int, f emit.Frame) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i == s.next {
@@ -78,26 +79,28 @@ func (s *sequencer) emit(i int, f Frame) error {
 	return nil
 }
 
-// stepEmitter is the Emitter of one step. End does nothing: the run ends
+// stepEmitter is the emit.Emitter of one step. End does nothing: the run ends
 // the stream once, after the plan.
 type stepEmitter struct {
 	s *sequencer
 	i int
 }
 
-var _ Emitter = (*stepEmitter)(nil)
+var _ emit.Emitter = (*stepEmitter)(nil)
 
 func (e *stepEmitter) Text(content string) error {
-	return e.s.emit(e.i, Frame{Kind: "text", Text: content})
+	return e.s.emit(e.i, emit.Frame{Kind: "text", Text: content})
 }
-func (e *stepEmitter) Chunk(raw []byte) error { return e.s.emit(e.i, Frame{Kind: "chunk", Raw: raw}) }
+func (e *stepEmitter) Chunk(raw []byte) error {
+	return e.s.emit(e.i, emit.Frame{Kind: "chunk", Raw: raw})
+}
 func (e *stepEmitter) Action(a *actions.Action) error {
-	return e.s.emit(e.i, Frame{Kind: "action", Action: a})
+	return e.s.emit(e.i, emit.Frame{Kind: "action", Action: a})
 }
 func (e *stepEmitter) Error(er *apierr.Error) error {
-	return e.s.emit(e.i, Frame{Kind: "error", Error: er})
+	return e.s.emit(e.i, emit.Frame{Kind: "error", Error: er})
 }
-func (e *stepEmitter) ToolCall(f *ToolCallFrame) error {
-	return e.s.emit(e.i, Frame{Kind: "toolcall", ToolCall: f})
+func (e *stepEmitter) ToolCall(f *emit.ToolCallFrame) error {
+	return e.s.emit(e.i, emit.Frame{Kind: "toolcall", ToolCall: f})
 }
 func (e *stepEmitter) End() error { return nil }

@@ -3,12 +3,14 @@ package runner
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentgw/agentgw/agent/emit"
 )
 
 // TestSequencerOrder: steps finishing out of order still show their output
 // in step order; the earliest unfinished step writes through at once.
 func TestSequencerOrder(t *testing.T) {
-	rec := &Recorder{}
+	rec := &emit.Recorder{}
 	s := newSequencer(rec, 3)
 	e0, e1, e2 := s.emitter(0), s.emitter(1), s.emitter(2)
 	_ = e2.Text("c1 ")

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/apierr"
@@ -127,7 +129,7 @@ func TestRegisteredStage(t *testing.T) {
 			var seen []string
 			u := okModel(t)
 			r := stageRunner(t, u, pinDocs{&seen}, after{&seen})
-			req, err := runner.DecodeRequest([]byte(tc.body))
+			req, err := request.Decode([]byte(tc.body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +137,7 @@ func TestRegisteredStage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &runner.Recorder{}
+			rec := &emit.Recorder{}
 			run.Execute(t.Context(), rec)
 			if got := rec.Transcript(); got != tc.wantTranscript {
 				t.Errorf("transcript %q, want %q", got, tc.wantTranscript)
@@ -174,7 +176,7 @@ func TestStageRefuses(t *testing.T) {
 			var seen []string
 			u := okModel(t)
 			r := stageRunner(t, u, failing{tc.err}, after{&seen})
-			req, err := runner.DecodeRequest([]byte(`{"agent":"docs","contextVariables":[{"name":"userInputPrompt","value":"q"}]}`))
+			req, err := request.Decode([]byte(`{"agent":"docs","contextVariables":[{"name":"userInputPrompt","value":"q"}]}`))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +202,7 @@ func TestStageRefuses(t *testing.T) {
 // that names a contextId, rather than answer it without its conversation.
 func TestNoConversations(t *testing.T) {
 	r := stageRunner(t, okModel(t))
-	req, err := runner.DecodeRequest([]byte(`{"agent":"docs","command":"plain","contextId":"c1"}`))
+	req, err := request.Decode([]byte(`{"agent":"docs","command":"plain","contextId":"c1"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

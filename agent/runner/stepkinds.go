@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
@@ -177,7 +178,7 @@ func parseJSONAnswer(text string) (any, error) {
 
 // captureSink relays chunks to the step's emitter and keeps their text.
 type captureSink struct {
-	em   Emitter
+	em   emit.Emitter
 	text strings.Builder
 }
 
@@ -296,8 +297,8 @@ func (k *callKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
 	}
 	sub := run.sub(target, cmd)
 	sub.called = true
-	rec := &Recorder{}
-	var em Emitter = rec
+	rec := &emit.Recorder{}
+	var em emit.Emitter = rec
 	if k.stream {
 		em = &teeEmitter{Emitter: sr.em, rec: rec}
 	}
@@ -312,8 +313,8 @@ func (k *callKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
 
 // teeEmitter writes through and records.
 type teeEmitter struct {
-	Emitter
-	rec *Recorder
+	emit.Emitter
+	rec *emit.Recorder
 }
 
 func (t *teeEmitter) Text(s string) error {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
@@ -54,7 +55,7 @@ func (l *toolLoop) keepTurn(final string) {
 // converse runs rounds until the model stops calling tools; it returns the
 // final answer's text, or errPaused after emitting what the user or the IDE
 // must answer.
-func (l *toolLoop) converse(ctx context.Context, em Emitter) (string, error) {
+func (l *toolLoop) converse(ctx context.Context, em emit.Emitter) (string, error) {
 	max := l.run.cfg.MaxToolRounds
 	if max <= 0 {
 		max = DefaultMaxToolRounds
@@ -76,7 +77,7 @@ func (l *toolLoop) converse(ctx context.Context, em Emitter) (string, error) {
 }
 
 // ask sends one round to the model.
-func (l *toolLoop) ask(ctx context.Context, em Emitter) (string, []llm.ToolCall, error) {
+func (l *toolLoop) ask(ctx context.Context, em emit.Emitter) (string, []llm.ToolCall, error) {
 	run := l.run
 	if run.cfg.LLM == nil {
 		return "", nil, notConfigured(run.cmd.def.Name)
@@ -109,7 +110,7 @@ func (l *toolLoop) request() *llm.ChatRequest {
 
 // handle runs the calls the gateway may run now, in parallel, and pauses
 // for the ones that need the user's consent or run in the IDE.
-func (l *toolLoop) handle(ctx context.Context, em Emitter, calls []llm.ToolCall) error {
+func (l *toolLoop) handle(ctx context.Context, em emit.Emitter, calls []llm.ToolCall) error {
 	results := make([]string, len(calls))
 	var waiting []pendingCall
 	var wg sync.WaitGroup

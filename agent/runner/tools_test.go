@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
@@ -266,7 +267,7 @@ func TestFrontendTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var call *ToolCallFrame
+	var call *emit.ToolCallFrame
 	for _, f := range rec.Frames() {
 		if f.Kind == "toolcall" {
 			call = f.ToolCall

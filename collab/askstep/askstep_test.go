@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/collab"
 	"github.com/agentgw/agentgw/internal/golden"
@@ -118,7 +120,7 @@ func frames(ctx context.Context, t *testing.T, r *runner.Runner, agentName, comm
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"agent": agentName, "command": command,
 		"contextVariables": []any{map[string]any{"name": "userInputPrompt", "value": prompt}}})
-	req, err := runner.DecodeRequest(body)
+	req, err := request.Decode(body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func frames(ctx context.Context, t *testing.T, r *runner.Runner, agentName, comm
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	run.Execute(ctx, runner.NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-7", Model: "m", Created: 1700000000}), "req-1"))
+	run.Execute(ctx, emit.NewSSEEmitter(sse.NewWriter(&out, sse.Options{ID: "chatcmpl-7", Model: "m", Created: 1700000000}), "req-1"))
 	return out.Bytes()
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
@@ -102,7 +104,7 @@ func (h *Hub) runLocal(ctx context.Context, r *runner.Runner, name, command stri
 	if err := json.Unmarshal(p.Message, &data); err != nil {
 		return nil, fmt.Errorf("decoding hand-off %s: %w", msg.Metadata.MessageID, err)
 	}
-	req := &runner.Request{ID: "handoff-" + msg.Metadata.MessageID, Agent: name, Command: command,
+	req := &request.Request{ID: "handoff-" + msg.Metadata.MessageID, Agent: name, Command: command,
 		Context: &contextvars.Set{UserInputPrompt: promptOf(msg)}, Handoff: data,
 		ContextID: p.Origin.ContextID, Owner: p.Origin.Owner}
 	run, err := r.Prepare(req)
@@ -124,7 +126,7 @@ func (h *Hub) runLocal(ctx context.Context, r *runner.Runner, name, command stri
 		runCtx, cancel = context.WithTimeoutCause(ctx, limit, errTimeLimit)
 	}
 	defer cancel()
-	rec := &runner.Recorder{}
+	rec := &emit.Recorder{}
 	run.Execute(runCtx, rec)
 	if limited && ctx.Err() == nil && errors.Is(context.Cause(runCtx), errTimeLimit) {
 		return nil, fmt.Errorf("agent %q, command %q: stopped at constraints.time_limit (%s)", name, command, limit)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/knowledge/recallstage"
@@ -40,9 +42,9 @@ func testRunner(t *testing.T, yaml string, up *llmtest.Model, rec recallstage.Re
 }
 
 // runRequest decodes body, prepares and executes it into a recorder.
-func runRequest(t *testing.T, r *runner.Runner, body string) (*runner.Recorder, error) {
+func runRequest(t *testing.T, r *runner.Runner, body string) (*emit.Recorder, error) {
 	t.Helper()
-	req, err := runner.DecodeRequest([]byte(body))
+	req, err := request.Decode([]byte(body))
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +52,7 @@ func runRequest(t *testing.T, r *runner.Runner, body string) (*runner.Recorder, 
 	if err != nil {
 		return nil, err
 	}
-	rec := &runner.Recorder{}
+	rec := &emit.Recorder{}
 	run.Execute(t.Context(), rec)
 	return rec, nil
 }

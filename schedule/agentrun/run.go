@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
@@ -89,13 +91,13 @@ func (rs *Runs) run(ctx context.Context, sc schedule.Schedule, t *Target) (*Resu
 		return nil, err
 	}
 	res := &Result{Agent: t.Agent, Command: firstNonEmpty(t.Command, runner.DefaultCommand)}
-	req, err := runner.DecodeRequest(body)
+	req, err := request.Decode(body)
 	if err == nil {
 		req.Owner = runOwner(sc, t)
 		req.Source = observe.SourceSchedule
 		var run *runner.Run
 		if run, err = rs.Runner.Prepare(req); err == nil {
-			rec := &runner.Recorder{}
+			rec := &emit.Recorder{}
 			run.Execute(ctx, rec)
 			res.Text = rec.Transcript()
 			for _, f := range rec.Frames() {

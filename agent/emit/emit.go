@@ -1,4 +1,4 @@
-package runner
+package emit
 
 import (
 	"encoding/json"
@@ -203,4 +203,17 @@ func (r *Recorder) Transcript() string {
 		s += f.Text
 	}
 	return s
+}
+
+// EventToolCall is the SSE event of a frontend tool call.
+const EventToolCall = "copilot_tool_call"
+
+// ToolCallFrame asks the IDE to run a frontend tool (seed 000 section 4.5):
+// it answers with a feedback request carrying toolResults for callId.
+type ToolCallFrame struct {
+	CallID           string         `json:"callId"`
+	Name             string         `json:"name"`
+	Parameters       map[string]any `json:"parameters"`
+	UserPrompt       string         `json:"userPrompt,omitempty"`
+	FallbackBehavior string         `json:"fallbackBehavior,omitempty"`
 }

@@ -1,4 +1,4 @@
-package runner
+package request
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 )
 
 func TestDecodeRequest(t *testing.T) {
-	r, err := DecodeRequest([]byte(`{"agent":"a","command":"c","model":"m","temperature":0.5,"stream":false,
+	r, err := Decode([]byte(`{"agent":"a","command":"c","model":"m","temperature":0.5,"stream":false,
 		"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"x"}]}],
 		"contextVariables":[{"name":"userInputPrompt","value":"q"}],"zeta":1,"alpha":{"b":[1]}}`))
 	if err != nil {
@@ -68,10 +68,10 @@ func TestDecodeRequestErrors(t *testing.T) {
 			`field "references.metadata.endPos": expected integer, got number 1e3`},
 	}
 	for _, tc := range tests {
-		_, err := DecodeRequest([]byte(tc.body))
+		_, err := Decode([]byte(tc.body))
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Message, tc.contains) {
-			t.Errorf("DecodeRequest(%s) = %v, want %s containing %q", tc.body, err, tc.code, tc.contains)
+			t.Errorf("Decode(%s) = %v, want %s containing %q", tc.body, err, tc.code, tc.contains)
 		}
 	}
 }
@@ -89,7 +89,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := DecodeRequest(body)
+		r, err := Decode(body)
 		if err != nil {
 			var e *apierr.Error
 			if !errors.As(err, &e) || (e.Code != apierr.CodeBadRequest && e.Code != apierr.CodeInvalidContext) || e.Status >= 500 {
@@ -110,16 +110,16 @@ func TestDecodeRequestMalformed(t *testing.T) {
 		`{"contextVariables":[{"name":"userInputPrompt","value":"x}]}`, `{"messages":[{"role":"user","content":"x"]}`,
 		`{"agentDefinition":{"name":}}`, `{"stream":nope}`, `{"a":"` + "\x01" + `"}`,
 	} {
-		_, err := DecodeRequest([]byte(body))
+		_, err := Decode([]byte(body))
 		var e *apierr.Error
 		if !errors.As(err, &e) || (e.Code != apierr.CodeBadRequest && e.Code != apierr.CodeInvalidContext) {
-			t.Errorf("DecodeRequest(%s) = %v, want a 400", body, err)
+			t.Errorf("Decode(%s) = %v, want a 400", body, err)
 		}
 	}
 }
 
 func TestDecodeRequestDuplicateKeys(t *testing.T) {
-	r, err := DecodeRequest([]byte(`{"agent":"a","agent":"b","x":1,"x":2,` +
+	r, err := Decode([]byte(`{"agent":"a","agent":"b","x":1,"x":2,` +
 		`"contextVariables":[{"name":"userInputPrompt","value":"first"}],` +
 		`"contextVariables":[{"name":"userInputPrompt","value":"second"}]}`))
 	if err != nil {
@@ -134,7 +134,7 @@ func TestDecodeRequestDuplicateKeys(t *testing.T) {
 // the split meets them, so whatever follows the list must still be read
 // from the right place, and a broken list or a broken rest is refused.
 func TestDecodeRequestContextInPlace(t *testing.T) {
-	r, err := DecodeRequest([]byte(` { "contextVariables" : [ {"name":"userInputPrompt","value":"a ]}\" b"} ] , ` +
+	r, err := Decode([]byte(` { "contextVariables" : [ {"name":"userInputPrompt","value":"a ]}\" b"} ] , ` +
 		`"agent" : "x", "temperature": 0.5 } `))
 	if err != nil {
 		t.Fatal(err)
@@ -151,10 +151,10 @@ func TestDecodeRequestContextInPlace(t *testing.T) {
 		`{"contextVariables":nul}`:                                   apierr.CodeBadRequest,
 		`{"contextVariables":null,"agent":"x"} x`:                    apierr.CodeBadRequest,
 	} {
-		_, err := DecodeRequest([]byte(body))
+		_, err := Decode([]byte(body))
 		var e *apierr.Error
 		if !errors.As(err, &e) || e.Code != code {
-			t.Errorf("DecodeRequest(%s) = %v, want %s", body, err, code)
+			t.Errorf("Decode(%s) = %v, want %s", body, err, code)
 		}
 	}
 }

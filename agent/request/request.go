@@ -1,4 +1,4 @@
-package runner
+package request
 
 import (
 	"encoding/json"
@@ -68,10 +68,10 @@ var protocolFields = []string{
 	"messageTemplates", "modelConfiguration", "model", "stream", "contextId",
 }
 
-// DecodeRequest decodes an agent request body. Errors are *Error with code
+// Decode decodes an agent request body. Errors are *apierr.Error with code
 // BAD_REQUEST (malformed JSON, wrong field types, a malformed action) or
 // INVALID_CONTEXT_VARIABLE. Pass-through fields are sorted by key.
-func DecodeRequest(body []byte) (*Request, error) {
+func Decode(body []byte) (*Request, error) {
 	fields := map[string]json.RawMessage{}
 	extraAt := map[string]int{} // index in r.Extra by key
 	r := &Request{Body: body}
@@ -251,4 +251,24 @@ func jsonKind(raw json.RawMessage) string {
 		return "null"
 	}
 	return "a number"
+}
+
+// decodeToolResults reads a feedback request's toolResults.
+func decodeToolResults(raw json.RawMessage) ([]toolspec.Result, error) {
+	var rs []toolspec.Result
+	if err := json.Unmarshal(raw, &rs); err != nil {
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults: expected a list of {callId, status, result}")
+	}
+	for i, r := range rs {
+		if r.CallID == "" {
+			return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults[%d]: callId is required", i)
+		}
+		if r.Status != "" && !toolspec.FrontendStatus(r.Status) {
+			return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults[%d]: status %q must be SUCCESS, ERROR or TIMEOUT (or UNAVAILABLE, NOT_SUPPORTED, DECLINED: the tool could not run)", i, r.Status)
+		}
+	}
+	if len(rs) == 0 {
+		return nil, apierr.Errorf(apierr.CodeBadRequest, "toolResults: empty")
+	}
+	return rs, nil
 }
