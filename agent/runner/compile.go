@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/prompt"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/contextvars"
@@ -67,7 +68,7 @@ type command struct {
 	def           *agent.Command
 	model         agent.ModelConfig // command's settings over the agent's
 	system        []*tmpl.Template
-	others        []roleTemplate
+	others        []prompt.Template
 	mentionsInput bool
 	reply         *tmpl.Template
 	actions       []*compiledAction
@@ -111,14 +112,9 @@ func (c *command) hasPrompt() bool { return len(c.system)+len(c.others) > 0 }
 func (c *command) templates() []*tmpl.Template {
 	ts := slices.Clone(c.system)
 	for _, rt := range c.others {
-		ts = append(ts, rt.t)
+		ts = append(ts, rt.T)
 	}
 	return ts
-}
-
-type roleTemplate struct {
-	role string
-	t    *tmpl.Template
 }
 
 type contextOption struct {
@@ -237,7 +233,7 @@ func (c *compiler) compileCommand(cd *agent.Command) *command {
 
 // compileMessages compiles message templates: system ones apart, the others
 // in order, and whether any mentions the user's input.
-func (c *compiler) compileMessages(what string, mts []*agent.MessageTemplate) (system []*tmpl.Template, others []roleTemplate, mentionsInput bool) {
+func (c *compiler) compileMessages(what string, mts []*agent.MessageTemplate) (system []*tmpl.Template, others []prompt.Template, mentionsInput bool) {
 	for i, mt := range mts {
 		if mt == nil {
 			continue
@@ -261,7 +257,7 @@ func (c *compiler) compileMessages(what string, mts []*agent.MessageTemplate) (s
 		if mt.Role == "system" {
 			system = append(system, t)
 		} else {
-			others = append(others, roleTemplate{role: mt.Role, t: t})
+			others = append(others, prompt.Template{Role: mt.Role, T: t})
 		}
 	}
 	return system, others, mentionsInput

@@ -26,12 +26,12 @@ type stepRun struct {
 // runPlan executes a plan, its steps' output in step order on em, starting
 // from state. It returns the engine's report (never nil).
 func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em emit.Emitter, state map[string]any) (*plan.Report, error) {
-	seq := newSequencer(em, len(cp.steps))
+	seq := emit.NewSequencer(em, len(cp.steps))
 	opts := plan.Options{
 		Parallel: run.cfg.Parallel, Timeout: cp.timeout, State: state,
 		Context: run.planContext(), Input: run.input, Handoff: run.req.Handoff,
 		OnFinish: func(i int, r plan.Result) {
-			seq.finish(i)
+			seq.Finish(i)
 			if run.debugging() {
 				run.logger().Debug("step finished", "step", r.ID, "status", r.Status, "attempts", r.Attempts, "err", r.Err)
 			}
@@ -45,7 +45,7 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em emit.Emitter, 
 		if v, ok := run.doneResult(cs.def.ID); ok {
 			return v, nil // completed before the plan paused: shown then
 		}
-		sr := &stepRun{run: run, step: cs, em: seq.emitter(i), inv: inv}
+		sr := &stepRun{run: run, step: cs, em: seq.Emitter(i), inv: inv}
 		return sr.exec(ctx)
 	}
 	rep, err := cp.plan.Run(ctx, exec, opts)

@@ -12,7 +12,7 @@ import (
 )
 
 // TestPromptGolden runs each testdata/prompt/*.txtar: its "agent" and
-// "request" sections (and optional "budget", a JSON BudgetConfig) go in;
+// "request" sections (and optional "budget", a JSON prompt.Budget) go in;
 // the body the upstream receives ("upstream") and what the budget cut
 // ("cut") come out, compared with the file (rewritten with -update).
 func TestPromptGolden(t *testing.T) {
@@ -72,52 +72,4 @@ func cutLines(t *testing.T, logs []byte) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-func TestBudgetContextLength(t *testing.T) {
-	b := BudgetConfig{DefaultContextLength: 1000, Models: map[string]int{"gpt-4o*": 128000, "gpt-4o-mini": 64000, "x?": 5}}
-	tests := []struct {
-		model string
-		want  int
-	}{
-		{"gpt-4o-mini", 64000},
-		{"gpt-4o-2024", 128000},
-		{"xy", 5},
-		{"other", 1000},
-		{"", 1000},
-	}
-	for _, tc := range tests {
-		if got := b.contextLength(tc.model); got != tc.want {
-			t.Errorf("contextLength(%q) = %d, want %d", tc.model, got, tc.want)
-		}
-	}
-	if got := (BudgetConfig{}).contextLength("m"); got != 32768 {
-		t.Errorf("default context length %d", got)
-	}
-}
-
-// TestBudgetPatternTies: of two matching patterns, the longer wins, and of
-// two as long, the first in alphabetical order, every time (the map's
-// order is random), with the patterns ordered once or on each call.
-func TestBudgetPatternTies(t *testing.T) {
-	models := map[string]int{"gpt-*": 1, "*-4o": 2, "g*-4?": 3, "gpt-4o*": 4, "*": 5}
-	tests := []struct {
-		model string
-		want  int
-	}{
-		{"gpt-4o", 4}, // "gpt-4o*" is the longest that matches
-		{"gpt-4x", 3}, // "g*-4?" and "gpt-*" are as long: "g*-4?" comes first
-		{"abc-4o", 2}, // "*-4o", then "*"
-		{"zzz", 5},    // only "*"
-	}
-	compiled := NewRunner(nil, RunnerConfig{Budget: BudgetConfig{Models: models}}).cfg.Budget
-	for range 20 {
-		for _, b := range []BudgetConfig{{Models: models}, compiled} {
-			for _, tc := range tests {
-				if got := b.contextLength(tc.model); got != tc.want {
-					t.Fatalf("contextLength(%q) = %d, want %d", tc.model, got, tc.want)
-				}
-			}
-		}
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/prompt"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/knowledge/kb"
@@ -112,7 +113,7 @@ commands:
         template: "{{ range .packageFiles }}{{ .filepath }}: {{ .content }}\n{{ end }}{{ .userInputPrompt }}"
 `
 	r, logs := testRunner(t, agentYAML, up, RunnerConfig{Stages: recallStages(t, rec), ReferencesPrompt: kb.PromptText,
-		Budget: BudgetConfig{DefaultContextLength: 300, ReplyReserve: 1}})
+		Budget: prompt.Budget{DefaultContextLength: 300, ReplyReserve: 1}})
 	body := `{"agent":"budgeted","model":"m","contextVariables":[{"name":"userInputPrompt","value":"q"},` +
 		`{"name":"packageFiles","value":[{"filepath":"go.mod","content":"module a"},{"filepath":"package.json","content":"{}"}]}]}`
 	if _, err := runRequest(t, r, body); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/prompt"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/agent/stepkind"
@@ -38,7 +39,7 @@ type RunnerConfig struct {
 	// DefaultModel is used when neither the command, the agent nor the
 	// request names a model.
 	DefaultModel string
-	Budget       BudgetConfig
+	Budget       prompt.Budget
 	// AllowRequestDefinitions lets a request's agentDefinition define an
 	// agent the gateway does not know (message templates and context only).
 	AllowRequestDefinitions bool
@@ -105,7 +106,7 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 	if cfg.StateTTL <= 0 {
 		cfg.StateTTL = actions.DefaultStateTTL
 	}
-	cfg.Budget.patterns = orderPatterns(cfg.Budget.Models)
+	cfg.Budget = cfg.Budget.Compiled()
 	if cfg.Kinds == nil {
 		cfg.Kinds = NewKinds()
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/prompt"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
@@ -23,13 +24,12 @@ type replyKind struct{ t *tmpl.Template }
 
 // Run implements stepkind.Step.
 func (k *replyKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
-	sr := r.(*stepRun)
-	s, err := tmpl.Execute(ctx, k.t, sr.env.Data)
+	s, err := tmpl.Execute(ctx, k.t, r.Env().Data)
 	if err != nil {
 		return nil, tmpl.RenderError(err)
 	}
-	if err := sr.em.Text(s); err != nil {
-		return nil, apierr.Canceled(err)
+	if err := r.Text(s); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -42,8 +42,7 @@ type actionKind struct{ action *compiledAction }
 
 // Run implements stepkind.Step.
 func (k *actionKind) Run(_ context.Context, r stepkind.Run) (any, error) {
-	sr := r.(*stepRun)
-	a, err := sr.run.emitAction(sr.em, k.action, sr.env)
+	a, err := r.(host).SendAction(k.action)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +57,7 @@ func (k *actionKind) Reads() ([]*tmpl.Value, []*tmpl.Template) {
 // llmKind asks the model with the step's own templates.
 type llmKind struct {
 	system []*tmpl.Template
-	others []roleTemplate
+	others []prompt.Template
 	model  agent.ModelConfig
 	stream bool
 	json   bool
@@ -86,52 +85,21 @@ func (c *compiler) compileLLM(where string, sd *agent.Step, l *agent.LLMStep) st
 
 // Run implements stepkind.Step.
 func (k *llmKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
-	sr := r.(*stepRun)
-	run := sr.run
-	if run.cfg.LLM == nil {
-		return nil, notConfigured(run.cmd.def.Name)
-	}
+	data := r.Env().Data
 	var msgs []llm.Message
 	for _, t := range k.system {
-		if err := appendRendered(ctx, &msgs, "system", t, sr.env.Data); err != nil {
+		if err := appendRendered(ctx, &msgs, "system", t, data); err != nil {
 			return nil, err
 		}
 	}
 	for _, rt := range k.others {
-		if err := appendRendered(ctx, &msgs, rt.role, rt.t, sr.env.Data); err != nil {
+		if err := appendRendered(ctx, &msgs, rt.Role, rt.T, data); err != nil {
 			return nil, err
 		}
 	}
-	model := firstNonEmpty(k.model.ModelName, run.model)
-	fallbacks := k.model.FallbackModels
-	if fallbacks == nil {
-		fallbacks = run.fallbacks
-	}
-	var text string
-	if len(k.tools) > 0 {
-		l := &toolLoop{run: run, tools: k.tools, model: model, fallbacks: fallbacks, params: k.model.Parameters, msgs: msgs, stream: k.stream}
-		var err error
-		if text, err = l.converse(ctx, sr.em); err != nil {
-			return nil, err
-		}
-		if !k.json {
-			return text, nil
-		}
-		return parseJSONAnswer(text)
-	}
-	req := &llm.ChatRequest{Model: model, Messages: msgs, Extra: withDefaults(run.extra, k.model.Parameters), Header: run.req.Header,
-		FallbackModels: fallbacks}
-	if k.stream {
-		sink := &captureSink{em: sr.em}
-		if _, err := run.cfg.LLM.Stream(ctx, req, sink); err != nil {
-			return nil, upstreamError(err)
-		}
-		text = sink.text.String()
-	} else {
-		var err error
-		if text, err = run.cfg.LLM.Complete(ctx, req); err != nil {
-			return nil, upstreamError(err)
-		}
+	text, err := r.(host).Ask(ctx, modelCall{messages: msgs, model: k.model, stream: k.stream, tools: k.tools})
+	if err != nil {
+		return nil, err
 	}
 	if !k.json {
 		return text, nil
@@ -143,7 +111,7 @@ func (k *llmKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
 func (k *llmKind) Reads() ([]*tmpl.Value, []*tmpl.Template) {
 	ts := slices.Clone(k.system)
 	for _, rt := range k.others {
-		ts = append(ts, rt.t)
+		ts = append(ts, rt.T)
 	}
 	return nil, ts
 }
@@ -222,24 +190,18 @@ func (c *compiler) compileSet(where string, v *agent.Value) stepkind.Step {
 
 // Run implements stepkind.Step.
 func (k *setKind) Run(_ context.Context, r stepkind.Run) (any, error) {
-	sr := r.(*stepRun)
 	out := make(map[string]any, len(k.paths))
 	for i, p := range k.paths {
-		v, err := k.values[i].Render(sr.env)
+		v, err := k.values[i].Render(r.Env())
 		if err != nil {
 			return nil, tmpl.RenderError(err)
 		}
+		if err := r.(host).SetState(p, v); err != nil {
+			return nil, err
+		}
 		if p[0] == plan.RootContext {
-			// context.state.x: the conversation's state; without a
-			// conversation there is nothing to keep it in.
-			if c := sr.run.conv; c != nil {
-				c.SetState(p[2:], v)
-			}
 			out[p.String()] = v
 			continue
-		}
-		if err := sr.inv.Scope.State.Set(p, v); err != nil {
-			return nil, err
 		}
 		out[strings.Join(p[1:], ".")] = v
 	}
@@ -278,37 +240,7 @@ func (c *compiler) compileCall(where string, sd *agent.Step, call *agent.CallSte
 
 // Run implements stepkind.Step.
 func (k *callKind) Run(ctx context.Context, r stepkind.Run) (any, error) {
-	sr := r.(*stepRun)
-	run := sr.run
-	if run.depth >= maxCallDepth {
-		return nil, fmt.Errorf("calls are nested deeper than %d", maxCallDepth)
-	}
-	target := run.agent
-	if k.agent != "" {
-		a, ok := run.reg.Get(k.agent)
-		if !ok {
-			return nil, fmt.Errorf("call: no agent named %q", k.agent)
-		}
-		target = a
-	}
-	cmd, ok := target.commands[k.command]
-	if !ok {
-		return nil, fmt.Errorf("call: agent %q has no command %q", target.Name(), k.command)
-	}
-	sub := run.sub(target, cmd)
-	sub.called = true
-	rec := &emit.Recorder{}
-	var em emit.Emitter = rec
-	if k.stream {
-		em = &teeEmitter{Emitter: sr.em, rec: rec}
-	}
-	if err := sub.execute(ctx, em); err != nil {
-		return nil, err
-	}
-	if e := rec.Err(); e != nil {
-		return nil, e
-	}
-	return rec.Transcript(), nil
+	return r.(host).Call(ctx, k.agent, k.command, k.stream)
 }
 
 // teeEmitter writes through and records.

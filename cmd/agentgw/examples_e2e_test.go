@@ -91,7 +91,7 @@ func TestRepoAgentTree(t *testing.T) {
 	if len(calls) != 1 || !calls[0].Stream {
 		t.Fatalf("%d model calls, want one streamed", len(calls))
 	}
-	prompt := prompt(calls[0])
+	prompt := promptLines(calls[0])
 	for _, want := range []string{"Explain internal/calc/add.go:", originMain["internal/calc/add.go"]} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("the model's prompt lacks %q:\n%s", want, prompt)
@@ -158,7 +158,7 @@ func TestRepoAgentChat(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
 	}
-	if calls := model.Requests(); len(calls) != 1 || !strings.Contains(prompt(calls[0]), originMain["internal/calc/add.go"]) {
+	if calls := model.Requests(); len(calls) != 1 || !strings.Contains(promptLines(calls[0]), originMain["internal/calc/add.go"]) {
 		t.Errorf("model calls %+v, want one explaining add.go", calls)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
-// prompt joins the request's messages as "role: content" lines.
-func prompt(r llmtest.Request) string {
+// promptLines joins the request's messages as "role: content" lines.
+func promptLines(r llmtest.Request) string {
 	var b strings.Builder
 	for _, m := range r.Messages {
 		fmt.Fprintf(&b, "%s: %s\n", m.Role, m.Content)
@@ -48,7 +48,7 @@ func newModelFake(t *testing.T, completion ...string) *llmtest.Model {
 			return llmtest.Error(http.StatusBadRequest, "bad request")
 		case !r.Stream:
 			return llmtest.Text(answer)
-		case strings.Contains(prompt(r), "You explain source files"):
+		case strings.Contains(promptLines(r), "You explain source files"):
 			return llmtest.Text(explainChunks...)
 		}
 		return llmtest.Text(reviewChunks...)

@@ -50,7 +50,7 @@ func TestReviewerAgent(t *testing.T) {
 	streamed := map[bool]int{}
 	for _, c := range calls {
 		streamed[c.Stream]++
-		p := prompt(c)
+		p := promptLines(c)
 		for _, want := range []string{
 			"The branch feature against origin/main: 3 files changed.",
 			"docs/guide.md (deleted, +0 -3):",
@@ -153,7 +153,7 @@ func TestReviewerFindingsNotJSON(t *testing.T) {
 	if len(calls) != 2 {
 		t.Fatalf("%d model calls, want 2", len(calls))
 	}
-	if p := prompt(calls[0]); !strings.Contains(p, "The branch feature against upstream/main: 3 files changed.") || strings.Contains(p, "README.md") {
+	if p := promptLines(calls[0]); !strings.Contains(p, "The branch feature against upstream/main: 3 files changed.") || strings.Contains(p, "README.md") {
 		t.Errorf("prompt:\n%s", p)
 	}
 }
