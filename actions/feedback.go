@@ -198,3 +198,18 @@ func (f *Feedback) StateString() (string, bool) {
 	}
 	return s, true
 }
+
+// Gesture names the handler of an agent's action the feedback asks for:
+// onAccept or onDismiss for a confirm, onExpand or onClick for a tree.
+func (fb *Feedback) Gesture() string {
+	switch {
+	case fb.Action == KindConfirm && fb.Accepted:
+		return "onAccept"
+	case fb.Action == KindConfirm:
+		return "onDismiss"
+	case fb.NodeAction == NodeExpand:
+		return "onExpand"
+	default:
+		return "onClick"
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolload"
 )
 
 // load is a Loader over the runner's own step kinds and tool runtimes.
@@ -22,7 +23,7 @@ func load(paths []string, stubs *Stubs) Loaded {
 	if stubs != nil {
 		stubs.RegisterRuntimes(m)
 	}
-	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: m, Kinds: kinds}, paths...)
+	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: toolload.Compiler{Manager: m}, Kinds: kinds}, paths...)
 	return Loaded{Agents: agents, Problems: diags, Kinds: kinds}
 }
 
@@ -158,7 +159,7 @@ func TestLoaderIgnoresTestFiles(t *testing.T) {
 	write(t, dir, "echo.yaml", echoAgent)
 	write(t, dir, "echo_test.yaml", "tests: []\n")
 	write(t, dir, "other_test.yml", "tests: []\n")
-	agents, diags := runner.Load(dir)
+	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: toolload.Default()}, dir)
 	if len(agents) != 1 || len(diags) != 0 {
 		t.Errorf("loaded %d agents, problems %v", len(agents), diags)
 	}

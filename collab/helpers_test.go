@@ -10,6 +10,7 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolload"
 )
 
 // lastUser is the content of the last user message of a request.
@@ -83,7 +84,7 @@ func newTestAsker(t *testing.T, m *llmtest.Model, cfg Config, more ...string) (*
 	for _, s := range more {
 		src += "\n---\n" + s
 	}
-	agents, diags := runner.ParseWith(runner.LoadOptions{Tools: tm}, "test.yaml", []byte(src))
+	agents, diags := runner.ParseWith(runner.LoadOptions{Tools: toolload.Compiler{Manager: tm}}, "test.yaml", []byte(src))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents do not load:\n%s", diags)
 	}

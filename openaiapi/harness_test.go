@@ -22,6 +22,7 @@ import (
 	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
+	"github.com/agentgw/agentgw/tools/toolload"
 )
 
 // created is the clock of every test gateway: 2025-01-01T00:00:00Z.
@@ -70,7 +71,7 @@ func handle(h http.HandlerFunc) llmtest.Option {
 
 func start(t *testing.T, s setup) *gateway {
 	t.Helper()
-	agents, diags := runner.Load(filepath.Join("testdata", "agents"))
+	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: toolload.Default()}, filepath.Join("testdata", "agents"))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents: %v", diags)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/server"
+	"github.com/agentgw/agentgw/tools/toolload"
 	"github.com/agentgw/agentgw/tools/toolstep"
 )
 
@@ -172,8 +173,9 @@ func closedURL(t testing.TB) string {
 	return "http://" + addr
 }
 
-// loadAllKinds is runner.Load with every step kind the gateway registers:
-// the built-ins, git (without repositories) and tool.
+// loadAllKinds is runner.Load with every step kind the gateway registers
+// (the built-ins, git without repositories, and tool) and tools compiled as
+// by a manager with default settings.
 func loadAllKinds(paths ...string) ([]*runner.Agent, agent.Diagnostics) {
 	kinds := runner.NewKinds()
 	for _, k := range []stepkind.Kind{gitstep.New(nil), toolstep.Kind{}} {
@@ -181,5 +183,5 @@ func loadAllKinds(paths ...string) ([]*runner.Agent, agent.Diagnostics) {
 			panic(err)
 		}
 	}
-	return runner.LoadWith(runner.LoadOptions{Kinds: kinds}, paths...)
+	return runner.LoadWith(runner.LoadOptions{Kinds: kinds, Tools: toolload.Default()}, paths...)
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/internal/suggest"
-	"github.com/agentgw/agentgw/tools"
 )
 
 // DefaultCommand is the command a request without one runs.
@@ -23,7 +23,7 @@ type Agent struct {
 	Def      *agent.Definition
 	commands map[string]*command
 	// tools are the agent's tools and the shared ones, by name.
-	tools map[string]*tools.Tool
+	tools map[string]stepkind.Tool
 	// parts are the results of the loading's parts (LoadOptions.Parts),
 	// in their order.
 	parts []partResult
@@ -33,8 +33,10 @@ type Agent struct {
 func (a *Agent) Name() string { return a.Def.Name }
 
 // Tools lists the agent's tools and the shared ones it may use, by name.
-func (a *Agent) Tools() []*tools.Tool {
-	out := make([]*tools.Tool, 0, len(a.tools))
+// They are what LoadOptions.Tools compiled and LoadOptions.Shared held
+// (with toolload, *tools.Tool).
+func (a *Agent) Tools() []stepkind.Tool {
+	out := make([]stepkind.Tool, 0, len(a.tools))
 	for _, name := range sortedKeys(a.tools) {
 		out = append(out, a.tools[name])
 	}
@@ -43,11 +45,12 @@ func (a *Agent) Tools() []*tools.Tool {
 
 // closeOwnTools releases the tools the agent's own definition compiled (not
 // the shared ones), for an agent that is dropped for its errors: nothing
-// else would close them.
-func (a *Agent) closeOwnTools(shared map[string]*tools.Tool) {
+// else would close them. A tool that is no io.Closer holds nothing to
+// release.
+func (a *Agent) closeOwnTools(shared map[string]stepkind.Tool) {
 	for name, t := range a.tools {
-		if shared[name] != t {
-			_ = t.Close() // never called, so released at once
+		if c, ok := t.(io.Closer); ok && shared[name] != t {
+			_ = c.Close() // never called, so released at once
 		}
 	}
 }
@@ -75,7 +78,7 @@ type command struct {
 	plan          *compiledPlan
 	vars          []contextOption
 	// tools are those the command's model may call, by name.
-	tools map[string]*tools.Tool
+	tools map[string]stepkind.Tool
 	// defaultReferences: the command declares knowledgeBase, has a prompt,
 	// and no prompt template mentions it; the references go in by default.
 	defaultReferences bool
@@ -90,7 +93,7 @@ type command struct {
 func (c *command) waits() bool {
 	if c.hasPrompt() {
 		for _, t := range c.tools {
-			if t.NeedsConsent() || t.Runtime == "frontend" {
+			if t.NeedsConsent() || t.ToolSpec().Runtime == "frontend" {
 				return true
 			}
 		}
@@ -133,7 +136,7 @@ type compiler struct {
 	def     *agent.Definition
 	diags   *agent.Diagnostics
 	// tools are those the agent's commands may name: shared and its own.
-	tools map[string]*tools.Tool
+	tools map[string]stepkind.Tool
 	cmd   *command // the command being compiled
 	// kinds are the step kinds steps may use.
 	kinds *stepkind.Registry

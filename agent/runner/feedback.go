@@ -19,7 +19,7 @@ func (run *Run) handleFeedback(ctx context.Context, em emit.Emitter) error {
 		return apierr.Canceled(em.Text(politeAnswer(fb)))
 	}
 	if run.debugging() {
-		run.logger().Debug("feedback", "action", run.feedback.Step, "gesture", gesture(fb))
+		run.logger().Debug("feedback", "action", run.feedback.Step, "gesture", fb.Gesture())
 	}
 	if h.command != "" {
 		cmd, ok := run.agent.commands[h.command]
@@ -48,7 +48,7 @@ func (run *Run) handler() *compiledHandler {
 	if ca == nil {
 		return nil
 	}
-	return ca.handlers[gesture(run.req.Action)]
+	return ca.handlers[run.req.Action.Gesture()]
 }
 
 // loadHandlerState reads, before the stream, the state that the steps of
@@ -65,20 +65,6 @@ func (run *Run) loadHandlerState() error {
 	var err error
 	run.handlerState, err = run.loadState(bgctx(), run.feedback.Run)
 	return err
-}
-
-// gesture names the handler a feedback asks for.
-func gesture(fb *actions.Feedback) string {
-	switch {
-	case fb.Action == actions.KindConfirm && fb.Accepted:
-		return "onAccept"
-	case fb.Action == actions.KindConfirm:
-		return "onDismiss"
-	case fb.NodeAction == actions.NodeExpand:
-		return "onExpand"
-	default:
-		return "onClick"
-	}
 }
 
 // politeAnswer is the answer to feedback nothing handles.

@@ -20,6 +20,7 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/sse"
+	"github.com/agentgw/agentgw/tools/toolload"
 	"github.com/agentgw/agentgw/tools/toolstep"
 )
 
@@ -140,17 +141,17 @@ func testKinds() *stepkind.Registry {
 
 // parseAll is Parse with every step kind the gateway registers.
 func parseAll(file string, data []byte) ([]*Agent, agent.Diagnostics) {
-	return ParseWith(LoadOptions{Kinds: testKinds()}, file, data)
+	return ParseWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Default()}, file, data)
 }
 
 // loadAll is Load with every step kind the gateway registers.
 func loadAll(paths ...string) ([]*Agent, agent.Diagnostics) {
-	return LoadWith(LoadOptions{Kinds: testKinds()}, paths...)
+	return LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Default()}, paths...)
 }
 
 // loadFSAll is LoadFS with every step kind the gateway registers.
 func loadFSAll(fsys fs.FS, root string) ([]*Agent, agent.Diagnostics) {
-	return LoadFSWith(LoadOptions{Kinds: testKinds()}, fsys, root)
+	return LoadFSWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Default()}, fsys, root)
 }
 
 // streamFrames runs the request body on r and returns the SSE frames a

@@ -7,9 +7,9 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/plan"
-	"github.com/agentgw/agentgw/tools"
 )
 
 // host is what the built-in step kinds need of the run that runs them,
@@ -35,7 +35,7 @@ type modelCall struct {
 	messages []llm.Message
 	model    agent.ModelConfig
 	stream   bool
-	tools    map[string]*tools.Tool
+	tools    map[string]stepkind.Tool
 }
 
 var _ host = (*stepRun)(nil)

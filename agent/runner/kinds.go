@@ -12,7 +12,7 @@ import (
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/plan"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // NewKinds returns a registry holding the step kinds the runner brings:
@@ -112,15 +112,7 @@ func (sc *stepCompiler) String(where, s string, pos agent.Position) *tmpl.Value 
 
 // Tools implements stepkind.Compiler.
 func (sc *stepCompiler) Tools(where string, pos agent.Position, names []string) map[string]stepkind.Tool {
-	ts := sc.c.resolveTools(where, pos, names)
-	if ts == nil {
-		return nil
-	}
-	out := make(map[string]stepkind.Tool, len(ts))
-	for name, t := range ts {
-		out[name] = t
-	}
-	return out
+	return sc.c.resolveTools(where, pos, names)
 }
 
 // NoPause implements stepkind.Compiler.
@@ -185,8 +177,8 @@ func (sr *stepRun) Text(s string) error {
 func (sr *stepRun) Agent() string { return sr.run.agent.Name() }
 
 // caller is who the run's tool calls are made for.
-func (run *Run) caller() tools.Caller {
-	c := tools.Caller{Agent: run.agent.Name(), Handoff: run.req.Handoff, Header: run.req.Header}
+func (run *Run) caller() toolspec.Caller {
+	c := toolspec.Caller{Agent: run.agent.Name(), Handoff: run.req.Handoff, Header: run.req.Header}
 	c.ContextID, c.Owner = run.conversation()
 	return c
 }

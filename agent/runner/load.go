@@ -8,17 +8,30 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
-	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolspec"
 )
+
+// ToolCompiler compiles the tools an agent definition defines
+// (toolload.Compiler does, with a tools.Manager): an interface, so that the
+// runner links no tool runtime.
+type ToolCompiler interface {
+	// Compile compiles spec, its relative paths resolving against
+	// baseDir: the tool and its warnings, or an error that names the
+	// tool. A tool that implements io.Closer is closed when its agent is
+	// dropped for its errors.
+	Compile(spec toolspec.Spec, baseDir string) (stepkind.Tool, []string, error)
+}
 
 // LoadOptions are what loading needs besides the files.
 type LoadOptions struct {
-	// Tools compiles the agents' tools; nil means a manager with default
-	// settings (no HTTP tools allowed, workdirs confined to the file's
+	// Tools compiles the agents' own tools. A definition that defines
+	// tools needs it: without it each of its tools is an error.
+	// toolload.Default() compiles them as a manager with default settings
+	// does (no HTTP tools allowed, workdirs confined to the file's
 	// directory).
-	Tools *tools.Manager
+	Tools ToolCompiler
 	// Shared are the gateway's shared tools, usable by every agent by name.
-	Shared map[string]*tools.Tool
+	Shared map[string]stepkind.Tool
 	// Kinds are the step kinds steps may use; nil means the built-in ones
 	// (NewKinds).
 	Kinds *stepkind.Registry
@@ -39,18 +52,11 @@ func (o *LoadOptions) kinds() *stepkind.Registry {
 	return o.Kinds
 }
 
-// manager is o.Tools, a default manager made on first use (by the first
-// tool definition).
-func (o *LoadOptions) manager() *tools.Manager {
-	if o.Tools == nil {
-		o.Tools = tools.NewManager(tools.Config{})
-	}
-	return o.Tools
-}
-
 // Load reads agent definitions from paths: files, or directories searched
 // recursively (hidden entries skipped) for definition files. A file with
-// errors is reported and skipped; the others still load.
+// errors is reported and skipped; the others still load. It compiles no
+// tools: a definition's tools are errors (LoadWith with LoadOptions.Tools
+// compiles them).
 func Load(paths ...string) ([]*Agent, agent.Diagnostics) { return LoadWith(LoadOptions{}, paths...) }
 
 // LoadWith is Load with options.
@@ -78,6 +84,7 @@ func LoadWith(opts LoadOptions, paths ...string) ([]*Agent, agent.Diagnostics) {
 }
 
 // LoadFS is Load over a file system, such as the embedded example agents.
+// Like Load, it compiles no tools.
 func LoadFS(fsys fs.FS, root string) ([]*Agent, agent.Diagnostics) {
 	return LoadFSWith(LoadOptions{}, fsys, root)
 }
@@ -121,8 +128,9 @@ func loadFiles(opts *LoadOptions, onDisk bool, files []string, read func(string)
 
 // Parse reads the agent definitions in one file (several YAML documents
 // may hold several agents) and compiles them. Only agents without errors
-// are returned; every problem is in the diagnostics. Relative tool paths
-// resolve against the file's directory.
+// are returned; every problem is in the diagnostics. Like Load, it
+// compiles no tools; with ParseWith and LoadOptions.Tools, relative tool
+// paths resolve against the file's directory.
 func Parse(file string, data []byte) ([]*Agent, agent.Diagnostics) {
 	return ParseWith(LoadOptions{}, file, data)
 }

@@ -126,7 +126,7 @@ func observePause(ctx context.Context, waiting []pendingCall) {
 func (l *toolLoop) askFor(em emit.Emitter, rec *pauseRecord) error {
 	var consent []string
 	for _, w := range rec.Waiting {
-		t := l.tools[w.Call.Name]
+		t := l.tools[w.Call.Name].ToolSpec()
 		if w.Frontend {
 			frame := &emit.ToolCallFrame{CallID: w.ClientID, Name: w.Call.Name, Parameters: decodeArgs(w.Call.Arguments),
 				UserPrompt: t.UserPrompt, FallbackBehavior: t.FallbackBehavior}
@@ -135,7 +135,7 @@ func (l *toolLoop) askFor(em emit.Emitter, rec *pauseRecord) error {
 			}
 			continue
 		}
-		consent = append(consent, consentQuestion(&t.Spec, w.Call))
+		consent = append(consent, consentQuestion(t, w.Call))
 	}
 	if len(consent) > 0 {
 		title := "Allow"

@@ -9,10 +9,10 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/tools"
 	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
@@ -96,7 +96,7 @@ func (run *Run) resume(ctx context.Context, em emit.Emitter) error {
 	if rec.Kind == pauseKindPlan {
 		return run.afterModel(ctx, em)
 	}
-	l := &toolLoop{run: run, tools: map[string]*tools.Tool{}, model: rec.Model, fallbacks: rec.Fallbacks, params: rec.Params,
+	l := &toolLoop{run: run, tools: map[string]stepkind.Tool{}, model: rec.Model, fallbacks: rec.Fallbacks, params: rec.Params,
 		msgs: rec.Messages, round: rec.Round, stream: rec.Stream, start: rec.Start}
 	for _, name := range rec.Tools {
 		if t := run.cmd.tools[name]; t != nil {
@@ -180,7 +180,7 @@ func (l *toolLoop) fallback(name string, tr toolspec.Result) (string, bool, erro
 	if !toolspec.CouldNotRun(tr) || t == nil {
 		return toolResultText(tr), true, nil
 	}
-	switch firstNonEmpty(t.FallbackBehavior, toolspec.FallbackAbort) {
+	switch firstNonEmpty(t.ToolSpec().FallbackBehavior, toolspec.FallbackAbort) {
 	case toolspec.FallbackSkip:
 		delete(l.tools, name)
 		return toolResultText(tr), true, nil

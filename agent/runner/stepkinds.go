@@ -16,7 +16,6 @@ import (
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/plan"
-	"github.com/agentgw/agentgw/tools"
 )
 
 // replyKind streams a template as text.
@@ -61,7 +60,7 @@ type llmKind struct {
 	model  agent.ModelConfig
 	stream bool
 	json   bool
-	tools  map[string]*tools.Tool
+	tools  map[string]stepkind.Tool
 }
 
 func (c *compiler) compileLLM(where string, sd *agent.Step, l *agent.LLMStep) stepkind.Step {
@@ -262,7 +261,7 @@ func (t *teeEmitter) Chunk(raw []byte) error {
 // noPause refuses tools that would pause a plan where it cannot pause: a
 // model step's tools, a handler's tool steps, and IDE tools in steps; a
 // command's own model and its own plan's tool steps can wait.
-func (c *compiler) noPause(where string, pos agent.Position, ts map[string]*tools.Tool) {
+func (c *compiler) noPause(where string, pos agent.Position, ts map[string]stepkind.Tool) {
 	for _, name := range sortedKeys(ts) {
 		c.noPauseTool(where, pos, name, ts[name])
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolload"
 )
 
 // statusAgents has, for each way a step can end badly, a command whose
@@ -66,7 +67,7 @@ func statusRunner(t *testing.T) *Runner {
 			return nil, ctx.Err()
 		},
 	}})
-	agents, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: tm}, writeTemp(t, "s.yaml", statusAgents()))
+	agents, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}}, writeTemp(t, "s.yaml", statusAgents()))
 	if diags.Errors() > 0 {
 		t.Fatalf("status agents do not load:\n%s", diags)
 	}

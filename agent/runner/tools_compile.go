@@ -4,18 +4,17 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/internal/suggest"
-	"github.com/agentgw/agentgw/tools"
 )
 
 // compileTools compiles the agent's tools over the shared ones.
 func (c *compiler) compileTools() {
 	c.tools = maps.Clone(c.opts.Shared)
 	if c.tools == nil {
-		c.tools = map[string]*tools.Tool{}
+		c.tools = map[string]stepkind.Tool{}
 	}
 	own := map[string]bool{}
 	for _, td := range c.def.Tools {
@@ -30,16 +29,21 @@ func (c *compiler) compileTools() {
 		if _, shared := c.opts.Shared[td.Name]; shared {
 			c.warnf(td.Pos, "tool %q hides the gateway's shared tool of that name", td.Name)
 		}
-		if t := compileToolDef(c.opts.manager(), td, c.toolBase(), c.diags); t != nil {
+		if t := compileToolDef(c.opts.Tools, td, c.toolBase(), c.diags); t != nil {
 			c.tools[td.Name] = t
 		}
 	}
 }
 
-// compileToolDef compiles one tool definition with its relative paths
-// resolving against base, reporting its warnings and error; nil on error.
-func compileToolDef(m *tools.Manager, td *agent.ToolDef, base string, diags *agent.Diagnostics) *tools.Tool {
-	t, warns, err := m.Compile(td.Spec, base)
+// compileToolDef compiles one tool definition with tc, its relative paths
+// resolving against base, reporting its warnings and error; nil on error
+// (without tc, every tool definition is one).
+func compileToolDef(tc ToolCompiler, td *agent.ToolDef, base string, diags *agent.Diagnostics) stepkind.Tool {
+	if tc == nil {
+		diags.Add(agent.SeverityError, td.Pos, fmt.Sprintf("tool %q: this loader compiles no tools (LoadOptions.Tools is unset)", td.Name))
+		return nil
+	}
+	t, warns, err := tc.Compile(td.Spec, base)
 	for _, w := range warns {
 		diags.Add(agent.SeverityWarning, td.Pos, fmt.Sprintf("tool %q: %s", td.Name, w))
 	}
@@ -60,11 +64,11 @@ func (c *compiler) toolBase() string {
 }
 
 // resolveTools looks up the tools a command or step names.
-func (c *compiler) resolveTools(where string, pos agent.Position, names []string) map[string]*tools.Tool {
+func (c *compiler) resolveTools(where string, pos agent.Position, names []string) map[string]stepkind.Tool {
 	if len(names) == 0 {
 		return nil
 	}
-	out := map[string]*tools.Tool{}
+	out := map[string]stepkind.Tool{}
 	for _, n := range names {
 		t, ok := c.tools[n]
 		if !ok {
@@ -74,38 +78,4 @@ func (c *compiler) resolveTools(where string, pos agent.Position, names []string
 		out[n] = t
 	}
 	return out
-}
-
-// LoadTools reads shared tool files: each a YAML list of tools (see
-// tools.Spec), their relative paths resolving against the file's directory.
-// A tool with errors is reported and skipped.
-func LoadTools(m *tools.Manager, paths ...string) (map[string]*tools.Tool, agent.Diagnostics) {
-	out := map[string]*tools.Tool{}
-	var diags agent.Diagnostics
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			diags.Add(agent.SeverityError, agent.Position{File: p}, fmt.Sprintf("reading tools: %v", err))
-			continue
-		}
-		var defs []*agent.ToolDef
-		if err := (&agent.NodeDecoder{File: p, Diags: &diags}).DecodeYAML(data, &defs, "tools"); err != nil {
-			diags.Add(agent.SeverityError, agent.YAMLErrorPos(p, data, err), agent.YAMLErrorMessage(err))
-			continue
-		}
-		for _, td := range defs {
-			if td == nil {
-				continue
-			}
-			if _, dup := out[td.Name]; dup {
-				diags.Add(agent.SeverityError, td.Pos, fmt.Sprintf("tool %q is defined twice", td.Name))
-				continue
-			}
-			if t := compileToolDef(m, td, filepath.Dir(p), &diags); t != nil {
-				out[td.Name] = t
-			}
-		}
-	}
-	diags.Sort()
-	return out, diags
 }

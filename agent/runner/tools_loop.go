@@ -11,11 +11,12 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/tools"
 	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/google/uuid"
 )
 
 // DefaultMaxToolRounds bounds the model's tool-calling rounds per answer.
@@ -30,7 +31,7 @@ var errPaused = errors.New("the run waits for the user or the IDE")
 // results back, until the model answers without tool calls.
 type toolLoop struct {
 	run    *Run
-	tools  map[string]*tools.Tool
+	tools  map[string]stepkind.Tool
 	model  string
 	params map[string]any
 	msgs   []llm.Message
@@ -120,7 +121,7 @@ func (l *toolLoop) handle(ctx context.Context, em emit.Emitter, calls []llm.Tool
 		case t == nil:
 			results[i] = toolResultText(toolspec.Result{CallID: c.ID, Status: toolspec.StatusError,
 				Error: &toolspec.ResultError{Code: toolspec.CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
-		case t.Runtime == "frontend":
+		case t.ToolSpec().Runtime == "frontend":
 			waiting = append(waiting, pendingCall{Index: i, Call: c, Frontend: true})
 		case t.NeedsConsent():
 			waiting = append(waiting, pendingCall{Index: i, Call: c})
@@ -142,7 +143,7 @@ func (l *toolLoop) handle(ctx context.Context, em emit.Emitter, calls []llm.Tool
 }
 
 // call runs one backend tool with the model's arguments.
-func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) toolspec.Result {
+func (l *toolLoop) call(ctx context.Context, t stepkind.Tool, c llm.ToolCall) toolspec.Result {
 	params := map[string]any{}
 	if strings.TrimSpace(c.Arguments) != "" {
 		if err := json.Unmarshal([]byte(c.Arguments), &params); err != nil {
@@ -150,8 +151,8 @@ func (l *toolLoop) call(ctx context.Context, t *tools.Tool, c llm.ToolCall) tool
 				Error: &toolspec.ResultError{Code: toolspec.CodeInvalidParameters, Message: "the arguments are not a JSON object: " + err.Error()}}
 		}
 	}
-	r := t.Call(tools.WithCaller(ctx, l.run.caller()), tools.Call{ID: c.ID, Parameters: params})
-	l.run.logger().Info("tool called", "tool", t.Name, "status", r.Status, "ms", r.ExecutionTime)
+	r := t.Call(toolspec.WithCaller(ctx, l.run.caller()), toolspec.Call{ID: c.ID, Parameters: params})
+	l.run.logger().Info("tool called", "tool", t.ToolSpec().Name, "status", r.Status, "ms", r.ExecutionTime)
 	return r
 }
 
@@ -175,6 +176,8 @@ func compactArgs(args string, n int) string {
 	return tmpl.Truncate(n-1, strings.Join(strings.Fields(args), " "))
 }
 
-func newCallID() string { return tools.NewCallID() }
+// newCallID returns a fresh call id in the upstream's style, as
+// tools.NewCallID does: "call_" and 32 hex digits.
+func newCallID() string { return "call_" + strings.ReplaceAll(uuid.NewString(), "-", "") }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/store/sqlitestore"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolload"
 )
 
 const toolAgents = `
@@ -159,7 +161,7 @@ func toolRunner(t *testing.T, st store.Store, more ...string) (*Runner, *llmtest
 	for i, doc := range append([]string{toolAgents}, more...) {
 		files = append(files, writeTemp(t, fmt.Sprintf("t%d.yaml", i), doc))
 	}
-	agents, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: tm}, files...)
+	agents, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}}, files...)
 	if diags.Errors() > 0 {
 		t.Fatalf("tool agents do not load:\n%s", diags)
 	}
@@ -352,7 +354,7 @@ commands:
     steps:
       - {id: x, call: {command: waits}}
 `)
-	_, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: tm}, file)
+	_, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}}, file)
 	for _, want := range []string{`tool "ok" is defined twice`, `no tool named "nope"`, `tool "weird"`, `step "a": a tool step that asks for consent stops the plan`, `step "b": llm: tool "ask" waits`, `step "inner": tool "ask" waits`, `step "x": call: command "waits" waits for the user or the IDE`} {
 		if !strings.Contains(diags.String(), want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, diags)
@@ -368,11 +370,11 @@ func TestDroppedAgentClosesItsTools(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	noop := func(context.Context, map[string]any) (any, error) { return nil, nil }
 	tm := tools.NewManager(tools.Config{Logger: log, Builtins: map[string]tools.BuiltinFunc{"x": noop}})
-	shared, diags := LoadTools(tm, writeTemp(t, "shared.yaml", "- {name: common, description: d, runtime: builtin, entry: x}\n"))
+	shared, diags := toolload.LoadTools(tm, writeTemp(t, "shared.yaml", "- {name: common, description: d, runtime: builtin, entry: x}\n"))
 	if diags.Errors() > 0 {
 		t.Fatal(diags)
 	}
-	_, diags = LoadWith(LoadOptions{Kinds: testKinds(), Tools: tm, Shared: shared}, writeTemp(t, "broken.yaml", `
+	_, diags = LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}, Shared: toolload.Shared(shared)}, writeTemp(t, "broken.yaml", `
 name: broken
 tools:
   - {name: own, description: d, runtime: builtin, entry: x}
@@ -577,5 +579,19 @@ func TestPlanConsent(t *testing.T) {
 				t.Fatalf("after declining: %q %s", rec.Transcript(), code)
 			}
 		})
+	}
+}
+
+// TestNewCallIDLikeTools: the runner's call ids (a frontend tool's, a
+// consent's) have the shape of the tools' ids: "call_" and 32 hex digits.
+func TestNewCallIDLikeTools(t *testing.T) {
+	shape := regexp.MustCompile(`^call_[0-9a-f]{32}$`)
+	for _, id := range []string{newCallID(), tools.NewCallID()} {
+		if !shape.MatchString(id) {
+			t.Errorf("call id %q, want call_ and 32 hex digits", id)
+		}
+	}
+	if newCallID() == newCallID() {
+		t.Error("two call ids are the same")
 	}
 }

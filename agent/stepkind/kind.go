@@ -8,6 +8,7 @@ package stepkind
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 
@@ -73,6 +74,10 @@ type Tool interface {
 	NeedsConsent() bool
 	// Call runs the tool; a failure is in the result, never a panic.
 	Call(ctx context.Context, call toolspec.Call) toolspec.Result
+	// FunctionDef is the tool as model APIs take it:
+	// {"type":"function","function":{"name","description","parameters"}},
+	// for a step (or a command) that gives the tool to a model.
+	FunctionDef() json.RawMessage
 }
 
 // Approval is the user's answer to a step's consent question.

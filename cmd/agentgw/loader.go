@@ -27,6 +27,7 @@ import (
 	"github.com/agentgw/agentgw/knowledge/recallstep"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolload"
 )
 
 // loader reads the agent definitions and shared tools the configuration
@@ -163,8 +164,8 @@ type agentSet struct {
 
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
-	shared, diags := runner.LoadTools(l.tools, l.toolFiles...)
-	opts := runner.LoadOptions{Tools: l.tools, Shared: shared, Kinds: l.kinds, Parts: definitionParts()}
+	shared, diags := toolload.LoadTools(l.tools, l.toolFiles...)
+	opts := runner.LoadOptions{Tools: toolload.Compiler{Manager: l.tools}, Shared: toolload.Shared(shared), Kinds: l.kinds, Parts: definitionParts()}
 	var agents []*runner.Agent
 	var ds agent.Diagnostics
 	if len(l.paths) == 0 {
@@ -264,7 +265,8 @@ func (s agentSet) closeReplaced(next agentSet, log *slog.Logger) {
 	}
 }
 
-// tools yields every tool of the set: the shared ones and the agents'.
+// tools yields every tool of the set: the shared ones and the agents'
+// (which toolload compiled: *tools.Tool).
 func (s agentSet) tools() iter.Seq[*tools.Tool] {
 	return func(yield func(*tools.Tool) bool) {
 		for _, t := range s.shared {
@@ -274,7 +276,7 @@ func (s agentSet) tools() iter.Seq[*tools.Tool] {
 		}
 		for _, a := range s.agents {
 			for _, t := range a.Tools() {
-				if !yield(t) {
+				if t, ok := t.(*tools.Tool); ok && !yield(t) {
 					return
 				}
 			}

@@ -100,8 +100,8 @@ func toolNamed(t *testing.T, reg *runner.Registry, a, tool string) *tools.Tool {
 		t.Fatalf("no agent %s", a)
 	}
 	for _, tl := range ag.Tools() {
-		if tl.Name == tool {
-			return tl
+		if tl.ToolSpec().Name == tool {
+			return tl.(*tools.Tool)
 		}
 	}
 	t.Fatalf("agent %s has no tool %s", a, tool)

@@ -24,8 +24,9 @@ func exportedTools(reg *runner.Registry) func() []mcp.ExportedTool {
 		var out []mcp.ExportedTool
 		seen := map[string]bool{}
 		for _, a := range reg.List() {
-			for _, t := range a.Tools() {
-				if t.Export && t.PermissionLevel != toolspec.PermissionUserConsent && !seen[t.Name] {
+			for _, at := range a.Tools() {
+				t, ok := at.(*tools.Tool) // toolload compiled it
+				if ok && t.Export && t.PermissionLevel != toolspec.PermissionUserConsent && !seen[t.Name] {
 					seen[t.Name] = true
 					out = append(out, mcp.Export(t))
 				}

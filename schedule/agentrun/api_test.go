@@ -20,6 +20,7 @@ import (
 	"github.com/agentgw/agentgw/store/pgstore"
 	"github.com/agentgw/agentgw/store/sqlitestore"
 	"github.com/agentgw/agentgw/tools"
+	"github.com/agentgw/agentgw/tools/toolload"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -57,7 +58,7 @@ func (f *fixture) load(t *testing.T, unattended bool) []*runner.Agent {
 	if err := os.WriteFile(filepath.Join(f.dir, "tooled.yaml"), []byte(strings.ReplaceAll(toolsAgent, "%UNATTENDED%", flag)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: f.tm}, f.dir)
+	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: toolload.Compiler{Manager: f.tm}}, f.dir)
 	if diags.Errors() > 0 || len(agents) != 1 {
 		t.Fatalf("loading: %v", diags)
 	}

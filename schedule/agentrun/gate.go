@@ -7,12 +7,12 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/conversation"
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/internal/suggest"
 	"github.com/agentgw/agentgw/schedule"
-	"github.com/agentgw/agentgw/tools"
 )
 
 // Defaults of Limits.
@@ -67,7 +67,7 @@ func checkInterval(spec schedule.Spec, min time.Duration, now time.Time) error {
 // call it over /mcp), AUTO (never USER_CONSENT: no one is there to agree)
 // and not a frontend tool (there is no IDE). Otherwise it is
 // AGENT_NOT_FOUND or TOOL_NOT_UNATTENDED, naming the tool and why.
-func unattendedTool(reg *runner.Registry, agentName, toolName string) (*tools.Tool, *apierr.Error) {
+func unattendedTool(reg *runner.Registry, agentName, toolName string) (stepkind.Tool, *apierr.Error) {
 	if reg == nil {
 		return nil, apierr.Errorf(apierr.CodeToolNotUnattended, "tool %q: this gateway runs no tools from schedules made over the API", toolName)
 	}
@@ -76,18 +76,19 @@ func unattendedTool(reg *runner.Registry, agentName, toolName string) (*tools.To
 		return nil, apierr.Errorf(apierr.CodeAgentNotFound, "no agent %q", agentName).Suggest("GET /agents lists them")
 	}
 	for _, t := range a.Tools() {
-		if t.Name != toolName {
+		spec := t.ToolSpec()
+		if spec.Name != toolName {
 			continue
 		}
 		why := ""
 		switch {
 		case t.NeedsConsent():
 			why = "it needs the user's consent (permissionLevel USER_CONSENT)"
-		case t.Runtime == "frontend":
+		case spec.Runtime == "frontend":
 			why = "it is a frontend tool: it runs in the IDE"
-		case !t.Export:
+		case !spec.Export:
 			why = "it is not exported (export: true)"
-		case !t.Unattended:
+		case !spec.Unattended:
 			why = "its definition does not say unattended: true"
 		default:
 			return t, nil
@@ -114,10 +115,10 @@ func checkTarget(reg *runner.Registry, d *agent.ScheduleDef) *apierr.Error {
 	if d.Tool != "" {
 		names := make([]string, 0, len(a.Tools()))
 		for _, t := range a.Tools() {
-			if t.Name == d.Tool {
+			if t.ToolSpec().Name == d.Tool {
 				return nil
 			}
-			names = append(names, t.Name)
+			names = append(names, t.ToolSpec().Name)
 		}
 		return targetError(d, "tool", fmt.Sprintf("agent %q has no tool %q%s", d.Agent, d.Tool, suggest.DidYouMean(d.Tool, names)),
 			fmt.Sprintf("GET /agents/%s lists its tools", d.Agent))
@@ -141,10 +142,21 @@ func targetError(d *agent.ScheduleDef, field, msg, suggest string) *apierr.Error
 	return e
 }
 
-// checkParams validates params against tool's declared schema.
-func checkParams(tool *tools.Tool, params map[string]any) error {
-	if err := tool.Validate(params); err != nil {
-		return apierr.Errorf(apierr.CodeInvalidParameters, "tool %q: %v", tool.Name, err)
+// paramsValidator is a tool that validates parameters against its
+// declared schema before any call, as *tools.Tool does.
+type paramsValidator interface {
+	Validate(params map[string]any) error
+}
+
+// checkParams validates params against tool's declared schema, when the
+// tool can say (the tools of package tools can).
+func checkParams(tool stepkind.Tool, params map[string]any) error {
+	v, ok := tool.(paramsValidator)
+	if !ok {
+		return nil
+	}
+	if err := v.Validate(params); err != nil {
+		return apierr.Errorf(apierr.CodeInvalidParameters, "tool %q: %v", tool.ToolSpec().Name, err)
 	}
 	return nil
 }

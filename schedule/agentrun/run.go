@@ -160,14 +160,14 @@ func (rs *Runs) callTool(ctx context.Context, sc schedule.Schedule, t *Target) (
 		return res, fmt.Errorf("no agent %q", t.Agent)
 	}
 	for _, tool := range a.Tools() {
-		if tool.Name != t.Tool {
+		if tool.ToolSpec().Name != t.Tool {
 			continue
 		}
 		params := t.Params
 		if params == nil {
 			params = map[string]any{}
 		}
-		r := tool.Call(tools.WithCaller(ctx, tools.Caller{Agent: t.Agent, Owner: runOwner(sc, t)}), tools.Call{ID: tools.NewCallID(), Parameters: params})
+		r := tool.Call(toolspec.WithCaller(ctx, toolspec.Caller{Agent: t.Agent, Owner: runOwner(sc, t)}), toolspec.Call{ID: tools.NewCallID(), Parameters: params})
 		res.Output = r.Result
 		if r.Status != toolspec.StatusSuccess {
 			msg := r.Status

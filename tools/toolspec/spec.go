@@ -1,7 +1,8 @@
-// Package toolspec is a tool as an operator writes it and the shape of a
-// call's result (statuses, error codes, fallbacks), apart from the
-// runtimes that run it (package tools), so that agent definitions can hold
-// tool specs without importing the runtimes.
+// Package toolspec is a tool as an operator writes it, the shape of a
+// call (its caller) and of its result (statuses, error codes,
+// fallbacks), apart from the runtimes that run it (package tools), so that
+// agent definitions can hold tool specs, and the runner call tools, without
+// importing the runtimes.
 package toolspec
 
 import "time"
