@@ -8,8 +8,9 @@ import (
 
 // TestDeps: remote is a client, below the runner: of the project it
 // imports the error type (apierr), actions,
-// llm (header policy, redaction), sse and observe (trace headers), never
-// the runner, the server or a store.
+// llm (header policy, redaction), sse and observe (trace headers), and the
+// runner's plug-in interface it implements (agent/stage, with the context
+// variables), never the runner, the server or a store.
 func TestDeps(t *testing.T) {
 	deptest.Check(t, deptest.Module+"/remote", append([]string{
 		deptest.Module + "/apierr",
@@ -17,6 +18,8 @@ func TestDeps(t *testing.T) {
 		deptest.Module + "/llm",
 		deptest.Module + "/sse",
 		deptest.Module + "/observe",
+		deptest.Module + "/agent/stage",
+		deptest.Module + "/contextvars",
 		"github.com/sashabaranov/go-openai/...",
 	}, deptest.Leaf...)...)
 }

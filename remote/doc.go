@@ -7,10 +7,16 @@
 // terminator and error rules. PostHandoff forwards a hand-off message to
 // another agentgw's POST /handoffs.
 //
-// It is the one home of remote agents' interfaces: Forwarder and Sink (the
-// runner's remote agents and collab's questions to remote agents use them)
-// and HandoffPoster (the hand-off hub's deliveries to other gateways);
-// *Client implements both.
+// It is the one home of remote agents: Forwarder and Sink (collab's
+// questions to remote agents use them), HandoffPoster (the hand-off hub's
+// deliveries to other gateways), both implemented by *Client, and Agents,
+// the runner's stage.RemoteAgents over a Forwarder: what the remote gets
+// of a plugin's request (the body less the gateway's contextId, the
+// remote's own action state put back) and how the state of the remote's
+// actions is wrapped in the gateway's signed state, so that their feedback
+// comes back here, verified, and goes on there. The runner only notices
+// that an agent is remote, verifies the action's state and binds the
+// conversation.
 //
 // Where a request goes: AgentURL and HandoffURL. Which headers go:
 // ForwardHeaders. How failures map to the gateway's error codes: Forward.

@@ -18,7 +18,8 @@ import (
 )
 
 // Sink receives what a remote agent streams, in order; the runner's
-// Emitter satisfies it. An error from it means the client went away: the
+// emitter (emit.Emitter) satisfies it, as does stage.RemoteSink, its twin
+// on the runner's side. An error from it means the client went away: the
 // call to the remote is abandoned at once.
 type Sink interface {
 	// Chunk relays one chat.completion.chunk JSON object as the remote
@@ -32,9 +33,9 @@ type Sink interface {
 
 // Forwarder forwards agent requests to remote agent services and relays
 // their streams: *Client is the gateway's. It is the one interface of
-// forwarding: the runner takes it for the registry's remote agents
-// (service.endpoint) and package collab for questions to remote agents,
-// so that their tests can fake the remote side.
+// forwarding: Agents forwards the registry's remote agents
+// (service.endpoint) through it and package collab questions to remote
+// agents, so that their tests can fake the remote side.
 type Forwarder interface {
 	Forward(ctx context.Context, endpoint, agent string, body []byte, header http.Header, sink Sink) error
 }

@@ -17,7 +17,7 @@ func withRemote(t testing.TB) option {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return withRunner(func(rc *runner.RunnerConfig) { rc.Remote = c })
+	return withRunner(func(rc *runner.RunnerConfig) { rc.Remote = remote.NewAgents(c) })
 }
 
 // internalService is a service of the operator's network that no request

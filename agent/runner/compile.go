@@ -12,7 +12,6 @@ import (
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/contextvars"
-	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/internal/suggest"
 )
 
@@ -25,8 +24,9 @@ type Agent struct {
 	commands map[string]*command
 	// tools are the agent's tools and the shared ones, by name.
 	tools map[string]stepkind.Tool
-	// handoffs are the hand-off messages the agent accepts, by type.
-	handoffs map[handoff.Type]*Accepted
+	// parts are the results of the loading's parts (LoadOptions.Parts),
+	// in their order.
+	parts []partResult
 }
 
 // Name returns the agent's name.
@@ -184,7 +184,7 @@ func compile(def *agent.Definition, diags *agent.Diagnostics, opts *LoadOptions,
 	if _, ok := a.commands[DefaultCommand]; !ok {
 		c.errorf(def.Pos, "agent %q: a %q command is required%s", def.Name, DefaultCommand, commandHint(a))
 	}
-	a.handoffs = c.compileHandoffs(a)
+	c.compileParts(a)
 	for _, check := range c.checks {
 		check(a)
 	}
@@ -364,8 +364,10 @@ func (a *Agent) ExportJSON(endpoint string) ([]byte, error) { return a.Def.Expor
 // Summary describes the agent and its commands, as GET /agents lists them.
 func (a *Agent) Summary() agent.Summary {
 	s := a.Def.Summary()
-	for _, t := range a.AcceptedTypes() {
-		s.Handoffs = append(s.Handoffs, agent.HandoffSummary{Type: string(t), Command: a.handoffs[t].Command})
+	for _, p := range a.parts {
+		if sum, ok := p.value.(Summarizer); ok {
+			sum.Summarize(&s)
+		}
 	}
 	s.Remote, _ = a.RemoteEndpoint()
 	return s

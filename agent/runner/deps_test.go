@@ -14,12 +14,17 @@ import (
 // conversation/binding). It keeps paused runs through agent/runstate and
 // links no store driver, nor a SQL driver (issue 27 item 3). It holds tools as
 // stepkind.Tool and compiles them through LoadOptions.Tools: it links no
-// tool runtime (package tools, its WASM engine), only tools/toolspec. The
-// list grows as phases move out.
+// tool runtime (package tools, its WASM engine), only tools/toolspec.
+// Remote agents are forwarded through stage.RemoteAgents (package remote
+// implements it) and hand-off acceptance is a definition part
+// (handoff/accept): the runner links neither remote nor any hand-off
+// package. The list grows as phases move out.
 func TestDeps(t *testing.T) {
 	deptest.Forbid(t, deptest.Module+"/agent/runner",
 		deptest.Module+"/knowledge/...",
 		deptest.Module+"/conversation/...",
+		deptest.Module+"/remote/...",
+		deptest.Module+"/handoff/...",
 		deptest.Module+"/tools",
 		deptest.Module+"/tools/toolload",
 		deptest.Module+"/tools/toolstep",

@@ -35,6 +35,10 @@ type LoadOptions struct {
 	// Kinds are the step kinds steps may use; nil means the built-in ones
 	// (NewKinds).
 	Kinds *stepkind.Registry
+	// Parts are the parts of definitions the gateway's features compile
+	// (hand-off acceptance, for one), in order, after each agent's
+	// commands; nil means none.
+	Parts []Part
 	// BaseDir is where relative tool paths of definitions not read from
 	// disk (the embedded examples) resolve; "" means the working directory.
 	BaseDir string

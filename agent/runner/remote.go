@@ -2,21 +2,16 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
-	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/apierr"
 )
 
-// remoteStateKey is the claim that carries a remote action's own state.
-const remoteStateKey = "remote"
-
 // prepareRemote prepares a request to a remote agent: any command, for the
-// remote knows its own; feedback verified here and its state unwrapped for
-// the remote.
+// remote knows its own; feedback verified here, and owned by the remote
+// agents (RunnerConfig.Remote), which put its state back for the remote.
 func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 	req := run.req
 	if r.cfg.Remote == nil {
@@ -28,7 +23,7 @@ func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 		if name, err = r.verifyFeedback(run); err != nil {
 			return nil, err
 		}
-		if _, ok := run.feedback.Data[remoteStateKey]; !ok {
+		if !r.cfg.Remote.Owns(run.feedback.Data) {
 			return nil, stateInvalid("the action state is not one of this remote agent's actions", nil)
 		}
 	}
@@ -43,77 +38,31 @@ func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 	return run, nil
 }
 
-// forwardRemote runs the request at the remote agent: the plugin's body
-// as it came, less the gateway's own fields (contextId: a conversation
-// here, not there), with the remote's own state put back into feedback.
+// forwardRemote runs the request at the remote agent (RunnerConfig.Remote),
+// its stream into em.
 func (run *Run) forwardRemote(ctx context.Context, em emit.Emitter) error {
-	body, err := run.remoteBody()
-	if err != nil {
-		return err
-	}
-	return run.cfg.Remote.Forward(ctx, run.remote, run.agent.Name(), body, run.req.Header, remoteSink{run: run, em: em})
-}
-
-// remoteBody is the body sent to the remote agent: the plugin's, or, for
-// a request the gateway made (an ask, a hand-off, a schedule), one made of
-// its command and context.
-func (run *Run) remoteBody() ([]byte, error) {
-	body := run.req.Body
-	if body == nil {
-		vars, err := run.req.Context.MarshalJSON()
-		if err != nil {
-			return nil, apierr.Internal(fmt.Errorf("encoding a request for a remote agent: %w", err))
-		}
-		return json.Marshal(map[string]any{"agent": run.agent.Name(), "command": run.cmd.def.Name, "contextVariables": json.RawMessage(vars)})
-	}
-	if run.req.ContextID == "" && run.feedback == nil {
-		return body, nil
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return nil, apierr.Internal(fmt.Errorf("re-reading a request for a remote agent: %w", err))
-	}
-	delete(fields, "contextId")
+	rr := &stage.RemoteRequest{Agent: run.agent.Name(), Command: run.cmd.def.Name, Endpoint: run.remote,
+		Body: run.req.Body, Header: run.req.Header, Context: run.req.Context, ContextID: run.req.ContextID,
+		Signer: run.cfg.Signer, Sink: em}
 	if run.feedback != nil {
-		var act map[string]json.RawMessage
-		if err := json.Unmarshal(fields["action"], &act); err != nil {
-			return nil, apierr.Internal(fmt.Errorf("re-reading an action for a remote agent: %w", err))
+		rr.Feedback = run.feedback.Data
+	}
+	return run.cfg.Remote.Forward(ctx, rr)
+}
+
+// RemoteEndpoint is where a remote agent runs: an agent whose definition
+// names service.endpoint and whose commands do nothing here (no reply,
+// templates, steps or actions) forwards its requests and hand-off messages
+// there.
+func (a *Agent) RemoteEndpoint() (string, bool) {
+	s := a.Def.Service
+	if s == nil || s.Endpoint == "" {
+		return "", false
+	}
+	for _, c := range a.commands {
+		if c.reply != nil || c.hasPrompt() || c.plan != nil || len(c.actions) > 0 {
+			return "", false
 		}
-		act["state"] = json.RawMessage(run.feedback.Data[remoteStateKey])
-		fields["action"], _ = json.Marshal(act)
 	}
-	return json.Marshal(fields)
-}
-
-// remoteSink passes a remote's stream to the emitter; the state of each
-// action is wrapped in the gateway's signed state (the remote's kept in
-// it), so that its feedback comes back here, verified, and goes on there.
-type remoteSink struct {
-	run *Run
-	em  emit.Emitter
-}
-
-func (s remoteSink) Chunk(raw []byte) error      { return s.em.Chunk(raw) }
-func (s remoteSink) Error(e *apierr.Error) error { return s.em.Error(e) }
-
-// Action implements remote.Sink.
-func (s remoteSink) Action(a *actions.Action) error {
-	state := a.State
-	if !a.StateIsJSON {
-		data, _ := json.Marshal(a.State)
-		state = string(data)
-	}
-	claims := actions.Claims{Agent: s.run.agent.Name(), Command: s.run.cmd.def.Name, Kind: a.Kind,
-		Data: map[string]string{remoteStateKey: state}}
-	if a.Tree != nil {
-		claims.TreeID = a.Tree.TreeID
-	}
-	token, err := s.run.cfg.Signer.Sign(claims)
-	if err != nil {
-		return s.em.Error(apierr.New(apierr.CodeActionInvalid, fmt.Sprintf("the remote agent's %s action cannot be offered: its state is too large to carry (%v)", a.Kind, err)).
-			From(apierr.SourceUpstream))
-	}
-	b := *a
-	b.State, b.StateIsJSON = token, false
-	return s.em.Action(&b)
+	return s.Endpoint, true
 }

@@ -27,7 +27,6 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/plan"
-	"github.com/agentgw/agentgw/remote"
 )
 
 // RunnerConfig holds what the runner needs besides the registry.
@@ -53,8 +52,9 @@ type RunnerConfig struct {
 	// Conversations binds requests to the conversations they continue
 	// (conversation/binding); nil refuses the requests that send a contextId.
 	Conversations stage.Conversations
-	// Remote forwards the requests of remote agents; nil refuses them.
-	Remote remote.Forwarder
+	// Remote forwards the requests of remote agents (remote.Agents); nil
+	// refuses them.
+	Remote stage.RemoteAgents
 	// Stages are the request stages of the gateway's parts (package
 	// stage), run in order once a request's conversation is bound and its
 	// context applied, before its model is picked and its prompt built;

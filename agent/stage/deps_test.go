@@ -7,8 +7,13 @@ import (
 )
 
 // TestDeps: the plug-in interface every request stage imports links only
-// the context variables (and their leaf packages): no runner, database,
-// queue, git, template or expression engine.
+// the context variables, the actions and the error type (and their leaf
+// packages): no runner, database, queue, git, template or expression
+// engine, nor the remote agents' HTTP client.
 func TestDeps(t *testing.T) {
-	deptest.Check(t, deptest.Module+"/agent/stage", append([]string{deptest.Module + "/contextvars"}, deptest.Leaf...)...)
+	deptest.Check(t, deptest.Module+"/agent/stage", append([]string{
+		deptest.Module + "/contextvars",
+		deptest.Module + "/actions",
+		deptest.Module + "/apierr",
+	}, deptest.Leaf...)...)
 }

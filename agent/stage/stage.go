@@ -6,6 +6,11 @@
 // builds, one line per stage, and gives the runner (RunnerConfig.Stages).
 // The runner knows this interface, not the features behind it.
 //
+// The package holds the runner's other plug-in services that last a run:
+// Conversations, which binds the conversation a request continues, and
+// RemoteAgents, which forwards the requests of remote agents (package
+// remote implements it).
+//
 // # Order
 //
 // The runner prepares a request in this order: it resolves the agent

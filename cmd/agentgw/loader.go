@@ -165,7 +165,7 @@ type agentSet struct {
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
 	shared, diags := toolload.LoadTools(l.tools, l.toolFiles...)
-	opts := runner.LoadOptions{Tools: toolload.Compiler{Manager: l.tools}, Shared: toolload.Shared(shared), Kinds: l.kinds}
+	opts := runner.LoadOptions{Tools: toolload.Compiler{Manager: l.tools}, Shared: toolload.Shared(shared), Kinds: l.kinds, Parts: definitionParts()}
 	var agents []*runner.Agent
 	var ds agent.Diagnostics
 	if len(l.paths) == 0 {

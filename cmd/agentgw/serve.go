@@ -28,6 +28,7 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/openaiapi"
+	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/store/pgstore"
@@ -133,7 +134,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		observers = append(observers, mx)
 	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
-		Conversations: binding.New(conversations), Remote: remotes, Stages: requestStages(services{knowledge: knowledge, log: log}),
+		Conversations: binding.New(conversations), Remote: remote.NewAgents(remotes), Stages: requestStages(services{knowledge: knowledge, log: log}),
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
 		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),

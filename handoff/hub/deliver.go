@@ -14,6 +14,7 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/handoff/accept"
 	"github.com/agentgw/agentgw/handoff/queue"
 )
 
@@ -50,7 +51,7 @@ func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage,
 	if endpoint, ok := a.RemoteEndpoint(); ok {
 		return h.forward(ctx, a.Name(), endpoint, p.Message)
 	}
-	acc, ok := a.Accepts(msg.Payload.Type)
+	acc, ok := accept.Accepts(a, msg.Payload.Type)
 	if !ok {
 		return nil, fmt.Errorf("agent %q no longer accepts %s hand-offs", a.Name(), msg.Payload.Type)
 	}
@@ -81,7 +82,7 @@ func (h *Hub) pick(r *runner.Runner, recipients []string, t handoff.Type) (*runn
 			continue
 		}
 		_, remote := a.RemoteEndpoint()
-		if _, accepts := a.Accepts(t); remote || accepts {
+		if _, accepts := accept.Accepts(a, t); remote || accepts {
 			able = append(able, a)
 		}
 	}
@@ -188,7 +189,7 @@ func (h *Hub) fallback(ctx context.Context, env queue.Envelope, lastErr error) (
 	}
 	if command == "" {
 		command = runner.DefaultCommand
-		if acc, ok := a.Accepts(msg.Payload.Type); ok {
+		if acc, ok := accept.Accepts(a, msg.Payload.Type); ok {
 			command = acc.Command
 		}
 	}

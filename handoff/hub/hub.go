@@ -23,6 +23,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/handoff/accept"
 	"github.com/agentgw/agentgw/handoff/queue"
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/internal/suggest"
@@ -323,7 +324,7 @@ func (h *Hub) checkRecipients(r *runner.Runner, recipients []string, msg *handof
 			able++
 			continue
 		}
-		acc, ok := a.Accepts(msg.Payload.Type)
+		acc, ok := accept.Accepts(a, msg.Payload.Type)
 		if !ok {
 			refusal = apierr.Errorf(apierr.CodeBadRequest, "agent %q does not accept %s hand-offs%s", to, msg.Payload.Type, acceptedList(a)).
 				Suggest("send a type the agent declares under handoffs, or declare it")
@@ -364,7 +365,7 @@ func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
 		hint = "name one of the agent's commands, or the agent alone for the command it runs for the message's type"
 	default:
 		_, remote := a.RemoteEndpoint()
-		_, accepts := a.Accepts(t)
+		_, accepts := accept.Accepts(a, t)
 		switch {
 		case remote:
 			why = fmt.Sprintf("agent %q is remote: a fallback runs on this gateway", name)
@@ -383,7 +384,7 @@ func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
 }
 
 func acceptedList(a *runner.Agent) string {
-	ts := a.AcceptedTypes()
+	ts := accept.Types(a)
 	if len(ts) == 0 {
 		return " (it accepts none)"
 	}

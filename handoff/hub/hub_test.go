@@ -13,6 +13,7 @@ import (
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/handoff/accept"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/handoff/queue"
 	"github.com/agentgw/agentgw/internal/access"
@@ -85,7 +86,7 @@ func bindHub(t *testing.T, h *Hub, db, agentDocs string, qcfg queue.Config, obs 
 	}
 	var agents []*runner.Agent
 	for i, doc := range strings.Split(agentDocs, "\n---\n") {
-		as, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds}, fmt.Sprintf("a%d.yaml", i), []byte(doc))
+		as, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds, Parts: []runner.Part{accept.Part{}}}, fmt.Sprintf("a%d.yaml", i), []byte(doc))
 		if diags.Errors() > 0 {
 			t.Fatalf("agents: %v", diags)
 		}
