@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
@@ -26,7 +27,7 @@ func (r *Runner) resumeToolResults(run *Run) (string, error) {
 	// Every result must answer a call of one and the same paused run.
 	var pauseID string
 	for i, tr := range run.req.ToolResults {
-		id, err := r.cfg.runs.pauseOfCall(bgctx(), tr.CallID)
+		id, err := r.cfg.runs.PauseOfCall(bgctx(), tr.CallID)
 		if err != nil {
 			return "", pauseGone(err)
 		}
@@ -35,7 +36,7 @@ func (r *Runner) resumeToolResults(run *Run) (string, error) {
 		}
 		pauseID = id
 	}
-	rec, err := r.cfg.runs.peekPause(bgctx(), pauseID)
+	rec, err := r.cfg.runs.PeekPause(bgctx(), pauseID)
 	if err != nil {
 		return "", pauseGone(err)
 	}
@@ -52,7 +53,7 @@ func (r *Runner) resumeToolResults(run *Run) (string, error) {
 // resumeConsent finds the paused run a consent confirm answers; like
 // resumeToolResults it only reads it, for claimPause to take.
 func (r *Runner) resumeConsent(run *Run) error {
-	rec, err := r.cfg.runs.peekPause(bgctx(), run.feedback.Run)
+	rec, err := r.cfg.runs.PeekPause(bgctx(), run.feedback.Run)
 	if err != nil {
 		return pauseGone(err)
 	}
@@ -67,7 +68,7 @@ func (r *Runner) claimPause(run *Run) error {
 	if run.paused == nil {
 		return nil
 	}
-	rec, err := r.cfg.runs.takePause(bgctx(), run.paused.ID)
+	rec, err := r.cfg.runs.TakePause(bgctx(), run.paused.ID)
 	if err != nil {
 		return pauseGone(err)
 	}
@@ -93,7 +94,7 @@ func (run *Run) ownedBy(r *Runner, agent string) error {
 // brings, then what the command does after its model.
 func (run *Run) resume(ctx context.Context, em emit.Emitter) error {
 	rec := run.paused
-	if rec.Kind == pauseKindPlan {
+	if rec.Kind == runstate.KindPlan {
 		return run.afterModel(ctx, em)
 	}
 	l := &toolLoop{run: run, tools: map[string]stepkind.Tool{}, model: rec.Model, fallbacks: rec.Fallbacks, params: rec.Params,
@@ -104,7 +105,7 @@ func (run *Run) resume(ctx context.Context, em emit.Emitter) error {
 		}
 	}
 	results := rec.Results
-	var still []pendingCall
+	var still []runstate.PendingCall
 	for _, w := range rec.Waiting {
 		text, ok, err := run.answer(ctx, em, l, w)
 		if err != nil {
@@ -134,7 +135,7 @@ func (run *Run) resume(ctx context.Context, em emit.Emitter) error {
 
 // answer gives one waiting call its result from this request: the user's
 // consent (then the tool runs) or the IDE's result.
-func (run *Run) answer(ctx context.Context, em emit.Emitter, l *toolLoop, w pendingCall) (string, bool, error) {
+func (run *Run) answer(ctx context.Context, em emit.Emitter, l *toolLoop, w runstate.PendingCall) (string, bool, error) {
 	if w.Frontend {
 		for _, tr := range run.req.ToolResults {
 			if tr.CallID == w.ClientID {
@@ -199,7 +200,7 @@ func (l *toolLoop) fallback(name string, tr toolspec.Result) (string, bool, erro
 
 // repause keeps a run whose round still waits for some answers, and asks
 // for them again, so that the client knows what is pending.
-func (l *toolLoop) repause(ctx context.Context, em emit.Emitter, rec *pauseRecord) error {
+func (l *toolLoop) repause(ctx context.Context, em emit.Emitter, rec *runstate.Record) error {
 	rec.ID = uuid.NewString()       // a new record, as pause makes
 	rec.Tools = sortedKeys(l.tools) // less a tool a SKIP withdrew
 	if err := l.run.savePause(ctx, rec); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
@@ -176,10 +177,10 @@ func (run *Run) saveState(ctx context.Context, state map[string]any) error {
 	if !run.actionsSent.Load() || len(state) == 0 {
 		return nil
 	}
-	err := run.cfg.runs.saveState(ctx, run.runID(), state)
-	var big *stateTooLarge
+	err := run.cfg.runs.SaveState(ctx, run.runID(), state)
+	var big *runstate.StateTooLargeError
 	if errors.As(err, &big) {
-		run.logger().Warn("plan state too large to save for the actions' handlers", "bytes", big.size, "max", maxSavedState)
+		run.logger().Warn("plan state too large to save for the actions' handlers", "bytes", big.Size, "max", runstate.MaxState)
 		return nil
 	}
 	return err
@@ -189,5 +190,5 @@ func (run *Run) saveState(ctx context.Context, state map[string]any) error {
 // action whose run saved nothing (or whose state expired) starts empty. A
 // store that fails is STORE_UNAVAILABLE.
 func (run *Run) loadState(ctx context.Context, runID string) (map[string]any, error) {
-	return run.cfg.runs.planState(ctx, runID)
+	return run.cfg.runs.PlanState(ctx, runID)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/observe"
@@ -32,7 +33,7 @@ type planWait struct {
 // approval tells a consent tool step whether this request answers it.
 func (run *Run) approval(step string) stepkind.Approval {
 	rec := run.paused
-	if rec == nil || rec.Kind != pauseKindPlan || rec.Step != step || run.req.Action == nil {
+	if rec == nil || rec.Kind != runstate.KindPlan || rec.Step != step || run.req.Action == nil {
 		return stepkind.Unasked
 	}
 	if run.req.Action.Accepted {
@@ -80,12 +81,12 @@ func (run *Run) pausedPlan(ctx context.Context, em emit.Emitter, rep *plan.Repor
 	if step == "" {
 		return apierr.Internal(errors.New("a plan step was held with nothing to wait for"))
 	}
-	if !run.cfg.runs.keeps() {
-		return noPauseStore("a tool step needs the user's consent")
+	if !run.cfg.runs.Keeps() {
+		return runstate.NoStore("a tool step needs the user's consent")
 	}
-	rec := &pauseRecord{ID: uuid.NewString(), Kind: pauseKindPlan, Endpoint: run.endpoint, Agent: run.agent.Name(),
+	rec := &runstate.Record{ID: uuid.NewString(), Kind: runstate.KindPlan, Endpoint: run.endpoint, Agent: run.agent.Name(),
 		Command: run.cmd.def.Name, Step: step, State: rep.State, Done: map[string]any{}}
-	if prev := run.paused; prev != nil && prev.Kind == pauseKindPlan {
+	if prev := run.paused; prev != nil && prev.Kind == runstate.KindPlan {
 		for id, v := range prev.Done {
 			rec.Done[id] = v
 		}
@@ -106,7 +107,7 @@ func (run *Run) pausedPlan(ctx context.Context, em emit.Emitter, rep *plan.Repor
 // paused, when this run resumes that plan.
 func (run *Run) doneResult(step string) (any, bool) {
 	rec := run.paused
-	if rec == nil || rec.Kind != pauseKindPlan {
+	if rec == nil || rec.Kind != runstate.KindPlan {
 		return nil, false
 	}
 	v, ok := rec.Done[step]

@@ -17,6 +17,7 @@ import (
 	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/prompt"
 	"github.com/agentgw/agentgw/agent/request"
+	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
@@ -26,7 +27,6 @@ import (
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/plan"
-	"github.com/agentgw/agentgw/store"
 )
 
 // RunnerConfig holds what the runner needs besides the registry.
@@ -65,9 +65,11 @@ type RunnerConfig struct {
 	// mention it, as the system message placed after its system templates
 	// (knowledge/kb.PromptText); nil leaves them out of such prompts.
 	ReferencesPrompt func([]contextvars.KnowledgeBase) string
-	// Store keeps a plan's state for the handlers of the actions it sent;
-	// nil means handlers start with an empty state.
-	Store store.Store
+	// Store keeps a plan's state for the handlers of the actions it sent,
+	// and the runs paused for a consent or a frontend tool's result (a
+	// store.Store is one); nil means handlers start with an empty state and
+	// no run can pause.
+	Store runstate.KV
 	// StateTTL is how long that state is kept: as long as actions stay
 	// clickable. 0 means 24h.
 	StateTTL time.Duration
@@ -75,7 +77,7 @@ type RunnerConfig struct {
 	// means DefaultMaxToolRounds.
 	MaxToolRounds int
 	// PauseTTL is how long a run waiting for a consent or a frontend tool's
-	// result is kept; 0 means DefaultPauseTTL.
+	// result is kept; 0 means runstate.DefaultPauseTTL.
 	PauseTTL time.Duration
 	Logger   *slog.Logger
 	// Observers watch the runs that do not come with an observe.Watch in
@@ -83,7 +85,7 @@ type RunnerConfig struct {
 	// schedules'.
 	Observers observe.Observers
 	// runs is Store in the language of runs, made by NewRunner.
-	runs runStore
+	runs runstate.Store
 }
 
 // Runner executes commands of the registry's agents.
@@ -110,8 +112,7 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 	if cfg.Kinds == nil {
 		cfg.Kinds = NewKinds()
 	}
-	cfg.Store = checked(cfg.Store)
-	cfg.runs = runStore{st: cfg.Store, pauseTTL: cfg.PauseTTL, stateTTL: cfg.StateTTL}
+	cfg.runs = runstate.New(cfg.Store, cfg.PauseTTL, cfg.StateTTL)
 	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds), stages: cfg.Stages.Stages()}
 }
 
@@ -160,7 +161,7 @@ type Run struct {
 	depth       int
 	actionsSent atomic.Bool
 	// paused is the conversation or plan this request resumes, if any.
-	paused *pauseRecord
+	paused *runstate.Record
 	// planWait is the consent a tool step of the plan waits for.
 	planWait planWait
 	// handlerState is the state the run that sent the action saved, for
@@ -587,7 +588,7 @@ func (run *Run) afterModel(ctx context.Context, em emit.Emitter) error {
 	var state map[string]any
 	if cmd.plan != nil {
 		var init map[string]any
-		if run.paused != nil && run.paused.Kind == pauseKindPlan {
+		if run.paused != nil && run.paused.Kind == runstate.KindPlan {
 			init = run.paused.State
 		}
 		rep, err := run.runPlan(ctx, cmd.plan, em, init)

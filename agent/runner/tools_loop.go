@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
@@ -113,7 +114,7 @@ func (l *toolLoop) request() *llm.ChatRequest {
 // for the ones that need the user's consent or run in the IDE.
 func (l *toolLoop) handle(ctx context.Context, em emit.Emitter, calls []llm.ToolCall) error {
 	results := make([]string, len(calls))
-	var waiting []pendingCall
+	var waiting []runstate.PendingCall
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		t := l.tools[c.Name]
@@ -122,9 +123,9 @@ func (l *toolLoop) handle(ctx context.Context, em emit.Emitter, calls []llm.Tool
 			results[i] = toolResultText(toolspec.Result{CallID: c.ID, Status: toolspec.StatusError,
 				Error: &toolspec.ResultError{Code: toolspec.CodeUnknownTool, Message: fmt.Sprintf("there is no tool named %q", c.Name)}})
 		case t.ToolSpec().Runtime == "frontend":
-			waiting = append(waiting, pendingCall{Index: i, Call: c, Frontend: true})
+			waiting = append(waiting, runstate.PendingCall{Index: i, Call: c, Frontend: true})
 		case t.NeedsConsent():
-			waiting = append(waiting, pendingCall{Index: i, Call: c})
+			waiting = append(waiting, runstate.PendingCall{Index: i, Call: c})
 		default:
 			if err := em.Text(progressLine(c)); err != nil {
 				return apierr.Canceled(err)

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/handoff/queue"
 	"github.com/agentgw/agentgw/observe/metrics"
 	"github.com/agentgw/agentgw/schedule"
@@ -27,7 +27,7 @@ func newMetrics(cfg *Config, st store.Store, log *slog.Logger) *metrics.Metrics 
 	}
 	m := metrics.New(metrics.Options{Logger: log})
 	if c, ok := st.(store.Counter); ok {
-		if err := m.WatchPausedRuns(func(ctx context.Context) (int64, error) { return runner.CountPaused(ctx, c) }); err != nil {
+		if err := m.WatchPausedRuns(func(ctx context.Context) (int64, error) { return runstate.CountPaused(ctx, c) }); err != nil {
 			log.Warn("metrics: paused runs not counted", "err", err)
 		}
 	}

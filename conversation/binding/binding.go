@@ -8,10 +8,8 @@
 package binding
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -21,6 +19,7 @@ import (
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/conversation"
+	"github.com/agentgw/agentgw/internal/jsonnum"
 )
 
 // commitTimeout bounds keeping a turn once its answer has streamed: the
@@ -122,7 +121,7 @@ func (bd Binder) Bind(ctx context.Context, b stage.Binding) (stage.Conversation,
 	}
 	if b.Resumed != nil {
 		var p convState
-		if err := decodeNumbers(b.Resumed, &p); err != nil {
+		if err := jsonnum.Decode(b.Resumed, &p); err != nil {
 			return nil, apierr.Internal(fmt.Errorf("decoding a paused run's conversation: %w", err))
 		}
 		conv.id, conv.owner, conv.expect, conv.user, conv.header, conv.patch = p.ID, p.Owner, p.Expect, p.User, p.Header, p.Patch
@@ -260,20 +259,6 @@ func (c *bound) Commit(ctx context.Context) error {
 	op := conversation.Operation{Op: conversation.OpAddMessage, Messages: msgs, State: c.patch}
 	if _, err := c.repo.Apply(ctx, c.id, c.owner, op, c.expect); err != nil {
 		return conversation.ProtocolError(c.id, err)
-	}
-	return nil
-}
-
-// decodeNumbers decodes data into v, the numbers of its interface values
-// as json.Number, as the runner decodes the rest of a paused run.
-func decodeNumbers(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("data after the value")
 	}
 	return nil
 }

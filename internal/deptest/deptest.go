@@ -24,6 +24,7 @@ var Leaf = []string{
 	Module + "/internal/pathglob",
 	Module + "/internal/suggest",
 	Module + "/internal/watchdog",
+	Module + "/internal/jsonnum",
 }
 
 // Check fails t if the package at import path pkg depends, directly or
