@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/internal/suggest"
@@ -26,7 +27,7 @@ import (
 
 // Loaded is what a Loader made of some agent definitions.
 type Loaded struct {
-	Agents   []*runner.Agent
+	Agents   []*program.Agent
 	Problems agent.Diagnostics
 	// Kinds are the step kinds the agents were compiled with, for the
 	// runner (request-carried definitions).
@@ -213,7 +214,7 @@ type env struct {
 	runner *runner.Runner
 	replay *replay
 	stubs  *Stubs
-	agents []*runner.Agent
+	agents []*program.Agent
 }
 
 // runSuite loads the suite's agents twice, as the gateway does (its errors
@@ -251,7 +252,7 @@ func runSuite(ctx context.Context, cfg *Config, s Suite, sum *Summary) {
 func newEnv(cfg *Config, s Suite) (*env, func()) {
 	stubs := &Stubs{}
 	loaded := cfg.Load(s.Agents, stubs)
-	reg := runner.NewRegistry(nil)
+	reg := program.NewRegistry(nil)
 	reg.SwapLoaded(loaded.Agents, loaded.Problems)
 	rp := &replay{}
 	client, err := llm.New(llm.Config{BaseURL: ModelURL, HTTPClient: &http.Client{Transport: rp}})

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
@@ -84,7 +85,7 @@ func newTestAsker(t *testing.T, m *llmtest.Model, cfg Config, more ...string) (*
 	for _, s := range more {
 		src += "\n---\n" + s
 	}
-	agents, diags := runner.ParseWith(runner.LoadOptions{Tools: toolload.Compiler{Manager: tm}}, "test.yaml", []byte(src))
+	agents, diags := program.ParseWith(program.LoadOptions{Tools: toolload.Compiler{Manager: tm}}, "test.yaml", []byte(src))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents do not load:\n%s", diags)
 	}
@@ -96,7 +97,7 @@ func newTestAsker(t *testing.T, m *llmtest.Model, cfg Config, more ...string) (*
 		}
 		rcfg.LLM = c
 	}
-	r := runner.NewRunner(runner.NewRegistry(agents), rcfg)
+	r := runner.NewRunner(program.NewRegistry(agents), rcfg)
 	a.SetRunner(r)
 	return a, r
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
@@ -109,7 +110,7 @@ func (h *Handler) models() []modelJSON {
 				continue
 			}
 			id := a.Name()
-			if c.Name != runner.DefaultCommand {
+			if c.Name != program.DefaultCommand {
 				id += "/" + c.Name
 			}
 			out = append(out, modelJSON{ID: id, Object: "model", Created: h.created, OwnedBy: "agentgw"})

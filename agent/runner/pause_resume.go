@@ -100,7 +100,7 @@ func (run *Run) resume(ctx context.Context, em emit.Emitter) error {
 	l := &toolLoop{run: run, tools: map[string]stepkind.Tool{}, model: rec.Model, fallbacks: rec.Fallbacks, params: rec.Params,
 		msgs: rec.Messages, round: rec.Round, stream: rec.Stream, start: rec.Start}
 	for _, name := range rec.Tools {
-		if t := run.cmd.tools[name]; t != nil {
+		if t := run.cmd.Tools[name]; t != nil {
 			l.tools[name] = t
 		}
 	}

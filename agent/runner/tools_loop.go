@@ -82,7 +82,7 @@ func (l *toolLoop) converse(ctx context.Context, em emit.Emitter) (string, error
 func (l *toolLoop) ask(ctx context.Context, em emit.Emitter) (string, []llm.ToolCall, error) {
 	run := l.run
 	if run.cfg.LLM == nil {
-		return "", nil, notConfigured(run.cmd.def.Name)
+		return "", nil, notConfigured(run.cmd.Def.Name)
 	}
 	req := l.request()
 	if !l.stream {

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/handoff/queue"
@@ -126,7 +126,7 @@ func newRemote(cfg *Config, getenv func(string) string, tokens *remoteTokens, lo
 // remoteTokens finds the token of a remote agent's endpoint in the agents
 // loaded (their service.tokenEnv); the registry is set once it is built.
 type remoteTokens struct {
-	reg atomic.Pointer[runner.Registry]
+	reg atomic.Pointer[program.Registry]
 }
 
 // header is the X-Agentgw-Token for endpoint, nil when no agent with that

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/collab"
 	"github.com/agentgw/agentgw/collab/askstep"
@@ -157,7 +157,7 @@ func (s hubSender) Send(ctx context.Context, msg *handoff.Message, origin handof
 // agent's tools include them, but a set may have no agent), and the
 // problems found making them.
 type agentSet struct {
-	agents   []*runner.Agent
+	agents   []*program.Agent
 	shared   map[string]*tools.Tool
 	problems agent.Diagnostics
 }
@@ -165,13 +165,13 @@ type agentSet struct {
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
 	shared, diags := toolload.LoadTools(l.tools, l.toolFiles...)
-	opts := runner.LoadOptions{Tools: toolload.Compiler{Manager: l.tools}, Shared: toolload.Shared(shared), Kinds: l.kinds, Parts: definitionParts()}
-	var agents []*runner.Agent
+	opts := program.LoadOptions{Tools: toolload.Compiler{Manager: l.tools}, Shared: toolload.Shared(shared), Kinds: l.kinds, Parts: definitionParts()}
+	var agents []*program.Agent
 	var ds agent.Diagnostics
 	if len(l.paths) == 0 {
-		agents, ds = runner.LoadFSWith(opts, configs.FS, configs.AgentsDir)
+		agents, ds = program.LoadFSWith(opts, configs.FS, configs.AgentsDir)
 	} else {
-		agents, ds = runner.LoadWith(opts, l.paths...)
+		agents, ds = program.LoadWith(opts, l.paths...)
 	}
 	names := make([]string, 0, len(agents))
 	for _, a := range agents {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/llm/llmtest"
 )
 
@@ -23,7 +23,7 @@ func TestRemoteTokensAll(t *testing.T) {
 	if got := tokens.all(env); len(got) != 0 {
 		t.Errorf("before the agents are loaded: %q", got)
 	}
-	tokens.reg.Store(runner.NewRegistry([]*runner.Agent{
+	tokens.reg.Store(program.NewRegistry([]*program.Agent{
 		{Def: &agent.Definition{Name: "far", Service: &agent.Service{Endpoint: "http://127.0.0.1:1/", TokenEnv: "REMOTE_TOKEN"}}},
 		{Def: &agent.Definition{Name: "unset", Service: &agent.Service{Endpoint: "http://127.0.0.1:2/", TokenEnv: "UNSET"}}},
 		{Def: &agent.Definition{Name: "local"}},

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
 	"github.com/agentgw/agentgw/tools/toolspec"
@@ -19,7 +19,7 @@ func registerRuntimes(tm *tools.Manager, pool *mcp.Pool) {
 // that needs the user's consent (USER_CONSENT) is never offered: an MCP
 // client has no user to ask, and calling it over /mcp would skip the
 // consent a plugin's user gives.
-func exportedTools(reg *runner.Registry) func() []mcp.ExportedTool {
+func exportedTools(reg *program.Registry) func() []mcp.ExportedTool {
 	return func() []mcp.ExportedTool {
 		var out []mcp.ExportedTool
 		seen := map[string]bool{}

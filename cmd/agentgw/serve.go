@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/prompt"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/conversation"
@@ -122,7 +123,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	ld := newLoader(cfg, getenv, services{repos: repos, pool: pool, handoffs: handoffs, knowledge: knowledge,
 		conversations: conversations, log: log}, log)
 	set := ld.load(agentSet{}, log)
-	reg := runner.NewRegistry(nil)
+	reg := program.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
 	tokens.reg.Store(reg)
 	observers, stopObservers, err := newObservers(ctx, cfg, getenv, log)
@@ -425,7 +426,7 @@ func newRepos(cfg *Config, getenv func(string) string, log *slog.Logger) (*gitre
 
 // reloadOnHUP reloads the agent definitions on SIGHUP and swaps them in
 // for cur, the set loaded before.
-func reloadOnHUP(ctx context.Context, reg *runner.Registry, l *loader, cur agentSet, log *slog.Logger, after func(agentSet)) {
+func reloadOnHUP(ctx context.Context, reg *program.Registry, l *loader, cur agentSet, log *slog.Logger, after func(agentSet)) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -445,7 +446,7 @@ func reloadOnHUP(ctx context.Context, reg *runner.Registry, l *loader, cur agent
 // the tools of old no longer used: requests in flight keep the old agents,
 // and each old tool is released once no call to it is in flight. It
 // returns the new set.
-func reload(reg *runner.Registry, l *loader, old agentSet, log *slog.Logger) agentSet {
+func reload(reg *program.Registry, l *loader, old agentSet, log *slog.Logger) agentSet {
 	set := l.load(old, log)
 	reg.SwapLoaded(set.agents, set.problems)
 	log.Info("agent definitions reloaded", "agents", reg.Names(), "problems", len(set.problems))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
@@ -74,8 +75,8 @@ func queued(env queue.Envelope) (payload, *handoff.Message, error) {
 // pick chooses the agent of recipients that runs the message: the one
 // named, or, of a pool, the next (round-robin) of those that take its
 // type.
-func (h *Hub) pick(r *runner.Runner, recipients []string, t handoff.Type) (*runner.Agent, error) {
-	var able []*runner.Agent
+func (h *Hub) pick(r *runner.Runner, recipients []string, t handoff.Type) (*program.Agent, error) {
+	var able []*program.Agent
 	for _, name := range recipients {
 		a, ok := r.Registry().Get(name)
 		if !ok {
@@ -188,7 +189,7 @@ func (h *Hub) fallback(ctx context.Context, env queue.Envelope, lastErr error) (
 		return nil, fmt.Errorf("fallback_action %q names no agent of this gateway (after: %v)", env.FallbackAction, lastErr)
 	}
 	if command == "" {
-		command = runner.DefaultCommand
+		command = program.DefaultCommand
 		if acc, ok := accept.Accepts(a, msg.Payload.Type); ok {
 			command = acc.Command
 		}

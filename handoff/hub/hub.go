@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
@@ -370,8 +371,8 @@ func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
 		case remote:
 			why = fmt.Sprintf("agent %q is remote: a fallback runs on this gateway", name)
 			hint = "name an agent of this gateway"
-		case !hasCommand && !accepts && !slices.Contains(a.CommandNames(), runner.DefaultCommand):
-			why = fmt.Sprintf("agent %q neither accepts %s hand-offs nor has a command %q", name, t, runner.DefaultCommand)
+		case !hasCommand && !accepts && !slices.Contains(a.CommandNames(), program.DefaultCommand):
+			why = fmt.Sprintf("agent %q neither accepts %s hand-offs nor has a command %q", name, t, program.DefaultCommand)
 			hint = `name the command it runs: "agent/command"`
 		}
 	}
@@ -383,7 +384,7 @@ func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
 	return e.Suggest(hint)
 }
 
-func acceptedList(a *runner.Agent) string {
+func acceptedList(a *program.Agent) string {
 	ts := accept.Types(a)
 	if len(ts) == 0 {
 		return " (it accepts none)"

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
@@ -80,19 +81,19 @@ func newHubOn(t *testing.T, db, agentDocs string, limits Limits, qcfg queue.Conf
 // does.
 func bindHub(t *testing.T, h *Hub, db, agentDocs string, qcfg queue.Config, obs ...observe.Observer) {
 	t.Helper()
-	kinds := runner.NewKinds()
+	kinds := program.NewKinds()
 	if err := kinds.Register(handoffstep.New(stepSender{h})); err != nil {
 		t.Fatal(err)
 	}
-	var agents []*runner.Agent
+	var agents []*program.Agent
 	for i, doc := range strings.Split(agentDocs, "\n---\n") {
-		as, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds, Parts: []runner.Part{accept.Part{}}}, fmt.Sprintf("a%d.yaml", i), []byte(doc))
+		as, diags := program.ParseWith(program.LoadOptions{Kinds: kinds, Parts: []program.Part{accept.Part{}}}, fmt.Sprintf("a%d.yaml", i), []byte(doc))
 		if diags.Errors() > 0 {
 			t.Fatalf("agents: %v", diags)
 		}
 		agents = append(agents, as...)
 	}
-	r := runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{Observers: obs})
+	r := runner.NewRunner(program.NewRegistry(agents), runner.RunnerConfig{Observers: obs})
 	qcfg.Handler, qcfg.Escalate, qcfg.Fallback = h.Handler(), h.Escalate(), h.Fallback()
 	qcfg.PollInterval, qcfg.Backoff = 20*time.Millisecond, func(int) time.Duration { return 10 * time.Millisecond }
 	var q *queue.Queue

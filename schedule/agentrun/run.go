@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
@@ -90,7 +91,7 @@ func (rs *Runs) run(ctx context.Context, sc schedule.Schedule, t *Target) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Agent: t.Agent, Command: firstNonEmpty(t.Command, runner.DefaultCommand)}
+	res := &Result{Agent: t.Agent, Command: firstNonEmpty(t.Command, program.DefaultCommand)}
 	req, err := request.Decode(body)
 	if err == nil {
 		req.Owner = runOwner(sc, t)
