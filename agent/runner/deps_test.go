@@ -14,7 +14,7 @@ import (
 // conversation/binding). It keeps paused runs through agent/runstate and
 // links no store driver, nor a SQL driver (issue 27 item 3). It holds tools as
 // stepkind.Tool and compiles them through LoadOptions.Tools: it links no
-// tool runtime (package tools, its WASM engine), only tools/toolspec.
+// tool runtime (package tools, its WASM engine), only agent/toolspec.
 // Remote agents are forwarded through stage.RemoteAgents (package remote
 // implements it) and hand-off acceptance is a definition part
 // (handoff/accept): the runner links neither remote nor any hand-off

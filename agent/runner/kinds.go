@@ -7,10 +7,10 @@ import (
 
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 var _ stepkind.Run = (*stepRun)(nil)

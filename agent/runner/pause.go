@@ -13,10 +13,10 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/runstate"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // consentKey is the action key of a tool-consent confirm.

@@ -14,9 +14,9 @@ import (
 	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/tools/toolspec"
 	"github.com/google/uuid"
 )
 

@@ -15,10 +15,10 @@ import (
 
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // heldRuntime runs tools of runtime "held": a call reports its tool's name

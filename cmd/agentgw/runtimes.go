@@ -2,9 +2,9 @@ package main
 
 import (
 	"github.com/agentgw/agentgw/agent/program"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/mcp"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // registerRuntimes adds the runtimes that live outside the tools package:

@@ -16,13 +16,13 @@ import (
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/schedule"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Result is a run's result: what the command showed, or what the tool

@@ -2,8 +2,8 @@ package toolload
 
 import (
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // A *tools.Tool is what step kinds and the runner hold.

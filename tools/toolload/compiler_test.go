@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/agent/program"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Compiler is loading's tool compiler.
