@@ -25,10 +25,6 @@ var knownFaults = map[string]string{
 	// F2: a run whose outcome is written while PostgreSQL is down stays
 	// RUNNING (issue 28 item 5).
 	"pg-restart/handoff-not-done": "F2 (issue 28 item 5)",
-	"pg-restart/sched-running":    "F2 (issue 28 item 5)",
-	// F3: a conversation turn answered whole (no error frame) while
-	// PostgreSQL restarts is not stored.
-	"pg-restart/convo-lost": "F3 (bench/soak/README.md)",
 }
 
 // TestSoakShort runs the four scenarios small and short: 50 clients for 6
