@@ -32,9 +32,6 @@ type Loaded struct {
 	// Kinds are the step kinds the agents were compiled with, for the
 	// runner (request-carried definitions).
 	Kinds *stepkind.Registry
-	// Bind gives the runner to the parts that run other agents' commands
-	// (ask steps); nil when there are none.
-	Bind func(*runner.Runner)
 	// Close releases the agents' tools; nil when there is nothing to close.
 	Close func()
 }
@@ -267,10 +264,9 @@ func newEnv(cfg *Config, s Suite) (*env, func()) {
 	// One step at a time: the model's answers are taken in order.
 	rc.Parallel = 1
 	rc.Logger = slog.New(slog.DiscardHandler)
+	// The parts that run other agents' commands (ask steps) reach them
+	// through the runner of the run they are in (package agent/dispatch).
 	r := runner.NewRunner(reg, rc)
-	if loaded.Bind != nil {
-		loaded.Bind(r)
-	}
 	return &env{cfg: cfg, runner: r, replay: rp, stubs: stubs, agents: loaded.Agents}, loaded.Close
 }
 

@@ -75,8 +75,11 @@ func fixedIDs(cfg *Config) {
 	cfg.Now = func() time.Time { return time.Date(2026, 4, 4, 12, 0, 0, 0, time.UTC) }
 }
 
-// newTestAsker builds a runner over testAgents (and more) asking m, and
-// an Asker over it whose ask_agent tool the agents can call.
+// newTestAsker builds a runner over testAgents (and more) asking m, whose
+// agents' ask_agent tool asks through an Asker with cfg, and returns an
+// Asker with cfg for the test's own asks, which come from no run: it has
+// the runner as its Config.Local (the tools' Asker is built before the
+// runner and asks through the runner of the run calling it).
 func newTestAsker(t *testing.T, m *llmtest.Model, cfg Config, more ...string) (*Asker, *runner.Runner) {
 	t.Helper()
 	a := New(cfg)
@@ -98,8 +101,8 @@ func newTestAsker(t *testing.T, m *llmtest.Model, cfg Config, more ...string) (*
 		rcfg.LLM = c
 	}
 	r := runner.NewRunner(program.NewRegistry(agents), rcfg)
-	a.SetRunner(r)
-	return a, r
+	cfg.Local = r
+	return New(cfg), r
 }
 
 // types lists the exchange's message types.

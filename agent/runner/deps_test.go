@@ -39,7 +39,8 @@ func TestDeps(t *testing.T) {
 // TestImports: the runner's own files import no feature package, only
 // its vocabulary and the seams features plug in through: what a request
 // is (agent/request), what a command is (agent/program, agent, tmpl,
-// toolspec, stepkind), how the phases plug in (agent/stage), the prompt,
+// toolspec, stepkind), how the phases plug in (agent/stage), how what
+// runs inside a run reaches the gateway's agents (agent/dispatch), the prompt,
 // the emitter, what a run keeps between requests (agent/runstate, over a
 // KV its caller hands it), and the plan engine that runs a command's
 // steps. Conversations, knowledge, remote agents, hand-offs, tools,
@@ -51,7 +52,7 @@ func TestImports(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := []string{
-		"actions", "agent", "agent/emit", "agent/program", "agent/prompt", "agent/request", "agent/runstate",
+		"actions", "agent", "agent/dispatch", "agent/emit", "agent/program", "agent/prompt", "agent/request", "agent/runstate",
 		"agent/stage", "agent/stepkind", "agent/tmpl", "agent/toolspec", "apierr", "contextvars", "internal/...",
 		"llm", "observe", "plan",
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/dispatch"
 	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/prompt"
@@ -120,14 +121,30 @@ func NewRunner(reg *program.Registry, cfg RunnerConfig) *Runner {
 // Registry returns the runner's registry.
 func (r *Runner) Registry() *program.Registry { return r.reg }
 
+var _ dispatch.Local = (*Runner)(nil)
+
+// Dispatch implements dispatch.Local: it prepares req and executes it into
+// em; Prepare's error is returned, em untouched.
+func (r *Runner) Dispatch(ctx context.Context, req *request.Request, em emit.Emitter) error {
+	run, err := r.Prepare(req)
+	if err != nil {
+		return err
+	}
+	run.Execute(ctx, em)
+	return nil
+}
+
 // Run is one prepared request: everything that can fail before the stream
 // starts has been checked.
 type Run struct {
-	cfg   *RunnerConfig
-	reg   *program.Registry
-	req   *request.Request
-	agent *program.Agent // the agent whose command runs
-	cmd   *program.Command
+	// runner is the runner that prepared the run: Execute gives it to
+	// what runs inside (dispatch.WithLocal).
+	runner *Runner
+	cfg    *RunnerConfig
+	reg    *program.Registry
+	req    *request.Request
+	agent  *program.Agent // the agent whose command runs
+	cmd    *program.Command
 	// endpoint is the agent the plugin called: feedback comes back there.
 	endpoint string
 	// id names the run: the state its actions' handlers restore. runID
@@ -252,7 +269,7 @@ func (r *Runner) Prepare(req *request.Request) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{cfg: &r.cfg, reg: r.reg, req: req, agent: a, endpoint: a.Name(), turns: req.Messages}
+	run := &Run{runner: r, cfg: &r.cfg, reg: r.reg, req: req, agent: a, endpoint: a.Name(), turns: req.Messages}
 	if endpoint, ok := a.RemoteEndpoint(); ok {
 		return r.prepareRemote(run, endpoint)
 	}
@@ -373,7 +390,7 @@ func (run *Run) inputData() map[string]any {
 // sub prepares a run of another command for a call step or a handler: same
 // request and context, the target's own options and model.
 func (run *Run) sub(a *program.Agent, cmd *program.Command) *Run {
-	s := &Run{cfg: run.cfg, reg: run.reg, req: run.req, agent: a, cmd: cmd, endpoint: run.endpoint,
+	s := &Run{runner: run.runner, cfg: run.cfg, reg: run.reg, req: run.req, agent: a, cmd: cmd, endpoint: run.endpoint,
 		turns: run.turns, feedback: run.feedback, depth: run.depth + 1, parent: run, conv: run.conv}
 	s.model = firstNonEmpty(cmd.Model.ModelName, run.req.Model, run.cfg.DefaultModel)
 	s.fallbacks = cmd.Model.FallbackModels
@@ -509,8 +526,13 @@ func (run *Run) Loaded() bool {
 // Execute runs the command, writing to em, and always ends the stream.
 // The run reports to the observe.Watch ctx carries; when it carries none
 // and the runner has observers (a hand-off's or a schedule's run), the run
-// is watched as a request of its own.
+// is watched as a request of its own. What runs inside the run (steps,
+// tools) reaches the gateway's agents through the runner, which ctx
+// carries for them (dispatch.LocalFrom).
 func (run *Run) Execute(ctx context.Context, em emit.Emitter) {
+	if run.runner != nil {
+		ctx = dispatch.WithLocal(ctx, run.runner)
+	}
 	if len(run.cfg.Observers) > 0 && observe.From(ctx) == nil {
 		var w *observe.Watch
 		ctx, w = run.cfg.Observers.Begin(ctx, &observe.Request{Source: run.source(), RequestID: run.req.ID})

@@ -37,10 +37,6 @@ type loader struct {
 	toolFiles []string
 	tools     *tools.Manager
 	kinds     *stepkind.Registry
-	// asker carries ask steps and the ask_agent tool to other agents; it
-	// has no runner until serve gives it the one it builds after loading
-	// (collab.Asker.SetRunner).
-	asker *collab.Asker
 	// ask is the ask step kind, which checks the agents asks name once a
 	// read has loaded them all.
 	ask *askstep.Kind
@@ -74,7 +70,8 @@ func (s services) searcher() recallstep.Searcher {
 
 // newLoader builds the tool manager and the step kinds from the
 // configuration and the services. The ask steps and the ask_agent tool
-// get an Asker whose runner serve sets once it has built it; remote agents
+// get an Asker without a runner: it is built after them, and an ask goes
+// through the runner of the run asking (agent/dispatch); remote agents
 // are the runner's to forward to, so the Asker resolves none itself.
 func newLoader(cfg *Config, getenv func(string) string, svc services, log *slog.Logger) *loader {
 	asker := collab.New(collab.Config{Logger: log})
@@ -88,7 +85,7 @@ func newLoader(cfg *Config, getenv func(string) string, svc services, log *slog.
 	})
 	registerRuntimes(tm, svc.pool)
 	ask := askstep.New(asker)
-	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(svc, ask), asker: asker, ask: ask}
+	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(svc, ask), ask: ask}
 }
 
 // sender is the hub as the handoff step and tool send through it; nil

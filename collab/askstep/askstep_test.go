@@ -111,7 +111,6 @@ func newRunner(t *testing.T, c *llm.Client, cfg collab.Config) *runner.Runner {
 		t.Fatalf("agents do not load:\n%s", diags)
 	}
 	r := runner.NewRunner(program.NewRegistry(agents), runner.RunnerConfig{LLM: c, Kinds: kinds})
-	asker.SetRunner(r)
 	return r
 }
 

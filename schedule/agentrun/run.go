@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/dispatch"
 	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
@@ -168,7 +169,10 @@ func (rs *Runs) callTool(ctx context.Context, sc schedule.Schedule, t *Target) (
 		if params == nil {
 			params = map[string]any{}
 		}
-		r := tool.Call(toolspec.WithCaller(ctx, toolspec.Caller{Agent: t.Agent, Owner: runOwner(sc, t)}), toolspec.Call{ID: tools.NewCallID(), Parameters: params})
+		// The call comes from no run: what it runs on the gateway's agents
+		// (ask_agent) goes through the runner.
+		callCtx := dispatch.WithLocal(toolspec.WithCaller(ctx, toolspec.Caller{Agent: t.Agent, Owner: runOwner(sc, t)}), rs.Runner)
+		r := tool.Call(callCtx, toolspec.Call{ID: tools.NewCallID(), Parameters: params})
 		res.Output = r.Result
 		if r.Status != toolspec.StatusSuccess {
 			msg := r.Status
