@@ -64,9 +64,10 @@ func (s *sampler) take(ctx context.Context, r *replica, at time.Duration) {
 }
 
 // goroutines reads go_goroutines from the debug listener's /metrics (-1
-// when it cannot).
+// when it cannot: the table shows it).
 func goroutines(ctx context.Context, addr string) int {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	// Under full load /metrics can take seconds to answer.
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
 	if err != nil {
