@@ -302,6 +302,10 @@ func (m *mixer) postHandoff(ctx context.Context, prompt string) {
 			continue
 		}
 		res := result{outcome: refused, code: fmt.Sprintf("HTTP %d", status), detail: err.Error()}
+		if _, rest, ok := strings.Cut(err.Error(), "/handoffs: "); ok && status != 0 {
+			// apiCall's error names the ERROR_RESPONSE's code first.
+			res.code, _, _ = strings.Cut(rest, ":")
+		}
 		if status == 0 {
 			res.outcome, res.code = broken, ""
 		}
