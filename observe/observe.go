@@ -56,7 +56,11 @@ const (
 
 // Run watches one request. Its methods may be called from several
 // goroutines at once (a plan's steps run in parallel). The functions the
-// Start methods return end what they started; each is called once.
+// start methods (Phase, Upstream, Step, Tool, Git, Handoff) return end
+// what they started; each is called once. A Run may return a nil
+// function when it has nothing to do at the end (Nop does): the Watch
+// then calls nothing, and makes no function of its own for a start that
+// no Run needs to end.
 type Run interface {
 	// Routed names the agent and command that serve the request. Loaded
 	// is false for an agent defined by the request itself, whose names
@@ -190,6 +194,21 @@ type Outcome struct {
 	// TTFB is the time to the response's first byte, 0 when none.
 	TTFB     time.Duration
 	Duration time.Duration
+
+	// What the Watch saw, set by Watch.End whatever the caller gave: so
+	// that an observer that only writes a summary (the access log) needs
+	// no end of its own for each model call.
+
+	// Routed is set when Run.Routed was called; Agent and Command are
+	// the names of its last call, as given.
+	Routed         bool
+	Agent, Command string
+	// Model is the last model call's UpstreamResult.Model, "" when no
+	// model was called.
+	Model string
+	// Usage adds up the model calls' tokens; Estimated is set when any
+	// was estimated.
+	Usage Usage
 }
 
 // Results of a request.
