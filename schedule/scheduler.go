@@ -284,8 +284,8 @@ func (s *Scheduler) inProgress() []string {
 	return ids
 }
 
-// renew renews the lease of run every heartbeat until stop is closed.
-func (s *Scheduler) renew(run Run, stop <-chan struct{}) {
+// renew renews the lease of run id every heartbeat until stop is closed.
+func (s *Scheduler) renew(id string, stop <-chan struct{}) {
 	t := time.NewTicker(s.cfg.Heartbeat)
 	defer t.Stop()
 	for {
@@ -295,10 +295,10 @@ func (s *Scheduler) renew(run Run, stop <-chan struct{}) {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Heartbeat)
-		err := s.st.renew(ctx, run.ID, s.cfg.Now().Add(s.lease(Schedule{})))
+		err := s.st.renew(ctx, id, s.cfg.Now().Add(s.lease(Schedule{})))
 		cancel()
 		if err != nil {
-			s.log.Warn("schedule: renewing a run's lease", "run", run.ID, "err", err)
+			s.log.Warn("schedule: renewing a run's lease", "run", id, "err", err)
 		}
 	}
 }
@@ -397,10 +397,10 @@ func (s *Scheduler) execute(sc Schedule, run Run) Run {
 	defer cancel()
 	s.log.Debug("schedule: run started", "schedule", sc.Name, "run", run.ID, "due", run.Due, "manual", run.Manual)
 	stopRenew, renewed := make(chan struct{}), make(chan struct{})
-	go func() {
+	go func(id string) {
 		defer close(renewed)
-		s.renew(run, stopRenew)
-	}()
+		s.renew(id, stopRenew)
+	}(run.ID)
 	ch := make(chan outcome, 1)
 	go func() {
 		defer func() {

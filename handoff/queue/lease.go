@@ -11,8 +11,9 @@ import (
 )
 
 // held is a run that holds a message: the message, the run's token, the
-// attempt it is, and whether it lost its lease (another replica took the
-// message back while this run's heartbeats did not reach the database).
+// attempt it is, and whether it lost its lease (a replica took the
+// message back while this run's heartbeats did not reach the database:
+// its handler is cancelled).
 type held struct {
 	id       string
 	token    string

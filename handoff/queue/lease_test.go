@@ -188,3 +188,53 @@ func TestOutcomeSurvivesAnOutage(t *testing.T) {
 		}
 	})
 }
+
+// TestLostLease: a run whose heartbeats do not reach the database (its
+// renewals fail) while its process lives on is taken back by another
+// replica and run again; when a renewal reaches the database again, it
+// finds the message no longer its own, and its handler is cancelled
+// (errLeaseLost), its outcome not recorded over the new run's.
+func TestLostLease(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		var runs atomic.Int64
+		cause := make(chan error, 1)
+		handler := func(ctx context.Context, env Envelope) (json.RawMessage, error) {
+			if runs.Add(1) == 1 {
+				<-ctx.Done()
+				cause <- context.Cause(ctx)
+				return nil, ctx.Err()
+			}
+			return json.RawMessage(`"second"`), nil
+		}
+		a := openQueue(t, db, Config{Heartbeat: testHeartbeat, Handler: handler})
+		b := openQueue(t, db, Config{Heartbeat: testHeartbeat, Handler: handler})
+		f := breakPool(t, a, "SET lease_until = ? WHERE", 10)
+		enqueue(t, a, Envelope{ID: "cut"})
+		start(t, a)
+		for runs.Load() == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		start(t, b)
+		rec := waitFinal(t, b, "cut")
+		select {
+		case err := <-cause:
+			if !errors.Is(err, errLeaseLost) {
+				t.Errorf("the first run's context ended with %v", err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the first run was not cancelled within a minute")
+		}
+		time.Sleep(3 * testHeartbeat) // the first run's worker records nothing
+		got, err := b.Get(context.Background(), "cut")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Status != StatusCompleted || string(rec.Result) != `"second"` || got.Status != StatusCompleted ||
+			got.Attempts != 2 || got.Interruptions != 1 || got.Failures != 0 || runs.Load() != 2 {
+			t.Errorf("record %+v, then %+v; %d runs", rec, got, runs.Load())
+		}
+		if f.seen.Load() == 0 {
+			t.Error("no renewal failed")
+		}
+	})
+}

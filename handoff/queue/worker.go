@@ -110,6 +110,13 @@ func (q *Queue) deliver(ctx context.Context, id string, jobID int64) error {
 		return q.exhaust(bg, c.rec, r, c.lastErr, c.final)
 	}
 	result, delivered, herr := q.call(ctx, c.rec.Envelope)
+	if herr != nil && r.lost.Load() {
+		// The message was taken back (this run's heartbeats did not reach
+		// the database), which cancelled the handler: the message is
+		// another run's, this failure is not its.
+		q.log.Warn("handoff queue: a run that lost its lease ended", "id", id, "error", herr)
+		return nil
+	}
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordFor)
 	defer cancel()
 	now := q.cfg.Now().UnixNano()
@@ -244,22 +251,18 @@ func (q *Queue) claim(ctx context.Context, id, token string, jobID int64) (claim
 }
 
 // update sets the columns of set on the message run r holds, if it still
-// holds it: its run token is the message's, or (the run kept its lease
-// to the end) the message was taken back as interrupted while the
-// database did not answer the run's heartbeats and has not started again
-// since. A run that no longer holds it (another run took the message
-// over) changes nothing, and says so in the log.
+// holds it: its run token is the message's, or the message was taken
+// back as interrupted while the database did not answer the run's
+// heartbeats and has not started again since. A run that no longer holds
+// it (another run took the message over) changes nothing, and says so in
+// the log.
 //
 // A write that fails (the database briefly unreachable) is tried again,
 // with backoff up to a heartbeat, until it succeeds or ctx ends: the
 // outcome of a finished run is recorded, not lost and run again.
 func (q *Queue) update(ctx context.Context, r *held, set string, args ...any) error {
-	where := ` WHERE id = ? AND run_token = ?`
-	args = append(args, r.id, r.token)
-	if !r.lost.Load() {
-		where = ` WHERE id = ? AND (run_token = ? OR (run_token = '' AND status = ? AND attempts = ?))`
-		args = append(args, string(StatusQueued), r.attempts)
-	}
+	where := ` WHERE id = ? AND (run_token = ? OR (run_token = '' AND status = ? AND attempts = ?))`
+	args = append(args, r.id, r.token, string(StatusQueued), r.attempts)
 	var n int64
 	err := q.retry(ctx, "recording message "+r.id, func() (err error) {
 		n, err = q.b.conn().Exec(ctx, `UPDATE handoff_messages SET `+set+where, args...)
