@@ -17,7 +17,7 @@ import (
 // third-party module but the YAML parser.
 func TestNoRuntimeImports(t *testing.T) {
 	const module = "github.com/agentgw/agentgw/"
-	allowed := []string{"internal/runes", "internal/suggest", "tools/toolspec"}
+	allowed := []string{"internal/runes", "internal/suggest", "agent/toolspec"}
 	seen := map[string]bool{}
 	var walk func(path, dir string)
 	walk = func(path, dir string) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/tools"
 	"github.com/agentgw/agentgw/tools/toolload"
@@ -19,11 +20,11 @@ import (
 // load is a Loader over the runner's own step kinds and tool runtimes.
 func load(paths []string, stubs *Stubs) Loaded {
 	m := tools.NewManager(tools.Config{})
-	kinds := runner.NewKinds()
+	kinds := program.NewKinds()
 	if stubs != nil {
 		stubs.RegisterRuntimes(m)
 	}
-	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: toolload.Compiler{Manager: m}, Kinds: kinds}, paths...)
+	agents, diags := program.LoadWith(program.LoadOptions{Tools: toolload.Compiler{Manager: m}, Kinds: kinds}, paths...)
 	return Loaded{Agents: agents, Problems: diags, Kinds: kinds}
 }
 
@@ -159,7 +160,7 @@ func TestLoaderIgnoresTestFiles(t *testing.T) {
 	write(t, dir, "echo.yaml", echoAgent)
 	write(t, dir, "echo_test.yaml", "tests: []\n")
 	write(t, dir, "other_test.yml", "tests: []\n")
-	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: toolload.Default()}, dir)
+	agents, diags := program.LoadWith(program.LoadOptions{Tools: toolload.Default()}, dir)
 	if len(agents) != 1 || len(diags) != 0 {
 		t.Errorf("loaded %d agents, problems %v", len(agents), diags)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/request"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // maxToolRounds bounds the frontend tool results a test sends for one

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/internal/suggest"
@@ -26,14 +27,11 @@ import (
 
 // Loaded is what a Loader made of some agent definitions.
 type Loaded struct {
-	Agents   []*runner.Agent
+	Agents   []*program.Agent
 	Problems agent.Diagnostics
 	// Kinds are the step kinds the agents were compiled with, for the
 	// runner (request-carried definitions).
 	Kinds *stepkind.Registry
-	// Bind gives the runner to the parts that run other agents' commands
-	// (ask steps); nil when there are none.
-	Bind func(*runner.Runner)
 	// Close releases the agents' tools; nil when there is nothing to close.
 	Close func()
 }
@@ -213,7 +211,7 @@ type env struct {
 	runner *runner.Runner
 	replay *replay
 	stubs  *Stubs
-	agents []*runner.Agent
+	agents []*program.Agent
 }
 
 // runSuite loads the suite's agents twice, as the gateway does (its errors
@@ -251,7 +249,7 @@ func runSuite(ctx context.Context, cfg *Config, s Suite, sum *Summary) {
 func newEnv(cfg *Config, s Suite) (*env, func()) {
 	stubs := &Stubs{}
 	loaded := cfg.Load(s.Agents, stubs)
-	reg := runner.NewRegistry(nil)
+	reg := program.NewRegistry(nil)
 	reg.SwapLoaded(loaded.Agents, loaded.Problems)
 	rp := &replay{}
 	client, err := llm.New(llm.Config{BaseURL: ModelURL, HTTPClient: &http.Client{Transport: rp}})
@@ -266,10 +264,9 @@ func newEnv(cfg *Config, s Suite) (*env, func()) {
 	// One step at a time: the model's answers are taken in order.
 	rc.Parallel = 1
 	rc.Logger = slog.New(slog.DiscardHandler)
+	// The parts that run other agents' commands (ask steps) reach them
+	// through the runner of the run they are in (package agent/dispatch).
 	r := runner.NewRunner(reg, rc)
-	if loaded.Bind != nil {
-		loaded.Bind(r)
-	}
 	return &env{cfg: cfg, runner: r, replay: rp, stubs: stubs, agents: loaded.Agents}, loaded.Close
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // TestDeps: the command-line client talks to a gateway the way a plugin
-// does; it shares the tools' wire types (tools/toolspec) but links none of
+// does; it shares the tools' wire types (agent/toolspec) but links none of
 // the gateway's runtimes: no WASM runtime, database, queue or expression
 // engine. Git it may (chat/collect reads the branch, as a plugin would).
 func TestDeps(t *testing.T) {

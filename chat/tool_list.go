@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 const (

@@ -11,9 +11,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/internal/confine"
 	"github.com/agentgw/agentgw/internal/runes"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 const (

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"unicode/utf8"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 const (

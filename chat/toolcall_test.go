@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/chat/chattest"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // fxDefinition is a canned agent whose default command collects the prompt.

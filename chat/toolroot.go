@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/internal/confine"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // toolRoot is the workspace the frontend tools work in. Every file they

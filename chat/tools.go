@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // Error codes of chat's frontend tool results (seed 000 section 4.5.4)

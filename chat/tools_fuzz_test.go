@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/chat/chattest"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // smallFixture is a small workspace with a symlink and a file outside;

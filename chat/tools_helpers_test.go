@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/chat/chattest"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 const calcGo = "package calc\n\nfunc Add(a, b int) int { return a - b }\n"

@@ -207,8 +207,8 @@ func TestAskRefused(t *testing.T) {
 	}
 }
 
-// TestAskNoRunner: before SetRunner an ask to a local agent answers with
-// an error, and does not hang.
+// TestAskNoRunner: an ask to a local agent from no run, by an Asker
+// without Config.Local, answers with an error, and does not hang.
 func TestAskNoRunner(t *testing.T) {
 	a := New(Config{})
 	resp, _, err := a.Ask(t.Context(), "lead", "helper", "hi", Options{})

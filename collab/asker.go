@@ -8,12 +8,11 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/dispatch"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -47,10 +46,13 @@ var errOwnTimeout = errors.New("ask timeout")
 
 // Config configures an Asker.
 type Config struct {
-	// Runner runs the agents of this gateway; it may be given later with
-	// SetRunner (the gateway builds it after the step kinds and tools
-	// that hold the Asker).
-	Runner *runner.Runner
+	// Local runs the agents of this gateway for an ask made outside any
+	// run (ctx carries no dispatch.Local); nil: such an ask to a local
+	// agent answers with an error. An ask from a run (the ask step, the
+	// ask_agent tool) goes through the runner running it, which its ctx
+	// carries: the gateway builds the step kinds and tools holding the
+	// Asker before that runner.
+	Local dispatch.Local
 	// Remote says which agents are remote, and where; nil: none are.
 	Remote Resolver
 	// Forwarder carries requests to remote agents.
@@ -70,8 +72,7 @@ type Config struct {
 // Asker sends requests to other agents and waits for their responses. It
 // is safe for concurrent use.
 type Asker struct {
-	cfg    Config
-	runner atomic.Pointer[runner.Runner]
+	cfg Config
 }
 
 // New returns an Asker.
@@ -91,17 +92,8 @@ func New(cfg Config) *Asker {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	a := &Asker{cfg: cfg}
-	if cfg.Runner != nil {
-		a.runner.Store(cfg.Runner)
-	}
-	return a
+	return &Asker{cfg: cfg}
 }
-
-// SetRunner gives the Asker the runner of this gateway's agents: the
-// gateway builds its step kinds and tools, which hold the Asker, before
-// the runner, which holds them. Until then asks to local agents fail.
-func (a *Asker) SetRunner(r *runner.Runner) { a.runner.Store(r) }
 
 // Options are an ask's settings beside its parties and question.
 type Options struct {
@@ -138,7 +130,7 @@ func (a *Asker) Ask(ctx context.Context, from, to, question string, o Options) (
 	}
 	timeout := cmp.Or(o.Timeout, DefaultTimeout)
 	req := &askRequest{id: a.cfg.NewID(), from: from, to: to, command: cmp.Or(o.Command, DefaultCommand), question: question, header: o.Header}
-	start, err := a.transport(req)
+	start, err := a.transport(ctx, req)
 	if err != nil {
 		return Message{}, nil, err
 	}
@@ -193,7 +185,10 @@ type transport struct {
 	run  func(ctx context.Context, req *askRequest, c *collector)
 }
 
-func (a *Asker) transport(req *askRequest) (transport, error) {
+// transport is how req reaches its agent: a remote agent's through the
+// Forwarder, a local one's through the runner of the asking run (ctx),
+// else Config.Local.
+func (a *Asker) transport(ctx context.Context, req *askRequest) (transport, error) {
 	if a.cfg.Remote != nil {
 		if endpoint, ok := a.cfg.Remote(req.to); ok {
 			fw := a.cfg.Forwarder
@@ -205,13 +200,16 @@ func (a *Asker) transport(req *askRequest) (transport, error) {
 			}}, nil
 		}
 	}
-	r := a.runner.Load()
+	l, ok := dispatch.LocalFrom(ctx)
+	if !ok {
+		l = a.cfg.Local
+	}
 	return transport{name: "local", run: func(ctx context.Context, req *askRequest, c *collector) {
-		if r == nil {
+		if l == nil {
 			_ = c.Error(errNoRunner(req.to))
 			return
 		}
-		runLocal(ctx, r, req, c)
+		runLocal(ctx, l, req, c)
 	}}, nil
 }
 

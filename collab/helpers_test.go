@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
@@ -74,8 +75,11 @@ func fixedIDs(cfg *Config) {
 	cfg.Now = func() time.Time { return time.Date(2026, 4, 4, 12, 0, 0, 0, time.UTC) }
 }
 
-// newTestAsker builds a runner over testAgents (and more) asking m, and
-// an Asker over it whose ask_agent tool the agents can call.
+// newTestAsker builds a runner over testAgents (and more) asking m, whose
+// agents' ask_agent tool asks through an Asker with cfg, and returns an
+// Asker with cfg for the test's own asks, which come from no run: it has
+// the runner as its Config.Local (the tools' Asker is built before the
+// runner and asks through the runner of the run calling it).
 func newTestAsker(t *testing.T, m *llmtest.Model, cfg Config, more ...string) (*Asker, *runner.Runner) {
 	t.Helper()
 	a := New(cfg)
@@ -84,7 +88,7 @@ func newTestAsker(t *testing.T, m *llmtest.Model, cfg Config, more ...string) (*
 	for _, s := range more {
 		src += "\n---\n" + s
 	}
-	agents, diags := runner.ParseWith(runner.LoadOptions{Tools: toolload.Compiler{Manager: tm}}, "test.yaml", []byte(src))
+	agents, diags := program.ParseWith(program.LoadOptions{Tools: toolload.Compiler{Manager: tm}}, "test.yaml", []byte(src))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents do not load:\n%s", diags)
 	}
@@ -96,9 +100,9 @@ func newTestAsker(t *testing.T, m *llmtest.Model, cfg Config, more ...string) (*
 		}
 		rcfg.LLM = c
 	}
-	r := runner.NewRunner(runner.NewRegistry(agents), rcfg)
-	a.SetRunner(r)
-	return a, r
+	r := runner.NewRunner(program.NewRegistry(agents), rcfg)
+	cfg.Local = r
+	return New(cfg), r
 }
 
 // types lists the exchange's message types.

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Runtime runs tools of runtime "mcp": the tool Remote (or Name) of the MCP

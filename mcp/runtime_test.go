@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // TestRuntime: tools of runtime mcp, compiled by a tools.Manager, call the

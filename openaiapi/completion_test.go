@@ -118,3 +118,23 @@ func TestCompletionUsageOfThePrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishReasonKept: the upstream's finish reason ("length": its
+// max_tokens cut the answer) ends the answer, streamed and not, in the
+// one last chunk (issue 29 item 5).
+func TestFinishReasonKept(t *testing.T) {
+	cut := strings.Replace(upstreamStream, `"finish_reason":"stop"`, `"finish_reason":"length"`, 1)
+	gw := start(t, setup{upstream: replay(cut)})
+	_, body := gw.post(t, "/v1/chat/completions", `{"model":"coder","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	got := events(t, body)
+	if n := strings.Count(body, `"finish_reason":"`); n != 1 {
+		t.Errorf("%d chunks with a finish reason, want 1:\n%s", n, body)
+	}
+	if len(got) < 2 || got[len(got)-2] != chunk("coder", `{}`, "length") {
+		t.Errorf("the last chunk is not the one with the upstream's reason length:\n%s", strings.Join(got, "\n\n"))
+	}
+	_, body = gw.post(t, "/v1/chat/completions", `{"model":"coder","messages":[{"role":"user","content":"hi"}]}`)
+	if !strings.Contains(body, `"finish_reason":"length"`) {
+		t.Errorf("the completion does not keep the upstream's reason length: %s", body)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
@@ -109,7 +110,7 @@ func (h *Handler) models() []modelJSON {
 				continue
 			}
 			id := a.Name()
-			if c.Name != runner.DefaultCommand {
+			if c.Name != program.DefaultCommand {
 				id += "/" + c.Name
 			}
 			out = append(out, modelJSON{ID: id, Object: "model", Created: h.created, OwnedBy: "agentgw"})
@@ -314,7 +315,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top map[string]jso
 		_ = s.fail(toObject(em.err))
 		return nil
 	}
-	_ = s.finish(em.usageOf(cr, tap))
+	_ = s.finish(em.usageOf(cr, tap), tap.finishReason())
 	return nil
 }
 
@@ -358,7 +359,7 @@ type completionChoiceJSON struct {
 }
 
 func completion(id string, created int64, cr *chatRequest, em *emitter, tap *usageTap) completionJSON {
-	c := completionChoiceJSON{FinishReason: "stop"}
+	c := completionChoiceJSON{FinishReason: tap.finishReason()}
 	c.Message.Role, c.Message.Content = "assistant", em.text.String()
 	return completionJSON{ID: id, Object: "chat.completion", Created: created, Model: cr.Model,
 		Choices: []completionChoiceJSON{c}, Usage: em.usageOf(cr, tap)}

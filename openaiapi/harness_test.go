@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/llm"
@@ -71,7 +72,7 @@ func handle(h http.HandlerFunc) llmtest.Option {
 
 func start(t *testing.T, s setup) *gateway {
 	t.Helper()
-	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: toolload.Default()}, filepath.Join("testdata", "agents"))
+	agents, diags := program.LoadWith(program.LoadOptions{Tools: toolload.Default()}, filepath.Join("testdata", "agents"))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents: %v", diags)
 	}
@@ -105,7 +106,7 @@ func start(t *testing.T, s setup) *gateway {
 			}
 		}
 	}
-	oc.Runner = runner.NewRunner(runner.NewRegistry(agents), rc)
+	oc.Runner = runner.NewRunner(program.NewRegistry(agents), rc)
 	srv := server.New(server.Config{Runner: oc.Runner, AuthTokens: s.tokens, BodyLimit: s.bodyLimit, OpenAI: openaiapi.New(oc),
 		Observers: s.observers, Logger: s.logger})
 	h := srv.Handler()

@@ -81,11 +81,10 @@ func (s *streamOut) content(text string) error {
 	return s.chunk(deltaJSON{Content: &text}, nil)
 }
 
-// finish writes the last chunk, the usage chunk when asked for, and the
-// terminator.
-func (s *streamOut) finish(u usage) error {
-	stop := "stop"
-	if err := s.chunk(deltaJSON{}, &stop); err != nil {
+// finish writes the last chunk, with the answer's finish reason, the usage
+// chunk when asked for, and the terminator.
+func (s *streamOut) finish(u usage, reason string) error {
+	if err := s.chunk(deltaJSON{}, &reason); err != nil {
 		return err
 	}
 	if s.includeUsage {

@@ -19,6 +19,8 @@ type usageTap struct {
 	calls int
 	in    int
 	out   int
+	// finish is the finish reason of the last model call that gave one.
+	finish string
 }
 
 // Begin implements observe.Observer, for a request no other observer
@@ -35,7 +37,21 @@ func (t *usageTap) Upstream(ctx context.Context, _ observe.Upstream) (context.Co
 		t.calls++
 		t.in += res.Usage.In
 		t.out += res.Usage.Out
+		if res.FinishReason != "" {
+			t.finish = res.FinishReason
+		}
 	}
+}
+
+// finishReason is the answer's finish reason: the last model call's
+// ("stop", "length", ...), "stop" when no model gave one.
+func (t *usageTap) finishReason() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.finish == "" {
+		return "stop"
+	}
+	return t.finish
 }
 
 // Inject implements observe.Run: a tap adds no header.

@@ -15,7 +15,7 @@ import (
 // Type and field keys of the agent definition, as Docs and Patch name them.
 const (
 	agentPkg    = "github.com/agentgw/agentgw/agent"
-	toolspecPkg = "github.com/agentgw/agentgw/tools/toolspec"
+	toolspecPkg = "github.com/agentgw/agentgw/agent/toolspec"
 	// KeyToolRuntime is the runtime field of a tool.
 	KeyToolRuntime = toolspecPkg + ".Spec.Runtime"
 	// KeyToolPermission is the permissionLevel field of a tool.

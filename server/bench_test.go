@@ -9,6 +9,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
@@ -37,7 +38,7 @@ func benchGateway(b *testing.B, cfg llm.Config, obs ...observe.Observer) http.Ha
 	if err != nil {
 		b.Fatal(err)
 	}
-	return server.New(server.Config{Runner: runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{LLM: client}),
+	return server.New(server.Config{Runner: runner.NewRunner(program.NewRegistry(agents), runner.RunnerConfig{LLM: client}),
 		Observers: obs}).Handler()
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,12 +216,20 @@ func readStream(t testing.TB, r response, terminator string) stream {
 	if n < 2 || s.frames[n-1].kind != "done" || s.frames[n-1].data != terminator {
 		t.Fatalf("the last frame is not the terminator %s: %v\n%s", terminator, s.kinds(), r.body)
 	}
-	reason := "stop"
+	// The end chunk has the finish reason: "error" after an error frame,
+	// else the upstream's ("stop", "length", "tool_calls"), "stop" when no
+	// model answered; and it is the only chunk with one.
+	reasons := []string{"stop", "length", "tool_calls", "content_filter"}
 	if len(s.of("error")) > 0 {
-		reason = "error"
+		reasons = []string{"error"}
 	}
-	if last := s.frames[n-2]; last.kind != "chunk" || !last.chunk.isEnd(reason) {
-		t.Fatalf("the frame before the terminator is not the end chunk with finish_reason %q: %q", reason, last.data)
+	if last := s.frames[n-2]; last.kind != "chunk" || !slices.ContainsFunc(reasons, last.chunk.isEnd) {
+		t.Fatalf("the frame before the terminator is not the end chunk with a finish_reason of %v: %q", reasons, last.data)
+	}
+	for _, f := range s.frames[:n-2] {
+		if f.kind == "chunk" && len(f.chunk.Choices) > 0 && f.chunk.Choices[0].FinishReason != nil {
+			t.Fatalf("chunk %s has a finish reason before the end chunk:\n%s", f.data, r.body)
+		}
 	}
 	return s
 }

@@ -210,7 +210,7 @@ func TestProtocolDocListsEveryErrorCode(t *testing.T) {
 // TestProtocolDocListsToolCodes: every code a tool call's result can carry
 // (package toolspec's) is named in docs/protocol.md §10.
 func TestProtocolDocListsToolCodes(t *testing.T) {
-	codes := codeConstants(t, filepath.Join("..", "tools", "toolspec"))
+	codes := codeConstants(t, filepath.Join("..", "agent", "toolspec"))
 	if len(codes) < 8 {
 		t.Fatalf("only %d codes found in the toolspec package: %v", len(codes), codes)
 	}

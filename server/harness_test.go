@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
@@ -44,13 +45,13 @@ type gateway struct {
 
 // loadAgents loads the test agents from testdata/agents, failing on any
 // error in them.
-func loadAgents(t testing.TB) *runner.Registry {
+func loadAgents(t testing.TB) *program.Registry {
 	t.Helper()
 	agents, diags := loadAllKinds(filepath.Join("testdata", "agents"))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents have errors:\n%v", diags)
 	}
-	return runner.NewRegistry(agents)
+	return program.NewRegistry(agents)
 }
 
 // newHandler builds the gateway's handler as the options say, starting the
@@ -173,15 +174,15 @@ func closedURL(t testing.TB) string {
 	return "http://" + addr
 }
 
-// loadAllKinds is runner.Load with every step kind the gateway registers
+// loadAllKinds is program.Load with every step kind the gateway registers
 // (the built-ins, git without repositories, and tool) and tools compiled as
 // by a manager with default settings.
-func loadAllKinds(paths ...string) ([]*runner.Agent, agent.Diagnostics) {
-	kinds := runner.NewKinds()
+func loadAllKinds(paths ...string) ([]*program.Agent, agent.Diagnostics) {
+	kinds := program.NewKinds()
 	for _, k := range []stepkind.Kind{gitstep.New(nil), toolstep.Kind{}} {
 		if err := kinds.Register(k); err != nil {
 			panic(err)
 		}
 	}
-	return runner.LoadWith(runner.LoadOptions{Kinds: kinds, Tools: toolload.Default()}, paths...)
+	return program.LoadWith(program.LoadOptions{Kinds: kinds, Tools: toolload.Default()}, paths...)
 }

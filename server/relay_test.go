@@ -9,15 +9,17 @@ import (
 )
 
 // TestRelay relays a normal upstream stream after a reply: one id for all
-// text chunks, the upstream's chunks byte for byte but for the id, and the
-// upstream's own terminator not passed through.
+// text chunks, the upstream's chunks byte for byte but for the id, and
+// neither the upstream's finish chunk nor its terminator passed through:
+// the gateway's own final chunk carries the upstream's finish reason, so
+// the stream has one (issue 29 item 5).
 func TestRelay(t *testing.T) {
 	t.Parallel()
 	gw := newGateway(t, withUpstream(replay(t, "normal.sse")))
 	r := post(t, gw.URL+"/agents/chat", `{"command":"greet"}`)
 	s := readStream(t, r, "[DONE]")
 
-	want := []string{"chunk", "chunk", "chunk", "chunk", "chunk", "chunk", "done"}
+	want := []string{"chunk", "chunk", "chunk", "chunk", "chunk", "done"}
 	if got := s.kinds(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("frames %v, want %v\n%s", got, want, r.body)
 	}
@@ -35,12 +37,18 @@ func TestRelay(t *testing.T) {
 	}
 	// The relayed chunks are the upstream's, only the id rewritten.
 	upEvents := llmtest.SplitEvents(string(readUpstream(t, "normal.sse")))
-	for i, ev := range upEvents[:4] {
+	for i, ev := range upEvents[:3] {
 		up := strings.TrimSuffix(strings.TrimPrefix(ev, "data: "), "\n\n")
 		wantData := strings.Replace(up, `"id":"chatcmpl-up1"`, `"id":"`+id+`"`, 1)
 		if got := s.frames[1+i].data; got != wantData {
 			t.Errorf("relayed chunk %d:\n got %s\nwant %s", i, got, wantData)
 		}
+	}
+	if got := strings.Count(string(r.body), `"finish_reason":"`); got != 1 {
+		t.Errorf("%d chunks with a finish reason, want the final one only:\n%s", got, r.body)
+	}
+	if last := s.frames[len(s.frames)-2]; !strings.Contains(last.data, `"finish_reason":"stop"`) {
+		t.Errorf("the final chunk %s does not carry the upstream's reason stop", last.data)
 	}
 	if gw.up.Count() != 1 {
 		t.Errorf("the upstream was called %d times, want 1", gw.up.Count())
@@ -157,16 +165,20 @@ func TestModelResolution(t *testing.T) {
 }
 
 // TestRelayToolCalls relays tool_calls deltas unchanged: only the top-level
-// id is ours, the tool call's own id stays.
+// id is ours, the tool call's own id stays; the final chunk carries the
+// upstream's finish reason, tool_calls, in place of its finish chunk.
 func TestRelayToolCalls(t *testing.T) {
 	t.Parallel()
 	gw := newGateway(t, withUpstream(replay(t, "tool_calls.sse")))
 	s := readStream(t, post(t, gw.URL+"/agents/chat", `{"tools":[{"type":"function","function":{"name":"get_weather"}}]}`), "[DONE]")
-	if got := strings.Join(s.kinds(), " "); got != "chunk chunk chunk chunk done" {
+	if got := strings.Join(s.kinds(), " "); got != "chunk chunk chunk done" {
 		t.Fatalf("frames %s", got)
 	}
+	if last := s.frames[len(s.frames)-2]; !strings.Contains(last.data, `"finish_reason":"tool_calls"`) {
+		t.Errorf("the final chunk %s does not carry the upstream's reason tool_calls", last.data)
+	}
 	id := s.frames[0].chunk.ID
-	for i, ev := range llmtest.SplitEvents(string(readUpstream(t, "tool_calls.sse")))[:3] {
+	for i, ev := range llmtest.SplitEvents(string(readUpstream(t, "tool_calls.sse")))[:2] {
 		up := strings.TrimSuffix(strings.TrimPrefix(ev, "data: "), "\n\n")
 		if want := strings.Replace(up, `"id":"chatcmpl-up3"`, `"id":"`+id+`"`, 1); s.frames[i].data != want {
 			t.Errorf("chunk %d:\n got %s\nwant %s", i, s.frames[i].data, want)

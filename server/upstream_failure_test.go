@@ -94,15 +94,17 @@ func TestUpstreamFailures(t *testing.T) {
 	}
 }
 
-// TestUsageChunk relays a usage-only chunk (choices: []) with our id.
+// TestUsageChunk relays a usage-only chunk (choices: []) with our id; the
+// upstream's finish chunk before it is not relayed (the final chunk is the
+// one with the finish reason).
 func TestUsageChunk(t *testing.T) {
 	t.Parallel()
 	gw := newGateway(t, withUpstream(replay(t, "usage.sse")))
 	s := readStream(t, post(t, gw.URL+"/agents/chat", `{}`), "[DONE]")
-	if got := s.kinds(); strings.Join(got, " ") != "chunk chunk chunk chunk done" {
+	if got := s.kinds(); strings.Join(got, " ") != "chunk chunk chunk done" {
 		t.Fatalf("frames %v", got)
 	}
-	u := s.frames[2]
+	u := s.frames[1]
 	if len(u.chunk.Choices) != 0 || !jsonEqual(u.chunk.Usage, []byte(`{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10}`)) {
 		t.Errorf("usage chunk not relayed as is: %s", u.data)
 	}

@@ -39,6 +39,20 @@ func (w *Writer) Chunk(raw []byte) error { return w.chunk(raw, true) }
 func (w *Writer) BufferChunk(raw []byte) error { return w.chunk(raw, false) }
 
 func (w *Writer) chunk(raw []byte, flush bool) error {
+	if reason, rest, ok := splitFinish(raw); ok {
+		if rest == nil {
+			// Nothing but the finish: its reason goes into the final chunk.
+			return w.frame(flush, 0, func(b []byte) ([]byte, error) {
+				w.upFinish = reason
+				if !w.modelSeen {
+					w.noteModel(raw)
+				}
+				return b, nil
+			})
+		}
+		raw = rest
+		defer func() { w.mu.Lock(); w.upFinish = reason; w.mu.Unlock() }()
+	}
 	// A rewritten chunk is at most its own length plus `"id":`, our id and a
 	// comma: the most insertID adds to a chunk without an id. Replacing an
 	// id value (at least one byte) adds less, but every top-level id is
@@ -144,8 +158,9 @@ const (
 	FinishError = "error"
 )
 
-// End writes the final chunk with finish_reason "stop" and the terminator:
-// EndWith(FinishStop).
+// End writes the final chunk with finish_reason "stop", or the finish
+// reason of the last relayed upstream chunk that had one, and the
+// terminator: EndWith(FinishStop).
 func (w *Writer) End() error { return w.EndWith(FinishStop) }
 
 // EndWith writes the final chunk (empty delta, the given finish_reason,
@@ -163,6 +178,11 @@ func (w *Writer) EndWith(finishReason string) error {
 	close(w.done)
 	if w.err != nil {
 		return w.err
+	}
+	if finishReason == FinishStop && w.upFinish != "" {
+		// The upstream's own reason ("length", ...), whose finish chunk
+		// was not relayed (splitFinish).
+		finishReason = w.upFinish
 	}
 	model := w.textHead[w.modelAt:w.modelEnd]
 	if w.upModel != nil {

@@ -66,6 +66,10 @@ type Writer struct {
 	upModel    []byte
 	modelSeen  bool
 	upModelBuf [64]byte
+	// upFinish is the finish reason of the last relayed chunk that had
+	// one, which End puts in the final chunk instead of "stop"
+	// (splitFinish).
+	upFinish string
 	// headLen and idLen are the lengths of textHead and idJSON, which
 	// stay readable without mu after a WriterPool took the slices back.
 	headLen, idLen int

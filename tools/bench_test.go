@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 func BenchmarkValidate(b *testing.B) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // builtinManager registers the builtins the tests call.

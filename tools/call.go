@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/observe"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // errToolTimeout is the cause of a context whose tool deadline passed.

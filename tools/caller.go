@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // Caller is who calls a tool (toolspec.Caller, kept with the spec so that

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // nameRE is what model APIs accept as a function name.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 func TestCompileErrors(t *testing.T) {

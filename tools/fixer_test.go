@@ -8,8 +8,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/configs"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // fixerRunTests is the embedded example agent fixer's run_tests tool, its

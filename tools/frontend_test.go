@@ -3,7 +3,7 @@ package tools
 import (
 	"testing"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // TestCouldNotRun: only a result saying the frontend tool was not executed follows its

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 func TestTimeoutKillsProcessGroup(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // helpers are the binaries built once per test binary.

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/observe"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // maxRedirects bounds the redirects an http tool follows.

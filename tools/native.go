@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // argKeyRE is a parameter name that can become a --flag without being

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/internal/runes"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // jsonOrText decodes b as one JSON value; output that is not JSON is the

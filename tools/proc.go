@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // drainGrace is how long output pipes may stay open after the process

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/internal/golden"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // searchSpec is a tool with a realistic schema.

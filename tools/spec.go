@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // Defaults applied by Compile.

@@ -15,7 +15,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 const (

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/internal/syncbuf"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // wasmEnv shares one manager, and so one compilation cache, among the wasm

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Request is a decoded agent request (docs/protocol.md §2).

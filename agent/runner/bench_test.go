@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -86,7 +87,7 @@ func benchRequest(b *testing.B, size int) {
 	if diags.Errors() > 0 {
 		b.Fatal(diags)
 	}
-	r := NewRunner(NewRegistry(agents), RunnerConfig{})
+	r := NewRunner(program.NewRegistry(agents), RunnerConfig{})
 	body := benchBody(b, size)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -109,7 +110,7 @@ func benchRequest(b *testing.B, size int) {
 // BenchmarkRenderPrompt renders the prompt of a prepared 2 KiB request.
 func BenchmarkRenderPrompt(b *testing.B) {
 	agents, _ := parseAll("bench.yaml", []byte(benchAgent))
-	r := NewRunner(NewRegistry(agents), RunnerConfig{})
+	r := NewRunner(program.NewRegistry(agents), RunnerConfig{})
 	req, err := request.Decode(benchBody(b, 2<<10))
 	if err != nil {
 		b.Fatal(err)

@@ -5,16 +5,10 @@ import (
 	"maps"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
-)
-
-// Names of the context variables a conversation fills (docs/protocol.md
-// §6 and §11, "context"): the conversation itself, and its state.
-const (
-	varContext = "context"
-	varState   = "state"
 )
 
 // bindConversation binds the conversation the request names, or the one
@@ -55,7 +49,7 @@ func (r *Runner) bindConversation(run *Run) error {
 // command templates.
 func (run *Run) planContext() map[string]any {
 	data := run.contextData()
-	conv, ok := data[varContext].(map[string]any)
+	conv, ok := data[program.VarContext].(map[string]any)
 	if run.conv == nil || !ok {
 		return data
 	}

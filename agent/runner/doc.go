@@ -1,8 +1,13 @@
-// Package runner compiles agent definitions into runnable agents (commands,
-// plans, step kinds, tools), keeps them in a registry with atomic swap, and
-// runs one command of one agent: it re-applies the context resolver options,
-// runs the request stages the gateway's parts register (package stage: the
-// knowledge bases' recall, for one), renders the templates, assembles the prompt within the model's budget,
-// calls the upstream model, pauses for the user or the IDE and resumes, and
-// writes everything the user sees to an emit.Emitter.
+// Package runner runs one command of one agent (package program compiled
+// it): it resolves the agent and command, verifies an action's state or
+// the tool results a paused run waits for, binds the conversation
+// (stage.Conversations), re-applies the context resolver options, runs
+// the request stages the gateway's parts register (package stage: the
+// knowledge bases' recall, for one), builds the prompt within the model's
+// budget (package prompt), calls the upstream model with its tool loop,
+// runs the command's plan, pauses for the user or the IDE and resumes
+// (package runstate keeps what waits), forwards a remote agent's requests
+// (stage.RemoteAgents), and writes everything the user sees to an
+// emit.Emitter. It orchestrates; the features behind those interfaces
+// are registered in cmd/agentgw.
 package runner

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/apierr"
 )
 
@@ -21,10 +22,10 @@ func (run *Run) handleFeedback(ctx context.Context, em emit.Emitter) error {
 	if run.debugging() {
 		run.logger().Debug("feedback", "action", run.feedback.Step, "gesture", fb.Gesture())
 	}
-	if h.command != "" {
-		cmd, ok := run.agent.commands[h.command]
+	if h.Command != "" {
+		cmd, ok := run.agent.Commands[h.Command]
 		if !ok {
-			return apierr.New(apierr.CodeCommandNotFound, fmt.Sprintf("the action's handler names command %q, which agent %q no longer has", h.command, run.agent.Name())).
+			return apierr.New(apierr.CodeCommandNotFound, fmt.Sprintf("the action's handler names command %q, which agent %q no longer has", h.Command, run.agent.Name())).
 				From(apierr.SourceServer) // the agent changed under its action
 		}
 		return run.sub(run.agent, cmd).execute(ctx, em)
@@ -34,7 +35,7 @@ func (run *Run) handleFeedback(ctx context.Context, em emit.Emitter) error {
 	if run.feedback.Run != "" {
 		run.id = run.feedback.Run
 	}
-	rep, err := run.runPlan(ctx, h.plan, em, run.handlerState)
+	rep, err := run.runPlan(ctx, h.Plan, em, run.handlerState)
 	if err != nil {
 		return err
 	}
@@ -43,12 +44,12 @@ func (run *Run) handleFeedback(ctx context.Context, em emit.Emitter) error {
 
 // handler is the handler of the action this feedback answers, nil when
 // the action or its gesture has none.
-func (run *Run) handler() *compiledHandler {
-	ca := run.cmd.actionsByKey[run.feedback.Step]
+func (run *Run) handler() *program.Handler {
+	ca := run.cmd.ActionsByKey[run.feedback.Step]
 	if ca == nil {
 		return nil
 	}
-	return ca.handlers[run.req.Action.Gesture()]
+	return ca.Handlers[run.req.Action.Gesture()]
 }
 
 // loadHandlerState reads, before the stream, the state that the steps of
@@ -59,7 +60,7 @@ func (run *Run) loadHandlerState() error {
 		return nil
 	}
 	h := run.handler()
-	if h == nil || h.command != "" {
+	if h == nil || h.Command != "" {
 		return nil
 	}
 	var err error

@@ -13,6 +13,7 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
@@ -97,7 +98,7 @@ func testRunner(t *testing.T, yaml string, up *llmtest.Model, cfg RunnerConfig) 
 	if cfg.Signer == nil {
 		cfg.Signer = actions.NewSigner([]byte("secret"), time.Hour)
 	}
-	return NewRunner(NewRegistry(agents), cfg), &logs
+	return NewRunner(program.NewRegistry(agents), cfg), &logs
 }
 
 // runRequest decodes body, prepares and executes it into a recorder.
@@ -130,7 +131,7 @@ func writeTemp(t *testing.T, name, data string) string {
 // testKinds are the step kinds the gateway registers: the built-ins, git
 // (without repositories) and tool.
 func testKinds() *stepkind.Registry {
-	k := NewKinds()
+	k := program.NewKinds()
 	for _, kind := range []stepkind.Kind{gitstep.New(nil), toolstep.Kind{}, handoffstep.New(nil)} {
 		if err := k.Register(kind); err != nil {
 			panic(err)
@@ -140,18 +141,18 @@ func testKinds() *stepkind.Registry {
 }
 
 // parseAll is Parse with every step kind the gateway registers.
-func parseAll(file string, data []byte) ([]*Agent, agent.Diagnostics) {
-	return ParseWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Default()}, file, data)
+func parseAll(file string, data []byte) ([]*program.Agent, agent.Diagnostics) {
+	return program.ParseWith(program.LoadOptions{Kinds: testKinds(), Tools: toolload.Default()}, file, data)
 }
 
 // loadAll is Load with every step kind the gateway registers.
-func loadAll(paths ...string) ([]*Agent, agent.Diagnostics) {
-	return LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Default()}, paths...)
+func loadAll(paths ...string) ([]*program.Agent, agent.Diagnostics) {
+	return program.LoadWith(program.LoadOptions{Kinds: testKinds(), Tools: toolload.Default()}, paths...)
 }
 
 // loadFSAll is LoadFS with every step kind the gateway registers.
-func loadFSAll(fsys fs.FS, root string) ([]*Agent, agent.Diagnostics) {
-	return LoadFSWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Default()}, fsys, root)
+func loadFSAll(fsys fs.FS, root string) ([]*program.Agent, agent.Diagnostics) {
+	return program.LoadFSWith(program.LoadOptions{Kinds: testKinds(), Tools: toolload.Default()}, fsys, root)
 }
 
 // streamFrames runs the request body on r and returns the SSE frames a

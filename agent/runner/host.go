@@ -5,64 +5,37 @@ import (
 	"fmt"
 
 	"github.com/agentgw/agentgw/actions"
-	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/emit"
-	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/plan"
 )
 
-// host is what the built-in step kinds need of the run that runs them,
-// beyond stepkind.Run: the run's step (stepRun) implements it.
-type host interface {
-	// SendAction renders an action with the step's data, signs its state
-	// and sends it.
-	SendAction(a *compiledAction) (*actions.Action, error)
-	// Ask asks the model: the messages with the step's model settings
-	// over the command's, through the tool loop when it has tools,
-	// relaying the answer when it streams. It returns the answer's text.
-	Ask(ctx context.Context, call modelCall) (string, error)
-	// Call runs command of agent ("" for the run's own) as a sub-run and
-	// returns its transcript, relaying its output when stream is set.
-	Call(ctx context.Context, agent, command string, stream bool) (string, error)
-	// SetState writes v at p: the plan's state, or under context.state the
-	// run's conversation's (nothing without a conversation).
-	SetState(p plan.Path, v any) error
-}
-
-// modelCall is what an llm step asks the model.
-type modelCall struct {
-	messages []llm.Message
-	model    agent.ModelConfig
-	stream   bool
-	tools    map[string]stepkind.Tool
-}
-
-var _ host = (*stepRun)(nil)
+var _ program.Host = (*stepRun)(nil)
 
 // SendAction implements host.
-func (sr *stepRun) SendAction(a *compiledAction) (*actions.Action, error) {
+func (sr *stepRun) SendAction(a *program.Action) (*actions.Action, error) {
 	return sr.run.emitAction(sr.em, a, sr.env)
 }
 
 // Ask implements host.
-func (sr *stepRun) Ask(ctx context.Context, c modelCall) (string, error) {
+func (sr *stepRun) Ask(ctx context.Context, c program.ModelCall) (string, error) {
 	run := sr.run
 	if run.cfg.LLM == nil {
-		return "", notConfigured(run.cmd.def.Name)
+		return "", notConfigured(run.cmd.Def.Name)
 	}
-	model := firstNonEmpty(c.model.ModelName, run.model)
-	fallbacks := c.model.FallbackModels
+	model := firstNonEmpty(c.Model.ModelName, run.model)
+	fallbacks := c.Model.FallbackModels
 	if fallbacks == nil {
 		fallbacks = run.fallbacks
 	}
-	if len(c.tools) > 0 {
-		l := &toolLoop{run: run, tools: c.tools, model: model, fallbacks: fallbacks, params: c.model.Parameters, msgs: c.messages, stream: c.stream}
+	if len(c.Tools) > 0 {
+		l := &toolLoop{run: run, tools: c.Tools, model: model, fallbacks: fallbacks, params: c.Model.Parameters, msgs: c.Messages, stream: c.Stream}
 		return l.converse(ctx, sr.em)
 	}
-	req := &llm.ChatRequest{Model: model, Messages: c.messages, Extra: withDefaults(run.extra, c.model.Parameters), Header: run.req.Header,
+	req := &llm.ChatRequest{Model: model, Messages: c.Messages, Extra: withDefaults(run.extra, c.Model.Parameters), Header: run.req.Header,
 		FallbackModels: fallbacks}
-	if c.stream {
+	if c.Stream {
 		sink := &captureSink{em: sr.em}
 		if _, err := run.cfg.LLM.Stream(ctx, req, sink); err != nil {
 			return "", upstreamError(err)
@@ -79,8 +52,8 @@ func (sr *stepRun) Ask(ctx context.Context, c modelCall) (string, error) {
 // Call implements host.
 func (sr *stepRun) Call(ctx context.Context, agentName, command string, stream bool) (string, error) {
 	run := sr.run
-	if run.depth >= maxCallDepth {
-		return "", fmt.Errorf("calls are nested deeper than %d", maxCallDepth)
+	if run.depth >= program.MaxCallDepth {
+		return "", fmt.Errorf("calls are nested deeper than %d", program.MaxCallDepth)
 	}
 	target := run.agent
 	if agentName != "" {
@@ -90,7 +63,7 @@ func (sr *stepRun) Call(ctx context.Context, agentName, command string, stream b
 		}
 		target = a
 	}
-	cmd, ok := target.commands[command]
+	cmd, ok := target.Commands[command]
 	if !ok {
 		return "", fmt.Errorf("call: agent %q has no command %q", target.Name(), command)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stepkind"
@@ -69,15 +70,15 @@ commands:
 // line) and runs a plan that uses it after a built-in one: its step reads
 // the state, its result reaches the next step's template.
 func TestRegisteredKind(t *testing.T) {
-	kinds := runner.NewKinds()
+	kinds := program.NewKinds()
 	if err := kinds.Register(shout{}); err != nil {
 		t.Fatal(err)
 	}
-	agents, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds}, "loud.yaml", []byte(shoutAgent))
+	agents, diags := program.ParseWith(program.LoadOptions{Kinds: kinds}, "loud.yaml", []byte(shoutAgent))
 	if diags.Errors() > 0 {
 		t.Fatalf("the agent does not load:\n%s", diags)
 	}
-	r := runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{Kinds: kinds})
+	r := runner.NewRunner(program.NewRegistry(agents), runner.RunnerConfig{Kinds: kinds})
 	req, err := request.Decode([]byte(`{"agent":"loud","messages":[{"role":"user","content":"hi"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestRegisteredKind(t *testing.T) {
 // its fields for lint and schemas, its key known to the decoder (with
 // positions and suggestions), its compile errors, and refusals to register.
 func TestRegisteredKindSpec(t *testing.T) {
-	kinds := runner.NewKinds()
+	kinds := program.NewKinds()
 	if err := kinds.Register(shout{}); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestRegisteredKindSpec(t *testing.T) {
 	if got, want := strings.Join(kinds.KindNames(), ","), "reply,llm,action,set,call,shout"; got != want {
 		t.Errorf("kinds %s, want %s", got, want)
 	}
-	_, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds}, "bad.yaml", []byte(`
+	_, diags := program.ParseWith(program.LoadOptions{Kinds: kinds}, "bad.yaml", []byte(`
 name: bad
 commands:
   - name: default

@@ -14,13 +14,13 @@ import (
 // callModel builds the prompt and relays the upstream's streamed answer.
 func (run *Run) callModel(ctx context.Context, em emit.Emitter) error {
 	if run.cfg.LLM == nil {
-		return notConfigured(run.cmd.def.Name)
+		return notConfigured(run.cmd.Def.Name)
 	}
 	msgs, err := run.buildPrompt(ctx)
 	if err != nil {
 		return err
 	}
-	if len(run.cmd.tools) > 0 {
+	if len(run.cmd.Tools) > 0 {
 		l := run.toolLoop(msgs)
 		text, err := l.converse(ctx, em)
 		if err == nil {
@@ -40,7 +40,7 @@ func (run *Run) callModel(ctx context.Context, em emit.Emitter) error {
 
 // toolLoop is the loop of the command's own prompt msgs with its tools.
 func (run *Run) toolLoop(msgs []llm.Message) *toolLoop {
-	return &toolLoop{run: run, tools: run.cmd.tools, model: run.model, fallbacks: run.fallbacks, msgs: msgs, stream: true,
+	return &toolLoop{run: run, tools: run.cmd.Tools, model: run.model, fallbacks: run.fallbacks, msgs: msgs, stream: true,
 		start: len(msgs)}
 }
 
@@ -60,15 +60,15 @@ func (run *Run) UpstreamRequest(ctx context.Context) ([]byte, error) {
 		return nil, apierr.New(apierr.CodeBadRequest, "the agent is a remote one: its gateway builds the prompt")
 	case run.feedback != nil || run.paused != nil:
 		return nil, apierr.New(apierr.CodeBadRequest, "a click or a resumed run has no prompt of its own to show; send the request that started it")
-	case !run.cmd.hasPrompt():
-		return nil, apierr.New(apierr.CodeBadRequest, fmt.Sprintf("command %q of agent %q has no messageTemplates of its own: its plan's llm steps build their prompts as they run", run.cmd.def.Name, run.agent.Name()))
+	case !run.cmd.HasPrompt():
+		return nil, apierr.New(apierr.CodeBadRequest, fmt.Sprintf("command %q of agent %q has no messageTemplates of its own: its plan's llm steps build their prompts as they run", run.cmd.Def.Name, run.agent.Name()))
 	}
 	msgs, err := run.buildPrompt(ctx)
 	if err != nil {
 		return nil, err
 	}
 	req := run.modelRequest(msgs)
-	if len(run.cmd.tools) > 0 {
+	if len(run.cmd.Tools) > 0 {
 		req = run.toolLoop(msgs).request()
 	}
 	body, err := req.Body()

@@ -13,10 +13,10 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/runstate"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // consentKey is the action key of a tool-consent confirm.
@@ -36,7 +36,7 @@ func (l *toolLoop) pause(ctx context.Context, em emit.Emitter, calls []llm.ToolC
 	if !run.cfg.runs.Keeps() {
 		return runstate.NoStore("a tool needs the user's consent or the IDE")
 	}
-	rec := &runstate.Record{ID: uuid.NewString(), Endpoint: run.endpoint, Agent: run.agent.Name(), Command: run.cmd.def.Name,
+	rec := &runstate.Record{ID: uuid.NewString(), Endpoint: run.endpoint, Agent: run.agent.Name(), Command: run.cmd.Def.Name,
 		Model: l.model, Fallbacks: l.fallbacks, Params: l.params, Stream: l.stream, Tools: sortedKeys(l.tools),
 		Messages: l.msgs, Calls: calls, Results: results, Round: l.round, Start: l.start}
 	for _, w := range waiting {

@@ -12,9 +12,9 @@ import (
 	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // resumeToolResults finds the paused run that a frontend tool's results
@@ -100,7 +100,7 @@ func (run *Run) resume(ctx context.Context, em emit.Emitter) error {
 	l := &toolLoop{run: run, tools: map[string]stepkind.Tool{}, model: rec.Model, fallbacks: rec.Fallbacks, params: rec.Params,
 		msgs: rec.Messages, round: rec.Round, stream: rec.Stream, start: rec.Start}
 	for _, name := range rec.Tools {
-		if t := run.cmd.tools[name]; t != nil {
+		if t := run.cmd.Tools[name]; t != nil {
 			l.tools[name] = t
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/agent/tmpl"
 	"github.com/agentgw/agentgw/apierr"
@@ -18,7 +19,7 @@ import (
 // stepRun is one execution of one step.
 type stepRun struct {
 	run  *Run
-	step *compiledStep
+	step *program.Step
 	em   emit.Emitter
 	inv  plan.Invocation
 	env  *tmpl.Env
@@ -26,10 +27,10 @@ type stepRun struct {
 
 // runPlan executes a plan, its steps' output in step order on em, starting
 // from state. It returns the engine's report (never nil).
-func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em emit.Emitter, state map[string]any) (*plan.Report, error) {
-	seq := emit.NewSequencer(em, len(cp.steps))
+func (run *Run) runPlan(ctx context.Context, cp *program.Plan, em emit.Emitter, state map[string]any) (*plan.Report, error) {
+	seq := emit.NewSequencer(em, len(cp.Steps))
 	opts := plan.Options{
-		Parallel: run.cfg.Parallel, Timeout: cp.timeout, State: state,
+		Parallel: run.cfg.Parallel, Timeout: cp.Timeout, State: state,
 		Context: run.planContext(), Input: run.input, Handoff: run.req.Handoff,
 		OnFinish: func(i int, r plan.Result) {
 			seq.Finish(i)
@@ -39,17 +40,17 @@ func (run *Run) runPlan(ctx context.Context, cp *compiledPlan, em emit.Emitter, 
 		},
 	}
 	exec := func(ctx context.Context, i int, inv plan.Invocation) (any, error) {
-		cs := cp.steps[i]
-		if cs.kind == nil {
+		cs := cp.Steps[i]
+		if cs.Kind == nil {
 			return nil, errors.New("the step did not compile")
 		}
-		if v, ok := run.doneResult(cs.def.ID); ok {
+		if v, ok := run.doneResult(cs.Def.ID); ok {
 			return v, nil // completed before the plan paused: shown then
 		}
 		sr := &stepRun{run: run, step: cs, em: seq.Emitter(i), inv: inv}
 		return sr.exec(ctx)
 	}
-	rep, err := cp.plan.Run(ctx, exec, opts)
+	rep, err := cp.DAG.Run(ctx, exec, opts)
 	if rep == nil {
 		rep = &plan.Report{}
 	}
@@ -115,12 +116,12 @@ func stepError(se *plan.StepError) *apierr.Error {
 
 // exec runs one attempt of the step, its inputs rendered first.
 func (sr *stepRun) exec(ctx context.Context) (out any, err error) {
-	ctx, observed := observe.From(ctx).Step(ctx, observe.Step{ID: sr.step.def.ID, Kind: sr.step.kindName()})
+	ctx, observed := observe.From(ctx).Step(ctx, observe.Step{ID: sr.step.Def.ID, Kind: sr.step.KindName()})
 	defer func() { observed(stepOutcome(ctx, err)) }()
 	if err := sr.prepare(ctx); err != nil {
 		return nil, err
 	}
-	return sr.step.kind.Run(ctx, sr)
+	return sr.step.Kind.Run(ctx, sr)
 }
 
 // stepOutcome is an attempt's outcome as observers see it: the attempt's
@@ -154,11 +155,11 @@ func (sr *stepRun) prepare(ctx context.Context) error {
 	data["context"] = run.planContext()
 	data["input"] = run.input
 	sr.env = &tmpl.Env{Ctx: ctx, Data: data, Scope: sr.inv.Scope}
-	with := make(map[string]any, len(sr.inv.Inputs)+len(sr.step.with))
+	with := make(map[string]any, len(sr.inv.Inputs)+len(sr.step.With))
 	for name, v := range sr.inv.Inputs {
 		with[name] = v
 	}
-	for name, vt := range sr.step.with {
+	for name, vt := range sr.step.With {
 		v, err := vt.Render(sr.env)
 		if err != nil {
 			return tmpl.RenderError(err)

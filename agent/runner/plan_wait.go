@@ -53,7 +53,7 @@ func (run *Run) cannotWait(what string) error {
 		return nil
 	}
 	return apierr.New(apierr.CodeToolFailed, fmt.Sprintf("command %q (agent %q) waits for %s, which it cannot do when command %q runs it",
-		run.cmd.def.Name, run.agent.Name(), what, run.parent.cmd.def.Name)).
+		run.cmd.Def.Name, run.agent.Name(), what, run.parent.cmd.Def.Name)).
 		Suggest("have the request's own command ask for the consent or the IDE tool, or call a command that does not wait")
 }
 
@@ -85,7 +85,7 @@ func (run *Run) pausedPlan(ctx context.Context, em emit.Emitter, rep *plan.Repor
 		return runstate.NoStore("a tool step needs the user's consent")
 	}
 	rec := &runstate.Record{ID: uuid.NewString(), Kind: runstate.KindPlan, Endpoint: run.endpoint, Agent: run.agent.Name(),
-		Command: run.cmd.def.Name, Step: step, State: rep.State, Done: map[string]any{}}
+		Command: run.cmd.Def.Name, Step: step, State: rep.State, Done: map[string]any{}}
 	if prev := run.paused; prev != nil && prev.Kind == runstate.KindPlan {
 		for id, v := range prev.Done {
 			rec.Done[id] = v

@@ -11,7 +11,7 @@ import (
 // renderPrompt assembles the command's prompt (prompt.Render) with data.
 func (run *Run) renderPrompt(ctx context.Context, data any) ([]llm.Message, error) {
 	cmd := run.cmd
-	spec := &prompt.Spec{System: cmd.system, Others: cmd.others, MentionsInput: cmd.mentionsInput, References: cmd.defaultReferences}
+	spec := &prompt.Spec{System: cmd.System, Others: cmd.Others, MentionsInput: cmd.MentionsInput, References: cmd.DefaultReferences}
 	return prompt.Render(ctx, spec, prompt.Inputs{Turns: run.turns, Context: run.req.Context, References: run.cfg.ReferencesPrompt}, data)
 }
 
@@ -30,7 +30,7 @@ func (run *Run) buildPrompt(ctx context.Context) (msgs []llm.Message, err error)
 	if err != nil {
 		return nil, err
 	}
-	budget := run.cfg.Budget.Limit(run.model, run.cmd.model.ContextLength, run.extra)
+	budget := run.cfg.Budget.Limit(run.model, run.cmd.Model.ContextLength, run.extra)
 	var cut []string
 	for range 64 {
 		total := prompt.Tokens(msgs)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/llm"
@@ -16,10 +17,10 @@ func TestFastPathCoversExamples(t *testing.T) {
 	agents, _ := loadFSAll(configs.FS, configs.AgentsDir)
 	n := 0
 	for _, a := range agents {
-		for name, c := range a.commands {
-			ts := c.templates()
-			if c.reply != nil {
-				ts = append(ts, c.reply)
+		for name, c := range a.Commands {
+			ts := c.Templates()
+			if c.Reply != nil {
+				ts = append(ts, c.Reply)
 			}
 			for _, tp := range ts {
 				n++
@@ -55,7 +56,7 @@ func TestPromptDataMatchesMaps(t *testing.T) {
 		`{"name":"globalPrompts","value":[{"role":"system","content":"be brief"}]},` +
 		`{"name":"packageFiles","value":[{"filepath":"go.mod","content":"module a"}]},{"name":"custom","value":{"k":"v"}}],` +
 		`"messages":[{"role":"user","content":"earlier"},{"role":"assistant","content":"answer"}]}`)
-	r := NewRunner(NewRegistry(agents), RunnerConfig{})
+	r := NewRunner(program.NewRegistry(agents), RunnerConfig{})
 	n := 0
 	for _, a := range agents {
 		for _, name := range a.CommandNames() {
@@ -65,7 +66,7 @@ func TestPromptDataMatchesMaps(t *testing.T) {
 			}
 			req.Agent, req.Command = a.Name(), name
 			run, err := r.Prepare(req)
-			if err != nil || !run.cmd.hasPrompt() {
+			if err != nil || !run.cmd.HasPrompt() {
 				continue
 			}
 			lazy, lerr := run.renderPrompt(context.Background(), promptData{run})

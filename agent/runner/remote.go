@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/stage"
 	"github.com/agentgw/agentgw/apierr"
 )
@@ -17,7 +18,7 @@ func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 	if r.cfg.Remote == nil {
 		return nil, apierr.Errorf(apierr.CodeUpstreamNotConfigured, "agent %q runs at %s, and this gateway forwards to no remote agents", run.agent.Name(), endpoint)
 	}
-	name := firstNonEmpty(req.Command, DefaultCommand)
+	name := firstNonEmpty(req.Command, program.DefaultCommand)
 	if req.Action != nil {
 		var err error
 		if name, err = r.verifyFeedback(run); err != nil {
@@ -27,7 +28,7 @@ func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 			return nil, stateInvalid("the action state is not one of this remote agent's actions", nil)
 		}
 	}
-	run.cmd = &command{def: &agent.Command{Name: name}, actionsByKey: map[string]*compiledAction{}}
+	run.cmd = &program.Command{Def: &agent.Command{Name: name}, ActionsByKey: map[string]*program.Action{}}
 	run.remote = endpoint
 	if req.Context == nil {
 		return run, nil
@@ -41,28 +42,11 @@ func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 // forwardRemote runs the request at the remote agent (RunnerConfig.Remote),
 // its stream into em.
 func (run *Run) forwardRemote(ctx context.Context, em emit.Emitter) error {
-	rr := &stage.RemoteRequest{Agent: run.agent.Name(), Command: run.cmd.def.Name, Endpoint: run.remote,
+	rr := &stage.RemoteRequest{Agent: run.agent.Name(), Command: run.cmd.Def.Name, Endpoint: run.remote,
 		Body: run.req.Body, Header: run.req.Header, Context: run.req.Context, ContextID: run.req.ContextID,
 		Signer: run.cfg.Signer, Sink: em}
 	if run.feedback != nil {
 		rr.Feedback = run.feedback.Data
 	}
 	return run.cfg.Remote.Forward(ctx, rr)
-}
-
-// RemoteEndpoint is where a remote agent runs: an agent whose definition
-// names service.endpoint and whose commands do nothing here (no reply,
-// templates, steps or actions) forwards its requests and hand-off messages
-// there.
-func (a *Agent) RemoteEndpoint() (string, bool) {
-	s := a.Def.Service
-	if s == nil || s.Endpoint == "" {
-		return "", false
-	}
-	for _, c := range a.commands {
-		if c.reply != nil || c.hasPrompt() || c.plan != nil || len(c.actions) > 0 {
-			return "", false
-		}
-	}
-	return s.Endpoint, true
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/dispatch"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/prompt"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runstate"
@@ -90,15 +92,15 @@ type RunnerConfig struct {
 
 // Runner executes commands of the registry's agents.
 type Runner struct {
-	reg     *Registry
+	reg     *program.Registry
 	cfg     RunnerConfig
-	reqDefs *definitionCache
+	reqDefs *program.DefinitionCache
 	// stages are the request stages in the order they run.
 	stages []stage.Stage
 }
 
 // NewRunner returns a runner over reg.
-func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
+func NewRunner(reg *program.Registry, cfg RunnerConfig) *Runner {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -110,23 +112,39 @@ func NewRunner(reg *Registry, cfg RunnerConfig) *Runner {
 	}
 	cfg.Budget = cfg.Budget.Compiled()
 	if cfg.Kinds == nil {
-		cfg.Kinds = NewKinds()
+		cfg.Kinds = program.NewKinds()
 	}
 	cfg.runs = runstate.New(cfg.Store, cfg.PauseTTL, cfg.StateTTL)
-	return &Runner{reg: reg, cfg: cfg, reqDefs: newDefinitionCache(256, cfg.Kinds), stages: cfg.Stages.Stages()}
+	return &Runner{reg: reg, cfg: cfg, reqDefs: program.NewDefinitionCache(256, cfg.Kinds), stages: cfg.Stages.Stages()}
 }
 
 // Registry returns the runner's registry.
-func (r *Runner) Registry() *Registry { return r.reg }
+func (r *Runner) Registry() *program.Registry { return r.reg }
+
+var _ dispatch.Local = (*Runner)(nil)
+
+// Dispatch implements dispatch.Local: it prepares req and executes it into
+// em; Prepare's error is returned, em untouched.
+func (r *Runner) Dispatch(ctx context.Context, req *request.Request, em emit.Emitter) error {
+	run, err := r.Prepare(req)
+	if err != nil {
+		return err
+	}
+	run.Execute(ctx, em)
+	return nil
+}
 
 // Run is one prepared request: everything that can fail before the stream
 // starts has been checked.
 type Run struct {
-	cfg   *RunnerConfig
-	reg   *Registry
-	req   *request.Request
-	agent *Agent // the agent whose command runs
-	cmd   *command
+	// runner is the runner that prepared the run: Execute gives it to
+	// what runs inside (dispatch.WithLocal).
+	runner *Runner
+	cfg    *RunnerConfig
+	reg    *program.Registry
+	req    *request.Request
+	agent  *program.Agent // the agent whose command runs
+	cmd    *program.Command
 	// endpoint is the agent the plugin called: feedback comes back there.
 	endpoint string
 	// id names the run: the state its actions' handlers restore. runID
@@ -177,12 +195,12 @@ type Run struct {
 func (run *Run) Agent() string { return run.agent.Name() }
 
 // Command names the run's command.
-func (run *Run) Command() string { return run.cmd.def.Name }
+func (run *Run) Command() string { return run.cmd.Def.Name }
 
 // Model is the upstream model the run uses, or "" when the command does
 // not call a model itself (its steps may).
 func (run *Run) Model() string {
-	if !run.cmd.hasPrompt() && run.cmd.plan == nil {
+	if !run.cmd.HasPrompt() && run.cmd.Plan == nil {
 		return ""
 	}
 	return run.model
@@ -224,7 +242,7 @@ func (d promptData) Field(name string) (any, bool) {
 	case "agent":
 		return d.run.agent.Name(), true
 	case "command":
-		return d.run.cmd.def.Name, true
+		return d.run.cmd.Def.Name, true
 	case "messages":
 		return d.run.turnsData(), true
 	case "input":
@@ -251,7 +269,7 @@ func (r *Runner) Prepare(req *request.Request) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{cfg: &r.cfg, reg: r.reg, req: req, agent: a, endpoint: a.Name(), turns: req.Messages}
+	run := &Run{runner: r, cfg: &r.cfg, reg: r.reg, req: req, agent: a, endpoint: a.Name(), turns: req.Messages}
 	if endpoint, ok := a.RemoteEndpoint(); ok {
 		return r.prepareRemote(run, endpoint)
 	}
@@ -272,9 +290,9 @@ func (r *Runner) Prepare(req *request.Request) (*Run, error) {
 		}
 	}
 	if name == "" {
-		name = DefaultCommand
+		name = program.DefaultCommand
 	}
-	cmd, ok := run.agent.commands[name]
+	cmd, ok := run.agent.Commands[name]
 	if !ok {
 		if req.Action != nil {
 			return nil, stateInvalid(fmt.Sprintf("the action's command %q no longer exists", name), nil)
@@ -295,9 +313,9 @@ func (r *Runner) Prepare(req *request.Request) (*Run, error) {
 	if err := r.runStages(run); err != nil {
 		return nil, err
 	}
-	run.model = firstNonEmpty(cmd.model.ModelName, req.Model, r.cfg.DefaultModel)
-	run.fallbacks = cmd.model.FallbackModels
-	run.extra = withDefaults(req.Extra, cmd.model.Parameters)
+	run.model = firstNonEmpty(cmd.Model.ModelName, req.Model, r.cfg.DefaultModel)
+	run.fallbacks = cmd.Model.FallbackModels
+	run.extra = withDefaults(req.Extra, cmd.Model.Parameters)
 	run.input = run.inputData()
 	if err := run.loadHandlerState(); err != nil {
 		return nil, err
@@ -329,9 +347,9 @@ func (run *Run) debugging() bool {
 func (run *Run) logger() *slog.Logger {
 	run.logOnce.Do(func() {
 		if run.parent != nil {
-			run.log = run.parent.logger().With("sub_command", run.agent.Name()+"/"+run.cmd.def.Name)
+			run.log = run.parent.logger().With("sub_command", run.agent.Name()+"/"+run.cmd.Def.Name)
 		} else {
-			run.log = run.cfg.Logger.With("request_id", run.req.ID, "agent", run.agent.Name(), "command", run.cmd.def.Name)
+			run.log = run.cfg.Logger.With("request_id", run.req.ID, "agent", run.agent.Name(), "command", run.cmd.Def.Name)
 		}
 	})
 	return run.log
@@ -339,12 +357,12 @@ func (run *Run) logger() *slog.Logger {
 
 // applyContext checks required variables and re-applies resolver options.
 func (run *Run) applyContext() error {
-	for _, v := range run.cmd.vars {
-		if v.required && !run.req.Context.Has(v.name) {
-			return apierr.New(apierr.CodeInvalidContext, fmt.Sprintf("command %q needs the context variable %q, and the request has none", run.cmd.def.Name, v.name)).
-				Suggest(fmt.Sprintf("collect %q as GET /agents/%s describes", v.name, run.agent.Name()))
+	for _, v := range run.cmd.Vars {
+		if v.Required && !run.req.Context.Has(v.Name) {
+			return apierr.New(apierr.CodeInvalidContext, fmt.Sprintf("command %q needs the context variable %q, and the request has none", run.cmd.Def.Name, v.Name)).
+				Suggest(fmt.Sprintf("collect %q as GET /agents/%s describes", v.Name, run.agent.Name()))
 		}
-		run.req.Context.Apply(v.name, v.opts)
+		run.req.Context.Apply(v.Name, v.Opts)
 	}
 	return nil
 }
@@ -352,7 +370,7 @@ func (run *Run) applyContext() error {
 // inputData is the request as plans see it: agent, command, prompt, model
 // and, on feedback, the action.
 func (run *Run) inputData() map[string]any {
-	in := map[string]any{"agent": run.endpoint, "command": run.cmd.def.Name,
+	in := map[string]any{"agent": run.endpoint, "command": run.cmd.Def.Name,
 		"prompt": run.req.Context.UserInputPrompt, "model": run.model}
 	if fb := run.req.Action; fb != nil {
 		act := map[string]any{"action": fb.Action, "accepted": fb.Accepted}
@@ -371,24 +389,24 @@ func (run *Run) inputData() map[string]any {
 
 // sub prepares a run of another command for a call step or a handler: same
 // request and context, the target's own options and model.
-func (run *Run) sub(a *Agent, cmd *command) *Run {
-	s := &Run{cfg: run.cfg, reg: run.reg, req: run.req, agent: a, cmd: cmd, endpoint: run.endpoint,
+func (run *Run) sub(a *program.Agent, cmd *program.Command) *Run {
+	s := &Run{runner: run.runner, cfg: run.cfg, reg: run.reg, req: run.req, agent: a, cmd: cmd, endpoint: run.endpoint,
 		turns: run.turns, feedback: run.feedback, depth: run.depth + 1, parent: run, conv: run.conv}
-	s.model = firstNonEmpty(cmd.model.ModelName, run.req.Model, run.cfg.DefaultModel)
-	s.fallbacks = cmd.model.FallbackModels
-	s.extra = withDefaults(run.req.Extra, cmd.model.Parameters)
+	s.model = firstNonEmpty(cmd.Model.ModelName, run.req.Model, run.cfg.DefaultModel)
+	s.fallbacks = cmd.Model.FallbackModels
+	s.extra = withDefaults(run.req.Extra, cmd.Model.Parameters)
 	s.ctxData = run.contextData()
 	s.input = run.input
 	s.data = s.templateData(s.ctxData)
 	return s
 }
 
-func (r *Runner) resolveAgent(req *request.Request) (*Agent, error) {
+func (r *Runner) resolveAgent(req *request.Request) (*program.Agent, error) {
 	if a, ok := r.reg.Get(req.Agent); ok {
 		return a, nil
 	}
 	if req.Definition != nil && r.cfg.AllowRequestDefinitions {
-		return r.reqDefs.get(req.Agent, req.Origin, req.Definition)
+		return r.reqDefs.Get(req.Agent, req.Origin, req.Definition)
 	}
 	e := apierr.Errorf(apierr.CodeAgentNotFound, "no agent named %q%s", req.Agent, suggest.DidYouMean(req.Agent, r.reg.Names())).Suggest("GET /agents lists the agents")
 	if req.Definition != nil {
@@ -469,7 +487,7 @@ func (run *Run) templateData(ctxData map[string]any) map[string]any {
 		data[k] = v
 	}
 	data["agent"] = run.agent.Name()
-	data["command"] = run.cmd.def.Name
+	data["command"] = run.cmd.Def.Name
 	data["messages"] = run.turnsData()
 	data["input"] = run.input
 	if run.req.Handoff != nil {
@@ -508,8 +526,13 @@ func (run *Run) Loaded() bool {
 // Execute runs the command, writing to em, and always ends the stream.
 // The run reports to the observe.Watch ctx carries; when it carries none
 // and the runner has observers (a hand-off's or a schedule's run), the run
-// is watched as a request of its own.
+// is watched as a request of its own. What runs inside the run (steps,
+// tools) reaches the gateway's agents through the runner, which ctx
+// carries for them (dispatch.LocalFrom).
 func (run *Run) Execute(ctx context.Context, em emit.Emitter) {
+	if run.runner != nil {
+		ctx = dispatch.WithLocal(ctx, run.runner)
+	}
 	if len(run.cfg.Observers) > 0 && observe.From(ctx) == nil {
 		var w *observe.Watch
 		ctx, w = run.cfg.Observers.Begin(ctx, &observe.Request{Source: run.source(), RequestID: run.req.ID})
@@ -560,12 +583,12 @@ func (run *Run) Execute(ctx context.Context, em emit.Emitter) {
 // prompt, its plan, then its actions.
 func (run *Run) execute(ctx context.Context, em emit.Emitter) error {
 	cmd := run.cmd
-	if cmd.reply == nil && !cmd.hasPrompt() && cmd.plan == nil && len(cmd.actions) == 0 {
-		return apierr.New(apierr.CodeCommandEmpty, fmt.Sprintf("command %q of agent %q has no reply, messageTemplates, steps or actions, so there is nothing to answer", cmd.def.Name, run.agent.Name())).
+	if cmd.Reply == nil && !cmd.HasPrompt() && cmd.Plan == nil && len(cmd.Actions) == 0 {
+		return apierr.New(apierr.CodeCommandEmpty, fmt.Sprintf("command %q of agent %q has no reply, messageTemplates, steps or actions, so there is nothing to answer", cmd.Def.Name, run.agent.Name())).
 			Suggest("the gateway's operator should give the command a reply or messageTemplates")
 	}
-	if cmd.reply != nil {
-		s, err := tmpl.Execute(ctx, cmd.reply, run.templateMap())
+	if cmd.Reply != nil {
+		s, err := tmpl.Execute(ctx, cmd.Reply, run.templateMap())
 		if err != nil {
 			return tmpl.RenderError(err)
 		}
@@ -573,7 +596,7 @@ func (run *Run) execute(ctx context.Context, em emit.Emitter) error {
 			return apierr.Canceled(err)
 		}
 	}
-	if cmd.hasPrompt() {
+	if cmd.HasPrompt() {
 		if err := run.callModel(ctx, em); err != nil {
 			return err
 		}
@@ -586,12 +609,12 @@ func (run *Run) execute(ctx context.Context, em emit.Emitter) error {
 func (run *Run) afterModel(ctx context.Context, em emit.Emitter) error {
 	cmd := run.cmd
 	var state map[string]any
-	if cmd.plan != nil {
+	if cmd.Plan != nil {
 		var init map[string]any
 		if run.paused != nil && run.paused.Kind == runstate.KindPlan {
 			init = run.paused.State
 		}
-		rep, err := run.runPlan(ctx, cmd.plan, em, init)
+		rep, err := run.runPlan(ctx, cmd.Plan, em, init)
 		if errors.Is(err, errPaused) {
 			return run.pausedPlan(ctx, em, rep)
 		}
@@ -600,9 +623,9 @@ func (run *Run) afterModel(ctx context.Context, em emit.Emitter) error {
 		}
 		state = rep.State
 	}
-	if len(cmd.actions) > 0 {
+	if len(cmd.Actions) > 0 {
 		env := run.renderEnv(ctx, state)
-		for _, ca := range cmd.actions {
+		for _, ca := range cmd.Actions {
 			if _, err := run.emitAction(em, ca, env); err != nil {
 				return err
 			}

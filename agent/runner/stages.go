@@ -40,9 +40,9 @@ func (v stageView) Command() string { return v.run.Command() }
 
 // Variable implements stage.Prepared.
 func (v stageView) Variable(name string) (contextvars.Options, bool) {
-	for _, o := range v.run.cmd.vars {
-		if o.name == name {
-			return o.opts, true
+	for _, o := range v.run.cmd.Vars {
+		if o.Name == name {
+			return o.Opts, true
 		}
 	}
 	return contextvars.Options{}, false

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stage"
@@ -85,7 +86,7 @@ func stageRunner(t *testing.T, u *llmtest.Model, stages ...stage.Stage) *runner.
 	if err != nil {
 		t.Fatal(err)
 	}
-	agents, diags := runner.Parse("docs.yaml", []byte(stageAgent))
+	agents, diags := program.Parse("docs.yaml", []byte(stageAgent))
 	if diags.Errors() > 0 {
 		t.Fatalf("the agent does not load:\n%s", diags)
 	}
@@ -93,7 +94,7 @@ func stageRunner(t *testing.T, u *llmtest.Model, stages ...stage.Stage) *runner.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{LLM: client, Stages: reg,
+	return runner.NewRunner(program.NewRegistry(agents), runner.RunnerConfig{LLM: client, Stages: reg,
 		ReferencesPrompt: func(kbs []contextvars.KnowledgeBase) string {
 			var b strings.Builder
 			for _, kb := range kbs {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/golden"
 	"github.com/agentgw/agentgw/llm"
@@ -67,11 +68,11 @@ func statusRunner(t *testing.T) *Runner {
 			return nil, ctx.Err()
 		},
 	}})
-	agents, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}}, writeTemp(t, "s.yaml", statusAgents()))
+	agents, diags := program.LoadWith(program.LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}}, writeTemp(t, "s.yaml", statusAgents()))
 	if diags.Errors() > 0 {
 		t.Fatalf("status agents do not load:\n%s", diags)
 	}
-	return NewRunner(NewRegistry(agents), RunnerConfig{LLM: c})
+	return NewRunner(program.NewRegistry(agents), RunnerConfig{LLM: c})
 }
 
 // TestStepErrorFollowsStatus: for every step kind the error code of a step

@@ -14,9 +14,9 @@ import (
 	"github.com/agentgw/agentgw/agent/runstate"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
-	"github.com/agentgw/agentgw/tools/toolspec"
 	"github.com/google/uuid"
 )
 
@@ -82,7 +82,7 @@ func (l *toolLoop) converse(ctx context.Context, em emit.Emitter) (string, error
 func (l *toolLoop) ask(ctx context.Context, em emit.Emitter) (string, []llm.ToolCall, error) {
 	run := l.run
 	if run.cfg.LLM == nil {
-		return "", nil, notConfigured(run.cmd.def.Name)
+		return "", nil, notConfigured(run.cmd.Def.Name)
 	}
 	req := l.request()
 	if !l.stream {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
@@ -161,12 +162,12 @@ func toolRunner(t *testing.T, st store.Store, more ...string) (*Runner, *llmtest
 	for i, doc := range append([]string{toolAgents}, more...) {
 		files = append(files, writeTemp(t, fmt.Sprintf("t%d.yaml", i), doc))
 	}
-	agents, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}}, files...)
+	agents, diags := program.LoadWith(program.LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}}, files...)
 	if diags.Errors() > 0 {
 		t.Fatalf("tool agents do not load:\n%s", diags)
 	}
 	cfg := RunnerConfig{LLM: c, Store: st, PauseTTL: time.Minute, Signer: actions.NewSigner([]byte("shared by the replicas"), time.Hour)}
-	return NewRunner(NewRegistry(agents), cfg), m
+	return NewRunner(program.NewRegistry(agents), cfg), m
 }
 
 func promptBody(input string) string {
@@ -354,7 +355,7 @@ commands:
     steps:
       - {id: x, call: {command: waits}}
 `)
-	_, diags := LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}}, file)
+	_, diags := program.LoadWith(program.LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}}, file)
 	for _, want := range []string{`tool "ok" is defined twice`, `no tool named "nope"`, `tool "weird"`, `step "a": a tool step that asks for consent stops the plan`, `step "b": llm: tool "ask" waits`, `step "inner": tool "ask" waits`, `step "x": call: command "waits" waits for the user or the IDE`} {
 		if !strings.Contains(diags.String(), want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, diags)
@@ -374,7 +375,7 @@ func TestDroppedAgentClosesItsTools(t *testing.T) {
 	if diags.Errors() > 0 {
 		t.Fatal(diags)
 	}
-	_, diags = LoadWith(LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}, Shared: toolload.Shared(shared)}, writeTemp(t, "broken.yaml", `
+	_, diags = program.LoadWith(program.LoadOptions{Kinds: testKinds(), Tools: toolload.Compiler{Manager: tm}, Shared: toolload.Shared(shared)}, writeTemp(t, "broken.yaml", `
 name: broken
 tools:
   - {name: own, description: d, runtime: builtin, entry: x}

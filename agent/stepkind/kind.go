@@ -14,8 +14,8 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/tmpl"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/contextvars"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Kind is one kind of step.

@@ -9,10 +9,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/dispatch"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/handoff/queue"
@@ -77,39 +77,52 @@ func (c HandoffsConfig) check() error {
 	return errors.Join(errs...)
 }
 
-// newHub is the gateway's hand-off hub, bound by cfg.
-func newHub(cfg HandoffsConfig, remotes remote.HandoffPoster, log *slog.Logger) (*hub.Hub, error) {
-	h, err := hub.New(remotes, hub.Limits{MaxExternalPriority: handoff.Priority(cfg.MaxExternalPriority)}, log)
+// newHub is the sending side of the gateway's hand-off hub (hub.New),
+// bound by cfg, over the agents of reg and the queue q (nil: hand-offs
+// are off); its receiving side starts with the queue
+// (startHandoffQueue), once the runner exists.
+func newHub(cfg HandoffsConfig, reg *program.Registry, q *queue.Queue, remotes remote.HandoffPoster, log *slog.Logger) (*hub.Hub, error) {
+	h, err := hub.New(hub.Config{Registry: reg, Queue: q, Remote: remotes,
+		Limits: hub.Limits{MaxExternalPriority: handoff.Priority(cfg.MaxExternalPriority)}, Pools: cfg.Pools, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("hand-offs: %w", err)
 	}
-	h.SetPools(cfg.Pools)
 	return h, nil
 }
 
-// newHandoffQueue opens the hand-off queue in the store's database and
-// starts it, delivering through h; nil for the memory store, which keeps
-// no queue (hand-offs then answer that they are unavailable). stop stops
-// it, leaving what is unfinished for the next start.
-func newHandoffQueue(ctx context.Context, st store.Store, h *hub.Hub, limits HandoffsConfig, log *slog.Logger) (q *queue.Queue, stop func(), err error) {
-	cfg := queue.Config{Handler: h.Handler(), Escalate: h.Escalate(), Fallback: h.Fallback(), Logger: log,
-		MaxHops: limits.MaxHops, MaxMessagesPerTask: limits.MaxMessagesPerTask, Heartbeat: time.Duration(limits.Heartbeat)}
+// openHandoffQueue opens the hand-off queue in the store's database, not
+// started: messages can be queued and read, and wait for
+// startHandoffQueue. It is nil for the memory store, which keeps no queue
+// (hand-offs then answer that they are unavailable).
+func openHandoffQueue(ctx context.Context, st store.Store, limits HandoffsConfig, log *slog.Logger) (q *queue.Queue, err error) {
+	cfg := queue.Config{Logger: log, MaxHops: limits.MaxHops, MaxMessagesPerTask: limits.MaxMessagesPerTask,
+		Heartbeat: time.Duration(limits.Heartbeat)}
 	switch s := st.(type) {
 	case *sqlitestore.SQLite:
 		q, err = queue.NewSQLite(ctx, s.DB(), cfg)
 	case *pgstore.Postgres:
 		q, err = queue.NewPostgres(ctx, s.Pool(), cfg)
 	default:
-		log.Info("hand-offs: off (the memory store keeps no queue)")
-		return nil, func() {}, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("hand-off queue: %w", err)
+		return nil, fmt.Errorf("hand-off queue: %w", err)
 	}
-	if err := q.Start(ctx); err != nil {
-		return nil, nil, fmt.Errorf("starting the hand-off queue: %w", err)
+	return q, nil
+}
+
+// startHandoffQueue starts q's workers, delivering through h's receiving
+// side over local (the runner); with q nil it says that hand-offs are
+// off. stop stops it, leaving what is unfinished for the next start.
+func startHandoffQueue(ctx context.Context, q *queue.Queue, h *hub.Hub, local dispatch.Local, log *slog.Logger) (stop func(), err error) {
+	if q == nil {
+		log.Info("hand-offs: off (the memory store keeps no queue)")
+		return func() {}, nil
 	}
-	return q, func() {
+	if err := q.Start(ctx, h.Handlers(local)); err != nil {
+		return nil, fmt.Errorf("starting the hand-off queue: %w", err)
+	}
+	return func() {
 		if err := q.Stop(context.Background()); err != nil {
 			log.Warn("stopping the hand-off queue", "err", err)
 		}
@@ -132,15 +145,16 @@ func newRemote(cfg *Config, getenv func(string) string, tokens *remoteTokens, lo
 }
 
 // remoteTokens finds the token of a remote agent's endpoint in the agents
-// loaded (their service.tokenEnv); the registry is set once it is built.
+// loaded (their service.tokenEnv): reg is the gateway's registry, made
+// empty before the remote client and swapped in place on every load.
 type remoteTokens struct {
-	reg atomic.Pointer[runner.Registry]
+	reg *program.Registry
 }
 
 // header is the X-Agentgw-Token for endpoint, nil when no agent with that
 // endpoint names a token.
 func (t *remoteTokens) header(endpoint string, getenv func(string) string) http.Header {
-	reg := t.reg.Load()
+	reg := t.reg
 	if reg == nil {
 		return nil
 	}
@@ -157,7 +171,7 @@ func (t *remoteTokens) header(endpoint string, getenv func(string) string) http.
 // all is every remote agent's token (their service.tokenEnv), for the
 // redaction of what an upstream sends back.
 func (t *remoteTokens) all(getenv func(string) string) []string {
-	reg := t.reg.Load()
+	reg := t.reg
 	if reg == nil {
 		return nil
 	}

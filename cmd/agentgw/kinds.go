@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/collab/askstep"
 	"github.com/agentgw/agentgw/gitrepo/gitstep"
@@ -34,7 +34,7 @@ func gatewayKinds(svc services, ask *askstep.Kind) []stepkind.Kind {
 
 // kindRegistry is the runner's step kinds followed by kinds.
 func kindRegistry(kinds []stepkind.Kind) *stepkind.Registry {
-	reg := runner.NewKinds()
+	reg := program.NewKinds()
 	for _, k := range kinds {
 		if err := reg.Register(k); err != nil {
 			panic(err) // names are fixed in the code: a clash is a programming error

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/collab"
 	"github.com/agentgw/agentgw/collab/askstep"
@@ -37,10 +37,6 @@ type loader struct {
 	toolFiles []string
 	tools     *tools.Manager
 	kinds     *stepkind.Registry
-	// asker carries ask steps and the ask_agent tool to other agents; it
-	// has no runner until serve gives it the one it builds after loading
-	// (collab.Asker.SetRunner).
-	asker *collab.Asker
 	// ask is the ask step kind, which checks the agents asks name once a
 	// read has loaded them all.
 	ask *askstep.Kind
@@ -74,7 +70,8 @@ func (s services) searcher() recallstep.Searcher {
 
 // newLoader builds the tool manager and the step kinds from the
 // configuration and the services. The ask steps and the ask_agent tool
-// get an Asker whose runner serve sets once it has built it; remote agents
+// get an Asker without a runner: it is built after them, and an ask goes
+// through the runner of the run asking (agent/dispatch); remote agents
 // are the runner's to forward to, so the Asker resolves none itself.
 func newLoader(cfg *Config, getenv func(string) string, svc services, log *slog.Logger) *loader {
 	asker := collab.New(collab.Config{Logger: log})
@@ -88,7 +85,7 @@ func newLoader(cfg *Config, getenv func(string) string, svc services, log *slog.
 	})
 	registerRuntimes(tm, svc.pool)
 	ask := askstep.New(asker)
-	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(svc, ask), asker: asker, ask: ask}
+	return &loader{paths: cfg.Agents, toolFiles: cfg.Tools.Files, tools: tm, kinds: stepKinds(svc, ask), ask: ask}
 }
 
 // sender is the hub as the handoff step and tool send through it; nil
@@ -157,7 +154,7 @@ func (s hubSender) Send(ctx context.Context, msg *handoff.Message, origin handof
 // agent's tools include them, but a set may have no agent), and the
 // problems found making them.
 type agentSet struct {
-	agents   []*runner.Agent
+	agents   []*program.Agent
 	shared   map[string]*tools.Tool
 	problems agent.Diagnostics
 }
@@ -165,13 +162,13 @@ type agentSet struct {
 // read loads the shared tools, then the agents with them.
 func (l *loader) read() agentSet {
 	shared, diags := toolload.LoadTools(l.tools, l.toolFiles...)
-	opts := runner.LoadOptions{Tools: toolload.Compiler{Manager: l.tools}, Shared: toolload.Shared(shared), Kinds: l.kinds, Parts: definitionParts()}
-	var agents []*runner.Agent
+	opts := program.LoadOptions{Tools: toolload.Compiler{Manager: l.tools}, Shared: toolload.Shared(shared), Kinds: l.kinds, Parts: definitionParts()}
+	var agents []*program.Agent
 	var ds agent.Diagnostics
 	if len(l.paths) == 0 {
-		agents, ds = runner.LoadFSWith(opts, configs.FS, configs.AgentsDir)
+		agents, ds = program.LoadFSWith(opts, configs.FS, configs.AgentsDir)
 	} else {
-		agents, ds = runner.LoadWith(opts, l.paths...)
+		agents, ds = program.LoadWith(opts, l.paths...)
 	}
 	names := make([]string, 0, len(agents))
 	for _, a := range agents {

@@ -1,16 +1,16 @@
 package main
 
 import (
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/handoff/accept"
 )
 
 // definitionParts are the parts of agent definitions that the gateway's
 // features compile, in the order they compile, after each agent's
-// commands (runner.Part): which hand-off messages an agent accepts. A new
+// commands (program.Part): which hand-off messages an agent accepts. A new
 // part is one line here.
-func definitionParts() []runner.Part {
-	return []runner.Part{
+func definitionParts() []program.Part {
+	return []program.Part{
 		accept.Part{},
 	}
 }

@@ -13,11 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/internal/syncbuf"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // heldRuntime runs tools of runtime "held": a call reports its tool's name
@@ -60,7 +61,7 @@ func TestReloadClosesReplacedTools(t *testing.T) {
 	rt := heldRuntime{started: make(chan string, 1), release: make(chan struct{})}
 	ld.tools.Register(rt)
 	set := ld.load(agentSet{}, log)
-	reg := runner.NewRegistry(set.agents)
+	reg := program.NewRegistry(set.agents)
 	if names := reg.Names(); len(names) != 2 {
 		t.Fatalf("agents %v; log:\n%s", names, logs.String())
 	}
@@ -93,7 +94,7 @@ func TestReloadClosesReplacedTools(t *testing.T) {
 }
 
 // toolNamed returns the tool named tool of the registry's agent a.
-func toolNamed(t *testing.T, reg *runner.Registry, a, tool string) *tools.Tool {
+func toolNamed(t *testing.T, reg *program.Registry, a, tool string) *tools.Tool {
 	t.Helper()
 	ag, ok := reg.Get(a)
 	if !ok {
@@ -129,7 +130,7 @@ func TestReloadKeepsLastGoodAgent(t *testing.T) {
 	ld := newLoader(cfg, envOf(nil), services{}, log)
 	ld.tools.Register(heldRuntime{})
 	set := ld.load(agentSet{}, log)
-	reg := runner.NewRegistry(nil)
+	reg := program.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
 	gw := httptest.NewServer(server.New(server.Config{Runner: runner.NewRunner(reg, runner.RunnerConfig{})}).Handler())
 	defer gw.Close()
@@ -209,7 +210,7 @@ func TestReloadDropsRemovedAgent(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	ld := newLoader(cfg, envOf(nil), services{}, log)
 	set := ld.load(agentSet{}, log)
-	reg := runner.NewRegistry(set.agents)
+	reg := program.NewRegistry(set.agents)
 	if err := os.Remove(bFile); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/schedule"
@@ -110,7 +111,7 @@ func (s *schedules) syncAgents(ctx context.Context, set agentSet) {
 
 // agentSchedules are the schedules the agents' files define, and the
 // problems of those that cannot be (with their positions).
-func agentSchedules(agents []*runner.Agent) ([]schedule.Schedule, agent.Diagnostics) {
+func agentSchedules(agents []*program.Agent) ([]schedule.Schedule, agent.Diagnostics) {
 	var out []schedule.Schedule
 	var diags agent.Diagnostics
 	seen := map[string]agent.Position{}

@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/configs"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/plan"
 	"github.com/agentgw/agentgw/schema"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // schemaNames are the schemas agentgw schema prints.

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/prompt"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/conversation"
@@ -105,12 +106,25 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	pool := mcp.NewPool(versionString(), log)
 	defer pool.Close()
-	tokens := &remoteTokens{}
+	// Built in dependency order, nothing given to a part after it is made:
+	// the registry is made empty and swapped in place on every load; the
+	// hand-off queue is opened (not started) for the hub's sending side,
+	// which the loader's hand-off step kind sends through; the runner is
+	// built over the loader's step kinds; the queue's workers start with
+	// the hub's receiving side over the runner. The ask step and the
+	// ask_agent tool reach the agents through the runner of the run asking
+	// (agent/dispatch).
+	reg := program.NewRegistry(nil)
+	tokens := &remoteTokens{reg: reg}
 	remotes, err := newRemote(cfg, getenv, tokens, log)
 	if err != nil {
 		return err
 	}
-	handoffs, err := newHub(cfg.Handoffs, remotes, log)
+	q, err := openHandoffQueue(ctx, st.Store, cfg.Handoffs, log)
+	if err != nil {
+		return err
+	}
+	handoffs, err := newHub(cfg.Handoffs, reg, q, remotes, log)
 	if err != nil {
 		return err
 	}
@@ -122,9 +136,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	ld := newLoader(cfg, getenv, services{repos: repos, pool: pool, handoffs: handoffs, knowledge: knowledge,
 		conversations: conversations, log: log}, log)
 	set := ld.load(agentSet{}, log)
-	reg := runner.NewRegistry(nil)
 	reg.SwapLoaded(set.agents, set.problems)
-	tokens.reg.Store(reg)
 	observers, stopObservers, err := newObservers(ctx, cfg, getenv, log)
 	if err != nil {
 		return err
@@ -142,17 +154,13 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Budget: prompt.Budget{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		Logger: log, Observers: observers, ReferencesPrompt: kb.PromptText,
 	})
-	// The ask step kind and the ask_agent tool were built with the loader,
-	// before the runner they run other agents' commands through.
-	ld.asker.SetRunner(runner)
-	q, stopQueue, err := newHandoffQueue(ctx, st.Store, handoffs, cfg.Handoffs, log)
+	stopQueue, err := startHandoffQueue(ctx, q, handoffs, runner, log)
 	if err != nil {
 		return err
 	}
 	defer stopQueue()
 	var handoffsAPI server.Handoffs
 	if q != nil {
-		handoffs.Bind(runner, q)
 		handoffsAPI = handoffAPI{h: handoffs}
 	}
 	watchQueue(mx, q, log)
@@ -179,7 +187,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		AdminTokens: adminTokens,
 		RateLimit:   cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
-		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg), log),
+		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg, runner), log),
 		Contexts: conversations,
 		Handoffs: handoffsAPI, Schedules: schedulesAPI, Knowledge: newKnowledgeAPI(knowledge),
 		Metrics:   mainMetrics,
@@ -425,7 +433,7 @@ func newRepos(cfg *Config, getenv func(string) string, log *slog.Logger) (*gitre
 
 // reloadOnHUP reloads the agent definitions on SIGHUP and swaps them in
 // for cur, the set loaded before.
-func reloadOnHUP(ctx context.Context, reg *runner.Registry, l *loader, cur agentSet, log *slog.Logger, after func(agentSet)) {
+func reloadOnHUP(ctx context.Context, reg *program.Registry, l *loader, cur agentSet, log *slog.Logger, after func(agentSet)) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -445,7 +453,7 @@ func reloadOnHUP(ctx context.Context, reg *runner.Registry, l *loader, cur agent
 // the tools of old no longer used: requests in flight keep the old agents,
 // and each old tool is released once no call to it is in flight. It
 // returns the new set.
-func reload(reg *runner.Registry, l *loader, old agentSet, log *slog.Logger) agentSet {
+func reload(reg *program.Registry, l *loader, old agentSet, log *slog.Logger) agentSet {
 	set := l.load(old, log)
 	reg.SwapLoaded(set.agents, set.problems)
 	log.Info("agent definitions reloaded", "agents", reg.Names(), "problems", len(set.problems))

@@ -140,7 +140,7 @@ func testLoader(cfg *Config, getenv func(string) string) agenttest.Loader {
 			ld.kinds = kindRegistry(kinds)
 		}
 		set := ld.read()
-		return agenttest.Loaded{Agents: set.agents, Problems: set.problems, Kinds: ld.kinds, Bind: ld.asker.SetRunner,
+		return agenttest.Loaded{Agents: set.agents, Problems: set.problems, Kinds: ld.kinds,
 			Close: func() { set.closeReplaced(agentSet{}, log) }}
 	}
 }

@@ -54,8 +54,9 @@ type target struct {
 var _ stepkind.Kind = (*Kind)(nil)
 
 // New returns the ask step kind asking through asker. The gateway builds
-// its step kinds before its runner: asker gets the runner later
-// (collab.Asker.SetRunner), before any request runs.
+// its step kinds before its runner: a step asks a local agent through the
+// runner running the step, which its context carries (package
+// agent/dispatch).
 func New(asker *collab.Asker) *Kind { return &Kind{asker: asker} }
 
 // Spec implements stepkind.Kind.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/collab"
@@ -100,17 +101,16 @@ commands:
 func newRunner(t *testing.T, c *llm.Client, cfg collab.Config) *runner.Runner {
 	t.Helper()
 	asker := collab.New(cfg)
-	kinds := runner.NewKinds()
+	kinds := program.NewKinds()
 	kind := New(asker)
 	if err := kinds.Register(kind); err != nil {
 		t.Fatal(err)
 	}
-	agents, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds}, "plan.yaml", []byte(planAgents))
+	agents, diags := program.ParseWith(program.LoadOptions{Kinds: kinds}, "plan.yaml", []byte(planAgents))
 	if diags.Errors() > 0 {
 		t.Fatalf("agents do not load:\n%s", diags)
 	}
-	r := runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{LLM: c, Kinds: kinds})
-	asker.SetRunner(r)
+	r := runner.NewRunner(program.NewRegistry(agents), runner.RunnerConfig{LLM: c, Kinds: kinds})
 	return r
 }
 
@@ -194,7 +194,7 @@ func TestAskUserDisconnects(t *testing.T) {
 // TestCheckAgents: an ask naming an agent the load did not bring is a
 // warning at the step; known, remote and templated agents are not.
 func TestCheckAgents(t *testing.T) {
-	kinds := runner.NewKinds()
+	kinds := program.NewKinds()
 	kind := New(nil)
 	if err := kinds.Register(kind); err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ name: helper
 commands:
   - {name: default, reply: hi}
 `
-	agents, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds}, "lint.yaml", []byte(src))
+	agents, diags := program.ParseWith(program.LoadOptions{Kinds: kinds}, "lint.yaml", []byte(src))
 	if diags.Errors() > 0 {
 		t.Fatalf("agents do not load:\n%s", diags)
 	}
@@ -236,7 +236,7 @@ commands:
 // is a load error; a step timeout shorter than the ask's a warning (the
 // step's timeout ends the ask first).
 func TestCompileErrors(t *testing.T) {
-	kinds := runner.NewKinds()
+	kinds := program.NewKinds()
 	if err := kinds.Register(New(nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ commands:
       - {id: b, ask: {agent: x, timeout: -1s}}
       - {id: c, timeout: 5s, ask: {agent: x}}
 `
-	_, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds}, "bad.yaml", []byte(src))
+	_, diags := program.ParseWith(program.LoadOptions{Kinds: kinds}, "bad.yaml", []byte(src))
 	var got []string
 	for _, d := range diags {
 		got = append(got, d.String())

@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/internal/suggest"
 )
 
-// Name is the part's name: the key of an agent's Set (runner.Agent.Part).
+// Name is the part's name: the key of an agent's Set (program.Agent.Part).
 const Name = "handoffs"
 
 // Accepted is a type of hand-off message an agent accepts: the command
@@ -39,7 +39,7 @@ func (s Set) Types() []handoff.Type {
 	return out
 }
 
-// Summarize implements runner.Summarizer: the types the agent accepts, in
+// Summarize implements program.Summarizer: the types the agent accepts, in
 // order, and the command each runs.
 func (s Set) Summarize(sum *agent.Summary) {
 	for _, t := range s.Types() {
@@ -49,33 +49,33 @@ func (s Set) Summarize(sum *agent.Summary) {
 
 // Of returns what agent a accepts: none when it was loaded without the
 // part.
-func Of(a *runner.Agent) Set {
+func Of(a *program.Agent) Set {
 	s, _ := a.Part(Name).(Set)
 	return s
 }
 
 // Accepts returns how agent a takes hand-off messages of type t.
-func Accepts(a *runner.Agent, t handoff.Type) (*Accepted, bool) {
+func Accepts(a *program.Agent, t handoff.Type) (*Accepted, bool) {
 	acc, ok := Of(a)[t]
 	return acc, ok
 }
 
 // Types lists the hand-off types agent a accepts, sorted.
-func Types(a *runner.Agent) []handoff.Type { return Of(a).Types() }
+func Types(a *program.Agent) []handoff.Type { return Of(a).Types() }
 
 // Part compiles the agents' handoffs declarations, their Set kept on each
-// agent; it is given to loading in runner.LoadOptions.Parts.
+// agent; it is given to loading in program.LoadOptions.Parts.
 type Part struct{}
 
-var _ runner.Part = Part{}
+var _ program.Part = Part{}
 
-// Name implements runner.Part.
+// Name implements program.Part.
 func (Part) Name() string { return Name }
 
-// Compile implements runner.Part: it checks the agent's handoffs
+// Compile implements program.Part: it checks the agent's handoffs
 // declarations: a known type, once; a command of the agent; a schema that
 // compiles. Its result is a Set, nil when the agent declares none.
-func (Part) Compile(c runner.PartCompiler) any {
+func (Part) Compile(c program.PartCompiler) any {
 	def := c.Definition()
 	if len(def.Handoffs) == 0 {
 		return nil
@@ -98,7 +98,7 @@ func (Part) Compile(c runner.PartCompiler) any {
 			c.Errorf(hd.Pos, "handoffs: type %s is declared twice", t)
 			continue
 		}
-		cmd := cmp.Or(hd.Command, runner.DefaultCommand)
+		cmd := cmp.Or(hd.Command, program.DefaultCommand)
 		if !c.HasCommand(cmd) {
 			c.Errorf(hd.Pos, "handoffs: %s runs command %q, which agent %q does not have%s", t, cmd, def.Name, suggest.DidYouMean(cmd, c.CommandNames()))
 			continue

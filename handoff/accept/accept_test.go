@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/accept"
 )
 
 // load parses one agent file with the part, failing on an error.
-func load(t *testing.T, doc string) *runner.Agent {
+func load(t *testing.T, doc string) *program.Agent {
 	t.Helper()
-	agents, diags := runner.ParseWith(runner.LoadOptions{Parts: []runner.Part{accept.Part{}}}, "a.yaml", []byte(doc))
+	agents, diags := program.ParseWith(program.LoadOptions{Parts: []program.Part{accept.Part{}}}, "a.yaml", []byte(doc))
 	if diags.Errors() > 0 || len(agents) != 1 {
 		t.Fatalf("the agent does not load:\n%s", diags)
 	}
@@ -48,7 +48,7 @@ func TestAccepts(t *testing.T) {
 		t.Error("Accepts(ESCALATION) = true for a type the agent does not declare")
 	}
 	notify, ok := accept.Accepts(a, handoff.Notification)
-	if !ok || notify.Command != runner.DefaultCommand {
+	if !ok || notify.Command != program.DefaultCommand {
 		t.Fatalf("Accepts(NOTIFICATION) = %+v, %t", notify, ok)
 	}
 	if got, want := a.Summary().Handoffs, []agent.HandoffSummary{{Type: "NOTIFICATION", Command: "default"}, {Type: "TASK_TRANSFER", Command: "take"}}; !slices.Equal(got, want) {
@@ -61,7 +61,7 @@ func TestAccepts(t *testing.T) {
 
 // TestNotLoaded: an agent loaded without the part accepts nothing.
 func TestNotLoaded(t *testing.T) {
-	agents, diags := runner.ParseWith(runner.LoadOptions{}, "a.yaml", []byte(desk))
+	agents, diags := program.ParseWith(program.LoadOptions{}, "a.yaml", []byte(desk))
 	if len(diags) > 0 || len(agents) != 1 {
 		t.Fatalf("the agent does not load:\n%s", diags)
 	}
@@ -93,7 +93,7 @@ func TestDiagnostics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			agents, diags := runner.ParseWith(runner.LoadOptions{Parts: []runner.Part{accept.Part{}}}, "a.yaml", []byte(head+tt.handoffs))
+			agents, diags := program.ParseWith(program.LoadOptions{Parts: []program.Part{accept.Part{}}}, "a.yaml", []byte(head+tt.handoffs))
 			if len(agents) != 0 || diags.Errors() != 1 || diags.String() != tt.want {
 				t.Errorf("%d agents, diagnostics:\n%s\nwant none and\n%s", len(agents), diags, tt.want)
 			}

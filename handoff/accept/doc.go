@@ -3,7 +3,7 @@
 // validator of the message compiled from the agent's own data schema, with
 // the load-time diagnostics of bad declarations.
 //
-// It plugs into loading as a definition part (runner.Part, registered in
+// It plugs into loading as a definition part (program.Part, registered in
 // cmd/agentgw), so that the runner compiles it without knowing hand-offs:
 // Part compiles an agent's declarations once its commands are compiled and
 // keeps a Set on the agent, which Of, Accepts and Types read back for the

@@ -159,7 +159,7 @@ func TestExternalPriority(t *testing.T) {
 	if _, _, err := open.Submit(ctx, alice, rawMessage(t, "44444444-4444-4444-8444-444444444444", "t", handoff.Critical, "c")); err != nil {
 		t.Errorf("CRITICAL under a CRITICAL ceiling: %v", err)
 	}
-	if _, err := New(nil, Limits{MaxExternalPriority: "URGENT"}, nil); err == nil {
+	if _, err := New(Config{Limits: Limits{MaxExternalPriority: "URGENT"}}); err == nil {
 		t.Error("New took the ceiling URGENT")
 	}
 }

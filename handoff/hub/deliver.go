@@ -8,9 +8,10 @@ import (
 	"strings"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/dispatch"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
-	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/handoff"
@@ -32,10 +33,10 @@ type Result struct {
 	Response json.RawMessage `json:"response,omitempty"`
 }
 
-// deliver is the queue's handler: it runs the message at its recipient.
-func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage, error) {
-	r, _, err := h.ready()
-	if err != nil {
+// deliver is the queue's handler: it runs the message at its recipient,
+// a local one through local.
+func (h *Hub) deliver(ctx context.Context, local dispatch.Local, env queue.Envelope) (json.RawMessage, error) {
+	if _, err := h.ready(); err != nil {
 		return nil, err
 	}
 	p, msg, err := queued(env)
@@ -44,7 +45,7 @@ func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage,
 	}
 	// What the run sends is in this message's task and its owner's.
 	ctx = context.WithValue(ctx, parentKey{}, env)
-	a, err := h.pick(r, h.expand(r, strings.Split(env.Recipient, ",")), msg.Payload.Type)
+	a, err := h.pick(h.expand(strings.Split(env.Recipient, ",")), msg.Payload.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +56,7 @@ func (h *Hub) deliver(ctx context.Context, env queue.Envelope) (json.RawMessage,
 	if !ok {
 		return nil, fmt.Errorf("agent %q no longer accepts %s hand-offs", a.Name(), msg.Payload.Type)
 	}
-	return h.runLocal(ctx, r, a.Name(), acc.Command, msg, p)
+	return h.runLocal(ctx, local, a.Name(), acc.Command, msg, p)
 }
 
 // queued decodes a queued message: its payload and the message.
@@ -74,10 +75,10 @@ func queued(env queue.Envelope) (payload, *handoff.Message, error) {
 // pick chooses the agent of recipients that runs the message: the one
 // named, or, of a pool, the next (round-robin) of those that take its
 // type.
-func (h *Hub) pick(r *runner.Runner, recipients []string, t handoff.Type) (*runner.Agent, error) {
-	var able []*runner.Agent
+func (h *Hub) pick(recipients []string, t handoff.Type) (*program.Agent, error) {
+	var able []*program.Agent
 	for _, name := range recipients {
-		a, ok := r.Registry().Get(name)
+		a, ok := h.reg.Get(name)
 		if !ok {
 			continue
 		}
@@ -99,7 +100,7 @@ var errTimeLimit = errors.New("the hand-off's constraints.time_limit was reached
 // runLocal runs command of agent name with the message as .handoff and
 // returns what it showed. Its errors (a failed command) are failed runs,
 // tried again.
-func (h *Hub) runLocal(ctx context.Context, r *runner.Runner, name, command string, msg *handoff.Message, p payload) (json.RawMessage, error) {
+func (h *Hub) runLocal(ctx context.Context, local dispatch.Local, name, command string, msg *handoff.Message, p payload) (json.RawMessage, error) {
 	var data map[string]any
 	if err := json.Unmarshal(p.Message, &data); err != nil {
 		return nil, fmt.Errorf("decoding hand-off %s: %w", msg.Metadata.MessageID, err)
@@ -107,16 +108,6 @@ func (h *Hub) runLocal(ctx context.Context, r *runner.Runner, name, command stri
 	req := &request.Request{ID: "handoff-" + msg.Metadata.MessageID, Agent: name, Command: command,
 		Context: &contextvars.Set{UserInputPrompt: promptOf(msg)}, Handoff: data,
 		ContextID: p.Origin.ContextID, Owner: p.Origin.Owner}
-	run, err := r.Prepare(req)
-	var ae *apierr.Error
-	if errors.As(err, &ae) && ae.Code == apierr.CodeContextNotFound {
-		// The conversation was deleted meanwhile: run without it.
-		req.ContextID, req.Owner = "", ""
-		run, err = r.Prepare(req)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("agent %q, command %q: %w", name, command, err)
-	}
 	limit, limited, err := msg.Instructions.TimeLimit()
 	if err != nil {
 		h.log.Warn("hand-off time limit ignored", "message", msg.Metadata.MessageID, "err", err)
@@ -127,7 +118,16 @@ func (h *Hub) runLocal(ctx context.Context, r *runner.Runner, name, command stri
 	}
 	defer cancel()
 	rec := &emit.Recorder{}
-	run.Execute(runCtx, rec)
+	err = local.Dispatch(runCtx, req, rec)
+	var ae *apierr.Error
+	if errors.As(err, &ae) && ae.Code == apierr.CodeContextNotFound {
+		// The conversation was deleted meanwhile: run without it.
+		req.ContextID, req.Owner = "", ""
+		err = local.Dispatch(runCtx, req, rec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent %q, command %q: %w", name, command, err)
+	}
 	if limited && ctx.Err() == nil && errors.Is(context.Cause(runCtx), errTimeLimit) {
 		return nil, fmt.Errorf("agent %q, command %q: stopped at constraints.time_limit (%s)", name, command, limit)
 	}
@@ -172,9 +172,8 @@ func (h *Hub) forward(ctx context.Context, name, endpoint string, message []byte
 // fallback is the queue's Fallback: a message's fallback_action names an
 // agent ("agent" or "agent/command") that runs the message when its
 // recipients failed it.
-func (h *Hub) fallback(ctx context.Context, env queue.Envelope, lastErr error) (json.RawMessage, error) {
-	r, _, err := h.ready()
-	if err != nil {
+func (h *Hub) fallback(ctx context.Context, local dispatch.Local, env queue.Envelope, lastErr error) (json.RawMessage, error) {
+	if _, err := h.ready(); err != nil {
 		return nil, err
 	}
 	p, msg, err := queued(env)
@@ -183,20 +182,15 @@ func (h *Hub) fallback(ctx context.Context, env queue.Envelope, lastErr error) (
 	}
 	ctx = context.WithValue(ctx, parentKey{}, env)
 	name, command, _ := strings.Cut(env.FallbackAction, "/")
-	a, ok := r.Registry().Get(name)
+	a, ok := h.reg.Get(name)
 	if !ok {
 		return nil, fmt.Errorf("fallback_action %q names no agent of this gateway (after: %v)", env.FallbackAction, lastErr)
 	}
 	if command == "" {
-		command = runner.DefaultCommand
+		command = program.DefaultCommand
 		if acc, ok := accept.Accepts(a, msg.Payload.Type); ok {
 			command = acc.Command
 		}
 	}
-	return h.runLocal(ctx, r, name, command, msg, p)
-}
-
-// Fallback is the queue's Config.Fallback.
-func (h *Hub) Fallback() func(ctx context.Context, env queue.Envelope, lastErr error) (json.RawMessage, error) {
-	return h.fallback
+	return h.runLocal(ctx, local, name, command, msg, p)
 }

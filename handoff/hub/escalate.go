@@ -25,7 +25,7 @@ const (
 	FailedCategory = "HANDOFF_FAILED"
 )
 
-// Escalate is the queue's Config.Escalate: the message that takes over
+// escalate is the queue's Escalate (Handlers): the message that takes over
 // one whose retries are spent (or that expired waiting for one) is a new
 // message of type ESCALATION to its escalate_to, not the same message
 // re-addressed. It has an id of its own (EscalationID), the same task_id,
@@ -37,12 +37,8 @@ const (
 // any message, against the target's schemas). Its failure_handling_strategy
 // keeps the retry_count and fallback_action, without escalate_to. It keeps
 // the conversation the failed message answers into.
-func (h *Hub) Escalate() func(ctx context.Context, env queue.Envelope, lastErr error) (*queue.Envelope, error) {
-	return h.escalate
-}
-
 func (h *Hub) escalate(ctx context.Context, env queue.Envelope, lastErr error) (*queue.Envelope, error) {
-	r, q, err := h.ready()
+	q, err := h.ready()
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +62,7 @@ func (h *Hub) escalate(ctx context.Context, env queue.Envelope, lastErr error) (
 	if err != nil {
 		return nil, fmt.Errorf("the escalation of %s: %w", env.ID, err)
 	}
-	if err := h.checkRecipients(r, []string{env.EscalateTo}, checked, raw); err != nil {
+	if err := h.checkRecipients([]string{env.EscalateTo}, checked, raw); err != nil {
 		return nil, fmt.Errorf("the escalation of %s: %w", env.ID, err)
 	}
 	body, err := json.Marshal(payload{Message: raw, Origin: p.Origin})

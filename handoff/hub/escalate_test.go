@@ -38,13 +38,8 @@ const escalatedMessage = `{
 // (from the message id alone) does not block it.
 func TestEscalationIsANewMessage(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db string) {
-		h, err := New(nil, Limits{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		clock := time.Date(2026, 11, 29, 6, 0, 1, 500e6, time.UTC)
-		h.now = func() time.Time { return clock }
-		bindHub(t, h, db, hubAgents, queue.Config{})
+		h := newHubWith(t, db, hubAgents, Config{Now: func() time.Time { return clock }}, queue.Config{})
 		ctx := t.Context()
 		const id = "66666666-6666-4666-8666-666666666666"
 		escID := EscalationID(alice.Owner, id)

@@ -20,7 +20,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/dispatch"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/accept"
@@ -55,9 +56,34 @@ type Limits struct {
 	MaxExternalPriority handoff.Priority
 }
 
-// Hub sends and delivers hand-off messages. Make it with New, then Bind it
-// to the runner and the queue once they exist (the step kind that sends
-// messages is made before the runner).
+// Config configures a Hub.
+type Config struct {
+	// Registry is the gateway's agents, which messages are checked
+	// against and delivered to (swapped in place on reload).
+	Registry *program.Registry
+	// Queue keeps the messages; nil: hand-offs are off, and every call
+	// answers that they are not ready.
+	Queue *queue.Queue
+	// Remote reaches remote agents; nil: none.
+	Remote remote.HandoffPoster
+	// Limits bound what callers outside the gateway may send.
+	Limits Limits
+	// Pools are named pools of agents: a recipient_id (or escalate_to)
+	// naming a pool, and no agent, is a pool of its agents, one of which
+	// takes the message as of a list.
+	Pools map[string][]string
+	// Now is the clock of the messages; nil: time.Now.
+	Now func() time.Time
+	// Logger is where the hub says what it could not do; nil: nowhere.
+	Logger *slog.Logger
+}
+
+// Hub sends and delivers hand-off messages. It is built in the gateway's
+// dependency order, in two parts: New makes the sending side (Send,
+// Submit, Get, Task) over the registry and the queue, before the step
+// kind that sends through it, the loader and the runner; Handlers makes
+// the receiving side over the runner, once it exists, for the queue's
+// workers (queue.Queue.Start). Nothing is given to it after it is made.
 //
 // Every message belongs to an owner (package access): the API caller that
 // submitted it; for a message an agent sent while handling a message, that
@@ -69,20 +95,21 @@ type Hub struct {
 	now    func() time.Time
 	remote remote.HandoffPoster
 	limits Limits
+	reg    *program.Registry
+	queue  *queue.Queue
 
-	// pools are the named pools (SetPools): a recipient naming one that is
-	// no agent stands for its agents.
+	// pools are the named pools (Config.Pools): a recipient naming one
+	// that is no agent stands for its agents.
 	pools map[string][]string
 
-	runner atomic.Pointer[runner.Runner]
-	queue  atomic.Pointer[queue.Queue]
 	// next turns pools round-robin.
 	next atomic.Uint64
 }
 
-// New returns a hub; poster (nil: none) reaches remote agents. A
-// MaxExternalPriority that is no priority is an error.
-func New(poster remote.HandoffPoster, limits Limits, log *slog.Logger) (*Hub, error) {
+// New returns a hub. A MaxExternalPriority that is no priority is an
+// error.
+func New(cfg Config) (*Hub, error) {
+	log, limits := cfg.Logger, cfg.Limits
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -92,21 +119,22 @@ func New(poster remote.HandoffPoster, limits Limits, log *slog.Logger) (*Hub, er
 	if !limits.MaxExternalPriority.Valid() {
 		return nil, fmt.Errorf("handoffs.maxExternalPriority: %q is not LOW, MEDIUM, HIGH or CRITICAL", limits.MaxExternalPriority)
 	}
-	return &Hub{log: log, now: time.Now, remote: poster, limits: limits}, nil
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = program.NewRegistry(nil)
+	}
+	return &Hub{log: log, now: cfg.Now, remote: cfg.Remote, limits: limits, reg: cfg.Registry, queue: cfg.Queue, pools: cfg.Pools}, nil
 }
 
-// SetPools names pools of agents: a recipient_id (or escalate_to) naming
-// a pool, and no agent, is a pool of its agents, one of which takes the
-// message as of a list. Call it before Bind.
-func (h *Hub) SetPools(pools map[string][]string) { h.pools = pools }
-
-// expand is recipients with each named pool that is no agent of r replaced
-// by its agents.
-func (h *Hub) expand(r *runner.Runner, recipients []string) []string {
+// expand is recipients with each named pool that is no agent replaced by
+// its agents.
+func (h *Hub) expand(recipients []string) []string {
 	var out []string
 	for _, to := range recipients {
 		if members, ok := h.pools[to]; ok {
-			if _, agent := r.Registry().Get(to); !agent {
+			if _, agent := h.reg.Get(to); !agent {
 				out = append(out, members...)
 				continue
 			}
@@ -116,23 +144,29 @@ func (h *Hub) expand(r *runner.Runner, recipients []string) []string {
 	return out
 }
 
-// Bind gives the hub the runner that runs local agents and the queue that
-// delivers.
-func (h *Hub) Bind(r *runner.Runner, q *queue.Queue) {
-	h.runner.Store(r)
-	h.queue.Store(q)
+// Handlers are the hub's receiving side, the queue's handlers: they
+// deliver each message to its recipient (a local agent's run through
+// local, a remote agent's gateway through Config.Remote), escalate it
+// (Escalate's doc) and run its fallback_action through local. The gateway
+// gives them to the queue's Start once its runner exists.
+func (h *Hub) Handlers(local dispatch.Local) queue.Handlers {
+	return queue.Handlers{
+		Handler: func(ctx context.Context, env queue.Envelope) (json.RawMessage, error) {
+			return h.deliver(ctx, local, env)
+		},
+		Escalate: h.escalate,
+		Fallback: func(ctx context.Context, env queue.Envelope, lastErr error) (json.RawMessage, error) {
+			return h.fallback(ctx, local, env, lastErr)
+		},
+	}
 }
 
-// Handler is the queue's handler: it delivers one message.
-func (h *Hub) Handler() queue.Handler { return h.deliver }
-
-// ready returns the runner and queue, or an error when Bind has not run.
-func (h *Hub) ready() (*runner.Runner, *queue.Queue, error) {
-	r, q := h.runner.Load(), h.queue.Load()
-	if r == nil || q == nil {
-		return nil, nil, apierr.New(apierr.CodeInternal, "hand-offs are not ready yet")
+// ready returns the queue, or an error when hand-offs are off (no queue).
+func (h *Hub) ready() (*queue.Queue, error) {
+	if h.queue == nil {
+		return nil, apierr.New(apierr.CodeInternal, "hand-offs are not ready yet")
 	}
-	return r, q, nil
+	return h.queue, nil
 }
 
 // Send fills msg (ids, timestamp, version), checks it and its recipients,
@@ -212,7 +246,7 @@ func messageType(raw []byte) string {
 }
 
 func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender) (*Status, bool, error) {
-	r, q, err := h.ready()
+	q, err := h.ready()
 	if err != nil {
 		return nil, false, err
 	}
@@ -228,14 +262,14 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 			msg.Metadata.ExpirationTime.UTC().Format(time.RFC3339)).
 			Suggest("an expired message is never delivered: send it again with metadata.expiration_time in the future, or without one")
 	}
-	recipients := h.expand(r, msg.Metadata.RecipientID)
-	if err := h.checkRecipients(r, recipients, msg, raw); err != nil {
+	recipients := h.expand(msg.Metadata.RecipientID)
+	if err := h.checkRecipients(recipients, msg, raw); err != nil {
 		return nil, false, err
 	}
 	if fh := msg.Instructions.FailureHandling; fh != nil && fh.EscalateTo != "" {
 		// What goes to escalate_to is an ESCALATION (Escalate), not msg.
 		esc := &handoff.Message{Payload: handoff.Payload{Type: handoff.Escalation}}
-		if err := h.checkRecipients(r, h.expand(r, []string{fh.EscalateTo}), esc, nil); err != nil {
+		if err := h.checkRecipients(h.expand([]string{fh.EscalateTo}), esc, nil); err != nil {
 			var e *apierr.Error
 			if errors.As(err, &e) && e.Code == apierr.CodeBadRequest {
 				e.Message = "escalate_to: " + e.Message + ": an escalation is a new ESCALATION message"
@@ -244,7 +278,7 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 		}
 	}
 	if fh := msg.Instructions.FailureHandling; fh != nil && fh.FallbackAction != "" {
-		if err := checkFallback(r, fh.FallbackAction, msg.Payload.Type); err != nil {
+		if err := checkFallback(h.reg, fh.FallbackAction, msg.Payload.Type); err != nil {
 			return nil, false, err
 		}
 	}
@@ -311,13 +345,13 @@ func envelope(msg *handoff.Message, body []byte) queue.Envelope {
 // the gateway, and one (every one, of a pool, that accepts msg's type: the
 // others are passed over) is remote or accepts the type, with its own data
 // schema passing raw when raw is given.
-func (h *Hub) checkRecipients(r *runner.Runner, recipients []string, msg *handoff.Message, raw []byte) error {
+func (h *Hub) checkRecipients(recipients []string, msg *handoff.Message, raw []byte) error {
 	var refusal error
 	able := 0
 	for _, to := range recipients {
-		a, ok := r.Registry().Get(to)
+		a, ok := h.reg.Get(to)
 		if !ok {
-			return apierr.Errorf(apierr.CodeAgentNotFound, "hand-off recipient %q is not an agent of this gateway%s", to, suggest.DidYouMean(to, r.Registry().Names())).
+			return apierr.Errorf(apierr.CodeAgentNotFound, "hand-off recipient %q is not an agent of this gateway%s", to, suggest.DidYouMean(to, h.reg.Names())).
 				Suggest("GET /agents lists the agents and the hand-off types each accepts")
 		}
 		if _, remote := a.RemoteEndpoint(); remote {
@@ -352,13 +386,13 @@ const fallbackPointer = "/instructions/failure_handling_strategy/fallback_action
 // Anything else, such as the seed's own example "notify_customer_of_delay",
 // is refused (422 INVALID_HANDOFF at the field) when the message is sent,
 // not found out when the fallback is due.
-func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
+func checkFallback(reg *program.Registry, action string, t handoff.Type) error {
 	name, command, hasCommand := strings.Cut(action, "/")
 	var why, hint string
-	a, ok := r.Registry().Get(name)
+	a, ok := reg.Get(name)
 	switch {
 	case !ok:
-		why = fmt.Sprintf("%q names no agent of this gateway%s", action, suggest.DidYouMean(name, r.Registry().Names()))
+		why = fmt.Sprintf("%q names no agent of this gateway%s", action, suggest.DidYouMean(name, reg.Names()))
 		hint = `a fallback_action is an agent ("agent") or one of its commands ("agent/command") that runs the message when its retries are spent; GET /agents lists them. To notify someone, name an agent whose command does it`
 	case hasCommand && !slices.Contains(a.CommandNames(), command):
 		why = fmt.Sprintf("agent %q has no command %q (it has %s)", name, command, strings.Join(a.CommandNames(), ", "))
@@ -370,8 +404,8 @@ func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
 		case remote:
 			why = fmt.Sprintf("agent %q is remote: a fallback runs on this gateway", name)
 			hint = "name an agent of this gateway"
-		case !hasCommand && !accepts && !slices.Contains(a.CommandNames(), runner.DefaultCommand):
-			why = fmt.Sprintf("agent %q neither accepts %s hand-offs nor has a command %q", name, t, runner.DefaultCommand)
+		case !hasCommand && !accepts && !slices.Contains(a.CommandNames(), program.DefaultCommand):
+			why = fmt.Sprintf("agent %q neither accepts %s hand-offs nor has a command %q", name, t, program.DefaultCommand)
 			hint = `name the command it runs: "agent/command"`
 		}
 	}
@@ -383,7 +417,7 @@ func checkFallback(r *runner.Runner, action string, t handoff.Type) error {
 	return e.Suggest(hint)
 }
 
-func acceptedList(a *runner.Agent) string {
+func acceptedList(a *program.Agent) string {
 	ts := accept.Types(a)
 	if len(ts) == 0 {
 		return " (it accepts none)"
@@ -431,7 +465,7 @@ func storeError(err error) error {
 // Get returns a message's status and result, when caller owns it: another
 // owner's message is not found, as one that does not exist.
 func (h *Hub) Get(ctx context.Context, caller access.Caller, id string) (*Status, error) {
-	_, q, err := h.ready()
+	q, err := h.ready()
 	if err != nil {
 		return nil, err
 	}
@@ -450,7 +484,7 @@ func (h *Hub) Get(ctx context.Context, caller access.Caller, id string) (*Status
 // owner's messages of the same task id are not listed (an admin sees
 // them all), and a task with none of caller's is not found.
 func (h *Hub) Task(ctx context.Context, caller access.Caller, taskID string) (*TaskStatus, error) {
-	_, q, err := h.ready()
+	q, err := h.ready()
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
@@ -64,36 +65,19 @@ func newHub(t *testing.T) *Hub {
 }
 
 // newHubOn is a hub over agents (YAML documents separated by ---) with
-// limits, runs watched by obs, and a queue of qcfg (its handler, fallback and waits set here)
+// limits, runs watched by obs, and a queue of qcfg (its waits set here)
 // in the database db: a fresh SQLite file for "", else a Postgres URL.
 func newHubOn(t *testing.T, db, agentDocs string, limits Limits, qcfg queue.Config, obs ...observe.Observer) *Hub {
 	t.Helper()
-	h, err := New(nil, limits, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bindHub(t, h, db, agentDocs, qcfg, obs...)
-	return h
+	return newHubWith(t, db, agentDocs, Config{Limits: limits}, qcfg, obs...)
 }
 
-// bindHub binds h (made by the caller, who may set its clock) as newHubOn
-// does.
-func bindHub(t *testing.T, h *Hub, db, agentDocs string, qcfg queue.Config, obs ...observe.Observer) {
+// newHubWith builds a hub of cfg as the gateway does, in dependency order:
+// the registry and the queue, the hub over them, the step kinds sending
+// through it and the agents, the runner, then the queue started with the
+// hub's handlers over the runner.
+func newHubWith(t *testing.T, db, agentDocs string, cfg Config, qcfg queue.Config, obs ...observe.Observer) *Hub {
 	t.Helper()
-	kinds := runner.NewKinds()
-	if err := kinds.Register(handoffstep.New(stepSender{h})); err != nil {
-		t.Fatal(err)
-	}
-	var agents []*runner.Agent
-	for i, doc := range strings.Split(agentDocs, "\n---\n") {
-		as, diags := runner.ParseWith(runner.LoadOptions{Kinds: kinds, Parts: []runner.Part{accept.Part{}}}, fmt.Sprintf("a%d.yaml", i), []byte(doc))
-		if diags.Errors() > 0 {
-			t.Fatalf("agents: %v", diags)
-		}
-		agents = append(agents, as...)
-	}
-	r := runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{Observers: obs})
-	qcfg.Handler, qcfg.Escalate, qcfg.Fallback = h.Handler(), h.Escalate(), h.Fallback()
 	qcfg.PollInterval, qcfg.Backoff = 20*time.Millisecond, func(int) time.Duration { return 10 * time.Millisecond }
 	var q *queue.Queue
 	if db == "" {
@@ -117,11 +101,31 @@ func bindHub(t *testing.T, h *Hub, db, agentDocs string, qcfg queue.Config, obs 
 			t.Fatal(err)
 		}
 	}
-	h.Bind(r, q)
-	if err := q.Start(context.Background()); err != nil {
+	reg := program.NewRegistry(nil)
+	cfg.Registry, cfg.Queue = reg, q
+	h, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := program.NewKinds()
+	if err := kinds.Register(handoffstep.New(stepSender{h})); err != nil {
+		t.Fatal(err)
+	}
+	var agents []*program.Agent
+	for i, doc := range strings.Split(agentDocs, "\n---\n") {
+		as, diags := program.ParseWith(program.LoadOptions{Kinds: kinds, Parts: []program.Part{accept.Part{}}}, fmt.Sprintf("a%d.yaml", i), []byte(doc))
+		if diags.Errors() > 0 {
+			t.Fatalf("agents: %v", diags)
+		}
+		agents = append(agents, as...)
+	}
+	reg.Swap(agents)
+	r := runner.NewRunner(reg, runner.RunnerConfig{Observers: obs})
+	if err := q.Start(context.Background(), h.Handlers(r)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = q.Stop(context.Background()) })
+	return h
 }
 
 // stepSender is the hub as the handoff step sends through it (as the

@@ -144,10 +144,14 @@ const CodeLimit = "HANDOFF_LIMIT"
 // ErrNotFound is returned by Get for an id the queue has not seen.
 var ErrNotFound = errors.New("queue: no message with that id")
 
-// Config configures a Queue. Handler is required; zero values elsewhere
-// are the defaults.
+// Config configures a Queue; zero values are the defaults. Handler,
+// Escalate and Fallback are the handlers Start runs when it is given
+// none: a queue built before what its handlers need (the gateway's, built
+// before the runner its hub delivers through) gets them from Start
+// instead (Handlers).
 type Config struct {
-	// Handler runs the messages.
+	// Handler runs the messages; Start refuses to start without one (here
+	// or in its Handlers).
 	Handler Handler
 	// Escalate makes the message that takes over one whose retries are
 	// spent (or that expired waiting for one) and that names EscalateTo: the caller decides what
@@ -425,11 +429,19 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 	return q, nil
 }
 
+// Handlers are what the workers run (Config.Handler, Config.Escalate and
+// Config.Fallback), given to Start.
+type Handlers struct {
+	// Handler runs the messages (required).
+	Handler Handler
+	// Escalate is Config.Escalate; nil: DefaultEscalate.
+	Escalate func(ctx context.Context, env Envelope, lastErr error) (*Envelope, error)
+	// Fallback is Config.Fallback; nil: none (the message is DEAD).
+	Fallback func(ctx context.Context, env Envelope, lastErr error) (json.RawMessage, error)
+}
+
 // newQueue checks cfg and fills in its defaults.
 func newQueue(cfg Config) (*Queue, error) {
-	if cfg.Handler == nil {
-		return nil, errors.New("queue: Config.Handler is required")
-	}
 	if cfg.Escalate == nil {
 		cfg.Escalate = DefaultEscalate
 	}
@@ -488,11 +500,23 @@ func (q *Queue) riverConfig() *river.Config {
 	}
 }
 
-// Start starts running messages, in the background, until Stop. Its ctx
-// bounds starting only: cancelling it later does not stop the queue. It
-// takes back at once the runs whose lease has passed (their process
+// Start starts running messages with h, in the background, until Stop:
+// h replaces the handlers of Config when h.Handler is not nil. The queue
+// enqueues and reads before it starts; what it holds waits for the start.
+// Its ctx bounds starting only: cancelling it later does not stop the
+// queue. It must not be called while the queue runs (after Stop it may).
+// It takes back at once the runs whose lease has passed (their process
 // died), and looks for such runs every Heartbeat until Stop.
-func (q *Queue) Start(ctx context.Context) error {
+func (q *Queue) Start(ctx context.Context, h Handlers) error {
+	if h.Handler != nil {
+		q.cfg.Handler, q.cfg.Escalate, q.cfg.Fallback = h.Handler, h.Escalate, h.Fallback
+		if q.cfg.Escalate == nil {
+			q.cfg.Escalate = DefaultEscalate
+		}
+	}
+	if q.cfg.Handler == nil {
+		return errors.New("queue: starting: no Handler (Config.Handler or Start's)")
+	}
 	q.stopping.Store(false)
 	if err := q.b.start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("queue: starting: %w", err)

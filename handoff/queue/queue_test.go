@@ -107,7 +107,7 @@ func tryOpenQueue(t testing.TB, db string, cfg Config) (*Queue, error) {
 
 func start(t testing.TB, q *Queue) {
 	t.Helper()
-	if err := q.Start(context.Background()); err != nil {
+	if err := q.Start(context.Background(), Handlers{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/agent/stage"
@@ -24,7 +25,7 @@ func okModel(t *testing.T) *llmtest.Model {
 // stage is the recall stage over rec, its model up, logging into logs.
 func testRunner(t *testing.T, yaml string, up *llmtest.Model, rec recallstage.Recaller) (*runner.Runner, *bytes.Buffer) {
 	t.Helper()
-	agents, diags := runner.Parse("test.yaml", []byte(yaml))
+	agents, diags := program.Parse("test.yaml", []byte(yaml))
 	if diags.Errors() > 0 {
 		t.Fatalf("test agents do not load:\n%s", diags)
 	}
@@ -38,7 +39,7 @@ func testRunner(t *testing.T, yaml string, up *llmtest.Model, rec recallstage.Re
 	}
 	var logs bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	return runner.NewRunner(runner.NewRegistry(agents), runner.RunnerConfig{LLM: c, Stages: stages, Logger: log}), &logs
+	return runner.NewRunner(program.NewRegistry(agents), runner.RunnerConfig{LLM: c, Stages: stages, Logger: log}), &logs
 }
 
 // runRequest decodes body, prepares and executes it into a recorder.

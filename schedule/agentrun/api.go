@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/schedule"
@@ -29,7 +29,7 @@ type API struct {
 	WebhookAllow []string
 	// Registry has the agents whose tools a schedule may name (nil: a
 	// schedule made over the API may name no tool).
-	Registry *runner.Registry
+	Registry *program.Registry
 	// Limits bound the schedules one owner makes.
 	Limits Limits
 	// Now is the clock minInterval is checked with (default time.Now).

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/access"
@@ -42,14 +43,14 @@ commands: [{name: default, reply: hi}]
 // toolsAgent whose tools count their calls in calls.
 type fixture struct {
 	api   *API
-	reg   *runner.Registry
+	reg   *program.Registry
 	tm    *tools.Manager
 	dir   string
 	calls *atomic.Int64
 }
 
 // load (re)loads toolsAgent with the ok tool's unattended flag.
-func (f *fixture) load(t *testing.T, unattended bool) []*runner.Agent {
+func (f *fixture) load(t *testing.T, unattended bool) []*program.Agent {
 	t.Helper()
 	flag := "false"
 	if unattended {
@@ -58,7 +59,7 @@ func (f *fixture) load(t *testing.T, unattended bool) []*runner.Agent {
 	if err := os.WriteFile(filepath.Join(f.dir, "tooled.yaml"), []byte(strings.ReplaceAll(toolsAgent, "%UNATTENDED%", flag)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	agents, diags := runner.LoadWith(runner.LoadOptions{Tools: toolload.Compiler{Manager: f.tm}}, f.dir)
+	agents, diags := program.LoadWith(program.LoadOptions{Tools: toolload.Compiler{Manager: f.tm}}, f.dir)
 	if diags.Errors() > 0 || len(agents) != 1 {
 		t.Fatalf("loading: %v", diags)
 	}
@@ -72,7 +73,7 @@ func newFixture(t *testing.T, backend string, limits Limits) *fixture {
 	f.tm = tools.NewManager(tools.Config{Builtins: map[string]tools.BuiltinFunc{
 		"count": func(context.Context, map[string]any) (any, error) { return f.calls.Add(1), nil },
 	}})
-	f.reg = runner.NewRegistry(f.load(t, true))
+	f.reg = program.NewRegistry(f.load(t, true))
 	r := runner.NewRunner(f.reg, runner.RunnerConfig{})
 	var st *schedule.Store
 	var err error

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/stepkind"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/conversation"
@@ -67,7 +67,7 @@ func checkInterval(spec schedule.Spec, min time.Duration, now time.Time) error {
 // call it over /mcp), AUTO (never USER_CONSENT: no one is there to agree)
 // and not a frontend tool (there is no IDE). Otherwise it is
 // AGENT_NOT_FOUND or TOOL_NOT_UNATTENDED, naming the tool and why.
-func unattendedTool(reg *runner.Registry, agentName, toolName string) (stepkind.Tool, *apierr.Error) {
+func unattendedTool(reg *program.Registry, agentName, toolName string) (stepkind.Tool, *apierr.Error) {
 	if reg == nil {
 		return nil, apierr.Errorf(apierr.CodeToolNotUnattended, "tool %q: this gateway runs no tools from schedules made over the API", toolName)
 	}
@@ -104,7 +104,7 @@ func unattendedTool(reg *runner.Registry, agentName, toolName string) (stepkind.
 // here), a tool the agent (with the shared tools) does not have. Each is a
 // 400 BAD_REQUEST naming the field, as for any invalid target, rather than
 // a schedule that fails at every run. With no registry nothing is checked.
-func checkTarget(reg *runner.Registry, d *agent.ScheduleDef) *apierr.Error {
+func checkTarget(reg *program.Registry, d *agent.ScheduleDef) *apierr.Error {
 	if reg == nil {
 		return nil
 	}
@@ -126,7 +126,7 @@ func checkTarget(reg *runner.Registry, d *agent.ScheduleDef) *apierr.Error {
 	if _, remote := a.RemoteEndpoint(); remote {
 		return nil
 	}
-	cmd := firstNonEmpty(d.Command, runner.DefaultCommand)
+	cmd := firstNonEmpty(d.Command, program.DefaultCommand)
 	if !slices.Contains(a.CommandNames(), cmd) {
 		return targetError(d, "command", fmt.Sprintf("agent %q has no command %q%s", d.Agent, cmd, suggest.DidYouMean(cmd, a.CommandNames())),
 			fmt.Sprintf("GET /agents/%s lists its commands", d.Agent))

@@ -12,16 +12,18 @@ import (
 	"time"
 
 	"github.com/agentgw/agentgw/actions"
+	"github.com/agentgw/agentgw/agent/dispatch"
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/schedule"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Result is a run's result: what the command showed, or what the tool
@@ -90,7 +92,7 @@ func (rs *Runs) run(ctx context.Context, sc schedule.Schedule, t *Target) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Agent: t.Agent, Command: firstNonEmpty(t.Command, runner.DefaultCommand)}
+	res := &Result{Agent: t.Agent, Command: firstNonEmpty(t.Command, program.DefaultCommand)}
 	req, err := request.Decode(body)
 	if err == nil {
 		req.Owner = runOwner(sc, t)
@@ -167,7 +169,10 @@ func (rs *Runs) callTool(ctx context.Context, sc schedule.Schedule, t *Target) (
 		if params == nil {
 			params = map[string]any{}
 		}
-		r := tool.Call(toolspec.WithCaller(ctx, toolspec.Caller{Agent: t.Agent, Owner: runOwner(sc, t)}), toolspec.Call{ID: tools.NewCallID(), Parameters: params})
+		// The call comes from no run: what it runs on the gateway's agents
+		// (ask_agent) goes through the runner.
+		callCtx := dispatch.WithLocal(toolspec.WithCaller(ctx, toolspec.Caller{Agent: t.Agent, Owner: runOwner(sc, t)}), rs.Runner)
+		r := tool.Call(callCtx, toolspec.Call{ID: tools.NewCallID(), Parameters: params})
 		res.Output = r.Result
 		if r.Status != toolspec.StatusSuccess {
 			msg := r.Status

@@ -2,15 +2,15 @@ package toolload
 
 import (
 	"github.com/agentgw/agentgw/agent/stepkind"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // A *tools.Tool is what step kinds and the runner hold.
 var _ stepkind.Tool = (*tools.Tool)(nil)
 
 // Compiler compiles the tools agent definitions define with Manager: the
-// tool compiler loading agents uses (runner.LoadOptions.Tools). The tools
+// tool compiler loading agents uses (program.LoadOptions.Tools). The tools
 // it returns are *tools.Tool.
 type Compiler struct {
 	// Manager compiles the tools and runs them.
@@ -22,7 +22,7 @@ type Compiler struct {
 // definition file's directory.
 func Default() Compiler { return Compiler{Manager: tools.NewManager(tools.Config{})} }
 
-// Compile implements runner.ToolCompiler with Manager.Compile: the tool,
+// Compile implements program.ToolCompiler with Manager.Compile: the tool,
 // its warnings, or an error naming the tool (and no tool).
 func (c Compiler) Compile(spec toolspec.Spec, baseDir string) (stepkind.Tool, []string, error) {
 	t, warns, err := c.Manager.Compile(spec, baseDir)
@@ -33,7 +33,7 @@ func (c Compiler) Compile(spec toolspec.Spec, baseDir string) (stepkind.Tool, []
 }
 
 // Shared are the tools LoadTools returned as the runner takes them
-// (runner.LoadOptions.Shared), the same tools by the same names.
+// (program.LoadOptions.Shared), the same tools by the same names.
 func Shared(ts map[string]*tools.Tool) map[string]stepkind.Tool {
 	if ts == nil {
 		return nil

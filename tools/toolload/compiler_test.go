@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
+	"github.com/agentgw/agentgw/agent/toolspec"
 	"github.com/agentgw/agentgw/tools"
-	"github.com/agentgw/agentgw/tools/toolspec"
 )
 
 // Compiler is loading's tool compiler.
-var _ runner.ToolCompiler = Compiler{}
+var _ program.ToolCompiler = Compiler{}
 
 // TestCompiler: a tool that compiles is the manager's *tools.Tool with its
 // warnings; one that does not is no tool at all (not a nil *tools.Tool in

@@ -1,4 +1,4 @@
-package runner_test
+package program_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/agent"
-	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/agent/program"
 )
 
 // scheduled is a definition part from outside the runner: it checks that
@@ -15,12 +15,12 @@ type scheduled struct{}
 
 func (scheduled) Name() string { return "scheduled" }
 
-func (scheduled) Compile(c runner.PartCompiler) any {
+func (scheduled) Compile(c program.PartCompiler) any {
 	var names scheduledNames
 	for _, s := range c.Definition().Schedules {
 		cmd := s.Command
 		if cmd == "" {
-			cmd = runner.DefaultCommand
+			cmd = program.DefaultCommand
 		}
 		if !c.HasCommand(cmd) {
 			c.Errorf(s.Pos, "schedules: %s runs command %q, which is not one of %s", s.Name, cmd, strings.Join(c.CommandNames(), ", "))
@@ -41,8 +41,8 @@ func (n scheduledNames) Summarize(s *agent.Summary) {
 // counted is a second part, whose result does not show in the summary.
 type counted struct{}
 
-func (counted) Name() string                      { return "counted" }
-func (counted) Compile(c runner.PartCompiler) any { return len(c.Definition().Commands) }
+func (counted) Name() string                       { return "counted" }
+func (counted) Compile(c program.PartCompiler) any { return len(c.Definition().Commands) }
 
 const scheduledAgent = `
 name: clock
@@ -62,8 +62,8 @@ schedules:
 // drop the agent as the runner's own do. Without the parts their part of
 // the definition is not compiled.
 func TestRegisteredPart(t *testing.T) {
-	opts := runner.LoadOptions{Parts: []runner.Part{scheduled{}, counted{}}}
-	agents, diags := runner.ParseWith(opts, "clock.yaml", []byte(scheduledAgent))
+	opts := program.LoadOptions{Parts: []program.Part{scheduled{}, counted{}}}
+	agents, diags := program.ParseWith(opts, "clock.yaml", []byte(scheduledAgent))
 	if len(diags) > 0 || len(agents) != 1 {
 		t.Fatalf("the agent does not load:\n%s", diags)
 	}
@@ -82,12 +82,12 @@ func TestRegisteredPart(t *testing.T) {
 	}
 
 	bad := strings.Replace(scheduledAgent, "command: chime", "command: chimes", 1)
-	agents, diags = runner.ParseWith(opts, "clock.yaml", []byte(bad))
+	agents, diags = program.ParseWith(opts, "clock.yaml", []byte(bad))
 	if want := "clock.yaml:8:5: schedules: hourly runs command \"chimes\", which is not one of default, chime\n"; len(agents) != 0 || diags.String() != want || diags.Errors() != 1 {
 		t.Errorf("agents %d, diagnostics:\n%s\nwant none and\n%s", len(agents), diags, want)
 	}
 
-	agents, diags = runner.ParseWith(runner.LoadOptions{}, "clock.yaml", []byte(bad))
+	agents, diags = program.ParseWith(program.LoadOptions{}, "clock.yaml", []byte(bad))
 	if len(diags) > 0 || len(agents) != 1 {
 		t.Fatalf("without the parts the agent does not load:\n%s", diags)
 	}

@@ -1,4 +1,4 @@
-package runner
+package program
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/stepkind"
-	"github.com/agentgw/agentgw/tools/toolspec"
+	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
 // ToolCompiler compiles the tools an agent definition defines

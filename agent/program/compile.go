@@ -1,8 +1,9 @@
-package runner
+package program
 
 import (
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,13 +16,20 @@ import (
 	"github.com/agentgw/agentgw/internal/suggest"
 )
 
+// Names of the context variables a conversation fills (docs/protocol.md
+// §6 and §11, "context"): the conversation itself, and its state.
+const (
+	VarContext = "context"
+	VarState   = "state"
+)
+
 // DefaultCommand is the command a request without one runs.
 const DefaultCommand = "default"
 
 // Agent is a loaded, validated agent with its templates compiled.
 type Agent struct {
 	Def      *agent.Definition
-	commands map[string]*command
+	Commands map[string]*Command
 	// tools are the agent's tools and the shared ones, by name.
 	tools map[string]stepkind.Tool
 	// parts are the results of the loading's parts (LoadOptions.Parts),
@@ -66,41 +74,50 @@ func (a *Agent) CommandNames() []string {
 	return names
 }
 
-// command is a compiled command.
-type command struct {
-	def           *agent.Command
-	model         agent.ModelConfig // command's settings over the agent's
-	system        []*tmpl.Template
-	others        []prompt.Template
-	mentionsInput bool
-	reply         *tmpl.Template
-	actions       []*compiledAction
-	plan          *compiledPlan
-	vars          []contextOption
-	// tools are those the command's model may call, by name.
-	tools map[string]stepkind.Tool
-	// defaultReferences: the command declares knowledgeBase, has a prompt,
+// Command is a compiled command.
+type Command struct {
+	// Def is the command's definition.
+	Def *agent.Command
+	// Model is the command's model settings over the agent's.
+	Model agent.ModelConfig
+	// System and Others are its prompt's templates: the system ones, and
+	// the user and assistant ones in order.
+	System []*tmpl.Template
+	Others []prompt.Template
+	// MentionsInput is set when a template places the user's input.
+	MentionsInput bool
+	// Reply is the text the command answers with before anything else.
+	Reply *tmpl.Template
+	// Actions are the command's own actions, sent after its plan.
+	Actions []*Action
+	// Plan is the command's steps, nil without any.
+	Plan *Plan
+	// Vars are the context variables the command declares.
+	Vars []ContextOption
+	// Tools are those the command's model may call, by name.
+	Tools map[string]stepkind.Tool
+	// DefaultReferences: the command declares knowledgeBase, has a prompt,
 	// and no prompt template mentions it; the references go in by default.
-	defaultReferences bool
-	// actionsByKey holds every action the command can emit, its own and
+	DefaultReferences bool
+	// ActionsByKey holds every action the command can emit, its own and
 	// those of its plan and handlers, for routing feedback.
-	actionsByKey map[string]*compiledAction
+	ActionsByKey map[string]*Action
 }
 
 // waits reports whether running the command can pause for the user or the
 // IDE: its model has a tool that needs consent or runs in the IDE, or its
 // plan has a tool step that asks for consent.
-func (c *command) waits() bool {
-	if c.hasPrompt() {
-		for _, t := range c.tools {
+func (c *Command) Waits() bool {
+	if c.HasPrompt() {
+		for _, t := range c.Tools {
 			if t.NeedsConsent() || t.ToolSpec().Runtime == "frontend" {
 				return true
 			}
 		}
 	}
-	if c.plan != nil {
-		for _, s := range c.plan.steps {
-			if w, ok := s.kind.(stepkind.Waiter); ok && w.Waits() {
+	if c.Plan != nil {
+		for _, s := range c.Plan.Steps {
+			if w, ok := s.Kind.(stepkind.Waiter); ok && w.Waits() {
 				return true
 			}
 		}
@@ -109,21 +126,23 @@ func (c *command) waits() bool {
 }
 
 // hasPrompt reports whether the command asks the model itself.
-func (c *command) hasPrompt() bool { return len(c.system)+len(c.others) > 0 }
+func (c *Command) HasPrompt() bool { return len(c.System)+len(c.Others) > 0 }
 
 // templates lists the command's prompt templates.
-func (c *command) templates() []*tmpl.Template {
-	ts := slices.Clone(c.system)
-	for _, rt := range c.others {
+func (c *Command) Templates() []*tmpl.Template {
+	ts := slices.Clone(c.System)
+	for _, rt := range c.Others {
 		ts = append(ts, rt.T)
 	}
 	return ts
 }
 
-type contextOption struct {
-	name     string
-	opts     contextvars.Options
-	required bool
+// ContextOption is a context variable a command declares: its name, its
+// resolver options and whether the request must send it.
+type ContextOption struct {
+	Name     string
+	Opts     contextvars.Options
+	Required bool
 }
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
@@ -137,7 +156,7 @@ type compiler struct {
 	diags   *agent.Diagnostics
 	// tools are those the agent's commands may name: shared and its own.
 	tools map[string]stepkind.Tool
-	cmd   *command // the command being compiled
+	cmd   *Command // the command being compiled
 	// kinds are the step kinds steps may use.
 	kinds *stepkind.Registry
 	// checks run once every command is compiled (handler targets).
@@ -163,7 +182,7 @@ func compile(def *agent.Definition, diags *agent.Diagnostics, opts *LoadOptions,
 	} else if !validName.MatchString(def.Name) {
 		c.errorf(def.Pos, "agent: name %q may hold only letters, digits, '_', '.' and '-'", def.Name)
 	}
-	a := &Agent{Def: def, commands: map[string]*command{}}
+	a := &Agent{Def: def, Commands: map[string]*Command{}}
 	c.checkModel("agent", def.Pos, def.ModelConfiguration)
 	c.compileTools()
 	a.tools = c.tools
@@ -175,13 +194,13 @@ func compile(def *agent.Definition, diags *agent.Diagnostics, opts *LoadOptions,
 			c.errorf(cd.Pos, "command: name is required")
 			continue
 		}
-		if _, dup := a.commands[cd.Name]; dup {
+		if _, dup := a.Commands[cd.Name]; dup {
 			c.errorf(cd.Pos, "command %q is defined twice", cd.Name)
 			continue
 		}
-		a.commands[cd.Name] = c.compileCommand(cd)
+		a.Commands[cd.Name] = c.compileCommand(cd)
 	}
-	if _, ok := a.commands[DefaultCommand]; !ok {
+	if _, ok := a.Commands[DefaultCommand]; !ok {
 		c.errorf(def.Pos, "agent %q: a %q command is required%s", def.Name, DefaultCommand, commandHint(a))
 	}
 	c.compileParts(a)
@@ -198,17 +217,17 @@ func commandHint(a *Agent) string {
 	return ""
 }
 
-func (c *compiler) compileCommand(cd *agent.Command) *command {
-	cc := &command{def: cd, model: mergeModel(c.def.ModelConfiguration, cd.ModelConfiguration), actionsByKey: map[string]*compiledAction{}}
+func (c *compiler) compileCommand(cd *agent.Command) *Command {
+	cc := &Command{Def: cd, Model: mergeModel(c.def.ModelConfiguration, cd.ModelConfiguration), ActionsByKey: map[string]*Action{}}
 	c.cmd = cc
 	what := fmt.Sprintf("command %q", cd.Name)
 	c.checkModel(what, cd.Pos, cd.ModelConfiguration)
-	cc.system, cc.others, cc.mentionsInput = c.compileMessages(what, cd.MessageTemplates)
+	cc.System, cc.Others, cc.MentionsInput = c.compileMessages(what, cd.MessageTemplates)
 	if cd.Reply != nil {
-		cc.reply = tmpl.CompileText(what+": reply", cd.Reply, c.diags)
+		cc.Reply = tmpl.CompileText(what+": reply", cd.Reply, c.diags)
 	}
-	cc.tools = c.resolveTools(what, cd.Pos, cd.Tools)
-	if len(cc.tools) > 0 && !cc.hasPrompt() {
+	cc.Tools = c.resolveTools(what, cd.Pos, cd.Tools)
+	if len(cc.Tools) > 0 && !cc.HasPrompt() {
 		c.warnf(cd.Pos, "%s: tools are for the command's model, and it has no messageTemplates", what)
 	}
 	for i, v := range cd.Actions {
@@ -217,17 +236,17 @@ func (c *compiler) compileCommand(cd *agent.Command) *command {
 		}
 		key := fmt.Sprintf("actions.%d", i)
 		if ca := c.compileAction(fmt.Sprintf("%s: actions[%d]", what, i), key, v); ca != nil {
-			cc.actions = append(cc.actions, ca)
+			cc.Actions = append(cc.Actions, ca)
 		}
 	}
 	if len(cd.Steps) > 0 {
-		cc.plan = c.compilePlan(what, "steps", cd.Steps, cd.Timeout, cd.Pos)
+		cc.Plan = c.compilePlan(what, "steps", cd.Steps, cd.Timeout, cd.Pos)
 	} else if cd.Timeout > 0 {
 		c.warnf(cd.Pos, "%s: timeout bounds a plan, and the command has no steps", what)
 	}
-	cc.vars = compileStrategy(what, cd.ContextVariableCollectionStrategy, c.diags)
-	cc.defaultReferences = cc.hasPrompt() && slices.ContainsFunc(cc.vars, func(v contextOption) bool { return v.name == contextvars.NameKnowledgeBase }) &&
-		!slices.ContainsFunc(cc.templates(), func(t *tmpl.Template) bool { return tmpl.Mentions(t, contextvars.NameKnowledgeBase) })
+	cc.Vars = compileStrategy(what, cd.ContextVariableCollectionStrategy, c.diags)
+	cc.DefaultReferences = cc.HasPrompt() && slices.ContainsFunc(cc.Vars, func(v ContextOption) bool { return v.Name == contextvars.NameKnowledgeBase }) &&
+		!slices.ContainsFunc(cc.Templates(), func(t *tmpl.Template) bool { return tmpl.Mentions(t, contextvars.NameKnowledgeBase) })
 	if cd.Reply == nil && len(cd.MessageTemplates) == 0 && len(cd.Actions) == 0 && len(cd.Steps) == 0 {
 		c.warnf(cd.Pos, "%s: has no reply, messageTemplates, steps or actions; requests for it get an error", what)
 	}
@@ -266,7 +285,7 @@ func (c *compiler) compileMessages(what string, mts []*agent.MessageTemplate) (s
 	return system, others, mentionsInput
 }
 
-func compileStrategy(what string, s *agent.Strategy, diags *agent.Diagnostics) []contextOption {
+func compileStrategy(what string, s *agent.Strategy, diags *agent.Diagnostics) []ContextOption {
 	if s == nil {
 		return nil
 	}
@@ -274,7 +293,7 @@ func compileStrategy(what string, s *agent.Strategy, diags *agent.Diagnostics) [
 		diags.Add(agent.SeverityWarning, s.Pos, fmt.Sprintf("%s: contextVariableCollectionStrategy type %q is not known; \"specify\" is", what, s.Type))
 	}
 	known := contextvars.KnownNames()
-	var out []contextOption
+	var out []ContextOption
 	seen := map[string]bool{}
 	for _, v := range s.ContextVariables {
 		if v == nil {
@@ -290,7 +309,7 @@ func compileStrategy(what string, s *agent.Strategy, diags *agent.Diagnostics) [
 		}
 		seen[v.Name] = true
 		// "context" is the conversation the gateway keeps (conversation.go).
-		if !slices.Contains(known, v.Name) && v.Name != varContext {
+		if !slices.Contains(known, v.Name) && v.Name != VarContext {
 			diags.Add(agent.SeverityWarning, v.Pos, fmt.Sprintf("%s: unknown context variable %q%s (kept, and usable in templates)", what, v.Name, suggest.DidYouMean(v.Name, known)))
 		}
 		opts, warns, err := contextvars.ParseOptions(v.Name, v.ResolverOptions)
@@ -301,7 +320,7 @@ func compileStrategy(what string, s *agent.Strategy, diags *agent.Diagnostics) [
 			diags.Add(agent.SeverityError, v.Pos, fmt.Sprintf("%s: context variable %q: %v", what, v.Name, err))
 			continue
 		}
-		out = append(out, contextOption{name: v.Name, opts: opts, required: v.Required})
+		out = append(out, ContextOption{Name: v.Name, Opts: opts, Required: v.Required})
 	}
 	return out
 }
@@ -372,3 +391,23 @@ func (a *Agent) Summary() agent.Summary {
 	s.Remote, _ = a.RemoteEndpoint()
 	return s
 }
+
+// RemoteEndpoint is where a remote agent runs: an agent whose definition
+// names service.endpoint and whose commands do nothing here (no reply,
+// templates, steps or actions) forwards its requests and hand-off messages
+// there.
+func (a *Agent) RemoteEndpoint() (string, bool) {
+	s := a.Def.Service
+	if s == nil || s.Endpoint == "" {
+		return "", false
+	}
+	for _, c := range a.Commands {
+		if c.Reply != nil || c.HasPrompt() || c.Plan != nil || len(c.Actions) > 0 {
+			return "", false
+		}
+	}
+	return s.Endpoint, true
+}
+
+// sortedKeys are m's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

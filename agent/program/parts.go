@@ -1,4 +1,4 @@
-package runner
+package program
 
 import (
 	"github.com/agentgw/agentgw/agent"
@@ -72,7 +72,7 @@ func (p partCompiler) CommandNames() []string { return p.a.CommandNames() }
 
 // HasCommand implements PartCompiler.
 func (p partCompiler) HasCommand(name string) bool {
-	_, ok := p.a.commands[name]
+	_, ok := p.a.Commands[name]
 	return ok
 }
 

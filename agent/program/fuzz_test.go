@@ -1,4 +1,4 @@
-package runner
+package program
 
 import (
 	"strings"
@@ -41,7 +41,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		for _, a := range agents {
-			if _, ok := a.commands[DefaultCommand]; !ok {
+			if _, ok := a.Commands[DefaultCommand]; !ok {
 				t.Fatal("an agent without a default command loaded")
 			}
 			if _, err := a.ExportJSON("http://x"); err != nil {

@@ -1,4 +1,4 @@
-package runner
+package program
 
 import (
 	"fmt"
@@ -14,25 +14,31 @@ import (
 	"github.com/agentgw/agentgw/plan"
 )
 
-// compiledPlan is a list of steps compiled for the engine.
-type compiledPlan struct {
-	plan    *plan.Plan
-	steps   []*compiledStep
-	timeout time.Duration
+// Plan is a list of steps compiled for the engine.
+type Plan struct {
+	// DAG is the plan as the engine runs it.
+	DAG *plan.Plan
+	// Steps are the steps in definition order, as DAG numbers them.
+	Steps []*Step
+	// Timeout bounds the whole plan; 0 means no bound of its own.
+	Timeout time.Duration
 }
 
-// compiledStep is one step: its definition, its kind and its inputs that
+// Step is one step: its definition, its kind and its inputs that
 // are not references (templates or literal values).
-type compiledStep struct {
-	def  *agent.Step
-	kind stepkind.Step
-	with map[string]*tmpl.Value
+type Step struct {
+	// Def is the step's definition.
+	Def *agent.Step
+	// Kind is the compiled kind that runs it; nil when it did not compile.
+	Kind stepkind.Step
+	// With are its inputs that render at run time, by name.
+	With map[string]*tmpl.Value
 }
 
 // compilePlan compiles steps; keyPrefix names them for action routing
 // ("steps", or "actions.0.onAccept.steps" for a handler's).
-func (c *compiler) compilePlan(where, keyPrefix string, defs []*agent.Step, timeout time.Duration, pos agent.Position) *compiledPlan {
-	cp := &compiledPlan{timeout: timeout}
+func (c *compiler) compilePlan(where, keyPrefix string, defs []*agent.Step, timeout time.Duration, pos agent.Position) *Plan {
+	cp := &Plan{Timeout: timeout}
 	var nodes []plan.Node
 	for i, sd := range defs {
 		if sd == nil {
@@ -42,34 +48,34 @@ func (c *compiler) compilePlan(where, keyPrefix string, defs []*agent.Step, time
 		if sd.ID == "" {
 			swhere = fmt.Sprintf("%s: steps[%d]", where, i)
 		}
-		cs := &compiledStep{def: sd, with: map[string]*tmpl.Value{}}
+		cs := &Step{Def: sd, With: map[string]*tmpl.Value{}}
 		node := c.compileNode(swhere, sd, cs)
-		cs.kind = c.compileKind(swhere, keyPrefix, sd)
+		cs.Kind = c.compileKind(swhere, keyPrefix, sd)
 		// A step waits for the steps it reads, wherever it reads them.
-		for _, id := range stepDeps(cs.kind, cs.with) {
+		for _, id := range stepDeps(cs.Kind, cs.With) {
 			if id != sd.ID && !slices.Contains(node.DependsOn, id) {
 				node.DependsOn = append(slices.Clone(node.DependsOn), id)
 			}
 		}
-		cp.steps = append(cp.steps, cs)
+		cp.Steps = append(cp.Steps, cs)
 		nodes = append(nodes, node)
 	}
 	plan, errs := plan.NewPlan(nodes)
 	for _, e := range errs {
-		if e.Step < 0 || e.Step >= len(cp.steps) {
+		if e.Step < 0 || e.Step >= len(cp.Steps) {
 			c.errorf(pos, "%s: %s", where, e.Msg)
 			continue
 		}
-		sd := cp.steps[e.Step].def
+		sd := cp.Steps[e.Step].Def
 		c.errorf(sd.Pos, "%s: step %q: %s: %s", where, sd.ID, e.Field, e.Msg)
 	}
-	cp.plan = plan
+	cp.DAG = plan
 	return cp
 }
 
 // compileNode builds the engine's view of a step: dependencies, condition,
 // reference inputs, output, timeout, retry and error policy.
-func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) plan.Node {
+func (c *compiler) compileNode(where string, sd *agent.Step, cs *Step) plan.Node {
 	n := plan.Node{ID: sd.ID, DependsOn: sd.DependsOn, Timeout: sd.Timeout, Refs: map[string]*plan.Ref{}}
 	if sd.When != "" {
 		cond, err := plan.CompileCondition(sd.When)
@@ -110,7 +116,7 @@ func (c *compiler) compileNode(where string, sd *agent.Step, cs *compiledStep) p
 
 // compileWith splits a step's inputs: references go to the engine, which
 // resolves them (and waits for gates); the rest render at run time.
-func (c *compiler) compileWith(where string, with *agent.Value, n *plan.Node, cs *compiledStep) {
+func (c *compiler) compileWith(where string, with *agent.Value, n *plan.Node, cs *Step) {
 	if with.Kind() != agent.ValueMapping {
 		c.errorf(with.Pos, "%s: with: expected a mapping of input names to values", where)
 		return
@@ -127,7 +133,7 @@ func (c *compiler) compileWith(where string, with *agent.Value, n *plan.Node, cs
 			n.Refs[name] = ref
 			continue
 		}
-		cs.with[name] = tmpl.CompileValue(where+": with."+name, val, c.diags)
+		cs.With[name] = tmpl.CompileValue(where+": with."+name, val, c.diags)
 	}
 }
 
@@ -179,9 +185,9 @@ func orList(names []string) string {
 }
 
 // kindName is the step's kind as observers see it.
-func (cs *compiledStep) kindName() string {
-	if len(cs.def.Kinds) == 0 {
+func (cs *Step) KindName() string {
+	if len(cs.Def.Kinds) == 0 {
 		return ""
 	}
-	return cs.def.Kinds[0].Name
+	return cs.Def.Kinds[0].Name
 }

@@ -1,4 +1,4 @@
-package runner
+package program
 
 import (
 	"crypto/sha256"
@@ -13,25 +13,27 @@ import (
 	"github.com/agentgw/agentgw/apierr"
 )
 
-// definitionCache keeps compiled request-carried definitions by content, so
+// DefinitionCache keeps compiled request-carried definitions by content, so
 // a plugin that sends the same definition with every request pays once.
-type definitionCache struct {
+type DefinitionCache struct {
 	mu    sync.Mutex
 	max   int
 	kinds *stepkind.Registry
 	items map[[32]byte]*Agent
 }
 
-func newDefinitionCache(max int, kinds *stepkind.Registry) *definitionCache {
-	return &definitionCache{max: max, kinds: kinds, items: map[[32]byte]*Agent{}}
+// NewDefinitionCache returns a cache of at most max compiled definitions,
+// whose steps may use kinds.
+func NewDefinitionCache(max int, kinds *stepkind.Registry) *DefinitionCache {
+	return &DefinitionCache{max: max, kinds: kinds, items: map[[32]byte]*Agent{}}
 }
 
-// get compiles the safe part of a request's agentDefinition: message
+// Get compiles the safe part of a request's agentDefinition: message
 // templates, context strategy and the model name. Replies, actions,
 // parameters and context lengths never come from a client; a definition
 // naming a network target, a tool or a step is refused (requestdef.Check).
 // self is the gateway's address as the request reached it (request.Request.Origin).
-func (c *definitionCache) get(name, self string, raw []byte) (*Agent, error) {
+func (c *DefinitionCache) Get(name, self string, raw []byte) (*Agent, error) {
 	key := sha256.Sum256(append([]byte(name+"\x00"+self+"\x00"), raw...))
 	c.mu.Lock()
 	a, ok := c.items[key]
@@ -75,10 +77,10 @@ func compileRequestDefinition(kinds *stepkind.Registry, name string, raw []byte)
 	if diags.Errors() > 0 {
 		return nil, invalidDefinition(diags)
 	}
-	for _, c := range a.commands {
-		for _, t := range c.templates() {
+	for _, c := range a.Commands {
+		for _, t := range c.Templates() {
 			if err := tmpl.CheckRestricted(t); err != nil {
-				return nil, apierr.Errorf(apierr.CodeBadRequest, "agentDefinition: command %q: template %s: %v", c.def.Name, t.Name(), err)
+				return nil, apierr.Errorf(apierr.CodeBadRequest, "agentDefinition: command %q: template %s: %v", c.Def.Name, t.Name(), err)
 			}
 		}
 	}
