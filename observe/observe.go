@@ -11,6 +11,17 @@
 // Every Watch method is safe on a nil *Watch and does nothing there: with
 // no observer configured the gateway makes no Watch, and a run costs one
 // context lookup at each of those points and nothing per relayed chunk.
+//
+// With observers, a request costs the seam one allocation for its Watch
+// (the request's description and the usual few Runs inside it) and one
+// for the context carrying it. No function is made for the end of what no
+// Run needs to end (Nop's ends are nil), one Run's end is handed back as
+// it is, and model calls, which every agent request makes, end through an
+// UpstreamCall value (StartUpstream) with no function at all. What an
+// observer that writes one summary per request needs (the agent and
+// command routed, the model, the tokens) comes in the Outcome, so it
+// needs no end of its own for each event. See bench/README.md, "Observer
+// cost (issue 29)".
 package observe
 
 import (

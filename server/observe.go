@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/jsonlog"
 	"github.com/agentgw/agentgw/observe"
 )
 
@@ -56,13 +58,14 @@ func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 // With the log above info level it watches nothing.
 //
 // The line costs no allocation of its own: what it says of the routing
-// and the model calls comes in the Outcome (observe.Watch.End), its
-// attributes are kept in the accessLine and handed to the handler as one
-// inline group (an empty key), so the record holds one attribute where
-// slog.Logger.LogAttrs would allocate for more than five, and the handler
-// is called directly, without the caller's program counter the logger
-// looks up (the process logger adds no source). The JSON handler the
-// gateway logs with (internal/jsonlog) writes it without reflection.
+// and the model calls comes in the Outcome (observe.Watch.End); its
+// attributes are handed to the handler as one inline group (an empty
+// key), so the record holds one attribute where slog.Logger.LogAttrs
+// would allocate for more than five, in an array reused from line to line
+// when the handler is the gateway's JSON one (internal/jsonlog, which
+// keeps nothing of a record and writes it without reflection); and the
+// handler is called directly, without the caller's program counter the
+// logger looks up (the process logger adds no source).
 type accessLog struct{ log *slog.Logger }
 
 // Begin implements observe.Observer.
@@ -79,14 +82,22 @@ type accessLine struct {
 	log *slog.Logger
 	ctx context.Context
 	req *observe.Request
-	// attrs holds the line's attributes (at most 15).
-	attrs [16]slog.Attr
 }
+
+// lineAttrs are the attributes of access log lines, reused once the
+// handler is done with them: only after a jsonlog.Handler, which keeps
+// nothing of a record it handled.
+var lineAttrs = sync.Pool{New: func() any { return new([16]slog.Attr) }}
 
 // End implements observe.Run: it writes the line.
 func (l *accessLine) End(o observe.Outcome) {
 	r := l.req
-	attrs := append(l.attrs[:0],
+	h := l.log.Handler()
+	if !h.Enabled(l.ctx, slog.LevelInfo) {
+		return
+	}
+	buf := lineAttrs.Get().(*[16]slog.Attr)
+	attrs := append(buf[:0],
 		slog.String("request_id", r.RequestID), slog.String("method", apierr.Clip(r.Method)), slog.String("path", apierr.Clip(r.Path)),
 		slog.Int("status", o.Status), slog.Int64("bytes", o.Bytes),
 		slog.Float64("ttfb_ms", millis(o.TTFB)), slog.Float64("duration_ms", millis(o.Duration)),
@@ -102,11 +113,11 @@ func (l *accessLine) End(o observe.Outcome) {
 		attrs = append(attrs, slog.String("model", apierr.Clip(o.Model)), slog.Int("tokens_in", o.Usage.In),
 			slog.Int("tokens_out", o.Usage.Out), slog.Bool("tokens_estimated", o.Usage.Estimated))
 	}
-	h := l.log.Handler()
-	if !h.Enabled(l.ctx, slog.LevelInfo) {
-		return
-	}
 	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
 	rec.AddAttrs(slog.Attr{Value: slog.GroupValue(attrs...)})
 	_ = h.Handle(l.ctx, rec)
+	if _, ok := h.(*jsonlog.Handler); ok {
+		*buf = [16]slog.Attr{}
+		lineAttrs.Put(buf)
+	}
 }
