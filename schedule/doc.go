@@ -97,10 +97,20 @@
 //     ErrRunning.
 //   - RunNow runs a schedule at once, disabled or not, without moving its
 //     next run; it counts in RunCount and LastRun.
-//   - Interrupted runs: a run stays RUNNING under a lease (its timeout plus
-//     a minute). When its replica dies mid-run, the lease passes and any
-//     replica records it FAILED, interrupted; it is not run again, and the
-//     schedule's next run proceeds as usual.
+//   - Interrupted runs: a run stays RUNNING under a short lease that it
+//     renews every Config.Heartbeat (5 s) while its replica is alive; the
+//     lease lasts MissedHeartbeats (3) heartbeats, whatever the run's
+//     timeout. When its replica dies mid-run, the lease passes and any
+//     replica (or the one restarted), at its next look for due runs,
+//     records it FAILED, interrupted: about 15 s after the death by
+//     default. It is not run again, and the schedule's next run proceeds
+//     as usual. A replica never takes its own runs in progress for
+//     interrupted.
+//   - Outcomes are not lost to an outage: a run's outcome that the
+//     database does not take is written again, with backoff up to a
+//     heartbeat, for up to 15 minutes. Written after a sweep recorded the
+//     run interrupted (its heartbeats did not reach the database either),
+//     it replaces that record.
 //   - Stop stops looking, waits for the runs in progress and, when its
 //     context ends first, cancels them (recorded FAILED, interrupted).
 //

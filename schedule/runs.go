@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -123,6 +124,9 @@ type claim struct {
 	grace   time.Duration
 	lease   time.Duration
 	replica string
+	// mine are the runs in progress in the claiming process: in progress,
+	// whatever their lease says.
+	mine []string
 }
 
 // claim takes the run of c.sc due at c.due, for this replica alone: in one
@@ -168,7 +172,7 @@ func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error
 		if late := c.now.Sub(c.due); c.sc.Missed == MissedSkip && late > c.grace {
 			skip = fmt.Sprintf("missed: due at %s, found %s late (no replica was running, or none had room); the missed-run policy is %s",
 				c.due.Format(time.RFC3339), late.Round(time.Second), MissedSkip)
-		} else if other, err := s.running(ctx, tx, c.sc.ID, c.now); err != nil {
+		} else if other, err := s.running(ctx, tx, c.sc.ID, c.now, c.mine); err != nil {
 			return err
 		} else if other != "" {
 			skip = fmt.Sprintf("the run %s is still in progress; runs of a schedule do not overlap", other)
@@ -194,7 +198,7 @@ func (s *Store) claim(ctx context.Context, c claim) (run Run, ok bool, err error
 // lease gives the schedule, unless one of its runs is in progress
 // (ErrRunning). It counts in run_count and
 // last_run and leaves next_run as it is.
-func (s *Store) startManual(ctx context.Context, id string, now time.Time, lease func(Schedule) time.Duration, replica string) (Schedule, Run, error) {
+func (s *Store) startManual(ctx context.Context, id string, now time.Time, lease func(Schedule) time.Duration, replica string, mine ...string) (Schedule, Run, error) {
 	var sc Schedule
 	run := Run{ID: uuid.NewString(), ScheduleID: id, Due: now, Manual: true, Status: StatusRunning, Started: now, Replica: replica}
 	err := s.inTx(ctx, func(tx dbconn.Conn) error {
@@ -208,7 +212,7 @@ func (s *Store) startManual(ctx context.Context, id string, now time.Time, lease
 		if sc, _, err = scanSchedule(tx.QueryRow(ctx, `SELECT `+columns+` FROM schedules WHERE id = ?`, id)); err != nil {
 			return err
 		}
-		other, err := s.running(ctx, tx, id, now)
+		other, err := s.running(ctx, tx, id, now, mine)
 		if err != nil {
 			return err
 		}
@@ -224,11 +228,19 @@ func (s *Store) startManual(ctx context.Context, id string, now time.Time, lease
 }
 
 // running is the id of a run of schedule id in progress at now (RUNNING,
-// its lease not passed), or "".
-func (s *Store) running(ctx context.Context, tx dbconn.Conn, id string, now time.Time) (string, error) {
+// its lease not passed, or one of mine: in progress in the asking
+// process), or "".
+func (s *Store) running(ctx context.Context, tx dbconn.Conn, id string, now time.Time, mine []string) (string, error) {
 	var other string
-	err := tx.QueryRow(ctx, `SELECT id FROM schedule_runs WHERE schedule_id = ? AND status = ? AND lease_until > ? LIMIT 1`,
-		id, string(StatusRunning), unixNano(now)).Scan(&other)
+	query := `SELECT id FROM schedule_runs WHERE schedule_id = ? AND status = ? AND (lease_until > ?`
+	args := []any{id, string(StatusRunning), unixNano(now)}
+	if len(mine) > 0 {
+		query += ` OR id IN (?` + strings.Repeat(", ?", len(mine)-1) + `)`
+		for _, m := range mine {
+			args = append(args, m)
+		}
+	}
+	err := tx.QueryRow(ctx, query+`) LIMIT 1`, args...).Scan(&other)
 	if dbconn.IsNoRows(err) {
 		return "", nil
 	}
@@ -254,25 +266,48 @@ func (s *Store) insertRun(ctx context.Context, tx dbconn.Conn, run Run, lease in
 }
 
 // finish records the outcome of run (its Status, Finished, Result and
-// Error). It reports false when the run is no longer RUNNING (taken as
-// interrupted) or no longer kept (its schedule deleted).
+// Error). It reports false when the run is no longer kept (its schedule
+// deleted) or has an outcome already. A run that a sweep recorded
+// interrupted (its replica's heartbeats did not reach the database) is
+// given its real outcome.
 func (s *Store) finish(ctx context.Context, run Run) (bool, error) {
 	n, err := s.pool.Exec(ctx, `UPDATE schedule_runs SET status = ?, finished_at = ?, result = ?, error = ?, lease_until = 0
-		WHERE id = ? AND status = ?`,
-		string(run.Status), unixNano(run.Finished), string(run.Result), run.Error, run.ID, string(StatusRunning))
+		WHERE id = ? AND (status = ? OR (status = ? AND error = ?))`,
+		string(run.Status), unixNano(run.Finished), string(run.Result), run.Error, run.ID, string(StatusRunning),
+		string(StatusFailed), interruptedError)
 	if err != nil {
 		return false, fmt.Errorf("schedule: recording the outcome of run %s: %w", run.ID, err)
 	}
 	return n == 1, nil
 }
 
+// renew sets the lease of run id, while it is RUNNING, to until.
+func (s *Store) renew(ctx context.Context, id string, until time.Time) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE schedule_runs SET lease_until = ? WHERE id = ? AND status = ?`,
+		unixNano(until), id, string(StatusRunning)); err != nil {
+		return fmt.Errorf("schedule: renewing the lease of run %s: %w", id, err)
+	}
+	return nil
+}
+
+// interruptedError is the error of a run its replica stopped in the
+// middle of, as sweep records it.
+const interruptedError = "interrupted: the replica running it stopped before it finished"
+
 // sweep records as FAILED (interrupted) the runs still RUNNING whose lease
-// has passed at now: their replica stopped in the middle of them.
-func (s *Store) sweep(ctx context.Context, now time.Time) (int64, error) {
-	n, err := s.pool.Exec(ctx, `UPDATE schedule_runs SET status = ?, finished_at = ?, lease_until = 0,
-		error = 'interrupted: the replica running it stopped before it finished'
-		WHERE status = ? AND lease_until <= ?`,
-		string(StatusFailed), unixNano(now), string(StatusRunning), unixNano(now))
+// has passed at now, but for those of mine (the runs in progress in this
+// process): their replica stopped in the middle of them.
+func (s *Store) sweep(ctx context.Context, now time.Time, mine []string) (int64, error) {
+	query := `UPDATE schedule_runs SET status = ?, finished_at = ?, lease_until = 0, error = ?
+		WHERE status = ? AND lease_until <= ?`
+	args := []any{string(StatusFailed), unixNano(now), interruptedError, string(StatusRunning), unixNano(now)}
+	if len(mine) > 0 {
+		query += ` AND id NOT IN (?` + strings.Repeat(", ?", len(mine)-1) + `)`
+		for _, id := range mine {
+			args = append(args, id)
+		}
+	}
+	n, err := s.pool.Exec(ctx, query, args...)
 	if err != nil {
 		return 0, fmt.Errorf("schedule: recording interrupted runs: %w", err)
 	}

@@ -51,7 +51,21 @@ type Config struct {
 	OnFinish func(sc Schedule, run Run)
 	// Logger logs runs and failures (default discards).
 	Logger *slog.Logger
+	// Heartbeat is how often a run renews its lease while its replica is
+	// alive (default DefaultHeartbeat, 5 s). A run whose lease has not
+	// been renewed for MissedHeartbeats heartbeats is recorded FAILED,
+	// interrupted, by any replica (or this one, restarted) at its next
+	// look for due runs, whatever the run's timeout.
+	Heartbeat time.Duration
 }
+
+// DefaultHeartbeat is Config.Heartbeat when zero, and MissedHeartbeats
+// the heartbeats a run's lease lasts: a run whose replica died is recorded
+// interrupted about 15 s later.
+const (
+	DefaultHeartbeat = 5 * time.Second
+	MissedHeartbeats = 3
+)
 
 const (
 	defaultTick       = time.Second
@@ -65,15 +79,12 @@ const (
 	// abandonAfter is how long a Runner may go on after its context is
 	// done before its run is recorded without waiting for it.
 	abandonAfter = 5 * time.Second
-	// leaseSlack is how long after its timeout a RUNNING run is taken as
-	// interrupted (its replica died): long enough for a live replica to
-	// have recorded its outcome.
-	leaseSlack = time.Minute
 	// hardStopWait bounds how long a Stop whose context is done waits for
 	// the cancelled runs to be recorded.
 	hardStopWait = 10 * time.Second
-	// recordTimeout bounds the writing of a run's outcome.
-	recordTimeout = 10 * time.Second
+	// recordFor bounds how long the outcome of a run is tried again while
+	// the database does not answer (a brief outage, a restart).
+	recordFor = 15 * time.Minute
 )
 
 // Scheduler runs the schedules of a Store on one replica: it looks for
@@ -137,6 +148,9 @@ func New(st *Store, cfg Config) (*Scheduler, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	return &Scheduler{
@@ -214,7 +228,7 @@ func (s *Scheduler) RunDue(ctx context.Context) ([]Run, error) {
 	}
 	defer s.wg.Done()
 	now := s.cfg.Now()
-	if n, err := s.st.sweep(ctx, now); err != nil {
+	if n, err := s.st.sweep(ctx, now, s.inProgress()); err != nil {
 		s.log.Warn("schedule: recording interrupted runs", "err", err)
 	} else if n > 0 {
 		s.log.Warn("schedule: runs interrupted: their replica stopped before they finished", "runs", n)
@@ -232,7 +246,7 @@ func (s *Scheduler) RunDue(ctx context.Context) ([]Run, error) {
 			return out, errors.Join(errs...) // busy: the rest wait
 		}
 		run, ok, err := s.st.claim(ctx, claim{sc: sc, due: sc.NextRun, now: now, grace: s.cfg.Grace,
-			lease: s.lease(sc), replica: s.cfg.Replica})
+			lease: s.lease(sc), replica: s.cfg.Replica, mine: s.inProgress()})
 		if err != nil || !ok || run.Status != StatusRunning {
 			<-s.sem
 		}
@@ -252,10 +266,64 @@ func (s *Scheduler) RunDue(ctx context.Context) ([]Run, error) {
 	return out, errors.Join(errs...)
 }
 
-// lease is how long a run of sc may stay RUNNING before it is taken as
-// interrupted.
-func (s *Scheduler) lease(sc Schedule) time.Duration {
-	return s.timeout(sc) + abandonAfter + leaseSlack
+// lease is how long a run may stay RUNNING without renewing its lease
+// before it is taken as interrupted: MissedHeartbeats heartbeats.
+func (s *Scheduler) lease(Schedule) time.Duration {
+	return MissedHeartbeats * s.cfg.Heartbeat
+}
+
+// inProgress lists the runs in progress in this process: alive, whatever
+// their lease says.
+func (s *Scheduler) inProgress() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.inflight))
+	for id := range s.inflight {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// renew renews the lease of run id every heartbeat until stop is closed.
+func (s *Scheduler) renew(id string, stop <-chan struct{}) {
+	t := time.NewTicker(s.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Heartbeat)
+		err := s.st.renew(ctx, id, s.cfg.Now().Add(s.lease(Schedule{})))
+		cancel()
+		if err != nil {
+			s.log.Warn("schedule: renewing a run's lease", "run", id, "err", err)
+		}
+	}
+}
+
+// record writes run's outcome, trying again with backoff (up to a
+// heartbeat) while the database does not answer, for up to recordFor.
+func (s *Scheduler) record(run Run) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), recordFor)
+	defer cancel()
+	wait := 50 * time.Millisecond
+	for try := 1; ; try++ {
+		ok, err := s.st.finish(ctx, run)
+		if err == nil || ctx.Err() != nil {
+			return ok, err
+		}
+		s.log.Warn("schedule: recording a run's outcome failed; trying again", "run", run.ID, "try", try, "in", wait, "err", err)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, err
+		case <-t.C:
+		}
+		wait = min(2*wait, s.cfg.Heartbeat)
+	}
 }
 
 func (s *Scheduler) timeout(sc Schedule) time.Duration {
@@ -276,7 +344,7 @@ func (s *Scheduler) RunNow(ctx context.Context, id string) (Run, error) {
 	}
 	defer s.wg.Done()
 	now := s.cfg.Now()
-	sc, run, err := s.st.startManual(ctx, id, now, s.lease, s.cfg.Replica)
+	sc, run, err := s.st.startManual(ctx, id, now, s.lease, s.cfg.Replica, s.inProgress()...)
 	if err != nil {
 		return Run{}, err
 	}
@@ -328,6 +396,11 @@ func (s *Scheduler) execute(sc Schedule, run Run) Run {
 	ctx, cancel := context.WithTimeout(context.WithValue(s.runCtx, runKey{}, run), timeout)
 	defer cancel()
 	s.log.Debug("schedule: run started", "schedule", sc.Name, "run", run.ID, "due", run.Due, "manual", run.Manual)
+	stopRenew, renewed := make(chan struct{}), make(chan struct{})
+	go func(id string) {
+		defer close(renewed)
+		s.renew(id, stopRenew)
+	}(run.ID)
 	ch := make(chan outcome, 1)
 	go func() {
 		defer func() {
@@ -354,12 +427,13 @@ func (s *Scheduler) execute(sc Schedule, run Run) Run {
 	run.Finished = s.cfg.Now()
 	run.Result = jsonResult(o.result)
 	run.Status, run.Error = s.status(ctx, o, abandoned, timeout)
-	rctx, rcancel := context.WithTimeout(context.Background(), recordTimeout)
-	defer rcancel()
-	if ok, err := s.st.finish(rctx, run); err != nil {
+	ok, err := s.record(run)
+	close(stopRenew)
+	<-renewed
+	if err != nil {
 		s.log.Error("schedule: recording a run's outcome", "schedule", sc.Name, "run", run.ID, "err", err)
 	} else if !ok {
-		s.log.Warn("schedule: a run's outcome was not recorded: it was taken as interrupted, or its schedule deleted",
+		s.log.Warn("schedule: a run's outcome was not recorded: its schedule was deleted",
 			"schedule", sc.Name, "run", run.ID)
 	}
 	level := slog.LevelInfo

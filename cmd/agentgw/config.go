@@ -95,6 +95,11 @@ type SchedulerConfig struct {
 	// 422 SCHEDULE_TOO_FREQUENT; the config's and the agent files'
 	// schedules are not bound by it. 0 means 1m.
 	MinInterval Duration `yaml:"minInterval"`
+	// Heartbeat is how often a schedule run renews its lease while its
+	// replica is alive; a run not renewed for 3 heartbeats (its replica
+	// died) is recorded FAILED, interrupted, by any replica or the one
+	// restarted. 0 means 5s.
+	Heartbeat Duration `yaml:"heartbeat"`
 }
 
 // ToolsConfig is how tools run.
@@ -434,6 +439,9 @@ func (c *Config) validate() error {
 	}
 	if c.Server.BodyReadTimeout < 0 {
 		errs = append(errs, errors.New("server.bodyReadTimeout must not be negative"))
+	}
+	if c.Scheduler.Heartbeat < 0 {
+		errs = append(errs, errors.New("scheduler.heartbeat must not be negative"))
 	}
 	if c.Store.URL != "" {
 		if !store.IsPostgresURL(c.Store.URL) {

@@ -39,6 +39,11 @@ type HandoffsConfig struct {
 	// naming one, and no agent, goes to one of its agents that accepts the
 	// type, round-robin, as a list of agents does (default: none).
 	Pools map[string][]string `yaml:"pools"`
+	// Heartbeat is how often a hand-off run renews its lease while its
+	// process is alive; a run not renewed for 3 heartbeats (its process
+	// died) is taken back and run again by another replica, or by the
+	// process restarted, whatever its timeout. 0 means 5s.
+	Heartbeat Duration `yaml:"heartbeat"`
 }
 
 // check refuses bounds that are no bounds.
@@ -49,6 +54,9 @@ func (c HandoffsConfig) check() error {
 	}
 	if c.MaxMessagesPerTask < 0 {
 		errs = append(errs, errors.New("handoffs.maxMessagesPerTask must not be negative"))
+	}
+	if c.Heartbeat < 0 {
+		errs = append(errs, errors.New("handoffs.heartbeat must not be negative"))
 	}
 	if p := handoff.Priority(c.MaxExternalPriority); p != "" && !p.Valid() {
 		errs = append(errs, fmt.Errorf("handoffs.maxExternalPriority: %q must be LOW, MEDIUM, HIGH or CRITICAL", c.MaxExternalPriority))
@@ -87,7 +95,8 @@ func newHub(cfg HandoffsConfig, reg *program.Registry, q *queue.Queue, remotes r
 // startHandoffQueue. It is nil for the memory store, which keeps no queue
 // (hand-offs then answer that they are unavailable).
 func openHandoffQueue(ctx context.Context, st store.Store, limits HandoffsConfig, log *slog.Logger) (q *queue.Queue, err error) {
-	cfg := queue.Config{Logger: log, MaxHops: limits.MaxHops, MaxMessagesPerTask: limits.MaxMessagesPerTask}
+	cfg := queue.Config{Logger: log, MaxHops: limits.MaxHops, MaxMessagesPerTask: limits.MaxMessagesPerTask,
+		Heartbeat: time.Duration(limits.Heartbeat)}
 	switch s := st.(type) {
 	case *sqlitestore.SQLite:
 		q, err = queue.NewSQLite(ctx, s.DB(), cfg)

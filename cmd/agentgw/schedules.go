@@ -56,7 +56,8 @@ func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Ru
 	}
 	runs := &agentrun.Runs{Runner: r, Handoffs: sender, WebhookAllow: cfg.Scheduler.WebhookAllow, Log: log}
 	sched, err := schedule.New(s, schedule.Config{Runner: runs.Run, Tick: time.Duration(cfg.Scheduler.Tick),
-		DefaultTimeout: time.Duration(cfg.Scheduler.DefaultTimeout), OnFinish: onFinish, Logger: log})
+		DefaultTimeout: time.Duration(cfg.Scheduler.DefaultTimeout), Heartbeat: time.Duration(cfg.Scheduler.Heartbeat),
+		OnFinish: onFinish, Logger: log})
 	if err != nil {
 		return nil, nil, fmt.Errorf("schedules: %w", err)
 	}

@@ -39,12 +39,19 @@
 //     repeated id returns the record as it is.
 //   - Run once: before a handler runs, a transaction that holds the
 //     message's row checks that it is not final and takes it (RUNNING, a
-//     run token, a lease of RescueAfter). A message COMPLETED is never run
-//     again, whatever River does with its job; a run that lost its lease
-//     cannot overwrite another's outcome. What remains is at-least-once's
-//     usual window: a handler that finished but whose process died before
-//     its outcome was written runs again (as an interrupted run) once its
-//     lease has passed.
+//     run token, a lease of MissedHeartbeats heartbeats, the River job
+//     that runs it). A message COMPLETED is never run again, whatever
+//     River does with its job; a run that lost its lease cannot overwrite
+//     another's outcome. What remains is at-least-once's usual window: a
+//     handler that finished but whose process died before its outcome was
+//     written runs again (as an interrupted run) once its lease has
+//     passed.
+//   - Outcomes are not lost to an outage: a run's outcome that the
+//     database does not take (unreachable, restarting) is written again,
+//     with backoff up to a heartbeat, for up to 15 minutes, while the run
+//     keeps its lease; written late, it is still the run's if no other run
+//     started meanwhile. A finished run is recorded once and does not run
+//     again.
 //   - Expiry is checked when a message would start, first run or retry:
 //     one past its ExpiresAt before its first run is EXPIRED and never
 //     run; one that expired waiting for a retry has failed: it is
@@ -63,10 +70,36 @@
 //     is of stored rows, made under a lock of the task (a transaction
 //     advisory lock on Postgres, the write lock on SQLite): the bound
 //     holds across restarts and replicas.
-//   - Interrupted runs (a crash, a kill) are taken back by River's rescuer
-//     after RescueAfter and do not count against RetryCount, up to
+//   - Interrupted runs (a crash, a kill) are taken back within about
+//     MissedHeartbeats heartbeats (Config.Heartbeat, 5 s: 15 s), whatever
+//     RunTimeout is, and do not count against RetryCount, up to
 //     MaxInterruptions; a hard Stop puts a cancelled message back as
 //     QUEUED at once (River's snooze), for the next start.
+//
+// # Heartbeats and leases
+//
+// River (v0.51) cannot renew a running job: its rescuer takes back a job
+// whose process died only RescueStuckJobsAfter after the job started, and
+// that must exceed the longest run (RunTimeout), so a crash left a
+// message RUNNING for RunTimeout + 1 minute. The queue therefore keeps
+// its own lease, in the message's row (lease_until), and leaves River's
+// rescue long, as a backstop (Config.RescueAfter):
+//
+//   - A run renews its lease every Config.Heartbeat while its process is
+//     alive; the lease lasts MissedHeartbeats (3) heartbeats.
+//   - Every replica, once at Start and then every heartbeat, looks for
+//     messages RUNNING past their lease that are not its own runs, and
+//     takes each back in a transaction that holds its row: QUEUED again,
+//     the run counted as interrupted, with a new River job that becomes
+//     the message's job (handoff_messages.job_id). The old job, which
+//     River's rescuer hands out much later, finds that it is not the
+//     message's and runs nothing.
+//   - A run whose renewal finds the message taken back (its heartbeats
+//     did not reach the database) has its handler's context cancelled.
+//
+// On PostgreSQL another replica takes a dead process's runs back; on
+// SQLite (one process per file, usually) the process restarted does, at
+// Start, once their lease has passed: a restart resumes in seconds.
 //
 // On SQLite the replicas are processes on one host sharing the store's
 // file; on Postgres, any number of hosts.

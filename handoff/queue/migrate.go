@@ -75,6 +75,12 @@ CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
 ALTER TABLE handoff_messages ADD COLUMN hops INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE handoff_messages ADD COLUMN code TEXT NOT NULL DEFAULT '';
 CREATE INDEX handoff_messages_owner_task ON handoff_messages (owner, task_id)`},
+		// The job of a message (issue 28): the River job that runs it now,
+		// set when a job claims it and when an interrupted run is taken
+		// back with a new job, so that the job of the interrupted run,
+		// rescued later by River, does not run the message again (0: any
+		// job, as before).
+		{Version: 4, Name: "job of a message", SQL: `ALTER TABLE handoff_messages ADD COLUMN job_id INTEGER NOT NULL DEFAULT 0`},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "handoff_messages", SQL: `CREATE TABLE handoff_messages (
@@ -119,6 +125,12 @@ CREATE INDEX handoff_messages_task ON handoff_messages (task_id, seq)`},
 ALTER TABLE handoff_messages ADD COLUMN hops BIGINT NOT NULL DEFAULT 1;
 ALTER TABLE handoff_messages ADD COLUMN code TEXT NOT NULL DEFAULT '';
 CREATE INDEX handoff_messages_owner_task ON handoff_messages (owner, task_id)`},
+		// The job of a message (issue 28): the River job that runs it now,
+		// set when a job claims it and when an interrupted run is taken
+		// back with a new job, so that the job of the interrupted run,
+		// rescued later by River, does not run the message again (0: any
+		// job, as before).
+		{Version: 4, Name: "job of a message", SQL: `ALTER TABLE handoff_messages ADD COLUMN job_id BIGINT NOT NULL DEFAULT 0`},
 	}
 )
 

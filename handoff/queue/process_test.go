@@ -23,11 +23,11 @@ const (
 	helperMarkEnv = "AGENTGW_QUEUE_HELPER_MARK"
 )
 
-// killConfig makes an interrupted run's lease and River's rescue short:
-// the test waits seconds, not the default minutes, for the run to be taken
-// back.
+// killConfig makes an interrupted run's lease (its heartbeat) and River's
+// rescue short: the test waits a second, not the default 15 s, for the run
+// to be taken back.
 func killConfig(h Handler) Config {
-	return Config{Handler: h, RunTimeout: time.Second, RescueAfter: 2 * time.Second}
+	return Config{Handler: h, Heartbeat: testHeartbeat, RunTimeout: time.Second, RescueAfter: 2 * time.Second}
 }
 
 // TestDeliveryThroughKill: a message is queued; a second process (this
@@ -35,7 +35,7 @@ func killConfig(h Handler) Config {
 // (SIGKILL) while its handler runs the message; a queue opened again on
 // the database runs it to completion, once: it counts one interrupted run
 // and no failure. Taking the run back waits for the killed process's
-// River leadership to lapse and for the rescuer (about 15 to 20 seconds).
+// lease to pass (three heartbeats).
 func TestDeliveryThroughKill(t *testing.T) {
 	if db := os.Getenv(helperDBEnv); db != "" {
 		processToKill(t, db, os.Getenv(helperMarkEnv))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -171,9 +172,17 @@ type Config struct {
 	Workers int
 	// RunTimeout cancels a handler's context (default 10 minutes).
 	RunTimeout time.Duration
-	// RescueAfter is how long a run may go unfinished before another
-	// replica (or this one, restarted) takes it as interrupted: its process
-	// died. It must exceed RunTimeout (default RunTimeout + 1 minute).
+	// Heartbeat is how often a run renews its lease while its process is
+	// alive (default DefaultHeartbeat, 5 s). A run whose lease has not
+	// been renewed for MissedHeartbeats heartbeats was interrupted (its
+	// process died): any replica, or this process restarted, takes it
+	// back, whatever RunTimeout is. Each replica also looks for such runs
+	// every Heartbeat, and once when it starts.
+	Heartbeat time.Duration
+	// RescueAfter is when River's own rescuer takes back a job whose
+	// process died: a backstop behind the heartbeat, which takes a run
+	// back much sooner. It must exceed RunTimeout (default RunTimeout + 1
+	// minute).
 	RescueAfter time.Duration
 	// MaxInterruptions is how many interrupted runs a message may have
 	// before it is treated as failed for good, so that a message that
@@ -210,6 +219,14 @@ const (
 	defaultRunTimeout       = 10 * time.Minute
 	defaultMaxInterruptions = 3
 	defaultPollInterval     = time.Second
+	// DefaultHeartbeat is Config.Heartbeat when zero: a run whose
+	// process died is taken back about 15 s later.
+	DefaultHeartbeat = 5 * time.Second
+	// MissedHeartbeats is how many heartbeats a run's lease lasts: a run
+	// not renewed for that long is taken for interrupted.
+	MissedHeartbeats = 3
+	// sweepBatch bounds the interrupted runs taken back in one look.
+	sweepBatch = 100
 	// DefaultMaxHops and DefaultMaxMessagesPerTask are Config.MaxHops
 	// and Config.MaxMessagesPerTask when zero.
 	DefaultMaxHops            = 10
@@ -267,6 +284,14 @@ type Queue struct {
 	log      *slog.Logger
 	b        backend
 	stopping atomic.Bool
+
+	// running holds the ids of the messages run in this process: the
+	// sweep leaves them alone, whatever their lease says.
+	running sync.Map
+	// sweeping is the sweep loop's cancel and end, while it runs.
+	mu         sync.Mutex
+	stopSweep  context.CancelFunc
+	sweepEnded chan struct{}
 }
 
 // backend is the Queue's database and River client, on SQLite or Postgres.
@@ -291,7 +316,8 @@ type backend interface {
 	stopAndCancel(ctx context.Context) error
 }
 
-type jobInserter func(ctx context.Context, args deliverArgs, opts *river.InsertOpts) error
+// jobInserter inserts a River job in a transaction and returns its id.
+type jobInserter func(ctx context.Context, args deliverArgs, opts *river.InsertOpts) (int64, error)
 
 // riverBackend is a backend for River's driver of transactions TTx.
 type riverBackend[TTx any] struct {
@@ -313,9 +339,12 @@ func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx dbconn.Conn, in
 	if err != nil {
 		return fmt.Errorf("beginning a transaction: %w", err)
 	}
-	insert := func(ctx context.Context, args deliverArgs, opts *river.InsertOpts) error {
-		_, err := b.client.InsertTx(ctx, tx, args, opts)
-		return err
+	insert := func(ctx context.Context, args deliverArgs, opts *river.InsertOpts) (int64, error) {
+		res, err := b.client.InsertTx(ctx, tx, args, opts)
+		if err != nil {
+			return 0, err
+		}
+		return res.Job.ID, nil
 	}
 	if err := fn(c, insert); err != nil {
 		_ = b.rollback(context.WithoutCancel(ctx), tx)
@@ -422,6 +451,9 @@ func newQueue(cfg Config) (*Queue, error) {
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = defaultRunTimeout
 	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
 	if cfg.RescueAfter <= 0 {
 		cfg.RescueAfter = cfg.RunTimeout + time.Minute
 	}
@@ -473,6 +505,8 @@ func (q *Queue) riverConfig() *river.Config {
 // enqueues and reads before it starts; what it holds waits for the start.
 // Its ctx bounds starting only: cancelling it later does not stop the
 // queue. It must not be called while the queue runs (after Stop it may).
+// It takes back at once the runs whose lease has passed (their process
+// died), and looks for such runs every Heartbeat until Stop.
 func (q *Queue) Start(ctx context.Context, h Handlers) error {
 	if h.Handler != nil {
 		q.cfg.Handler, q.cfg.Escalate, q.cfg.Fallback = h.Handler, h.Escalate, h.Fallback
@@ -487,7 +521,26 @@ func (q *Queue) Start(ctx context.Context, h Handlers) error {
 	if err := q.b.start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("queue: starting: %w", err)
 	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.stopSweep == nil {
+		sctx, cancel := context.WithCancel(context.Background())
+		q.stopSweep, q.sweepEnded = cancel, make(chan struct{})
+		go q.sweepLoop(sctx, q.sweepEnded)
+	}
 	return nil
+}
+
+// endSweep stops the sweep loop and waits for it.
+func (q *Queue) endSweep() {
+	q.mu.Lock()
+	stop, ended := q.stopSweep, q.sweepEnded
+	q.stopSweep, q.sweepEnded = nil, nil
+	q.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-ended
+	}
 }
 
 // Stop stops taking messages and waits for the running handlers to
@@ -498,6 +551,7 @@ func (q *Queue) Start(ctx context.Context, h Handlers) error {
 // is taken back after RescueAfter.
 func (q *Queue) Stop(ctx context.Context) error {
 	q.stopping.Store(true)
+	q.endSweep()
 	err := q.b.stop(ctx)
 	if err == nil || ctx.Err() == nil {
 		if err != nil {
@@ -570,11 +624,7 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 		}
 		fresh = true
 		if limit == "" { // DEAD: no job
-			if err := insert(ctx, deliverArgs{ID: env.ID}, &river.InsertOpts{
-				Queue:       riverQueue,
-				Priority:    PriorityCritical + 1 - env.Priority, // River's 1 is its highest
-				MaxAttempts: 1 + env.RetryCount + q.cfg.MaxInterruptions + spareAttempts,
-			}); err != nil {
+			if _, err := insert(ctx, deliverArgs{ID: env.ID}, q.jobOpts(env)); err != nil {
 				return err
 			}
 		}
@@ -591,6 +641,15 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 		}
 	}
 	return rec, fresh, nil
+}
+
+// jobOpts are the River options of the job that delivers env.
+func (q *Queue) jobOpts(env Envelope) *river.InsertOpts {
+	return &river.InsertOpts{
+		Queue:       riverQueue,
+		Priority:    PriorityCritical + 1 - env.Priority, // River's 1 is its highest
+		MaxAttempts: 1 + env.RetryCount + q.cfg.MaxInterruptions + spareAttempts,
+	}
 }
 
 // overLimit says why env, about to be queued in tx, passes a bound of its

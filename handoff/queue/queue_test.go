@@ -262,7 +262,8 @@ func TestDuplicates(t *testing.T) {
 		// nothing: the record is final. With one worker, "after", queued
 		// later at a lower priority, completes after that job ran.
 		err = q.b.inTx(ctx, func(_ dbconn.Conn, insert jobInserter) error {
-			return insert(ctx, deliverArgs{ID: "dup"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
+			_, err := insert(ctx, deliverArgs{ID: "dup"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
+			return err
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -563,7 +564,8 @@ func TestLeaseHoldsARun(t *testing.T) {
 		start(t, q)
 		<-started
 		err := q.b.inTx(ctx, func(_ dbconn.Conn, insert jobInserter) error {
-			return insert(ctx, deliverArgs{ID: "held"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
+			_, err := insert(ctx, deliverArgs{ID: "held"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
+			return err
 		})
 		if err != nil {
 			t.Fatal(err)

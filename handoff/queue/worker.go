@@ -44,12 +44,13 @@ func (w *worker) Timeout(*river.Job[deliverArgs]) time.Duration { return w.q.cfg
 // Config.Backoff, by snoozing the job (which River does not count as an
 // attempt).
 func (w *worker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
-	return w.q.deliver(ctx, job.Args.ID)
+	return w.q.deliver(ctx, job.Args.ID, job.ID)
 }
 
-// bookkeepingTimeout bounds the queue's writes after a handler returned,
-// made on a context of their own: the handler's may be done.
-const bookkeepingTimeout = 30 * time.Second
+// recordFor bounds how long the outcome of a run is tried again while the
+// database does not answer (a brief outage, a restart): a run that
+// finished is recorded, not run again, unless the outage outlasts it.
+const recordFor = 15 * time.Minute
 
 // claimed is what claim decided to do with a message.
 type claimed int
@@ -85,11 +86,12 @@ func attempts(rec Record) string {
 	return s + ")"
 }
 
-// deliver runs message id once: it claims the message (the guard against
-// running it twice), runs the handler and records the outcome.
-func (q *Queue) deliver(ctx context.Context, id string) error {
+// deliver runs message id once, for River job jobID: it claims the
+// message (the guard against running it twice), runs the handler while
+// renewing the run's lease, and records the outcome.
+func (q *Queue) deliver(ctx context.Context, id string, jobID int64) error {
 	token := uuid.NewString()
-	c, err := q.claim(ctx, id, token)
+	c, err := q.claim(ctx, id, token, jobID)
 	if err != nil {
 		return fmt.Errorf("queue: claiming message %s: %w", id, err)
 	}
@@ -98,13 +100,24 @@ func (q *Queue) deliver(ctx context.Context, id string) error {
 		return nil
 	case wait:
 		return river.JobSnooze(c.wait)
-	case exhaust:
+	}
+	r := &held{id: id, token: token, attempts: c.rec.Attempts}
+	ctx, release := q.hold(ctx, r)
+	defer release()
+	if c.do == exhaust {
 		bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.cfg.RunTimeout)
 		defer cancel()
-		return q.exhaust(bg, c.rec, token, c.lastErr, c.final)
+		return q.exhaust(bg, c.rec, r, c.lastErr, c.final)
 	}
 	result, delivered, herr := q.call(ctx, c.rec.Envelope)
-	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
+	if herr != nil && r.lost.Load() {
+		// The message was taken back (this run's heartbeats did not reach
+		// the database), which cancelled the handler: the message is
+		// another run's, this failure is not its.
+		q.log.Warn("handoff queue: a run that lost its lease ended", "id", id, "error", herr)
+		return nil
+	}
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordFor)
 	defer cancel()
 	now := q.cfg.Now().UnixNano()
 	switch {
@@ -113,12 +126,12 @@ func (q *Queue) deliver(ctx context.Context, id string) error {
 		if delivered {
 			status = StatusDelivered
 		}
-		return q.update(bg, id, token, `status = ?, result = ?, error = '', run_token = '', lease_until = 0,
+		return q.update(bg, r, `status = ?, result = ?, error = '', run_token = '', lease_until = 0,
 			finished_at = ?, updated_at = ?`, string(status), string(result), now, now)
 	case q.stopping.Load() && ctx.Err() != nil:
 		// A hard stop cancelled it: not the message's failure. It runs
 		// again when a queue starts.
-		if err := q.update(bg, id, token, `status = ?, error = ?, run_token = '', lease_until = 0, updated_at = ?`,
+		if err := q.update(bg, r, `status = ?, error = ?, run_token = '', lease_until = 0, updated_at = ?`,
 			string(StatusQueued), "interrupted by a shutdown: "+herr.Error(), now); err != nil {
 			return err
 		}
@@ -128,36 +141,41 @@ func (q *Queue) deliver(ctx context.Context, id string) error {
 	q.log.Warn("handoff queue: run failed", "id", id, "recipient", c.rec.Recipient,
 		"failure", failures, "retries", c.rec.RetryCount, "error", herr)
 	if failures > c.rec.RetryCount {
-		if err := q.update(bg, id, token, `failures = ?, error = ?, lease_until = ?, updated_at = ?`,
+		if err := q.update(bg, r, `failures = ?, error = ?, lease_until = ?, updated_at = ?`,
 			failures, herr.Error(), q.lease(), now); err != nil {
 			return err
 		}
 		xctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.cfg.RunTimeout)
 		defer cancel()
 		c.rec.Failures, c.rec.Error = failures, herr.Error()
-		return q.exhaust(xctx, c.rec, token, herr, StatusDead)
+		return q.exhaust(xctx, c.rec, r, herr, StatusDead)
 	}
-	if err := q.update(bg, id, token, `status = ?, failures = ?, error = ?, run_token = '', lease_until = 0, updated_at = ?`,
+	if err := q.update(bg, r, `status = ?, failures = ?, error = ?, run_token = '', lease_until = 0, updated_at = ?`,
 		string(StatusQueued), failures, herr.Error(), now); err != nil {
 		return err
 	}
 	return river.JobSnooze(q.cfg.Backoff(failures))
 }
 
-// lease is when a run starting now is taken for interrupted: RescueAfter
-// from now, on the real clock (a lease is about processes, not messages).
-func (q *Queue) lease() int64 { return time.Now().Add(q.cfg.RescueAfter).UnixNano() }
+// lease is when a run holding a message now is taken for interrupted
+// unless it renews its lease: MissedHeartbeats heartbeats from now, on
+// the real clock (a lease is about processes, not messages).
+func (q *Queue) lease() int64 {
+	return time.Now().Add(MissedHeartbeats * q.cfg.Heartbeat).UnixNano()
+}
 
 // claim decides, in one transaction that holds the message's row, what to
-// do with message id, and takes the message (RUNNING, a fresh run token
-// and lease) when it is to run or be exhausted. A message RUNNING whose
-// lease has passed was interrupted (its process stopped): that counts as
-// an interruption, not a failure.
-func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
+// do with message id for River job jobID, and takes the message (RUNNING,
+// a fresh run token and lease, the job) when it is to run or be
+// exhausted. A message RUNNING whose lease has passed was interrupted
+// (its process stopped): that counts as an interruption, not a failure.
+// A job that is not the message's (the job of an interrupted run, rescued
+// by River after the run was taken back with a new job) runs nothing.
+func (q *Queue) claim(ctx context.Context, id, token string, jobID int64) (claim, error) {
 	var c claim
 	err := q.b.inTx(ctx, func(tx dbconn.Conn, _ jobInserter) error {
-		var leaseUntil int64
-		rec, err := scanRecord(tx.QueryRow(ctx, `SELECT `+columns+`, lease_until FROM handoff_messages WHERE id = ?`+q.b.forUpdate(), id), &leaseUntil)
+		var leaseUntil, job int64
+		rec, err := scanRecord(tx.QueryRow(ctx, `SELECT `+columns+`, lease_until, job_id FROM handoff_messages WHERE id = ?`+q.b.forUpdate(), id), &leaseUntil, &job)
 		if dbconn.IsNoRows(err) {
 			q.log.Error("handoff queue: a job for a message the queue does not hold", "id", id)
 			c.do = skip
@@ -176,6 +194,10 @@ func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 			c.do, c.wait = wait, time.Duration(leaseUntil-wall)
 			return nil
 		}
+		if job != 0 && job != jobID {
+			c.do = skip // another job runs the message
+			return nil
+		}
 		now := q.cfg.Now()
 		if rec.Status == StatusRunning {
 			rec.Interruptions++
@@ -192,8 +214,8 @@ func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 				rec.ExpiresAt.UTC().Format(time.RFC3339Nano), attempts(rec), rec.Error)
 			rec.Error = c.lastErr.Error()
 			_, err := tx.Exec(ctx, `UPDATE handoff_messages SET status = ?, interruptions = ?, error = ?, run_token = ?,
-				lease_until = ?, updated_at = ? WHERE id = ?`,
-				string(StatusRunning), rec.Interruptions, rec.Error, token, q.lease(), now.UnixNano(), id)
+				lease_until = ?, updated_at = ?, job_id = ? WHERE id = ?`,
+				string(StatusRunning), rec.Interruptions, rec.Error, token, q.lease(), now.UnixNano(), jobID, id)
 			c.rec = rec
 			return err
 		}
@@ -211,34 +233,46 @@ func (q *Queue) claim(ctx context.Context, id, token string) (claim, error) {
 				c.lastErr = fmt.Errorf("interrupted %d times; the last: %s", rec.Interruptions, rec.Error)
 			}
 			_, err := tx.Exec(ctx, `UPDATE handoff_messages SET status = ?, interruptions = ?, error = ?, run_token = ?,
-				lease_until = ?, updated_at = ? WHERE id = ?`,
-				string(StatusRunning), rec.Interruptions, rec.Error, token, q.lease(), now.UnixNano(), id)
+				lease_until = ?, updated_at = ?, job_id = ? WHERE id = ?`,
+				string(StatusRunning), rec.Interruptions, rec.Error, token, q.lease(), now.UnixNano(), jobID, id)
 			c.rec = rec
 			return err
 		}
 		c.do = run
 		rec.Attempts++
 		_, err = tx.Exec(ctx, `UPDATE handoff_messages SET status = ?, attempts = ?, interruptions = ?, error = ?,
-			run_token = ?, lease_until = ?, started_at = ?, updated_at = ? WHERE id = ?`,
+			run_token = ?, lease_until = ?, started_at = ?, updated_at = ?, job_id = ? WHERE id = ?`,
 			string(StatusRunning), rec.Attempts, rec.Interruptions, rec.Error, token, q.lease(),
-			now.UnixNano(), now.UnixNano(), id)
+			now.UnixNano(), now.UnixNano(), jobID, id)
 		c.rec = rec
 		return err
 	})
 	return c, err
 }
 
-// update sets the columns of set on message id if the run of token still
-// holds it. A run that no longer does (another took the message over
-// after its lease passed) changes nothing, and says so in the log.
-func (q *Queue) update(ctx context.Context, id, token, set string, args ...any) error {
-	args = append(args, id, token)
-	n, err := q.b.conn().Exec(ctx, `UPDATE handoff_messages SET `+set+` WHERE id = ? AND run_token = ?`, args...)
+// update sets the columns of set on the message run r holds, if it still
+// holds it: its run token is the message's, or the message was taken
+// back as interrupted while the database did not answer the run's
+// heartbeats and has not started again since. A run that no longer holds
+// it (another run took the message over) changes nothing, and says so in
+// the log.
+//
+// A write that fails (the database briefly unreachable) is tried again,
+// with backoff up to a heartbeat, until it succeeds or ctx ends: the
+// outcome of a finished run is recorded, not lost and run again.
+func (q *Queue) update(ctx context.Context, r *held, set string, args ...any) error {
+	where := ` WHERE id = ? AND (run_token = ? OR (run_token = '' AND status = ? AND attempts = ?))`
+	args = append(args, r.id, r.token, string(StatusQueued), r.attempts)
+	var n int64
+	err := q.retry(ctx, "recording message "+r.id, func() (err error) {
+		n, err = q.b.conn().Exec(ctx, `UPDATE handoff_messages SET `+set+where, args...)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("queue: recording message %s: %w", id, err)
+		return fmt.Errorf("queue: recording message %s: %w", r.id, err)
 	}
 	if n == 0 {
-		q.log.Warn("handoff queue: a run outlived its lease; another run took the message over", "id", id)
+		q.log.Warn("handoff queue: a run outlived its lease; another run took the message over", "id", r.id)
 	}
 	return nil
 }
@@ -285,7 +319,7 @@ func (q *Queue) call(ctx context.Context, env Envelope) (result json.RawMessage,
 // fallback run when it names a FallbackAction and the fallback succeeds
 // (FAILED), else final (DEAD, or EXPIRED). Each step that did not take it
 // over is noted in its Error.
-func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr error, final Status) error {
+func (q *Queue) exhaust(ctx context.Context, rec Record, r *held, lastErr error, final Status) error {
 	env := rec.Envelope
 	notes := []string{lastErr.Error()}
 	now := func() int64 { return q.cfg.Now().UnixNano() }
@@ -316,7 +350,7 @@ func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr e
 				break
 			}
 			q.log.Info("handoff queue: escalated", "id", env.ID, "to", next.Recipient, "escalation", next.ID)
-			return q.update(ctx, env.ID, token, `status = ?, escalated_to = ?, run_token = '', lease_until = 0,
+			return q.update(ctx, r, `status = ?, escalated_to = ?, run_token = '', lease_until = 0,
 				finished_at = ?, updated_at = ?`, string(StatusFailed), next.ID, now(), now())
 		}
 	}
@@ -327,14 +361,14 @@ func (q *Queue) exhaust(ctx context.Context, rec Record, token string, lastErr e
 			res, err := q.fallback(ctx, env, lastErr)
 			if err == nil {
 				q.log.Info("handoff queue: fell back", "id", env.ID, "action", env.FallbackAction)
-				return q.update(ctx, env.ID, token, `status = ?, fallback_ran = 1, result = ?, run_token = '',
+				return q.update(ctx, r, `status = ?, fallback_ran = 1, result = ?, run_token = '',
 					lease_until = 0, finished_at = ?, updated_at = ?`, string(StatusFailed), string(res), now(), now())
 			}
 			notes = append(notes, fmt.Sprintf("fallback %s failed: %v", env.FallbackAction, err))
 		}
 	}
 	q.log.Warn("handoff queue: "+strings.ToLower(string(final)), "id", env.ID, "error", strings.Join(notes, "; "))
-	return q.update(ctx, env.ID, token, `status = ?, error = ?, run_token = '', lease_until = 0, finished_at = ?,
+	return q.update(ctx, r, `status = ?, error = ?, run_token = '', lease_until = 0, finished_at = ?,
 		updated_at = ?`, string(final), strings.Join(notes, "; "), now(), now())
 }
 
