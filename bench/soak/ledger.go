@@ -65,13 +65,13 @@ func checkLedger(ctx context.Context, rep *report, c *http.Client, f *fleet, t *
 			twice = append(twice, fmt.Sprintf("%s %s attempts %d failures %d", id, s.Status, s.Attempts, s.Failures))
 		}
 	}
-	rep.add("hand-offs accepted: %d (plus %d whose answer was lost); by status after %s: %s; run more than once without a failure: %d",
+	rep.add("hand-offs accepted: %d (plus %d whose answer was lost); by status after %s: %s; started again after a crash (attempts > 1 + failures): %d",
 		accepted, len(t.maybe), settled.Round(time.Second), fmtCounts(byStatus), len(twice))
 	if len(notDone) > 0 {
 		rep.fail("handoff-not-done", "%d hand-offs not COMPLETED %s after the load (lost, or stuck until a lease ends): %s", len(notDone), settled.Round(time.Second), firstN(notDone, 8))
 	}
 	if len(twice) > 0 {
-		rep.add("hand-offs started again after a crash (attempts > 1 + failures): %s", firstN(twice, 8))
+		rep.add("hand-offs started again after a crash: %s", firstN(twice, 8))
 	}
 
 	// Conversations: each turn answered whole is stored once; a turn cut

@@ -64,6 +64,7 @@ func parseFlags(args []string, out io.Writer) (params, []string, error) {
 	fs.DurationVar(&p.settle, "settle", 2*time.Minute, "the most to wait after the load for queued hand-offs to finish")
 	fs.DurationVar(&p.sample, "sample", time.Minute, "RSS, goroutines and open files sampled this often")
 	fs.DurationVar(&p.every, "every", 5*time.Second, "the schedule's interval")
+	fs.DurationVar(&p.heartbeat, "heartbeat", 0, "handoffs.heartbeat and scheduler.heartbeat in the gateways' config (0: the gateway's default)")
 	fs.BoolVar(&p.keep, "keep", false, "keep the work directory (binaries, logs, data)")
 	scenario := fs.String("scenario", "single", "single, sqlite-kill, replicas, pg-restart, or all (comma-separated)")
 	if err := fs.Parse(args); err != nil {

@@ -25,6 +25,7 @@ type params struct {
 	settle    time.Duration // the most to wait after the load for queued work to finish
 	sample    time.Duration // RSS, goroutines and open files sampled this often
 	every     time.Duration // the schedule's interval
+	heartbeat time.Duration // handoffs.heartbeat and scheduler.heartbeat; 0: the gateway's default
 	keep      bool          // keep the work directory
 }
 
@@ -49,6 +50,13 @@ const gatewayConfig = `knowledgeBases:
 scheduler:
   minInterval: 1s
   tick: 1s
+`
+
+// heartbeatConfig sets how often hand-off and schedule runs renew their
+// leases (a dead process's runs are taken over after 3 of them).
+const heartbeatConfig = `  heartbeat: %[1]s
+handoffs:
+  heartbeat: %[1]s
 `
 
 // stateSecret signs the action states of every gateway of a run, so that a
@@ -77,7 +85,11 @@ func setup(ctx context.Context, p params, log io.Writer) (*env, error) {
 		return e, err
 	}
 	e.cfg = filepath.Join(work, "gateway.yaml")
-	if err := os.WriteFile(e.cfg, fmt.Appendf(nil, gatewayConfig, filepath.Join(root, "bench", "soak", "kb")), 0o644); err != nil {
+	cfg := fmt.Appendf(nil, gatewayConfig, filepath.Join(root, "bench", "soak", "kb"))
+	if p.heartbeat > 0 {
+		cfg = fmt.Appendf(cfg, heartbeatConfig, p.heartbeat)
+	}
+	if err := os.WriteFile(e.cfg, cfg, 0o644); err != nil {
 		return e, fmt.Errorf("writing the gateway config: %w", err)
 	}
 	e.mock, err = e.procs.Start(ctx, "mockupstream", filepath.Join(work, "bin", "mockupstream"), []string{"-addr", "127.0.0.1:0", "-h2-streams", "10000", "-gap", p.runGap.String()}, nil, "stdout", false)
