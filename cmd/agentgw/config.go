@@ -79,7 +79,8 @@ type OpenAIConfig struct {
 // SchedulerConfig is how schedules run.
 type SchedulerConfig struct {
 	// Tick is the longest wait between two looks for due runs (a schedule
-	// made on another replica); 0 means 1s.
+	// made on another replica, a run whose replica died), at most a
+	// heartbeat; this replica's own changes wake it at once. 0 means 5s.
 	Tick Duration `yaml:"tick"`
 	// DefaultTimeout bounds the runs of schedules without a timeout; 0
 	// means 10m.

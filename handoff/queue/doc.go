@@ -103,4 +103,37 @@
 //
 // On SQLite the replicas are processes on one host sharing the store's
 // file; on Postgres, any number of hosts.
+//
+// # Waking, and the idle cost
+//
+// A queue with nothing to do costs next to nothing; it does not poll for
+// work every second:
+//
+//   - Postgres: River's client LISTENs on one connection of its own; an
+//     insert (Enqueue, a retry made available) NOTIFYs every replica when
+//     its transaction commits, and the replica fetches at once.
+//   - SQLite has no LISTEN. River v0.51's SQLite driver stands in for it
+//     with a table, river_notification, that its listener reads every
+//     50 ms, whatever happens: most of an idle gateway's CPU. The queue
+//     replaces that listener (sqliteListener): it reads the table when
+//     this process committed a notification (an Enqueue, River's own
+//     transactions: a retry made available, a leader resigning), and
+//     otherwise once per Config.PollInterval (5 s), for what another
+//     process sharing the file wrote. A message queued by this process
+//     starts at once; one queued by another process within PollInterval
+//     (or at once by that process, whose own workers are woken).
+//   - River's fetch poll, a backstop for a missed notification, runs every
+//     PollInterval (5 s), not every second.
+//   - The lease sweep (above) is one indexed SELECT of the RUNNING
+//     messages whose lease has passed, every Heartbeat: an idle process
+//     reads an empty range of the status index and writes nothing. A
+//     lease is renewed only by a run in progress.
+//
+// What remains of River's own when idle, on either database, is its
+// leader election and the elected leader's maintenance (a few indexed
+// statements every 5 s: leader renewal, scheduled jobs made available;
+// rescue and cleanup every 30 s or more); bench/README.md ("Idle cost")
+// has the measured figures. The tests count River's fetches and the
+// listener's reads (waker) to show that an idle queue does neither
+// between polls, and that an Enqueue wakes it.
 package queue
