@@ -133,6 +133,17 @@ type StoreConfig struct {
 	// URL is a PostgreSQL database (postgres://…) replicas on any hosts
 	// share. It may hold a password: it is logged redacted.
 	URL string `yaml:"url"`
+	// Postgres tunes the PostgreSQL store (store.url).
+	Postgres PostgresStoreConfig `yaml:"postgres"`
+}
+
+// PostgresStoreConfig tunes the PostgreSQL store's connections.
+type PostgresStoreConfig struct {
+	// MaxConns bounds the replica's pool of connections (the store, the
+	// hand-off queue, the scheduler and the knowledge index share it);
+	// River's listener holds one more. It overrides the URL's
+	// pool_max_conns; 0 means that, else the larger of 4 and the CPU count.
+	MaxConns int `yaml:"maxConns"`
 }
 
 // ContextsConfig bounds the conversation contexts (kept in the store).
@@ -451,6 +462,9 @@ func (c *Config) validate() error {
 		if c.Store.Path != "" {
 			errs = append(errs, errors.New("store.url and store.path are both set: choose PostgreSQL or SQLite"))
 		}
+	}
+	if c.Store.Postgres.MaxConns < 0 {
+		errs = append(errs, errors.New("store.postgres.maxConns must not be negative"))
 	}
 	if c.Store.Memory && (c.Store.URL != "" || c.Store.Path != "") {
 		errs = append(errs, errors.New("store.memory is set with store.url or store.path: choose one store"))
