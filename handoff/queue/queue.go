@@ -296,6 +296,13 @@ type Queue struct {
 	// running holds the ids of the messages run in this process: the
 	// sweep leaves them alone, whatever their lease says.
 	running sync.Map
+	// riverMu guards River's client being started (riverOn) while the
+	// queue is (started): an idle queue stops it (see dormant).
+	riverMu   sync.Mutex
+	riverWake chan struct{}
+	started   bool
+	riverOn   bool
+	idleLooks int
 	// sweeping is the sweep loop's cancel and end, while it runs.
 	mu         sync.Mutex
 	stopSweep  context.CancelFunc
@@ -401,9 +408,12 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 		return nil, fmt.Errorf("queue: River client: %w", err)
 	}
 	q.b = &riverBackend[*sql.Tx]{
-		client:   client,
-		inserted: q.w.wake,
-		pool:     dbconn.SQL(db),
+		client: client,
+		inserted: func() {
+			q.w.wake()
+			q.wakeRiver()
+		},
+		pool: dbconn.SQL(db),
 		begin: func(ctx context.Context) (*sql.Tx, dbconn.Conn, error) {
 			tx, err := db.BeginTx(ctx, nil)
 			if err != nil {
@@ -447,6 +457,7 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
 		lock:     " FOR UPDATE",
 		taskLock: `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`,
+		inserted: q.wakeRiver,
 	}
 	return q, nil
 }
@@ -503,7 +514,7 @@ func newQueue(cfg Config) (*Queue, error) {
 	if cfg.MaxMessagesPerTask == 0 {
 		cfg.MaxMessagesPerTask = DefaultMaxMessagesPerTask
 	}
-	return &Queue{cfg: cfg, log: cfg.Logger, w: newWaker()}, nil
+	return &Queue{cfg: cfg, log: cfg.Logger, w: newWaker(), riverWake: make(chan struct{}, 1)}, nil
 }
 
 // riverConfig is the River client's configuration: one queue of
@@ -540,7 +551,11 @@ func (q *Queue) Start(ctx context.Context, h Handlers) error {
 		return errors.New("queue: starting: no Handler (Config.Handler or Start's)")
 	}
 	q.stopping.Store(false)
-	if err := q.b.start(context.WithoutCancel(ctx)); err != nil {
+	q.riverMu.Lock()
+	err := q.b.start(context.WithoutCancel(ctx))
+	q.started, q.riverOn, q.idleLooks = err == nil, err == nil, 0
+	q.riverMu.Unlock()
+	if err != nil {
 		return fmt.Errorf("queue: starting: %w", err)
 	}
 	q.mu.Lock()
@@ -574,6 +589,13 @@ func (q *Queue) endSweep() {
 func (q *Queue) Stop(ctx context.Context) error {
 	q.stopping.Store(true)
 	q.endSweep()
+	q.riverMu.Lock()
+	defer q.riverMu.Unlock()
+	on := q.riverOn
+	q.started, q.riverOn = false, false
+	if !on { // dormant: nothing runs
+		return nil
+	}
 	err := q.b.stop(ctx)
 	if err == nil || ctx.Err() == nil {
 		if err != nil {

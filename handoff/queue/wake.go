@@ -25,6 +25,10 @@ type waker struct {
 	// table; wakes the reads an in-process commit asked for.
 	looks atomic.Int64
 	wakes atomic.Int64
+	// dormant and woken count River's client stopped while idle and
+	// started again for work.
+	dormant atomic.Int64
+	woken   atomic.Int64
 }
 
 func newWaker() *waker { return &waker{ch: make(chan struct{}, 1)} }

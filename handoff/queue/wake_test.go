@@ -60,3 +60,35 @@ func TestIdleQueueDoesNotFetch(t *testing.T) {
 		}
 	})
 }
+
+// TestIdleQueueGoesDormant: a started queue that finds nothing to do for
+// two heartbeats stops River's client; a message queued then starts it
+// again at once, and runs.
+func TestIdleQueueGoesDormant(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ran := make(chan string, 1)
+		q := openQueue(t, db, Config{PollInterval: time.Hour, Heartbeat: 100 * time.Millisecond,
+			Handler: func(_ context.Context, env Envelope) (json.RawMessage, error) {
+				ran <- env.ID
+				return nil, nil
+			}})
+		start(t, q)
+		deadline := time.Now().Add(10 * time.Second)
+		for q.w.dormant.Load() == 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("idle for 10s (100 heartbeats), River's client still runs")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		woken := q.w.woken.Load()
+		enqueue(t, q, Envelope{ID: "m-dormant"})
+		select {
+		case <-ran:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the message queued while dormant did not run")
+		}
+		if got := q.w.woken.Load(); got != woken+1 {
+			t.Errorf("River's client started %d times for the message, want 1", got-woken)
+		}
+	})
+}
