@@ -23,7 +23,10 @@ const idleLooksToStop = 2
 //     itself), a retry waiting for its time, an interrupted run.
 //
 // The look is one indexed read of the status index (an empty range when
-// idle); while dormant, nothing else of the queue's runs.
+// idle); while dormant, nothing else of the queue's runs. River's own
+// maintenance (deleting jobs finished a day ago, its rescuer) runs while
+// some replica's client runs: an idle fleet leaves it for the next work,
+// which is when there is something to clean.
 
 // dormant is the heartbeat's look for work: it stops River's client after
 // idleLooksToStop idle looks and starts it when there is work.
