@@ -104,12 +104,12 @@ func (c *Client) complete(ctx context.Context, req *ChatRequest) (openai.ChatCom
 			return true, err
 		})
 	}
-	if observed != nil {
+	if observed.watched {
 		res.FirstByte = time.Since(start)
 		if !res.Usage.Reported {
 			res.Usage.Out = EstimateTokens(msg.Content)
 		}
-		observed(res, err)
+		observed.end(res, err)
 	}
 	return msg, err
 }

@@ -17,40 +17,57 @@ var (
 )
 
 // watch starts the observation of a call when ctx carries an
-// observe.Watch: the returned end reports res and err. Without one it
-// returns nil and nothing of the call is inspected.
-func watch(ctx context.Context, req *ChatRequest, stream bool) (context.Context, func(Result, error)) {
+// observe.Watch: the returned call's end reports res and err. Without one
+// the call is not watched (watched is false) and nothing of it is
+// inspected. No function is made for the call's end: it is reported on
+// every request the gateway observes (issue 29).
+func watch(ctx context.Context, req *ChatRequest, stream bool) (context.Context, watchedCall) {
 	w := observe.From(ctx)
 	if w == nil {
-		return ctx, nil
+		return ctx, watchedCall{}
 	}
-	ctx, end := w.Upstream(ctx, observe.Upstream{Model: req.Model, Stream: stream, Messages: len(req.Messages)})
-	return ctx, func(res Result, err error) {
-		u := observe.Usage{In: res.Usage.In, Out: res.Usage.Out}
-		if !res.Usage.Reported {
-			// No usage from the upstream: the prompt's size and, as most
-			// platforms stream about a token a chunk, the chunks.
-			u = observe.Usage{In: estimatePrompt(req), Out: res.Usage.Out, Estimated: true}
-			if u.Out == 0 {
-				u.Out = res.Chunks
-			}
-		}
-		out := observe.UpstreamResult{Model: res.Model, Status: res.Status, Attempts: res.Attempts, FirstByte: res.FirstByte,
-			Chunks: res.Chunks, Usage: u, FinishReason: res.FinishReason}
-		if out.Model == "" {
-			out.Model = req.Model
-		}
-		var le *Error
-		if errors.As(err, &le) {
-			out.Code = le.Code()
-			if out.Status == 0 {
-				out.Status = le.Status
-			}
-		} else if err != nil {
-			out.Code = "INTERNAL"
-		}
-		end(out)
+	ctx, call := w.StartUpstream(ctx, observe.Upstream{Model: req.Model, Stream: stream, Messages: len(req.Messages)})
+	return ctx, watchedCall{call: call, req: req, watched: true}
+}
+
+// watchedCall is a model call an observe.Watch watches; the zero value is
+// one no Watch does.
+type watchedCall struct {
+	call    observe.UpstreamCall
+	req     *ChatRequest
+	watched bool
+}
+
+// end reports how the call went.
+func (c watchedCall) end(res Result, err error) {
+	if !c.watched {
+		return
 	}
+	req := c.req
+	u := observe.Usage{In: res.Usage.In, Out: res.Usage.Out}
+	if !res.Usage.Reported {
+		// No usage from the upstream: the prompt's size and, as most
+		// platforms stream about a token a chunk, the chunks.
+		u = observe.Usage{In: estimatePrompt(req), Out: res.Usage.Out, Estimated: true}
+		if u.Out == 0 {
+			u.Out = res.Chunks
+		}
+	}
+	out := observe.UpstreamResult{Model: res.Model, Status: res.Status, Attempts: res.Attempts, FirstByte: res.FirstByte,
+		Chunks: res.Chunks, Usage: u, FinishReason: res.FinishReason}
+	if out.Model == "" {
+		out.Model = req.Model
+	}
+	var le *Error
+	if errors.As(err, &le) {
+		out.Code = le.Code()
+		if out.Status == 0 {
+			out.Status = le.Status
+		}
+	} else if err != nil {
+		out.Code = "INTERNAL"
+	}
+	c.call.End(out)
 }
 
 // estimatePrompt estimates the tokens of req's messages.

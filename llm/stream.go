@@ -92,9 +92,7 @@ func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Resul
 	if err != nil {
 		res, err = c.streamAgain(ctx, req, sink, start, res, err)
 	}
-	if observed != nil {
-		observed(res, err)
-	}
+	observed.end(res, err)
 	if c.log.Enabled(ctx, slog.LevelDebug) {
 		c.log.DebugContext(ctx, "upstream stream finished", "model", res.Model, "attempts", res.Attempts,
 			"chunks", res.Chunks, "first_byte", res.FirstByte, "error", err)

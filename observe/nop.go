@@ -6,7 +6,7 @@ import (
 )
 
 // Nop is a Run that does nothing; observers embed it and implement only
-// the events they use.
+// the events they use. Its start methods return nil ends (see Run).
 type Nop struct{}
 
 var _ Run = Nop{}
@@ -15,24 +15,24 @@ var _ Run = Nop{}
 func (Nop) Routed(string, string, bool) {}
 
 // Phase implements Run.
-func (Nop) Phase(ctx context.Context, _ string) (context.Context, func(error)) { return ctx, nopErr }
+func (Nop) Phase(ctx context.Context, _ string) (context.Context, func(error)) { return ctx, nil }
 
 // Upstream implements Run.
 func (Nop) Upstream(ctx context.Context, _ Upstream) (context.Context, func(UpstreamResult)) {
-	return ctx, nopUpstream
+	return ctx, nil
 }
 
 // Step implements Run.
-func (Nop) Step(ctx context.Context, _ Step) (context.Context, func(StepResult)) { return ctx, nopStep }
+func (Nop) Step(ctx context.Context, _ Step) (context.Context, func(StepResult)) { return ctx, nil }
 
 // Tool implements Run.
-func (Nop) Tool(ctx context.Context, _ Tool) (context.Context, func(ToolResult)) { return ctx, nopTool }
+func (Nop) Tool(ctx context.Context, _ Tool) (context.Context, func(ToolResult)) { return ctx, nil }
 
 // Git implements Run.
-func (Nop) Git(ctx context.Context, _, _ string) (context.Context, func(error)) { return ctx, nopErr }
+func (Nop) Git(ctx context.Context, _, _ string) (context.Context, func(error)) { return ctx, nil }
 
 // Handoff implements Run.
-func (Nop) Handoff(ctx context.Context, _ Handoff) (context.Context, func(error)) { return ctx, nopErr }
+func (Nop) Handoff(ctx context.Context, _ Handoff) (context.Context, func(error)) { return ctx, nil }
 
 // Paused implements Run.
 func (Nop) Paused(string) {}

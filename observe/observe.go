@@ -11,6 +11,17 @@
 // Every Watch method is safe on a nil *Watch and does nothing there: with
 // no observer configured the gateway makes no Watch, and a run costs one
 // context lookup at each of those points and nothing per relayed chunk.
+//
+// With observers, a request costs the seam one allocation for its Watch
+// (the request's description and the usual few Runs inside it) and one
+// for the context carrying it. No function is made for the end of what no
+// Run needs to end (Nop's ends are nil), one Run's end is handed back as
+// it is, and model calls, which every agent request makes, end through an
+// UpstreamCall value (StartUpstream) with no function at all. What an
+// observer that writes one summary per request needs (the agent and
+// command routed, the model, the tokens) comes in the Outcome, so it
+// needs no end of its own for each event. See bench/README.md, "Observer
+// cost (issue 29)".
 package observe
 
 import (
@@ -56,7 +67,11 @@ const (
 
 // Run watches one request. Its methods may be called from several
 // goroutines at once (a plan's steps run in parallel). The functions the
-// Start methods return end what they started; each is called once.
+// start methods (Phase, Upstream, Step, Tool, Git, Handoff) return end
+// what they started; each is called once. A Run may return a nil
+// function when it has nothing to do at the end (Nop does): the Watch
+// then calls nothing, and makes no function of its own for a start that
+// no Run needs to end.
 type Run interface {
 	// Routed names the agent and command that serve the request. Loaded
 	// is false for an agent defined by the request itself, whose names
@@ -190,6 +205,21 @@ type Outcome struct {
 	// TTFB is the time to the response's first byte, 0 when none.
 	TTFB     time.Duration
 	Duration time.Duration
+
+	// What the Watch saw, set by Watch.End whatever the caller gave: so
+	// that an observer that only writes a summary (the access log) needs
+	// no end of its own for each model call.
+
+	// Routed is set when Run.Routed was called; Agent and Command are
+	// the names of its last call, as given.
+	Routed         bool
+	Agent, Command string
+	// Model is the last model call's UpstreamResult.Model, "" when no
+	// model was called.
+	Model string
+	// Usage adds up the model calls' tokens; Estimated is set when any
+	// was estimated.
+	Usage Usage
 }
 
 // Results of a request.

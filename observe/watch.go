@@ -14,6 +14,10 @@ type Observers []Observer
 // Begin starts watching a request with every observer: the returned
 // context carries the Watch (see From). With no observer, or none that
 // wants the request, it returns ctx and a nil Watch.
+//
+// The observers are given the Watch's own copy of *r (r is not kept), so
+// that a watched request costs one allocation for its Watch and its
+// description together; r.Start is set when it was zero.
 func (os Observers) Begin(ctx context.Context, r *Request) (context.Context, *Watch) {
 	if len(os) == 0 {
 		return ctx, nil
@@ -21,19 +25,16 @@ func (os Observers) Begin(ctx context.Context, r *Request) (context.Context, *Wa
 	if r.Start.IsZero() {
 		r.Start = time.Now()
 	}
-	var w *Watch
+	w := &Watch{req: *r}
+	w.runs = w.inline[:0]
 	for _, o := range os {
 		var run Run
-		ctx, run = o.Begin(ctx, r)
-		if run == nil {
-			continue
+		ctx, run = o.Begin(ctx, &w.req)
+		if run != nil {
+			w.runs = append(w.runs, run)
 		}
-		if w == nil {
-			w = &Watch{start: r.Start}
-		}
-		w.runs = append(w.runs, run)
 	}
-	if w == nil {
+	if len(w.runs) == 0 {
 		return ctx, nil
 	}
 	return With(ctx, w), w
@@ -41,15 +42,25 @@ func (os Observers) Begin(ctx context.Context, r *Request) (context.Context, *Wa
 
 // Watch is one request as every observer sees it: it fans each event out
 // to the observers' Runs and keeps what the Outcome needs (the last error
-// code, whether the run paused). All methods are no-ops on a nil Watch.
+// code, whether the run paused, the agent and command routed, the model
+// calls' model and tokens). All methods are no-ops on a nil Watch.
 type Watch struct {
-	runs  []Run
-	start time.Time
+	runs []Run
+	// inline holds runs for the usual few observers (the access log, the
+	// metrics, a tracer, a handler's own), without an allocation of its own.
+	inline [4]Run
+	// req is the request's description the observers were given.
+	req Request
 
 	mu     sync.Mutex
 	code   string
 	paused bool
 	ended  bool
+	// What Outcome reports of the routing and the model calls.
+	routed         bool
+	agent, command string
+	model          string
+	usage          Usage
 }
 
 type watchKey struct{}
@@ -86,6 +97,9 @@ func (w *Watch) Routed(agent, command string, loaded bool) {
 	if w == nil {
 		return
 	}
+	w.mu.Lock()
+	w.routed, w.agent, w.command = true, agent, command
+	w.mu.Unlock()
 	for _, r := range w.runs {
 		r.Routed(agent, command, loaded)
 	}
@@ -96,31 +110,105 @@ func (w *Watch) Phase(ctx context.Context, name string) (context.Context, func(e
 	if w == nil {
 		return ctx, nopErr
 	}
-	ends := make([]func(error), len(w.runs))
-	for i, r := range w.runs {
-		ctx, ends[i] = r.Phase(ctx, name)
+	var ends endsOf[error]
+	for _, r := range w.runs {
+		var end func(error)
+		ctx, end = r.Phase(ctx, name)
+		ends.add(end)
 	}
-	return ctx, func(err error) {
-		for i := len(ends) - 1; i >= 0; i-- {
-			ends[i](err)
-		}
-	}
+	return ctx, ends.fn(nopErr)
 }
 
-// Upstream starts a model call; see Run.Upstream.
+// Upstream starts a model call; see Run.Upstream and StartUpstream.
 func (w *Watch) Upstream(ctx context.Context, u Upstream) (context.Context, func(UpstreamResult)) {
 	if w == nil {
 		return ctx, nopUpstream
 	}
-	ends := make([]func(UpstreamResult), len(w.runs))
-	for i, r := range w.runs {
-		ctx, ends[i] = r.Upstream(ctx, u)
+	ctx, c := w.StartUpstream(ctx, u)
+	return ctx, c.End
+}
+
+// StartUpstream starts a model call as Upstream does, without a function
+// made for its end: the returned UpstreamCall's End ends it. It is what
+// the model client calls on every request (llm), where Upstream's closure
+// would be an allocation per call.
+func (w *Watch) StartUpstream(ctx context.Context, u Upstream) (context.Context, UpstreamCall) {
+	if w == nil {
+		return ctx, UpstreamCall{}
 	}
-	return ctx, func(res UpstreamResult) {
-		for i := len(ends) - 1; i >= 0; i-- {
-			ends[i](res)
-		}
+	c := UpstreamCall{w: w}
+	for _, r := range w.runs {
+		var end func(UpstreamResult)
+		ctx, end = r.Upstream(ctx, u)
+		c.ends.add(end)
 	}
+	return ctx, c
+}
+
+// UpstreamCall is a model call a Watch watches. The zero UpstreamCall (a
+// nil Watch's) does nothing.
+type UpstreamCall struct {
+	w    *Watch
+	ends endsOf[UpstreamResult]
+}
+
+// End ends the call with its result, once: the Watch notes the model and
+// adds up the tokens for the Outcome, then the observers' ends run,
+// last-started first.
+func (c UpstreamCall) End(res UpstreamResult) {
+	w := c.w
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.model = res.Model
+	w.usage.In += res.Usage.In
+	w.usage.Out += res.Usage.Out
+	w.usage.Estimated = w.usage.Estimated || res.Usage.Estimated
+	w.mu.Unlock()
+	c.ends.call(res)
+}
+
+// endsOf is the ends of what the Runs started, those not nil: the usual
+// one or two inline, without an allocation; more in a slice.
+type endsOf[T any] struct {
+	inline [2]func(T)
+	n      int
+	more   []func(T)
+}
+
+func (e *endsOf[T]) add(end func(T)) {
+	switch {
+	case end == nil:
+		return
+	case e.n < len(e.inline):
+		e.inline[e.n] = end
+	default:
+		e.more = append(e.more, end)
+	}
+	e.n++
+}
+
+// call runs the ends, last-started first.
+func (e endsOf[T]) call(v T) {
+	for i := len(e.more) - 1; i >= 0; i-- {
+		e.more[i](v)
+	}
+	for i := min(e.n, len(e.inline)) - 1; i >= 0; i-- {
+		e.inline[i](v)
+	}
+}
+
+// fn is the ends as one function: nop when there are none, the only one
+// as it is, else a function that calls them all.
+func (e endsOf[T]) fn(nop func(T)) func(T) {
+	switch e.n {
+	case 0:
+		return nop
+	case 1:
+		return e.inline[0]
+	}
+	return func(v T) { e.call(v) }
 }
 
 // Step starts a plan step's attempt; see Run.Step.
@@ -128,15 +216,13 @@ func (w *Watch) Step(ctx context.Context, s Step) (context.Context, func(StepRes
 	if w == nil {
 		return ctx, nopStep
 	}
-	ends := make([]func(StepResult), len(w.runs))
-	for i, r := range w.runs {
-		ctx, ends[i] = r.Step(ctx, s)
+	var ends endsOf[StepResult]
+	for _, r := range w.runs {
+		var end func(StepResult)
+		ctx, end = r.Step(ctx, s)
+		ends.add(end)
 	}
-	return ctx, func(res StepResult) {
-		for i := len(ends) - 1; i >= 0; i-- {
-			ends[i](res)
-		}
-	}
+	return ctx, ends.fn(nopStep)
 }
 
 // Tool starts a tool call; see Run.Tool.
@@ -144,15 +230,13 @@ func (w *Watch) Tool(ctx context.Context, t Tool) (context.Context, func(ToolRes
 	if w == nil {
 		return ctx, nopTool
 	}
-	ends := make([]func(ToolResult), len(w.runs))
-	for i, r := range w.runs {
-		ctx, ends[i] = r.Tool(ctx, t)
+	var ends endsOf[ToolResult]
+	for _, r := range w.runs {
+		var end func(ToolResult)
+		ctx, end = r.Tool(ctx, t)
+		ends.add(end)
 	}
-	return ctx, func(res ToolResult) {
-		for i := len(ends) - 1; i >= 0; i-- {
-			ends[i](res)
-		}
-	}
+	return ctx, ends.fn(nopTool)
 }
 
 // Git starts a git operation; see Run.Git.
@@ -160,15 +244,13 @@ func (w *Watch) Git(ctx context.Context, op, repo string) (context.Context, func
 	if w == nil {
 		return ctx, nopErr
 	}
-	ends := make([]func(error), len(w.runs))
-	for i, r := range w.runs {
-		ctx, ends[i] = r.Git(ctx, op, repo)
+	var ends endsOf[error]
+	for _, r := range w.runs {
+		var end func(error)
+		ctx, end = r.Git(ctx, op, repo)
+		ends.add(end)
 	}
-	return ctx, func(err error) {
-		for i := len(ends) - 1; i >= 0; i-- {
-			ends[i](err)
-		}
-	}
+	return ctx, ends.fn(nopErr)
 }
 
 // Handoff starts sending a hand-off; see Run.Handoff.
@@ -176,15 +258,13 @@ func (w *Watch) Handoff(ctx context.Context, h Handoff) (context.Context, func(e
 	if w == nil {
 		return ctx, nopErr
 	}
-	ends := make([]func(error), len(w.runs))
-	for i, r := range w.runs {
-		ctx, ends[i] = r.Handoff(ctx, h)
+	var ends endsOf[error]
+	for _, r := range w.runs {
+		var end func(error)
+		ctx, end = r.Handoff(ctx, h)
+		ends.add(end)
 	}
-	return ctx, func(err error) {
-		for i := len(ends) - 1; i >= 0; i-- {
-			ends[i](err)
-		}
-	}
+	return ctx, ends.fn(nopErr)
 }
 
 // Paused reports a pause; see Run.Paused.
@@ -241,8 +321,9 @@ func (w *Watch) Inject(ctx context.Context, h http.Header) {
 
 // End ends the request, once: o's Result and Code are completed from
 // what the Watch saw when the caller left them empty (an error frame
-// makes the result ResultError, a pause ResultPaused), and Duration from
-// the request's start.
+// makes the result ResultError, a pause ResultPaused), Duration from the
+// request's start, and what it saw of the routing and the model calls
+// (Routed, Agent, Command, Model, Usage) set.
 func (w *Watch) End(o Outcome) {
 	if w == nil {
 		return
@@ -257,6 +338,8 @@ func (w *Watch) End(o Outcome) {
 		o.Code = w.code
 	}
 	paused := w.paused
+	o.Routed, o.Agent, o.Command = w.routed, w.agent, w.command
+	o.Model, o.Usage = w.model, w.usage
 	w.mu.Unlock()
 	if o.Result == "" {
 		switch {
@@ -271,7 +354,7 @@ func (w *Watch) End(o Outcome) {
 		}
 	}
 	if o.Duration == 0 {
-		o.Duration = time.Since(w.start)
+		o.Duration = time.Since(w.req.Start)
 	}
 	for _, r := range w.runs {
 		r.End(o)

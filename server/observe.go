@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/jsonlog"
 	"github.com/agentgw/agentgw/observe"
 )
 
@@ -55,6 +56,16 @@ func (s *Server) observeRequests(next echo.HandlerFunc) echo.HandlerFunc {
 // agent, command, status, outcome, time to first byte and duration; what
 // the client chose (method, path, names) is clipped to apierr.MaxEcho bytes.
 // With the log above info level it watches nothing.
+//
+// The line costs no allocation of its own: what it says of the routing
+// and the model calls comes in the Outcome (observe.Watch.End); its
+// attributes are handed to the handler as one inline group (an empty
+// key), so the record holds one attribute where slog.Logger.LogAttrs
+// would allocate for more than five, in an array reused from line to line
+// when the handler is the gateway's JSON one (internal/jsonlog, which
+// keeps nothing of a record and writes it without reflection); and the
+// handler is called directly, without the caller's program counter the
+// logger looks up (the process logger adds no source).
 type accessLog struct{ log *slog.Logger }
 
 // Begin implements observe.Observer.
@@ -71,57 +82,42 @@ type accessLine struct {
 	log *slog.Logger
 	ctx context.Context
 	req *observe.Request
-
-	mu             sync.Mutex
-	agent, command string
-	routed         bool
-	model          string
-	tokensIn       int
-	tokensOut      int
-	estimated      bool
 }
 
-// Routed implements observe.Run.
-func (l *accessLine) Routed(agent, command string, _ bool) {
-	l.mu.Lock()
-	l.agent, l.command, l.routed = agent, command, true
-	l.mu.Unlock()
-}
-
-// Upstream implements observe.Run: the line names the model that answered
-// and adds up the tokens of every call.
-func (l *accessLine) Upstream(ctx context.Context, _ observe.Upstream) (context.Context, func(observe.UpstreamResult)) {
-	return ctx, func(res observe.UpstreamResult) {
-		l.mu.Lock()
-		l.model = res.Model
-		l.tokensIn += res.Usage.In
-		l.tokensOut += res.Usage.Out
-		l.estimated = l.estimated || res.Usage.Estimated
-		l.mu.Unlock()
-	}
-}
+// lineAttrs are the attributes of access log lines, reused once the
+// handler is done with them: only after a jsonlog.Handler, which keeps
+// nothing of a record it handled.
+var lineAttrs = sync.Pool{New: func() any { return new([16]slog.Attr) }}
 
 // End implements observe.Run: it writes the line.
 func (l *accessLine) End(o observe.Outcome) {
 	r := l.req
-	attrs := make([]slog.Attr, 0, 16)
-	attrs = append(attrs,
+	h := l.log.Handler()
+	if !h.Enabled(l.ctx, slog.LevelInfo) {
+		return
+	}
+	buf := lineAttrs.Get().(*[16]slog.Attr)
+	attrs := append(buf[:0],
 		slog.String("request_id", r.RequestID), slog.String("method", apierr.Clip(r.Method)), slog.String("path", apierr.Clip(r.Path)),
 		slog.Int("status", o.Status), slog.Int64("bytes", o.Bytes),
 		slog.Float64("ttfb_ms", millis(o.TTFB)), slog.Float64("duration_ms", millis(o.Duration)),
 		slog.String("remote", r.Remote))
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.routed {
-		attrs = append(attrs, slog.String("agent", apierr.Clip(l.agent)), slog.String("command", apierr.Clip(l.command)),
+	if o.Routed {
+		attrs = append(attrs, slog.String("agent", apierr.Clip(o.Agent)), slog.String("command", apierr.Clip(o.Command)),
 			slog.String("outcome", o.Result))
 	}
 	if o.Code != "" {
 		attrs = append(attrs, slog.String("code", o.Code))
 	}
-	if l.model != "" {
-		attrs = append(attrs, slog.String("model", apierr.Clip(l.model)), slog.Int("tokens_in", l.tokensIn),
-			slog.Int("tokens_out", l.tokensOut), slog.Bool("tokens_estimated", l.estimated))
+	if o.Model != "" {
+		attrs = append(attrs, slog.String("model", apierr.Clip(o.Model)), slog.Int("tokens_in", o.Usage.In),
+			slog.Int("tokens_out", o.Usage.Out), slog.Bool("tokens_estimated", o.Usage.Estimated))
 	}
-	l.log.LogAttrs(l.ctx, slog.LevelInfo, "request", attrs...)
+	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	rec.AddAttrs(slog.Attr{Value: slog.GroupValue(attrs...)})
+	_ = h.Handle(l.ctx, rec)
+	if _, ok := h.(*jsonlog.Handler); ok {
+		*buf = [16]slog.Attr{}
+		lineAttrs.Put(buf)
+	}
 }

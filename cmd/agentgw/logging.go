@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/agentgw/agentgw/internal/jsonlog"
 )
 
 // newLogger builds the process logger: text on a terminal, JSON otherwise,
@@ -25,7 +27,9 @@ func newLogger(c LogConfig, w io.Writer) *slog.Logger {
 	if format == "text" {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	// slog's JSON lines, written without reflection for the basic kinds
+	// (the access log's line on every request: issue 29).
+	return slog.New(jsonlog.NewHandler(w, opts))
 }
 
 func isTerminal(w io.Writer) bool {

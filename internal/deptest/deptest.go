@@ -25,6 +25,7 @@ var Leaf = []string{
 	Module + "/internal/suggest",
 	Module + "/internal/watchdog",
 	Module + "/internal/jsonnum",
+	Module + "/internal/jsonlog",
 }
 
 // Check fails t if the package at import path pkg depends, directly or

@@ -75,6 +75,17 @@ type Metrics struct {
 	scheduleRuns   *prometheus.CounterVec
 	storeErrors    *prometheus.CounterVec
 	scrapeCountErr prometheus.Counter
+
+	// The series a request reaches, cached (series.go).
+	requestSeries *series[requestKey, prometheus.Counter]
+	// firstByteSeries and durationSeries are by agent and command.
+	firstByteSeries   *series[[2]string, prometheus.Observer]
+	durationSeries    *series[[2]string, prometheus.Observer]
+	openSeries        *series[string, prometheus.Gauge]
+	upstreamSeries    *series[upstreamKey, prometheus.Counter]
+	modelSeries       *series[string, modelSeries]
+	upFirstByteSeries *series[string, prometheus.Observer]
+	tokensSeries      *series[tokensKey, tokensSeries]
 }
 
 var _ observe.Observer = (*Metrics)(nil)
@@ -133,6 +144,7 @@ func New(opts Options) *Metrics {
 	m.storeErrors = f.counter("agentgw_store_errors_total",
 		"Failures of the store: requests that met it (source=request: STORE_UNAVAILABLE answered or sent in the stream) and scrapes that could not read it (source=scrape).",
 		"source")
+	m.cache()
 	m.scrapeCountErr = m.storeErrors.WithLabelValues("scrape")
 	m.storeErrors.WithLabelValues("request")
 	if !opts.NoRuntime {

@@ -3,7 +3,6 @@ package metrics
 import (
 	"context"
 	"errors"
-	"strconv"
 	"sync"
 
 	"github.com/agentgw/agentgw/observe"
@@ -57,10 +56,10 @@ func (r *run) Routed(agent, command string, loaded bool) {
 	switch {
 	case !r.routed:
 		r.stream = true
-		r.m.openStreams.WithLabelValues(r.agent).Inc()
+		r.m.openSeries.get(r.agent).Inc()
 	case prev != r.agent:
-		r.m.openStreams.WithLabelValues(prev).Dec()
-		r.m.openStreams.WithLabelValues(r.agent).Inc()
+		r.m.openSeries.get(prev).Dec()
+		r.m.openSeries.get(r.agent).Inc()
 	}
 	r.routed = true
 }
@@ -82,16 +81,17 @@ func (r *run) Upstream(ctx context.Context, u observe.Upstream) (context.Context
 			model = u.Model
 		}
 		model = m.label("model", model)
-		m.upstream.WithLabelValues(model, m.label("status", strconv.Itoa(res.Status)), m.label("code", res.Code)).Inc()
-		m.retries.WithLabelValues(model).Add(float64(max(res.Attempts-1, 0)))
+		m.upstreamSeries.get(upstreamKey{model, res.Status, m.label("code", res.Code)}).Inc()
+		ms := m.modelSeries.get(model)
+		ms.retries.Add(float64(max(res.Attempts-1, 0)))
 		if res.FirstByte > 0 {
-			m.upFirstByte.WithLabelValues(model).Observe(res.FirstByte.Seconds())
+			m.upFirstByteSeries.get(model).Observe(res.FirstByte.Seconds())
 		}
-		m.upDuration.WithLabelValues(model).Observe(m.now().Sub(start).Seconds())
+		ms.duration.Observe(m.now().Sub(start).Seconds())
 		if res.Usage.In > 0 || res.Usage.Out > 0 {
-			agent, estimated := r.agentLabel(), strconv.FormatBool(res.Usage.Estimated)
-			m.tokens.WithLabelValues(model, agent, "input", estimated).Add(float64(res.Usage.In))
-			m.tokens.WithLabelValues(model, agent, "output", estimated).Add(float64(res.Usage.Out))
+			ts := m.tokensSeries.get(tokensKey{model, r.agentLabel(), res.Usage.Estimated})
+			ts.in.Add(float64(res.Usage.In))
+			ts.out.Add(float64(res.Usage.Out))
 		}
 	}
 }
@@ -157,15 +157,15 @@ func (r *run) End(o observe.Outcome) {
 	r.mu.Lock()
 	routed, agent, command, stream, storeFailed := r.routed, r.agent, r.command, r.stream, r.storeFailed
 	r.mu.Unlock()
-	m.requests.WithLabelValues(r.source, r.route, agent, command, m.label("outcome", o.Result), m.label("code", o.Code)).Inc()
+	m.requestSeries.get(requestKey{r.source, r.route, agent, command, m.label("outcome", o.Result), m.label("code", o.Code)}).Inc()
 	if routed {
 		if o.TTFB > 0 {
-			m.firstByte.WithLabelValues(agent, command).Observe(o.TTFB.Seconds())
+			m.firstByteSeries.get([2]string{agent, command}).Observe(o.TTFB.Seconds())
 		}
-		m.duration.WithLabelValues(agent, command).Observe(o.Duration.Seconds())
+		m.durationSeries.get([2]string{agent, command}).Observe(o.Duration.Seconds())
 	}
 	if stream {
-		m.openStreams.WithLabelValues(agent).Dec()
+		m.openSeries.get(agent).Dec()
 	}
 	if storeFailed || o.Code == codeStoreUnavailable {
 		m.storeErrors.WithLabelValues("request").Inc()
