@@ -297,7 +297,20 @@ const interruptedError = "interrupted: the replica running it stopped before it 
 // sweep records as FAILED (interrupted) the runs still RUNNING whose lease
 // has passed at now, but for those of mine (the runs in progress in this
 // process): their replica stopped in the middle of them.
+//
+// It first reads whether any run is RUNNING past its lease (one read of
+// the status index, which finds nothing when nothing runs) and writes
+// only when one is: an idle replica takes no write lock for it.
 func (s *Store) sweep(ctx context.Context, now time.Time, mine []string) (int64, error) {
+	var found int64
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM schedule_runs WHERE status = ? AND lease_until <= ? LIMIT 1) r`,
+		string(StatusRunning), unixNano(now)).Scan(&found)
+	if err != nil {
+		return 0, fmt.Errorf("schedule: looking for interrupted runs: %w", err)
+	}
+	if found == 0 {
+		return 0, nil
+	}
 	query := `UPDATE schedule_runs SET status = ?, finished_at = ?, lease_until = 0, error = ?
 		WHERE status = ? AND lease_until <= ?`
 	args := []any{string(StatusFailed), unixNano(now), interruptedError, string(StatusRunning), unixNano(now)}

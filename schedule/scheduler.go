@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,9 +26,12 @@ type Config struct {
 	// Runner runs the runs.
 	Runner Runner
 	// Tick is the longest the scheduler waits between two looks for due
-	// runs (default 1 s): what it waits for a schedule created or changed
-	// on another replica. Between looks it also wakes at the next run it
-	// knows of, so runs start on time whatever Tick is.
+	// runs (default DefaultTick, 5 s, and never more than Heartbeat): what
+	// it waits for a schedule created or changed on another replica, and
+	// for a run whose replica died to be recorded interrupted. Between
+	// looks it also wakes at the next run it knows of, so runs start on
+	// time whatever Tick is, and at once when this process changes a
+	// schedule.
 	Tick time.Duration
 	// Now is the clock (default time.Now). A test that sets it calls
 	// RunDue itself rather than Start, whose waits are real time.
@@ -67,8 +71,12 @@ const (
 	MissedHeartbeats = 3
 )
 
+// DefaultTick is Config.Tick when zero: a schedule made on another
+// replica, or a run whose replica died, is seen within 5 s; a schedule
+// made on this one at once.
+const DefaultTick = 5 * time.Second
+
 const (
-	defaultTick       = time.Second
 	defaultRunTimeout = 10 * time.Minute
 	defaultGrace      = time.Minute
 	defaultMaxRuns    = 4
@@ -105,6 +113,10 @@ type Scheduler struct {
 	cancelRuns context.CancelFunc
 	wg         sync.WaitGroup
 
+	// looks counts the loop's looks for due runs (for the tests of its
+	// idle cost).
+	looks atomic.Int64
+
 	mu       sync.Mutex
 	started  bool
 	stopped  bool
@@ -128,7 +140,7 @@ func New(st *Store, cfg Config) (*Scheduler, error) {
 		return nil, errors.New("schedule: Config.Runner is required")
 	}
 	if cfg.Tick <= 0 {
-		cfg.Tick = defaultTick
+		cfg.Tick = DefaultTick
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -180,7 +192,10 @@ func (s *Scheduler) Start(context.Context) error {
 }
 
 // loop looks for due runs until ctx is done: at the next run it knows of,
-// at most Tick after the last look, and when a run ends.
+// when this process changed a schedule (Store.changed) or a run ended,
+// and otherwise at most Tick (and a heartbeat) after the last look, for
+// what other replicas changed and for their interrupted runs. An idle
+// look costs three indexed reads that find nothing (see RunDue).
 func (s *Scheduler) loop(ctx context.Context) {
 	defer close(s.loopDone)
 	timer := time.NewTimer(0)
@@ -191,8 +206,10 @@ func (s *Scheduler) loop(ctx context.Context) {
 			return
 		case <-timer.C:
 		case <-s.wake:
+		case <-s.st.changed:
 		}
-		wait := s.cfg.Tick
+		s.looks.Add(1)
+		wait := min(s.cfg.Tick, s.cfg.Heartbeat)
 		if _, err := s.RunDue(ctx); err != nil {
 			if ctx.Err() != nil || errors.Is(err, ErrStopped) {
 				return

@@ -51,6 +51,26 @@ type Store struct {
 	lockOwner func(ctx context.Context, tx dbconn.Conn, owner string) error
 	keep      int
 	now       func() time.Time
+	// changed is signalled after each write this process commits (a
+	// schedule made, changed, deleted or synced; a run claimed or
+	// recorded): the Scheduler looks again at once rather than at its
+	// next Tick.
+	changed chan struct{}
+}
+
+// txNotify is inTx signalling s.changed after a transaction that
+// committed.
+func (s *Store) txNotify(inTx func(ctx context.Context, fn func(tx dbconn.Conn) error) error) func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
+	return func(ctx context.Context, fn func(tx dbconn.Conn) error) error {
+		if err := inTx(ctx, fn); err != nil {
+			return err
+		}
+		select {
+		case s.changed <- struct{}{}:
+		default:
+		}
+		return nil
+	}
 }
 
 // NewSQLite returns a store in the SQLite database db, after applying the
@@ -64,7 +84,7 @@ func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 	}
 	s := newStore(opts)
 	s.pool = dbconn.SQL(db)
-	s.inTx = dbconn.TxSQL(db)
+	s.inTx = s.txNotify(dbconn.TxSQL(db))
 	s.lockSync = func(context.Context, dbconn.Conn) error { return nil }
 	s.lockOwner = func(context.Context, dbconn.Conn, string) error { return nil }
 	return s, nil
@@ -80,7 +100,7 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store,
 	}
 	s := newStore(opts)
 	s.pool = dbconn.PGX(pool)
-	s.inTx = dbconn.TxPGX(pool)
+	s.inTx = s.txNotify(dbconn.TxPGX(pool))
 	s.forUpdate = " FOR UPDATE"
 	s.lockSync = func(ctx context.Context, tx dbconn.Conn) error {
 		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, syncLock)
@@ -100,7 +120,7 @@ func newStore(opts Options) *Store {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Store{keep: opts.KeepRuns, now: opts.Now}
+	return &Store{keep: opts.KeepRuns, now: opts.Now, changed: make(chan struct{}, 1)}
 }
 
 // columns are a schedule's columns, in scanSchedule's order.

@@ -12,12 +12,22 @@ type Options struct {
 	// Log gets an INFO line per migration step applied when the store
 	// opens (default: none).
 	Log *slog.Logger
+	// MaxConns bounds a PostgreSQL store's connection pool (0: the URL's
+	// pool_max_conns, else pgx's default, the larger of 4 and the CPU
+	// count). SQLite ignores it.
+	MaxConns int
 }
 
 // WithLogger makes the store log to log: an INFO line per migration step
 // it applies when it opens (default: no lines).
 func WithLogger(log *slog.Logger) Option {
 	return func(o *Options) { o.Log = log }
+}
+
+// WithMaxConns bounds a PostgreSQL store's connection pool to n
+// connections, over the URL's pool_max_conns (0: leave it as it is).
+func WithMaxConns(n int) Option {
+	return func(o *Options) { o.MaxConns = n }
 }
 
 // NewOptions applies opts, in order, to the zero Options.

@@ -79,7 +79,8 @@ type OpenAIConfig struct {
 // SchedulerConfig is how schedules run.
 type SchedulerConfig struct {
 	// Tick is the longest wait between two looks for due runs (a schedule
-	// made on another replica); 0 means 1s.
+	// made on another replica, a run whose replica died), at most a
+	// heartbeat; this replica's own changes wake it at once. 0 means 5s.
 	Tick Duration `yaml:"tick"`
 	// DefaultTimeout bounds the runs of schedules without a timeout; 0
 	// means 10m.
@@ -132,6 +133,17 @@ type StoreConfig struct {
 	// URL is a PostgreSQL database (postgres://…) replicas on any hosts
 	// share. It may hold a password: it is logged redacted.
 	URL string `yaml:"url"`
+	// Postgres tunes the PostgreSQL store (store.url).
+	Postgres PostgresStoreConfig `yaml:"postgres"`
+}
+
+// PostgresStoreConfig tunes the PostgreSQL store's connections.
+type PostgresStoreConfig struct {
+	// MaxConns bounds the replica's pool of connections (the store, the
+	// hand-off queue, the scheduler and the knowledge index share it);
+	// River's listener holds one more. It overrides the URL's
+	// pool_max_conns; 0 means that, else the larger of 4 and the CPU count.
+	MaxConns int `yaml:"maxConns"`
 }
 
 // ContextsConfig bounds the conversation contexts (kept in the store).
@@ -450,6 +462,9 @@ func (c *Config) validate() error {
 		if c.Store.Path != "" {
 			errs = append(errs, errors.New("store.url and store.path are both set: choose PostgreSQL or SQLite"))
 		}
+	}
+	if c.Store.Postgres.MaxConns < 0 {
+		errs = append(errs, errors.New("store.postgres.maxConns must not be negative"))
 	}
 	if c.Store.Memory && (c.Store.URL != "" || c.Store.Path != "") {
 		errs = append(errs, errors.New("store.memory is set with store.url or store.path: choose one store"))

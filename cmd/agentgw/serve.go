@@ -383,7 +383,7 @@ type openStore struct {
 func newStore(ctx context.Context, cfg *Config, getenv func(string) string, goos string, log *slog.Logger) (*openStore, error) {
 	switch {
 	case cfg.Store.URL != "":
-		p, err := pgstore.Open(ctx, cfg.Store.URL, store.WithLogger(log))
+		p, err := pgstore.Open(ctx, cfg.Store.URL, store.WithLogger(log), store.WithMaxConns(cfg.Store.Postgres.MaxConns))
 		if err != nil {
 			return nil, err // it names the URL redacted
 		}

@@ -103,4 +103,49 @@
 //
 // On SQLite the replicas are processes on one host sharing the store's
 // file; on Postgres, any number of hosts.
+//
+// # Waking, and the idle cost
+//
+// A queue with nothing to do costs next to nothing; it does not poll for
+// work every second:
+//
+//   - Postgres: River's client LISTENs on one connection of its own; an
+//     insert (Enqueue, a retry made available) NOTIFYs every replica when
+//     its transaction commits, and the replica fetches at once.
+//
+//   - SQLite has no LISTEN. River v0.51's SQLite driver stands in for it
+//     with a table, river_notification, that its listener reads every
+//     50 ms, whatever happens: most of an idle gateway's CPU. The queue
+//     replaces that listener (sqliteListener): it reads the table when
+//     this process committed a notification (an Enqueue, River's own
+//     transactions: a retry made available, a leader resigning), and
+//     otherwise once per Config.PollInterval (5 s), for what another
+//     process sharing the file wrote. A message queued by this process
+//     starts at once; one queued by another process within PollInterval
+//     (or at once by that process, whose own workers are woken).
+//
+//   - River's fetch poll, a backstop for a missed notification, runs every
+//     PollInterval (5 s), not every second.
+//
+//   - The lease sweep (above) is one indexed SELECT of the RUNNING
+//     messages whose lease has passed, every Heartbeat: an idle process
+//     reads an empty range of the status index and writes nothing. A
+//     lease is renewed only by a run in progress.
+//
+//   - Dormant when idle: River's client costs CPU whenever it runs, work
+//     or not (its job completer wakes every 50 ms, about 0.25% of a core
+//     here on its own; its leader election and maintenance every few
+//     seconds). A queue that finds no message QUEUED or RUNNING, in any
+//     process, at two heartbeats in a row stops River's client; it starts
+//     it again at once when this process queues a message (or takes an
+//     interrupted run back), and at its next heartbeat when it finds one
+//     another replica queued or a retry waiting (that replica runs its
+//     own messages at once). While dormant, the heartbeat is all that
+//     runs: the sweep's read and one read of the status index for QUEUED
+//     and RUNNING messages, both empty ranges (see dormant.go).
+//
+// bench/README.md ("Idle cost") has the measured figures. The tests count
+// River's fetches, the listener's reads and River's client stopping and
+// starting (waker) to show that an idle queue does none of them between
+// polls, and that an Enqueue wakes it.
 package queue

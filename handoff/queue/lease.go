@@ -89,8 +89,9 @@ func (q *Queue) retry(ctx context.Context, what string, write func() error) erro
 	}
 }
 
-// sweepLoop takes back interrupted runs (see sweep) at once and every
-// Heartbeat, until ctx is done; it closes ended when it returns.
+// sweepLoop takes back interrupted runs (see sweep) and looks for work
+// (dormant) at once and every Heartbeat, until ctx is done; it closes
+// ended when it returns.
 func (q *Queue) sweepLoop(ctx context.Context, ended chan struct{}) {
 	defer close(ended)
 	t := time.NewTicker(q.cfg.Heartbeat)
@@ -101,10 +102,29 @@ func (q *Queue) sweepLoop(ctx context.Context, ended chan struct{}) {
 		} else if n > 0 {
 			q.log.Warn("handoff queue: runs interrupted: their process stopped; taken back", "runs", n)
 		}
+		if err := q.dormant(ctx); err != nil && ctx.Err() == nil {
+			q.log.Warn("handoff queue: looking for work", "error", err)
+		}
+		if !q.nextHeartbeat(ctx, t.C) {
+			return
+		}
+	}
+}
+
+// nextHeartbeat waits for the next tick of heartbeat, starting River's
+// client meanwhile each time this process queues a message (wakeRiver);
+// it returns false when ctx is done.
+func (q *Queue) nextHeartbeat(ctx context.Context, heartbeat <-chan time.Time) bool {
+	for {
 		select {
 		case <-ctx.Done():
-			return
-		case <-t.C:
+			return false
+		case <-heartbeat:
+			return true
+		case <-q.riverWake:
+			if err := q.woken(ctx); err != nil && ctx.Err() == nil {
+				q.log.Warn("handoff queue: starting River's client for a message", "error", err)
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
@@ -193,8 +194,12 @@ type Config struct {
 	// (default 1s·2^(n-1), at most 5 minutes).
 	Backoff func(n int) time.Duration
 	// PollInterval is how often the queue looks for messages when nothing
-	// told it of one (default 1 s). On Postgres an insert notifies the
-	// replicas at once; on SQLite they poll.
+	// told it of one (default 5 s). A message queued by this process
+	// wakes it at once, on both databases; one queued by another replica
+	// wakes it at once on Postgres (River's LISTEN/NOTIFY) and within
+	// PollInterval on SQLite (a process sharing the file), where River's
+	// notification table is read once per PollInterval. On both, it is
+	// also the backstop for a notification missed (a dropped connection).
 	PollInterval time.Duration
 	// Now is the clock of expiry and of the records' times (default
 	// time.Now).
@@ -218,7 +223,7 @@ const (
 	defaultWorkers          = 4
 	defaultRunTimeout       = 10 * time.Minute
 	defaultMaxInterruptions = 3
-	defaultPollInterval     = time.Second
+	defaultPollInterval     = 5 * time.Second
 	// DefaultHeartbeat is Config.Heartbeat when zero: a run whose
 	// process died is taken back about 15 s later.
 	DefaultHeartbeat = 5 * time.Second
@@ -284,10 +289,20 @@ type Queue struct {
 	log      *slog.Logger
 	b        backend
 	stopping atomic.Bool
+	// w wakes River's client on this process's inserts and counts its
+	// looks for work.
+	w *waker
 
 	// running holds the ids of the messages run in this process: the
 	// sweep leaves them alone, whatever their lease says.
 	running sync.Map
+	// riverMu guards River's client being started (riverOn) while the
+	// queue is (started): an idle queue stops it (see dormant).
+	riverMu   sync.Mutex
+	riverWake chan struct{}
+	started   bool
+	riverOn   bool
+	idleLooks int
 	// sweeping is the sweep loop's cancel and end, while it runs.
 	mu         sync.Mutex
 	stopSweep  context.CancelFunc
@@ -328,6 +343,10 @@ type riverBackend[TTx any] struct {
 	rollback func(ctx context.Context, tx TTx) error
 	lock     string
 	taskLock string
+	// inserted, when set, is called after a transaction that inserted a
+	// job commits: SQLite's listener is woken (Postgres's NOTIFY needs
+	// nothing).
+	inserted func()
 }
 
 func (b *riverBackend[TTx]) conn() dbconn.Conn { return b.pool }
@@ -339,11 +358,13 @@ func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx dbconn.Conn, in
 	if err != nil {
 		return fmt.Errorf("beginning a transaction: %w", err)
 	}
+	inserted := false
 	insert := func(ctx context.Context, args deliverArgs, opts *river.InsertOpts) (int64, error) {
 		res, err := b.client.InsertTx(ctx, tx, args, opts)
 		if err != nil {
 			return 0, err
 		}
+		inserted = true
 		return res.Job.ID, nil
 	}
 	if err := fn(c, insert); err != nil {
@@ -352,6 +373,9 @@ func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx dbconn.Conn, in
 	}
 	if err := b.commit(ctx, tx); err != nil {
 		return fmt.Errorf("committing: %w", err)
+	}
+	if inserted && b.inserted != nil {
+		b.inserted()
 	}
 	return nil
 }
@@ -375,13 +399,21 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 	if err := migrateSQLite(ctx, db, q.log); err != nil {
 		return nil, fmt.Errorf("queue: migrating the SQLite database: %w", err)
 	}
-	client, err := river.NewClient(riversqlite.New(db), q.riverConfig())
+	driver := &wakeDriver[*sql.Tx]{Driver: riversqlite.New(db), w: q.w,
+		listener: func(*riverdriver.GetListenenerParams) riverdriver.Listener {
+			return &sqliteListener{db: db, w: q.w, poll: q.cfg.PollInterval}
+		}}
+	client, err := river.NewClient(driver, q.riverConfig())
 	if err != nil {
 		return nil, fmt.Errorf("queue: River client: %w", err)
 	}
 	q.b = &riverBackend[*sql.Tx]{
 		client: client,
-		pool:   dbconn.SQL(db),
+		inserted: func() {
+			q.w.wake()
+			q.wakeRiver()
+		},
+		pool: dbconn.SQL(db),
 		begin: func(ctx context.Context) (*sql.Tx, dbconn.Conn, error) {
 			tx, err := db.BeginTx(ctx, nil)
 			if err != nil {
@@ -407,7 +439,7 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 	if err := migratePostgres(ctx, pool, q.log); err != nil {
 		return nil, fmt.Errorf("queue: migrating the PostgreSQL database: %w", err)
 	}
-	client, err := river.NewClient(riverpgxv5.New(pool), q.riverConfig())
+	client, err := river.NewClient(&wakeDriver[pgx.Tx]{Driver: riverpgxv5.New(pool), w: q.w}, q.riverConfig())
 	if err != nil {
 		return nil, fmt.Errorf("queue: River client: %w", err)
 	}
@@ -425,6 +457,7 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
 		lock:     " FOR UPDATE",
 		taskLock: `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`,
+		inserted: q.wakeRiver,
 	}
 	return q, nil
 }
@@ -481,7 +514,7 @@ func newQueue(cfg Config) (*Queue, error) {
 	if cfg.MaxMessagesPerTask == 0 {
 		cfg.MaxMessagesPerTask = DefaultMaxMessagesPerTask
 	}
-	return &Queue{cfg: cfg, log: cfg.Logger}, nil
+	return &Queue{cfg: cfg, log: cfg.Logger, w: newWaker(), riverWake: make(chan struct{}, 1)}, nil
 }
 
 // riverConfig is the River client's configuration: one queue of
@@ -518,7 +551,11 @@ func (q *Queue) Start(ctx context.Context, h Handlers) error {
 		return errors.New("queue: starting: no Handler (Config.Handler or Start's)")
 	}
 	q.stopping.Store(false)
-	if err := q.b.start(context.WithoutCancel(ctx)); err != nil {
+	q.riverMu.Lock()
+	err := q.b.start(context.WithoutCancel(ctx))
+	q.started, q.riverOn, q.idleLooks = err == nil, err == nil, 0
+	q.riverMu.Unlock()
+	if err != nil {
 		return fmt.Errorf("queue: starting: %w", err)
 	}
 	q.mu.Lock()
@@ -552,6 +589,13 @@ func (q *Queue) endSweep() {
 func (q *Queue) Stop(ctx context.Context) error {
 	q.stopping.Store(true)
 	q.endSweep()
+	q.riverMu.Lock()
+	defer q.riverMu.Unlock()
+	on := q.riverOn
+	q.started, q.riverOn = false, false
+	if !on { // dormant: nothing runs
+		return nil
+	}
 	err := q.b.stop(ctx)
 	if err == nil || ctx.Err() == nil {
 		if err != nil {

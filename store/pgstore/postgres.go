@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -64,7 +65,7 @@ const defaultConnectTimeout = 10 * time.Second
 // Open connects to the PostgreSQL database at rawURL
 // (postgres://user:password@host:port/database?sslmode=…; pgx's parameters,
 // such as pool_max_conns, and server settings, such as search_path, may be
-// added), applies the migrations it lacks and deletes the expired rows.
+// added; store.WithMaxConns overrides pool_max_conns), applies the migrations it lacks and deletes the expired rows.
 // Close releases it. Errors name the URL with its password redacted.
 func Open(ctx context.Context, rawURL string, opts ...store.Option) (*Postgres, error) {
 	if rawURL == "" {
@@ -82,12 +83,17 @@ func Open(ctx context.Context, rawURL string, opts ...store.Option) (*Postgres, 
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
+	o := store.NewOptions(opts)
+	if o.MaxConns > 0 {
+		cfg.MaxConns = int32(min(o.MaxConns, math.MaxInt32))
+		cfg.MinConns = min(cfg.MinConns, cfg.MaxConns)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: connecting to %s: %w", name, err)
 	}
 	p := &Postgres{pool: pool, name: name}
-	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: store.NewOptions(opts).Log}); err != nil {
+	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: o.Log}); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("store: migrating PostgreSQL database %s: %w", name, err)
 	}
