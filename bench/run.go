@@ -7,16 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentgw/agentgw/bench/internal/harness"
 )
 
 // runBench builds and starts the servers, runs the scenarios and stops the
 // servers again, also when ctx ends early.
 func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, err error) {
-	fdLimit, err := raiseFDLimit()
+	fdLimit, err := harness.RaiseFDLimit()
 	if err != nil {
 		return nil, err
 	}
-	root, err := repoRoot(ctx)
+	root, err := harness.RepoRoot(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -37,8 +39,8 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	if err := build(ctx, root, dir); err != nil {
 		return nil, err
 	}
-	ps := &procSet{dir: dir}
-	defer ps.stopAll()
+	ps := &harness.Set{Dir: dir}
+	defer ps.StopAll()
 	st, err := startStack(ctx, ps, root)
 	if err != nil {
 		return nil, err
@@ -59,8 +61,8 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 // saveMetrics writes what the gateway's /metrics (on its debug listener)
 // says after the scenarios to path, for a look at its numbers (-keep keeps
 // it). A failure is reported, not fatal: the measurements stand.
-func saveMetrics(ctx context.Context, p *process, path string, log io.Writer) {
-	body, err := newDebugClient(p.debugAddr).get(ctx, "/metrics")
+func saveMetrics(ctx context.Context, p *harness.Process, path string, log io.Writer) {
+	body, err := newDebugClient(p.DebugAddr).get(ctx, "/metrics")
 	if err == nil {
 		err = os.WriteFile(path, body, 0o644)
 	}
@@ -75,11 +77,11 @@ func saveMetrics(ctx context.Context, p *process, path string, log io.Writer) {
 func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log io.Writer) error {
 	conns := cfg.concurrency + 16
 	chat, gw := chatBody(), gatewayBody()
-	direct := newTarget(pathDirect, "http://"+st.mock.addr+"/chat/completions", chat, st.mock.pid(), conns)
-	proxy := newTarget(pathProxy, "http://"+st.proxy.addr+"/chat/completions", chat, st.proxy.pid(), conns)
-	gateway := newTarget(pathGateway, "http://"+st.gw.addr+"/agents/bench", gw, st.gw.pid(), conns)
-	gwInfo := newTarget(pathGwInfo, "http://"+st.gwInfo.addr+"/agents/bench", gw, st.gwInfo.pid(), conns)
-	proxy.dbg, gateway.dbg = newDebugClient(st.proxy.debugAddr), newDebugClient(st.gw.debugAddr)
+	direct := newTarget(pathDirect, "http://"+st.mock.Addr+"/chat/completions", chat, st.mock.Pid(), conns)
+	proxy := newTarget(pathProxy, "http://"+st.proxy.Addr+"/chat/completions", chat, st.proxy.Pid(), conns)
+	gateway := newTarget(pathGateway, "http://"+st.gw.Addr+"/agents/bench", gw, st.gw.Pid(), conns)
+	gwInfo := newTarget(pathGwInfo, "http://"+st.gwInfo.Addr+"/agents/bench", gw, st.gwInfo.Pid(), conns)
+	proxy.dbg, gateway.dbg = newDebugClient(st.proxy.DebugAddr), newDebugClient(st.gw.DebugAddr)
 	var err error
 	if !cfg.skip["latency"] {
 		lo := latencyOptions{streams: cfg.latencyStreams, warmup: cfg.warmup, trace: cfg.perfTrace,
@@ -118,14 +120,14 @@ func idleScenario(ctx context.Context, st *stack, chat, gw []byte, n int, log io
 	for _, p := range []struct {
 		name, url string
 		body      []byte
-		proc      *process
+		proc      *harness.Process
 	}{
-		{pathProxy, "http://" + st.proxyH2C.addr + "/chat/completions", chat, st.proxyH2C},
-		{pathGateway, "http://" + st.gwH2C.addr + "/agents/bench", gw, st.gwH2C},
+		{pathProxy, "http://" + st.proxyH2C.Addr + "/chat/completions", chat, st.proxyH2C},
+		{pathGateway, "http://" + st.gwH2C.Addr + "/agents/bench", gw, st.gwH2C},
 	} {
 		fmt.Fprintf(log, "idle %s: opening %d streams\n", p.name, n)
-		t := newTarget(p.name, p.url, p.body, p.proc.pid(), 16)
-		r, err := runIdle(ctx, t, newDebugClient(p.proc.debugAddr), n, log)
+		t := newTarget(p.name, p.url, p.body, p.proc.Pid(), 16)
+		r, err := runIdle(ctx, t, newDebugClient(p.proc.DebugAddr), n, log)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.name, err)
 		}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentgw/agentgw/bench/internal/harness"
 )
 
 // saturationStream is the saturation scenario's stream: 22 events (20
@@ -92,7 +94,7 @@ func runSaturation(ctx context.Context, targets []*target, o satOptions, log io.
 func saturate(ctx context.Context, t *target, conc int, dur time.Duration, log io.Writer) (satRound, error) {
 	spec := saturationStream()
 	var streams, errs atomic.Int64
-	cpu0, err := procCPU(t.pid)
+	cpu0, err := harness.CPU(t.pid)
 	if err != nil {
 		return satRound{}, err
 	}
@@ -115,7 +117,7 @@ func saturate(ctx context.Context, t *target, conc int, dur time.Duration, log i
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu1, err := procCPU(t.pid)
+	cpu1, err := harness.CPU(t.pid)
 	if err != nil {
 		return satRound{}, err
 	}

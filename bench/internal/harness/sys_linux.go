@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ func childAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 
-// raiseFDLimit raises the soft limit on open files to the hard limit, for
+// RaiseFDLimit raises the soft limit on open files to the hard limit, for
 // the idle scenario's thousands of connections, and returns the new limit.
 // Children started afterwards inherit it.
-func raiseFDLimit() (uint64, error) {
+func RaiseFDLimit() (uint64, error) {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return 0, fmt.Errorf("reading the open files limit: %w", err)

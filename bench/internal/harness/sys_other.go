@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package harness
 
 import "syscall"
 
@@ -8,5 +8,5 @@ import "syscall"
 // is meant for Linux anyway).
 func childAttr() *syscall.SysProcAttr { return nil }
 
-// raiseFDLimit is not supported outside Linux.
-func raiseFDLimit() (uint64, error) { return 0, nil }
+// RaiseFDLimit is not supported outside Linux.
+func RaiseFDLimit() (uint64, error) { return 0, nil }

@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"os"
@@ -44,15 +44,15 @@ func TestRootOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := rootOf(tt.gomod)
+			got, err := RootOf(tt.gomod)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
-					t.Fatalf("rootOf(%s) = %q, %v; want an error with %q", tt.gomod, got, err, tt.errHas)
+					t.Fatalf("RootOf(%s) = %q, %v; want an error with %q", tt.gomod, got, err, tt.errHas)
 				}
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Fatalf("rootOf(%s) = %q, %v; want %q", tt.gomod, got, err, tt.want)
+				t.Fatalf("RootOf(%s) = %q, %v; want %q", tt.gomod, got, err, tt.want)
 			}
 		})
 	}
