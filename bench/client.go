@@ -16,7 +16,7 @@ import (
 // target is one measured path: where to send what, and which process the
 // path's CPU is charged to.
 type target struct {
-	name   string // direct, proxy, agentgw, agentgw-info
+	name   string // direct, proxy, agentgw, agentgw-warn, target
 	url    string
 	body   []byte
 	client *http.Client

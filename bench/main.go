@@ -6,6 +6,8 @@
 //
 //	go run ./bench          # a few minutes, stable numbers
 //	go run ./bench -quick   # a ~30 s smoke run
+//	go run ./bench -mock-addr 127.0.0.1:9099 -target http://127.0.0.1:8090/v1/chat/completions
+//	                        # also another gateway, pointed at the mock
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -35,6 +38,12 @@ type config struct {
 	perfTrace      bool
 	keep           bool
 	skip           map[string]bool
+	// peer is another gateway's OpenAI chat completions URL (-target):
+	// measured as a fourth column; peerPID, when set, is its process for
+	// the CPU figure.
+	peer     string
+	peerPID  int
+	mockAddr string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -52,6 +61,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.perfHz, "perf-hz", 0, "with -profile, also sample the latency profile's rounds with Linux perf at this `frequency` (DIR/<path>-latency.perf.pprof); 5000 is a sample every 200 µs of CPU")
 	fs.BoolVar(&c.perfTrace, "perf-trace", false, "after the latency scenario, trace the reads and writes of the proxy and agentgw with Linux perf while 8 s of more rounds run (perf gets 2 s to attach) and add the time each spends between them to the table")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs)")
+	fs.StringVar(&c.peer, "target", "", "also measure another gateway, its OpenAI chat completions `URL` (e.g. http://127.0.0.1:8090/v1/chat/completions), pointed at the mock (-mock-addr): a fourth column")
+	fs.IntVar(&c.peerPID, "target-pid", 0, "with -target, the other gateway's process `id`, for its CPU per chunk")
+	fs.StringVar(&c.mockAddr, "mock-addr", "127.0.0.1:0", "listen `address` of the mock model platform (fix it to point another gateway at it)")
 	skip := fs.String("skip", "", "comma-separated scenarios to skip: latency, saturation, idle")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -81,6 +93,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if _, err := exec.LookPath("perf"); err != nil {
 			return nil, invalid(fmt.Errorf("-perf-hz and -perf-trace need Linux perf: %w (Debian: apt-get install linux-perf)", err))
 		}
+	}
+	if c.peer != "" {
+		u, err := url.Parse(c.peer)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, invalid(fmt.Errorf("-target: %q is not an http(s) URL", c.peer))
+		}
+	}
+	if c.peerPID != 0 && c.peer == "" {
+		return nil, invalid(errors.New("-target-pid needs -target URL"))
 	}
 	c.warmup = max(c.latencyStreams/20, 3)
 	c.skip = map[string]bool{}

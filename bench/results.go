@@ -43,6 +43,8 @@ type params struct {
 	IdleStreams    int           `json:"idle_streams"`
 	ChatBody       int           `json:"chat_body_bytes"`
 	GatewayBody    int           `json:"gateway_body_bytes"`
+	// Peer is the other gateway's URL (-target), if any.
+	Peer string `json:"peer,omitempty"`
 }
 
 // describeMachine gathers the header facts; unknown ones stay "?".
@@ -82,10 +84,14 @@ func writeHeader(w io.Writer, r *results) {
 	m, p := r.Machine, r.Params
 	fmt.Fprintf(w, "## agentgw overhead (go run ./bench)\n\n")
 	fmt.Fprintf(w, "- machine: %s, %d cores (GOMAXPROCS %d), %s; %s; %s\n", m.CPU, m.Cores, m.GOMAXPROCS, m.Kernel, m.Go, m.Date)
-	fmt.Fprintf(w, "- agentgw commit %s; all processes on loopback on this machine; agentgw logs at warn unless noted\n", m.Commit)
+	fmt.Fprintf(w, "- agentgw commit %s; all processes on loopback on this machine; agentgw runs with its defaults (access log at info, metrics on, SQLite data directory) unless noted\n", m.Commit)
 	fmt.Fprintf(w, "- latency: %d sequential streams per path (20 chunks × 100 B, 1 ms apart); saturation: %d workers, %d rounds × %s per path (22 events, no gap); idle: %d streams\n",
 		p.LatencyStreams, p.Concurrency, p.SatRounds, p.SatDuration, p.IdleStreams)
-	fmt.Fprintf(w, "- request bodies: direct and proxy %d B (chat completion), agentgw %d B (context variables)\n\n", p.ChatBody, p.GatewayBody)
+	peer := ""
+	if p.Peer != "" {
+		peer = ", target " + p.Peer + " the proxy's"
+	}
+	fmt.Fprintf(w, "- request bodies: direct and proxy %d B (chat completion), agentgw %d B (context variables)%s\n\n", p.ChatBody, p.GatewayBody, peer)
 }
 
 // writeJSON writes the results to path.

@@ -41,14 +41,15 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	}
 	ps := &harness.Set{Dir: dir}
 	defer ps.StopAll()
-	st, err := startStack(ctx, ps, root)
+	st, err := startStack(ctx, ps, root, cfg.mockAddr)
 	if err != nil {
 		return nil, err
 	}
+	fmt.Fprintf(log, "mock model platform: http://%s (an OpenAI base URL; point another gateway's upstream at it)\n", st.mock.Addr)
 	res = &results{Machine: describeMachine(ctx, root), Params: params{
 		LatencyStreams: cfg.latencyStreams, Concurrency: cfg.concurrency, SatRounds: cfg.satRounds,
 		SatDuration: cfg.satDuration, IdleStreams: cfg.idleStreams,
-		ChatBody: len(chatBody()), GatewayBody: len(gatewayBody()),
+		ChatBody: len(chatBody()), GatewayBody: len(gatewayBody()), Peer: cfg.peer,
 	}}
 	res.Machine.FDLimit = fdLimit
 	if err := runScenarios(ctx, cfg, st, res, log); err != nil {
@@ -80,8 +81,13 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 	direct := newTarget(pathDirect, "http://"+st.mock.Addr+"/chat/completions", chat, st.mock.Pid(), conns)
 	proxy := newTarget(pathProxy, "http://"+st.proxy.Addr+"/chat/completions", chat, st.proxy.Pid(), conns)
 	gateway := newTarget(pathGateway, "http://"+st.gw.Addr+"/agents/bench", gw, st.gw.Pid(), conns)
-	gwInfo := newTarget(pathGwInfo, "http://"+st.gwInfo.Addr+"/agents/bench", gw, st.gwInfo.Pid(), conns)
+	gwWarn := newTarget(pathGwWarn, "http://"+st.gwWarn.Addr+"/agents/bench", gw, st.gwWarn.Pid(), conns)
 	proxy.dbg, gateway.dbg = newDebugClient(st.proxy.DebugAddr), newDebugClient(st.gw.DebugAddr)
+	paths := []*target{direct, proxy, gateway, gwWarn}
+	if cfg.peer != "" {
+		// Another gateway: the same OpenAI chat request as the proxy's.
+		paths = append(paths, newTarget(pathPeer, cfg.peer, chat, cfg.peerPID, conns))
+	}
 	var err error
 	if !cfg.skip["latency"] {
 		lo := latencyOptions{streams: cfg.latencyStreams, warmup: cfg.warmup, trace: cfg.perfTrace,
@@ -90,19 +96,18 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			return err
 		}
 		fmt.Fprintf(log, "latency: %d streams per path\n", cfg.latencyStreams)
-		if res.Latency, err = runLatency(ctx, []*target{direct, proxy, gateway}, lo, log); err != nil {
+		if res.Latency, err = runLatency(ctx, paths, lo, log); err != nil {
 			return fmt.Errorf("latency scenario: %w", err)
 		}
 	}
 	if !cfg.skip["saturation"] {
 		fmt.Fprintf(log, "saturation: %d workers, %d rounds of %s per path\n", cfg.concurrency, cfg.satRounds, cfg.satDuration)
-		paths := []*target{direct, proxy, gateway, gwInfo}
 		o := satOptions{conc: cfg.concurrency, rounds: cfg.satRounds, dur: cfg.satDuration, prof: profiling{dir: cfg.profileDir}}
 		if res.Saturation, err = runSaturation(ctx, paths, o, log); err != nil {
 			return fmt.Errorf("saturation scenario: %w", err)
 		}
 	}
-	for _, t := range []*target{direct, proxy, gateway, gwInfo} {
+	for _, t := range paths {
 		t.client.CloseIdleConnections()
 	}
 	if !cfg.skip["idle"] {
@@ -114,7 +119,8 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 }
 
 // idleScenario holds streams open through the h2c-upstream proxy, then
-// through the h2c-upstream agentgw.
+// through the h2c-upstream agentgw. Another gateway (-target) has no part in
+// it: its memory is read from its pprof endpoint, which a peer has not.
 func idleScenario(ctx context.Context, st *stack, chat, gw []byte, n int, log io.Writer) (map[string]*idleResult, error) {
 	out := map[string]*idleResult{}
 	for _, p := range []struct {

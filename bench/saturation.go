@@ -94,7 +94,15 @@ func runSaturation(ctx context.Context, targets []*target, o satOptions, log io.
 func saturate(ctx context.Context, t *target, conc int, dur time.Duration, log io.Writer) (satRound, error) {
 	spec := saturationStream()
 	var streams, errs atomic.Int64
-	cpu0, err := harness.CPU(t.pid)
+	// cpu reads the path's process CPU time; 0 without a process (another
+	// gateway given by URL alone).
+	cpu := func() (time.Duration, error) {
+		if t.pid == 0 {
+			return 0, nil
+		}
+		return harness.CPU(t.pid)
+	}
+	cpu0, err := cpu()
 	if err != nil {
 		return satRound{}, err
 	}
@@ -117,7 +125,7 @@ func saturate(ctx context.Context, t *target, conc int, dur time.Duration, log i
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu1, err := harness.CPU(t.pid)
+	cpu1, err := cpu()
 	if err != nil {
 		return satRound{}, err
 	}

@@ -14,9 +14,9 @@ type stack struct {
 	mock     *harness.Process // the model platform, HTTP/1.1 and h2c
 	proxy    *harness.Process // the bare reference proxy, HTTP/1.1 upstream
 	proxyH2C *harness.Process // the bare reference proxy, h2c upstream (idle scenario)
-	gw       *harness.Process // agentgw, warn-level logs
-	gwInfo   *harness.Process // agentgw, info-level access logs (the default)
-	gwH2C    *harness.Process // agentgw, h2c upstream and no pings (idle scenario)
+	gw       *harness.Process // agentgw with its defaults: info-level access log, metrics on
+	gwWarn   *harness.Process // agentgw at warn level with metrics off (no observer)
+	gwH2C    *harness.Process // agentgw with its defaults, h2c upstream and no pings (idle scenario)
 }
 
 // idleConfig is the gateway config of the idle scenario's agentgw: HTTP/2
@@ -38,12 +38,13 @@ func build(ctx context.Context, root, dir string) error {
 		harness.Packages{Dir: filepath.Join(root, "bench"), Pkgs: []string{"./mockupstream", "./refproxy"}})
 }
 
-// startStack starts the mock, the two proxies and the three gateways.
-func startStack(ctx context.Context, ps *harness.Set, root string) (*stack, error) {
+// startStack starts the mock (on mockAddr, a free port when it ends in
+// :0), the two proxies and the three gateways.
+func startStack(ctx context.Context, ps *harness.Set, root, mockAddr string) (*stack, error) {
 	bin := func(name string) string { return filepath.Join(ps.Dir, "bin", name) }
 	s := &stack{}
 	var err error
-	if s.mock, err = ps.Start(ctx, "mockupstream", bin("mockupstream"), []string{"-addr", "127.0.0.1:0"}, nil, "stdout", false); err != nil {
+	if s.mock, err = ps.Start(ctx, "mockupstream", bin("mockupstream"), []string{"-addr", mockAddr}, nil, "stdout", false); err != nil {
 		return nil, err
 	}
 	upstream := "http://" + s.mock.Addr
@@ -64,9 +65,9 @@ func startStack(ctx context.Context, ps *harness.Set, root string) (*stack, erro
 		p    **harness.Process
 		env  []string
 	}{
-		{"agentgw", &s.gw, []string{"AGENTGW_LOG_LEVEL=warn"}},
-		{"agentgw-info", &s.gwInfo, []string{"AGENTGW_LOG_LEVEL=info"}},
-		{"agentgw-h2c", &s.gwH2C, []string{"AGENTGW_LOG_LEVEL=warn", "AGENTGW_CONFIG=" + idleCfg}},
+		{"agentgw", &s.gw, nil},
+		{"agentgw-warn", &s.gwWarn, []string{"AGENTGW_LOG_LEVEL=warn", "AGENTGW_METRICS=false"}},
+		{"agentgw-h2c", &s.gwH2C, []string{"AGENTGW_CONFIG=" + idleCfg}},
 	}
 	for _, g := range gws {
 		if *g.p, err = startGateway(ctx, ps, g.name, bin("agentgw"), agents, upstream, g.env); err != nil {
@@ -76,7 +77,9 @@ func startStack(ctx context.Context, ps *harness.Set, root string) (*stack, erro
 	return s, nil
 }
 
-// startGateway runs agentgw serve on free loopback ports.
+// startGateway runs agentgw serve on free loopback ports, with env added to
+// the harness's environment: without env, as a user starts it (its log
+// format "auto" writes JSON to the log file, not a terminal).
 func startGateway(ctx context.Context, ps *harness.Set, name, bin, agents, upstream string, env []string) (*harness.Process, error) {
 	addr, err := harness.FreeAddr()
 	if err != nil {
@@ -91,7 +94,7 @@ func startGateway(ctx context.Context, ps *harness.Set, name, bin, agents, upstr
 	// operator runs it.
 	data := filepath.Join(ps.Dir, name+"-data")
 	args := []string{"serve", "--addr", addr, "--agents", agents, "--upstream", upstream, "--debug-addr", debug, "--data", data}
-	p, err := ps.Start(ctx, name, bin, args, append(env, "AGENTGW_LOG_FORMAT=json"), addr, false)
+	p, err := ps.Start(ctx, name, bin, args, env, addr, false)
 	if err != nil {
 		return nil, err
 	}

@@ -12,17 +12,34 @@ import (
 const (
 	pathDirect  = "direct"
 	pathProxy   = "proxy"
-	pathGateway = "agentgw"
-	pathGwInfo  = "agentgw-info"
+	pathGateway = "agentgw"      // with its defaults: access log at info, metrics on
+	pathGwWarn  = "agentgw-warn" // at warn level, metrics off: no observer
+	pathPeer    = "target"       // another gateway, given by its URL (-target)
 )
 
-// row is one table row: the figure, the direct, proxy and agentgw cells,
-// the budget and whether it is met.
-type row [6]string
+// row is one table row: the figure, the direct, proxy, agentgw and target
+// cells, the budget and whether it is met.
+type row struct {
+	figure, direct, proxy, gw, peer, budget, met string
+}
 
-// writeTable prints the results as one markdown table.
+// cells are the row's cells in column order, the target's only when the
+// table has that column.
+func (r row) cells(peer bool) []string {
+	if peer {
+		return []string{r.figure, r.direct, r.proxy, r.gw, r.peer, r.budget, r.met}
+	}
+	return []string{r.figure, r.direct, r.proxy, r.gw, r.budget, r.met}
+}
+
+// writeTable prints the results as one markdown table, with a column for
+// the other gateway when the run measured one.
 func writeTable(w io.Writer, r *results) {
-	rows := []row{{"figure", "direct", "bare proxy", "agentgw", "budget", "met?"}, {"---", "---:", "---:", "---:", "---", "---"}}
+	peer := r.Params.Peer != ""
+	rows := []row{
+		{"figure", "direct", "bare proxy", "agentgw", "target", "budget", "met?"},
+		{"---", "---:", "---:", "---:", "---:", "---", "---"},
+	}
 	if r.Latency != nil {
 		rows = append(rows, latencyRows(r.Latency)...)
 	}
@@ -34,13 +51,16 @@ func writeTable(w io.Writer, r *results) {
 	}
 	rows = append(rows, errorRow(r))
 	for _, rw := range rows {
-		fmt.Fprintf(w, "| %s |\n", strings.Join(rw[:], " | "))
+		fmt.Fprintf(w, "| %s |\n", strings.Join(rw.cells(peer), " | "))
 	}
 }
 
+// warnNote names the agentgw at warn level without metrics in a row.
+const warnNote = ", agentgw at warn level, metrics off"
+
 // latencyRows are the raw and added first-byte and per-chunk latencies.
 func latencyRows(l map[string]*latencyResult) []row {
-	d, p, g := l[pathDirect], l[pathProxy], l[pathGateway]
+	d, p, g, t, gw := l[pathDirect], l[pathProxy], l[pathGateway], l[pathPeer], l[pathGwWarn]
 	var rows []row
 	for _, f := range []struct {
 		name string
@@ -50,13 +70,24 @@ func latencyRows(l map[string]*latencyResult) []row {
 		{"per-chunk latency", func(r *latencyResult) quantiles { return r.Chunk }},
 	} {
 		dq, pq, gq := f.get(d), f.get(p), f.get(g)
+		peer := func(cell func(quantiles) string) string {
+			if t == nil {
+				return "—"
+			}
+			return cell(f.get(t))
+		}
 		rows = append(rows,
-			row{f.name + " p50", fmtDur(dq.P50), fmtDur(pq.P50), fmtDur(gq.P50), "", ""},
-			row{f.name + " p99", fmtDur(dq.P99), fmtDur(pq.P99), fmtDur(gq.P99), "", ""})
+			row{f.name + " p50", fmtDur(dq.P50), fmtDur(pq.P50), fmtDur(gq.P50), peer(func(q quantiles) string { return fmtDur(q.P50) }), "", ""},
+			row{f.name + " p99", fmtDur(dq.P99), fmtDur(pq.P99), fmtDur(gq.P99), peer(func(q quantiles) string { return fmtDur(q.P99) }), "", ""})
 		pa, ga := pq.minus(dq), gq.minus(dq)
 		rows = append(rows,
-			row{"added " + f.name + " p50", "—", fmtAdded(pa.P50), fmtAdded(ga.P50), "≤ bare proxy", yesNo(ga.P50 <= pa.P50)},
-			row{"added " + f.name + " p99", "—", fmtAdded(pa.P99), fmtAdded(ga.P99), "≤ bare proxy", yesNo(ga.P99 <= pa.P99)})
+			row{"added " + f.name + " p50", "—", fmtAdded(pa.P50), fmtAdded(ga.P50), peer(func(q quantiles) string { return fmtAdded(q.minus(dq).P50) }), "≤ bare proxy", yesNo(ga.P50 <= pa.P50)},
+			row{"added " + f.name + " p99", "—", fmtAdded(pa.P99), fmtAdded(ga.P99), peer(func(q quantiles) string { return fmtAdded(q.minus(dq).P99) }), "≤ bare proxy", yesNo(ga.P99 <= pa.P99)})
+		if gw != nil {
+			wa := f.get(gw).minus(dq)
+			rows = append(rows, row{"added " + f.name + " p50 / p99" + warnNote, "—", "—",
+				fmtAdded(wa.P50) + " / " + fmtAdded(wa.P99), "—", "—", "—"})
+		}
 	}
 	if p.InProcess != nil && g.InProcess != nil {
 		rows = append(rows, inProcessRows(p.InProcess, g.InProcess)...)
@@ -67,32 +98,52 @@ func latencyRows(l map[string]*latencyResult) []row {
 // inProcessRows are the middle processes' own times from -perf-trace.
 func inProcessRows(p, g *inProcess) []row {
 	return []row{
-		{"in the process (perf trace): request read → upstream request write p50", "—", fmtDur(p.Request.P50), fmtDur(g.Request.P50), "", ""},
-		{"in the process: upstream response's first read → client write p50", "—", fmtDur(p.FirstChunk.P50), fmtDur(g.FirstChunk.P50), "", ""},
-		{"in the process: upstream chunk read → client write p50", "—", fmtDur(p.Chunk.P50), fmtDur(g.Chunk.P50), "", ""},
+		{"in the process (perf trace): request read → upstream request write p50", "—", fmtDur(p.Request.P50), fmtDur(g.Request.P50), "—", "", ""},
+		{"in the process: upstream response's first read → client write p50", "—", fmtDur(p.FirstChunk.P50), fmtDur(g.FirstChunk.P50), "—", "", ""},
+		{"in the process: upstream chunk read → client write p50", "—", fmtDur(p.Chunk.P50), fmtDur(g.Chunk.P50), "—", "", ""},
 	}
 }
 
 // saturationRows are the throughput, its ratio and the CPU cost.
 func saturationRows(s map[string]*satResult, conc int) []row {
-	d, p, g := s[pathDirect], s[pathProxy], s[pathGateway]
+	d, p, g, t, gw := s[pathDirect], s[pathProxy], s[pathGateway], s[pathPeer], s[pathGwWarn]
 	ratio := g.PerSec / p.PerSec
+	peerRate, peerRatio, peerRounds, peerCPU := "—", "—", "—", "—"
+	if t != nil {
+		peerRate, peerRatio = fmtRate(t.PerSec), fmt.Sprintf("%.2f×", t.PerSec/p.PerSec)
+		if rs := pairedRatios(t.Rounds, p.Rounds); len(rs) > 1 {
+			peerRounds = fmtRatios(rs)
+		}
+		if t.CPUPer1K > 0 { // 0: no process id (-target-pid)
+			peerCPU = fmt.Sprintf("%.2f", t.CPUPer1K)
+		}
+	}
 	rows := []row{
 		{fmt.Sprintf("streams/s at saturation (%d concurrent, 22 events, no gap)", conc),
-			fmtRate(d.PerSec), fmtRate(p.PerSec), fmtRate(g.PerSec), "", ""},
-		{"saturation throughput vs bare proxy", "—", "1.00×", fmt.Sprintf("%.2f×", ratio), "≥ 0.90×", yesNo(ratio >= 0.9)},
+			fmtRate(d.PerSec), fmtRate(p.PerSec), fmtRate(g.PerSec), peerRate, "", ""},
+		{"saturation throughput vs bare proxy", "—", "1.00×", fmt.Sprintf("%.2f×", ratio), peerRatio, "≥ 0.90×", yesNo(ratio >= 0.9)},
 	}
 	if rs := pairedRatios(g.Rounds, p.Rounds); len(rs) > 1 {
 		// Information only: the budget is judged on the ratio above.
-		rows = append(rows, row{"the same, round by round (median, min–max of agentgw/proxy in each round)", "—", "—",
-			fmt.Sprintf("%.2f× (%.2f–%.2f)", median(rs), slices.Min(rs), slices.Max(rs)), "—", "—"})
+		rows = append(rows, row{"the same, round by round (median, min–max of the path/proxy in each round)", "—", "—",
+			fmtRatios(rs), peerRounds, "—", "—"})
 	}
-	if gi, ok := s[pathGwInfo]; ok {
-		rows = append(rows, row{"streams/s at saturation, agentgw with info-level access logs (the default)", "—", "—",
-			fmt.Sprintf("%s (%.2f×)", fmtRate(gi.PerSec), gi.PerSec/p.PerSec), "—", "—"})
+	if gw != nil {
+		rows = append(rows, row{"streams/s at saturation" + warnNote, "—", "—",
+			fmt.Sprintf("%s (%.2f×)", fmtRate(gw.PerSec), gw.PerSec/p.PerSec), "—", "—", "—"})
 	}
-	return append(rows, row{"CPU ms per 1,000 relayed chunks (direct: the mock's)",
-		fmt.Sprintf("%.2f", d.CPUPer1K), fmt.Sprintf("%.2f", p.CPUPer1K), fmt.Sprintf("%.2f", g.CPUPer1K), "—", "—"})
+	rows = append(rows, row{"CPU ms per 1,000 relayed chunks (direct: the mock's)",
+		fmt.Sprintf("%.2f", d.CPUPer1K), fmt.Sprintf("%.2f", p.CPUPer1K), fmt.Sprintf("%.2f", g.CPUPer1K), peerCPU, "—", "—"})
+	if gw != nil {
+		rows = append(rows, row{"CPU ms per 1,000 relayed chunks" + warnNote, "—", "—",
+			fmt.Sprintf("%.2f", gw.CPUPer1K), "—", "—", "—"})
+	}
+	return rows
+}
+
+// fmtRatios is "median× (min–max)" of per-round ratios.
+func fmtRatios(rs []float64) string {
+	return fmt.Sprintf("%.2f× (%.2f–%.2f)", median(rs), slices.Min(rs), slices.Max(rs))
 }
 
 // idleRows are the memory and goroutines of the held streams.
@@ -113,10 +164,10 @@ func idleRows(idle map[string]*idleResult, n int) []row {
 	gor := func(r *idleResult) string { return goroutineCell(r) }
 	budget := fmt.Sprintf("%d held, bounded", n)
 	return []row{
-		{fmt.Sprintf("heap+stack per idle open stream (%d open)", n), "—", cell(p, heap), cell(g, heap), budget, yesNo(held(g))},
-		{fmt.Sprintf("RSS per idle open stream (%d open)", n), "—", cell(p, rss), cell(g, rss), budget, yesNo(held(g))},
-		{"heap+stack MiB before / with streams / after", "—", cell(p, mem), cell(g, mem), "—", "—"},
-		{"goroutines before / with streams / after", "—", cell(p, gor), cell(g, gor), "no growth after", yesNo(g != nil && g.Settled)},
+		{fmt.Sprintf("heap+stack per idle open stream (%d open)", n), "—", cell(p, heap), cell(g, heap), "—", budget, yesNo(held(g))},
+		{fmt.Sprintf("RSS per idle open stream (%d open)", n), "—", cell(p, rss), cell(g, rss), "—", budget, yesNo(held(g))},
+		{"heap+stack MiB before / with streams / after", "—", cell(p, mem), cell(g, mem), "—", "—", "—"},
+		{"goroutines before / with streams / after", "—", cell(p, gor), cell(g, gor), "—", "no growth after", yesNo(g != nil && g.Settled)},
 	}
 }
 
@@ -150,8 +201,8 @@ func errorRow(r *results) row {
 		}
 		return n
 	}
-	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwInfo)
-	return row{"failed streams (all scenarios)", fmt.Sprint(d), fmt.Sprint(p), fmt.Sprint(g), "0", yesNo(g == 0)}
+	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)
+	return row{"failed streams (all scenarios)", fmt.Sprint(d), fmt.Sprint(p), fmt.Sprint(g), fmt.Sprint(count(pathPeer)), "0", yesNo(g == 0)}
 }
 
 func yesNo(ok bool) string {

@@ -36,3 +36,40 @@ func TestLatencyTable(t *testing.T) {
 		})
 	}
 }
+
+// TestTableWithPeer renders the latency and saturation rows of a run with
+// agentgw at its defaults, the warn-level agentgw without metrics beside it,
+// and another gateway given by -target as a fourth column.
+func TestTableWithPeer(t *testing.T) {
+	us := func(p50, p99 int) quantiles {
+		return quantiles{P50: time.Duration(p50) * time.Microsecond, P99: time.Duration(p99) * time.Microsecond, N: 100}
+	}
+	lat := func(ttfb, chunk quantiles) *latencyResult { return &latencyResult{TTFB: ttfb, Chunk: chunk} }
+	sat := func(cpu float64, perSec ...float64) *satResult {
+		r := &satResult{PerSec: median(perSec), CPUPer1K: cpu}
+		for _, p := range perSec {
+			r.Rounds = append(r.Rounds, satRound{PerSec: p, CPUPer1K: cpu})
+		}
+		return r
+	}
+	r := &results{
+		Params: params{Concurrency: 50, Peer: "http://127.0.0.1:8090/v1/chat/completions"},
+		Latency: map[string]*latencyResult{
+			pathDirect:  lat(us(290, 560), us(49, 207)),
+			pathProxy:   lat(us(683, 1570), us(88, 331)),
+			pathGateway: lat(us(850, 1500), us(96, 350)),
+			pathGwWarn:  lat(us(808, 1377), us(94, 341)),
+			pathPeer:    lat(us(1200, 2600), us(120, 480)),
+		},
+		Saturation: map[string]*satResult{
+			pathDirect:  sat(5.1, 9000, 9100, 9050),
+			pathProxy:   sat(14.0, 4000, 4100, 4050),
+			pathGateway: sat(18.2, 3500, 3600, 3550),
+			pathGwWarn:  sat(16.9, 3700, 3800, 3750),
+			pathPeer:    sat(0, 1700, 1800, 1750),
+		},
+	}
+	var out bytes.Buffer
+	writeTable(&out, r)
+	checkGolden(t, "testdata/table-peer.md", out.Bytes())
+}
