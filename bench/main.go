@@ -20,6 +20,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -64,7 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.peer, "target", "", "also measure another gateway, its OpenAI chat completions `URL` (e.g. http://127.0.0.1:8090/v1/chat/completions), pointed at the mock (-mock-addr): a fourth column")
 	fs.IntVar(&c.peerPID, "target-pid", 0, "with -target, the other gateway's process `id`, for its CPU per chunk")
 	fs.StringVar(&c.mockAddr, "mock-addr", "127.0.0.1:0", "listen `address` of the mock model platform (fix it to point another gateway at it)")
-	skip := fs.String("skip", "", "comma-separated scenarios to skip: latency, saturation, idle")
+	skip := fs.String("skip", "", "comma-separated scenarios and paths to skip: "+strings.Join(skippable, ", "))
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -106,13 +108,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c.warmup = max(c.latencyStreams/20, 3)
 	c.skip = map[string]bool{}
 	for _, s := range splitList(*skip) {
-		if s != "latency" && s != "saturation" && s != "idle" {
+		if !slices.Contains(skippable, s) {
 			return nil, invalid(fmt.Errorf("-skip: unknown scenario %q", s))
 		}
 		c.skip[s] = true
 	}
 	return c, nil
 }
+
+// skippable are what -skip takes: the scenarios, and the paths only some
+// rows use (openai: the OpenAI endpoint; stateful: the conversation turn).
+var skippable = []string{"latency", "saturation", "idle", "openai", "stateful"}
 
 func quickDefault(set map[string]bool, name string, v *int, quick int) {
 	if !set[name] {

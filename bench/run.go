@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentgw/agentgw/bench/internal/harness"
@@ -84,9 +85,22 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 	gwWarn := newTarget(pathGwWarn, "http://"+st.gwWarn.Addr+"/agents/bench", gw, st.gwWarn.Pid(), conns)
 	proxy.dbg, gateway.dbg = newDebugClient(st.proxy.DebugAddr), newDebugClient(st.gw.DebugAddr)
 	paths := []*target{direct, proxy, gateway, gwWarn}
+	if !cfg.skip["openai"] {
+		// The same gateway's OpenAI endpoint, the proxy's request naming
+		// an agent command as its model.
+		paths = append(paths, newTarget(pathOpenAI, "http://"+st.gw.Addr+"/v1/chat/completions", chatBodyFor(openaiModel), st.gw.Pid(), conns))
+	}
 	if cfg.peer != "" {
 		// Another gateway: the same OpenAI chat request as the proxy's.
 		paths = append(paths, newTarget(pathPeer, cfg.peer, chat, cfg.peerPID, conns))
+	}
+	// The stateful path runs in the latency scenario only: each of its
+	// streams first seeds a conversation, which saturation would measure.
+	latPaths := paths
+	if !cfg.skip["stateful"] {
+		stateful := newTarget(pathStateful, "http://"+st.gw.Addr+"/agents/bench", nil, st.gw.Pid(), conns)
+		stateful.prepare = statefulPrepare(stateful.client, "http://"+st.gw.Addr)
+		latPaths = append(slices.Clip(paths), stateful)
 	}
 	var err error
 	if !cfg.skip["latency"] {
@@ -96,7 +110,7 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			return err
 		}
 		fmt.Fprintf(log, "latency: %d streams per path\n", cfg.latencyStreams)
-		if res.Latency, err = runLatency(ctx, paths, lo, log); err != nil {
+		if res.Latency, err = runLatency(ctx, latPaths, lo, log); err != nil {
 			return fmt.Errorf("latency scenario: %w", err)
 		}
 	}
@@ -107,7 +121,7 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			return fmt.Errorf("saturation scenario: %w", err)
 		}
 	}
-	for _, t := range paths {
+	for _, t := range latPaths {
 		t.client.CloseIdleConnections()
 	}
 	if !cfg.skip["idle"] {

@@ -15,6 +15,9 @@ const (
 	pathGateway = "agentgw"      // with its defaults: access log at info, metrics on
 	pathGwWarn  = "agentgw-warn" // at warn level, metrics off: no observer
 	pathPeer    = "target"       // another gateway, given by its URL (-target)
+	// The same agentgw (defaults) on its new paths, in rows of their own.
+	pathOpenAI   = "agentgw-openai"   // /v1/chat/completions, model bench/chat
+	pathStateful = "agentgw-stateful" // /agents/bench with a conversation of 20 stored turns
 )
 
 // row is one table row: the figure, the direct, proxy, agentgw and target
@@ -46,6 +49,7 @@ func writeTable(w io.Writer, r *results) {
 	if r.Saturation != nil {
 		rows = append(rows, saturationRows(r.Saturation, r.Params.Concurrency)...)
 	}
+	rows = append(rows, newPathRows(r)...)
 	if r.Idle != nil {
 		rows = append(rows, idleRows(r.Idle, r.Params.IdleStreams)...)
 	}
@@ -141,6 +145,40 @@ func saturationRows(s map[string]*satResult, conc int) []row {
 	return rows
 }
 
+// newPathRows are the rows of the gateway's newer paths, each against the
+// bare proxy or the plain request (issue 29 item 3, issue 28 item 3): the
+// OpenAI endpoint's added first byte and throughput, and what 20 stored
+// turns add to the first byte.
+func newPathRows(r *results) []row {
+	var rows []row
+	d, p, o := r.Latency[pathDirect], r.Latency[pathProxy], r.Latency[pathOpenAI]
+	if d != nil && p != nil && o != nil {
+		pa, oa := p.TTFB.minus(d.TTFB).P50, o.TTFB.minus(d.TTFB).P50
+		rows = append(rows, row{"OpenAI endpoint (/v1/chat/completions, streamed, agent command): added time to first byte p50 / p99", "—",
+			fmtAdded(pa) + " / " + fmtAdded(p.TTFB.minus(d.TTFB).P99), fmtAdded(oa) + " / " + fmtAdded(o.TTFB.minus(d.TTFB).P99),
+			"—", "p50 ≤ bare proxy + 150 µs", yesNo(oa <= pa+150*time.Microsecond)})
+	}
+	sp, so := r.Saturation[pathProxy], r.Saturation[pathOpenAI]
+	if sp != nil && so != nil {
+		ratio := so.PerSec / sp.PerSec
+		cell := fmt.Sprintf("%s (%.2f×)", fmtRate(so.PerSec), ratio)
+		if rs := pairedRatios(so.Rounds, sp.Rounds); len(rs) > 1 {
+			cell += "; by round " + fmtRatios(rs)
+		}
+		rows = append(rows,
+			row{"OpenAI endpoint: streams/s at saturation (vs bare proxy)", "—", fmtRate(sp.PerSec), cell, "—", "≥ 0.95×", yesNo(ratio >= 0.95)},
+			row{"OpenAI endpoint: CPU ms per 1,000 relayed chunks", "—", fmt.Sprintf("%.2f", sp.CPUPer1K), fmt.Sprintf("%.2f", so.CPUPer1K), "—", "—", "—"})
+	}
+	g, s := r.Latency[pathGateway], r.Latency[pathStateful]
+	if g != nil && s != nil {
+		added := s.TTFB.minus(g.TTFB)
+		rows = append(rows, row{fmt.Sprintf("stateful turn (%d stored turns, SQLite): time to first byte p50 / p99, added vs the same request without contextId", storedTurns), "—", "—",
+			fmtDur(s.TTFB.P50) + " / " + fmtDur(s.TTFB.P99) + " (" + fmtAdded(added.P50) + " / " + fmtAdded(added.P99) + ")",
+			"—", "added p50 ≤ 1 ms", yesNo(added.P50 <= time.Millisecond)})
+	}
+	return rows
+}
+
 // fmtRatios is "median× (min–max)" of per-round ratios.
 func fmtRatios(rs []float64) string {
 	return fmt.Sprintf("%.2f× (%.2f–%.2f)", median(rs), slices.Min(rs), slices.Max(rs))
@@ -201,7 +239,7 @@ func errorRow(r *results) row {
 		}
 		return n
 	}
-	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)
+	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)
 	return row{"failed streams (all scenarios)", fmt.Sprint(d), fmt.Sprint(p), fmt.Sprint(g), fmt.Sprint(count(pathPeer)), "0", yesNo(g == 0)}
 }
 
