@@ -34,6 +34,8 @@ type config struct {
 	satRounds      int
 	satDuration    time.Duration
 	idleStreams    int
+	handoffs       int // sequential hand-offs
+	handoffBurst   int // hand-offs posted at once
 	jsonPath       string
 	profileDir     string
 	perfHz         int
@@ -58,6 +60,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.satRounds, "rounds", 5, "saturation rounds per path (after a warm-up round)")
 	fs.DurationVar(&c.satDuration, "round", 4*time.Second, "length of one saturation round of one path")
 	fs.IntVar(&c.idleStreams, "idle-streams", 10000, "streams held open in the idle scenario")
+	fs.IntVar(&c.handoffs, "handoffs", 200, "hand-offs posted one at a time in the hand-off scenario")
+	fs.IntVar(&c.handoffBurst, "handoff-burst", 2000, "hand-offs posted by the concurrent workers (-concurrency) in the hand-off scenario")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
 	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) to this `directory`")
 	fs.IntVar(&c.perfHz, "perf-hz", 0, "with -profile, also sample the latency profile's rounds with Linux perf at this `frequency` (DIR/<path>-latency.perf.pprof); 5000 is a sample every 200 µs of CPU")
@@ -81,6 +85,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		quickDefault(set, "latency-streams", &c.latencyStreams, 40)
 		quickDefault(set, "rounds", &c.satRounds, 2)
 		quickDefault(set, "idle-streams", &c.idleStreams, 2000)
+		quickDefault(set, "handoffs", &c.handoffs, 40)
+		quickDefault(set, "handoff-burst", &c.handoffBurst, 300)
 		if !set["round"] {
 			c.satDuration = time.Second
 		}
@@ -118,7 +124,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 
 // skippable are what -skip takes: the scenarios, and the paths only some
 // rows use (openai: the OpenAI endpoint; stateful: the conversation turn).
-var skippable = []string{"latency", "saturation", "idle", "openai", "stateful"}
+var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful"}
 
 func quickDefault(set map[string]bool, name string, v *int, quick int) {
 	if !set[name] {

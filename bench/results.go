@@ -20,6 +20,7 @@ type results struct {
 	Latency    map[string]*latencyResult `json:"latency,omitempty"`
 	Saturation map[string]*satResult     `json:"saturation,omitempty"`
 	Idle       map[string]*idleResult    `json:"idle,omitempty"`
+	Handoff    *handoffResult            `json:"handoff,omitempty"`
 }
 
 // machine describes where the run happened.

@@ -75,7 +75,8 @@ func saveMetrics(ctx context.Context, p *harness.Process, path string, log io.Wr
 	fmt.Fprintf(log, "agentgw's /metrics after the run: %s\n", path)
 }
 
-// runScenarios runs the latency, saturation and idle scenarios in turn.
+// runScenarios runs the latency, saturation, hand-off and idle scenarios in
+// turn.
 func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log io.Writer) error {
 	conns := cfg.concurrency + 16
 	chat, gw := chatBody(), gatewayBody()
@@ -123,6 +124,13 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 	}
 	for _, t := range latPaths {
 		t.client.CloseIdleConnections()
+	}
+	if !cfg.skip["handoff"] {
+		fmt.Fprintf(log, "hand-offs: %d one at a time, then %d from %d posters\n", cfg.handoffs, cfg.handoffBurst, cfg.concurrency)
+		o := handoffOptions{sequential: cfg.handoffs, burst: cfg.handoffBurst, conc: cfg.concurrency}
+		if res.Handoff, err = runHandoffs(ctx, "http://"+st.gw.Addr, o, log); err != nil {
+			return fmt.Errorf("hand-off scenario: %w", err)
+		}
 	}
 	if !cfg.skip["idle"] {
 		if res.Idle, err = idleScenario(ctx, st, chat, gw, cfg.idleStreams, log); err != nil {

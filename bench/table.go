@@ -50,6 +50,9 @@ func writeTable(w io.Writer, r *results) {
 		rows = append(rows, saturationRows(r.Saturation, r.Params.Concurrency)...)
 	}
 	rows = append(rows, newPathRows(r)...)
+	if r.Handoff != nil {
+		rows = append(rows, handoffRows(r.Handoff)...)
+	}
 	if r.Idle != nil {
 		rows = append(rows, idleRows(r.Idle, r.Params.IdleStreams)...)
 	}
@@ -179,6 +182,18 @@ func newPathRows(r *results) []row {
 	return rows
 }
 
+// handoffRows are the hand-off figures (issue 28 item 3, whose budgets are
+// for PostgreSQL; the bench's gateway runs on SQLite).
+func handoffRows(h *handoffResult) []row {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+	return []row{
+		{fmt.Sprintf("hand-off POST → receiving run (replies at once) done, p50 / p99, %d one at a time (SQLite)", h.Sequential.N), "—", "—",
+			ms(h.Sequential.P50) + " / " + ms(h.Sequential.P99), "—", "p50 ≤ 50 ms", yesNo(h.Sequential.N > 0 && h.Sequential.P50 <= 50*time.Millisecond)},
+		{fmt.Sprintf("hand-offs/s, %d posted by %d at once, first queued → last done (SQLite); p50 / p99 of each", h.Posted, h.Conc), "—", "—",
+			fmt.Sprintf("%.0f; %s / %s", h.PerSec, ms(h.Burst.P50), ms(h.Burst.P99)), "—", "≥ 1,000/s", yesNo(h.PerSec >= 1000)},
+	}
+}
+
 // fmtRatios is "median× (min–max)" of per-round ratios.
 func fmtRatios(rs []float64) string {
 	return fmt.Sprintf("%.2f× (%.2f–%.2f)", median(rs), slices.Min(rs), slices.Max(rs))
@@ -240,6 +255,9 @@ func errorRow(r *results) row {
 		return n
 	}
 	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)
+	if r.Handoff != nil {
+		g += int64(r.Handoff.Errors) // hand-offs that did not complete
+	}
 	return row{"failed streams (all scenarios)", fmt.Sprint(d), fmt.Sprint(p), fmt.Sprint(g), fmt.Sprint(count(pathPeer)), "0", yesNo(g == 0)}
 }
 
