@@ -48,6 +48,9 @@ type config struct {
 	peer     string
 	peerPID  int
 	mockAddr string
+	// pg is a PostgreSQL server's URL (-pg): one more agentgw on a fresh
+	// database of it for the stateful and hand-off rows.
+	pg string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -70,6 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.peer, "target", "", "also measure another gateway, its OpenAI chat completions `URL` (e.g. http://127.0.0.1:8090/v1/chat/completions), pointed at the mock (-mock-addr): a fourth column")
 	fs.IntVar(&c.peerPID, "target-pid", 0, "with -target, the other gateway's process `id`, for its CPU per chunk")
 	fs.StringVar(&c.mockAddr, "mock-addr", "127.0.0.1:0", "listen `address` of the mock model platform (fix it to point another gateway at it)")
+	fs.StringVar(&c.pg, "pg", "", "a PostgreSQL server's `URL` (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable): also measure the stateful turn and the hand-offs on a fresh database of it (created with psql, dropped at the end)")
 	skip := fs.String("skip", "", "comma-separated scenarios and paths to skip: "+strings.Join(skippable, ", "))
 	if err := fs.Parse(args); err != nil {
 		return nil, err

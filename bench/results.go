@@ -21,6 +21,7 @@ type results struct {
 	Saturation map[string]*satResult     `json:"saturation,omitempty"`
 	Idle       map[string]*idleResult    `json:"idle,omitempty"`
 	Handoff    *handoffResult            `json:"handoff,omitempty"`
+	HandoffPG  *handoffResult            `json:"handoff_postgres,omitempty"`
 }
 
 // machine describes where the run happened.

@@ -40,9 +40,17 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	if err := build(ctx, root, dir); err != nil {
 		return nil, err
 	}
+	var pgStore string
+	if cfg.pg != "" {
+		var drop func()
+		if pgStore, drop, err = createPGDatabase(ctx, cfg.pg); err != nil {
+			return nil, err
+		}
+		defer drop() // after the processes stopped (deferred below)
+	}
 	ps := &harness.Set{Dir: dir}
 	defer ps.StopAll()
-	st, err := startStack(ctx, ps, root, cfg.mockAddr)
+	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +110,13 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 		stateful := newTarget(pathStateful, "http://"+st.gw.Addr+"/agents/bench", nil, st.gw.Pid(), conns)
 		stateful.prepare = statefulPrepare(stateful.client, "http://"+st.gw.Addr)
 		latPaths = append(slices.Clip(paths), stateful)
+		if st.gwPG != nil {
+			// The same pair on PostgreSQL: the plain request and the turn.
+			pgBase := "http://" + st.gwPG.Addr
+			pgStateful := newTarget(pathPGStateful, pgBase+"/agents/bench", nil, st.gwPG.Pid(), conns)
+			pgStateful.prepare = statefulPrepare(pgStateful.client, pgBase)
+			latPaths = append(latPaths, newTarget(pathPG, pgBase+"/agents/bench", gw, st.gwPG.Pid(), conns), pgStateful)
+		}
 	}
 	var err error
 	if !cfg.skip["latency"] {
@@ -130,6 +145,12 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 		o := handoffOptions{sequential: cfg.handoffs, burst: cfg.handoffBurst, conc: cfg.concurrency}
 		if res.Handoff, err = runHandoffs(ctx, "http://"+st.gw.Addr, o, log); err != nil {
 			return fmt.Errorf("hand-off scenario: %w", err)
+		}
+		if st.gwPG != nil {
+			fmt.Fprintln(log, "hand-offs on PostgreSQL")
+			if res.HandoffPG, err = runHandoffs(ctx, "http://"+st.gwPG.Addr, o, log); err != nil {
+				return fmt.Errorf("hand-off scenario on PostgreSQL: %w", err)
+			}
 		}
 	}
 	if !cfg.skip["idle"] {

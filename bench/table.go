@@ -18,6 +18,10 @@ const (
 	// The same agentgw (defaults) on its new paths, in rows of their own.
 	pathOpenAI   = "agentgw-openai"   // /v1/chat/completions, model bench/chat
 	pathStateful = "agentgw-stateful" // /agents/bench with a conversation of 20 stored turns
+	// agentgw with its defaults on PostgreSQL (-pg): the plain request and
+	// the stateful turn.
+	pathPG         = "agentgw-pg"
+	pathPGStateful = "agentgw-pg-stateful"
 )
 
 // row is one table row: the figure, the direct, proxy, agentgw and target
@@ -51,7 +55,10 @@ func writeTable(w io.Writer, r *results) {
 	}
 	rows = append(rows, newPathRows(r)...)
 	if r.Handoff != nil {
-		rows = append(rows, handoffRows(r.Handoff)...)
+		rows = append(rows, handoffRows(r.Handoff, "SQLite")...)
+	}
+	if r.HandoffPG != nil {
+		rows = append(rows, handoffRows(r.HandoffPG, "PostgreSQL")...)
 	}
 	if r.Idle != nil {
 		rows = append(rows, idleRows(r.Idle, r.Params.IdleStreams)...)
@@ -172,24 +179,30 @@ func newPathRows(r *results) []row {
 			row{"OpenAI endpoint: streams/s at saturation (vs bare proxy)", "—", fmtRate(sp.PerSec), cell, "—", "≥ 0.95×", yesNo(ratio >= 0.95)},
 			row{"OpenAI endpoint: CPU ms per 1,000 relayed chunks", "—", fmt.Sprintf("%.2f", sp.CPUPer1K), fmt.Sprintf("%.2f", so.CPUPer1K), "—", "—", "—"})
 	}
-	g, s := r.Latency[pathGateway], r.Latency[pathStateful]
-	if g != nil && s != nil {
+	for _, st := range []struct{ plain, turn, store string }{
+		{pathGateway, pathStateful, "SQLite"},
+		{pathPG, pathPGStateful, "PostgreSQL"},
+	} {
+		g, s := r.Latency[st.plain], r.Latency[st.turn]
+		if g == nil || s == nil {
+			continue
+		}
 		added := s.TTFB.minus(g.TTFB)
-		rows = append(rows, row{fmt.Sprintf("stateful turn (%d stored turns, SQLite): time to first byte p50 / p99, added vs the same request without contextId", storedTurns), "—", "—",
+		rows = append(rows, row{fmt.Sprintf("stateful turn (%d stored turns, %s): time to first byte p50 / p99, added vs the same request without contextId", storedTurns, st.store), "—", "—",
 			fmtDur(s.TTFB.P50) + " / " + fmtDur(s.TTFB.P99) + " (" + fmtAdded(added.P50) + " / " + fmtAdded(added.P99) + ")",
 			"—", "added p50 ≤ 1 ms", yesNo(added.P50 <= time.Millisecond)})
 	}
 	return rows
 }
 
-// handoffRows are the hand-off figures (issue 28 item 3, whose budgets are
-// for PostgreSQL; the bench's gateway runs on SQLite).
-func handoffRows(h *handoffResult) []row {
+// handoffRows are the hand-off figures on store (issue 28 item 3, whose
+// budgets are for PostgreSQL; they are shown for SQLite too).
+func handoffRows(h *handoffResult, store string) []row {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 	return []row{
-		{fmt.Sprintf("hand-off POST → receiving run (replies at once) done, p50 / p99, %d one at a time (SQLite)", h.Sequential.N), "—", "—",
+		{fmt.Sprintf("hand-off POST → receiving run (replies at once) done, p50 / p99, %d one at a time (%s)", h.Sequential.N, store), "—", "—",
 			ms(h.Sequential.P50) + " / " + ms(h.Sequential.P99), "—", "p50 ≤ 50 ms", yesNo(h.Sequential.N > 0 && h.Sequential.P50 <= 50*time.Millisecond)},
-		{fmt.Sprintf("hand-offs/s, %d posted by %d at once, first queued → last done (SQLite); p50 / p99 of each", h.Posted, h.Conc), "—", "—",
+		{fmt.Sprintf("hand-offs/s, %d posted by %d at once, first queued → last done (%s); p50 / p99 of each", h.Posted, h.Conc, store), "—", "—",
 			fmt.Sprintf("%.0f; %s / %s", h.PerSec, ms(h.Burst.P50), ms(h.Burst.P99)), "—", "≥ 1,000/s", yesNo(h.PerSec >= 1000)},
 	}
 }
@@ -254,9 +267,11 @@ func errorRow(r *results) row {
 		}
 		return n
 	}
-	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)
-	if r.Handoff != nil {
-		g += int64(r.Handoff.Errors) // hand-offs that did not complete
+	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)
+	for _, h := range []*handoffResult{r.Handoff, r.HandoffPG} {
+		if h != nil {
+			g += int64(h.Errors) // hand-offs that did not complete
+		}
 	}
 	return row{"failed streams (all scenarios)", fmt.Sprint(d), fmt.Sprint(p), fmt.Sprint(g), fmt.Sprint(count(pathPeer)), "0", yesNo(g == 0)}
 }
