@@ -97,6 +97,19 @@ func lineSpan(text string, from, to int) string {
 // gatewayBody is the agentgw request: activeEditor (the file, a 3-line
 // selection, the visible range) and userInputPrompt.
 func gatewayBody() []byte {
+	return mustJSON(gatewayRequest())
+}
+
+// statefulBody is the gateway request continuing the conversation id: the
+// latency scenario's request with its contextId.
+func statefulBody(id string) []byte {
+	req := gatewayRequest()
+	req["contextId"] = id
+	return mustJSON(req)
+}
+
+// gatewayRequest is the agentgw request as a map, for the bodies above.
+func gatewayRequest() map[string]any {
 	sel := lineSpan(editorFile, selStart, selEnd)
 	lastLine := lineSpan(editorFile, selEnd, selEnd)
 	offset := strings.Index(editorFile, sel) + len(sel)
@@ -111,20 +124,29 @@ func gatewayBody() []byte {
 			"endLine": visibleTo, "endColumn": 1,
 		},
 	}
-	return mustJSON(map[string]any{"contextVariables": []map[string]any{
+	return map[string]any{"contextVariables": []map[string]any{
 		{"name": "activeEditor", "value": editor},
 		{"name": "userInputPrompt", "value": userPrompt},
-	}})
+	}}
 }
 
 // chatBody is the OpenAI chat request of the direct and proxy paths, of a
 // size similar to the gateway's request: a system message and a user
 // message holding the whole file and the selection.
 func chatBody() []byte {
+	return chatBodyFor("gpt-4o-mini")
+}
+
+// openaiModel is the agent command the OpenAI endpoint path names as its
+// model: bench.yaml's chat command.
+const openaiModel = "bench/chat"
+
+// chatBodyFor is chatBody naming model.
+func chatBodyFor(model string) []byte {
 	sel := lineSpan(editorFile, selStart, selEnd)
 	user := fmt.Sprintf("Review this go from store.go:\n```go\n%s\n```\nIt is part of:\n```go\n%s```\nFocus: %s", sel, editorFile, userPrompt)
 	return mustJSON(map[string]any{
-		"model":  "gpt-4o-mini",
+		"model":  model,
 		"stream": true,
 		"messages": []map[string]string{
 			{"role": "system", "content": systemText},

@@ -22,6 +22,9 @@ type target struct {
 	client *http.Client
 	pid    int
 	dbg    *debugClient // the pprof endpoint of the path's process, if any
+	// prepare, when set, gives the body of each request instead of body,
+	// before the clock starts (the stateful path seeds a conversation).
+	prepare func(ctx context.Context) ([]byte, error)
 	// readers recycles the SSE line readers, so that the client's own
 	// garbage does not differ between paths.
 	readers sync.Pool
@@ -73,7 +76,14 @@ type streamResult struct {
 
 // post sends the path's request for s.
 func (t *target) post(ctx context.Context, s streamSpec) (*http.Response, time.Time, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(t.body))
+	body := t.body
+	if t.prepare != nil {
+		var err error
+		if body, err = t.prepare(ctx); err != nil {
+			return nil, time.Time{}, fmt.Errorf("%s: preparing the request: %w", t.name, err)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("building the request: %w", err)
 	}

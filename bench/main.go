@@ -20,6 +20,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -32,6 +34,8 @@ type config struct {
 	satRounds      int
 	satDuration    time.Duration
 	idleStreams    int
+	handoffs       int // sequential hand-offs
+	handoffBurst   int // hand-offs posted at once
 	jsonPath       string
 	profileDir     string
 	perfHz         int
@@ -44,6 +48,9 @@ type config struct {
 	peer     string
 	peerPID  int
 	mockAddr string
+	// pg is a PostgreSQL server's URL (-pg): one more agentgw on a fresh
+	// database of it for the stateful and hand-off rows.
+	pg string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -56,6 +63,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.satRounds, "rounds", 5, "saturation rounds per path (after a warm-up round)")
 	fs.DurationVar(&c.satDuration, "round", 4*time.Second, "length of one saturation round of one path")
 	fs.IntVar(&c.idleStreams, "idle-streams", 10000, "streams held open in the idle scenario")
+	fs.IntVar(&c.handoffs, "handoffs", 200, "hand-offs posted one at a time in the hand-off scenario")
+	fs.IntVar(&c.handoffBurst, "handoff-burst", 2000, "hand-offs posted by the concurrent workers (-concurrency) in the hand-off scenario")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
 	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) to this `directory`")
 	fs.IntVar(&c.perfHz, "perf-hz", 0, "with -profile, also sample the latency profile's rounds with Linux perf at this `frequency` (DIR/<path>-latency.perf.pprof); 5000 is a sample every 200 µs of CPU")
@@ -64,7 +73,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.peer, "target", "", "also measure another gateway, its OpenAI chat completions `URL` (e.g. http://127.0.0.1:8090/v1/chat/completions), pointed at the mock (-mock-addr): a fourth column")
 	fs.IntVar(&c.peerPID, "target-pid", 0, "with -target, the other gateway's process `id`, for its CPU per chunk")
 	fs.StringVar(&c.mockAddr, "mock-addr", "127.0.0.1:0", "listen `address` of the mock model platform (fix it to point another gateway at it)")
-	skip := fs.String("skip", "", "comma-separated scenarios to skip: latency, saturation, idle")
+	fs.StringVar(&c.pg, "pg", "", "a PostgreSQL server's `URL` (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable): also measure the stateful turn and the hand-offs on a fresh database of it (created with psql, dropped at the end)")
+	skip := fs.String("skip", "", "comma-separated scenarios and paths to skip: "+strings.Join(skippable, ", "))
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -79,6 +89,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		quickDefault(set, "latency-streams", &c.latencyStreams, 40)
 		quickDefault(set, "rounds", &c.satRounds, 2)
 		quickDefault(set, "idle-streams", &c.idleStreams, 2000)
+		quickDefault(set, "handoffs", &c.handoffs, 40)
+		quickDefault(set, "handoff-burst", &c.handoffBurst, 300)
 		if !set["round"] {
 			c.satDuration = time.Second
 		}
@@ -106,13 +118,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c.warmup = max(c.latencyStreams/20, 3)
 	c.skip = map[string]bool{}
 	for _, s := range splitList(*skip) {
-		if s != "latency" && s != "saturation" && s != "idle" {
+		if !slices.Contains(skippable, s) {
 			return nil, invalid(fmt.Errorf("-skip: unknown scenario %q", s))
 		}
 		c.skip[s] = true
 	}
 	return c, nil
 }
+
+// skippable are what -skip takes: the scenarios, and the paths only some
+// rows use (openai: the OpenAI endpoint; stateful: the conversation turn).
+var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful"}
 
 func quickDefault(set map[string]bool, name string, v *int, quick int) {
 	if !set[name] {

@@ -20,6 +20,8 @@ type results struct {
 	Latency    map[string]*latencyResult `json:"latency,omitempty"`
 	Saturation map[string]*satResult     `json:"saturation,omitempty"`
 	Idle       map[string]*idleResult    `json:"idle,omitempty"`
+	Handoff    *handoffResult            `json:"handoff,omitempty"`
+	HandoffPG  *handoffResult            `json:"handoff_postgres,omitempty"`
 }
 
 // machine describes where the run happened.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentgw/agentgw/bench/internal/harness"
@@ -39,9 +40,17 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	if err := build(ctx, root, dir); err != nil {
 		return nil, err
 	}
+	var pgStore string
+	if cfg.pg != "" {
+		var drop func()
+		if pgStore, drop, err = createPGDatabase(ctx, cfg.pg); err != nil {
+			return nil, err
+		}
+		defer drop() // after the processes stopped (deferred below)
+	}
 	ps := &harness.Set{Dir: dir}
 	defer ps.StopAll()
-	st, err := startStack(ctx, ps, root, cfg.mockAddr)
+	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +83,8 @@ func saveMetrics(ctx context.Context, p *harness.Process, path string, log io.Wr
 	fmt.Fprintf(log, "agentgw's /metrics after the run: %s\n", path)
 }
 
-// runScenarios runs the latency, saturation and idle scenarios in turn.
+// runScenarios runs the latency, saturation, hand-off and idle scenarios in
+// turn.
 func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log io.Writer) error {
 	conns := cfg.concurrency + 16
 	chat, gw := chatBody(), gatewayBody()
@@ -84,9 +94,29 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 	gwWarn := newTarget(pathGwWarn, "http://"+st.gwWarn.Addr+"/agents/bench", gw, st.gwWarn.Pid(), conns)
 	proxy.dbg, gateway.dbg = newDebugClient(st.proxy.DebugAddr), newDebugClient(st.gw.DebugAddr)
 	paths := []*target{direct, proxy, gateway, gwWarn}
+	if !cfg.skip["openai"] {
+		// The same gateway's OpenAI endpoint, the proxy's request naming
+		// an agent command as its model.
+		paths = append(paths, newTarget(pathOpenAI, "http://"+st.gw.Addr+"/v1/chat/completions", chatBodyFor(openaiModel), st.gw.Pid(), conns))
+	}
 	if cfg.peer != "" {
 		// Another gateway: the same OpenAI chat request as the proxy's.
 		paths = append(paths, newTarget(pathPeer, cfg.peer, chat, cfg.peerPID, conns))
+	}
+	// The stateful path runs in the latency scenario only: each of its
+	// streams first seeds a conversation, which saturation would measure.
+	latPaths := paths
+	if !cfg.skip["stateful"] {
+		stateful := newTarget(pathStateful, "http://"+st.gw.Addr+"/agents/bench", nil, st.gw.Pid(), conns)
+		stateful.prepare = statefulPrepare(stateful.client, "http://"+st.gw.Addr)
+		latPaths = append(slices.Clip(paths), stateful)
+		if st.gwPG != nil {
+			// The same pair on PostgreSQL: the plain request and the turn.
+			pgBase := "http://" + st.gwPG.Addr
+			pgStateful := newTarget(pathPGStateful, pgBase+"/agents/bench", nil, st.gwPG.Pid(), conns)
+			pgStateful.prepare = statefulPrepare(pgStateful.client, pgBase)
+			latPaths = append(latPaths, newTarget(pathPG, pgBase+"/agents/bench", gw, st.gwPG.Pid(), conns), pgStateful)
+		}
 	}
 	var err error
 	if !cfg.skip["latency"] {
@@ -96,7 +126,7 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			return err
 		}
 		fmt.Fprintf(log, "latency: %d streams per path\n", cfg.latencyStreams)
-		if res.Latency, err = runLatency(ctx, paths, lo, log); err != nil {
+		if res.Latency, err = runLatency(ctx, latPaths, lo, log); err != nil {
 			return fmt.Errorf("latency scenario: %w", err)
 		}
 	}
@@ -107,8 +137,21 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			return fmt.Errorf("saturation scenario: %w", err)
 		}
 	}
-	for _, t := range paths {
+	for _, t := range latPaths {
 		t.client.CloseIdleConnections()
+	}
+	if !cfg.skip["handoff"] {
+		fmt.Fprintf(log, "hand-offs: %d one at a time, then %d from %d posters\n", cfg.handoffs, cfg.handoffBurst, cfg.concurrency)
+		o := handoffOptions{sequential: cfg.handoffs, burst: cfg.handoffBurst, conc: cfg.concurrency}
+		if res.Handoff, err = runHandoffs(ctx, "http://"+st.gw.Addr, o, log); err != nil {
+			return fmt.Errorf("hand-off scenario: %w", err)
+		}
+		if st.gwPG != nil {
+			fmt.Fprintln(log, "hand-offs on PostgreSQL")
+			if res.HandoffPG, err = runHandoffs(ctx, "http://"+st.gwPG.Addr, o, log); err != nil {
+				return fmt.Errorf("hand-off scenario on PostgreSQL: %w", err)
+			}
+		}
 	}
 	if !cfg.skip["idle"] {
 		if res.Idle, err = idleScenario(ctx, st, chat, gw, cfg.idleStreams, log); err != nil {

@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/agentgw/agentgw/bench/internal/harness"
 )
@@ -17,6 +21,7 @@ type stack struct {
 	gw       *harness.Process // agentgw with its defaults: info-level access log, metrics on
 	gwWarn   *harness.Process // agentgw at warn level with metrics off (no observer)
 	gwH2C    *harness.Process // agentgw with its defaults, h2c upstream and no pings (idle scenario)
+	gwPG     *harness.Process // agentgw with its defaults on PostgreSQL (-pg), else nil
 }
 
 // idleConfig is the gateway config of the idle scenario's agentgw: HTTP/2
@@ -39,8 +44,9 @@ func build(ctx context.Context, root, dir string) error {
 }
 
 // startStack starts the mock (on mockAddr, a free port when it ends in
-// :0), the two proxies and the three gateways.
-func startStack(ctx context.Context, ps *harness.Set, root, mockAddr string) (*stack, error) {
+// :0), the two proxies and the three gateways, and a fourth on the
+// PostgreSQL database pgStore when it is set.
+func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore string) (*stack, error) {
 	bin := func(name string) string { return filepath.Join(ps.Dir, "bin", name) }
 	s := &stack{}
 	var err error
@@ -68,6 +74,13 @@ func startStack(ctx context.Context, ps *harness.Set, root, mockAddr string) (*s
 		{"agentgw", &s.gw, nil},
 		{"agentgw-warn", &s.gwWarn, []string{"AGENTGW_LOG_LEVEL=warn", "AGENTGW_METRICS=false"}},
 		{"agentgw-h2c", &s.gwH2C, []string{"AGENTGW_CONFIG=" + idleCfg}},
+	}
+	if pgStore != "" {
+		gws = append(gws, struct {
+			name string
+			p    **harness.Process
+			env  []string
+		}{"agentgw-pg", &s.gwPG, []string{"AGENTGW_STORE_URL=" + pgStore}})
 	}
 	for _, g := range gws {
 		if *g.p, err = startGateway(ctx, ps, g.name, bin("agentgw"), agents, upstream, g.env); err != nil {
@@ -100,4 +113,35 @@ func startGateway(ctx context.Context, ps *harness.Set, name, bin, agents, upstr
 	}
 	p.DebugAddr = debug
 	return p, nil
+}
+
+// createPGDatabase creates a fresh database for the run on the PostgreSQL
+// server at server (a postgres:// URL) with psql, and returns its URL and
+// a function dropping it again.
+func createPGDatabase(ctx context.Context, server string) (string, func(), error) {
+	u, err := url.Parse(server)
+	if err != nil {
+		return "", nil, fmt.Errorf("-pg: %w", err)
+	}
+	name := fmt.Sprintf("agentgw_bench_%d", time.Now().UnixNano())
+	psql := func(ctx context.Context, sql string) error {
+		out, err := exec.CommandContext(ctx, "psql", server, "-v", "ON_ERROR_STOP=1", "-qc", sql).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("psql %q: %w: %s", sql, err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	if err := psql(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, fmt.Errorf("creating the bench's database: %w", err)
+	}
+	u.Path = "/" + name
+	drop := func() {
+		// Not the run's context: it may be cancelled (Ctrl-C).
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := psql(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+	}
+	return u.String(), drop, nil
 }

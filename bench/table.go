@@ -15,6 +15,13 @@ const (
 	pathGateway = "agentgw"      // with its defaults: access log at info, metrics on
 	pathGwWarn  = "agentgw-warn" // at warn level, metrics off: no observer
 	pathPeer    = "target"       // another gateway, given by its URL (-target)
+	// The same agentgw (defaults) on its new paths, in rows of their own.
+	pathOpenAI   = "agentgw-openai"   // /v1/chat/completions, model bench/chat
+	pathStateful = "agentgw-stateful" // /agents/bench with a conversation of 20 stored turns
+	// agentgw with its defaults on PostgreSQL (-pg): the plain request and
+	// the stateful turn.
+	pathPG         = "agentgw-pg"
+	pathPGStateful = "agentgw-pg-stateful"
 )
 
 // row is one table row: the figure, the direct, proxy, agentgw and target
@@ -45,6 +52,13 @@ func writeTable(w io.Writer, r *results) {
 	}
 	if r.Saturation != nil {
 		rows = append(rows, saturationRows(r.Saturation, r.Params.Concurrency)...)
+	}
+	rows = append(rows, newPathRows(r)...)
+	if r.Handoff != nil {
+		rows = append(rows, handoffRows(r.Handoff, "SQLite")...)
+	}
+	if r.HandoffPG != nil {
+		rows = append(rows, handoffRows(r.HandoffPG, "PostgreSQL")...)
 	}
 	if r.Idle != nil {
 		rows = append(rows, idleRows(r.Idle, r.Params.IdleStreams)...)
@@ -141,6 +155,58 @@ func saturationRows(s map[string]*satResult, conc int) []row {
 	return rows
 }
 
+// newPathRows are the rows of the gateway's newer paths, each against the
+// bare proxy or the plain request (issue 29 item 3, issue 28 item 3): the
+// OpenAI endpoint's added first byte and throughput, and what 20 stored
+// turns add to the first byte.
+func newPathRows(r *results) []row {
+	var rows []row
+	d, p, o := r.Latency[pathDirect], r.Latency[pathProxy], r.Latency[pathOpenAI]
+	if d != nil && p != nil && o != nil {
+		pa, oa := p.TTFB.minus(d.TTFB).P50, o.TTFB.minus(d.TTFB).P50
+		rows = append(rows, row{"OpenAI endpoint (/v1/chat/completions, streamed, agent command): added time to first byte p50 / p99", "—",
+			fmtAdded(pa) + " / " + fmtAdded(p.TTFB.minus(d.TTFB).P99), fmtAdded(oa) + " / " + fmtAdded(o.TTFB.minus(d.TTFB).P99),
+			"—", "p50 ≤ bare proxy + 150 µs", yesNo(oa <= pa+150*time.Microsecond)})
+	}
+	sp, so := r.Saturation[pathProxy], r.Saturation[pathOpenAI]
+	if sp != nil && so != nil {
+		ratio := so.PerSec / sp.PerSec
+		cell := fmt.Sprintf("%s (%.2f×)", fmtRate(so.PerSec), ratio)
+		if rs := pairedRatios(so.Rounds, sp.Rounds); len(rs) > 1 {
+			cell += "; by round " + fmtRatios(rs)
+		}
+		rows = append(rows,
+			row{"OpenAI endpoint: streams/s at saturation (vs bare proxy)", "—", fmtRate(sp.PerSec), cell, "—", "≥ 0.95×", yesNo(ratio >= 0.95)},
+			row{"OpenAI endpoint: CPU ms per 1,000 relayed chunks", "—", fmt.Sprintf("%.2f", sp.CPUPer1K), fmt.Sprintf("%.2f", so.CPUPer1K), "—", "—", "—"})
+	}
+	for _, st := range []struct{ plain, turn, store string }{
+		{pathGateway, pathStateful, "SQLite"},
+		{pathPG, pathPGStateful, "PostgreSQL"},
+	} {
+		g, s := r.Latency[st.plain], r.Latency[st.turn]
+		if g == nil || s == nil {
+			continue
+		}
+		added := s.TTFB.minus(g.TTFB)
+		rows = append(rows, row{fmt.Sprintf("stateful turn (%d stored turns, %s): time to first byte p50 / p99, added vs the same request without contextId", storedTurns, st.store), "—", "—",
+			fmtDur(s.TTFB.P50) + " / " + fmtDur(s.TTFB.P99) + " (" + fmtAdded(added.P50) + " / " + fmtAdded(added.P99) + ")",
+			"—", "added p50 ≤ 1 ms", yesNo(added.P50 <= time.Millisecond)})
+	}
+	return rows
+}
+
+// handoffRows are the hand-off figures on store (issue 28 item 3, whose
+// budgets are for PostgreSQL; they are shown for SQLite too).
+func handoffRows(h *handoffResult, store string) []row {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+	return []row{
+		{fmt.Sprintf("hand-off POST → receiving run (replies at once) done, p50 / p99, %d one at a time (%s)", h.Sequential.N, store), "—", "—",
+			ms(h.Sequential.P50) + " / " + ms(h.Sequential.P99), "—", "p50 ≤ 50 ms", yesNo(h.Sequential.N > 0 && h.Sequential.P50 <= 50*time.Millisecond)},
+		{fmt.Sprintf("hand-offs/s, %d posted by %d at once, first queued → last done (%s); p50 / p99 of each", h.Posted, h.Conc, store), "—", "—",
+			fmt.Sprintf("%.0f; %s / %s", h.PerSec, ms(h.Burst.P50), ms(h.Burst.P99)), "—", "≥ 1,000/s", yesNo(h.PerSec >= 1000)},
+	}
+}
+
 // fmtRatios is "median× (min–max)" of per-round ratios.
 func fmtRatios(rs []float64) string {
 	return fmt.Sprintf("%.2f× (%.2f–%.2f)", median(rs), slices.Min(rs), slices.Max(rs))
@@ -201,7 +267,12 @@ func errorRow(r *results) row {
 		}
 		return n
 	}
-	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)
+	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)
+	for _, h := range []*handoffResult{r.Handoff, r.HandoffPG} {
+		if h != nil {
+			g += int64(h.Errors) // hand-offs that did not complete
+		}
+	}
 	return row{"failed streams (all scenarios)", fmt.Sprint(d), fmt.Sprint(p), fmt.Sprint(g), fmt.Sprint(count(pathPeer)), "0", yesNo(g == 0)}
 }
 

@@ -73,3 +73,43 @@ func TestTableWithPeer(t *testing.T) {
 	writeTable(&out, r)
 	checkGolden(t, "testdata/table-peer.md", out.Bytes())
 }
+
+// TestNewPathRows renders the rows of the gateway's newer paths: the OpenAI
+// endpoint, the stateful turn and the hand-offs.
+func TestNewPathRows(t *testing.T) {
+	us := func(p50, p99 int) quantiles {
+		return quantiles{P50: time.Duration(p50) * time.Microsecond, P99: time.Duration(p99) * time.Microsecond, N: 100}
+	}
+	lat := func(ttfb quantiles) *latencyResult { return &latencyResult{TTFB: ttfb, Chunk: us(90, 300)} }
+	sat := func(cpu float64, perSec ...float64) *satResult {
+		r := &satResult{PerSec: median(perSec), CPUPer1K: cpu}
+		for _, p := range perSec {
+			r.Rounds = append(r.Rounds, satRound{PerSec: p, CPUPer1K: cpu})
+		}
+		return r
+	}
+	r := &results{
+		Params: params{Concurrency: 50},
+		Latency: map[string]*latencyResult{
+			pathDirect:   lat(us(290, 560)),
+			pathProxy:    lat(us(683, 1570)),
+			pathGateway:  lat(us(850, 1500)),
+			pathOpenAI:   lat(us(900, 1600)),
+			pathStateful: lat(us(2100, 4000)),
+		},
+		Saturation: map[string]*satResult{
+			pathDirect:  sat(5.1, 9000, 9100, 9050),
+			pathProxy:   sat(14.0, 4000, 4100, 4050),
+			pathGateway: sat(18.2, 3500, 3600, 3550),
+			pathOpenAI:  sat(30.5, 2000, 2100, 2050),
+		},
+		Handoff: &handoffResult{
+			Sequential: quantiles{P50: 3 * time.Millisecond, P99: 9 * time.Millisecond, N: 200},
+			Posted:     2000, Conc: 50, PerSec: 420,
+			Burst: quantiles{P50: 2 * time.Second, P99: 4 * time.Second, N: 2000},
+		},
+	}
+	var out bytes.Buffer
+	writeTable(&out, r)
+	checkGolden(t, "testdata/table-newpaths.md", out.Bytes())
+}
