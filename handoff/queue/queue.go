@@ -199,7 +199,10 @@ type Config struct {
 	// wakes it at once on Postgres (River's LISTEN/NOTIFY) and within
 	// PollInterval on SQLite (a process sharing the file), where River's
 	// notification table is read once per PollInterval. On both, it is
-	// also the backstop for a notification missed (a dropped connection).
+	// also the backstop for a notification missed (a dropped connection);
+	// while River's client runs (there is work) it also fetches every
+	// second at most, for a job whose insert notification River's
+	// debouncing dropped.
 	PollInterval time.Duration
 	// Now is the clock of expiry and of the records' times (default
 	// time.Now).
@@ -224,6 +227,12 @@ const (
 	defaultRunTimeout       = 10 * time.Minute
 	defaultMaxInterruptions = 3
 	defaultPollInterval     = 5 * time.Second
+	// busyFetchPoll bounds River's fetch poll while its client runs: River
+	// debounces its insert notifications, so a job queued while a fetch is
+	// under way may be told to nobody and waits for the next poll. The
+	// poll costs nothing when there is no work: an idle queue stops River's
+	// client (dormant.go).
+	busyFetchPoll = time.Second
 	// DefaultHeartbeat is Config.Heartbeat when zero: a run whose
 	// process died is taken back about 15 s later.
 	DefaultHeartbeat = 5 * time.Second
@@ -527,7 +536,7 @@ func (q *Queue) riverConfig() *river.Config {
 		Workers:              workers,
 		JobTimeout:           q.cfg.RunTimeout,
 		RescueStuckJobsAfter: q.cfg.RescueAfter,
-		FetchPollInterval:    q.cfg.PollInterval,
+		FetchPollInterval:    min(q.cfg.PollInterval, busyFetchPoll),
 		FetchCooldown:        min(100*time.Millisecond, q.cfg.PollInterval),
 		Logger:               riverLogger(q.log), // its INFO is the gateway's DEBUG
 	}

@@ -41,15 +41,23 @@ func TestEnqueueWakesTheQueue(t *testing.T) {
 	})
 }
 
-// TestIdleQueueDoesNotFetch: a started queue with nothing to do does not
-// look for jobs between polls (River's fetch of available jobs), nor read
-// the notification table (SQLite) but at a poll.
+// TestIdleQueueDoesNotFetch: a started queue with nothing to do, once it
+// has stopped River's client, does not look for jobs (River's fetch of
+// available jobs, which polls every second while the client runs), nor
+// read the notification table (SQLite) but at a poll.
 func TestIdleQueueDoesNotFetch(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db string) {
-		q := openQueue(t, db, Config{PollInterval: time.Hour,
+		q := openQueue(t, db, Config{PollInterval: time.Hour, Heartbeat: 100 * time.Millisecond,
 			Handler: func(context.Context, Envelope) (json.RawMessage, error) { return nil, nil }})
 		start(t, q)
-		time.Sleep(500 * time.Millisecond) // the start's first fetch and reads
+		deadline := time.Now().Add(10 * time.Second)
+		for q.w.dormant.Load() == 0 { // idle: River's client stops
+			if time.Now().After(deadline) {
+				t.Fatal("idle for 10s (100 heartbeats), River's client still runs")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond) // a fetch under way as it stopped
 		fetches, looks := q.w.fetches.Load(), q.w.looks.Load()
 		time.Sleep(3 * time.Second) // idle
 		if got := q.w.fetches.Load(); got != fetches {
