@@ -145,7 +145,7 @@ func benchRelayChunks(b *testing.B, sink func(w *sse.Writer) BatchSink) {
 func BenchmarkHasFinishReason(b *testing.B) {
 	chunk := []byte(strings.TrimSuffix(strings.TrimPrefix(benchStream()[5], "data: "), "\n\n"))
 	for b.Loop() {
-		if !bytes.HasSuffix(chunk, finishNullEnd) && hasFinishReason(chunk) {
+		if sse.HasFinishReason(chunk) {
 			b.Fatal("finished")
 		}
 	}

@@ -54,10 +54,9 @@ const (
 )
 
 var (
-	errorKey      = []byte(`"error"`)
-	finishNullEnd = []byte(`"finish_reason":null}]}`)
-	doneUpper     = []byte("[DONE]")
-	doneSeed      = []byte("[Done]")
+	errorKey  = []byte(`"error"`)
+	doneUpper = []byte("[DONE]")
+	doneSeed  = []byte("[Done]")
 )
 
 // events relays an SSE body. After the upstream's terminator the last
@@ -157,33 +156,17 @@ func (r *relay) chunk(data []byte, more bool) error {
 		return r.sinkFailed(err)
 	}
 	r.chunks++
-	// Most chunks end with a null finish_reason: they are told by their
-	// last bytes, without a call.
+	// Most chunks end with a null finish_reason: HasFinishReason tells
+	// them by their last bytes.
 	finished := false
-	if !r.finished && !bytes.HasSuffix(data, finishNullEnd) {
-		finished = hasFinishReason(data)
+	if !r.finished {
+		finished = sse.HasFinishReason(data)
 		r.finished = finished
 	}
 	if r.observed {
 		r.inspect(data, finished)
 	}
 	return nil
-}
-
-// hasFinishReason reports whether a chunk carries a finish_reason other
-// than null or "". The key cannot occur inside a string of valid JSON (its
-// quotes would be escaped).
-func hasFinishReason(data []byte) bool {
-	for {
-		i := bytes.Index(data, finishKey)
-		if i < 0 {
-			return false
-		}
-		data = bytes.TrimLeft(data[i+len(finishKey):], " \t\r\n")
-		if len(data) > 1 && data[0] == '"' && data[1] != '"' {
-			return true
-		}
-	}
 }
 
 // flush sends the chunks the sink holds, if any.

@@ -37,7 +37,7 @@ type finishChunk struct {
 // and rest is the chunk to relay in its place: nil when it carried nothing
 // else, else the chunk with its finish_reason null.
 func splitFinish(raw []byte) (reason string, rest []byte, ok bool) {
-	if bytes.HasSuffix(raw, finishNullTail) || !bytes.Contains(raw, finishReasonKey) {
+	if !HasFinishReason(raw) {
 		return "", nil, false
 	}
 	var c finishChunk
@@ -81,4 +81,24 @@ func emptyDelta(d map[string]json.RawMessage) bool {
 		}
 	}
 	return true
+}
+
+// HasFinishReason reports whether a chunk carries a finish_reason other
+// than null or "". Most chunks end with a null one and are told by their
+// last bytes; the others by a search, without decoding: the key cannot
+// occur inside a string of valid JSON (its quotes would be escaped).
+func HasFinishReason(data []byte) bool {
+	if bytes.HasSuffix(data, finishNullTail) {
+		return false
+	}
+	for {
+		i := bytes.Index(data, finishReasonKey)
+		if i < 0 {
+			return false
+		}
+		data = bytes.TrimLeft(data[i+len(finishReasonKey):], " \t\r\n")
+		if len(data) > 1 && data[0] == '"' && data[1] != '"' {
+			return true
+		}
+	}
 }

@@ -76,3 +76,37 @@ func TestOneFinishChunk(t *testing.T) {
 		})
 	}
 }
+
+// TestHasFinishReason: the reason is told without decoding, whatever the
+// chunk's tail; null, "" and a key inside a string are no reason.
+func TestHasFinishReason(t *testing.T) {
+	tests := []struct {
+		chunk string
+		want  bool
+	}{
+		{`{"choices":[{"delta":{"content":"x"},"finish_reason":null}]}`, false},
+		{`{"choices":[{"delta":{"content":"x"},"finish_reason":null}],"usage":null}`, false},
+		{`{"choices":[{"delta":{},"finish_reason": "stop"}],"usage":null}`, true},
+		{`{"choices":[{"delta":{},"finish_reason":""}]}`, false},
+		{`{"choices":[{"delta":{"content":"\"finish_reason\":\"stop\""},"finish_reason":null}],"x":1}`, false},
+		{`{"choices":[{"delta":{},"finish_reason":"length"}]}`, true},
+	}
+	for _, tc := range tests {
+		if got := HasFinishReason([]byte(tc.chunk)); got != tc.want {
+			t.Errorf("HasFinishReason(%s) = %v, want %v", tc.chunk, got, tc.want)
+		}
+	}
+}
+
+// TestSplitFinishDecodesOnlyFinishes: a chunk whose tail is not the usual
+// null one (a usage member after the choices) but whose reason is null is
+// relayed as it is, without being decoded.
+func TestSplitFinishDecodesOnlyFinishes(t *testing.T) {
+	raw := []byte(`{"id":"up","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}],"usage":null}`)
+	if n := testing.AllocsPerRun(100, func() { splitFinish(raw) }); n != 0 {
+		t.Errorf("splitFinish allocates %v times for a chunk without a finish reason", n)
+	}
+	if _, _, ok := splitFinish(raw); ok {
+		t.Error("a null reason was taken for a finish")
+	}
+}
