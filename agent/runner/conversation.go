@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 
@@ -107,7 +108,7 @@ func storedMessage(m llm.Message) stage.Message {
 		ToolCallID string          `json:"tool_call_id"`
 	}
 	_ = json.Unmarshal(m.Raw, &v)
-	out := stage.Message{Role: firstNonEmpty(v.Role, m.Role), ToolCallID: v.ToolCallID}
+	out := stage.Message{Role: cmp.Or(v.Role, m.Role), ToolCallID: v.ToolCallID}
 	if len(v.ToolCalls) > 0 && string(v.ToolCalls) != "null" {
 		out.ToolCalls = v.ToolCalls
 	}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -24,7 +25,7 @@ func (sr *stepRun) Ask(ctx context.Context, c program.ModelCall) (string, error)
 	if run.cfg.LLM == nil {
 		return "", notConfigured(run.cmd.Def.Name)
 	}
-	model := firstNonEmpty(c.Model.ModelName, run.model)
+	model := cmp.Or(c.Model.ModelName, run.model)
 	fallbacks := c.Model.FallbackModels
 	if fallbacks == nil {
 		fallbacks = run.fallbacks

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -140,7 +141,7 @@ func (run *Run) answer(ctx context.Context, em emit.Emitter, l *toolLoop, w runs
 		for _, tr := range run.req.ToolResults {
 			if tr.CallID == w.ClientID {
 				// The model knows the call by its own id.
-				tr.CallID, tr.Status = w.Call.ID, firstNonEmpty(tr.Status, toolspec.StatusSuccess)
+				tr.CallID, tr.Status = w.Call.ID, cmp.Or(tr.Status, toolspec.StatusSuccess)
 				return l.fallback(w.Call.Name, tr)
 			}
 		}
@@ -181,7 +182,7 @@ func (l *toolLoop) fallback(name string, tr toolspec.Result) (string, bool, erro
 	if !toolspec.CouldNotRun(tr) || t == nil {
 		return toolResultText(tr), true, nil
 	}
-	switch firstNonEmpty(t.ToolSpec().FallbackBehavior, toolspec.FallbackAbort) {
+	switch cmp.Or(t.ToolSpec().FallbackBehavior, toolspec.FallbackAbort) {
 	case toolspec.FallbackSkip:
 		delete(l.tools, name)
 		return toolResultText(tr), true, nil

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/agentgw/agentgw/agent"
@@ -18,7 +19,7 @@ func (r *Runner) prepareRemote(run *Run, endpoint string) (*Run, error) {
 	if r.cfg.Remote == nil {
 		return nil, apierr.Errorf(apierr.CodeUpstreamNotConfigured, "agent %q runs at %s, and this gateway forwards to no remote agents", run.agent.Name(), endpoint)
 	}
-	name := firstNonEmpty(req.Command, program.DefaultCommand)
+	name := cmp.Or(req.Command, program.DefaultCommand)
 	if req.Action != nil {
 		var err error
 		if name, err = r.verifyFeedback(run); err != nil {

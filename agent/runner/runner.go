@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -313,7 +314,7 @@ func (r *Runner) Prepare(req *request.Request) (*Run, error) {
 	if err := r.runStages(run); err != nil {
 		return nil, err
 	}
-	run.model = firstNonEmpty(cmd.Model.ModelName, req.Model, r.cfg.DefaultModel)
+	run.model = cmp.Or(cmd.Model.ModelName, req.Model, r.cfg.DefaultModel)
 	run.fallbacks = cmd.Model.FallbackModels
 	run.extra = withDefaults(req.Extra, cmd.Model.Parameters)
 	run.input = run.inputData()
@@ -392,7 +393,7 @@ func (run *Run) inputData() map[string]any {
 func (run *Run) sub(a *program.Agent, cmd *program.Command) *Run {
 	s := &Run{runner: run.runner, cfg: run.cfg, reg: run.reg, req: run.req, agent: a, cmd: cmd, endpoint: run.endpoint,
 		turns: run.turns, feedback: run.feedback, depth: run.depth + 1, parent: run, conv: run.conv}
-	s.model = firstNonEmpty(cmd.Model.ModelName, run.req.Model, run.cfg.DefaultModel)
+	s.model = cmp.Or(cmd.Model.ModelName, run.req.Model, run.cfg.DefaultModel)
 	s.fallbacks = cmd.Model.FallbackModels
 	s.extra = withDefaults(run.req.Extra, cmd.Model.Parameters)
 	s.ctxData = run.contextData()
@@ -450,15 +451,6 @@ func stateInvalid(msg string, cause error) *apierr.Error {
 	e := apierr.Errorf(apierr.CodeStateInvalid, "%s", msg).Suggest("echo the state of the action verbatim; run the command again for a fresh action")
 	e.Err = cause
 	return e
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // withDefaults adds the command's parameters the request does not set.
