@@ -24,14 +24,20 @@ var knownFaults = map[string]string{}
 // runs are taken over within seconds), and up to 20 seconds for queued
 // work to settle: settling ends as soon as everything is done, and a
 // hand-off whose wake-up was missed waits for the queue's 5 s poll (a
-// figure of go run ./bench's hand-off rows), which must not fail the test. PostgreSQL's initdb and pg_ctl are required: without
-// them the test fails, as CI has them.
+// figure of go run ./bench's hand-off rows), which must not fail the test.
+// Without PostgreSQL's initdb and pg_ctl it is skipped, or fails when
+// AGENTGW_REQUIRE_POSTGRES=1, as in CI.
 func TestSoakShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the soak builds and runs agentgw for about a minute; not with -short")
 	}
 	if _, err := pgBinDir(); err != nil {
-		t.Fatalf("the soak's PostgreSQL scenarios need PostgreSQL's server binaries: %v", err)
+		// As every PostgreSQL test of the repository: skipped on a machine
+		// with only Go, failed in CI (.ci/run sets AGENTGW_REQUIRE_POSTGRES).
+		if os.Getenv("AGENTGW_REQUIRE_POSTGRES") == "1" {
+			t.Fatalf("the soak's PostgreSQL scenarios need PostgreSQL's server binaries: %v", err)
+		}
+		t.Skipf("the soak's PostgreSQL scenarios need PostgreSQL's server binaries (AGENTGW_REQUIRE_POSTGRES=1 fails instead): %v", err)
 	}
 	p := params{
 		duration: 6 * time.Second, streams: 50, gap: 50 * time.Millisecond, runGap: 20 * time.Millisecond,
