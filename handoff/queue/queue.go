@@ -169,8 +169,18 @@ type Config struct {
 	// Fallback nil, the message is DEAD. It may run again after a crash
 	// in the middle of it.
 	Fallback func(ctx context.Context, env Envelope, lastErr error) (json.RawMessage, error)
-	// Workers is how many handlers run at once in this process (default 4).
+	// Workers is how many handlers run at once in this process (default
+	// DefaultWorkers). A handler waiting on its model holds a worker but
+	// no CPU, so the default is well above the core count.
 	Workers int
+	// FetchCooldown is the shortest time between two of River's fetches of
+	// messages to run, and between two of its notifications of inserted
+	// messages (default DefaultFetchCooldown, at least 1 ms, at most
+	// PollInterval and 1 s). A message queued to an idle queue waits for
+	// at most this long before it is fetched; under load each fetch takes
+	// up to the free workers' number of messages, so it also bounds
+	// throughput to about Workers / FetchCooldown.
+	FetchCooldown time.Duration
 	// RunTimeout cancels a handler's context (default 10 minutes).
 	RunTimeout time.Duration
 	// Heartbeat is how often a run renews its lease while its process is
@@ -223,7 +233,13 @@ type Config struct {
 }
 
 const (
-	defaultWorkers          = 4
+	// DefaultWorkers and DefaultFetchCooldown are Config.Workers and
+	// Config.FetchCooldown when zero (bench/README.md, "Hand-off
+	// throughput", measured them).
+	DefaultWorkers       = 32
+	DefaultFetchCooldown = 5 * time.Millisecond
+	// MinFetchCooldown is River's shortest fetch cooldown.
+	MinFetchCooldown        = time.Millisecond
 	defaultRunTimeout       = 10 * time.Minute
 	defaultMaxInterruptions = 3
 	defaultPollInterval     = 5 * time.Second
@@ -488,7 +504,7 @@ func newQueue(cfg Config) (*Queue, error) {
 		cfg.Escalate = DefaultEscalate
 	}
 	if cfg.Workers <= 0 {
-		cfg.Workers = defaultWorkers
+		cfg.Workers = DefaultWorkers
 	}
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = defaultRunTimeout
@@ -511,6 +527,10 @@ func newQueue(cfg Config) (*Queue, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = defaultPollInterval
 	}
+	if cfg.FetchCooldown <= 0 {
+		cfg.FetchCooldown = DefaultFetchCooldown
+	}
+	cfg.FetchCooldown = min(max(cfg.FetchCooldown, MinFetchCooldown), cfg.PollInterval, busyFetchPoll)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -537,7 +557,7 @@ func (q *Queue) riverConfig() *river.Config {
 		JobTimeout:           q.cfg.RunTimeout,
 		RescueStuckJobsAfter: q.cfg.RescueAfter,
 		FetchPollInterval:    min(q.cfg.PollInterval, busyFetchPoll),
-		FetchCooldown:        min(100*time.Millisecond, q.cfg.PollInterval),
+		FetchCooldown:        q.cfg.FetchCooldown,
 		Logger:               riverLogger(q.log), // its INFO is the gateway's DEBUG
 	}
 }
