@@ -682,18 +682,19 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 		if limit != "" {
 			status, code, finished = StatusDead, CodeLimit, now
 		}
-		n, err := tx.Exec(ctx, `INSERT INTO handoff_messages (id, task_id, correlation_id, recipient, priority,
+		var seq int64
+		err = tx.QueryRow(ctx, `INSERT INTO handoff_messages (id, task_id, correlation_id, recipient, priority,
 			expires_at, retry_count, escalate_to, fallback_action, payload, escalated_from, status, created_at, updated_at,
 			owner, hops, code, error, finished_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`,
 			env.ID, env.TaskID, env.CorrelationID, env.Recipient, env.Priority,
 			unixNano(env.ExpiresAt), env.RetryCount, env.EscalateTo, env.FallbackAction, string(env.Payload), from,
-			string(status), now, now, env.Owner, env.Hops, code, limit, finished)
+			string(status), now, now, env.Owner, env.Hops, code, limit, finished).Scan(&seq)
+		if dbconn.IsNoRows(err) {
+			return read(tx) // the id is taken: the record as it is
+		}
 		if err != nil {
 			return err
-		}
-		if n == 0 {
-			return read(tx) // the id is taken: the record as it is
 		}
 		fresh = true
 		if limit == "" { // DEAD: no job
@@ -701,7 +702,15 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 				return err
 			}
 		}
-		return read(tx)
+		// The row as inserted, without reading it back (what scanRecord
+		// would read: the times through the column's nanoseconds).
+		rec = Record{Envelope: env, Status: status, Error: limit, Code: code, EscalatedFrom: from, Seq: seq,
+			CreatedAt: fromUnixNano(now), UpdatedAt: fromUnixNano(now), FinishedAt: fromUnixNano(finished)}
+		rec.ExpiresAt = fromUnixNano(unixNano(env.ExpiresAt))
+		if len(env.Payload) == 0 {
+			rec.Payload = nil
+		}
+		return nil
 	})
 	if err != nil {
 		return Record{}, false, fmt.Errorf("queue: queuing message %s: %w", env.ID, err)
