@@ -49,17 +49,14 @@ type HandoffsConfig struct {
 	// 32.
 	Workers int `yaml:"workers"`
 	// FetchCooldown is the shortest time between two looks of the queue
-	// for messages to run (1ms to 1s): a message sent to an idle queue
+	// for messages to run (1ms to 100ms): a message sent to an idle queue
 	// waits at most this long before its run starts, and each look takes
 	// up to the free workers' number of messages. 0 means 5ms.
 	FetchCooldown Duration `yaml:"fetchCooldown"`
 }
 
-// Bounds of handoffs.workers and handoffs.fetchCooldown.
-const (
-	maxHandoffWorkers       = 1000
-	maxHandoffFetchCooldown = time.Second
-)
+// maxHandoffWorkers bounds handoffs.workers.
+const maxHandoffWorkers = 1000
 
 // check refuses bounds that are no bounds.
 func (c HandoffsConfig) check() error {
@@ -76,8 +73,8 @@ func (c HandoffsConfig) check() error {
 	if c.Workers < 0 || c.Workers > maxHandoffWorkers {
 		errs = append(errs, fmt.Errorf("handoffs.workers: %d is not 1 to %d (0: the default, %d)", c.Workers, maxHandoffWorkers, queue.DefaultWorkers))
 	}
-	if d := time.Duration(c.FetchCooldown); d != 0 && (d < queue.MinFetchCooldown || d > maxHandoffFetchCooldown) {
-		errs = append(errs, fmt.Errorf("handoffs.fetchCooldown: %s is not %s to %s (0: the default, %s)", d, queue.MinFetchCooldown, maxHandoffFetchCooldown, queue.DefaultFetchCooldown))
+	if d := time.Duration(c.FetchCooldown); d != 0 && (d < queue.MinFetchCooldown || d > queue.MaxFetchCooldown) {
+		errs = append(errs, fmt.Errorf("handoffs.fetchCooldown: %s is not %s to %s (0: the default, %s)", d, queue.MinFetchCooldown, queue.MaxFetchCooldown, queue.DefaultFetchCooldown))
 	}
 	if p := handoff.Priority(c.MaxExternalPriority); p != "" && !p.Valid() {
 		errs = append(errs, fmt.Errorf("handoffs.maxExternalPriority: %q must be LOW, MEDIUM, HIGH or CRITICAL", c.MaxExternalPriority))

@@ -114,7 +114,7 @@ func TestHandoffsConfigBounds(t *testing.T) {
 		t.Errorf("the schema's handoffs: %v", props)
 	}
 	bads := []HandoffsConfig{{MaxHops: -1}, {MaxMessagesPerTask: -2}, {MaxExternalPriority: "URGENT"},
-		{Workers: -1}, {Workers: 1001}, {FetchCooldown: Duration(time.Microsecond)}, {FetchCooldown: Duration(2 * time.Second)},
+		{Workers: -1}, {Workers: 1001}, {FetchCooldown: Duration(time.Microsecond)}, {FetchCooldown: Duration(101 * time.Millisecond)},
 		{FetchCooldown: -1}}
 	for _, bad := range bads {
 		c := *cfg
