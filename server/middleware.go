@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/access"
 )
 
 // Keys of values handlers leave on the echo context for the access log.
@@ -157,12 +158,23 @@ func anyToken(tok string, tokens []string) bool {
 	return ok
 }
 
-// setCaller records the caller of a request that sent the valid token tok.
+// setCaller records the caller of a request that sent the valid static
+// token tok.
 func (s *Server) setCaller(c echo.Context, tok string) {
-	c.Set(keyCaller, tokenOwner(tok))
-	if anyToken(tok, s.cfg.AdminTokens) {
+	s.putCaller(c, access.Caller{Owner: tokenOwner(tok), Admin: anyToken(tok, s.cfg.AdminTokens)})
+}
+
+// putCaller records the authenticated caller of a request: on the echo
+// context for the handlers here, and in the request's context
+// (access.NewContext) for the handlers beyond (openaiapi, usage).
+func (s *Server) putCaller(c echo.Context, who access.Caller) {
+	c.Set(keyCaller, who.Owner)
+	c.Set(keyAccess, who)
+	if who.Admin {
 		c.Set(keyAdmin, true)
 	}
+	r := c.Request()
+	c.SetRequest(r.WithContext(access.NewContext(r.Context(), who)))
 }
 
 // rateLimiter limits requests per client address.
