@@ -139,8 +139,10 @@ func TestKeyAttacks(t *testing.T) {
 		t.Errorf("a call out of the key's scope reached the upstream")
 	}
 	var list server.AgentList
-	if r := sendKey(t, http.MethodGet, gw.URL+"/agents", alice.Secret, ""); json.Unmarshal(r.body, &list) != nil || len(list.Agents) != 2 {
-		t.Errorf("GET /agents with alice's key lists %d agents, want 2 (chat, greeter): %s", len(list.Agents), r.body)
+	r := sendKey(t, http.MethodGet, gw.URL+"/agents", alice.Secret, "")
+	if json.Unmarshal(r.body, &list) != nil || len(list.Agents) != 2 || list.Agents[0].Name != "chat" ||
+		len(list.Agents[0].Commands) != 1 || list.Agents[0].Commands[0].Name != "greet" || list.Agents[1].Name != "greeter" {
+		t.Errorf("GET /agents with alice's key, want chat (greet only) and greeter: %s", r.body)
 	}
 
 	// The admin API and the routes around a scope.
@@ -153,7 +155,7 @@ func TestKeyAttacks(t *testing.T) {
 	}
 
 	// The admin key lists the keys; no secret in the listing.
-	r := sendKey(t, http.MethodGet, gw.URL+"/keys", root.Secret, "")
+	r = sendKey(t, http.MethodGet, gw.URL+"/keys", root.Secret, "")
 	var listed struct{ Keys []createdKey }
 	if r.status != 200 || json.Unmarshal(r.body, &listed) != nil || len(listed.Keys) != 2 || listed.Keys[0].ID != alice.ID {
 		t.Fatalf("GET /keys: %d %s", r.status, r.body)
