@@ -42,9 +42,9 @@ func TestMatch(t *testing.T) {
 // them.
 func TestCompileErrors(t *testing.T) {
 	for pattern, want := range map[string]string{
-		"":        `content exclusion pattern "": empty`,
-		" / ":     `content exclusion pattern " / ": empty`,
-		"a/[b/c":  `content exclusion pattern "a/[b/c": segment "[b": syntax error in pattern`,
+		"":       `content exclusion pattern "": empty`,
+		" / ":    `content exclusion pattern " / ": empty`,
+		"a/[b/c": `content exclusion pattern "a/[b/c": segment "[b": syntax error in pattern`,
 	} {
 		_, err := exclude.Compile([]string{pattern})
 		if err == nil || err.Error() != want {
