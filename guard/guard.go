@@ -153,13 +153,11 @@ func (c *call) message(m llm.Message) (llm.Message, bool) {
 	if !changed {
 		return m, false
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	data, err := marshal(v)
+	if err != nil {
 		return m, false
 	}
-	m.Raw = json.RawMessage(bytes.TrimRight(b.Bytes(), "\n"))
+	m.Raw = json.RawMessage(data)
 	return m, true
 }
 

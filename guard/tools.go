@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/agentgw/agentgw/guard/exclude"
 )
@@ -45,13 +46,11 @@ func (c *call) withhold(v map[string]any) bool {
 	if !changed {
 		return false
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(result) != nil {
+	data, err := marshal(result)
+	if err != nil {
 		return false
 	}
-	v["content"] = string(bytes.TrimRight(b.Bytes(), "\n"))
+	v["content"] = string(data)
 	return true
 }
 
@@ -120,6 +119,40 @@ func (c *call) withholdValue(v any) (any, bool) {
 			changed = changed || ch
 		}
 		return x, changed
+	case string:
+		// A tool whose output is text (a native tool's stdout) may print
+		// JSON: its result is that text.
+		t := strings.TrimSpace(x)
+		if t == "" || (t[0] != '{' && t[0] != '[') {
+			return v, false
+		}
+		var inner any
+		dec := json.NewDecoder(strings.NewReader(t))
+		dec.UseNumber()
+		if dec.Decode(&inner) != nil {
+			return v, false
+		}
+		if inner, changed := c.withholdValue(inner); changed {
+			if s, ok := inner.(string); ok {
+				return s, true
+			}
+			data, err := marshal(inner)
+			if err != nil {
+				return v, false
+			}
+			return string(data), true
+		}
 	}
 	return v, false
+}
+
+// marshal encodes v as JSON without escaping <, > and &.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
