@@ -3,7 +3,6 @@ module github.com/agentgw/agentgw
 go 1.26.0
 
 require (
-	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/BurntSushi/toml v1.6.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

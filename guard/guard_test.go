@@ -27,7 +27,7 @@ const (
 
 // newGuard is the guard of the gateway patterns .env and secrets/**, the
 // agent ops' *.pem besides, and gitleaks' rules.
-func newGuard(t *testing.T, reg prometheus.Registerer) *guard.Guard {
+func newGuard(t testing.TB, reg prometheus.Registerer) *guard.Guard {
 	t.Helper()
 	r, err := redact.New(redact.Options{})
 	if err != nil {
@@ -88,6 +88,11 @@ func prompt() *llm.ChatRequest {
 
 // watched returns a context watched by the guard and rec, routed to agent.
 func watched(t *testing.T, g *guard.Guard, rec *observetest.Recorder, agent string) (context.Context, *observe.Watch) {
+	return watchedB(t, g, rec, agent)
+}
+
+// watchedB is watched for tests and benchmarks.
+func watchedB(t testing.TB, g *guard.Guard, rec *observetest.Recorder, agent string) (context.Context, *observe.Watch) {
 	ctx, w := observe.Observers{g, rec}.Begin(t.Context(), &observe.Request{Source: observe.SourceHTTP})
 	w.Routed(agent, "default", true)
 	return ctx, w
