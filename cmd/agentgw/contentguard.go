@@ -8,6 +8,7 @@ import (
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/guard"
 	"github.com/agentgw/agentgw/guard/exclude"
+	"github.com/agentgw/agentgw/guard/exclude/agentpart"
 	"github.com/agentgw/agentgw/guard/redact"
 	"github.com/agentgw/agentgw/observe/metrics"
 )
@@ -59,9 +60,9 @@ func newContentGuard(cfg *Config, reg *program.Registry, mx *metrics.Metrics, lo
 		if !ok {
 			return nil
 		}
-		return exclude.Of(a)
+		return agentpart.Of(a)
 	}}}
-	agents := slices.ContainsFunc(reg.List(), func(a *program.Agent) bool { return exclude.Of(a) != nil })
+	agents := slices.ContainsFunc(reg.List(), func(a *program.Agent) bool { return agentpart.Of(a) != nil })
 	if gw.Empty() && !c.Redact && !agents {
 		return cg, nil
 	}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/agentgw/agentgw/agent/program"
-	"github.com/agentgw/agentgw/guard/exclude"
+	"github.com/agentgw/agentgw/guard/exclude/agentpart"
 	"github.com/agentgw/agentgw/handoff/accept"
 )
 
@@ -14,6 +14,6 @@ import (
 func definitionParts() []program.Part {
 	return []program.Part{
 		accept.Part{},
-		exclude.Part{},
+		agentpart.Part{},
 	}
 }

@@ -1,10 +1,10 @@
 // Package exclude is content exclusion: path patterns whose files'
 // content never reaches the model. A Policy matches paths; the Stage
 // withholds the matching files of a request's context variables (the
-// active editor, package files, knowledge-base references); the Part
-// compiles an agent's own patterns (contentExclusion in its file); package
-// guard withholds tool results that carry a matching file on their way to
-// the model. Each withheld content is replaced by a Note, so that the
+// active editor, package files, knowledge-base references); package
+// agentpart compiles an agent's own patterns (contentExclusion in its
+// file); package guard withholds tool results that carry a matching file
+// on their way to the model. Each withheld content is replaced by a Note, so that the
 // model knows something was withheld and does not guess.
 //
 // # Patterns

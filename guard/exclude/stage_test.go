@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/guard/exclude"
 	"github.com/agentgw/agentgw/internal/golden"
@@ -61,30 +60,5 @@ func TestWithhold(t *testing.T) {
 	golden.Check(t, "testdata/withheld.json", append(out.Bytes(), '\n'))
 	if w := exclude.Withhold(nil, set); w != nil {
 		t.Errorf("an empty policy withheld %v", w)
-	}
-}
-
-// TestPart: an agent's contentExclusion patterns are its policy; a
-// malformed one is an error at the agent's position, and an agent without
-// any has none.
-func TestPart(t *testing.T) {
-	parse := func(doc string) ([]*program.Agent, string) {
-		agents, diags := program.ParseWith(program.LoadOptions{Parts: []program.Part{exclude.Part{}}}, "a.yaml", []byte(doc))
-		return agents, diags.String()
-	}
-	agents, diags := parse("name: ops\ncontentExclusion: [.env, 'secrets/**']\ncommands: [{name: default, reply: hi}]\n")
-	if len(agents) != 1 || diags != "" {
-		t.Fatalf("ops does not load: %s", diags)
-	}
-	if p := exclude.Of(agents[0]); !p.Match("x/.env") || !p.Match("secrets/a") || p.Match("main.go") {
-		t.Errorf("ops' policy %v", p.Patterns())
-	}
-	agents, _ = parse("name: dev\ncommands: [{name: default, reply: hi}]\n")
-	if len(agents) != 1 || exclude.Of(agents[0]) != nil {
-		t.Errorf("dev has a policy")
-	}
-	_, diags = parse("name: bad\ncontentExclusion: ['a/[b']\ncommands: [{name: default, reply: hi}]\n")
-	if want := `a.yaml:1:1: contentExclusion: content exclusion pattern "a/[b": segment "[b": syntax error in pattern`; !bytes.Contains([]byte(diags), []byte(want)) {
-		t.Errorf("diagnostics %q, want %q", diags, want)
 	}
 }

@@ -1,12 +1,17 @@
-package exclude
+// Package agentpart compiles an agent file's contentExclusion patterns
+// (program.Part), kept on the agent as its *exclude.Policy: a package of
+// its own so that the content guard's policy, stage and guard do not link
+// the agent compiler.
+package agentpart
 
 import (
 	"github.com/agentgw/agentgw/agent/program"
+	"github.com/agentgw/agentgw/guard/exclude"
 )
 
-// PartName is the part's name: the key of an agent's *Policy
+// Name is the part's name: the key of an agent's *Policy
 // (program.Agent.Part).
-const PartName = "contentExclusion"
+const Name = "contentExclusion"
 
 // Part compiles an agent's contentExclusion patterns, kept on the agent as
 // a *Policy; it is given to loading in program.LoadOptions.Parts.
@@ -15,7 +20,7 @@ type Part struct{}
 var _ program.Part = Part{}
 
 // Name implements program.Part.
-func (Part) Name() string { return PartName }
+func (Part) Name() string { return Name }
 
 // Compile implements program.Part: a malformed pattern drops the agent.
 // Its result is nil when the agent declares none.
@@ -24,7 +29,7 @@ func (Part) Compile(c program.PartCompiler) any {
 	if len(def.ContentExclusion) == 0 {
 		return nil
 	}
-	p, err := Compile(def.ContentExclusion)
+	p, err := exclude.Compile(def.ContentExclusion)
 	if err != nil {
 		c.Errorf(def.Pos, "contentExclusion: %v", err)
 		return nil
@@ -34,7 +39,7 @@ func (Part) Compile(c program.PartCompiler) any {
 
 // Of returns agent a's own policy: nil when it declares none or was
 // loaded without the part.
-func Of(a *program.Agent) *Policy {
-	p, _ := a.Part(PartName).(*Policy)
+func Of(a *program.Agent) *exclude.Policy {
+	p, _ := a.Part(Name).(*exclude.Policy)
 	return p
 }
