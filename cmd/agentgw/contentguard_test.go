@@ -106,15 +106,30 @@ func TestContentGuardEndToEnd(t *testing.T) {
 	}
 	agents := filepath.Join(dir, "agents")
 	writeFile(t, agents, "guarded.yaml", guardedAgent)
+	writeFile(t, agents, "chatty.yaml", "name: chatty\ncommands:\n  - name: default\n    messageTemplates: [{role: user, template: '{{ .userInputPrompt }}'}]\n")
 	writeFile(t, dir, "gateway.yaml", fmt.Sprintf(guardConfig, agents, up.URL(), filepath.Join(dir, "data")))
 	gw := startReplica(t, "gateway", bin, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}, "--config", filepath.Join(dir, "gateway.yaml"))
 
 	ask(t, gw.base+"/agents/guarded", editorBody("/w/shop/.env", "DB_PASSWORD=s3cr3t-Pa55w0rd\nSTRIPE=x\n", "why does it fail?"))
 	ask(t, gw.base+"/agents/guarded", editorBody("/w/shop/deploy.sh",
 		"aws configure set aws_access_key_id "+e2eAWSKey+"\ngit clone https://"+e2eGHPKey+"@github.com/acme/shop\n", "deploy it"))
+	// The OpenAI endpoint's agent commands are guarded as well.
+	resp, err := http.Post(gw.base+"/v1/chat/completions", "application/json", strings.NewReader(
+		`{"model":"chatty","messages":[{"role":"user","content":"why is `+e2eGHPKey+` refused?"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/v1/chat/completions: %d %s", resp.StatusCode, answer)
+	}
 	reqs := up.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("the upstream got %d requests, want 3", len(reqs))
+	if len(reqs) != 4 {
+		t.Fatalf("the upstream got %d requests, want 4", len(reqs))
+	}
+	if got, want := string(reqs[3].Body), `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"why is [REDACTED:github-pat] refused?"}],"stream":true}`; got != want {
+		t.Errorf("the OpenAI endpoint's upstream request\n%s\nwant\n%s", got, want)
 	}
 	for i, name := range []string{"excluded_editor", "redacted_selection", "withheld_tool_result"} {
 		// A tool result's time is the one byte that differs from run to run.
@@ -130,7 +145,7 @@ func TestContentGuardEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	resp, err := http.Get(gw.base + "/metrics")
+	resp, err = http.Get(gw.base + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +156,7 @@ func TestContentGuardEndToEnd(t *testing.T) {
 		// and so in its tool round's request again; the token in its
 		// content only.
 		`agentgw_redactions_total{rule="aws-access-token"} 4`,
-		`agentgw_redactions_total{rule="github-pat"} 2`,
+		`agentgw_redactions_total{rule="github-pat"} 3`, // and once on /v1
 		`agentgw_content_withheld_total{where="activeEditor"} 1`,
 		`agentgw_content_withheld_total{where="packageFiles"} 2`,
 		`agentgw_content_withheld_total{where="tool_result"} 1`,
