@@ -61,6 +61,9 @@ type Config struct {
 	OpenAI OpenAIConfig `yaml:"openai"`
 	// Handoffs bounds the hand-offs between agents (handoffs.go).
 	Handoffs HandoffsConfig `yaml:"handoffs"`
+	// ContentGuard is what never leaves the building: excluded files and
+	// redacted credentials (contentguard.go).
+	ContentGuard ContentGuardConfig `yaml:"contentGuard"`
 }
 
 // OpenAIConfig is the OpenAI-compatible endpoint (package openaiapi).
@@ -430,6 +433,9 @@ func (c *Config) validate() error {
 		if _, err := urlallow.Parse(l.entries); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", l.key, err))
 		}
+	}
+	if err := c.ContentGuard.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	switch c.Upstream.Auth {
 	case "", "forward", "key":

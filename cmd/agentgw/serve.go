@@ -25,6 +25,7 @@ import (
 	"github.com/agentgw/agentgw/conversation/binding"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/guard"
 	"github.com/agentgw/agentgw/keys"
 	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/llm"
@@ -97,10 +98,6 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 			return err
 		}
 	}
-	client, err := newLLM(cfg, getenv, log, string(secret))
-	if err != nil {
-		return err
-	}
 	repos, err := newRepos(cfg, getenv, log)
 	if err != nil {
 		return err
@@ -138,6 +135,16 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		conversations: conversations, log: log}, log)
 	set := ld.load(agentSet{}, log)
 	reg.SwapLoaded(set.agents, set.problems)
+	// The content guard is made over the agents loaded, before the
+	// upstream client whose requests it guards.
+	content, err := newContentGuard(cfg, reg, mx, log)
+	if err != nil {
+		return err
+	}
+	client, err := newLLM(cfg, getenv, log, string(secret), content.guard)
+	if err != nil {
+		return err
+	}
 	observers, stopObservers, err := newObservers(ctx, cfg, getenv, log)
 	if err != nil {
 		return err
@@ -146,8 +153,11 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if mx != nil {
 		observers = append(observers, mx)
 	}
+	if content.guard != nil {
+		observers = append(observers, content.guard)
+	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
-		Conversations: binding.New(conversations), Remote: remote.NewAgents(remotes), Stages: requestStages(services{knowledge: knowledge, log: log}),
+		Conversations: binding.New(conversations), Remote: remote.NewAgents(remotes), Stages: requestStages(services{knowledge: knowledge, content: content, log: log}),
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
 		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
@@ -325,8 +335,9 @@ func upstreamLabel(cfg *Config) string {
 	return cfg.Upstream.URL + " (auth " + cfg.Upstream.Auth + ")"
 }
 
-// newLLM builds the upstream client, or nil when none is configured.
-func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger, keptSecret string) (*llm.Client, error) {
+// newLLM builds the upstream client, or nil when none is configured; g,
+// when set, guards every request it sends (package guard).
+func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger, keptSecret string, g *guard.Guard) (*llm.Client, error) {
 	u := cfg.Upstream
 	if u.URL == "" {
 		return nil, nil
@@ -335,6 +346,9 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger, keptSecre
 		FirstByteTimeout: time.Duration(u.FirstByteTimeout), IdleTimeout: time.Duration(u.IdleTimeout),
 		Retry:          llm.RetryPolicy{Retries: u.Retries, Backoff: time.Duration(u.RetryBackoff), MaxBackoff: time.Duration(u.RetryMaxBackoff)},
 		FallbackModels: u.FallbackModels, Secrets: gatewaySecrets(cfg, getenv)}
+	if g != nil {
+		lc.Guard = g
+	}
 	if keptSecret != "" {
 		lc.Secrets = append(lc.Secrets, keptSecret)
 	}
