@@ -35,7 +35,10 @@ import (
 type SQLite struct {
 	db *sql.DB
 	// rdb is the read pool: query_only connections on the same file.
-	rdb  *sql.DB
+	rdb *sql.DB
+	// get is Get's statement, prepared on rdb's connections once each
+	// (SQLite compiles a statement each time it is not).
+	get  *sql.Stmt
 	path string
 	now  func() time.Time
 	puts atomic.Int64
@@ -109,6 +112,10 @@ func Open(path string, opts ...store.Option) (*SQLite, error) {
 	n := max(minReadConns, 2*runtime.GOMAXPROCS(0))
 	s.rdb.SetMaxOpenConns(n)
 	s.rdb.SetMaxIdleConns(n)
+	if s.get, err = s.rdb.Prepare(getQuery); err != nil {
+		_ = errors.Join(s.rdb.Close(), db.Close())
+		return nil, fmt.Errorf("store: preparing a read of SQLite database %s: %w", path, err)
+	}
 	return s, nil
 }
 
@@ -210,11 +217,13 @@ func expiry(now time.Time, ttl time.Duration) int64 {
 	return n + int64(ttl)
 }
 
+// getQuery is Get's statement.
+const getQuery = `SELECT value FROM store WHERE key = ? AND expires > ?`
+
 // Get implements Store, on the read pool.
 func (s *SQLite) Get(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
-	err := s.rdb.QueryRowContext(ctx, `SELECT value FROM store WHERE key = ? AND expires > ?`,
-		key, s.now().UnixNano()).Scan(&value)
+	err := s.get.QueryRowContext(ctx, key, s.now().UnixNano()).Scan(&value)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}
@@ -294,7 +303,7 @@ func (s *SQLite) Sweep(ctx context.Context) (int64, error) {
 // Close closes the database. The file stays for the other processes and
 // the next open.
 func (s *SQLite) Close() error {
-	if err := errors.Join(s.rdb.Close(), s.db.Close()); err != nil {
+	if err := errors.Join(s.get.Close(), s.rdb.Close(), s.db.Close()); err != nil {
 		return fmt.Errorf("store: closing %s: %w", s.path, err)
 	}
 	return nil
