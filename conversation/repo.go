@@ -168,9 +168,15 @@ type recordView struct {
 }
 
 // decodeOptions make decoding a record accept what encoding/json's
-// Unmarshal accepted: a record stored by any release still decodes.
-var decodeOptions = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true),
-	jsonv2.MatchCaseInsensitiveNames(true))
+// Unmarshal accepted, alike: a record stored by any release still decodes,
+// to the same (FuzzDecodeRecord). Times are parsed by time.Time's own
+// UnmarshalJSON, as encoding/json parsed them.
+var decodeOptions = jsonv2.JoinOptions(
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+	jsonv2.MatchCaseInsensitiveNames(true),
+	jsonv2.WithUnmarshalers(jsonv2.UnmarshalFunc(func(data []byte, t *time.Time) error { return t.UnmarshalJSON(data) })),
+)
 
 // decodeRecord decodes a stored record, its change log only withLog. It
 // decodes with encoding/json/v2's implementation (go-json-experiment, the
