@@ -27,9 +27,9 @@ import (
 // connection that finds the file locked waits up to busyTimeout before it
 // fails. Reads (Get) have a pool of connections of their own (ReadDB), so
 // that they never queue behind writers for a connection: under load every
-// write connection may be waiting for the write lock. Its schema is versioned (sqliteMigrations), applied when the store
-// opens. Expired rows are deleted when the store is opened and every
-// store.SweepEvery puts.
+// write connection may be waiting for the write lock. Its schema is
+// versioned (sqliteMigrations), applied when the store opens. Expired rows
+// are deleted when the store is opened and every store.SweepEvery puts.
 //
 // It is safe for concurrent use.
 type SQLite struct {
