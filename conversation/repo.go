@@ -130,9 +130,9 @@ func key(id string) string { return "context/" + id }
 // maxSwaps bounds the retries of a write losing to other writers.
 const maxSwaps = 16
 
-// load reads id's record: raw nil when there is none. Only a writer
-// (withLog) needs the change log; without it the log's members are
-// skipped, not decoded, and rec.Changes is nil.
+// load reads id's record: raw nil when there is none. Only Apply and
+// Changes need the change log (withLog); without it the log is skipped,
+// not decoded, and rec.Changes is nil.
 func (r *StoreRepo) load(ctx context.Context, id string, withLog bool) (raw []byte, rec *record, err error) {
 	if !ValidID(id) {
 		return nil, nil, ErrBadID
@@ -168,9 +168,12 @@ type recordView struct {
 }
 
 // decodeOptions make decoding a record accept what encoding/json's
-// Unmarshal accepted, alike: a record stored by any release still decodes,
-// to the same (FuzzDecodeRecord). Times are parsed by time.Time's own
-// UnmarshalJSON, as encoding/json parsed them.
+// Unmarshal accepted: every record a release stored decodes to what
+// encoding/json made of it (FuzzDecodeRecord), and so do repeated
+// members, bytes that are not UTF-8 and members of another case
+// (TestDecodeRecordAsEncodingJSON). Times are parsed by time.Time's own
+// UnmarshalJSON, as encoding/json parsed them. A record that no longer
+// decodes (a member repeated with values of two types) is read as broken.
 var decodeOptions = jsonv2.JoinOptions(
 	jsontext.AllowDuplicateNames(true),
 	jsontext.AllowInvalidUTF8(true),
