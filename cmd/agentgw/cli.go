@@ -81,6 +81,7 @@ func newRootCmd(e cliEnv) *cobra.Command {
 		newChatCmd(e),
 		newKBCmd(e),
 		newSchedulesCmd(e),
+		newUsageCmd(e),
 		newHealthcheckCmd(e),
 		&cobra.Command{
 			Use:   "version",

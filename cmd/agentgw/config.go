@@ -61,6 +61,9 @@ type Config struct {
 	OpenAI OpenAIConfig `yaml:"openai"`
 	// Handoffs bounds the hand-offs between agents (handoffs.go).
 	Handoffs HandoffsConfig `yaml:"handoffs"`
+	// Usage records what requests cost and holds keys, users and teams
+	// to their budgets (usage.go).
+	Usage UsageConfig `yaml:"usage"`
 }
 
 // OpenAIConfig is the OpenAI-compatible endpoint (package openaiapi).
@@ -470,6 +473,9 @@ func (c *Config) validate() error {
 		errs = append(errs, errors.New("store.memory is set with store.url or store.path: choose one store"))
 	}
 	if err := c.Handoffs.check(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Usage.check(); err != nil {
 		errs = append(errs, err)
 	}
 	switch strings.ToLower(c.Log.Format) {
