@@ -31,12 +31,17 @@ type LoadProblem struct {
 	Message  string `json:"message"`
 }
 
-// listAgents serves GET /agents: every agent with its commands, and the
-// problems found loading them.
+// listAgents serves GET /agents: every agent with its commands (to a
+// stored key, those its scope admits), and the problems found loading
+// them.
 func (s *Server) listAgents(c echo.Context) error {
 	reg := s.cfg.Runner.Registry()
 	list := AgentList{Agents: []agent.Summary{}}
+	who, scoped := s.scopeOf(c)
 	for _, a := range reg.List() {
+		if scoped && !who.MayCall(a.Name(), "") {
+			continue
+		}
 		list.Agents = append(list.Agents, a.Summary())
 	}
 	for _, d := range reg.Problems() {
@@ -55,6 +60,9 @@ func (s *Server) getAgent(c echo.Context) error {
 	}
 	reg := s.cfg.Runner.Registry()
 	a, ok := reg.Get(name)
+	if who, scoped := s.scopeOf(c); ok && scoped && !who.MayCall(name, "") {
+		return notInScope(name, "")
+	}
 	if !ok {
 		return apierr.Errorf(apierr.CodeAgentNotFound, "no agent named %q%s", name, suggest.DidYouMean(name, reg.Names())).
 			Suggest("GET /agents lists the agents")
