@@ -20,6 +20,8 @@ type (
 	anyHandoffs  struct{ Handoffs }
 	anySchedules struct{ Schedules }
 	anyOpenAI    struct{ http.Handler }
+	// anyMeter's Begin is called by every request: only for route lists.
+	anyMeter struct{ Meter }
 )
 
 func (anyOpenAI) WriteError(http.ResponseWriter, *apierr.Error) {}
