@@ -13,6 +13,9 @@ import (
 	"github.com/agentgw/agentgw/store/sqlitestore"
 )
 
+// pgtestSchema is pgtest.Schema.
+func pgtestSchema(b *testing.B) string { return pgtest.Schema(b) }
+
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // backends are the databases every store test runs over: a fresh SQLite

@@ -45,6 +45,10 @@ type Record struct {
 type Store struct {
 	pool dbconn.Conn
 	inTx dbconn.InTx
+	// lazyCommit, run first in Reserve's transaction, lets its commit
+	// return before the database's log is on disk (PostgreSQL's
+	// synchronous_commit off for that transaction; nothing on SQLite).
+	lazyCommit string
 }
 
 // NewSQLite returns a store in the SQLite database db (the gateway
@@ -63,7 +67,7 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (*St
 	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: log}); err != nil {
 		return nil, fmt.Errorf("usage: migrating the PostgreSQL database: %w", err)
 	}
-	return &Store{pool: dbconn.PGX(pool), inTx: dbconn.TxPGX(pool)}, nil
+	return &Store{pool: dbconn.PGX(pool), inTx: dbconn.TxPGX(pool), lazyCommit: `SET LOCAL synchronous_commit TO OFF`}, nil
 }
 
 // recordCols are the columns Write inserts, in its order.
@@ -127,11 +131,23 @@ type Charge struct {
 // the charges when all fit, else the index of the first charge that did
 // not (nothing is then charged). Counters are taken in charges' order:
 // give them sorted by Counter.
+//
+// On PostgreSQL the transaction commits without waiting for its log to
+// reach the disk (synchronous_commit off, for it alone): a reservation
+// costs about 0.5 ms instead of 4 (BenchmarkReserve). Concurrent
+// reservations are exactly as serialized; what a crash of the database
+// server itself can lose is the reservations of its last few hundred
+// milliseconds, which then no longer count against their budgets.
 func (s *Store) Reserve(ctx context.Context, charges []Charge) (failed int, spent []int64, err error) {
 	failed = -1
 	spent = make([]int64, len(charges))
 	errFull := errOverBudget
 	err = s.inTx(ctx, func(tx dbconn.Conn) error {
+		if s.lazyCommit != "" {
+			if _, err := tx.Exec(ctx, s.lazyCommit); err != nil {
+				return fmt.Errorf("reserving on usage counters: %w", err)
+			}
+		}
 		for i, c := range charges {
 			if c.Amount > c.Limit {
 				failed = i

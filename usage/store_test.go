@@ -155,3 +155,27 @@ func TestStoreReserveConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkReserve is one reservation on two counters (a team's tokens
+// per day and requests per minute), as Admit takes it, on each backend.
+func BenchmarkReserve(b *testing.B) {
+	for _, be := range []struct {
+		name  string
+		newDB func(b *testing.B) string
+	}{
+		{"sqlite", func(b *testing.B) string { return b.TempDir() + "/usage.db" }},
+		{"postgres", func(b *testing.B) string { return pgtestSchema(b) }},
+	} {
+		b.Run(be.name, func(b *testing.B) {
+			st := openStore(b, be.newDB(b))
+			ctx := context.Background()
+			charges := []Charge{{Counter: "team:x|requests|t", Amount: 1, Limit: 1 << 50, Expires: t0},
+				{Counter: "team:x|tokens|d", Amount: 1000, Limit: 1 << 50, Expires: t0}}
+			for b.Loop() {
+				if failed, _, err := st.Reserve(ctx, charges); failed >= 0 || err != nil {
+					b.Fatal(failed, err)
+				}
+			}
+		})
+	}
+}
