@@ -310,13 +310,12 @@ func (m *Meter) Estimate(bodyBytes int64) int64 {
 // Watch), or the error to answer: BUDGET_EXCEEDED, RATE_LIMITED (both
 // with ResetsAt) or STORE_UNAVAILABLE.
 func (m *Meter) Admit(ctx context.Context, c access.Caller, requestID string, bodyBytes int64) (observe.Run, error) {
-	t := &ticket{m: m, who: c, rid: requestID}
+	in := (max(bodyBytes, 0) + 3) / 4
+	t := &ticket{m: m, who: c, rid: requestID, in: in, tokens: in + m.cfg.ReserveOutputTokens}
 	if len(m.cfg.Budgets) == 0 {
 		return t, nil
 	}
 	now := m.cfg.Now()
-	in := (max(bodyBytes, 0) + 3) / 4
-	t.tokens = in + m.cfg.ReserveOutputTokens
 	t.cost = m.top.cost(in, m.cfg.ReserveOutputTokens)
 	cs := m.charges(c, t.tokens, t.cost, now)
 	if len(cs) == 0 {
@@ -379,22 +378,31 @@ func keyOf(c access.Caller) string {
 // and records the usage.
 type ticket struct {
 	observe.Nop
-	m            *Meter
-	who          access.Caller
-	rid          string
-	tokens, cost int64
-	settle       []charge
+	m   *Meter
+	who access.Caller
+	rid string
+	// in and tokens are the input and the tokens estimated, cost the
+	// cost reserved.
+	in, tokens, cost int64
+	settle           []charge
 }
 
-// End implements observe.Run.
+// End implements observe.Run. A request that called the model and
+// succeeded but got no usage from it (a passed-through stream whose
+// client did not ask for usage) is charged and recorded at its estimate,
+// marked estimated: a budget is not bypassed by leaving usage out.
 func (t *ticket) End(o observe.Outcome) {
 	m := t.m
 	in, out := int64(o.Usage.In), int64(o.Usage.Out)
+	estimated := o.Usage.Estimated
+	if o.Model != "" && in+out == 0 && o.Code == "" {
+		in, out, estimated = t.in, t.tokens-t.in, true
+	}
 	cost := m.price(o.Model).cost(in, out)
 	e := entry{}
 	if o.Model != "" || in+out > 0 {
 		e.rec = &Record{At: m.cfg.Now(), RequestID: t.rid, Source: observe.SourceHTTP, Key: keyOf(t.who), User: t.who.User,
-			Team: t.who.Team, Agent: o.Agent, Model: o.Model, In: in, Out: out, Estimated: o.Usage.Estimated, Cost: cost}
+			Team: t.who.Team, Agent: o.Agent, Model: o.Model, In: in, Out: out, Estimated: estimated, Cost: cost}
 	}
 	for _, ch := range t.settle {
 		d := in + out - t.tokens

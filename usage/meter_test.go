@@ -210,3 +210,31 @@ func TestBudgetCheck(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestMeterNoUsage: a successful model call that reported no usage is
+// charged and recorded at its estimate, marked estimated; a failed one
+// is given back.
+func TestMeterNoUsage(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		m, _, _ := newMeter(t, db, Config{ReserveOutputTokens: 10, Budgets: []Budget{{Key: "k-ada", TokensPerDay: 1000}}})
+		ok, err := m.Admit(ctx, ada, "ok", 40) // 10 in + 10 out
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed, err := m.Admit(ctx, ada, "failed", 400) // 100 in + 10 out
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok.End(observe.Outcome{Model: "passed-through"})
+		failed.End(observe.Outcome{Model: "passed-through", Code: apierr.CodeUpstreamError})
+		m.rec.Close()
+		if spent, _ := m.Store().Spent(ctx, "key:k-ada|tokens|d2026-11-29"); spent != 20 {
+			t.Errorf("spent %d, want 20", spent)
+		}
+		rows, _ := m.Summary(ctx, ada, ByModel, t0)
+		if want := []Row{{Value: "passed-through", Requests: 2, TokensIn: 10, TokensOut: 10, Estimated: 1}}; !reflect.DeepEqual(rows, want) {
+			t.Errorf("%+v", rows)
+		}
+	})
+}
