@@ -127,7 +127,11 @@ func (s *Store) List(ctx context.Context) ([]Key, error) {
 
 // Get returns key id; ErrNotFound when there is none.
 func (s *Store) Get(ctx context.Context, id string) (Key, error) {
-	return s.one(ctx, `SELECT `+columns+` FROM api_keys WHERE id = ?`, id)
+	k, err := s.one(ctx, `SELECT `+columns+` FROM api_keys WHERE id = ?`, id)
+	if err == ErrNotFound {
+		return Key{}, fmt.Errorf("keys: key %q: %w", id, err)
+	}
+	return k, err
 }
 
 // Lookup returns the live key whose secret is secret; false when none is
