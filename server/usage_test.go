@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/server"
 )
 
@@ -142,5 +144,30 @@ func TestUsageEndpoint(t *testing.T) {
 	}
 	if len(m.asked) != 1 || m.asked[0] != "team 2026-11-01T00:00:00Z" || m.who[0].Admin || !access.Authenticated(m.who[0].Owner) {
 		t.Errorf("asked %v by %+v", m.asked, m.who)
+	}
+}
+
+// countingOpenAI is a /v1 handler that counts the requests it gets, and
+// renders errors as openaiapi does.
+type countingOpenAI struct{ n *atomic.Int64 }
+
+func (o countingOpenAI) ServeHTTP(w http.ResponseWriter, _ *http.Request) { o.n.Add(1) }
+func (countingOpenAI) WriteError(w http.ResponseWriter, e *apierr.Error) { openaiapi.WriteError(w, e) }
+
+// TestMeterRefusesOpenAI: on /v1/chat/completions a refusal is OpenAI's
+// insufficient_quota with Retry-After, and the handler never runs; GET
+// /v1/models is not metered.
+func TestMeterRefusesOpenAI(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	m := &fakeMeter{refuse: apierr.Errorf(apierr.CodeBudgetExceeded, "the key k1 has spent its budget").Until(time.Now().Add(time.Hour))}
+	g := newGateway(t, withMeter(m), withServer(func(c *server.Config) { c.OpenAI = countingOpenAI{&n} }))
+	resp := post(t, g.URL+"/v1/chat/completions", `{"model":"chat","messages":[{"role":"user","content":"hi"}]}`)
+	want := `{"error":{"message":"the key k1 has spent its budget (wait until the budget resets (details.resetsAt, Retry-After), or ask the gateway's operator to raise it (usage.budgets))","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}` + "\n"
+	if resp.status != http.StatusTooManyRequests || string(resp.body) != want || resp.header.Get("Retry-After") == "" {
+		t.Errorf("%d %v\n%s\nwant\n%s", resp.status, resp.header, resp.body, want)
+	}
+	if get(t, g.URL+"/v1/models").status != http.StatusOK || n.Load() != 1 {
+		t.Errorf("the handler ran %d times, want once (GET /v1/models)", n.Load())
 	}
 }
