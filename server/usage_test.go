@@ -152,7 +152,7 @@ func TestUsageEndpoint(t *testing.T) {
 type countingOpenAI struct{ n *atomic.Int64 }
 
 func (o countingOpenAI) ServeHTTP(w http.ResponseWriter, _ *http.Request) { o.n.Add(1) }
-func (countingOpenAI) WriteError(w http.ResponseWriter, e *apierr.Error) { openaiapi.WriteError(w, e) }
+func (countingOpenAI) WriteError(w http.ResponseWriter, e *apierr.Error)  { openaiapi.WriteError(w, e) }
 
 // TestMeterRefusesOpenAI: on /v1/chat/completions a refusal is OpenAI's
 // insufficient_quota with Retry-After, and the handler never runs; GET
