@@ -64,14 +64,14 @@ func (r *Recorder) Add(e entry) {
 func (r *Recorder) Dropped() int64 { return r.dropped.Load() }
 
 // Run writes what is queued until Close: a batch when it is full or every
-// r.every, retrying a batch the database refused (with a growing pause,
-// while the queue fills behind it).
+// r.every. A batch the database refused is tried again, with a growing
+// pause, until it is written; meanwhile the queue fills behind it and,
+// full, drops (Add).
 func (r *Recorder) Run() {
 	defer close(r.done)
 	tick := time.NewTicker(r.every)
 	defer tick.Stop()
 	var pending []entry
-	backoff := time.Duration(0)
 	for {
 		select {
 		case e := <-r.queue:
@@ -87,19 +87,33 @@ func (r *Recorder) Run() {
 		if len(pending) == 0 {
 			continue
 		}
-		if err := r.write(context.Background(), pending); err != nil {
-			backoff = min(max(2*backoff, r.every), 30*time.Second)
-			r.log.Warn("usage: writing records failed; retrying", "records", len(pending), "retry_in", backoff.String(), "err", err)
-			select {
-			case <-time.After(backoff):
-			case <-r.stop:
-				r.drain(pending)
-				return
-			}
-			continue
+		if !r.flush(pending) {
+			r.drain(pending)
+			return
 		}
-		backoff = 0
 		pending = pending[:0]
+	}
+}
+
+// flush writes batch, trying again after a growing pause (r.every to 30
+// s) while the database refuses it; false when Close came first.
+func (r *Recorder) flush(batch []entry) bool {
+	backoff := time.Duration(0)
+	for {
+		err := r.write(context.Background(), batch)
+		if err == nil {
+			if backoff > 0 {
+				r.log.Info("usage: writing records again", "records", len(batch))
+			}
+			return true
+		}
+		backoff = min(max(2*backoff, r.every), 30*time.Second)
+		r.log.Warn("usage: writing records failed; retrying", "records", len(batch), "retry_in", backoff.String(), "err", err)
+		select {
+		case <-time.After(backoff):
+		case <-r.stop:
+			return false
+		}
 	}
 }
 
