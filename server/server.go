@@ -86,8 +86,9 @@ type Config struct {
 	// errors of that middleware on /v1/ are rendered by its WriteError.
 	OpenAI OpenAI
 	// Meter, when set, holds the requests that may reach the model (the
-	// agent endpoints, /v1/chat/completions) to their budgets before they
-	// run, records what they cost, and serves GET /usage.
+	// agent endpoints, /v1/chat/completions, POST /mcp, whose tools may
+	// run agents) to their budgets before they run, records what they
+	// cost, and serves GET /usage.
 	Meter Meter
 }
 
@@ -204,7 +205,7 @@ func New(cfg Config) *Server {
 		e.DELETE("/keys/:id", s.revokeKey, s.adminOnly)
 	}
 	if cfg.MCP != nil {
-		e.Any("/mcp", s.withBody(cfg.MCP), append(local, s.everyAgent)...)
+		e.Any("/mcp", s.withBody(cfg.MCP), append(append(local, s.everyAgent), metered...)...)
 	}
 	if cfg.Meter != nil {
 		e.GET("/usage", s.getUsage, local...)

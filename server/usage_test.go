@@ -73,7 +73,15 @@ func TestMeterRefuses(t *testing.T) {
 	t.Parallel()
 	resets := time.Now().Add(90 * time.Second).Truncate(time.Second)
 	m := &fakeMeter{refuse: apierr.Errorf(apierr.CodeBudgetExceeded, "the team core has spent its budget").Until(resets)}
-	g := newGateway(t, withMeter(m), withModel(llmtest.Repeat(llmtest.Text("hi"))))
+	var mcpCalls atomic.Int64
+	g := newGateway(t, withMeter(m), withModel(llmtest.Repeat(llmtest.Text("hi"))),
+		withServer(func(c *server.Config) {
+			c.MCP = http.HandlerFunc(func(http.ResponseWriter, *http.Request) { mcpCalls.Add(1) })
+		}))
+	if resp := post(t, g.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`); resp.status != http.StatusTooManyRequests || mcpCalls.Load() != 0 {
+		t.Errorf("POST /mcp: %d, the MCP handler ran %d times", resp.status, mcpCalls.Load())
+	}
+	m.admits = nil
 	body := `{"contextVariables":[{"name":"userInputPrompt","value":"hello"}]}`
 	resp := post(t, g.URL+"/agents/chat", body)
 	var e server.ErrorResponse
