@@ -67,8 +67,8 @@ func withMeter(m server.Meter) option { return withServer(func(c *server.Config)
 
 // TestMeterRefuses: a request the meter refuses is answered in the
 // protocol's error shape with when the budget resets (details.resetsAt
-// and Retry-After), and the model is never called; on /v1 in OpenAI's
-// shape.
+// and Retry-After), and the model is never called; POST /mcp, whose
+// tools may run agents, is metered too.
 func TestMeterRefuses(t *testing.T) {
 	t.Parallel()
 	resets := time.Now().Add(90 * time.Second).Truncate(time.Second)
