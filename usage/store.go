@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -49,6 +50,20 @@ type Store struct {
 	// return before the database's log is on disk (PostgreSQL's
 	// synchronous_commit off for that transaction; nothing on SQLite).
 	lazyCommit string
+	// serial, on SQLite, lets one of this process's transactions at a
+	// time wait for the file's write lock: several waiting at once poll it
+	// with SQLite's busy handler, which sleeps, and a budget's throughput
+	// falls to a fraction (other processes still wait on the file's lock).
+	serial *sync.Mutex
+}
+
+// tx runs fn in a transaction, one at a time in this process on SQLite.
+func (s *Store) tx(ctx context.Context, fn func(tx dbconn.Conn) error) error {
+	if s.serial != nil {
+		s.serial.Lock()
+		defer s.serial.Unlock()
+	}
+	return s.inTx(ctx, fn)
 }
 
 // NewSQLite returns a store in the SQLite database db (the gateway
@@ -58,7 +73,7 @@ func NewSQLite(ctx context.Context, db *sql.DB, log *slog.Logger) (*Store, error
 	if err := schema.MigrateSQLite(ctx, db, dbconn.MigrateOptions{Log: log}); err != nil {
 		return nil, fmt.Errorf("usage: migrating the SQLite database: %w", err)
 	}
-	return &Store{pool: dbconn.SQL(db), inTx: dbconn.TxSQL(db)}, nil
+	return &Store{pool: dbconn.SQL(db), inTx: dbconn.TxSQL(db), serial: &sync.Mutex{}}, nil
 }
 
 // NewPostgres returns a store in the PostgreSQL database of pool, after
@@ -79,7 +94,7 @@ const insertRows = 200
 // Write stores recs and adds each of deltas to its counter, in one
 // transaction.
 func (s *Store) Write(ctx context.Context, recs []Record, deltas map[string]int64) error {
-	return s.inTx(ctx, func(tx dbconn.Conn) error {
+	return s.tx(ctx, func(tx dbconn.Conn) error {
 		for rest := recs; len(rest) > 0; {
 			n := min(len(rest), insertRows)
 			args := make([]any, 0, n*12)
@@ -142,7 +157,7 @@ func (s *Store) Reserve(ctx context.Context, charges []Charge) (failed int, spen
 	failed = -1
 	spent = make([]int64, len(charges))
 	errFull := errOverBudget
-	err = s.inTx(ctx, func(tx dbconn.Conn) error {
+	err = s.tx(ctx, func(tx dbconn.Conn) error {
 		if s.lazyCommit != "" {
 			if _, err := tx.Exec(ctx, s.lazyCommit); err != nil {
 				return fmt.Errorf("reserving on usage counters: %w", err)
