@@ -99,19 +99,36 @@ func (a API) Get(ctx context.Context, id string) (json.RawMessage, error) {
 // Create makes the key body describes, created by who, and returns its
 // JSON with its secret.
 func (a API) Create(ctx context.Context, who access.Caller, body []byte) (json.RawMessage, error) {
-	var req CreateRequest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return nil, apierr.Errorf(apierr.CodeBadRequest, "the body is not a key: %v", err).
-			Suggest(`send {"user" or "team", "agents": [...], "models": [...], "admin": false, "name": "..."}`)
+	k, err := ParseCreate(body)
+	if err != nil {
+		return nil, err
 	}
-	k, secret, err := a.Store.Create(ctx, Key{Name: req.Name, User: req.User, Team: req.Team, Agents: req.Agents,
-		Models: req.Models, Admin: req.Admin}, who.Owner)
+	k, secret, err := a.Store.Create(ctx, k, who.Owner)
 	if err != nil {
 		return nil, keyError("", err)
 	}
 	return marshal(ToJSON(k, secret)), nil
+}
+
+// ParseCreate is the key a body of POST /keys describes, checked
+// (Key.Validate): a BAD_REQUEST for a body that is not one, has a field
+// no key has, or a value a key may not.
+func ParseCreate(body []byte) (Key, error) {
+	var req CreateRequest
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return Key{}, apierr.Errorf(apierr.CodeBadRequest, "the body is not a key: %v", err).
+			Suggest(`send {"user" or "team", "agents": [...], "models": [...], "admin": false, "name": "..."}`)
+	}
+	if dec.More() {
+		return Key{}, apierr.New(apierr.CodeBadRequest, "the body holds more than one key").Suggest("send one JSON object")
+	}
+	k := Key{Name: req.Name, User: req.User, Team: req.Team, Agents: req.Agents, Models: req.Models, Admin: req.Admin}
+	if err := k.Validate(); err != nil {
+		return Key{}, keyError("", err)
+	}
+	return k, nil
 }
 
 // Rotate gives key id a new secret and returns its JSON with it.

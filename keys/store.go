@@ -26,9 +26,17 @@ type Options struct {
 // and by `agentgw keys`. It is safe for concurrent use, and by several
 // processes on one database.
 type Store struct {
-	db  dbconn.Conn
-	now func() time.Time
+	db dbconn.Conn
+	// lookup reads the live key of a secret's digest: a statement
+	// prepared once on SQLite (database/sql would prepare it again on
+	// every request: 2.5 times the cost), pgx's own statement cache on
+	// PostgreSQL.
+	lookup func(ctx context.Context, digest string) dbconn.Row
+	now    func() time.Time
 }
+
+// lookupQuery is Lookup's query.
+const lookupQuery = `SELECT ` + columns + ` FROM api_keys WHERE secret_hash = ? AND revoked_at = 0`
 
 // NewSQLite returns the keys of the SQLite database db (the gateway
 // store's, sqlitestore.SQLite's DB, or opened as it is), after applying
@@ -37,7 +45,13 @@ func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 	if err := schema.MigrateSQLite(ctx, db, dbconn.MigrateOptions{Log: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("keys: migrating the SQLite database: %w", err)
 	}
-	return newStore(dbconn.SQL(db), opts), nil
+	stmt, err := db.PrepareContext(ctx, lookupQuery)
+	if err != nil {
+		return nil, fmt.Errorf("keys: preparing the lookup: %w", err)
+	}
+	s := newStore(dbconn.SQL(db), opts)
+	s.lookup = func(ctx context.Context, digest string) dbconn.Row { return stmt.QueryRowContext(ctx, digest) }
+	return s, nil
 }
 
 // NewPostgres returns the keys of the PostgreSQL database of pool (the
@@ -47,7 +61,9 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store,
 	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("keys: migrating the PostgreSQL database: %w", err)
 	}
-	return newStore(dbconn.PGX(pool), opts), nil
+	s := newStore(dbconn.PGX(pool), opts)
+	s.lookup = func(ctx context.Context, digest string) dbconn.Row { return s.db.QueryRow(ctx, lookupQuery, digest) }
+	return s, nil
 }
 
 func newStore(db dbconn.Conn, opts Options) *Store {
@@ -141,8 +157,8 @@ func (s *Store) Lookup(ctx context.Context, secret string) (Key, bool, error) {
 	if !LooksLikeSecret(secret) {
 		return Key{}, false, nil
 	}
-	k, err := s.one(ctx, `SELECT `+columns+` FROM api_keys WHERE secret_hash = ? AND revoked_at = 0`, Digest(secret))
-	if err == ErrNotFound {
+	k, err := scan(s.lookup(ctx, Digest(secret)))
+	if dbconn.IsNoRows(err) {
 		return Key{}, false, nil
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -32,8 +33,8 @@ type LoadProblem struct {
 }
 
 // listAgents serves GET /agents: every agent with its commands (to a
-// stored key, those its scope admits), and the problems found loading
-// them.
+// stored key, the agents and commands its scope admits), and the problems
+// found loading them.
 func (s *Server) listAgents(c echo.Context) error {
 	reg := s.cfg.Runner.Registry()
 	list := AgentList{Agents: []agent.Summary{}}
@@ -42,7 +43,11 @@ func (s *Server) listAgents(c echo.Context) error {
 		if scoped && !who.MayCall(a.Name(), "") {
 			continue
 		}
-		list.Agents = append(list.Agents, a.Summary())
+		sum := a.Summary()
+		if scoped {
+			sum.Commands = slices.DeleteFunc(sum.Commands, func(c agent.CommandSummary) bool { return !who.MayCall(a.Name(), c.Name) })
+		}
+		list.Agents = append(list.Agents, sum)
 	}
 	for _, d := range reg.Problems() {
 		list.Problems = append(list.Problems, LoadProblem{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Column,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -138,8 +139,10 @@ func TestKeyAttacks(t *testing.T) {
 		t.Errorf("a call out of the key's scope reached the upstream")
 	}
 	var list server.AgentList
-	if r := sendKey(t, http.MethodGet, gw.URL+"/agents", alice.Secret, ""); json.Unmarshal(r.body, &list) != nil || len(list.Agents) != 2 {
-		t.Errorf("GET /agents with alice's key lists %d agents, want 2 (chat, greeter): %s", len(list.Agents), r.body)
+	r := sendKey(t, http.MethodGet, gw.URL+"/agents", alice.Secret, "")
+	if json.Unmarshal(r.body, &list) != nil || len(list.Agents) != 2 || list.Agents[0].Name != "chat" ||
+		len(list.Agents[0].Commands) != 1 || list.Agents[0].Commands[0].Name != "greet" || list.Agents[1].Name != "greeter" {
+		t.Errorf("GET /agents with alice's key, want chat (greet only) and greeter: %s", r.body)
 	}
 
 	// The admin API and the routes around a scope.
@@ -152,7 +155,7 @@ func TestKeyAttacks(t *testing.T) {
 	}
 
 	// The admin key lists the keys; no secret in the listing.
-	r := sendKey(t, http.MethodGet, gw.URL+"/keys", root.Secret, "")
+	r = sendKey(t, http.MethodGet, gw.URL+"/keys", root.Secret, "")
 	var listed struct{ Keys []createdKey }
 	if r.status != 200 || json.Unmarshal(r.body, &listed) != nil || len(listed.Keys) != 2 || listed.Keys[0].ID != alice.ID {
 		t.Fatalf("GET /keys: %d %s", r.status, r.body)
@@ -242,5 +245,52 @@ func TestKeyOwnership(t *testing.T) {
 	}
 	if r := sendKey(t, http.MethodGet, gw.URL+"/contexts/c2", bob, ""); r.status != http.StatusNotFound {
 		t.Errorf("a member's key sees the team key's context: %d", r.status)
+	}
+}
+
+// BenchmarkAuth is what a request's credential costs, GET /agents through
+// the whole handler: no inbound auth, a static token (compared in memory),
+// a stored key on SQLite (one read of the store).
+func BenchmarkAuth(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		keys bool
+	}{{"none", false}, {"token", false}, {"key", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var opts []option
+			cred := ""
+			switch tc.name {
+			case "token":
+				opts, cred = append(opts, withAuthTokens("gw-token")), "gw-token"
+			case "key":
+				db, err := sqlitestore.Open(filepath.Join(b.TempDir(), "keys.db"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close()
+				st, err := keys.NewSQLite(context.Background(), db.DB(), keys.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, cred, err = st.Create(context.Background(), keys.Key{User: "alice", Agents: []string{"*"}}, "operator")
+				if err != nil {
+					b.Fatal(err)
+				}
+				opts = append(opts, withServer(func(c *server.Config) { c.Keys = keys.API{Store: st} }))
+			}
+			h, _ := newHandler(b, opts...)
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest(http.MethodGet, "/agents", nil)
+				if cred != "" {
+					req.Header.Set("Authorization", "Bearer "+cred)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%d %s", rec.Code, rec.Body)
+				}
+			}
+		})
 	}
 }

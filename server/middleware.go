@@ -186,15 +186,20 @@ func anyToken(tok string, tokens []string) bool {
 	return ok
 }
 
-// putCaller records the authenticated caller of a request: on the echo
-// context for the handlers here, and in the request's context
-// (access.NewContext) for the handlers beyond (openaiapi, usage).
+// putCaller records the authenticated caller of a request: its owner and
+// admin flag on the echo context, and, for a stored key (who.KeyID set),
+// the whole access.Caller there and in the request's context
+// (access.NewContext) for the handlers beyond (openaiapi, usage). A static
+// token's request pays for no more than its owner, as before keys.
 func (s *Server) putCaller(c echo.Context, who access.Caller) {
 	c.Set(keyCaller, who.Owner)
-	c.Set(keyAccess, who)
 	if who.Admin {
 		c.Set(keyAdmin, true)
 	}
+	if who.KeyID == "" {
+		return
+	}
+	c.Set(keyAccess, who)
 	r := c.Request()
 	c.SetRequest(r.WithContext(access.NewContext(r.Context(), who)))
 }

@@ -35,8 +35,8 @@ func openKeys(ctx context.Context, st store.Store, log *slog.Logger) (*keys.Stor
 
 // keysCreateOptions are the flags of agentgw keys create.
 type keysCreateOptions struct {
-	key    keys.Key
-	asJSON bool
+	key           keys.Key
+	asJSON, quiet bool
 }
 
 // newKeysCmd is agentgw keys and its sub-commands, which manage the
@@ -72,14 +72,19 @@ request. A key's secret is printed once, by create and rotate.`,
 	f.StringSliceVar(&o.key.Models, "models", nil, "upstream models it may reach through /v1, as patterns such as 'gpt-4o*' (none: no model)")
 	f.BoolVar(&o.key.Admin, "admin", false, "the key may use the admin APIs (/keys) and see every owner's objects")
 	f.BoolVar(&o.asJSON, "json", false, "print the key as JSON (as POST /keys answers)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "print the secret alone (for a file or a variable)")
 	create.RunE = func(*cobra.Command, []string) error {
 		return exit(withKeys(gc, e, func(ctx context.Context, st *keys.Store) error {
 			k, secret, err := st.Create(ctx, o.key, access.Operator)
 			if err != nil {
 				return err
 			}
-			if o.asJSON {
+			switch {
+			case o.asJSON:
 				return printJSON(e.stdout, keys.ToJSON(k, secret))
+			case o.quiet:
+				fmt.Fprintln(e.stdout, secret)
+				return nil
 			}
 			fmt.Fprintf(e.stdout, "key %s for %s created; its secret, shown only now:\n%s\n", k.ID, whom(k), secret)
 			return nil
@@ -117,15 +122,45 @@ request. A key's secret is printed once, by create and rotate.`,
 			return nil
 		}))
 	}
-	revoke := &cobra.Command{Use: "revoke ID", Short: "Revoke a key: every replica refuses it from its next request", Args: minArgs("ID")}
+	revoke := &cobra.Command{
+		Use:   "revoke [ID]...",
+		Short: "Revoke keys: every replica refuses them from its next request",
+		Long: `Revoke the keys named by id, or every live key of --user or --team (someone
+leaving, a team's keys leaked): every replica sharing the store refuses them
+from its next request. A revoked key stays listed.`,
+		Example: `  agentgw keys revoke 8ff33e3c-c1af-41dc-ba37-81ca22c9a323
+  agentgw keys revoke --user alice`,
+	}
 	gv := newGatewayFlags(revoke.Flags(), withData)
-	revoke.RunE = func(_ *cobra.Command, args []string) error {
+	var byUser, byTeam string
+	revoke.Flags().StringVar(&byUser, "user", "", "revoke every live key of `USER`")
+	revoke.Flags().StringVar(&byTeam, "team", "", "revoke every live key of `TEAM`")
+	revoke.RunE = func(_ *cobra.Command, ids []string) error {
+		if len(ids) == 0 && byUser == "" && byTeam == "" {
+			return errors.New("missing the keys to revoke: their ids, or --user or --team")
+		}
 		return exit(withKeys(gv, e, func(ctx context.Context, st *keys.Store) error {
-			k, err := st.Revoke(ctx, args[0])
-			if err != nil {
-				return err
+			if byUser != "" || byTeam != "" {
+				ks, err := st.List(ctx)
+				if err != nil {
+					return err
+				}
+				for _, k := range ks {
+					if !k.Revoked() && (byUser != "" && k.User == byUser || byTeam != "" && k.Team == byTeam) {
+						ids = append(ids, k.ID)
+					}
+				}
+				if len(ids) == 0 {
+					fmt.Fprintln(e.stdout, "no live key to revoke")
+				}
 			}
-			fmt.Fprintf(e.stdout, "key %s for %s revoked at %s\n", k.ID, whom(k), k.RevokedAt.Format("2006-01-02T15:04:05Z07:00"))
+			for _, id := range ids {
+				k, err := st.Revoke(ctx, id)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "key %s for %s revoked at %s\n", k.ID, whom(k), k.RevokedAt.Format("2006-01-02T15:04:05Z07:00"))
+			}
 			return nil
 		}))
 	}

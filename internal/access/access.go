@@ -138,14 +138,16 @@ func TeamOwner(team string) string { return teamPrefix + team }
 type callerKey struct{}
 
 // NewContext returns ctx carrying the caller of its request: the server
-// puts it there once the request is authenticated, for the handlers beyond
-// it (openaiapi's model check, usage recording).
+// puts it there once a request with a stored key is authenticated, for the
+// handlers beyond it (openaiapi's model check, usage recording).
 func NewContext(ctx context.Context, c Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
 }
 
-// FromContext is the caller NewContext put in ctx; false when none was
-// (inbound auth off, or a run no request started).
+// FromContext is the caller NewContext put in ctx; false when none was: a
+// request without a stored key (inbound auth off, a static token, whose
+// requests cost nothing more than before keys), or a run no request
+// started.
 func FromContext(ctx context.Context) (Caller, bool) {
 	c, ok := ctx.Value(callerKey{}).(Caller)
 	return c, ok
