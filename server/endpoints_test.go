@@ -21,6 +21,8 @@ type (
 	anySchedules struct{ Schedules }
 	anyKeys      struct{ Keys }
 	anyOpenAI    struct{ http.Handler }
+	// anyMeter's Begin is called by every request: only for route lists.
+	anyMeter struct{ Meter }
 )
 
 func (anyOpenAI) WriteError(http.ResponseWriter, *apierr.Error) {}

@@ -82,6 +82,7 @@ func newRootCmd(e cliEnv) *cobra.Command {
 		newKBCmd(e),
 		newKeysCmd(e),
 		newSchedulesCmd(e),
+		newUsageCmd(e),
 		newHealthcheckCmd(e),
 		&cobra.Command{
 			Use:   "version",

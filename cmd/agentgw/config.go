@@ -64,6 +64,9 @@ type Config struct {
 	// ContentGuard is what never leaves the building: excluded files and
 	// redacted credentials (contentguard.go).
 	ContentGuard ContentGuardConfig `yaml:"contentGuard"`
+	// Usage records what requests cost and holds keys, users and teams
+	// to their budgets (usage.go).
+	Usage UsageConfig `yaml:"usage"`
 }
 
 // OpenAIConfig is the OpenAI-compatible endpoint (package openaiapi).
@@ -491,6 +494,9 @@ func (c *Config) validate() error {
 		errs = append(errs, errors.New("server.keys needs a database store (SQLite or PostgreSQL): the memory store keeps no keys"))
 	}
 	if err := c.Handoffs.check(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Usage.check(); err != nil {
 		errs = append(errs, err)
 	}
 	switch strings.ToLower(c.Log.Format) {

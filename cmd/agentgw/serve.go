@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -156,6 +157,19 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if content.guard != nil {
 		observers = append(observers, content.guard)
 	}
+	// The meter watches the runs no request started (schedules, hand-offs)
+	// through the runner's observers; the server adds it to its own.
+	meter, err := newMeter(ctx, st.Store, cfg, mx, log)
+	if err != nil {
+		return err
+	}
+	runObservers := observers
+	var meterSrv server.Meter
+	if meter != nil {
+		defer meter.Close()
+		runObservers = append(slices.Clip(observers), meter)
+		meterSrv = meterAPI{meter}
+	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
 		Conversations: binding.New(conversations), Remote: remote.NewAgents(remotes), Stages: requestStages(services{knowledge: knowledge, content: content, log: log}),
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
@@ -163,7 +177,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
 		Budget: prompt.Budget{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
-		Logger: log, Observers: observers, ReferencesPrompt: kb.PromptText,
+		Logger: log, Observers: runObservers, ReferencesPrompt: kb.PromptText,
 	})
 	stopQueue, err := startHandoffQueue(ctx, q, handoffs, runner, log)
 	if err != nil {
@@ -214,6 +228,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Observers: observers,
 		UI:        playground,
 		OpenAI:    openAI,
+		Meter:     meterSrv,
 	})
 	addr := listenAddr(cfg.Addr, authOn)
 	ln, err := net.Listen("tcp", addr)
