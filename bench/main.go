@@ -128,7 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 
 // skippable are what -skip takes: the scenarios, and the paths only some
 // rows use (openai: the OpenAI endpoint; stateful: the conversation turn).
-var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful"}
+var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful", "governed"}
 
 func quickDefault(set map[string]bool, name string, v *int, quick int) {
 	if !set[name] {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,7 +51,7 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	}
 	ps := &harness.Set{Dir: dir}
 	defer ps.StopAll()
-	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore)
+	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore, !cfg.skip["governed"])
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +99,12 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 		// The same gateway's OpenAI endpoint, the proxy's request naming
 		// an agent command as its model.
 		paths = append(paths, newTarget(pathOpenAI, "http://"+st.gw.Addr+"/v1/chat/completions", chatBodyFor(openaiModel), st.gw.Pid(), conns))
+	}
+	if st.gwGov != nil {
+		// The gateway request, on the governed gateway, with its key.
+		gov := newTarget(pathGoverned, "http://"+st.gwGov.Addr+"/agents/bench", gw, st.gwGov.Pid(), conns)
+		gov.header = http.Header{"Authorization": {"Bearer " + st.govKey}}
+		paths = append(paths, gov)
 	}
 	if cfg.peer != "" {
 		// Another gateway: the same OpenAI chat request as the proxy's.

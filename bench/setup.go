@@ -22,7 +22,32 @@ type stack struct {
 	gwWarn   *harness.Process // agentgw at warn level with metrics off (no observer)
 	gwH2C    *harness.Process // agentgw with its defaults, h2c upstream and no pings (idle scenario)
 	gwPG     *harness.Process // agentgw with its defaults on PostgreSQL (-pg), else nil
+	// gwGov is agentgw with its defaults and the governance of issue 31 on
+	// (a stored key, usage recorded against a team budget, the content
+	// guard), else nil; govKey is the key's secret.
+	gwGov  *harness.Process
+	govKey string
 }
+
+// governedConfig is the config of the governed gateway: stored keys, usage
+// recorded and held to a team budget too large to be reached, and the
+// content guard excluding the usual secret files and redacting credentials,
+// as docs/keys.md, docs/usage.md and docs/security/content.md configure
+// them. Its store is its data directory's SQLite, as the defaults'.
+const governedConfig = `server:
+  keys: true
+usage:
+  record: true
+  prices:
+    "*": {input: 3.00, output: 15.00}
+  budgets:
+    - team: bench
+      tokensPerDay: 1000000000000
+      requestsPerMinute: 1000000000
+contentGuard:
+  exclude: [.env, ".env.*", "secrets/**", "*.pem", "*.key"]
+  redact: true
+`
 
 // idleConfig is the gateway config of the idle scenario's agentgw: HTTP/2
 // cleartext upstream (few connections, few fds), no ": ping" comments and
@@ -44,9 +69,9 @@ func build(ctx context.Context, root, dir string) error {
 }
 
 // startStack starts the mock (on mockAddr, a free port when it ends in
-// :0), the two proxies and the three gateways, and a fourth on the
-// PostgreSQL database pgStore when it is set.
-func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore string) (*stack, error) {
+// :0), the two proxies and the three gateways, one more on the PostgreSQL
+// database pgStore when it is set, and the governed one when governed.
+func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore string, governed bool) (*stack, error) {
 	bin := func(name string) string { return filepath.Join(ps.Dir, "bin", name) }
 	s := &stack{}
 	var err error
@@ -87,7 +112,38 @@ func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore st
 			return nil, err
 		}
 	}
+	if governed {
+		if s.gwGov, s.govKey, err = startGoverned(ctx, ps, bin("agentgw"), agents, upstream); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// startGoverned makes a key of team bench for every agent on the governed
+// gateway's store with agentgw keys create, then starts that gateway with
+// governedConfig, and returns it and the key's secret.
+func startGoverned(ctx context.Context, ps *harness.Set, bin, agents, upstream string) (*harness.Process, string, error) {
+	const name = "agentgw-governed"
+	cfg := filepath.Join(ps.Dir, "governed.yaml")
+	if err := os.WriteFile(cfg, []byte(governedConfig), 0o644); err != nil {
+		return nil, "", fmt.Errorf("writing the governed gateway config: %w", err)
+	}
+	env := []string{"AGENTGW_CONFIG=" + cfg}
+	cmd := exec.CommandContext(ctx, bin, "keys", "create", "--data", filepath.Join(ps.Dir, name+"-data"),
+		"--team", "bench", "--agents", "*", "--name", "bench", "-q")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		return nil, "", fmt.Errorf("agentgw keys create: %w: %s", err, strings.TrimSpace(string(stderr)))
+	}
+	key := strings.TrimSpace(string(out))
+	p, err := startGateway(ctx, ps, name, bin, agents, upstream, env)
+	return p, key, err
 }
 
 // startGateway runs agentgw serve on free loopback ports, with env added to

@@ -22,6 +22,9 @@ const (
 	// the stateful turn.
 	pathPG         = "agentgw-pg"
 	pathPGStateful = "agentgw-pg-stateful"
+	// agentgw with its defaults and a stored key, usage recorded against a
+	// team budget and the content guard (issue 31).
+	pathGoverned = "agentgw-governed"
 )
 
 // row is one table row: the figure, the direct, proxy, agentgw and target
@@ -179,6 +182,7 @@ func newPathRows(r *results) []row {
 			row{"OpenAI endpoint: streams/s at saturation (vs bare proxy)", "—", fmtRate(sp.PerSec), cell, "—", "≥ 0.95×", yesNo(ratio >= 0.95)},
 			row{"OpenAI endpoint: CPU ms per 1,000 relayed chunks", "—", fmt.Sprintf("%.2f", sp.CPUPer1K), fmt.Sprintf("%.2f", so.CPUPer1K), "—", "—", "—"})
 	}
+	rows = append(rows, governedRows(r)...)
 	for _, st := range []struct{ plain, turn, store string }{
 		{pathGateway, pathStateful, "SQLite"},
 		{pathPG, pathPGStateful, "PostgreSQL"},
@@ -191,6 +195,25 @@ func newPathRows(r *results) []row {
 		rows = append(rows, row{fmt.Sprintf("stateful turn (%d stored turns, %s): time to first byte p50 / p99, added vs the same request without contextId", storedTurns, st.store), "—", "—",
 			fmtDur(s.TTFB.P50) + " / " + fmtDur(s.TTFB.P99) + " (" + fmtAdded(added.P50) + " / " + fmtAdded(added.P99) + ")",
 			"—", "added p50 ≤ 1 ms", yesNo(added.P50 <= time.Millisecond)})
+	}
+	return rows
+}
+
+// governedRows compare the governed gateway (a stored key, usage against
+// a team budget, the content guard) with the gateway's defaults: what
+// issue 31's features cost when they are configured.
+func governedRows(r *results) []row {
+	var rows []row
+	d, g, v := r.Latency[pathDirect], r.Latency[pathGateway], r.Latency[pathGoverned]
+	if d != nil && g != nil && v != nil {
+		ga, va := g.TTFB.minus(d.TTFB), v.TTFB.minus(d.TTFB)
+		rows = append(rows, row{"with keys, usage, a team budget and the content guard: added time to first byte p50 / p99 (agentgw's defaults in parentheses)", "—", "—",
+			fmtAdded(va.P50) + " / " + fmtAdded(va.P99) + " (" + fmtAdded(ga.P50) + " / " + fmtAdded(ga.P99) + ")", "—", "—", "—"})
+	}
+	sg, sv := r.Saturation[pathGateway], r.Saturation[pathGoverned]
+	if sg != nil && sv != nil {
+		rows = append(rows, row{"with keys, usage, a team budget and the content guard: streams/s at saturation and CPU ms per 1,000 relayed chunks (agentgw's defaults in parentheses)", "—", "—",
+			fmt.Sprintf("%s, %.2f (%s, %.2f)", fmtRate(sv.PerSec), sv.CPUPer1K, fmtRate(sg.PerSec), sg.CPUPer1K), "—", "—", "—"})
 	}
 	return rows
 }
@@ -267,7 +290,7 @@ func errorRow(r *results) row {
 		}
 		return n
 	}
-	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)
+	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)+count(pathGoverned)
 	for _, h := range []*handoffResult{r.Handoff, r.HandoffPG} {
 		if h != nil {
 			g += int64(h.Errors) // hand-offs that did not complete
