@@ -55,6 +55,14 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	if err != nil {
 		return nil, err
 	}
+	if cfg.recallChunks > 0 {
+		logf := func(format string, a ...any) { fmt.Fprintf(log, format, a...) }
+		rs, err := startRecall(ctx, ps, filepath.Join(dir, "bin", "agentgw"), root, "http://"+st.mock.Addr, cfg.recallChunks, logf)
+		if err != nil {
+			return nil, fmt.Errorf("the recall path: %w", err)
+		}
+		st.gwRecall, st.recall = rs.gw, &recallInfo{Chunks: rs.chunks, Lines: rs.lines, Index: rs.index}
+	}
 	fmt.Fprintf(log, "mock model platform: http://%s (an OpenAI base URL; point another gateway's upstream at it)\n", st.mock.Addr)
 	res = &results{Machine: describeMachine(ctx, root), Params: params{
 		LatencyStreams: cfg.latencyStreams, Concurrency: cfg.concurrency, SatRounds: cfg.satRounds,
@@ -124,6 +132,14 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			pgStateful.prepare = statefulPrepare(pgStateful.client, pgBase)
 			latPaths = append(latPaths, newTarget(pathPG, pgBase+"/agents/bench", gw, st.gwPG.Pid(), conns), pgStateful)
 		}
+	}
+	if st.gwRecall != nil {
+		// The recall path: the same request to the recall gateway's
+		// recalling agent and to its plain one, in the latency scenario.
+		base := "http://" + st.gwRecall.Addr
+		latPaths = append(slices.Clip(latPaths), newTarget(pathRecallPlain, base+"/agents/bench", gw, st.gwRecall.Pid(), conns),
+			newTarget(pathRecall, base+"/agents/"+recallAgent, gw, st.gwRecall.Pid(), conns))
+		res.Recall = st.recall
 	}
 	var err error
 	if !cfg.skip["latency"] {

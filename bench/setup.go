@@ -27,6 +27,10 @@ type stack struct {
 	// guard), else nil; govKey is the key's secret.
 	gwGov  *harness.Process
 	govKey string
+	// gwRecall is agentgw with the recall path's knowledge base
+	// (-recall-chunks), else nil; recall describes its corpus.
+	gwRecall *harness.Process
+	recall   *recallInfo
 }
 
 // governedConfig is the config of the governed gateway: stored keys, usage

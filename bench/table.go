@@ -25,6 +25,10 @@ const (
 	// agentgw with its defaults and a stored key, usage recorded against a
 	// team budget and the content guard (issue 31).
 	pathGoverned = "agentgw-governed"
+	// The recall gateway (-recall-chunks): its plain agent and the one
+	// recalling from its knowledge base.
+	pathRecallPlain = "agentgw-recall-plain"
+	pathRecall      = "agentgw-recall"
 )
 
 // row is one table row: the figure, the direct, proxy, agentgw and target
@@ -183,6 +187,7 @@ func newPathRows(r *results) []row {
 			row{"OpenAI endpoint: CPU ms per 1,000 relayed chunks", "—", fmt.Sprintf("%.2f", sp.CPUPer1K), fmt.Sprintf("%.2f", so.CPUPer1K), "—", "—", "—"})
 	}
 	rows = append(rows, governedRows(r)...)
+	rows = append(rows, recallRows(r)...)
 	for _, st := range []struct{ plain, turn, store string }{
 		{pathGateway, pathStateful, "SQLite"},
 		{pathPG, pathPGStateful, "PostgreSQL"},
@@ -216,6 +221,24 @@ func governedRows(r *results) []row {
 			fmt.Sprintf("%s, %.2f (%s, %.2f)", fmtRate(sv.PerSec), sv.CPUPer1K, fmtRate(sg.PerSec), sg.CPUPer1K), "—", "—", "—"})
 	}
 	return rows
+}
+
+// recallRows are the recall path's: what recalling 5 references from the
+// knowledge base adds to the first byte, and how long indexing it took.
+func recallRows(r *results) []row {
+	g, c := r.Latency[pathRecallPlain], r.Latency[pathRecall]
+	if r.Recall == nil || g == nil || c == nil {
+		return nil
+	}
+	added := c.TTFB.minus(g.TTFB)
+	perTenK := time.Duration(float64(r.Recall.Index) / float64(max(r.Recall.Lines, 1)) * 10000)
+	return []row{
+		{fmt.Sprintf("request with recall (top 5) over %d chunks (SQLite): time to first byte p50 / p99, added vs the same request without recall", r.Recall.Chunks), "—", "—",
+			fmtDur(c.TTFB.P50) + " / " + fmtDur(c.TTFB.P99) + " (" + fmtAdded(added.P50) + " / " + fmtAdded(added.P99) + ")",
+			"—", "added p50 ≤ 20 ms, p99 ≤ 60 ms", yesNo(added.P50 <= 20*time.Millisecond && added.P99 <= 60*time.Millisecond)},
+		{fmt.Sprintf("indexing those %d chunks (%d lines, agentgw kb index): whole, per 10,000 lines", r.Recall.Chunks, r.Recall.Lines), "—", "—",
+			fmt.Sprintf("%.1f s, %.0f ms", r.Recall.Index.Seconds(), float64(perTenK)/float64(time.Millisecond)), "—", "≤ 200 ms per 10,000 lines", yesNo(perTenK <= 200*time.Millisecond)},
+	}
 }
 
 // handoffRows are the hand-off figures on store (issue 28 item 3, whose
@@ -290,7 +313,7 @@ func errorRow(r *results) row {
 		}
 		return n
 	}
-	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)+count(pathGoverned)
+	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)+count(pathGoverned)+count(pathRecallPlain)+count(pathRecall)
 	for _, h := range []*handoffResult{r.Handoff, r.HandoffPG} {
 		if h != nil {
 			g += int64(h.Errors) // hand-offs that did not complete
