@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,8 +115,41 @@ func startRecall(ctx context.Context, ps *harness.Set, bin, root, upstream strin
 	}
 	s := &recallSetup{chunks: n, lines: lines, index: time.Since(start)}
 	log("recall: indexed in %.1f s\n", s.index.Seconds())
-	s.gw, err = startGateway(ctx, ps, name, bin, agents, upstream, env)
-	return s, err
+	if s.gw, err = startGateway(ctx, ps, name, bin, agents, upstream, env); err != nil {
+		return nil, err
+	}
+	// A run that recalled nothing would measure nothing: the knowledge base
+	// must answer the bench request's words with references.
+	if err := checkRecall(ctx, "http://"+s.gw.Addr); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkRecall searches the knowledge base of the gateway at base for the
+// bench request's question and fails unless it finds 5 references.
+func checkRecall(ctx context.Context, base string) error {
+	body := mustJSON(map[string]any{"query": userPrompt + "\n" + lineSpan(editorFile, selStart, selEnd), "topK": 5})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/knowledge-bases/"+recallKB+"/search", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("searching the recall knowledge base: %w", err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		References []json.RawMessage `json:"references"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("searching the recall knowledge base: status %d, %v", resp.StatusCode, err)
+	}
+	if len(out.References) != 5 {
+		return fmt.Errorf("searching the recall knowledge base: %d references, want 5", len(out.References))
+	}
+	return nil
 }
 
 // writeCorpus writes n Go functions, funcsPerFile a file, under dir, and
