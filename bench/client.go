@@ -27,6 +27,8 @@ type target struct {
 	prepare func(ctx context.Context) ([]byte, error)
 	// header is sent with every request (the governed path's key).
 	header http.Header
+	// token, when set, is sent as X-Agentgw-Token (the usage path's key).
+	token string
 	// readers recycles the SSE line readers, so that the client's own
 	// garbage does not differ between paths.
 	readers sync.Pool
@@ -99,6 +101,9 @@ func (t *target) post(ctx context.Context, s streamSpec) (*http.Response, time.T
 	h.Set("X-Mock-Hold", strconv.FormatBool(s.hold))
 	for k, v := range t.header {
 		h[k] = v
+	}
+	if t.token != "" {
+		h.Set("X-Agentgw-Token", t.token)
 	}
 	start := time.Now()
 	resp, err := t.client.Do(req)

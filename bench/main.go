@@ -131,8 +131,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 }
 
 // skippable are what -skip takes: the scenarios, and the paths only some
-// rows use (openai: the OpenAI endpoint; stateful: the conversation turn).
-var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful", "governed"}
+// rows use (openai: the OpenAI endpoint; stateful: the conversation turn;
+// usage: a gateway recording usage with a team budget; governed: one with
+// keys, usage, a budget and the content guard).
+var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful", "usage", "governed"}
 
 func quickDefault(set map[string]bool, name string, v *int, quick int) {
 	if !set[name] {

@@ -51,7 +51,7 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	}
 	ps := &harness.Set{Dir: dir}
 	defer ps.StopAll()
-	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore, !cfg.skip["governed"])
+	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore, !cfg.skip["usage"], !cfg.skip["governed"])
 	if err != nil {
 		return nil, err
 	}
@@ -113,6 +113,13 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 		gov := newTarget(pathGoverned, "http://"+st.gwGov.Addr+"/agents/bench", gw, st.gwGov.Pid(), conns)
 		gov.header = http.Header{"Authorization": {"Bearer " + st.govKey}}
 		paths = append(paths, gov)
+	}
+	if st.gwUsage != nil {
+		// The agent request again, on the gateway that records usage and
+		// holds the caller's team to a budget.
+		u := newTarget(pathUsage, "http://"+st.gwUsage.Addr+"/agents/bench", gw, st.gwUsage.Pid(), conns)
+		u.token = st.usageKey
+		paths = append(paths, u)
 	}
 	if cfg.peer != "" {
 		// Another gateway: the same OpenAI chat request as the proxy's.

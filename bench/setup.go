@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -31,6 +32,11 @@ type stack struct {
 	// (-recall-chunks), else nil; recall describes its corpus.
 	gwRecall *harness.Process
 	recall   *recallInfo
+	// gwUsage is agentgw with its defaults, usage recorded and a team
+	// budget on every request (usageConfig), asked with usageKey, a
+	// stored key of that team; nil with -skip usage.
+	gwUsage  *harness.Process
+	usageKey string
 }
 
 // governedConfig is the config of the governed gateway: stored keys, usage
@@ -51,6 +57,20 @@ usage:
 contentGuard:
   exclude: [.env, ".env.*", "secrets/**", "*.pem", "*.key"]
   redact: true
+`
+
+// usageConfig is the gateway config of the usage path's agentgw: usage
+// recorded and a budget of team bench (tokens per day and requests per
+// minute, never reached) that every request of its key reserves on
+// before the model is called and settles after (docs/usage.md).
+const usageConfig = `usage:
+  record: true
+  prices:
+    "*": {input: 1, output: 2}
+  budgets:
+    - team: bench
+      tokensPerDay: 1000000000000000
+      requestsPerMinute: 1000000000000
 `
 
 // idleConfig is the gateway config of the idle scenario's agentgw: HTTP/2
@@ -74,8 +94,9 @@ func build(ctx context.Context, root, dir string) error {
 
 // startStack starts the mock (on mockAddr, a free port when it ends in
 // :0), the two proxies and the three gateways, one more on the PostgreSQL
-// database pgStore when it is set, and the governed one when governed.
-func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore string, governed bool) (*stack, error) {
+// database pgStore when it is set, the usage one when usage and the
+// governed one when governed.
+func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore string, usage, governed bool) (*stack, error) {
 	bin := func(name string) string { return filepath.Join(ps.Dir, "bin", name) }
 	s := &stack{}
 	var err error
@@ -111,8 +132,24 @@ func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore st
 			env  []string
 		}{"agentgw-pg", &s.gwPG, []string{"AGENTGW_STORE_URL=" + pgStore}})
 	}
+	if usage {
+		usageCfg := filepath.Join(ps.Dir, "usage.yaml")
+		if err := os.WriteFile(usageCfg, []byte(usageConfig), 0o644); err != nil {
+			return nil, fmt.Errorf("writing the usage gateway config: %w", err)
+		}
+		gws = append(gws, struct {
+			name string
+			p    **harness.Process
+			env  []string
+		}{"agentgw-usage", &s.gwUsage, []string{"AGENTGW_CONFIG=" + usageCfg, "AGENTGW_KEYS=true"}})
+	}
 	for _, g := range gws {
 		if *g.p, err = startGateway(ctx, ps, g.name, bin("agentgw"), agents, upstream, g.env); err != nil {
+			return nil, err
+		}
+	}
+	if usage {
+		if s.usageKey, err = createKey(ctx, bin("agentgw"), filepath.Join(ps.Dir, "agentgw-usage-data")); err != nil {
 			return nil, err
 		}
 	}
@@ -124,29 +161,36 @@ func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore st
 	return s, nil
 }
 
-// startGoverned makes a key of team bench for every agent on the governed
-// gateway's store with agentgw keys create, then starts that gateway with
-// governedConfig, and returns it and the key's secret.
+// createKey makes a stored key of team bench that may call every agent,
+// in the store of the data directory data, with agentgw keys create, and
+// returns its secret.
+func createKey(ctx context.Context, bin, data string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, "keys", "create", "--team", "bench", "--agents", "*", "--data", data, "--json")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("agentgw keys create: %w", err)
+	}
+	var k struct{ Secret string }
+	if err := json.Unmarshal(out, &k); err != nil || k.Secret == "" {
+		return "", fmt.Errorf("agentgw keys create printed %q: %v", out, err)
+	}
+	return k.Secret, nil
+}
+
+// startGoverned starts the governed gateway with governedConfig, makes a
+// key of team bench for every agent on its store (createKey), and returns
+// the gateway and the key's secret.
 func startGoverned(ctx context.Context, ps *harness.Set, bin, agents, upstream string) (*harness.Process, string, error) {
 	const name = "agentgw-governed"
 	cfg := filepath.Join(ps.Dir, "governed.yaml")
 	if err := os.WriteFile(cfg, []byte(governedConfig), 0o644); err != nil {
 		return nil, "", fmt.Errorf("writing the governed gateway config: %w", err)
 	}
-	env := []string{"AGENTGW_CONFIG=" + cfg}
-	cmd := exec.CommandContext(ctx, bin, "keys", "create", "--data", filepath.Join(ps.Dir, name+"-data"),
-		"--team", "bench", "--agents", "*", "--name", "bench", "-q")
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.Output()
+	p, err := startGateway(ctx, ps, name, bin, agents, upstream, []string{"AGENTGW_CONFIG=" + cfg})
 	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		return nil, "", fmt.Errorf("agentgw keys create: %w: %s", err, strings.TrimSpace(string(stderr)))
+		return nil, "", err
 	}
-	key := strings.TrimSpace(string(out))
-	p, err := startGateway(ctx, ps, name, bin, agents, upstream, env)
+	key, err := createKey(ctx, bin, filepath.Join(ps.Dir, name+"-data"))
 	return p, key, err
 }
 
