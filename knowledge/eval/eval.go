@@ -84,10 +84,12 @@ const (
 	SetJSHandwritten = "js-handwritten"
 )
 
-// Halves of a set.
+// Halves of a set; Both names the figures of the two together (Score
+// only).
 const (
 	Dev     = "dev"
 	HeldOut = "heldout"
+	Both    = "both"
 )
 
 // TopK is how many hits a question is asked for.
@@ -337,7 +339,8 @@ type Result struct {
 	Hits []string // file:start-end symbol, best first
 }
 
-// Report is what a run measured: Metrics by "set/half" and, for Tune, the
+// Report is what a run measured: Metrics by "set/half" (set "all" for the
+// sets together, half Both for the halves together) and, for Tune, the
 // development questions' results.
 type Report struct {
 	Metrics map[string]Metrics
@@ -372,7 +375,11 @@ func (s *Suite) run(ctx context.Context, ix *index.Index, devOnly bool) (Report,
 			return Report{}, fmt.Errorf("eval: searching %s: %w", q.ID, err)
 		}
 		rank := rankOf(hits, q.sites)
-		for _, k := range []string{q.set + "/" + q.half, "all/" + q.half} {
+		keys := []string{q.set + "/" + q.half, "all/" + q.half}
+		if !devOnly {
+			keys = append(keys, q.set+"/"+Both, "all/"+Both)
+		}
+		for _, k := range keys {
 			m := sums[k]
 			if m == nil {
 				m = &Metrics{}
@@ -443,7 +450,7 @@ func Table(reports map[string]Report) string {
 	fmt.Fprintf(&b, "%-8s %-15s %-8s %s\n", "config", "set", "half", "figures")
 	for _, c := range configs {
 		for _, set := range append(Sets(), "all") {
-			for _, half := range []string{Dev, HeldOut} {
+			for _, half := range []string{Dev, HeldOut, Both} {
 				m, ok := reports[c].Metrics[set+"/"+half]
 				if !ok {
 					continue
