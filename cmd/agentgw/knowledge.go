@@ -65,7 +65,8 @@ func repoLocations(g gitrepo.Config) map[string]string {
 
 // embedder makes the embedder of a knowledge base's embeddings: the
 // hashing one, or the model at its URL (the upstream's when empty) with
-// the key in KeyEnv (the upstream's key variable when empty).
+// the key in KeyEnv, else the upstream's key when the URL is the
+// upstream's (never sent to another endpoint).
 func embedder(cfg *Config, getenv func(string) string, e *kb.Embeddings) (index.Embedder, error) {
 	if e.Hash {
 		return index.HashEmbedder{Dim: e.Dimensions, Tokenizer: chunk.Tokens}, nil
@@ -74,8 +75,16 @@ func embedder(cfg *Config, getenv func(string) string, e *kb.Embeddings) (index.
 	if url == "" {
 		return nil, fmt.Errorf("embeddings: no url, and no upstream to ask")
 	}
+	keyEnv := e.KeyEnv
+	if keyEnv == "" && e.URL == "" {
+		keyEnv = cfg.Upstream.KeyEnv
+	}
+	key := ""
+	if keyEnv != "" {
+		key = getenv(keyEnv)
+	}
 	return index.NewOpenAIEmbedder(index.OpenAIConfig{BaseURL: url, Model: e.Model, Dimensions: e.Dimensions,
-		APIKey: getenv(firstNonEmpty(e.KeyEnv, cfg.Upstream.KeyEnv))})
+		BatchSize: e.BatchSize, APIKey: key})
 }
 
 // reindexEvery is the knowledge bases' re-index interval.

@@ -167,6 +167,12 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/knowledge/kb.Config.Chunking":                   "Chunking bounds the chunks (knowledge/chunk's defaults when zero).",
 		"github.com/agentgw/agentgw/knowledge/kb.Config.Embeddings":                 "Embeddings, when set, give chunks and queries vectors: recall then fuses the lexical and the vector rankings.",
 		"github.com/agentgw/agentgw/knowledge/kb.Embeddings":                        "Embeddings configure the vectors of a knowledge base: an OpenAI-style /embeddings endpoint (the upstream's when URL is empty), or, with Hash, a deterministic hashing embedder needing no model (for demos and tests).",
+		"github.com/agentgw/agentgw/knowledge/kb.Embeddings.BatchSize":              "BatchSize bounds the texts of one request (default 64).",
+		"github.com/agentgw/agentgw/knowledge/kb.Embeddings.Dimensions":             "Dimensions asks a model that can shorten its vectors for that many; with hash, the vectors' dimension (default 256).",
+		"github.com/agentgw/agentgw/knowledge/kb.Embeddings.Hash":                   "Hash uses the deterministic hashing embedder instead of a model.",
+		"github.com/agentgw/agentgw/knowledge/kb.Embeddings.KeyEnv":                 "KeyEnv names the environment variable holding the API key, sent as a bearer token. Empty: the upstream's key when URL is empty, none when URL names another endpoint (the upstream's key is not sent elsewhere).",
+		"github.com/agentgw/agentgw/knowledge/kb.Embeddings.Model":                  "Model names the embeddings model (required unless hash).",
+		"github.com/agentgw/agentgw/knowledge/kb.Embeddings.URL":                    "URL is the base of any OpenAI-compatible API, its endpoint URL + \"/embeddings\" (Ollama: http://localhost:11434/v1; vLLM: http://host:8000/v1); empty: the upstream's.",
 		"github.com/agentgw/agentgw/knowledge/kb.Source":                            "Source is where a knowledge base's files come from: a repository of git.repositories at a ref, or a directory; Paths are globs of the files taken (\"**\" for any depth; all files when empty).",
 		"github.com/agentgw/agentgw/knowledge/recallstep.Config":                    "Config is a recall step's configuration.",
 	}

@@ -48,11 +48,24 @@ type Chunking struct {
 // /embeddings endpoint (the upstream's when URL is empty), or, with Hash, a
 // deterministic hashing embedder needing no model (for demos and tests).
 type Embeddings struct {
-	Model      string `yaml:"model"`
-	URL        string `yaml:"url"`
-	KeyEnv     string `yaml:"keyEnv"`
-	Dimensions int    `yaml:"dimensions"`
-	Hash       bool   `yaml:"hash"`
+	// Model names the embeddings model (required unless hash).
+	Model string `yaml:"model"`
+	// URL is the base of any OpenAI-compatible API, its endpoint URL +
+	// "/embeddings" (Ollama: http://localhost:11434/v1; vLLM:
+	// http://host:8000/v1); empty: the upstream's.
+	URL string `yaml:"url"`
+	// KeyEnv names the environment variable holding the API key, sent as
+	// a bearer token. Empty: the upstream's key when URL is empty, none
+	// when URL names another endpoint (the upstream's key is not sent
+	// elsewhere).
+	KeyEnv string `yaml:"keyEnv"`
+	// Dimensions asks a model that can shorten its vectors for that many;
+	// with hash, the vectors' dimension (default 256).
+	Dimensions int `yaml:"dimensions"`
+	// BatchSize bounds the texts of one request (default 64).
+	BatchSize int `yaml:"batchSize"`
+	// Hash uses the deterministic hashing embedder instead of a model.
+	Hash bool `yaml:"hash"`
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -77,8 +90,13 @@ func (c *Config) Check() error {
 			errs = append(errs, fmt.Errorf("sources[%d]: paths: %w", i, err))
 		}
 	}
-	if e := c.Embeddings; e != nil && !e.Hash && e.Model == "" {
-		errs = append(errs, errors.New("embeddings: model is required (or hash: true)"))
+	if e := c.Embeddings; e != nil {
+		if !e.Hash && e.Model == "" {
+			errs = append(errs, errors.New("embeddings: model is required (or hash: true)"))
+		}
+		if e.Dimensions < 0 || e.BatchSize < 0 {
+			errs = append(errs, errors.New("embeddings: dimensions and batchSize must not be negative"))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("knowledge base %q: %w", c.ID, err)
