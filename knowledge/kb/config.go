@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/agentgw/agentgw/knowledge/index"
+	"github.com/agentgw/agentgw/knowledge/rerank"
 )
 
 // Config is a knowledge base as the gateway config defines it
@@ -25,6 +27,31 @@ type Config struct {
 	// Embeddings, when set, give chunks and queries vectors: recall then
 	// fuses the lexical and the vector rankings.
 	Embeddings *Embeddings `yaml:"embeddings"`
+	// Rerank, when set, has a re-ranking model reorder the first hits of
+	// each search, within a latency budget (off by default).
+	Rerank *Rerank `yaml:"rerank"`
+}
+
+// Rerank configures the re-ranking of a knowledge base's searches by a
+// model endpoint of the /rerank API Cohere, Jina, vLLM and Infinity share
+// (knowledge/rerank): the search's first candidates are sent, and when
+// the model fails or does not answer within the timeout the search's own
+// order is kept.
+type Rerank struct {
+	// Model names the re-ranking model.
+	Model string `yaml:"model"`
+	// URL is the API's base, its endpoint URL + "/rerank"; empty: the
+	// upstream's.
+	URL string `yaml:"url"`
+	// KeyEnv names the environment variable holding the API key, sent as
+	// a bearer token. Empty: the upstream's key when URL is empty, none
+	// otherwise.
+	KeyEnv string `yaml:"keyEnv"`
+	// Candidates is how many of the search's first hits the model orders
+	// (default 20, at most 100).
+	Candidates int `yaml:"candidates"`
+	// Timeout is the re-ranking's latency budget (default 500ms).
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // Source is where a knowledge base's files come from: a repository of
@@ -96,6 +123,17 @@ func (c *Config) Check() error {
 		}
 		if e.Dimensions < 0 || e.BatchSize < 0 {
 			errs = append(errs, errors.New("embeddings: dimensions and batchSize must not be negative"))
+		}
+	}
+	if r := c.Rerank; r != nil {
+		if r.Model == "" {
+			errs = append(errs, errors.New("rerank: model is required"))
+		}
+		if r.Candidates < 0 || r.Candidates > rerank.MaxCandidates {
+			errs = append(errs, fmt.Errorf("rerank: candidates must be between 1 and %d", rerank.MaxCandidates))
+		}
+		if r.Timeout < 0 {
+			errs = append(errs, errors.New("rerank: timeout must not be negative"))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
