@@ -424,7 +424,6 @@ func (ix *Index) EmbedMissing(ctx context.Context, kb string) (int, error) {
 	type row struct {
 		file  int64
 		ord   int64
-		text  string
 		chunk chunk.Chunk
 	}
 	done := 0
@@ -446,7 +445,6 @@ ORDER BY c.file_id, c.ord LIMIT ?`, kb, after.file, after.file, after.ord, missi
 				rs.Close()
 				return done, fmt.Errorf("index: reading the chunks of %s without vectors: %w", kb, err)
 			}
-			r.text = r.chunk.Text
 			rows = append(rows, r)
 		}
 		err = rs.Err()
@@ -470,7 +468,7 @@ ORDER BY c.file_id, c.ord LIMIT ?`, kb, after.file, after.file, after.ord, missi
 				// The text guards against a file replaced meanwhile (its
 				// new rows have a new file id anyway).
 				if _, err := tx.Exec(ctx, `UPDATE kb_chunks SET vec = ? WHERE file_id = ? AND ord = ? AND text = ? AND vec IS NULL`,
-					encodeVector(vecs[i]), r.file, r.ord, r.text); err != nil {
+					encodeVector(vecs[i]), r.file, r.ord, r.chunk.Text); err != nil {
 					return err
 				}
 			}
