@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -313,7 +314,10 @@ func (ix *Index) queryVector(ctx context.Context, text string) []float32 {
 		err = fmt.Errorf("%d vectors for 1 text", len(vs))
 	}
 	if err != nil {
-		if ctx.Err() == nil {
+		switch {
+		case errors.Is(err, ErrEmbedderPaused):
+			ix.log().Debug("knowledge search: the embedder is paused, ranking lexically", "err", err)
+		case ctx.Err() == nil:
 			ix.log().Warn("knowledge search: embedding the query failed, ranking lexically", "err", err)
 		}
 		return nil
@@ -352,7 +356,11 @@ func (ix *Index) embedFile(ctx context.Context, kb, fileName string, chunks []ch
 	}
 	got, err := ix.embedTexts(ctx, texts)
 	if err != nil {
-		if ctx.Err() == nil {
+		switch {
+		case errors.Is(err, ErrEmbedderPaused):
+			ix.log().Debug("knowledge index: the embedder is paused, the chunks are indexed without vectors",
+				"kb", kb, "file", fileName, "chunks", len(todo), "err", err)
+		case ctx.Err() == nil:
 			ix.log().Warn("knowledge index: embedding failed, the chunks are indexed without vectors (searched lexically) until it succeeds",
 				"kb", kb, "file", fileName, "chunks", len(todo), "err", err)
 		}
@@ -484,4 +492,55 @@ ORDER BY c.file_id, c.ord LIMIT ?`, kb, after.file, after.file, after.ord, missi
 			return done, nil
 		}
 	}
+}
+
+// ErrEmbedderPaused is the error of a PausingEmbedder while it pauses.
+var ErrEmbedderPaused = errors.New("the embedder is paused after a failure")
+
+// DefaultEmbedPause is PausingEmbedder's default pause.
+const DefaultEmbedPause = time.Minute
+
+// PausingEmbedder is an Embedder that, once its Embedder has failed,
+// fails at once with ErrEmbedderPaused for Pause instead of calling it: a
+// down endpoint then costs one failure (and its retries) a pause, not one
+// per file indexed and per search. A cancelled call does not count as a
+// failure. It is safe for concurrent use.
+type PausingEmbedder struct {
+	// Embedder is the embedder paused.
+	Embedder Embedder
+	// Pause is how long it is not called after a failure (default
+	// DefaultEmbedPause).
+	Pause time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+
+	mu    sync.Mutex
+	until time.Time
+}
+
+var _ Embedder = (*PausingEmbedder)(nil)
+
+// Embed calls the Embedder unless it failed less than Pause ago.
+func (p *PausingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	now := time.Now
+	if p.Now != nil {
+		now = p.Now
+	}
+	p.mu.Lock()
+	until := p.until
+	p.mu.Unlock()
+	if now().Before(until) {
+		return nil, fmt.Errorf("%w (until %s)", ErrEmbedderPaused, until.UTC().Format(time.RFC3339))
+	}
+	vecs, err := p.Embedder.Embed(ctx, texts)
+	if err != nil && ctx.Err() == nil {
+		pause := p.Pause
+		if pause <= 0 {
+			pause = DefaultEmbedPause
+		}
+		p.mu.Lock()
+		p.until = now().Add(pause)
+		p.mu.Unlock()
+	}
+	return vecs, err
 }

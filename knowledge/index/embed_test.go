@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -425,4 +426,53 @@ func storedVectorBytes(t testing.TB, ix *Index) map[string][]byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// countingEmbedder fails while fail is set and counts its calls.
+type countingEmbedder struct {
+	calls int
+	fail  bool
+}
+
+func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.calls++
+	if c.fail {
+		return nil, errNoModel
+	}
+	return HashEmbedder{Dim: 4}.Embed(ctx, texts)
+}
+
+// TestPausingEmbedder: after a failure the embedder is not called for the
+// pause, and is called again after it; a cancelled call does not pause it.
+func TestPausingEmbedder(t *testing.T) {
+	now := time.Unix(1000, 0)
+	inner := &countingEmbedder{fail: true}
+	p := &PausingEmbedder{Embedder: inner, Pause: time.Minute, Now: func() time.Time { return now }}
+	ctx := context.Background()
+	step := func(want error, wantCalls int) {
+		t.Helper()
+		_, err := p.Embed(ctx, []string{"x"})
+		if !errors.Is(err, want) || (want == nil) != (err == nil) {
+			t.Errorf("at %v: %v, want %v", now.Unix(), err, want)
+		}
+		if inner.calls != wantCalls {
+			t.Errorf("at %v: %d calls, want %d", now.Unix(), inner.calls, wantCalls)
+		}
+	}
+	step(errNoModel, 1)
+	now = now.Add(59 * time.Second)
+	step(ErrEmbedderPaused, 1)
+	inner.fail = false
+	now = now.Add(time.Second)
+	step(nil, 2)
+	step(nil, 3)
+
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	inner.fail = true
+	if _, err := p.Embed(cctx, []string{"x"}); err == nil {
+		t.Fatal("a failing call succeeded")
+	}
+	inner.fail = false
+	step(nil, 5)
 }

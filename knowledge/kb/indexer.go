@@ -122,7 +122,7 @@ func (m *Manager) Index(ctx context.Context, id string) (*Report, error) {
 				"kb", id, "embedded", n, "err", err)
 		}
 	}
-	if rep.Indexed+rep.Gone > 0 {
+	if rep.Indexed+rep.Gone+rep.Embedded > 0 {
 		if err := b.ix.Optimize(ctx); err != nil {
 			m.log.Warn("optimizing the knowledge index", "kb", id, "err", err)
 		}

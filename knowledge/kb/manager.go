@@ -108,7 +108,9 @@ func New(ctx context.Context, st store.Store, cfgs []Config, opts Options) (*Man
 			if err != nil {
 				return nil, fmt.Errorf("knowledge base %q: %w", c.ID, err)
 			}
-			io.Embedder = e
+			// A failing endpoint is not called again for a minute: files
+			// are indexed and queries ranked lexically meanwhile.
+			io.Embedder = &index.PausingEmbedder{Embedder: e}
 		}
 		ix, err := index.Open(ctx, st, io)
 		if err != nil {
