@@ -93,7 +93,7 @@ func registeredRoutes(s *Server) []string {
 // that documents a route that is gone) fails here.
 func TestAPIDocListsEveryRoute(t *testing.T) {
 	h := http.NotFoundHandler()
-	s := New(Config{Contexts: anyContexts{}, Handoffs: anyHandoffs{}, Schedules: anySchedules{},
+	s := New(Config{Contexts: anyContexts{}, Handoffs: anyHandoffs{}, Schedules: anySchedules{}, Keys: anyKeys{},
 		MCP: h, Metrics: h, UI: h, OpenAI: anyOpenAI{h}})
 	registered := registeredRoutes(s)
 	if len(registered) < 30 {

@@ -19,6 +19,7 @@ type (
 	anyContexts  struct{ conversation.Repo }
 	anyHandoffs  struct{ Handoffs }
 	anySchedules struct{ Schedules }
+	anyKeys      struct{ Keys }
 	anyOpenAI    struct{ http.Handler }
 )
 

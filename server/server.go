@@ -38,6 +38,12 @@ type Config struct {
 	// owner's objects (schedules, hand-offs, tasks; access.Caller.Admin).
 	// They authenticate like AuthTokens, and turn inbound auth on too.
 	AdminTokens []string
+	// Keys, when set, takes the stored keys (package keys) as inbound
+	// credentials beside the static tokens, turning inbound auth on, and
+	// serves the admin API /keys (admins only). A key's scope limits the
+	// agents and commands it may call and the models it may reach through
+	// /v1; its identity owns what it creates (access.Caller).
+	Keys Keys
 	// RateLimit is the sustained requests per second allowed per client
 	// address, with RateBurst; 0 disables rate limiting.
 	RateLimit float64
@@ -161,7 +167,7 @@ func New(cfg Config) *Server {
 		e.GET("/contexts/:id/changes", s.contextChanges, local...)
 	}
 	if cfg.Handoffs != nil {
-		e.POST("/handoffs", s.postHandoff, local...)
+		e.POST("/handoffs", s.postHandoff, append(local, s.everyAgent)...)
 		e.GET("/handoffs/:id", s.getHandoff, local...)
 		e.GET("/tasks/:id", s.getTask, local...)
 	}
@@ -170,14 +176,21 @@ func New(cfg Config) *Server {
 	e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase, local...)
 	if cfg.Schedules != nil {
 		e.GET("/schedules", s.listSchedules, local...)
-		e.POST("/schedules", s.createSchedule, local...)
+		e.POST("/schedules", s.createSchedule, append(local, s.everyAgent)...)
 		e.GET("/schedules/:id", s.getSchedule, local...)
-		e.PATCH("/schedules/:id", s.patchSchedule, local...)
+		e.PATCH("/schedules/:id", s.patchSchedule, append(local, s.everyAgent)...)
 		e.DELETE("/schedules/:id", s.deleteSchedule, local...)
-		e.POST("/schedules/:id/run", s.runSchedule, local...)
+		e.POST("/schedules/:id/run", s.runSchedule, append(local, s.everyAgent)...)
+	}
+	if cfg.Keys != nil {
+		e.GET("/keys", s.listKeys, s.adminOnly)
+		e.POST("/keys", s.createKey, s.adminOnly)
+		e.GET("/keys/:id", s.getKey, s.adminOnly)
+		e.POST("/keys/:id/rotate", s.rotateKey, s.adminOnly)
+		e.DELETE("/keys/:id", s.revokeKey, s.adminOnly)
 	}
 	if cfg.MCP != nil {
-		e.Any("/mcp", s.withBody(cfg.MCP), local...)
+		e.Any("/mcp", s.withBody(cfg.MCP), append(local, s.everyAgent)...)
 	}
 	if cfg.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics), local...)

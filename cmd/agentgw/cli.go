@@ -80,6 +80,7 @@ func newRootCmd(e cliEnv) *cobra.Command {
 		newSchemaCmd(e),
 		newChatCmd(e),
 		newKBCmd(e),
+		newKeysCmd(e),
 		newSchedulesCmd(e),
 		newHealthcheckCmd(e),
 		&cobra.Command{

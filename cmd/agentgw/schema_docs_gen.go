@@ -131,6 +131,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig":                       "ServerConfig is the HTTP side.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig.AdminTokensEnv":        "AdminTokensEnv names the environment variable of the admin tokens: inbound tokens that also see and change every owner's objects.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig.BodyReadTimeout":       "BodyReadTimeout bounds reading a request's body (not the stream that answers it).",
+		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig.Keys":                  "Keys turns on the stored keys (agentgw keys, POST /keys) as inbound credentials beside the tokens: each names a user or a team, the agents and models it may use and whether it is an admin's. It needs a database store (SQLite or PostgreSQL), and turns inbound auth on.",
 		"github.com/agentgw/agentgw/cmd/agentgw.ServerConfig.ReadHeaderTimeout":     "ReadHeaderTimeout bounds reading a request's headers.",
 		"github.com/agentgw/agentgw/cmd/agentgw.StateConfig":                        "StateConfig is the action state signing.",
 		"github.com/agentgw/agentgw/cmd/agentgw.StoreConfig":                        "StoreConfig is where paused runs and plan state are kept. With none of its keys set, they are in the SQLite file agentgw.db of the data directory.",

@@ -25,6 +25,7 @@ import (
 	"github.com/agentgw/agentgw/conversation/binding"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/keys"
 	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
@@ -179,13 +180,22 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		return err
 	}
 	authTokens, adminTokens := inboundTokens(cfg, getenv)
-	authOn := len(authTokens)+len(adminTokens) > 0
+	var keysAPI server.Keys
+	if cfg.Server.Keys {
+		ks, err := openKeys(ctx, st.Store, log)
+		if err != nil {
+			return err
+		}
+		keysAPI = keys.API{Store: ks}
+		log.Info("inbound keys: the store's (agentgw keys)")
+	}
+	authOn := len(authTokens)+len(adminTokens) > 0 || keysAPI != nil
 	playground := ui.Handler()
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: authTokens,
-		AdminTokens: adminTokens,
-		RateLimit:   cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
+		AdminTokens: adminTokens, Keys: keysAPI,
+		RateLimit: cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg, runner), log),
 		Contexts: conversations,
