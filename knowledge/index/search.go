@@ -116,17 +116,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	terms := queryTerms(ix.opts.Tokenizer(q.Text))
 	var qvec []float32
-	if ix.opts.Embedder != nil && strings.TrimSpace(q.Text) != "" {
-		vs, err := ix.opts.Embedder.Embed(ctx, []string{q.Text})
-		if err != nil {
-			return nil, fmt.Errorf("index: embedding the query: %w", err)
-		}
-		if len(vs) != 1 {
-			return nil, fmt.Errorf("index: embedding the query: %d vectors for 1 text", len(vs))
-		}
-		qvec = vs[0]
-		normalize(qvec)
-	}
+	qvec = ix.queryVector(ctx, q.Text) // nil: lexical only
 	var hits []Hit
 	err = ix.snapshot(ctx, func(c dbconn.Conn) error {
 		s, err := newSearcher(ctx, c, ix.dialect, q.KB)
