@@ -9,22 +9,60 @@ import (
 	"slices"
 )
 
-// BM25's parameters, Lucene's defaults.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
+// rankParams are the lexical ranking's parameters (see the package doc).
+type rankParams struct {
+	// k1 and b are BM25's: saturation, and how much the length of a
+	// chunk discounts its doc comment and body.
+	k1, b float64
+	// weights weigh a term's occurrences in each field. The symbol,
+	// signature and path are short and not normalized by length.
+	weights [numFields]float64
+	// joined weighs the terms a query's adjacent words make joined
+	// (read header timeout: readheadertimeout), against 1 for its own.
+	joined float64
+}
+
+// defaultRank is the ranking Search uses, its weights chosen on the
+// development half of the evaluation (see the package doc).
+func defaultRank() rankParams {
+	return rankParams{
+		k1: 1.2, b: 0.75,
+		weights: [numFields]float64{
+			fieldSymbol:    5,
+			fieldSignature: 2,
+			fieldDoc:       1.5,
+			fieldBody:      1,
+			fieldPath:      1.5,
+		},
+		joined: 1,
+	}
+}
+
+// tf is the weighted frequency of a posting's term, BM25F's: the short
+// fields' counts as they are, the doc comment's and body's normalized by
+// the chunk's length (norm: 1 - b + b·dl/avgdl).
+func (r *rankParams) tf(p *posting, norm float64) float64 {
+	w := &r.weights
+	return w[fieldSymbol]*float64(p.tf[fieldSymbol]) + w[fieldSignature]*float64(p.tf[fieldSignature]) +
+		w[fieldPath]*float64(p.tf[fieldPath]) +
+		(w[fieldDoc]*float64(p.tf[fieldDoc])+w[fieldBody]*float64(p.tf[fieldBody]))/norm
+}
 
 // seekCost is what looking up one file's postings of a term costs, in
 // postings read in order.
 const seekCost = 16
 
+// qterm is a term of a query and its weight.
+type qterm struct {
+	term   string
+	weight float64
+}
+
 // termInfo is a query term's statistics.
 type termInfo struct {
 	term string
 	df   int64
-	idf  float64
-	ub   float64 // the most the term adds to a chunk's score
+	ub   float64 // the most the term adds to a chunk's score: weight·idf·(k1+1)
 }
 
 // lexical ranks the chunks by BM25 and returns the first depth of them
@@ -37,7 +75,8 @@ type termInfo struct {
 // remaining (common, long) postings are read only for the files of the
 // candidates still able to make it, and candidates that cannot are
 // dropped as the bar rises.
-func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth int) ([]scored, float64, error) {
+func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth int) ([]scored, float64, error) {
+	r := &s.params
 	infos, err := s.termInfos(ctx, terms)
 	if err != nil || len(infos) == 0 {
 		return nil, 0, err
@@ -81,8 +120,8 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 			} else if !f.keep(file, p.stype) {
 				return
 			}
-			tf := float64(p.tf)
-			acc[k] += t.idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(p.dl)/avgdl))
+			tf := r.tf(&p, 1-r.b+r.b*float64(p.dl)/avgdl)
+			acc[k] += t.ub * tf / (tf + r.k1)
 		}
 		// A seek per candidate file costs about what reading a few rows
 		// of the term's postings in order does: with many candidates, read
@@ -108,12 +147,17 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 // termInfos reads the document frequencies of terms in the searched bases
 // and returns those found, rarest first (then by term), at most
 // maxQueryTerms.
-func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, error) {
+func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	weight := make(map[string]float64, len(terms))
+	names := make([]string, len(terms))
+	for i, t := range terms {
+		weight[t.term], names[i] = t.weight, t.term
+	}
 	kbCond, args := s.kbIn("kb_id")
-	termCond, targs := s.d.strs("term", terms)
+	termCond, targs := s.d.strs("term", names)
 	rs, err := s.c.Query(ctx, `SELECT term, CAST(SUM(df) AS BIGINT) FROM kb_terms WHERE `+kbCond+
 		` AND `+termCond+` GROUP BY term`, append(args, targs...)...)
 	if err != nil {
@@ -131,8 +175,7 @@ func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, e
 			continue
 		}
 		df := float64(t.df)
-		t.idf = math.Log(1 + (n-df+0.5)/(df+0.5))
-		t.ub = t.idf * (bm25K1 + 1)
+		t.ub = weight[t.term] * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
 		out = append(out, t)
 	}
 	if err := rs.Err(); err != nil {

@@ -5,13 +5,29 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 )
 
-// TestLexicalMatchesExhaustiveBM25 checks the pruned top-k against BM25
+// splitCamel splits a camelCase identifier into its lower-cased words.
+func splitCamel(id string) []string {
+	var out []string
+	start := 0
+	for i, r := range id {
+		if i > 0 && unicode.IsUpper(r) {
+			out = append(out, strings.ToLower(id[start:i]))
+			start = i
+		}
+	}
+	return append(out, strings.ToLower(id[start:]))
+}
+
+// TestLexicalMatchesExhaustiveBM25 checks the pruned top-k against BM25F
 // computed here the plain way, over every chunk, for many queries and
 // depths: same chunks, same order, same scores.
 func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
+	r := defaultRank()
 	s := newSynth(7, 400)
 	var files []file
 	for f := range 60 {
@@ -21,7 +37,7 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 	type doc struct {
 		name string
 		ord  int
-		tf   map[string]int
+		tf   map[string]*[numFields]float64
 		dl   int
 	}
 	var docs []doc
@@ -29,10 +45,15 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 	tokens := 0
 	for _, f := range files {
 		for i, c := range f.chunks {
-			d := doc{name: f.name, ord: i, tf: map[string]int{}}
-			for _, term := range Words(indexText(c)) {
-				d.tf[term]++
-				d.dl++
+			d := doc{name: f.name, ord: i, tf: map[string]*[numFields]float64{}}
+			for field, text := range fieldTexts(c) {
+				for _, term := range Words(text) {
+					if d.tf[term] == nil {
+						d.tf[term] = new([numFields]float64)
+					}
+					d.tf[term][field]++
+					d.dl++
+				}
 			}
 			for term := range d.tf {
 				df[term]++
@@ -45,9 +66,11 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 	avgdl := float64(tokens) / n
 	exhaustive := func(q string, topK int) []string {
 		var terms []string
-		for _, term := range queryTerms(Words(q)) {
-			if df[term] > 0 {
-				terms = append(terms, term)
+		weight := map[string]float64{}
+		for _, qt := range queryTerms(Words, q, r.joined) {
+			if df[qt.term] > 0 {
+				terms = append(terms, qt.term)
+				weight[qt.term] = qt.weight
 			}
 		}
 		slices.SortFunc(terms, func(a, b string) int {
@@ -62,20 +85,32 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 		}
 		var rs []res
 		var norm float64
+		idf := func(term string) float64 {
+			return math.Log(1 + (n-float64(df[term])+0.5)/(float64(df[term])+0.5))
+		}
 		for _, term := range terms {
-			norm += math.Log(1+(n-float64(df[term])+0.5)/(float64(df[term])+0.5)) * (bm25K1 + 1)
+			norm += weight[term] * idf(term) * (r.k1 + 1)
 		}
 		for _, d := range docs {
 			var sc float64
 			hit := false
 			for _, term := range terms {
-				tf := float64(d.tf[term])
-				if tf == 0 {
+				ftf := d.tf[term]
+				if ftf == nil {
 					continue
 				}
 				hit = true
-				idf := math.Log(1 + (n-float64(df[term])+0.5)/(float64(df[term])+0.5))
-				sc += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.dl)/avgdl))
+				// BM25F: the short fields unnormalized, the doc comment
+				// and body by the chunk's length.
+				var tf float64
+				for field, w := range r.weights {
+					if field == fieldDoc || field == fieldBody {
+						tf += w * ftf[field] / (1 - r.b + r.b*float64(d.dl)/avgdl)
+					} else {
+						tf += w * ftf[field]
+					}
+				}
+				sc += weight[term] * idf(term) * tf * (r.k1 + 1) / (tf + r.k1)
 			}
 			if hit {
 				rs = append(rs, res{d, sc})
@@ -101,8 +136,11 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 		mustReplace(t, ix, "kb", files...)
 		for i := range 120 {
 			q := s.query()
-			if i%10 == 0 {
+			switch i % 10 {
+			case 0:
 				q += " " + s.vocab[0] + " " + s.vocab[1] // the commonest words
+			case 5:
+				q += " " + strings.Join(splitCamel(files[i%len(files)].chunks[0].Symbol), " ") // an identifier in words
 			}
 			topK := []int{1, 3, 10, 40}[i%4]
 			var got []string

@@ -71,6 +71,7 @@ type Index struct {
 	// the database.
 	snapshot func(ctx context.Context, fn func(c dbconn.Conn) error) error
 	opts     Options
+	rank     rankParams
 	dialect  dialect
 	// onFile, when set (tests), is called for each file name a query's
 	// path globs examine.
@@ -173,7 +174,7 @@ func newIndex(opts Options) *Index {
 	if opts.MaxGlobLen <= 0 {
 		opts.MaxGlobLen = DefaultMaxGlobLen
 	}
-	return &Index{opts: opts}
+	return &Index{opts: opts, rank: defaultRank()}
 }
 
 // Optimize refreshes the planner's statistics and, on Postgres, vacuums

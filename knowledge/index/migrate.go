@@ -17,9 +17,9 @@ import (
 //     (little-endian float32, unit length; NULL without an embedder).
 //   - kb_terms: a term's document frequency (chunks holding it) per base.
 //   - kb_postings: one row per (base, term, file), its postings a blob of
-//     (ordinal, tf, length, source type) per chunk of the file holding the
-//     term: fewer, shorter rows than one per chunk, and a file's rows are
-//     replaced together. On Postgres the primary key's index includes
+//     (ordinal, length, source type, the term's frequency in each field)
+//     per chunk of the file holding the term (encode.go): fewer, shorter
+//     rows than one per chunk, and a file's rows are replaced together. On Postgres the primary key's index includes
 //     the blob: a term's postings are then read by an index-only scan, in
 //     order, where the heap would cost a page per row (SQLite's WITHOUT
 //     ROWID table is itself that index). It doubles the postings' size.
@@ -27,8 +27,21 @@ import (
 // Terms are compared bytewise (COLLATE "C" on Postgres, SQLite's default).
 // The migrations: applied once and in order by dbconn's runner (schema),
 // recorded in kb_migrations, as the hand-off queue's and the schedules'
-// are.
+// are. A migration that changes what the rows mean rather than their
+// shape (version 2, the postings' fields) empties the index: the
+// gateway's indexer rebuilds it from the sources at its next pass, as it
+// would a new knowledge base, and searches find nothing meanwhile.
 var (
+	// reindex empties the index and forgets the commits indexed, so that
+	// the indexer (knowledge/kb) reads every file of every base again at
+	// its next pass: version 2's postings carry each field's term
+	// frequency, which version 1's rows cannot give.
+	reindex = `DELETE FROM kb_postings;
+DELETE FROM kb_terms;
+DELETE FROM kb_chunks;
+DELETE FROM kb_files;
+UPDATE kb_bases SET files = 0, chunks = 0, tokens = 0, last_commit = ''`
+
 	sqliteMigrations = []dbconn.Migration{
 		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
 	id          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -75,6 +88,7 @@ CREATE TABLE kb_postings (
 	post    BLOB NOT NULL,
 	PRIMARY KEY (kb_id, term, file_id)
 ) WITHOUT ROWID`},
+		{Version: 2, Name: "ranking fields: re-index", SQL: reindex},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
@@ -122,6 +136,7 @@ CREATE TABLE kb_postings (
 	post    BYTEA NOT NULL,
 	PRIMARY KEY (kb_id, term, file_id) INCLUDE (post)
 )`},
+		{Version: 2, Name: "ranking fields: re-index", SQL: reindex},
 	}
 )
 

@@ -114,7 +114,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
 	}
-	terms := queryTerms(ix.opts.Tokenizer(q.Text))
+	terms := queryTerms(ix.opts.Tokenizer, q.Text, ix.rank.joined)
 	var qvec []float32
 	if ix.opts.Embedder != nil && strings.TrimSpace(q.Text) != "" {
 		vs, err := ix.opts.Embedder.Embed(ctx, []string{q.Text})
@@ -133,38 +133,49 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err != nil || s.chunks == 0 {
 			return err
 		}
+		s.params = ix.rank
 		if len(gs) > 0 {
 			if f.files, err = s.matchFiles(ctx, gs, ix.onFile); err != nil {
 				return err
 			}
 		}
-		depth := topK
-		if qvec != nil {
-			depth = max(topK, ix.opts.VectorCandidates)
-		}
-		lex, norm, err := s.lexical(ctx, terms, f, depth)
-		if err != nil {
-			return err
-		}
-		var ranked []scored
-		var vec []scored
-		if qvec != nil {
-			if vec, err = ix.vector(ctx, s, qvec, f, lex, depth); err != nil {
+		// A ranking as deep as the hits wanted, deeper when chunks of
+		// one text were collapsed into one hit and made it short.
+		for want := topK; ; want = min(2*want, maxCollapseDepth) {
+			depth := want
+			if qvec != nil {
+				depth = max(want, ix.opts.VectorCandidates)
+			}
+			lex, norm, err := s.lexical(ctx, terms, f, depth)
+			if err != nil {
 				return err
 			}
-		}
-		if len(vec) == 0 {
-			ranked = lex[:min(topK, len(lex))]
-			for i := range ranked {
-				ranked[i].score /= norm
+			var ranked []scored
+			var vec []scored
+			if qvec != nil {
+				if vec, err = ix.vector(ctx, s, qvec, f, lex, depth); err != nil {
+					return err
+				}
 			}
-		} else {
-			if ranked, err = s.fuse(ctx, lex, vec, topK); err != nil {
+			if len(vec) == 0 {
+				ranked = lex[:min(want, len(lex))]
+				for i := range ranked {
+					ranked[i].score /= norm
+				}
+			} else {
+				if ranked, err = s.fuse(ctx, lex, vec, want); err != nil {
+					return err
+				}
+			}
+			all, err := s.load(ctx, ranked)
+			if err != nil {
 				return err
 			}
+			hits = collapse(all, topK)
+			if len(hits) == topK || len(ranked) < want || want == maxCollapseDepth {
+				return nil
+			}
 		}
-		hits, err = s.load(ctx, ranked)
-		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("index: searching %s: %w", strings.Join(q.KB, ", "), err)
@@ -172,18 +183,67 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
-// queryTerms are the distinct terms of a query, in order.
-func queryTerms(all []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range all {
-		if t == "" || len(t) > maxTermLen || seen[t] {
+// maxCollapseDepth bounds how deep a ranking goes to find TopK hits of
+// distinct texts.
+const maxCollapseDepth = 4 * MaxTopK
+
+// collapse keeps the first hit of each text, at most n.
+func collapse(hits []Hit, n int) []Hit {
+	seen := make(map[string]bool, len(hits))
+	out := hits[:0]
+	for _, h := range hits {
+		if seen[h.Chunk.Text] {
 			continue
 		}
-		seen[t] = true
-		out = append(out, t)
-		if len(out) == maxLookupTerms {
+		seen[h.Chunk.Text] = true
+		out = append(out, h)
+		if len(out) == n {
 			break
+		}
+	}
+	return out
+}
+
+// queryTerms are the distinct terms of a query text, in order, weighing
+// 1, then the terms its adjacent words make joined, weighing joined:
+// "read header timeout" also looks for readheadertimeout, readheader,
+// headertimeout and their snake_case forms, the identifiers a developer
+// describes in words. Only words that are a term of their own are joined
+// (not stop words, not identifiers already split). At most
+// maxLookupTerms.
+func queryTerms(tok Tokenizer, text string, joined float64) []qterm {
+	seen := map[string]bool{}
+	var out []qterm
+	add := func(t string, w float64) {
+		if t == "" || len(t) > maxTermLen || seen[t] || len(out) == maxLookupTerms {
+			return
+		}
+		seen[t] = true
+		out = append(out, qterm{t, w})
+	}
+	for _, t := range tok(text) {
+		add(t, 1)
+	}
+	if joined <= 0 {
+		return out
+	}
+	var words []string // the query's plain words, "" between runs
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
+		ts := tok(w)
+		if len(ts) == 1 && strings.ToLower(w) == ts[0] {
+			words = append(words, ts[0])
+		} else {
+			words = append(words, "")
+		}
+	}
+	for n := 2; n <= 3; n++ {
+		for i := 0; i+n <= len(words); i++ {
+			run := words[i : i+n]
+			if slices.Contains(run, "") {
+				continue
+			}
+			add(strings.Join(run, ""), joined)
+			add(strings.Join(run, "_"), joined)
 		}
 	}
 	return out
@@ -198,7 +258,8 @@ type searcher struct {
 	chunks int64 // in them all
 	tokens int64
 	// names caches file rows' names: file id to [kb, file name].
-	names map[int64][2]string
+	names  map[int64][2]string
+	params rankParams
 }
 
 func newSearcher(ctx context.Context, c dbconn.Conn, d dialect, kbs []string) (*searcher, error) {
