@@ -9,33 +9,64 @@ import (
 	"slices"
 )
 
-// rankParams are the lexical ranking's parameters (see the package doc).
-type rankParams struct {
-	// k1 and b are BM25's: saturation, and how much the length of a
-	// chunk discounts its doc comment and body.
-	k1, b float64
-	// weights weigh a term's occurrences in each field. The symbol,
-	// signature and path are short and not normalized by length.
-	weights [numFields]float64
-	// joined weighs the terms a query's adjacent words make joined
-	// (read header timeout: readheadertimeout), against 1 for its own.
-	joined float64
+// Ranking is the lexical ranking's parameters (see the package doc):
+// BM25F's over a chunk's fields, and the weight of the terms a query's
+// words make joined.
+type Ranking struct {
+	// K1 and B are BM25's: how fast a term's weight saturates, and how
+	// much a chunk's length discounts its doc comment and body.
+	K1, B float64
+	// Symbol, Signature, Doc, Body and Path weigh a term's occurrences in
+	// each field of a chunk: its symbol's name and kind, its
+	// declaration's line, its doc comment, the rest of its text, its
+	// file's path. The symbol, signature and path are short and not
+	// normalized by length.
+	Symbol, Signature, Doc, Body, Path float64
+	// Joined weighs the terms a query's adjacent words make joined (read
+	// header timeout: readheadertimeout), against 1 for its own terms; 0
+	// looks for none.
+	Joined float64
 }
 
-// defaultRank is the ranking Search uses, its weights chosen on the
-// development half of the evaluation (see the package doc).
-func defaultRank() rankParams {
+// DefaultRanking is the ranking an Index uses unless Options.Ranking says
+// otherwise, its weights chosen on the development half of knowledge/eval
+// (see the package doc).
+func DefaultRanking() Ranking {
+	return Ranking{K1: 1.2, B: 0.75, Symbol: 5, Signature: 2, Doc: 1.5, Body: 1, Path: 1.5, Joined: 1}
+}
+
+// rankParams is a Ranking as the scoring loop reads it.
+type rankParams struct {
+	k1, b   float64
+	weights [numFields]float64
+	joined  float64
+}
+
+func (r Ranking) params() rankParams {
 	return rankParams{
-		k1: 1.2, b: 0.75,
+		k1: r.K1, b: r.B,
 		weights: [numFields]float64{
-			fieldSymbol:    5,
-			fieldSignature: 2,
-			fieldDoc:       1.5,
-			fieldBody:      1,
-			fieldPath:      1.5,
+			fieldSymbol:    r.Symbol,
+			fieldSignature: r.Signature,
+			fieldDoc:       r.Doc,
+			fieldBody:      r.Body,
+			fieldPath:      r.Path,
 		},
-		joined: 1,
+		joined: r.Joined,
 	}
+}
+
+// check reports a Ranking that cannot rank.
+func (r Ranking) check() error {
+	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("ranking %+v: a parameter is negative or not a number", r)
+		}
+	}
+	if r.K1 == 0 || r.B > 1 || r.Symbol+r.Signature+r.Doc+r.Body+r.Path == 0 {
+		return fmt.Errorf("ranking %+v: K1 must be positive, B at most 1, a field's weight positive", r)
+	}
+	return nil
 }
 
 // tf is the weighted frequency of a posting's term, BM25F's: the short

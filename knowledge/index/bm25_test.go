@@ -27,7 +27,16 @@ func splitCamel(id string) []string {
 // computed here the plain way, over every chunk, for many queries and
 // depths: same chunks, same order, same scores.
 func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
-	r := defaultRank()
+	for _, rk := range []Ranking{
+		DefaultRanking(),
+		{K1: 0.9, B: 0.4, Symbol: 3, Signature: 0, Doc: 2, Body: 1.3, Path: 0.5, Joined: 0.7},
+	} {
+		t.Run(fmt.Sprintf("%+v", rk), func(t *testing.T) { checkExhaustive(t, rk) })
+	}
+}
+
+func checkExhaustive(t *testing.T, rk Ranking) {
+	r := rk.params()
 	s := newSynth(7, 400)
 	var files []file
 	for f := range 60 {
@@ -88,8 +97,9 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 		idf := func(term string) float64 {
 			return math.Log(1 + (n-float64(df[term])+0.5)/(float64(df[term])+0.5))
 		}
-		for _, term := range terms {
-			norm += weight[term] * idf(term) * (r.k1 + 1)
+		ub := func(term string) float64 { return weight[term] * idf(term) * (r.k1 + 1) }
+		for i := len(terms) - 1; i >= 0; i-- {
+			norm += ub(terms[i])
 		}
 		for _, d := range docs {
 			var sc float64
@@ -101,16 +111,12 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 				}
 				hit = true
 				// BM25F: the short fields unnormalized, the doc comment
-				// and body by the chunk's length.
-				var tf float64
-				for field, w := range r.weights {
-					if field == fieldDoc || field == fieldBody {
-						tf += w * ftf[field] / (1 - r.b + r.b*float64(d.dl)/avgdl)
-					} else {
-						tf += w * ftf[field]
-					}
-				}
-				sc += weight[term] * idf(term) * tf * (r.k1 + 1) / (tf + r.k1)
+				// and body by the chunk's length (summed in the order
+				// the index does, so that the scores agree to the bit).
+				w := r.weights
+				tf := w[fieldSymbol]*ftf[fieldSymbol] + w[fieldSignature]*ftf[fieldSignature] + w[fieldPath]*ftf[fieldPath] +
+					(w[fieldDoc]*ftf[fieldDoc]+w[fieldBody]*ftf[fieldBody])/(1-r.b+r.b*float64(d.dl)/avgdl)
+				sc += ub(term) * tf / (tf + r.k1)
 			}
 			if hit {
 				rs = append(rs, res{d, sc})
@@ -132,7 +138,7 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 		return out
 	}
 	eachBackend(t, func(t *testing.T, db string) {
-		ix := openIndex(t, db, Options{})
+		ix := openIndex(t, db, Options{Ranking: &rk})
 		mustReplace(t, ix, "kb", files...)
 		for i := range 120 {
 			q := s.query()
