@@ -2,6 +2,8 @@ package chunk
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Parts are a chunk's text cut into what a ranking weighs apart: the
@@ -23,6 +25,11 @@ type Parts struct {
 	Signature string
 	// Body is the rest of the text.
 	Body string
+	// Private is set when every name the chunk declares is private by
+	// its language's convention: in Go not exported (a lower-case name,
+	// or a method of an unexported type), in Python and JavaScript
+	// starting with an underscore, in Java declared private.
+	Private bool
 }
 
 // maxSignatureLines bounds a signature spread over several lines.
@@ -38,6 +45,7 @@ func (c Chunk) Parts() Parts {
 	if c.Symbol == "" || lang == langOther {
 		return Parts{Body: c.Text}
 	}
+	private := isPrivate(lang, c.Symbol, c.Text)
 	if lang == langMarkdown {
 		if len(lines) > 0 && strings.HasPrefix(strings.TrimSpace(lines[0]), "#") {
 			return Parts{Kind: "heading", Signature: lines[0], Body: strings.Join(lines[1:], "\n")}
@@ -82,7 +90,7 @@ decl:
 	}
 	sig := lines[i:j]
 	if i == len(lines) || !declares(lang, sig, c.Symbol) {
-		return Parts{Body: c.Text}
+		return Parts{Body: c.Text, Private: private}
 	}
 	body := lines[j:]
 	if lang == langPython {
@@ -96,7 +104,57 @@ decl:
 		Doc:       strings.Join(doc, "\n"),
 		Signature: strings.Join(sig, "\n"),
 		Body:      strings.Join(body, "\n"),
+		Private:   private,
 	}
+}
+
+// isPrivate reports whether every name of symbol is private by the
+// language's convention (see Parts.Private); text is the chunk's.
+func isPrivate(lang int, symbol, text string) bool {
+	if strings.HasPrefix(symbol, "package ") {
+		return false
+	}
+	for _, name := range strings.Split(symbol, ",") {
+		name = strings.TrimSpace(name)
+		if name == "…" {
+			continue
+		}
+		switch lang {
+		case langGo:
+			for _, part := range strings.Split(name, ".") {
+				if r, _ := utf8.DecodeRuneInString(part); !unicode.IsUpper(r) {
+					goto next
+				}
+			}
+			return false
+		case langPython, langJS:
+			if k := strings.LastIndexByte(name, '.'); k >= 0 {
+				name = name[k+1:]
+			}
+			if !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#") {
+				return false
+			}
+		case langJava:
+			return strings.Contains(firstCodeLine(text), "private ")
+		default:
+			return false
+		}
+	next:
+	}
+	return true
+}
+
+// firstCodeLine is the first line of text that is not blank, a comment
+// or an annotation.
+func firstCodeLine(text string) string {
+	for l := range strings.Lines(text) {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "@") {
+			continue
+		}
+		return t
+	}
+	return ""
 }
 
 // opensBody reports whether a declaration's line t ends its signature.

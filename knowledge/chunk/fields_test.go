@@ -28,6 +28,12 @@ func TestParts(t *testing.T) {
 			Parts{Kind: "class", Doc: "/**\n * Runs it.\n */", Signature: "@Deprecated\npublic class A {"}}, // members are chunks of their own
 		{"ts class", "a.ts", "// A widget.\nexport class Widget extends Base {\n  x = 1;\n}\n",
 			Parts{Kind: "class", Doc: "// A widget.", Signature: "export class Widget extends Base {", Body: "  x = 1;\n}"}},
+		{"go method of an unexported type", "a.go", "package a\n\nfunc (c *conn) Close() error { return nil }\n",
+			Parts{Kind: "func", Signature: "func (c *conn) Close() error { return nil }", Private: true}},
+		{"go unexported group", "a.go", "package a\n\nconst (\n\ta = 1\n\tb = 2\n)\n",
+			Parts{Kind: "const", Signature: "const (", Body: "\ta = 1\n\tb = 2\n)", Private: true}},
+		{"python helper", "a.py", "def _helper():\n    pass\n",
+			Parts{Kind: "def", Signature: "def _helper():", Body: "    pass", Private: true}},
 		{"markdown heading", "a.md", "# Setup\n\nRun it.\n",
 			Parts{Kind: "heading", Signature: "# Setup", Body: "\nRun it."}},
 		{"plain text is all body", "a.txt", "hello\nworld\n", Parts{Body: "hello\nworld"}},

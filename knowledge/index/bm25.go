@@ -26,13 +26,18 @@ type Ranking struct {
 	// header timeout: readheadertimeout), against 1 for its own terms; 0
 	// looks for none.
 	Joined float64
+	// Private, in [0, 1], multiplies the score of a chunk that declares
+	// only private names (chunk.Parts): an unexported Go function, a
+	// Python or JavaScript _helper, a private Java method. A question
+	// is more often about an API than about its insides.
+	Private float64
 }
 
 // DefaultRanking is the ranking an Index uses unless Options.Ranking says
 // otherwise, its weights chosen on the development half of knowledge/eval
 // (see the package doc).
 func DefaultRanking() Ranking {
-	return Ranking{K1: 1.2, B: 0.75, Symbol: 5, Signature: 2, Doc: 1.5, Body: 1, Path: 1.5, Joined: 1}
+	return Ranking{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Private: 0.7}
 }
 
 // rankParams is a Ranking as the scoring loop reads it.
@@ -40,6 +45,7 @@ type rankParams struct {
 	k1, b   float64
 	weights [numFields]float64
 	joined  float64
+	private float64
 }
 
 func (r Ranking) params() rankParams {
@@ -52,19 +58,20 @@ func (r Ranking) params() rankParams {
 			fieldBody:      r.Body,
 			fieldPath:      r.Path,
 		},
-		joined: r.Joined,
+		joined:  r.Joined,
+		private: r.Private,
 	}
 }
 
 // check reports a Ranking that cannot rank.
 func (r Ranking) check() error {
-	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined} {
+	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined, r.Private} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("ranking %+v: a parameter is negative or not a number", r)
 		}
 	}
-	if r.K1 == 0 || r.B > 1 || r.Symbol+r.Signature+r.Doc+r.Body+r.Path == 0 {
-		return fmt.Errorf("ranking %+v: K1 must be positive, B at most 1, a field's weight positive", r)
+	if r.K1 == 0 || r.B > 1 || r.Private > 1 || r.Symbol+r.Signature+r.Doc+r.Body+r.Path == 0 {
+		return fmt.Errorf("ranking %+v: K1 must be positive, B and Private at most 1, a field's weight positive", r)
 	}
 	return nil
 }
@@ -152,7 +159,11 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				return
 			}
 			tf := r.tf(&p, 1-r.b+r.b*float64(p.dl)/avgdl)
-			acc[k] += t.ub * tf / (tf + r.k1)
+			sc := t.ub * tf / (tf + r.k1)
+			if p.private {
+				sc *= r.private
+			}
+			acc[k] += sc
 		}
 		// A seek per candidate file costs about what reading a few rows
 		// of the term's postings in order does: with many candidates, read

@@ -29,7 +29,7 @@ func splitCamel(id string) []string {
 func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 	for _, rk := range []Ranking{
 		DefaultRanking(),
-		{K1: 0.9, B: 0.4, Symbol: 3, Signature: 0, Doc: 2, Body: 1.3, Path: 0.5, Joined: 0.7},
+		{K1: 0.9, B: 0.4, Symbol: 3, Signature: 0, Doc: 2, Body: 1.3, Path: 0.5, Joined: 0.7, Private: 0.3},
 	} {
 		t.Run(fmt.Sprintf("%+v", rk), func(t *testing.T) { checkExhaustive(t, rk) })
 	}
@@ -41,13 +41,23 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 	var files []file
 	for f := range 60 {
 		name := fmt.Sprintf("d%d/f%02d.go", f%3, f)
-		files = append(files, file{name: name, hash: name, chunks: s.file(name, 1+f%7)})
+		cs := s.file(name, 1+f%7)
+		for i := range cs {
+			if (f+i)%2 == 0 { // exported: a public chunk
+				c := &cs[i]
+				exported := strings.ToUpper(c.Symbol[:1]) + c.Symbol[1:]
+				c.Text = strings.ReplaceAll(c.Text, "func "+c.Symbol, "func "+exported)
+				c.Symbol = exported
+			}
+		}
+		files = append(files, file{name: name, hash: name, chunks: cs})
 	}
 	type doc struct {
-		name string
-		ord  int
-		tf   map[string]*[numFields]float64
-		dl   int
+		name    string
+		ord     int
+		tf      map[string]*[numFields]float64
+		dl      int
+		private bool
 	}
 	var docs []doc
 	df := map[string]int{}
@@ -55,7 +65,9 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 	for _, f := range files {
 		for i, c := range f.chunks {
 			d := doc{name: f.name, ord: i, tf: map[string]*[numFields]float64{}}
-			for field, text := range fieldTexts(c) {
+			texts, private := fieldTexts(c)
+			d.private = private
+			for field, text := range texts {
 				for _, term := range Words(text) {
 					if d.tf[term] == nil {
 						d.tf[term] = new([numFields]float64)
@@ -116,7 +128,11 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 				w := r.weights
 				tf := w[fieldSymbol]*ftf[fieldSymbol] + w[fieldSignature]*ftf[fieldSignature] + w[fieldPath]*ftf[fieldPath] +
 					(w[fieldDoc]*ftf[fieldDoc]+w[fieldBody]*ftf[fieldBody])/(1-r.b+r.b*float64(d.dl)/avgdl)
-				sc += ub(term) * tf / (tf + r.k1)
+				tsc := ub(term) * tf / (tf + r.k1)
+				if d.private {
+					tsc *= r.private
+				}
+				sc += tsc
 			}
 			if hit {
 				rs = append(rs, res{d, sc})

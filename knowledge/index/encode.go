@@ -39,22 +39,29 @@ const (
 
 // posting is one chunk's entry in a term's postings of a file.
 type posting struct {
-	ord   int              // the chunk's ordinal in its file
-	dl    int              // the chunk's length in terms, all fields
-	stype byte             // stypeCode or stypeDoc
-	tf    [numFields]int32 // how often the term occurs in each field
+	ord     int              // the chunk's ordinal in its file
+	dl      int              // the chunk's length in terms, all fields
+	stype   byte             // stypeCode or stypeDoc
+	private bool             // the chunk declares only private names (chunk.Parts)
+	tf      [numFields]int32 // how often the term occurs in each field
 }
+
+// privateBit marks a private chunk's posting.
+const privateBit = 1 << 7
 
 var errCorrupt = errors.New("corrupt index entry")
 
 // appendPosting encodes p: its ordinal and length (uvarints), a byte of
-// the source type (low two bits) and of the fields holding the term (a
-// bit each above them), then the term's frequency in each of those fields
-// (uvarints).
+// the source type (low two bits), the fields holding the term (a bit each
+// above them) and whether the chunk is private (the high bit), then the
+// term's frequency in each of those fields (uvarints).
 func appendPosting(b []byte, p posting) []byte {
 	b = binary.AppendUvarint(b, uint64(p.ord))
 	b = binary.AppendUvarint(b, uint64(p.dl))
 	flags := p.stype
+	if p.private {
+		flags |= privateBit
+	}
 	for f, tf := range p.tf {
 		if tf > 0 {
 			flags |= 1 << (2 + f)
@@ -86,8 +93,8 @@ func decodePostings(b []byte, fn func(posting)) error {
 		}
 		flags := b[0]
 		b = b[1:]
-		p.ord, p.dl, p.stype = int(v[0]), int(v[1]), flags&3
-		if p.stype != stypeCode && p.stype != stypeDoc || flags>>2 == 0 || flags>>(2+numFields) != 0 {
+		p.ord, p.dl, p.stype, p.private = int(v[0]), int(v[1]), flags&3, flags&privateBit != 0
+		if fields := flags &^ privateBit >> 2; p.stype != stypeCode && p.stype != stypeDoc || fields == 0 || fields>>numFields != 0 {
 			return errCorrupt
 		}
 		for f := range numFields {
@@ -177,8 +184,9 @@ func indexText(c chunk.Chunk) string {
 	return c.FileName + "\n" + c.Symbol + "\n" + c.Text
 }
 
-// fieldTexts are the texts of a chunk's fields.
-func fieldTexts(c chunk.Chunk) [numFields]string {
+// fieldTexts are the texts of a chunk's fields, and whether it is
+// private.
+func fieldTexts(c chunk.Chunk) ([numFields]string, bool) {
 	p := c.Parts()
 	var out [numFields]string
 	out[fieldSymbol] = c.Symbol
@@ -189,7 +197,7 @@ func fieldTexts(c chunk.Chunk) [numFields]string {
 	out[fieldDoc] = p.Doc
 	out[fieldBody] = p.Body
 	out[fieldPath] = c.FileName
-	return out
+	return out, p.Private
 }
 
 // analyze tokenizes the chunks of a file, each field apart.
@@ -204,7 +212,8 @@ func analyze(tok Tokenizer, chunks []chunk.Chunk) (fileDoc, error) {
 		}
 		clear(counts)
 		dl := 0
-		for f, text := range fieldTexts(c) {
+		texts, private := fieldTexts(c)
+		for f, text := range texts {
 			if text == "" {
 				continue
 			}
@@ -221,7 +230,7 @@ func analyze(tok Tokenizer, chunks []chunk.Chunk) (fileDoc, error) {
 		d.lens[i] = dl
 		d.tokens += dl
 		for t, tf := range counts {
-			d.postings[t] = appendPosting(d.postings[t], posting{ord: i, dl: dl, stype: st, tf: tf})
+			d.postings[t] = appendPosting(d.postings[t], posting{ord: i, dl: dl, stype: st, private: private, tf: tf})
 			holders[t]++
 		}
 	}
