@@ -125,24 +125,37 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	for i := len(infos) - 1; i >= 0; i-- {
 		rem[i] = rem[i+1] + infos[i].ub
 	}
-	acc := map[key]float64{}
+	// The rarest terms, whose postings are short, are read together in
+	// one statement: each would be read whole anyway.
+	var pre map[string][]fileRows
+	lead := 0
+	for sum := int64(0); lead < len(infos) && sum+infos[lead].df <= prefetchPostings; lead++ {
+		sum += infos[lead].df
+	}
+	if lead > 1 {
+		if pre, err = s.postingsOf(ctx, infos[:lead]); err != nil {
+			return nil, 0, err
+		}
+	}
+	acc := make(map[key]float64, min(infos[0].df, 4096))
 	pruning := false
 	for i, t := range infos {
 		var files []int64
+		var candidate map[int64]bool // the files of the candidates, when pruning
 		if len(acc) >= depth {
 			bar := kthLargest(acc, depth)
 			if !pruning && bar > rem[i] {
 				pruning = true
 			}
 			if pruning {
-				seen := map[int64]bool{}
+				candidate = map[int64]bool{}
 				for k, v := range acc {
 					if v+rem[i] < bar {
 						delete(acc, k)
 						continue
 					}
-					if !seen[k.file] {
-						seen[k.file] = true
+					if !candidate[k.file] {
+						candidate[k.file] = true
 						files = append(files, k.file)
 					}
 				}
@@ -165,17 +178,30 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 			}
 			acc[k] += sc
 		}
+		keepFile := func(file int64) bool { return candidate == nil || candidate[file] }
+		switch rows, ok := pre[t.term]; {
+		case ok:
+			for _, fr := range rows {
+				if !keepFile(fr.file) {
+					continue
+				}
+				if err := decodePostings(fr.post, func(p posting) { add(fr.file, p) }); err != nil {
+					return nil, 0, fmt.Errorf("the postings of %q in file %d: %w", t.term, fr.file, err)
+				}
+			}
 		// A seek per candidate file costs about what reading a few rows
 		// of the term's postings in order does: with many candidates, read
 		// them all and skip the others.
-		if pruning && len(files)*seekCost < int(t.df) {
+		case pruning && len(files)*seekCost < int(t.df):
 			for part := range slices.Chunk(files, batchRows) {
-				if err := s.postings(ctx, t.term, part, add); err != nil {
+				if err := s.postings(ctx, t.term, part, keepFile, add); err != nil {
 					return nil, 0, err
 				}
 			}
-		} else if err := s.postings(ctx, t.term, nil, add); err != nil {
-			return nil, 0, err
+		default:
+			if err := s.postings(ctx, t.term, nil, keepFile, add); err != nil {
+				return nil, 0, err
+			}
 		}
 	}
 	items := make([]scored, 0, len(acc))
@@ -232,9 +258,54 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 	return out[:min(len(out), maxQueryTerms)], nil
 }
 
+// prefetchPostings bounds the postings of the rarest terms of a query read
+// in one statement.
+const prefetchPostings = 2000
+
+// fileRows is a kb_postings row: a file's postings of a term.
+type fileRows struct {
+	file int64
+	post []byte
+}
+
+// postingsOf reads the postings rows of terms in the searched bases, by
+// term.
+func (s *searcher) postingsOf(ctx context.Context, terms []termInfo) (map[string][]fileRows, error) {
+	names := make([]string, len(terms))
+	for i, t := range terms {
+		names[i] = t.term
+	}
+	kbCond, args := s.kbIn("kb_id")
+	termCond, targs := s.d.strs("term", names)
+	rs, err := s.c.Query(ctx, `SELECT term, file_id, post FROM kb_postings WHERE `+kbCond+` AND `+termCond,
+		append(args, targs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+	}
+	defer rs.Close()
+	out := make(map[string][]fileRows, len(terms))
+	for rs.Next() {
+		var term string
+		var fr fileRows
+		if err := rs.Scan(&term, &fr.file, &fr.post); err != nil {
+			return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+		}
+		out[term] = append(out[term], fr)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+	}
+	for _, t := range terms {
+		if _, ok := out[t.term]; !ok {
+			out[t.term] = nil // read, and none (a base searched holds none)
+		}
+	}
+	return out, nil
+}
+
 // postings calls fn with each posting of term in the searched bases, in
-// the files listed (every file when files is nil).
-func (s *searcher) postings(ctx context.Context, term string, files []int64, fn func(file int64, p posting)) error {
+// the files listed (every file when files is nil) that keepFile keeps.
+func (s *searcher) postings(ctx context.Context, term string, files []int64, keepFile func(int64) bool, fn func(file int64, p posting)) error {
 	kbCond, args := s.kbIn("kb_id")
 	q := `SELECT file_id, post FROM kb_postings WHERE ` + kbCond + ` AND term = ?`
 	args = append(args, term)
@@ -253,6 +324,9 @@ func (s *searcher) postings(ctx context.Context, term string, files []int64, fn 
 		var file int64
 		if err := rs.Scan(&file, &post); err != nil {
 			return fmt.Errorf("reading the postings of %q: %w", term, err)
+		}
+		if !keepFile(file) {
+			continue
 		}
 		if err := decodePostings(post, func(p posting) { fn(file, p) }); err != nil {
 			return fmt.Errorf("the postings of %q in file %d: %w", term, file, err)
