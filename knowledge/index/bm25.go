@@ -125,11 +125,13 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	for i := len(infos) - 1; i >= 0; i-- {
 		rem[i] = rem[i+1] + infos[i].ub
 	}
-	// The rarest terms, whose postings are short, are read together in
-	// one statement: each would be read whole anyway.
+	// On Postgres the rarest terms, whose postings are short, are read
+	// together in one statement: each would be read whole anyway, and a
+	// statement is a round trip (on SQLite, a call: reading them apart
+	// costs nothing more and keeps no rows).
 	var pre map[string][]fileRows
 	lead := 0
-	for sum := int64(0); lead < len(infos) && sum+infos[lead].df <= prefetchPostings; lead++ {
+	for sum := int64(0); s.d.pg && lead < len(infos) && sum+infos[lead].df <= prefetchPostings; lead++ {
 		sum += infos[lead].df
 	}
 	if lead > 1 {
@@ -260,7 +262,7 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 
 // prefetchPostings bounds the postings of the rarest terms of a query read
 // in one statement.
-const prefetchPostings = 2000
+const prefetchPostings = 10000
 
 // fileRows is a kb_postings row: a file's postings of a term.
 type fileRows struct {

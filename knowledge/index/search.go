@@ -339,6 +339,15 @@ func (s *searcher) rank(ctx context.Context, items []scored, depth int) ([]score
 		}
 		items = items[:end]
 	}
+	// Names order only chunks of one score: without such ties, no need
+	// to read them (load reads those of the hits).
+	tied := false
+	for i := 1; i < len(items) && !tied; i++ {
+		tied = items[i].score == items[i-1].score
+	}
+	if !tied {
+		return items, nil
+	}
 	if err := s.resolve(ctx, items); err != nil {
 		return nil, err
 	}
@@ -407,16 +416,14 @@ func (s *searcher) load(ctx context.Context, ranked []scored) ([]Hit, error) {
 	if len(ranked) == 0 {
 		return nil, nil
 	}
-	if err := s.resolve(ctx, ranked); err != nil {
-		return nil, err
-	}
 	ks := make([]key, len(ranked))
 	for i, r := range ranked {
 		ks[i] = r.key
 	}
+	// The chunks with their files' names, in one statement.
 	cond, args := s.d.keys(ks)
-	rs, err := s.c.Query(ctx, `SELECT file_id, ord, source, source_type, start_line, end_line, symbol, text
-FROM kb_chunks WHERE `+cond, args...)
+	rs, err := s.c.Query(ctx, `SELECT c.file_id, c.ord, c.source, c.source_type, c.start_line, c.end_line, c.symbol, c.text,
+f.kb_id, f.name FROM kb_chunks c JOIN kb_files f ON f.id = c.file_id WHERE `+cond, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the chunks: %w", err)
 	}
@@ -424,14 +431,14 @@ FROM kb_chunks WHERE `+cond, args...)
 	got := map[key]chunk.Chunk{}
 	for rs.Next() {
 		var k key
-		var ord, start, end int64
+		var ord, start, end, kb int64
 		var c chunk.Chunk
-		if err := rs.Scan(&k.file, &ord, &c.Source, &c.SourceType, &start, &end, &c.Symbol, &c.Text); err != nil {
+		if err := rs.Scan(&k.file, &ord, &c.Source, &c.SourceType, &start, &end, &c.Symbol, &c.Text, &kb, &c.FileName); err != nil {
 			return nil, fmt.Errorf("reading the chunks: %w", err)
 		}
 		k.ord = int32(ord)
 		c.StartLine, c.EndLine = int(start), int(end)
-		c.FileName = s.names[k.file][1]
+		s.names[k.file] = [2]string{s.kbName[kb], c.FileName}
 		got[k] = c
 	}
 	if err := rs.Err(); err != nil {
