@@ -1,6 +1,10 @@
 package llm
 
-import "testing"
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
 
 func TestChunkText(t *testing.T) {
 	for _, tt := range []struct{ name, chunk, want string }{
@@ -16,5 +20,75 @@ func TestChunkText(t *testing.T) {
 				t.Errorf("ChunkText(%s) = %q, want %q", tt.chunk, got, tt.want)
 			}
 		})
+	}
+}
+
+// chunkTextOracle is ChunkText as encoding/json would have it with exact
+// member names: the chunk decoded into generic values and walked.
+func chunkTextOracle(raw []byte) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	root, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	switch choices := root["choices"].(type) {
+	case nil:
+	case []any:
+		for _, c := range choices {
+			switch c := c.(type) {
+			case nil:
+			case map[string]any:
+				switch d := c["delta"].(type) {
+				case nil:
+				case map[string]any:
+					switch t := d["content"].(type) {
+					case nil:
+					case string:
+						b.WriteString(t)
+					default:
+						return ""
+					}
+				default:
+					return ""
+				}
+			default:
+				return ""
+			}
+		}
+	default:
+		return ""
+	}
+	return b.String()
+}
+
+func FuzzChunkText(f *testing.F) {
+	for _, s := range []string{
+		`{"choices":[{"index":0,"delta":{"content":"hé\n"}}]}`,
+		`{"choices":[{"delta":{"content":"a"}},{"delta":{}},{"delta":{"content":"b"}}]}`,
+		`{"choices":[{"delta":{"content":"a","content":"b"}}],"choices":[{"delta":{"content":"c"}}]}`,
+		`{"choices":[null,{"delta":null},{"delta":{"content":null}}]}`,
+		`{"choices":[{"delta":{"content":"\ud800x\u00e9"}}]} `,
+		`{"choices":"x"}`, `[]`, `{"choices":[1]}`, `{"choices":[{"delta":{"content":"a"}}]} x`,
+		"{\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if got, want := ChunkText(raw), chunkTextOracle(raw); got != want {
+			t.Errorf("ChunkText(%q) = %q, want %q", raw, got, want)
+		}
+	})
+}
+
+func BenchmarkChunkText(b *testing.B) {
+	chunk := []byte(`{"id":"chatcmpl-abc","object":"chat.completion.chunk","created":1735689600,"model":"gpt-4o-mini","choices":[{"index":0,"delta":{"content":"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et"},"logprobs":null,"finish_reason":null}]}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		_ = ChunkText(chunk)
 	}
 }
