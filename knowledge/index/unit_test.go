@@ -256,3 +256,25 @@ var errNoModel = errorString("no model")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestRankingChecked: a ranking that cannot rank (or that would let a
+// private chunk outscore the bound MaxScore prunes by) is refused when
+// the index is opened.
+func TestRankingChecked(t *testing.T) {
+	for _, r := range []Ranking{
+		{},
+		{K1: 1.2, B: 0.5, Body: 1, Private: 1.5},
+		{K1: 1.2, B: 1.5, Body: 1, Private: 1},
+		{K1: 1.2, B: 0.5, Body: -1, Symbol: 2, Private: 1},
+		{K1: math.NaN(), B: 0.5, Body: 1, Private: 1},
+		{K1: 1.2, B: 0.5, Private: 1},
+	} {
+		if _, err := newIndex(Options{Ranking: &r}); err == nil {
+			t.Errorf("ranking %+v accepted", r)
+		}
+	}
+	d := DefaultRanking()
+	if _, err := newIndex(Options{Ranking: &d}); err != nil {
+		t.Errorf("the default ranking: %v", err)
+	}
+}
