@@ -48,19 +48,33 @@
 // pruned, and each of its terms' postings is read whole. The rarest
 // terms, whose postings together are short, are read in one statement.
 //
-// Measured (BenchmarkIndexBuild, BenchmarkSearch100k; 2 cores shared
-// with other work, so wall times vary by half; SQLite in WAL on local
-// disk, PostgreSQL 15 on loopback): building costs about 220 ms per
-// 10,000 lines of real code on SQLite and 370 ms on Postgres (250 and 570
-// with 256-dimension vectors), more as the tables outgrow SQLite's page
-// cache: 3 to 5 s per 10,000 lines toward a million lines of synthetic
-// code on SQLite (350 MB with vectors), 1.7 s on Postgres. Over 100,000
-// chunks a lexical search takes 6 to 11 ms at the median on SQLite, 19 to
-// 22 ms on Postgres (after Optimize), and 60 to 140 ms, 150 to 250 ms, at
-// the 99th percentile (queries made only of common words), for 10 to 17
-// ms of CPU; hybrid over the lexical candidates 20 to 30 ms at the median
-// on SQLite, 47 to 51 ms on Postgres. Comparing all 100,000 vectors of
-// 256 dimensions takes 500 to 750 ms, hence the brute-force bound.
+// Measured at 13b39d2 (BenchmarkIndexBuild, BenchmarkSearch100k; 2 cores
+// shared with other sessions' builds and benchmarks, load average 7 to
+// 26, so wall times are several times the CPU; SQLite in WAL on local
+// disk, PostgreSQL 15 on loopback): building costs 450 to 730 ms per
+// 10,000 lines of real code on SQLite and 1.2 to 1.5 s on Postgres in
+// wall time, for 155 to 165 and 135 to 155 ms of CPU (as before the
+// fields: main's build in the same minutes took 145 and 137 ms); toward a
+// million lines of synthetic code with 256-dimension vectors, 6.7 s per
+// 10,000 lines on SQLite (1.7 s of CPU, a 354 MB database) and 2.9 s on
+// Postgres (0.5 s of the process's CPU). Over 100,000 chunks, at load 7
+// to 8, a lexical search takes 5 to 6 ms at the median and 42 to 73 ms at
+// the 99th percentile on SQLite, 16 to 21 ms and 124 to 128 ms on
+// Postgres (after Optimize), for 5 to 6 ms of the process's CPU. The 99th
+// percentile is queries made only of words most chunks hold: nothing can
+// be pruned, each term's postings are read whole, thousands of rows (half
+// of a search's CPU is stepping through rows; on Postgres each row is a
+// message too, and aggregating them into one array in the statement
+// measured no better). The synthetic chunks all count as private
+// (lower-case names), so they score 0.7 of their sum while the bounds
+// assume a public chunk, and pruning starts later than in real code; a
+// per-term count of public chunks in kb_terms would tighten the bounds
+// (not done). Before the fields (at 774dc2b, on a less loaded machine):
+// 6 to 11 ms and 60 to 140 ms on SQLite, 19 to 22 and 150 to 250 ms on
+// Postgres. Hybrid over the lexical candidates took 20 to 30 ms at the
+// median on SQLite, 47 to 51 ms on Postgres; comparing all 100,000
+// vectors of 256 dimensions takes 500 to 750 ms, hence the brute-force
+// bound.
 //
 // # The ranking: BM25F over a chunk's fields, for code
 //
