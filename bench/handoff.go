@@ -7,32 +7,42 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 )
 
 // handoffResult is the hand-off rows' figures: messages posted to the
 // gateway's POST /handoffs for the bench agent, whose ack command replies
-// at once. The times are the gateway's own (GET /handoffs/{id}:
-// finished_at − created_at): it shows no start time, and a run that replies
-// at once ends when it starts, so they bound queue-to-start from above.
+// at once. The times are the gateway's own, from GET /handoffs/{id}:
+// queue-to-start is started_at − created_at (the queue took the message
+// and its run began), done is finished_at − created_at.
 type handoffResult struct {
-	// Sequential: one message at a time, each waited for.
+	// Sequential: one message at a time, each waited for; its done times,
+	// SeqStart its queue-to-start times.
 	Sequential quantiles       `json:"sequential"`
 	SeqSamples []time.Duration `json:"sequential_samples_ns"`
+	SeqStart   quantiles       `json:"sequential_start"`
 	// Burst: Posted messages by Conc concurrent posters; PerSec is Posted
-	// over the first created_at to the last finished_at.
+	// over the first created_at to the last finished_at. Burst is the done
+	// times, BurstStart the queue-to-start times.
 	Posted       int             `json:"burst_posted"`
 	Conc         int             `json:"burst_concurrency"`
 	PerSec       float64         `json:"burst_per_sec"`
 	Burst        quantiles       `json:"burst"`
 	BurstSamples []time.Duration `json:"burst_samples_ns"`
+	BurstStart   quantiles       `json:"burst_start"`
 	Errors       int             `json:"errors"`
 }
 
 // handoffOptions are the hand-off scenario's settings.
 type handoffOptions struct {
 	sequential, burst, conc int
+	// dbg, with profile set, takes a CPU profile of the gateway over the
+	// first profileSecs seconds of the burst, written to profile.
+	dbg         *debugClient
+	profile     string
+	profileSecs int
 }
 
 // handoffStatus is what the bench reads of GET /handoffs/{id}.
@@ -40,7 +50,17 @@ type handoffStatus struct {
 	Status     string    `json:"status"`
 	Error      string    `json:"error"`
 	CreatedAt  time.Time `json:"created_at"`
+	StartedAt  time.Time `json:"started_at"`
 	FinishedAt time.Time `json:"finished_at"`
+}
+
+// started is the message's queue-to-start time: 0 when the gateway shows
+// no start (an older one).
+func (s *handoffStatus) started() time.Duration {
+	if s.StartedAt.IsZero() {
+		return 0
+	}
+	return s.StartedAt.Sub(s.CreatedAt)
 }
 
 // runHandoffs posts o.sequential messages one at a time, waiting for each,
@@ -50,6 +70,7 @@ func runHandoffs(ctx context.Context, base string, o handoffOptions, log io.Writ
 	defer c.CloseIdleConnections()
 	res := &handoffResult{Posted: o.burst, Conc: o.conc}
 	next := newUUID
+	var seqStart, burstStart []time.Duration
 	// A few uncounted ones first.
 	for i := range o.sequential + 3 {
 		id := next()
@@ -62,9 +83,10 @@ func runHandoffs(ctx context.Context, base string, o handoffOptions, log io.Writ
 		}
 		if i >= 3 {
 			res.SeqSamples = append(res.SeqSamples, st.FinishedAt.Sub(st.CreatedAt))
+			seqStart = append(seqStart, st.started())
 		}
 	}
-	res.Sequential = summarize(res.SeqSamples)
+	res.Sequential, res.SeqStart = summarize(res.SeqSamples), summarize(seqStart)
 	fmt.Fprintf(log, "hand-offs: %d sequential done; posting %d from %d posters\n", o.sequential, o.burst, o.conc)
 	ids := make([]string, o.burst)
 	for i := range ids {
@@ -73,6 +95,14 @@ func runHandoffs(ctx context.Context, base string, o handoffOptions, log io.Writ
 	var mu sync.Mutex
 	var firstErr error
 	var wg sync.WaitGroup
+	var prof []byte
+	var profErr error
+	var profiled sync.WaitGroup
+	if o.profile != "" && o.dbg != nil {
+		profiled.Go(func() {
+			prof, profErr = o.dbg.get(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", o.profileSecs))
+		})
+	}
 	work := make(chan string)
 	for range o.conc {
 		wg.Go(func() {
@@ -114,11 +144,22 @@ func runHandoffs(ctx context.Context, base string, o handoffOptions, log io.Writ
 			last = st.FinishedAt
 		}
 		res.BurstSamples = append(res.BurstSamples, st.FinishedAt.Sub(st.CreatedAt))
+		burstStart = append(burstStart, st.started())
 	}
 	if d := last.Sub(first); d > 0 {
 		res.PerSec = float64(len(res.BurstSamples)) / d.Seconds()
 	}
-	res.Burst = summarize(res.BurstSamples)
+	res.Burst, res.BurstStart = summarize(res.BurstSamples), summarize(burstStart)
+	if o.profile != "" && o.dbg != nil {
+		profiled.Wait()
+		if profErr != nil {
+			return nil, fmt.Errorf("profiling the hand-off burst: %w", profErr)
+		}
+		if err := os.WriteFile(o.profile, prof, 0o644); err != nil {
+			return nil, fmt.Errorf("writing the hand-off profile: %w", err)
+		}
+		fmt.Fprintf(log, "hand-offs: CPU profile of the first %d s of the burst written to %s\n", o.profileSecs, o.profile)
+	}
 	return res, nil
 }
 
@@ -202,3 +243,7 @@ func getHandoff(ctx context.Context, c *http.Client, base, id string) (*handoffS
 	}
 	return &st, nil
 }
+
+// handoffProfileSeconds is how long -profile samples the gateway during
+// the hand-off burst.
+const handoffProfileSeconds = 10

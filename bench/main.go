@@ -66,7 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.handoffs, "handoffs", 200, "hand-offs posted one at a time in the hand-off scenario")
 	fs.IntVar(&c.handoffBurst, "handoff-burst", 2000, "hand-offs posted by the concurrent workers (-concurrency) in the hand-off scenario")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
-	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) to this `directory`")
+	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) and of the gateway over the first 10 s of the hand-off burst (DIR/agentgw-handoff.cpu.pprof, agentgw-pg-handoff.cpu.pprof), to this `directory`")
 	fs.IntVar(&c.perfHz, "perf-hz", 0, "with -profile, also sample the latency profile's rounds with Linux perf at this `frequency` (DIR/<path>-latency.perf.pprof); 5000 is a sample every 200 µs of CPU")
 	fs.BoolVar(&c.perfTrace, "perf-trace", false, "after the latency scenario, trace the reads and writes of the proxy and agentgw with Linux perf while 8 s of more rounds run (perf gets 2 s to attach) and add the time each spends between them to the table")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs)")

@@ -142,12 +142,23 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 	}
 	if !cfg.skip["handoff"] {
 		fmt.Fprintf(log, "hand-offs: %d one at a time, then %d from %d posters\n", cfg.handoffs, cfg.handoffBurst, cfg.concurrency)
-		o := handoffOptions{sequential: cfg.handoffs, burst: cfg.handoffBurst, conc: cfg.concurrency}
+		o := handoffOptions{sequential: cfg.handoffs, burst: cfg.handoffBurst, conc: cfg.concurrency,
+			dbg: newDebugClient(st.gw.DebugAddr), profileSecs: handoffProfileSeconds}
+		if cfg.profileDir != "" {
+			if err := os.MkdirAll(cfg.profileDir, 0o755); err != nil {
+				return fmt.Errorf("creating the profile directory: %w", err)
+			}
+			o.profile = filepath.Join(cfg.profileDir, pathGateway+"-handoff.cpu.pprof")
+		}
 		if res.Handoff, err = runHandoffs(ctx, "http://"+st.gw.Addr, o, log); err != nil {
 			return fmt.Errorf("hand-off scenario: %w", err)
 		}
 		if st.gwPG != nil {
 			fmt.Fprintln(log, "hand-offs on PostgreSQL")
+			o.dbg = newDebugClient(st.gwPG.DebugAddr)
+			if o.profile != "" {
+				o.profile = filepath.Join(cfg.profileDir, pathPG+"-handoff.cpu.pprof")
+			}
 			if res.HandoffPG, err = runHandoffs(ctx, "http://"+st.gwPG.Addr, o, log); err != nil {
 				return fmt.Errorf("hand-off scenario on PostgreSQL: %w", err)
 			}

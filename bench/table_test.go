@@ -105,8 +105,10 @@ func TestNewPathRows(t *testing.T) {
 		},
 		Handoff: &handoffResult{
 			Sequential: quantiles{P50: 3 * time.Millisecond, P99: 9 * time.Millisecond, N: 200},
+			SeqStart:   quantiles{P50: 2 * time.Millisecond, P99: 7 * time.Millisecond, N: 200},
 			Posted:     2000, Conc: 50, PerSec: 420,
-			Burst: quantiles{P50: 2 * time.Second, P99: 4 * time.Second, N: 2000},
+			Burst:      quantiles{P50: 2 * time.Second, P99: 4 * time.Second, N: 2000},
+			BurstStart: quantiles{P50: 1900 * time.Millisecond, P99: 3900 * time.Millisecond, N: 2000},
 		},
 	}
 	var out bytes.Buffer

@@ -44,7 +44,19 @@ type HandoffsConfig struct {
 	// died) is taken back and run again by another replica, or by the
 	// process restarted, whatever its timeout. 0 means 5s.
 	Heartbeat Duration `yaml:"heartbeat"`
+	// Workers is how many hand-off runs this process runs at once (1 to
+	// 1000); a run waiting on its model holds a worker, not a CPU. 0 means
+	// 32.
+	Workers int `yaml:"workers"`
+	// FetchCooldown is the shortest time between two looks of the queue
+	// for messages to run (1ms to 100ms): a message sent to an idle queue
+	// waits at most this long before its run starts, and each look takes
+	// up to the free workers' number of messages. 0 means 5ms.
+	FetchCooldown Duration `yaml:"fetchCooldown"`
 }
+
+// maxHandoffWorkers bounds handoffs.workers.
+const maxHandoffWorkers = 1000
 
 // check refuses bounds that are no bounds.
 func (c HandoffsConfig) check() error {
@@ -57,6 +69,12 @@ func (c HandoffsConfig) check() error {
 	}
 	if c.Heartbeat < 0 {
 		errs = append(errs, errors.New("handoffs.heartbeat must not be negative"))
+	}
+	if c.Workers < 0 || c.Workers > maxHandoffWorkers {
+		errs = append(errs, fmt.Errorf("handoffs.workers: %d is not 1 to %d (0: the default, %d)", c.Workers, maxHandoffWorkers, queue.DefaultWorkers))
+	}
+	if d := time.Duration(c.FetchCooldown); d != 0 && (d < queue.MinFetchCooldown || d > queue.MaxFetchCooldown) {
+		errs = append(errs, fmt.Errorf("handoffs.fetchCooldown: %s is not %s to %s (0: the default, %s)", d, queue.MinFetchCooldown, queue.MaxFetchCooldown, queue.DefaultFetchCooldown))
 	}
 	if p := handoff.Priority(c.MaxExternalPriority); p != "" && !p.Valid() {
 		errs = append(errs, fmt.Errorf("handoffs.maxExternalPriority: %q must be LOW, MEDIUM, HIGH or CRITICAL", c.MaxExternalPriority))
@@ -96,7 +114,7 @@ func newHub(cfg HandoffsConfig, reg *program.Registry, q *queue.Queue, remotes r
 // (hand-offs then answer that they are unavailable).
 func openHandoffQueue(ctx context.Context, st store.Store, limits HandoffsConfig, log *slog.Logger) (q *queue.Queue, err error) {
 	cfg := queue.Config{Logger: log, MaxHops: limits.MaxHops, MaxMessagesPerTask: limits.MaxMessagesPerTask,
-		Heartbeat: time.Duration(limits.Heartbeat)}
+		Heartbeat: time.Duration(limits.Heartbeat), Workers: limits.Workers, FetchCooldown: time.Duration(limits.FetchCooldown)}
 	switch s := st.(type) {
 	case *sqlitestore.SQLite:
 		q, err = queue.NewSQLite(ctx, s.DB(), cfg)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/handoff/queue"
 )
 
 // handoffBody is a NOTIFICATION to the agent notified, as a client POSTs it.
@@ -87,7 +89,8 @@ func TestHandoffsConfigBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := cfg.Handoffs; h.MaxHops != 10 || h.MaxMessagesPerTask != 50 || h.MaxExternalPriority != "HIGH" {
+	if h := cfg.Handoffs; h.MaxHops != 10 || h.MaxMessagesPerTask != 50 || h.MaxExternalPriority != "HIGH" ||
+		h.Workers != queue.DefaultWorkers || time.Duration(h.FetchCooldown) != queue.DefaultFetchCooldown {
 		t.Errorf("defaults: %+v", h)
 	}
 	// The schema editors check the file by carries the same bounds (a
@@ -106,10 +109,14 @@ func TestHandoffsConfigBounds(t *testing.T) {
 	}
 	props := doc.Defs["agentgw.HandoffsConfig"].Properties
 	if props["maxHops"]["minimum"] != 0.0 || props["maxMessagesPerTask"]["minimum"] != 0.0 ||
-		fmt.Sprint(props["maxExternalPriority"]["enum"]) != "[LOW MEDIUM HIGH CRITICAL]" {
+		fmt.Sprint(props["maxExternalPriority"]["enum"]) != "[LOW MEDIUM HIGH CRITICAL]" ||
+		props["workers"]["minimum"] != 0.0 || props["workers"]["maximum"] != 1000.0 {
 		t.Errorf("the schema's handoffs: %v", props)
 	}
-	for _, bad := range []HandoffsConfig{{MaxHops: -1}, {MaxMessagesPerTask: -2}, {MaxExternalPriority: "URGENT"}} {
+	bads := []HandoffsConfig{{MaxHops: -1}, {MaxMessagesPerTask: -2}, {MaxExternalPriority: "URGENT"},
+		{Workers: -1}, {Workers: 1001}, {FetchCooldown: Duration(time.Microsecond)}, {FetchCooldown: Duration(101 * time.Millisecond)},
+		{FetchCooldown: -1}}
+	for _, bad := range bads {
 		c := *cfg
 		c.Handoffs = bad
 		if err := c.validate(); err == nil || !strings.Contains(err.Error(), "handoffs.") {

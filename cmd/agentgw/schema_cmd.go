@@ -150,6 +150,7 @@ func configPatches() map[string]func(schema.Schema) {
 		},
 		pkg + "HandoffsConfig.MaxHops":             func(s schema.Schema) { s["minimum"] = 0 },
 		pkg + "HandoffsConfig.MaxMessagesPerTask":  func(s schema.Schema) { s["minimum"] = 0 },
+		pkg + "HandoffsConfig.Workers":             func(s schema.Schema) { s["minimum"], s["maximum"] = 0, maxHandoffWorkers },
 		pkg + "HandoffsConfig.MaxExternalPriority": schema.Enum("LOW", "MEDIUM", "HIGH", "CRITICAL"),
 	}
 }

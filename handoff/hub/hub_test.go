@@ -196,6 +196,13 @@ func TestPool(t *testing.T) {
 		if done.Status != queue.StatusCompleted {
 			t.Fatalf("%+v", done)
 		}
+		// The status times a run: queued, started, finished, in order.
+		if done.StartedAt.IsZero() || done.StartedAt.Before(done.CreatedAt) || done.FinishedAt.Before(done.StartedAt) {
+			t.Errorf("created %s, started %s, finished %s", done.CreatedAt, done.StartedAt, done.FinishedAt)
+		}
+		if raw, _ := json.Marshal(done); !strings.Contains(string(raw), `"started_at":`) {
+			t.Errorf("no started_at in %s", raw)
+		}
 		got[strings.SplitN(resultText(t, done), ":", 2)[0]]++
 	}
 	if got["a1"] != 2 || got["a2"] != 2 {

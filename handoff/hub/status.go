@@ -23,16 +23,19 @@ type Status struct {
 	Code string `json:"code,omitempty"`
 	// Hops is the message's place in its chain of messages caused by one
 	// another (1: none caused it).
-	Hops          int             `json:"hops,omitempty"`
-	Attempts      int             `json:"attempts"`
-	Failures      int             `json:"failures"`
-	EscalatedFrom string          `json:"escalated_from,omitempty"`
-	EscalatedTo   string          `json:"escalated_to,omitempty"`
-	FallbackRan   bool            `json:"fallback_ran,omitempty"`
-	CreatedAt     time.Time       `json:"created_at"`
-	UpdatedAt     time.Time       `json:"updated_at"`
-	FinishedAt    time.Time       `json:"finished_at,omitzero"`
-	Message       json.RawMessage `json:"message,omitempty"`
+	Hops          int       `json:"hops,omitempty"`
+	Attempts      int       `json:"attempts"`
+	Failures      int       `json:"failures"`
+	EscalatedFrom string    `json:"escalated_from,omitempty"`
+	EscalatedTo   string    `json:"escalated_to,omitempty"`
+	FallbackRan   bool      `json:"fallback_ran,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+	// StartedAt is when the message's last run started (the queue took
+	// it): started_at − created_at is its time from queued to started.
+	StartedAt  time.Time       `json:"started_at,omitzero"`
+	FinishedAt time.Time       `json:"finished_at,omitzero"`
+	Message    json.RawMessage `json:"message,omitempty"`
 }
 
 // TaskStatus is a task as GET /tasks/{id} shows it: its messages in the
@@ -47,7 +50,7 @@ func newStatus(rec queue.Record) *Status {
 	s := &Status{MessageID: rec.ID, TaskID: rec.TaskID, CorrelationID: rec.CorrelationID, Status: rec.Status,
 		Recipients: strings.Split(rec.Recipient, ","), Result: rec.Result, Error: rec.Error, Code: rec.Code, Hops: rec.Hops,
 		Attempts: rec.Attempts, Failures: rec.Failures, EscalatedFrom: rec.EscalatedFrom, EscalatedTo: rec.EscalatedTo,
-		FallbackRan: rec.FallbackRan, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, FinishedAt: rec.FinishedAt}
+		FallbackRan: rec.FallbackRan, CreatedAt: rec.CreatedAt, UpdatedAt: rec.UpdatedAt, StartedAt: rec.StartedAt, FinishedAt: rec.FinishedAt}
 	var p payload
 	if json.Unmarshal(rec.Payload, &p) == nil {
 		s.Message = p.Message

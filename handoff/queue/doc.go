@@ -124,8 +124,17 @@
 //     starts at once; one queued by another process within PollInterval
 //     (or at once by that process, whose own workers are woken).
 //
-//   - River's fetch poll, a backstop for a missed notification, runs every
-//     PollInterval (5 s), not every second.
+//   - River's fetch poll, a backstop for a missed notification (River
+//     sends at most one insert notification per Config.FetchCooldown),
+//     runs every 100 ms while River's client runs, and not at all while
+//     the queue is dormant (below).
+//
+//   - Throughput: each process runs Config.Workers handlers at once, and
+//     River fetches at most once per Config.FetchCooldown (5 ms), each
+//     fetch taking as many messages as there are free workers. A message
+//     is claimed in one conditional UPDATE (a transaction only for a
+//     message retried, interrupted or expired) and queued in one
+//     transaction with its job, answered without reading it back.
 //
 //   - The lease sweep (above) is one indexed SELECT of the RUNNING
 //     messages whose lease has passed, every Heartbeat: an idle process

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -617,6 +618,46 @@ func TestEnqueueAnswersAsQueued(t *testing.T) {
 			if rec := waitFinal(t, q, fmt.Sprintf("m%d", i)); rec.Status != StatusCompleted {
 				t.Errorf("m%d: %s", i, rec.Status)
 			}
+		}
+	})
+}
+
+// TestEnqueueRecordIsTheRow: the record a fresh Enqueue answers with,
+// built without reading the row back, is the record Get reads, field for
+// field, for every kind of message: plain, with every field set, without
+// a payload, an escalation's (EscalatedFrom), and one DEAD at a bound.
+func TestEnqueueRecordIsTheRow(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		q := openQueue(t, db, Config{MaxHops: 3})
+		ctx := context.Background()
+		expires := time.Now().Add(time.Hour)
+		cases := []struct {
+			name string
+			env  Envelope
+			from string
+		}{
+			{"plain", Envelope{ID: "plain", Payload: json.RawMessage(`{"a":1}`)}, ""},
+			{"every field", Envelope{ID: "full", TaskID: "t", CorrelationID: "c", Priority: PriorityCritical,
+				ExpiresAt: expires, RetryCount: 2, EscalateTo: "boss", FallbackAction: "fb", Recipient: "a,b",
+				Payload: json.RawMessage(`[1, 2]`), Owner: "alice", Hops: 2}, ""},
+			{"no payload", Envelope{ID: "empty", Recipient: "a"}, ""},
+			{"escalation", Envelope{ID: "esc", Recipient: "boss", Hops: 2}, "full"},
+			{"dead at a bound", Envelope{ID: "dead", TaskID: "t", Recipient: "a", Hops: 4}, ""},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				rec, fresh, err := q.enqueue(ctx, tc.env, tc.from)
+				if err != nil || !fresh {
+					t.Fatalf("enqueue = %v, fresh %v", err, fresh)
+				}
+				got, err := q.Get(ctx, tc.env.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(rec, got) {
+					t.Errorf("Enqueue answered\n%+v\nthe row is\n%+v", rec, got)
+				}
+			})
 		}
 	})
 }

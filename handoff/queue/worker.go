@@ -172,6 +172,9 @@ func (q *Queue) lease() int64 {
 // A job that is not the message's (the job of an interrupted run, rescued
 // by River after the run was taken back with a new job) runs nothing.
 func (q *Queue) claim(ctx context.Context, id, token string, jobID int64) (claim, error) {
+	if c, ok, err := q.claimQueued(ctx, id, token, jobID); ok || err != nil {
+		return c, err
+	}
 	var c claim
 	err := q.b.inTx(ctx, func(tx dbconn.Conn, _ jobInserter) error {
 		var leaseUntil, job int64
@@ -248,6 +251,33 @@ func (q *Queue) claim(ctx context.Context, id, token string, jobID int64) (claim
 		return err
 	})
 	return c, err
+}
+
+// claimQueued is claim's common case in one statement, without a
+// transaction: a message QUEUED, of this job or of none, not expired,
+// whose failures and interruptions are within its bounds, is taken to run
+// (what claim's transaction does to it), and ok is true. Any other
+// message (RUNNING, final, expired, to exhaust, another job's, unknown)
+// is left as it is, ok false, for claim's transaction to decide. The
+// single UPDATE is atomic on both databases (on PostgreSQL its WHERE is
+// checked again on the row it locks), so two jobs of one message cannot
+// both take it.
+func (q *Queue) claimQueued(ctx context.Context, id, token string, jobID int64) (claim, bool, error) {
+	now := q.cfg.Now()
+	rec, err := scanRecord(q.b.conn().QueryRow(ctx, `UPDATE handoff_messages SET status = ?, attempts = attempts + 1,
+		run_token = ?, lease_until = ?, started_at = ?, updated_at = ?, job_id = ?
+		WHERE id = ? AND status = ? AND (job_id = 0 OR job_id = ?) AND (expires_at = 0 OR expires_at > ?)
+		AND failures <= retry_count AND interruptions <= ?
+		RETURNING `+columns,
+		string(StatusRunning), token, q.lease(), now.UnixNano(), now.UnixNano(), jobID,
+		id, string(StatusQueued), jobID, now.UnixNano(), q.cfg.MaxInterruptions))
+	switch {
+	case dbconn.IsNoRows(err):
+		return claim{}, false, nil
+	case err != nil:
+		return claim{}, false, err
+	}
+	return claim{do: run, rec: rec}, true, nil
 }
 
 // update sets the columns of set on the message run r holds, if it still
