@@ -86,6 +86,11 @@ func printConfig(w io.Writer, cfg *Config, st *configStages) error {
 			ec.URL = redactURL(ec.URL)
 			c.KnowledgeBases[i].Embeddings = &ec
 		}
+		if r := c.KnowledgeBases[i].Rerank; r != nil {
+			rc := *r
+			rc.URL = redactURL(rc.URL)
+			c.KnowledgeBases[i].Rerank = &rc
+		}
 	}
 	var doc yaml.Node
 	if err := doc.Encode(&c); err != nil {

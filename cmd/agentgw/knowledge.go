@@ -11,6 +11,7 @@ import (
 	"github.com/agentgw/agentgw/knowledge/chunk"
 	"github.com/agentgw/agentgw/knowledge/index"
 	"github.com/agentgw/agentgw/knowledge/kb"
+	"github.com/agentgw/agentgw/knowledge/rerank"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -38,7 +39,8 @@ func newKnowledge(ctx context.Context, st store.Store, cfg *Config, getenv func(
 	}
 	m, err := kb.New(ctx, st, cfg.KnowledgeBases, kb.Options{Repos: repos, Logger: log, RepoLocations: repoLocations(cfg.Git),
 		MaxGlobs: cfg.Knowledge.MaxGlobs, MaxGlobLen: cfg.Knowledge.MaxGlobLength,
-		Embedder: func(e *kb.Embeddings) (index.Embedder, error) { return embedder(cfg, getenv, e) }})
+		Embedder: func(e *kb.Embeddings) (index.Embedder, error) { return embedder(cfg, getenv, e) },
+		Reranker: func(r *kb.Rerank) (kb.Reranker, error) { return reranker(cfg, getenv, r, log) }})
 	if err != nil {
 		return nil, fmt.Errorf("knowledge bases: %w", err)
 	}
@@ -65,7 +67,8 @@ func repoLocations(g gitrepo.Config) map[string]string {
 
 // embedder makes the embedder of a knowledge base's embeddings: the
 // hashing one, or the model at its URL (the upstream's when empty) with
-// the key in KeyEnv (the upstream's key variable when empty).
+// the key in KeyEnv, else the upstream's key when the URL is the
+// upstream's (never sent to another endpoint).
 func embedder(cfg *Config, getenv func(string) string, e *kb.Embeddings) (index.Embedder, error) {
 	if e.Hash {
 		return index.HashEmbedder{Dim: e.Dimensions, Tokenizer: chunk.Tokens}, nil
@@ -75,7 +78,37 @@ func embedder(cfg *Config, getenv func(string) string, e *kb.Embeddings) (index.
 		return nil, fmt.Errorf("embeddings: no url, and no upstream to ask")
 	}
 	return index.NewOpenAIEmbedder(index.OpenAIConfig{BaseURL: url, Model: e.Model, Dimensions: e.Dimensions,
-		APIKey: getenv(firstNonEmpty(e.KeyEnv, cfg.Upstream.KeyEnv))})
+		BatchSize: e.BatchSize, APIKey: endpointKey(cfg, getenv, e.URL, e.KeyEnv)})
+}
+
+// endpointKey is the key of a model endpoint a knowledge base configures
+// (url, keyEnv): keyEnv's, else the upstream's when url is empty (the
+// upstream's own endpoint), else none: the upstream's key is not sent to
+// another host.
+func endpointKey(cfg *Config, getenv func(string) string, url, keyEnv string) string {
+	if keyEnv == "" && url == "" {
+		keyEnv = cfg.Upstream.KeyEnv
+	}
+	if keyEnv == "" {
+		return ""
+	}
+	return getenv(keyEnv)
+}
+
+// reranker makes the re-ranker of a knowledge base's rerank config: the
+// model at its URL (the upstream's when empty), the key as endpointKey
+// says.
+func reranker(cfg *Config, getenv func(string) string, r *kb.Rerank, log *slog.Logger) (kb.Reranker, error) {
+	url := firstNonEmpty(r.URL, cfg.Upstream.URL)
+	if url == "" {
+		return nil, fmt.Errorf("rerank: no url, and no upstream to ask")
+	}
+	rr, err := rerank.New(rerank.Options{URL: url, Model: r.Model, APIKey: endpointKey(cfg, getenv, r.URL, r.KeyEnv),
+		Candidates: r.Candidates, Timeout: r.Timeout, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return rr, nil
 }
 
 // reindexEvery is the knowledge bases' re-index interval.

@@ -13,11 +13,17 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/internal/pgtest"
 )
 
 var onlyConfigs = flag.String("eval.configs", "", "the configurations TestRecall measures, comma-separated (default: all of Configs)")
 
+var onPostgres = flag.Bool("eval.pg", false, "measure on PostgreSQL (internal/pgtest's server) rather than SQLite")
+
 var showMisses = flag.Bool("eval.misses", false, "log the development half's questions not answered first, with their hits")
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // suite is the benchmark, loaded once for all the tests (splitting the
 // corpora takes a while under the race detector).
@@ -75,7 +81,11 @@ func TestRecall(t *testing.T) {
 			continue
 		}
 		start := time.Now()
-		ix, closer, err := OpenIndex(ctx, filepath.Join(t.TempDir(), "eval.db"), c.Options)
+		db := filepath.Join(t.TempDir(), "eval.db")
+		if *onPostgres {
+			db = pgtest.Schema(t)
+		}
+		ix, closer, err := OpenIndex(ctx, db, c.Options)
 		if err != nil {
 			t.Fatal(err)
 		}

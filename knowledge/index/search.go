@@ -115,18 +115,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
 	}
 	terms := queryTerms(ix.opts.Tokenizer, q.Text, ix.rank.joined)
-	var qvec []float32
-	if ix.opts.Embedder != nil && strings.TrimSpace(q.Text) != "" {
-		vs, err := ix.opts.Embedder.Embed(ctx, []string{q.Text})
-		if err != nil {
-			return nil, fmt.Errorf("index: embedding the query: %w", err)
-		}
-		if len(vs) != 1 {
-			return nil, fmt.Errorf("index: embedding the query: %d vectors for 1 text", len(vs))
-		}
-		qvec = vs[0]
-		normalize(qvec)
-	}
+	qvec := ix.queryVector(ctx, q.Text)
 	var hits []Hit
 	err = ix.snapshot(ctx, func(c dbconn.Conn) error {
 		s, err := newSearcher(ctx, c, ix.dialect, q.KB)

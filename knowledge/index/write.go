@@ -21,7 +21,9 @@ const (
 // of what the file had, and records hash as its content hash. When the
 // file is indexed with that hash already, it does nothing and returns
 // false (an empty hash always replaces). With an Embedder the chunks'
-// vectors are computed first, outside the transaction. The chunks' source
+// vectors are computed first, outside the transaction, only for chunks
+// whose symbol or text changed (embedFile); if the embedder fails, the
+// file is indexed without them, and EmbedMissing adds them. The chunks' source
 // types must be chunk.TypeCode or chunk.TypeDoc; their order is the
 // file's.
 func (ix *Index) Replace(ctx context.Context, kb, fileName, hash string, chunks []chunk.Chunk) (bool, error) {
@@ -41,10 +43,7 @@ func (ix *Index) Replace(ctx context.Context, kb, fileName, hash string, chunks 
 	if err != nil {
 		return false, fmt.Errorf("index: %s in %s: %w", fileName, kb, err)
 	}
-	vecs, err := ix.embedChunks(ctx, chunks)
-	if err != nil {
-		return false, fmt.Errorf("index: %s in %s: %w", fileName, kb, err)
-	}
+	vecs := ix.embedFile(ctx, kb, fileName, chunks)
 	changed := true
 	now := ix.opts.Now().UnixNano()
 	err = ix.inTx(ctx, func(tx dbconn.Conn) error {
@@ -144,29 +143,6 @@ WHERE b.name = ? AND f.name = ?`, kb, fileName).Scan(&h)
 		return "", fmt.Errorf("index: reading the hash of %s in %s: %w", fileName, kb, err)
 	}
 	return h, nil
-}
-
-// embedChunks returns the unit vectors of chunks, nil without an
-// Embedder.
-func (ix *Index) embedChunks(ctx context.Context, chunks []chunk.Chunk) ([][]float32, error) {
-	if ix.opts.Embedder == nil || len(chunks) == 0 {
-		return nil, nil
-	}
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
-		texts[i] = indexText(c)
-	}
-	vecs, err := ix.opts.Embedder.Embed(ctx, texts)
-	if err != nil {
-		return nil, fmt.Errorf("embedding the chunks: %w", err)
-	}
-	if len(vecs) != len(chunks) {
-		return nil, fmt.Errorf("embedding the chunks: %d vectors for %d chunks", len(vecs), len(chunks))
-	}
-	for _, v := range vecs {
-		normalize(v)
-	}
-	return vecs, nil
 }
 
 // storedFile is a kb_files row.

@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/agentgw/agentgw/knowledge/index"
+	"github.com/agentgw/agentgw/knowledge/rerank"
 )
 
 // Config is a knowledge base as the gateway config defines it
@@ -25,6 +27,31 @@ type Config struct {
 	// Embeddings, when set, give chunks and queries vectors: recall then
 	// fuses the lexical and the vector rankings.
 	Embeddings *Embeddings `yaml:"embeddings"`
+	// Rerank, when set, has a re-ranking model reorder the first hits of
+	// each search, within a latency budget (off by default).
+	Rerank *Rerank `yaml:"rerank"`
+}
+
+// Rerank configures the re-ranking of a knowledge base's searches by a
+// model endpoint of the /rerank API Cohere, Jina, vLLM and Infinity share
+// (knowledge/rerank): the search's first candidates are sent, and when
+// the model fails or does not answer within the timeout the search's own
+// order is kept.
+type Rerank struct {
+	// Model names the re-ranking model.
+	Model string `yaml:"model"`
+	// URL is the API's base, its endpoint URL + "/rerank"; empty: the
+	// upstream's.
+	URL string `yaml:"url"`
+	// KeyEnv names the environment variable holding the API key, sent as
+	// a bearer token. Empty: the upstream's key when URL is empty, none
+	// otherwise.
+	KeyEnv string `yaml:"keyEnv"`
+	// Candidates is how many of the search's first hits the model orders
+	// (default 20, at most 100).
+	Candidates int `yaml:"candidates"`
+	// Timeout is the re-ranking's latency budget (default 500ms).
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // Source is where a knowledge base's files come from: a repository of
@@ -48,11 +75,24 @@ type Chunking struct {
 // /embeddings endpoint (the upstream's when URL is empty), or, with Hash, a
 // deterministic hashing embedder needing no model (for demos and tests).
 type Embeddings struct {
-	Model      string `yaml:"model"`
-	URL        string `yaml:"url"`
-	KeyEnv     string `yaml:"keyEnv"`
-	Dimensions int    `yaml:"dimensions"`
-	Hash       bool   `yaml:"hash"`
+	// Model names the embeddings model (required unless hash).
+	Model string `yaml:"model"`
+	// URL is the base of any OpenAI-compatible API, its endpoint URL +
+	// "/embeddings" (Ollama: http://localhost:11434/v1; vLLM:
+	// http://host:8000/v1); empty: the upstream's.
+	URL string `yaml:"url"`
+	// KeyEnv names the environment variable holding the API key, sent as
+	// a bearer token. Empty: the upstream's key when URL is empty, none
+	// when URL names another endpoint (the upstream's key is not sent
+	// elsewhere).
+	KeyEnv string `yaml:"keyEnv"`
+	// Dimensions asks a model that can shorten its vectors for that many;
+	// with hash, the vectors' dimension (default 256).
+	Dimensions int `yaml:"dimensions"`
+	// BatchSize bounds the texts of one request (default 64).
+	BatchSize int `yaml:"batchSize"`
+	// Hash uses the deterministic hashing embedder instead of a model.
+	Hash bool `yaml:"hash"`
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -77,8 +117,24 @@ func (c *Config) Check() error {
 			errs = append(errs, fmt.Errorf("sources[%d]: paths: %w", i, err))
 		}
 	}
-	if e := c.Embeddings; e != nil && !e.Hash && e.Model == "" {
-		errs = append(errs, errors.New("embeddings: model is required (or hash: true)"))
+	if e := c.Embeddings; e != nil {
+		if !e.Hash && e.Model == "" {
+			errs = append(errs, errors.New("embeddings: model is required (or hash: true)"))
+		}
+		if e.Dimensions < 0 || e.BatchSize < 0 {
+			errs = append(errs, errors.New("embeddings: dimensions and batchSize must not be negative"))
+		}
+	}
+	if r := c.Rerank; r != nil {
+		if r.Model == "" {
+			errs = append(errs, errors.New("rerank: model is required"))
+		}
+		if r.Candidates < 0 || r.Candidates > rerank.MaxCandidates {
+			errs = append(errs, fmt.Errorf("rerank: candidates must be between 1 and %d", rerank.MaxCandidates))
+		}
+		if r.Timeout < 0 {
+			errs = append(errs, errors.New("rerank: timeout must not be negative"))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("knowledge base %q: %w", c.ID, err)

@@ -23,8 +23,11 @@ const maxFileBytes = 1 << 20
 type Report struct {
 	KB                       string
 	Indexed, Unchanged, Gone int
-	Skipped                  []string // files that could not be chunked, with why
-	Commits                  string   // the sources' commits, label=commit,…
+	// Embedded counts the chunks that were given the vector they lacked
+	// (indexed while the embedder failed).
+	Embedded int
+	Skipped  []string // files that could not be chunked, with why
+	Commits  string   // the sources' commits, label=commit,…
 }
 
 // IndexAll indexes every knowledge base, one after the other; a failing
@@ -109,11 +112,21 @@ func (m *Manager) Index(ctx context.Context, id string) (*Report, error) {
 	if err := b.ix.SetMeta(ctx, id, rep.Commits); err != nil {
 		return rep, err
 	}
-	if rep.Indexed+rep.Gone > 0 {
+	if b.cfg.Embeddings != nil {
+		// Chunks indexed while the embedder failed have no vector yet;
+		// they are searched lexically meanwhile.
+		n, err := b.ix.EmbedMissing(ctx, id)
+		rep.Embedded = n
+		if err != nil {
+			m.log.Warn("knowledge base: embedding the chunks without vectors failed; they are searched lexically until a later indexing",
+				"kb", id, "embedded", n, "err", err)
+		}
+	}
+	if rep.Indexed+rep.Gone+rep.Embedded > 0 {
 		if err := b.ix.Optimize(ctx); err != nil {
 			m.log.Warn("optimizing the knowledge index", "kb", id, "err", err)
 		}
-		m.log.Info("knowledge base indexed", "kb", id, "indexed", rep.Indexed, "unchanged", rep.Unchanged, "removed", rep.Gone,
+		m.log.Info("knowledge base indexed", "kb", id, "indexed", rep.Indexed, "unchanged", rep.Unchanged, "removed", rep.Gone, "embedded", rep.Embedded,
 			"skipped", len(rep.Skipped), "commits", rep.Commits, "ms", time.Since(start).Milliseconds())
 	}
 	return rep, nil

@@ -1,6 +1,7 @@
 package kb
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -52,6 +53,8 @@ func (m *Manager) SetProgress(f func(Progress)) { m.progress = f }
 type base struct {
 	cfg Config
 	ix  *index.Index
+	// rerank reorders its searches' first hits; nil without.
+	rerank Reranker
 	// mu serializes its indexing in this process.
 	mu sync.Mutex
 }
@@ -63,6 +66,8 @@ type Options struct {
 	Repos *gitrepo.Manager
 	// Embedder makes the embedder of a base's Embeddings config.
 	Embedder func(*Embeddings) (index.Embedder, error)
+	// Reranker makes the re-ranker of a base's Rerank config.
+	Reranker func(*Rerank) (Reranker, error)
 	Logger   *slog.Logger
 	// MaxGlobs and MaxGlobLen bound the path globs of a search
 	// (index.Options); 0 takes the index's defaults.
@@ -103,13 +108,24 @@ func New(ctx context.Context, st store.Store, cfgs []Config, opts Options) (*Man
 			if err != nil {
 				return nil, fmt.Errorf("knowledge base %q: %w", c.ID, err)
 			}
-			io.Embedder = e
+			// A failing endpoint is not called again for a minute: files
+			// are indexed and queries ranked lexically meanwhile.
+			io.Embedder = &index.PausingEmbedder{Embedder: e}
 		}
 		ix, err := index.Open(ctx, st, io)
 		if err != nil {
 			return nil, fmt.Errorf("knowledge base %q: %w", c.ID, err)
 		}
-		m.bases[c.ID] = &base{cfg: c, ix: ix}
+		b := &base{cfg: c, ix: ix}
+		if c.Rerank != nil {
+			if opts.Reranker == nil {
+				return nil, fmt.Errorf("knowledge base %q: rerank is configured, and no re-ranker is", c.ID)
+			}
+			if b.rerank, err = opts.Reranker(c.Rerank); err != nil {
+				return nil, fmt.Errorf("knowledge base %q: %w", c.ID, err)
+			}
+		}
+		m.bases[c.ID] = b
 		m.ids = append(m.ids, c.ID)
 	}
 	return m, nil
@@ -148,7 +164,17 @@ func (m *Manager) List(ctx context.Context) ([]Summary, error) {
 // ErrUnknown is the error of a knowledge base id no config defines.
 var ErrUnknown = errors.New("no such knowledge base")
 
-// Search searches knowledge base id. A hit's Chunk.Source is where its
+// Reranker reorders the first hits of a search (knowledge/rerank's
+// *Reranker): Rerank returns the first topK, and on any failure the
+// search's order.
+type Reranker interface {
+	// Candidates is how many hits a search asks for to be re-ranked.
+	Candidates() int
+	Rerank(ctx context.Context, query string, hits []index.Hit, topK int) []index.Hit
+}
+
+// Search searches knowledge base id, its first hits re-ranked when the
+// base configures it (within the re-ranker's budget). A hit's Chunk.Source is where its
 // file is (docs/protocol.md §6: the file's path, as
 // /srv/docs/guide/deploy.md or github.com/org/repo/server/parse.go), not
 // the source's label the index keeps (dir:/srv/docs, repo:NAME@REF).
@@ -158,7 +184,14 @@ func (m *Manager) Search(ctx context.Context, id string, q index.Query) ([]index
 		return nil, fmt.Errorf("%w: %q", ErrUnknown, id)
 	}
 	q.KB = []string{id}
+	topK := cmp.Or(q.TopK, index.DefaultTopK)
+	if b.rerank != nil && topK > 0 {
+		q.TopK = min(max(topK, b.rerank.Candidates()), index.MaxTopK)
+	}
 	hits, err := b.ix.Search(ctx, q)
+	if err == nil && b.rerank != nil && topK > 0 {
+		hits = b.rerank.Rerank(ctx, q.Text, hits, topK)
+	}
 	for i := range hits {
 		hits[i].Chunk.Source = m.filePath(hits[i].Chunk.Source, hits[i].Chunk.FileName)
 	}
