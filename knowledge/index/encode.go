@@ -76,6 +76,17 @@ func appendPosting(b []byte, p posting) []byte {
 	return b
 }
 
+// appendPart appends p to the last of parts, or to a new one when the
+// last would outgrow maxPostBytes.
+func appendPart(parts [][]byte, p posting) [][]byte {
+	b := appendPosting(nil, p)
+	if n := len(parts); n > 0 && len(parts[n-1])+len(b) <= maxPostBytes {
+		parts[n-1] = append(parts[n-1], b...)
+		return parts
+	}
+	return append(parts, b)
+}
+
 // decodePostings calls fn with each posting of b.
 func decodePostings(b []byte, fn func(posting)) error {
 	for len(b) > 0 {
@@ -170,12 +181,19 @@ func decodeVector(dst []float32, b []byte) []float32 {
 	return dst
 }
 
+// maxPostBytes bounds a kb_postings row's blob: a term's postings in a
+// file are cut into rows (parts) of at most this many bytes, so that a
+// row stays within what a PostgreSQL btree entry may hold (2,704 bytes,
+// and the key's postings are in it: INCLUDE (post)) whatever the file's
+// size.
+const maxPostBytes = 2000
+
 // fileDoc is a file's chunks analysed for the index.
 type fileDoc struct {
-	postings map[string][]byte // term: its encoded postings in the file
-	terms    []termCount       // sorted by term
-	lens     []int             // each chunk's length in terms
-	tokens   int               // the sum of lens
+	postings map[string][][]byte // term: its encoded postings in the file, in parts of at most maxPostBytes
+	terms    []termCount         // sorted by term
+	lens     []int               // each chunk's length in terms
+	tokens   int                 // the sum of lens
 }
 
 // indexText is what an Embedder reads of a chunk: its file's name and
@@ -202,7 +220,7 @@ func fieldTexts(c chunk.Chunk) ([numFields]string, bool) {
 
 // analyze tokenizes the chunks of a file, each field apart.
 func analyze(tok Tokenizer, chunks []chunk.Chunk) (fileDoc, error) {
-	d := fileDoc{postings: map[string][]byte{}, lens: make([]int, len(chunks))}
+	d := fileDoc{postings: map[string][][]byte{}, lens: make([]int, len(chunks))}
 	counts := map[string][numFields]int32{}
 	holders := map[string]int{} // chunks holding each term
 	for i, c := range chunks {
@@ -230,7 +248,7 @@ func analyze(tok Tokenizer, chunks []chunk.Chunk) (fileDoc, error) {
 		d.lens[i] = dl
 		d.tokens += dl
 		for t, tf := range counts {
-			d.postings[t] = appendPosting(d.postings[t], posting{ord: i, dl: dl, stype: st, private: private, tf: tf})
+			d.postings[t] = appendPart(d.postings[t], posting{ord: i, dl: dl, stype: st, private: private, tf: tf})
 			holders[t]++
 		}
 	}
