@@ -35,9 +35,11 @@
 // What it costs: about 900 lines of our own instead of a library's
 // (postings, BM25, top-k pruning, the schema), and an index larger and
 // slower to build than FTS5's segment b-trees. To keep it small and fast,
-// postings are one row per (base, term, file), a blob of (ordinal, tf,
-// length, source type) per chunk of the file holding the term, rather
-// than a row per chunk; document frequencies are kept in kb_terms, updated
+// postings are one row per (base, term, file), a blob of (ordinal,
+// length, source type, the term's frequency in each field) per chunk of
+// the file holding the term, rather than a row per chunk (cut into rows
+// of at most 2,000 bytes for a large file, which a PostgreSQL btree entry
+// must hold); document frequencies are kept in kb_terms, updated
 // in the writing transaction, and N and the average length come from
 // counters in kb_bases. A query reads its terms rarest first and, once
 // the k-th best score so far is out of reach of the terms left, reads the
@@ -48,7 +50,9 @@
 // pruned, and each of its terms' postings is read whole. The rarest
 // terms, whose postings together are short, are read in one statement.
 //
-// Measured at 13b39d2 (BenchmarkIndexBuild, BenchmarkSearch100k; 2 cores
+// Measured at 13b39d2 (9d5928a's parts change only files whose postings
+// of a term pass 2,000 bytes, none of the synthetic corpus's)
+// (BenchmarkIndexBuild, BenchmarkSearch100k; 2 cores
 // shared with other sessions' builds and benchmarks, load average 7 to
 // 26, so wall times are several times the CPU; SQLite in WAL on local
 // disk, PostgreSQL 15 on loopback): building costs 450 to 730 ms per
