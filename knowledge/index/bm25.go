@@ -191,11 +191,17 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 					return nil, 0, fmt.Errorf("the postings of %q in file %d: %w", t.term, fr.file, err)
 				}
 			}
-		// A seek per candidate file costs about what reading a few rows
-		// of the term's postings in order does: with many candidates, read
-		// them all and skip the others.
-		case pruning && len(files)*seekCost < int(t.df):
-			for part := range slices.Chunk(files, batchRows) {
+		// On SQLite a seek per candidate file costs about what reading a
+		// few rows of the term's postings in order does: with many
+		// candidates, read them all and skip the others. Postgres reads
+		// the term's rows and keeps the candidates' (dialect.fileSet), so
+		// that only those cross the connection, all in one statement.
+		case pruning && (s.d.pg || len(files)*seekCost < int(t.df)):
+			batch := batchRows
+			if s.d.pg {
+				batch = max(len(files), 1)
+			}
+			for part := range slices.Chunk(files, batch) {
 				if err := s.postings(ctx, t.term, part, keepFile, add); err != nil {
 					return nil, 0, err
 				}
@@ -312,7 +318,7 @@ func (s *searcher) postings(ctx context.Context, term string, files []int64, kee
 	q := `SELECT file_id, post FROM kb_postings WHERE ` + kbCond + ` AND term = ?`
 	args = append(args, term)
 	if files != nil {
-		fileCond, fargs := s.d.ints("file_id", files)
+		fileCond, fargs := s.d.fileSet("file_id", files)
 		q += ` AND ` + fileCond
 		args = append(args, fargs...)
 	}
