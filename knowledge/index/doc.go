@@ -50,25 +50,28 @@
 // pruned, and each of its terms' postings is read whole. The rarest
 // terms, whose postings together are short, are read in one statement.
 //
-// Measured at 13b39d2 (9d5928a's parts change only files whose postings
-// of a term pass 2,000 bytes, none of the synthetic corpus's)
-// (BenchmarkIndexBuild, BenchmarkSearch100k; 2 cores
-// shared with other sessions' builds and benchmarks, load average 7 to
-// 26, so wall times are several times the CPU; SQLite in WAL on local
-// disk, PostgreSQL 15 on loopback): building costs 450 to 730 ms per
+// Measured (BenchmarkIndexBuild, BenchmarkSearch100k; 2 cores shared
+// with other sessions' builds and benchmarks, load average 7 to 26, so
+// wall times are several times the CPU; SQLite in WAL on local disk,
+// PostgreSQL 15 on loopback). Building, at 13b39d2: 450 to 730 ms per
 // 10,000 lines of real code on SQLite and 1.2 to 1.5 s on Postgres in
 // wall time, for 155 to 165 and 135 to 155 ms of CPU (as before the
 // fields: main's build in the same minutes took 145 and 137 ms); toward a
 // million lines of synthetic code with 256-dimension vectors, 6.7 s per
 // 10,000 lines on SQLite (1.7 s of CPU, a 354 MB database) and 2.9 s on
-// Postgres (0.5 s of the process's CPU). Over 100,000 chunks, at load 7
-// to 8, a lexical search takes 5 to 6 ms at the median and 42 to 73 ms at
-// the 99th percentile on SQLite, 16 to 21 ms and 124 to 128 ms on
-// Postgres (after Optimize), for 5 to 6 ms of the process's CPU. The 99th
-// percentile is queries made only of words most chunks hold: nothing can
-// be pruned, each term's postings are read whole, thousands of rows (half
-// of a search's CPU is stepping through rows; on Postgres each row is a
-// message too, and aggregating them into one array in the statement
+// Postgres (0.5 s of the process's CPU). Searching over 100,000 chunks,
+// at e408949 on the index built at 13b39d2, load 8: a lexical search
+// takes 4.6 to 6 ms at the median and 34 to 43 ms at the 99th percentile
+// on SQLite, 6.5 to 8.3 ms and 24 to 29 ms on Postgres (after Optimize),
+// for 4 to 6 ms of the process's CPU. Before e408949 Postgres took 16 to
+// 21 ms and 124 to 128 ms: the postings of a common term read for the
+// candidate files as "file_id = ANY($n)" ran, under the prepared
+// statement's generic plan, as a filter comparing each of the term's
+// 10,000 rows with each of up to 1,000 files (100 ms; dialect.fileSet's
+// semi-join takes 3). The 99th percentile left is queries made only of
+// words most chunks hold: nothing can be pruned, each term's postings are
+// read whole, thousands of rows (half of a search's CPU is stepping
+// through rows; aggregating them into one array in the statement
 // measured no better). The synthetic chunks all count as private
 // (lower-case names), so they score 0.7 of their sum while the bounds
 // assume a public chunk, and pruning starts later than in real code; a
@@ -147,8 +150,10 @@
 // fields' weights add nothing measurable here; the doc comment and
 // symbol are in the text anyway). Tried on the development half and left
 // out, as it measured no gain: looking a word's usual abbreviation up with
-// it (directory: dir, address: addr) at weights 0.3 to 1. Statistics (N, average length, df) are those of the knowledge
-// bases searched together. Query text is only tokenized, never parsed as
+// it (directory: dir, address: addr) at weights 0.3 to 1.
+//
+// Statistics (N, average length, df) are those of the knowledge bases
+// searched together. Query text is only tokenized, never parsed as
 // a query language, so no text can inject syntax.
 //
 // Re-indexing: the fields are in the postings, so the index of an older
