@@ -52,6 +52,10 @@ type Definition struct {
 	Handoffs []*HandoffDef `yaml:"handoffs"`
 	// Schedules (extension) run the agent's commands on a schedule.
 	Schedules []*ScheduleDef `yaml:"schedules"`
+	// ContentExclusion (extension) are path patterns whose files' content
+	// never reaches the model, besides the gateway's contentGuard.exclude
+	// (package guard/exclude).
+	ContentExclusion []string `yaml:"contentExclusion" doc:"path patterns (.env, secrets/**, *.pem) whose files' content never reaches the model: withheld from activeEditor, packageFiles, knowledge-base references and tool results, with a note to the model"`
 }
 
 // ScheduleDef is a schedule as written in an agent file, the gateway

@@ -3,7 +3,9 @@ package apierr
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"time"
 )
 
 // Error codes of docs/protocol.md §4.
@@ -78,6 +80,11 @@ const (
 	// CodeScheduleTooFrequent: a schedule made over the API would run more
 	// often than scheduler.minInterval allows.
 	CodeScheduleTooFrequent = "SCHEDULE_TOO_FREQUENT"
+	// CodeBudgetExceeded: the request would take its key's, user's or
+	// team's token or dollar budget over its limit for the day or the
+	// month; nothing was sent to the model. ResetsAt says when the
+	// budget's window ends.
+	CodeBudgetExceeded = "BUDGET_EXCEEDED"
 )
 
 // Codes of plan failures inside the stream.
@@ -112,7 +119,11 @@ type Error struct {
 	// Violations, for an error about a document the client sent, list
 	// every problem in it by JSON pointer.
 	Violations []Violation
-	Err        error
+	// ResetsAt, when set, is when what refused the request (a budget's
+	// window, a rate limit's minute) lets it through again: the answer
+	// carries it (details.resetsAt) and a Retry-After header.
+	ResetsAt time.Time
+	Err      error
 }
 
 // Violation is one problem of a document, at its RFC 6901 JSON pointer.
@@ -200,6 +211,7 @@ var suggestions = map[string]string{
 	CodeToolNotUnattended:     "schedule a command of the agent instead, or ask the gateway's operator to mark the tool unattended: true (and export: true)",
 	CodeScheduleQuota:         "delete a schedule you no longer need (DELETE /schedules/{id}), or ask the gateway's operator to raise scheduler.maxPerOwner",
 	CodeScheduleTooFrequent:   "run it less often: every at least scheduler.minInterval, or a cron whose runs are at least that far apart",
+	CodeBudgetExceeded:        "wait until the budget resets (details.resetsAt, Retry-After), or ask the gateway's operator to raise it (usage.budgets)",
 }
 
 // codeInfo is what a code implies: the HTTP status an error with it gets
@@ -236,6 +248,7 @@ var codes = map[string]codeInfo{
 	CodeScheduleTooFrequent:       {status: http.StatusUnprocessableEntity},
 	CodeScheduleQuota:             {status: http.StatusConflict},
 	CodeRateLimited:               {status: http.StatusTooManyRequests, recoverable: true},
+	CodeBudgetExceeded:            {status: http.StatusTooManyRequests},
 	CodeInternal:                  {status: http.StatusInternalServerError},
 	CodeTemplateError:             {status: http.StatusInternalServerError},
 	CodeActionInvalid:             {status: http.StatusInternalServerError},
@@ -303,6 +316,23 @@ func (e *Error) From(source string) *Error {
 func (e *Error) WithStatus(status int) *Error {
 	e.Status = status
 	return e
+}
+
+// Until sets ResetsAt and returns e.
+func (e *Error) Until(t time.Time) *Error {
+	e.ResetsAt = t
+	return e
+}
+
+// RetryAfter is the value of the Retry-After header of an error with
+// ResetsAt: the whole seconds from now until then, at least 1; "" without
+// ResetsAt.
+func (e *Error) RetryAfter(now time.Time) string {
+	if e.ResetsAt.IsZero() {
+		return ""
+	}
+	secs := math.Ceil(e.ResetsAt.Sub(now).Seconds())
+	return fmt.Sprint(int64(max(secs, 1)))
 }
 
 // Internal wraps an unexpected failure; its message says nothing internal.

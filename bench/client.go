@@ -25,6 +25,8 @@ type target struct {
 	// prepare, when set, gives the body of each request instead of body,
 	// before the clock starts (the stateful path seeds a conversation).
 	prepare func(ctx context.Context) ([]byte, error)
+	// token, when set, is sent as X-Agentgw-Token (the usage path's key).
+	token string
 	// readers recycles the SSE line readers, so that the client's own
 	// garbage does not differ between paths.
 	readers sync.Pool
@@ -95,6 +97,9 @@ func (t *target) post(ctx context.Context, s streamSpec) (*http.Response, time.T
 	h.Set("X-Mock-Gap", s.gap.String())
 	h.Set("X-Mock-Usage", strconv.FormatBool(s.usage))
 	h.Set("X-Mock-Hold", strconv.FormatBool(s.hold))
+	if t.token != "" {
+		h.Set("X-Agentgw-Token", t.token)
+	}
 	start := time.Now()
 	resp, err := t.client.Do(req)
 	if err != nil {

@@ -127,8 +127,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 }
 
 // skippable are what -skip takes: the scenarios, and the paths only some
-// rows use (openai: the OpenAI endpoint; stateful: the conversation turn).
-var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful"}
+// rows use (openai: the OpenAI endpoint; stateful: the conversation turn;
+// usage: a gateway recording usage with a team budget).
+var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful", "usage"}
 
 func quickDefault(set map[string]bool, name string, v *int, quick int) {
 	if !set[name] {

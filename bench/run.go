@@ -50,7 +50,7 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	}
 	ps := &harness.Set{Dir: dir}
 	defer ps.StopAll()
-	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore)
+	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore, !cfg.skip["usage"])
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +98,13 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 		// The same gateway's OpenAI endpoint, the proxy's request naming
 		// an agent command as its model.
 		paths = append(paths, newTarget(pathOpenAI, "http://"+st.gw.Addr+"/v1/chat/completions", chatBodyFor(openaiModel), st.gw.Pid(), conns))
+	}
+	if st.gwUsage != nil {
+		// The agent request again, on the gateway that records usage and
+		// holds the caller's team to a budget.
+		u := newTarget(pathUsage, "http://"+st.gwUsage.Addr+"/agents/bench", gw, st.gwUsage.Pid(), conns)
+		u.token = st.usageKey
+		paths = append(paths, u)
 	}
 	if cfg.peer != "" {
 		// Another gateway: the same OpenAI chat request as the proxy's.

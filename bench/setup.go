@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -22,7 +23,26 @@ type stack struct {
 	gwWarn   *harness.Process // agentgw at warn level with metrics off (no observer)
 	gwH2C    *harness.Process // agentgw with its defaults, h2c upstream and no pings (idle scenario)
 	gwPG     *harness.Process // agentgw with its defaults on PostgreSQL (-pg), else nil
+	// gwUsage is agentgw with its defaults, usage recorded and a team
+	// budget on every request (usageConfig), asked with usageKey, a
+	// stored key of that team; nil with -skip usage.
+	gwUsage  *harness.Process
+	usageKey string
 }
+
+// usageConfig is the gateway config of the usage path's agentgw: usage
+// recorded and a budget of team bench (tokens per day and requests per
+// minute, never reached) that every request of its key reserves on
+// before the model is called and settles after (docs/usage.md).
+const usageConfig = `usage:
+  record: true
+  prices:
+    "*": {input: 1, output: 2}
+  budgets:
+    - team: bench
+      tokensPerDay: 1000000000000000
+      requestsPerMinute: 1000000000000
+`
 
 // idleConfig is the gateway config of the idle scenario's agentgw: HTTP/2
 // cleartext upstream (few connections, few fds), no ": ping" comments and
@@ -46,7 +66,7 @@ func build(ctx context.Context, root, dir string) error {
 // startStack starts the mock (on mockAddr, a free port when it ends in
 // :0), the two proxies and the three gateways, and a fourth on the
 // PostgreSQL database pgStore when it is set.
-func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore string) (*stack, error) {
+func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore string, usage bool) (*stack, error) {
 	bin := func(name string) string { return filepath.Join(ps.Dir, "bin", name) }
 	s := &stack{}
 	var err error
@@ -82,12 +102,44 @@ func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore st
 			env  []string
 		}{"agentgw-pg", &s.gwPG, []string{"AGENTGW_STORE_URL=" + pgStore}})
 	}
+	if usage {
+		usageCfg := filepath.Join(ps.Dir, "usage.yaml")
+		if err := os.WriteFile(usageCfg, []byte(usageConfig), 0o644); err != nil {
+			return nil, fmt.Errorf("writing the usage gateway config: %w", err)
+		}
+		gws = append(gws, struct {
+			name string
+			p    **harness.Process
+			env  []string
+		}{"agentgw-usage", &s.gwUsage, []string{"AGENTGW_CONFIG=" + usageCfg, "AGENTGW_KEYS=true"}})
+	}
 	for _, g := range gws {
 		if *g.p, err = startGateway(ctx, ps, g.name, bin("agentgw"), agents, upstream, g.env); err != nil {
 			return nil, err
 		}
 	}
+	if usage {
+		if s.usageKey, err = createKey(ctx, bin("agentgw"), filepath.Join(ps.Dir, "agentgw-usage-data")); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// createKey makes a stored key of team bench that may call every agent,
+// in the store of the data directory data, with agentgw keys create, and
+// returns its secret.
+func createKey(ctx context.Context, bin, data string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, "keys", "create", "--team", "bench", "--agents", "*", "--data", data, "--json")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("agentgw keys create: %w", err)
+	}
+	var k struct{ Secret string }
+	if err := json.Unmarshal(out, &k); err != nil || k.Secret == "" {
+		return "", fmt.Errorf("agentgw keys create printed %q: %v", out, err)
+	}
+	return k.Secret, nil
 }
 
 // startGateway runs agentgw serve on free loopback ports, with env added to

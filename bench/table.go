@@ -22,6 +22,9 @@ const (
 	// the stateful turn.
 	pathPG         = "agentgw-pg"
 	pathPGStateful = "agentgw-pg-stateful"
+	// agentgw with usage recorded and a team budget on the caller's key
+	// (SQLite), the plain agent request.
+	pathUsage = "agentgw-usage"
 )
 
 // row is one table row: the figure, the direct, proxy, agentgw and target
@@ -179,6 +182,18 @@ func newPathRows(r *results) []row {
 			row{"OpenAI endpoint: streams/s at saturation (vs bare proxy)", "—", fmtRate(sp.PerSec), cell, "—", "≥ 0.95×", yesNo(ratio >= 0.95)},
 			row{"OpenAI endpoint: CPU ms per 1,000 relayed chunks", "—", fmt.Sprintf("%.2f", sp.CPUPer1K), fmt.Sprintf("%.2f", so.CPUPer1K), "—", "—", "—"})
 	}
+	if g, u := r.Latency[pathGateway], r.Latency[pathUsage]; g != nil && u != nil {
+		added := u.TTFB.minus(g.TTFB)
+		rows = append(rows, row{"usage recorded and a team budget (SQLite): time to first byte p50 / p99, added vs the same request without", "—", "—",
+			fmtDur(u.TTFB.P50) + " / " + fmtDur(u.TTFB.P99) + " (" + fmtAdded(added.P50) + " / " + fmtAdded(added.P99) + ")",
+			"—", "—", "—"})
+	}
+	if g, u := r.Saturation[pathGateway], r.Saturation[pathUsage]; g != nil && u != nil {
+		rows = append(rows, row{"usage recorded and a team budget: streams/s at saturation (vs agentgw without)", "—", "—",
+			fmt.Sprintf("%s (%.2f×)", fmtRate(u.PerSec), u.PerSec/g.PerSec), "—", "—", "—"},
+			row{"usage recorded and a team budget: CPU ms per 1,000 relayed chunks (agentgw without: " + fmt.Sprintf("%.2f", g.CPUPer1K) + ")", "—", "—",
+				fmt.Sprintf("%.2f", u.CPUPer1K), "—", "—", "—"})
+	}
 	for _, st := range []struct{ plain, turn, store string }{
 		{pathGateway, pathStateful, "SQLite"},
 		{pathPG, pathPGStateful, "PostgreSQL"},
@@ -271,7 +286,7 @@ func errorRow(r *results) row {
 		}
 		return n
 	}
-	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)
+	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)+count(pathUsage)
 	for _, h := range []*handoffResult{r.Handoff, r.HandoffPG} {
 		if h != nil {
 			g += int64(h.Errors) // hand-offs that did not complete

@@ -64,6 +64,27 @@ type Config struct {
 	// Logger receives debug logs and a warning for each retry and fallback
 	// (never secrets); nil discards them.
 	Logger *slog.Logger
+	// Guard, when set, sees every request before it is sent: what must
+	// never leave the gateway is taken out there (package guard). Nil
+	// sends requests as they are.
+	Guard Guard
+}
+
+// Guard rewrites a request before it leaves for the upstream: excluded
+// content withheld, credentials redacted (package guard). Guard returns
+// req itself when nothing changes, else a changed copy; it never modifies
+// req, which its caller keeps (a tool loop sends its messages again each
+// round). ctx is the call's.
+type Guard interface {
+	Guard(ctx context.Context, req *ChatRequest) *ChatRequest
+}
+
+// guard is req as the Guard lets it leave.
+func (c *Client) guard(ctx context.Context, req *ChatRequest) *ChatRequest {
+	if c.cfg.Guard == nil {
+		return req
+	}
+	return c.cfg.Guard.Guard(ctx, req)
 }
 
 // Client calls the upstream model platform. It is safe for concurrent use.

@@ -85,6 +85,7 @@ func (c *Client) CompleteTools(ctx context.Context, req *ChatRequest) (string, [
 // complete makes the non-streamed call, retried as the policy and the
 // fallback models allow, and returns the first choice's message.
 func (c *Client) complete(ctx context.Context, req *ChatRequest) (openai.ChatCompletionMessage, error) {
+	req = c.guard(ctx, req)
 	body, err := req.body(false)
 	if err != nil {
 		return openai.ChatCompletionMessage{}, err

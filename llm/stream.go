@@ -82,6 +82,7 @@ var errClientGone = errors.New("llm: the sink failed; upstream call abandoned")
 // Failures are *Error, except a request that cannot be encoded (invalid raw
 // JSON in req).
 func (c *Client) Stream(ctx context.Context, req *ChatRequest, sink Sink) (Result, error) {
+	req = c.guard(ctx, req)
 	body, err := req.Body()
 	if err != nil {
 		return Result{}, err

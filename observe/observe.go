@@ -220,6 +220,20 @@ type Outcome struct {
 	// Usage adds up the model calls' tokens; Estimated is set when any
 	// was estimated.
 	Usage Usage
+	// Redactions count, by rule, the credentials the content guard
+	// replaced in the model calls' prompts (Watch.Redacted), in the order
+	// first seen; nil when none.
+	Redactions []Redaction
+	// Withheld counts the files whose content the content guard withheld
+	// from the model calls' prompts (Watch.Withheld).
+	Withheld int
+}
+
+// Redaction counts the credentials of one rule replaced in a request's
+// model calls.
+type Redaction struct {
+	Rule  string
+	Count int
 }
 
 // Results of a request.

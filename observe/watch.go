@@ -61,6 +61,9 @@ type Watch struct {
 	agent, command string
 	model          string
 	usage          Usage
+	// What the content guard took out of the model calls' prompts.
+	redactions []Redaction
+	withheld   int
 }
 
 type watchKey struct{}
@@ -307,6 +310,46 @@ func (w *Watch) Answered(code string) {
 	w.mu.Unlock()
 }
 
+// Agent is the agent the request was routed to (Routed), "" before it is
+// or on a nil Watch: the content guard's model calls apply its policy.
+func (w *Watch) Agent() string {
+	if w == nil {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.agent
+}
+
+// Redacted counts n credentials of rule that the content guard replaced
+// in a model call's prompt, for the Outcome (the access log's line). It
+// is a no-op on a nil Watch.
+func (w *Watch) Redacted(rule string, n int) {
+	if w == nil || n == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range w.redactions {
+		if w.redactions[i].Rule == rule {
+			w.redactions[i].Count += n
+			return
+		}
+	}
+	w.redactions = append(w.redactions, Redaction{Rule: rule, Count: n})
+}
+
+// Withheld counts n files whose content the content guard withheld from a
+// model call's prompt, for the Outcome. It is a no-op on a nil Watch.
+func (w *Watch) Withheld(n int) {
+	if w == nil || n == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.withheld += n
+	w.mu.Unlock()
+}
+
 // Inject adds the trace headers to an outgoing request's h; see
 // Run.Inject. It is a no-op on a nil Watch: without a tracer nothing is
 // added.
@@ -340,6 +383,7 @@ func (w *Watch) End(o Outcome) {
 	paused := w.paused
 	o.Routed, o.Agent, o.Command = w.routed, w.agent, w.command
 	o.Model, o.Usage = w.model, w.usage
+	o.Redactions, o.Withheld = w.redactions, w.withheld
 	w.mu.Unlock()
 	if o.Result == "" {
 		switch {

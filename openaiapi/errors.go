@@ -29,6 +29,7 @@ const (
 	codeModelNotFound = "model_not_found"
 	codeInvalidAPIKey = "invalid_api_key"
 	codeRateLimit     = "rate_limit_exceeded"
+	codeQuota         = "insufficient_quota"
 )
 
 // toObject renders e as OpenAI does: invalid_request_error for the
@@ -48,6 +49,8 @@ func toObject(e *apierr.Error) errorObject {
 		o.Code = codeModelNotFound
 	case e.Code == apierr.CodeRateLimited:
 		o.Type, o.Code = "requests", codeRateLimit
+	case e.Code == apierr.CodeBudgetExceeded:
+		o.Type, o.Code = codeQuota, codeQuota
 	case e.Status >= 500 || e.Status < 400:
 		o.Type = "server_error"
 	}

@@ -2,6 +2,7 @@ package openaiapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"log/slog"
 	"net/http"
 	"path"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,6 +22,7 @@ import (
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/observe"
 )
@@ -119,8 +123,11 @@ func (h *Handler) models() []modelJSON {
 	return out
 }
 
-func (h *Handler) listModels(w http.ResponseWriter, _ *http.Request) {
+func (h *Handler) listModels(w http.ResponseWriter, r *http.Request) {
 	models := h.models()
+	if who, ok := access.FromContext(r.Context()); ok && who.Scope != nil {
+		models = slices.DeleteFunc(models, func(m modelJSON) bool { return !mayUse(who, m.ID) })
+	}
 	if models == nil {
 		models = []modelJSON{}
 	}
@@ -132,13 +139,27 @@ func (h *Handler) listModels(w http.ResponseWriter, _ *http.Request) {
 
 func (h *Handler) getModel(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("model")
+	who, scoped := access.FromContext(r.Context())
 	for _, m := range h.models() {
-		if m.ID == id {
+		if m.ID == id && (!scoped || who.Scope == nil || mayUse(who, id)) {
 			writeJSON(w, m)
 			return
 		}
 	}
 	answerError(w, r, modelNotFound(id))
+}
+
+// mayUse reports whether who's scope admits the agent model id ("agent"
+// or "agent/command").
+func mayUse(who access.Caller, id string) bool {
+	a, c, _ := strings.Cut(id, "/")
+	return who.MayCall(a, cmp.Or(c, program.DefaultCommand))
+}
+
+// notInScope is the error of a model the caller's key may not use.
+func notInScope(model string) *apierr.Error {
+	return apierr.Errorf(apierr.CodeForbidden, "this key may not use the model %q", model).
+		Suggest("GET /v1/models lists the agents this key may use; ask an admin to widen the key's agents or models")
 }
 
 // writeJSON writes v as JSON, HTML characters unescaped as OpenAI's are.
@@ -222,12 +243,22 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	// The gateway's own token never goes upstream, auth enabled or not.
 	r.Header.Del(headerToken)
 	agentName, command, ok := resolve(model, h.isAgent)
+	who, scoped := access.FromContext(r.Context())
+	scoped = scoped && who.Scope != nil
 	if !ok {
 		if h.cfg.Passthrough == nil || !h.passes(model) {
 			answerError(w, r, modelNotFound(model))
 			return
 		}
+		if scoped && !who.MayUseModel(model) {
+			answerError(w, r, notInScope(model))
+			return
+		}
 		h.passThrough(w, r, body, top, model)
+		return
+	}
+	if scoped && !who.MayCall(agentName, cmp.Or(command, program.DefaultCommand)) {
+		answerError(w, r, notInScope(model))
 		return
 	}
 	if err := h.run(w, r, top, agentName, command); err != nil {

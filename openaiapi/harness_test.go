@@ -47,6 +47,8 @@ type setup struct {
 	secrets []string
 	// logger is the gateway's; nil discards.
 	logger *slog.Logger
+	// keys are the gateway's stored keys; nil is none.
+	keys server.Keys
 }
 
 // gateway is a running test gateway: the real server with the endpoint
@@ -107,7 +109,7 @@ func start(t *testing.T, s setup) *gateway {
 		}
 	}
 	oc.Runner = runner.NewRunner(program.NewRegistry(agents), rc)
-	srv := server.New(server.Config{Runner: oc.Runner, AuthTokens: s.tokens, BodyLimit: s.bodyLimit, OpenAI: openaiapi.New(oc),
+	srv := server.New(server.Config{Runner: oc.Runner, AuthTokens: s.tokens, Keys: s.keys, BodyLimit: s.bodyLimit, OpenAI: openaiapi.New(oc),
 		Observers: s.observers, Logger: s.logger})
 	h := srv.Handler()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

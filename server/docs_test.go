@@ -93,8 +93,8 @@ func registeredRoutes(s *Server) []string {
 // that documents a route that is gone) fails here.
 func TestAPIDocListsEveryRoute(t *testing.T) {
 	h := http.NotFoundHandler()
-	s := New(Config{Contexts: anyContexts{}, Handoffs: anyHandoffs{}, Schedules: anySchedules{},
-		MCP: h, Metrics: h, UI: h, OpenAI: anyOpenAI{h}})
+	s := New(Config{Contexts: anyContexts{}, Handoffs: anyHandoffs{}, Schedules: anySchedules{}, Keys: anyKeys{},
+		MCP: h, Metrics: h, UI: h, OpenAI: anyOpenAI{h}, Meter: anyMeter{}})
 	registered := registeredRoutes(s)
 	if len(registered) < 30 {
 		t.Fatalf("only %d routes registered: %v", len(registered), registered)

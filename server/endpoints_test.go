@@ -19,7 +19,10 @@ type (
 	anyContexts  struct{ conversation.Repo }
 	anyHandoffs  struct{ Handoffs }
 	anySchedules struct{ Schedules }
+	anyKeys      struct{ Keys }
 	anyOpenAI    struct{ http.Handler }
+	// anyMeter's Begin is called by every request: only for route lists.
+	anyMeter struct{ Meter }
 )
 
 func (anyOpenAI) WriteError(http.ResponseWriter, *apierr.Error) {}

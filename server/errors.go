@@ -35,6 +35,9 @@ type ErrorDetails struct {
 	// Violations list every problem of a document the request carried (a
 	// hand-off message), by JSON pointer.
 	Violations []apierr.Violation `json:"violations,omitempty"`
+	// ResetsAt is when a budget or a rate limit that refused the request
+	// lets it through again (BUDGET_EXCEEDED, RATE_LIMITED).
+	ResetsAt string `json:"resetsAt,omitempty"`
 }
 
 // handleError renders any error returned before a stream started.
@@ -47,6 +50,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
+	var resetsAt string
+	if ra := e.RetryAfter(time.Now()); ra != "" {
+		c.Response().Header().Set("Retry-After", ra)
+		resetsAt = e.ResetsAt.UTC().Format(time.RFC3339)
+	}
 	if s.cfg.OpenAI != nil && strings.HasPrefix(c.Request().URL.Path, openAIPrefix) {
 		// OpenAI's clients read OpenAI's error shape.
 		s.cfg.OpenAI.WriteError(c.Response(), e)
@@ -56,7 +64,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		ErrorCode: e.Code, Message: e.Message, Source: e.Origin(), Recoverable: e.Recoverable,
 		SuggestedAction: s.suggestion(e, c),
 		Details: ErrorDetails{RequestID: rid, Timestamp: time.Now().UTC().Format(time.RFC3339Nano),
-			Violations: e.Violations},
+			Violations: e.Violations, ResetsAt: resetsAt},
 	}}
 	data, _ := json.Marshal(body)
 	h := c.Response().Header()

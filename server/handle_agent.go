@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -10,9 +11,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentgw/agentgw/agent/emit"
+	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/sse"
 )
@@ -51,6 +54,10 @@ func (s *Server) prepare(c echo.Context) (*runner.Run, error) {
 		}
 		req.Agent = name
 	}
+	who, scoped := s.scopeOf(c)
+	if scoped && !who.MayCall(req.Agent, firstCommand(req)) {
+		return nil, notInScope(req.Agent, firstCommand(req))
+	}
 	if w != nil {
 		// Named before Prepare, so that a request refused there is
 		// counted under its agent; a name no agent has is not a label.
@@ -75,7 +82,40 @@ func (s *Server) prepare(c echo.Context) (*runner.Run, error) {
 		return nil, err
 	}
 	w.Routed(run.Agent(), run.Command(), run.Loaded())
+	// The command an action or tool results resume is known only now.
+	if scoped && !who.MayCall(run.Agent(), run.Command()) {
+		return nil, notInScope(run.Agent(), run.Command())
+	}
 	return run, nil
+}
+
+// scopeOf is the caller of an authenticated request with a scope (a
+// stored key's); false for any other, which may call every agent.
+func (s *Server) scopeOf(c echo.Context) (access.Caller, bool) {
+	who, ok := c.Get(keyAccess).(access.Caller)
+	return who, ok && who.Scope != nil
+}
+
+// firstCommand is the command req names, the default one when it names
+// none and resumes nothing; "" when an action or tool results will say.
+func firstCommand(req *request.Request) string {
+	switch {
+	case req.Command != "":
+		return req.Command
+	case req.Action != nil || len(req.ToolResults) > 0:
+		return ""
+	}
+	return program.DefaultCommand
+}
+
+// notInScope is the error of a call a key's scope does not admit.
+func notInScope(agent, command string) error {
+	what := fmt.Sprintf("agent %q", agent)
+	if command != "" {
+		what = fmt.Sprintf("command %q of agent %q", command, agent)
+	}
+	return apierr.Errorf(apierr.CodeForbidden, "this key may not call %s", what).
+		Suggest("GET /agents lists what this key may call; ask an admin to widen the key's agents")
 }
 
 // postPrompt serves POST /agents/{name}/prompt: the request body the

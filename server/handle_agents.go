@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -31,13 +32,22 @@ type LoadProblem struct {
 	Message  string `json:"message"`
 }
 
-// listAgents serves GET /agents: every agent with its commands, and the
-// problems found loading them.
+// listAgents serves GET /agents: every agent with its commands (to a
+// stored key, the agents and commands its scope admits), and the problems
+// found loading them.
 func (s *Server) listAgents(c echo.Context) error {
 	reg := s.cfg.Runner.Registry()
 	list := AgentList{Agents: []agent.Summary{}}
+	who, scoped := s.scopeOf(c)
 	for _, a := range reg.List() {
-		list.Agents = append(list.Agents, a.Summary())
+		if scoped && !who.MayCall(a.Name(), "") {
+			continue
+		}
+		sum := a.Summary()
+		if scoped {
+			sum.Commands = slices.DeleteFunc(sum.Commands, func(c agent.CommandSummary) bool { return !who.MayCall(a.Name(), c.Name) })
+		}
+		list.Agents = append(list.Agents, sum)
 	}
 	for _, d := range reg.Problems() {
 		list.Problems = append(list.Problems, LoadProblem{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Column,
@@ -55,6 +65,9 @@ func (s *Server) getAgent(c echo.Context) error {
 	}
 	reg := s.cfg.Runner.Registry()
 	a, ok := reg.Get(name)
+	if who, scoped := s.scopeOf(c); ok && scoped && !who.MayCall(name, "") {
+		return notInScope(name, "")
+	}
 	if !ok {
 		return apierr.Errorf(apierr.CodeAgentNotFound, "no agent named %q%s", name, suggest.DidYouMean(name, reg.Names())).
 			Suggest("GET /agents lists the agents")

@@ -20,10 +20,12 @@ import (
 )
 
 // keyCaller is the echo context key of the caller's identity, keyAdmin
-// of whether its token is an admin token.
+// of whether its credential is an admin's, keyAccess of the whole
+// access.Caller of an authenticated request.
 const (
 	keyCaller = "agentgw.caller"
 	keyAdmin  = "agentgw.admin"
+	keyAccess = "agentgw.access"
 )
 
 // Anonymous is the owner of the contexts created without inbound auth by
@@ -49,6 +51,9 @@ func callerOf(c echo.Context) string {
 // when its token is an admin token or when inbound auth is off (every
 // caller is then the operator).
 func (s *Server) accessOf(c echo.Context) access.Caller {
+	if who, ok := c.Get(keyAccess).(access.Caller); ok {
+		return who
+	}
 	admin, _ := c.Get(keyAdmin).(bool)
 	return access.Caller{Owner: callerOf(c), Admin: admin || !s.authOn()}
 }

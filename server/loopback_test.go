@@ -43,6 +43,7 @@ var guardedRoutes = []struct{ method, path, body string }{
 	{"POST", "/schedules/s1/run", ""},
 	{"POST", "/mcp", `{}`},
 	{"GET", "/mcp", ""},
+	{"GET", "/usage", ""},
 	{"GET", "/metrics", ""},
 }
 
@@ -58,6 +59,7 @@ func withEveryAPI() option {
 		c.Schedules = struct{ server.Schedules }{}
 		c.Knowledge = struct{ server.Knowledge }{}
 		c.MCP, c.Metrics = ok, ok
+		c.Meter = &fakeMeter{}
 	})
 }
 

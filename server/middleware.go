@@ -14,6 +14,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/access"
 )
 
 // Keys of values handlers leave on the echo context for the access log.
@@ -112,9 +113,11 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 // HeaderToken carries the gateway token when Authorization is the plugin's.
 const HeaderToken = "X-Agentgw-Token"
 
-// authenticate checks the inbound token on everything but /healthz and the
-// playground's files (Config.UI). The matched header, and X-Agentgw-Token in
-// any case, is removed so that no gateway token is forwarded upstream.
+// authenticate checks the inbound credential on everything but /healthz
+// and the playground's files (Config.UI): a static token (AuthTokens,
+// AdminTokens), compared in memory, else a stored key (Config.Keys), read
+// from the store. The matched header, and X-Agentgw-Token in any case, is
+// removed so that no gateway credential is forwarded upstream.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if p := c.Path(); p == "/healthz" || s.cfg.UI != nil && (p == "/" || p == "/ui" || p == "/ui/*") {
@@ -123,24 +126,50 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		h := c.Request().Header
 		tok := h.Get(HeaderToken)
 		h.Del(HeaderToken)
-		if tok != "" && s.validToken(tok) {
-			s.setCaller(c, tok)
-			return next(c)
+		if tok != "" {
+			who, ok, err := s.credential(c, tok)
+			if err != nil {
+				return err
+			}
+			if ok {
+				s.putCaller(c, who)
+				return next(c)
+			}
 		}
-		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && s.validToken(tok) {
-			h.Del("Authorization")
-			s.setCaller(c, tok)
-			return next(c)
+		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok {
+			who, ok, err := s.credential(c, tok)
+			if err != nil {
+				return err
+			}
+			if ok {
+				h.Del("Authorization")
+				s.putCaller(c, who)
+				return next(c)
+			}
 		}
 		return apierr.Errorf(apierr.CodeUnauthorized, "missing or wrong gateway token").
 			Suggest("send Authorization: Bearer <token> or " + HeaderToken + ": <token>")
 	}
 }
 
-// authOn reports whether inbound auth is configured.
-func (s *Server) authOn() bool { return len(s.cfg.AuthTokens)+len(s.cfg.AdminTokens) > 0 }
+// credential is the caller tok authenticates: a static token's, else a
+// live stored key's; false when it is neither.
+func (s *Server) credential(c echo.Context, tok string) (access.Caller, bool, error) {
+	if s.validToken(tok) {
+		return access.Caller{Owner: tokenOwner(tok), Admin: anyToken(tok, s.cfg.AdminTokens)}, true, nil
+	}
+	if s.cfg.Keys == nil {
+		return access.Caller{}, false, nil
+	}
+	return s.cfg.Keys.Authenticate(c.Request().Context(), tok)
+}
 
-// validToken reports whether tok is an inbound token, admin or not.
+// authOn reports whether inbound auth is configured.
+func (s *Server) authOn() bool {
+	return len(s.cfg.AuthTokens)+len(s.cfg.AdminTokens) > 0 || s.cfg.Keys != nil
+}
+
+// validToken reports whether tok is a static inbound token, admin or not.
 func (s *Server) validToken(tok string) bool {
 	return anyToken(tok, s.cfg.AuthTokens) || anyToken(tok, s.cfg.AdminTokens)
 }
@@ -157,12 +186,22 @@ func anyToken(tok string, tokens []string) bool {
 	return ok
 }
 
-// setCaller records the caller of a request that sent the valid token tok.
-func (s *Server) setCaller(c echo.Context, tok string) {
-	c.Set(keyCaller, tokenOwner(tok))
-	if anyToken(tok, s.cfg.AdminTokens) {
+// putCaller records the authenticated caller of a request: its owner and
+// admin flag on the echo context, and, for a stored key (who.KeyID set),
+// the whole access.Caller there and in the request's context
+// (access.NewContext) for the handlers beyond (openaiapi, usage). A static
+// token's request pays for no more than its owner, as before keys.
+func (s *Server) putCaller(c echo.Context, who access.Caller) {
+	c.Set(keyCaller, who.Owner)
+	if who.Admin {
 		c.Set(keyAdmin, true)
 	}
+	if who.KeyID == "" {
+		return
+	}
+	c.Set(keyAccess, who)
+	r := c.Request()
+	c.SetRequest(r.WithContext(access.NewContext(r.Context(), who)))
 }
 
 // rateLimiter limits requests per client address.

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,6 +115,12 @@ func (l *accessLine) End(o observe.Outcome) {
 		attrs = append(attrs, slog.String("model", apierr.Clip(o.Model)), slog.Int("tokens_in", o.Usage.In),
 			slog.Int("tokens_out", o.Usage.Out), slog.Bool("tokens_estimated", o.Usage.Estimated))
 	}
+	if len(o.Redactions) > 0 {
+		attrs = append(attrs, slog.String("redacted", redactionSummary(o.Redactions)))
+	}
+	if o.Withheld > 0 {
+		attrs = append(attrs, slog.Int("withheld", o.Withheld))
+	}
 	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
 	rec.AddAttrs(slog.Attr{Value: slog.GroupValue(attrs...)})
 	_ = h.Handle(l.ctx, rec)
@@ -120,4 +128,20 @@ func (l *accessLine) End(o observe.Outcome) {
 		*buf = [16]slog.Attr{}
 		lineAttrs.Put(buf)
 	}
+}
+
+// redactionSummary is the access log's "redacted" attribute: each rule
+// and how many credentials of it were replaced, "aws-access-token:1,jwt:2"
+// (rule ids, never a secret).
+func redactionSummary(rs []observe.Redaction) string {
+	var b strings.Builder
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(r.Rule)
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(r.Count))
+	}
+	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -38,6 +39,12 @@ type Config struct {
 	// owner's objects (schedules, hand-offs, tasks; access.Caller.Admin).
 	// They authenticate like AuthTokens, and turn inbound auth on too.
 	AdminTokens []string
+	// Keys, when set, takes the stored keys (package keys) as inbound
+	// credentials beside the static tokens, turning inbound auth on, and
+	// serves the admin API /keys (admins only). A key's scope limits the
+	// agents and commands it may call and the models it may reach through
+	// /v1; its identity owns what it creates (access.Caller).
+	Keys Keys
 	// RateLimit is the sustained requests per second allowed per client
 	// address, with RateBurst; 0 disables rate limiting.
 	RateLimit float64
@@ -78,6 +85,11 @@ type Config struct {
 	// (package openaiapi), behind the same middleware as every route; the
 	// errors of that middleware on /v1/ are rendered by its WriteError.
 	OpenAI OpenAI
+	// Meter, when set, holds the requests that may reach the model (the
+	// agent endpoints, /v1/chat/completions, POST /mcp, whose tools may
+	// run agents) to their budgets before they run, records what they
+	// cost, and serves GET /usage.
+	Meter Meter
 }
 
 // OpenAI is an OpenAI-compatible API: a handler of /v1/ and the renderer
@@ -125,6 +137,9 @@ func New(cfg Config) *Server {
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = 15 * time.Second
 	}
+	if cfg.Meter != nil {
+		cfg.Observers = append(slices.Clip(cfg.Observers), cfg.Meter)
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	// The client address (rate limit, access log) comes from
@@ -147,8 +162,14 @@ func New(cfg Config) *Server {
 	e.GET("/healthz", s.health)
 	e.GET("/agents", s.listAgents)
 	e.GET("/agents/:name", s.getAgent)
-	e.POST("/agent", s.postAgent)
-	e.POST("/agents/:name", s.postAgent)
+	// What reaches the model is metered when a Meter is configured; else
+	// it costs nothing.
+	var metered []echo.MiddlewareFunc
+	if cfg.Meter != nil {
+		metered = []echo.MiddlewareFunc{s.metered}
+	}
+	e.POST("/agent", s.postAgent, metered...)
+	e.POST("/agents/:name", s.postAgent, metered...)
 	e.POST("/agents/:name/prompt", s.postPrompt)
 	// The object APIs, /mcp and /metrics: without inbound auth, for
 	// clients on this host only (localOnly).
@@ -161,7 +182,7 @@ func New(cfg Config) *Server {
 		e.GET("/contexts/:id/changes", s.contextChanges, local...)
 	}
 	if cfg.Handoffs != nil {
-		e.POST("/handoffs", s.postHandoff, local...)
+		e.POST("/handoffs", s.postHandoff, append(local, s.everyAgent)...)
 		e.GET("/handoffs/:id", s.getHandoff, local...)
 		e.GET("/tasks/:id", s.getTask, local...)
 	}
@@ -170,14 +191,24 @@ func New(cfg Config) *Server {
 	e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase, local...)
 	if cfg.Schedules != nil {
 		e.GET("/schedules", s.listSchedules, local...)
-		e.POST("/schedules", s.createSchedule, local...)
+		e.POST("/schedules", s.createSchedule, append(local, s.everyAgent)...)
 		e.GET("/schedules/:id", s.getSchedule, local...)
-		e.PATCH("/schedules/:id", s.patchSchedule, local...)
+		e.PATCH("/schedules/:id", s.patchSchedule, append(local, s.everyAgent)...)
 		e.DELETE("/schedules/:id", s.deleteSchedule, local...)
-		e.POST("/schedules/:id/run", s.runSchedule, local...)
+		e.POST("/schedules/:id/run", s.runSchedule, append(local, s.everyAgent)...)
+	}
+	if cfg.Keys != nil {
+		e.GET("/keys", s.listKeys, s.adminOnly)
+		e.POST("/keys", s.createKey, s.adminOnly)
+		e.GET("/keys/:id", s.getKey, s.adminOnly)
+		e.POST("/keys/:id/rotate", s.rotateKey, s.adminOnly)
+		e.DELETE("/keys/:id", s.revokeKey, s.adminOnly)
 	}
 	if cfg.MCP != nil {
-		e.Any("/mcp", s.withBody(cfg.MCP), local...)
+		e.Any("/mcp", s.withBody(cfg.MCP), append(append(local, s.everyAgent), metered...)...)
+	}
+	if cfg.Meter != nil {
+		e.GET("/usage", s.getUsage, local...)
 	}
 	if cfg.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics), local...)
@@ -191,7 +222,8 @@ func New(cfg Config) *Server {
 		// One route per endpoint, so that the access log and the metrics
 		// tell them apart; the handler routes again by method and path.
 		h := s.withBody(cfg.OpenAI)
-		for _, p := range []string{"/v1/chat/completions", "/v1/models", "/v1/models/*", openAIPrefix + "*"} {
+		e.Any("/v1/chat/completions", h, metered...)
+		for _, p := range []string{"/v1/models", "/v1/models/*", openAIPrefix + "*"} {
 			e.Any(p, h)
 		}
 	}

@@ -80,7 +80,9 @@ func newRootCmd(e cliEnv) *cobra.Command {
 		newSchemaCmd(e),
 		newChatCmd(e),
 		newKBCmd(e),
+		newKeysCmd(e),
 		newSchedulesCmd(e),
+		newUsageCmd(e),
 		newHealthcheckCmd(e),
 		&cobra.Command{
 			Use:   "version",

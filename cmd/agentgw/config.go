@@ -61,6 +61,12 @@ type Config struct {
 	OpenAI OpenAIConfig `yaml:"openai"`
 	// Handoffs bounds the hand-offs between agents (handoffs.go).
 	Handoffs HandoffsConfig `yaml:"handoffs"`
+	// ContentGuard is what never leaves the building: excluded files and
+	// redacted credentials (contentguard.go).
+	ContentGuard ContentGuardConfig `yaml:"contentGuard"`
+	// Usage records what requests cost and holds keys, users and teams
+	// to their budgets (usage.go).
+	Usage UsageConfig `yaml:"usage"`
 }
 
 // OpenAIConfig is the OpenAI-compatible endpoint (package openaiapi).
@@ -207,10 +213,15 @@ type ServerConfig struct {
 	AuthTokensEnv string   `yaml:"authTokensEnv"`
 	// AdminTokensEnv names the environment variable of the admin tokens:
 	// inbound tokens that also see and change every owner's objects.
-	AdminTokensEnv string   `yaml:"adminTokensEnv"`
-	RateLimit      float64  `yaml:"rateLimit"`
-	RateBurst      int      `yaml:"rateBurst"`
-	ShutdownGrace  Duration `yaml:"shutdownGrace"`
+	AdminTokensEnv string `yaml:"adminTokensEnv"`
+	// Keys turns on the stored keys (agentgw keys, POST /keys) as inbound
+	// credentials beside the tokens: each names a user or a team, the
+	// agents and models it may use and whether it is an admin's. It needs
+	// a database store (SQLite or PostgreSQL), and turns inbound auth on.
+	Keys          bool     `yaml:"keys"`
+	RateLimit     float64  `yaml:"rateLimit"`
+	RateBurst     int      `yaml:"rateBurst"`
+	ShutdownGrace Duration `yaml:"shutdownGrace"`
 	// ReadHeaderTimeout bounds reading a request's headers.
 	ReadHeaderTimeout Duration `yaml:"readHeaderTimeout"`
 	// BodyReadTimeout bounds reading a request's body (not the stream
@@ -381,6 +392,13 @@ func envOverlay(cfg *Config, getenv func(string) string) error {
 		}
 		cfg.Metrics.Enabled = b
 	}
+	if v := getenv("AGENTGW_KEYS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("AGENTGW_KEYS: %q is not true or false", v)
+		}
+		cfg.Server.Keys = b
+	}
 	if v := getenv("AGENTGW_STORE_URL"); v != "" {
 		cfg.Store.URL = v
 	}
@@ -418,6 +436,9 @@ func (c *Config) validate() error {
 		if _, err := urlallow.Parse(l.entries); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", l.key, err))
 		}
+	}
+	if err := c.ContentGuard.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	switch c.Upstream.Auth {
 	case "", "forward", "key":
@@ -469,7 +490,13 @@ func (c *Config) validate() error {
 	if c.Store.Memory && (c.Store.URL != "" || c.Store.Path != "") {
 		errs = append(errs, errors.New("store.memory is set with store.url or store.path: choose one store"))
 	}
+	if c.Server.Keys && c.Store.Memory {
+		errs = append(errs, errors.New("server.keys needs a database store (SQLite or PostgreSQL): the memory store keeps no keys"))
+	}
 	if err := c.Handoffs.check(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Usage.check(); err != nil {
 		errs = append(errs, err)
 	}
 	switch strings.ToLower(c.Log.Format) {

@@ -37,6 +37,7 @@ var docMinRun = map[string]int{
 	"docs/playground.md":    1,
 	"docs/schedules.md":     3,
 	"docs/tools.md":         1,
+	"docs/keys.md":          9,
 }
 
 // TestDocCommands runs every command of the ```sh blocks of README.md and

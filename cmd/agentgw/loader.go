@@ -57,6 +57,8 @@ type services struct {
 	log *slog.Logger
 	// knowledge backs recall steps and search_knowledge.
 	knowledge *kb.Manager
+	// content withholds excluded files from the request's context.
+	content contentGuard
 }
 
 // searcher is the knowledge bases as recall steps search them; nil (lint,

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -25,6 +26,8 @@ import (
 	"github.com/agentgw/agentgw/conversation/binding"
 	"github.com/agentgw/agentgw/echomodel"
 	"github.com/agentgw/agentgw/gitrepo"
+	"github.com/agentgw/agentgw/guard"
+	"github.com/agentgw/agentgw/keys"
 	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
@@ -96,10 +99,6 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 			return err
 		}
 	}
-	client, err := newLLM(cfg, getenv, log, string(secret))
-	if err != nil {
-		return err
-	}
 	repos, err := newRepos(cfg, getenv, log)
 	if err != nil {
 		return err
@@ -137,6 +136,16 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		conversations: conversations, log: log}, log)
 	set := ld.load(agentSet{}, log)
 	reg.SwapLoaded(set.agents, set.problems)
+	// The content guard is made over the agents loaded, before the
+	// upstream client whose requests it guards.
+	content, err := newContentGuard(cfg, reg, mx, log)
+	if err != nil {
+		return err
+	}
+	client, err := newLLM(cfg, getenv, log, string(secret), content.guard)
+	if err != nil {
+		return err
+	}
 	observers, stopObservers, err := newObservers(ctx, cfg, getenv, log)
 	if err != nil {
 		return err
@@ -145,14 +154,30 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if mx != nil {
 		observers = append(observers, mx)
 	}
+	if content.guard != nil {
+		observers = append(observers, content.guard)
+	}
+	// The meter watches the runs no request started (schedules, hand-offs)
+	// through the runner's observers; the server adds it to its own.
+	meter, err := newMeter(ctx, st.Store, cfg, mx, log)
+	if err != nil {
+		return err
+	}
+	runObservers := observers
+	var meterSrv server.Meter
+	if meter != nil {
+		defer meter.Close()
+		runObservers = append(slices.Clip(observers), meter)
+		meterSrv = meterAPI{meter}
+	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
-		Conversations: binding.New(conversations), Remote: remote.NewAgents(remotes), Stages: requestStages(services{knowledge: knowledge, log: log}),
+		Conversations: binding.New(conversations), Remote: remote.NewAgents(remotes), Stages: requestStages(services{knowledge: knowledge, content: content, log: log}),
 		LLM: client, Signer: actions.NewSigner(secret, time.Duration(cfg.State.TTL)),
 		Kinds: ld.kinds, Store: st.Store, StateTTL: time.Duration(cfg.State.TTL), Parallel: cfg.Plans.Parallel,
 		MaxToolRounds: cfg.Tools.MaxRounds, PauseTTL: time.Duration(cfg.Tools.PauseTTL),
 		DefaultModel: cfg.Upstream.DefaultModel, AllowRequestDefinitions: cfg.AllowRequestDefinitions,
 		Budget: prompt.Budget{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
-		Logger: log, Observers: observers, ReferencesPrompt: kb.PromptText,
+		Logger: log, Observers: runObservers, ReferencesPrompt: kb.PromptText,
 	})
 	stopQueue, err := startHandoffQueue(ctx, q, handoffs, runner, log)
 	if err != nil {
@@ -179,13 +204,22 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		return err
 	}
 	authTokens, adminTokens := inboundTokens(cfg, getenv)
-	authOn := len(authTokens)+len(adminTokens) > 0
+	var keysAPI server.Keys
+	if cfg.Server.Keys {
+		ks, err := openKeys(ctx, st.Store, log)
+		if err != nil {
+			return err
+		}
+		keysAPI = keys.API{Store: ks}
+		log.Info("inbound keys: the store's (agentgw keys)")
+	}
+	authOn := len(authTokens)+len(adminTokens) > 0 || keysAPI != nil
 	playground := ui.Handler()
 	srv := server.New(server.Config{
 		Runner: runner, Logger: log, BodyLimit: cfg.Server.BodyLimit, KeepAlive: time.Duration(cfg.Server.KeepAlive),
 		Terminator: cfg.Server.Terminator, PublicURL: cfg.PublicURL, AuthTokens: authTokens,
-		AdminTokens: adminTokens,
-		RateLimit:   cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
+		AdminTokens: adminTokens, Keys: keysAPI,
+		RateLimit: cfg.Server.RateLimit, RateBurst: cfg.Server.RateBurst, Version: versionString(),
 		ReadHeaderTimeout: time.Duration(cfg.Server.ReadHeaderTimeout), BodyReadTimeout: time.Duration(cfg.Server.BodyReadTimeout),
 		MCP:      mcp.NewHandler("agentgw", versionString(), exportedTools(reg, runner), log),
 		Contexts: conversations,
@@ -194,6 +228,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Observers: observers,
 		UI:        playground,
 		OpenAI:    openAI,
+		Meter:     meterSrv,
 	})
 	addr := listenAddr(cfg.Addr, authOn)
 	ln, err := net.Listen("tcp", addr)
@@ -315,8 +350,9 @@ func upstreamLabel(cfg *Config) string {
 	return cfg.Upstream.URL + " (auth " + cfg.Upstream.Auth + ")"
 }
 
-// newLLM builds the upstream client, or nil when none is configured.
-func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger, keptSecret string) (*llm.Client, error) {
+// newLLM builds the upstream client, or nil when none is configured; g,
+// when set, guards every request it sends (package guard).
+func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger, keptSecret string, g *guard.Guard) (*llm.Client, error) {
 	u := cfg.Upstream
 	if u.URL == "" {
 		return nil, nil
@@ -325,6 +361,9 @@ func newLLM(cfg *Config, getenv func(string) string, log *slog.Logger, keptSecre
 		FirstByteTimeout: time.Duration(u.FirstByteTimeout), IdleTimeout: time.Duration(u.IdleTimeout),
 		Retry:          llm.RetryPolicy{Retries: u.Retries, Backoff: time.Duration(u.RetryBackoff), MaxBackoff: time.Duration(u.RetryMaxBackoff)},
 		FallbackModels: u.FallbackModels, Secrets: gatewaySecrets(cfg, getenv)}
+	if g != nil {
+		lc.Guard = g
+	}
 	if keptSecret != "" {
 		lc.Secrets = append(lc.Secrets, keptSecret)
 	}

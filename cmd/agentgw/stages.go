@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/agentgw/agentgw/agent/stage"
+	"github.com/agentgw/agentgw/guard/exclude"
 	"github.com/agentgw/agentgw/knowledge/recallstage"
 )
 
@@ -13,6 +14,7 @@ import (
 func requestStages(svc services) *stage.Registry {
 	return stageRegistry(
 		recallstage.New(svc.recaller()),
+		exclude.Stage{Policies: svc.content.policies, Withheld: svc.content.withheld()},
 	)
 }
 

@@ -58,7 +58,7 @@ git:
 		t.Fatal(err)
 	}
 	var logs syncbuf.Buffer
-	c, err := newLLM(cfg, envOf(env), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), "kept-sec-6666")
+	c, err := newLLM(cfg, envOf(env), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), "kept-sec-6666", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -24,13 +25,20 @@ import (
 // block the one writer; WAL keeps its index in shared memory, so processes
 // on different hosts (a network file system) cannot share the file. A
 // connection that finds the file locked waits up to busyTimeout before it
-// fails. Its schema is versioned (sqliteMigrations), applied when the store
-// opens. Expired rows are deleted when the store is opened and every
-// store.SweepEvery puts.
+// fails. Reads (Get) have a pool of connections of their own (ReadDB), so
+// that they never queue behind writers for a connection: under load every
+// write connection may be waiting for the write lock. Its schema is
+// versioned (sqliteMigrations), applied when the store opens. Expired rows
+// are deleted when the store is opened and every store.SweepEvery puts.
 //
 // It is safe for concurrent use.
 type SQLite struct {
-	db   *sql.DB
+	db *sql.DB
+	// rdb is the read pool: query_only connections on the same file.
+	rdb *sql.DB
+	// get is Get's statement, prepared on rdb's connections once each
+	// (SQLite compiles a statement each time it is not).
+	get  *sql.Stmt
 	path string
 	now  func() time.Time
 	puts atomic.Int64
@@ -45,9 +53,14 @@ const (
 	// busyTimeout is how long a statement waits for another connection's
 	// lock (SQLite's busy_timeout) before it fails with "database is locked".
 	busyTimeout = 5 * time.Second
-	// maxConns bounds the connections of one process: SQLite has one writer
-	// at a time anyway.
+	// maxConns bounds the write pool's connections (DB) of one process:
+	// SQLite has one writer at a time anyway, and the queue, the scheduler
+	// and the knowledge index share the pool.
 	maxConns = 8
+	// minReadConns is the least the read pool (ReadDB) may hold; it holds
+	// twice the CPUs when that is more. Reads in WAL mode run side by
+	// side, each on a connection of its own, bounded by the CPUs.
+	minReadConns = 4
 )
 
 // sqliteMigrations is the SQLite schema, step by step (see schema).
@@ -87,6 +100,22 @@ func Open(path string, opts ...store.Option) (*SQLite, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	// The read pool opens once the file is in WAL mode and migrated.
+	rdsn, err := sqliteReadDSN(path)
+	if err == nil {
+		s.rdb, err = sql.Open("sqlite", rdsn)
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: opening SQLite database %s for reading: %w", path, err)
+	}
+	n := max(minReadConns, 2*runtime.GOMAXPROCS(0))
+	s.rdb.SetMaxOpenConns(n)
+	s.rdb.SetMaxIdleConns(n)
+	if s.get, err = s.rdb.Prepare(getQuery); err != nil {
+		_ = errors.Join(s.rdb.Close(), db.Close())
+		return nil, fmt.Errorf("store: preparing a read of SQLite database %s: %w", path, err)
+	}
 	return s, nil
 }
 
@@ -116,6 +145,22 @@ func (s *SQLite) init(ctx context.Context, o store.Options) error {
 // store's own statements do not use BeginTx; packages that share the file
 // through DB (the hand-off queue, River's driver) do.
 func sqliteDSN(path string) (string, error) {
+	return fileDSN(path, url.Values{"_pragma": {busyPragma, "journal_mode(WAL)", "synchronous(NORMAL)"}, "_txlock": {"immediate"}})
+}
+
+// sqliteReadDSN is sqliteDSN for the read pool: its connections are
+// query_only, so that a statement that would write fails rather than take
+// the write lock. The file's WAL mode is the write pool's to set (it
+// persists in the file); a plain BEGIN is deferred, a snapshot.
+func sqliteReadDSN(path string) (string, error) {
+	return fileDSN(path, url.Values{"_pragma": {busyPragma, "query_only(1)"}})
+}
+
+// busyPragma sets busyTimeout.
+var busyPragma = fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds())
+
+// fileDSN is the file: URI of path's absolute path with the query q.
+func fileDSN(path string, q url.Values) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", fmt.Errorf("store: SQLite path %s: %w", path, err)
@@ -125,12 +170,6 @@ func sqliteDSN(path string) (string, error) {
 		abs = "/" + abs // a Windows drive: file:/C:/dir/file
 	}
 	u := url.URL{Scheme: "file", Path: abs, OmitHost: true}
-	q := url.Values{"_pragma": {
-		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
-		"journal_mode(WAL)",
-		"synchronous(NORMAL)",
-	}}
-	q.Set("_txlock", "immediate")
 	return u.String() + "?" + q.Encode(), nil
 }
 
@@ -139,6 +178,14 @@ func sqliteDSN(path string) (string, error) {
 // for another's lock and begin transactions with BEGIN IMMEDIATE (see
 // sqliteDSN). The caller must not close it; Close does.
 func (s *SQLite) DB() *sql.DB { return s.db }
+
+// ReadDB is the store's read pool, for a package that only reads its own
+// tables in the same file (a search): its connections are query_only, so
+// they never wait for the write lock nor for a connection a writer holds
+// while it waits for that lock; a read sees what was committed when it
+// began (WAL). BeginTx on it begins a deferred, read-only transaction: a
+// snapshot. The caller must not close it; Close does.
+func (s *SQLite) ReadDB() *sql.DB { return s.rdb }
 
 // Put implements Store: it inserts or replaces key. Every store.SweepEvery-th Put
 // also deletes the expired rows.
@@ -170,11 +217,13 @@ func expiry(now time.Time, ttl time.Duration) int64 {
 	return n + int64(ttl)
 }
 
-// Get implements Store.
+// getQuery is Get's statement.
+const getQuery = `SELECT value FROM store WHERE key = ? AND expires > ?`
+
+// Get implements Store, on the read pool.
 func (s *SQLite) Get(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM store WHERE key = ? AND expires > ?`,
-		key, s.now().UnixNano()).Scan(&value)
+	err := s.get.QueryRowContext(ctx, key, s.now().UnixNano()).Scan(&value)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.ErrNotFound
 	}
@@ -254,7 +303,7 @@ func (s *SQLite) Sweep(ctx context.Context) (int64, error) {
 // Close closes the database. The file stays for the other processes and
 // the next open.
 func (s *SQLite) Close() error {
-	if err := s.db.Close(); err != nil {
+	if err := errors.Join(s.get.Close(), s.rdb.Close(), s.db.Close()); err != nil {
 		return fmt.Errorf("store: closing %s: %w", s.path, err)
 	}
 	return nil

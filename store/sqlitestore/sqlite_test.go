@@ -348,3 +348,49 @@ func TestSQLiteTransactionsAreImmediate(t *testing.T) {
 	}
 	_, _ = other.ExecContext(ctx, `ROLLBACK`)
 }
+
+// TestReadsDoNotWaitForWriters (soak finding F4): with every connection
+// of the write pool taken, one of them holding the write lock in an
+// uncommitted transaction (as under load, when writers queue for the lock
+// holding their connections), Get still answers at once, with the last
+// committed value: in WAL mode a read needs neither the lock nor a writer's
+// connection. The deadline only bounds the failure; before the read pool
+// Get waited for a connection until it ran out.
+func TestReadsDoNotWaitForWriters(t *testing.T) {
+	ctx := context.Background()
+	s := openTestSQLite(t, filepath.Join(t.TempDir(), "busy.db"))
+	if err := s.Put(ctx, "k", []byte("committed"), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	var conns []*sql.Conn
+	t.Cleanup(func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	for range maxConns {
+		c, err := s.DB().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	if _, err := conns[0].ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conns[0].ExecContext(ctx, `UPDATE store SET value = 'uncommitted' WHERE key = 'k'`); err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if v, err := s.Get(rctx, "k"); err != nil || string(v) != "committed" {
+		t.Fatalf("Get while the writers hold every write connection = %q, %v; want the committed value", v, err)
+	}
+	if _, err := conns[0].ExecContext(ctx, `ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	// The read pool cannot write, by mistake or otherwise.
+	if _, err := s.ReadDB().ExecContext(ctx, `DELETE FROM store`); err == nil || !strings.Contains(err.Error(), "readonly") {
+		t.Fatalf("a write on the read pool: %v, want SQLite's readonly error", err)
+	}
+}
