@@ -159,7 +159,8 @@ func (idx goIndex) resolve(a Answer) []site {
 // answer is the declaration (all of its declarations in the package, when
 // build tags give it several). It drops questions that say too little
 // (fewer than minContentWords words that are not stop words, or a
-// sentence saying "Deprecated" or "should not be used"), and questions whose text is that of
+// sentence saying "Deprecated" or "should not be used", or one that only
+// names the interface a method implements), and questions whose text is that of
 // another declaration's (ambiguous). Of what is left it keeps, per
 // package, the PerPackage questions whose ids hash lowest (SHA-256), so
 // the choice is deterministic and spread. The output is in id order and
@@ -187,7 +188,7 @@ func Generate(files []File) ([]Question, error) {
 				continue
 			}
 			q := question1(syn, name)
-			if contentWords(q) < minContentWords {
+			if contentWords(q) < minContentWords || onlyImplements.MatchString(q) {
 				continue
 			}
 			id := "gen/" + pkg + "." + name
@@ -234,6 +235,11 @@ func question1(sentence, name string) string {
 	q = strings.TrimLeft(q, " ,.;:")
 	return q
 }
+
+// onlyImplements is a question that only names the interface its method
+// implements ("implements encoding.TextUnmarshaler"): every method of
+// that interface answers it as well.
+var onlyImplements = regexp.MustCompile(`^implements (the )?[A-Za-z0-9_.]+( interface)?$`)
 
 // docLink is a doc comment's link to a declaration, [Name] or
 // [pkg.Name]: the question keeps the name without the brackets.

@@ -115,7 +115,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
 	}
 	terms := queryTerms(ix.opts.Tokenizer, q.Text, ix.rank.joined)
-	qvec := ix.queryVector(ctx, q.Text)
+	qvec := ix.queryVector(ctx, q.Text) // nil: lexical only
 	var hits []Hit
 	err = ix.snapshot(ctx, func(c dbconn.Conn) error {
 		s, err := newSearcher(ctx, c, ix.dialect, q.KB)
