@@ -124,14 +124,15 @@
 //     deeper when that leaves fewer than TopK hits.
 //
 // The weights were chosen on the development half of knowledge/eval's
-// questions; the held-out half was only scored. Measured there (go test
-// ./knowledge/eval -run TestRecall -v; the same on both databases),
+// questions; the held-out half was only scored. Measured there at
+// d5b7174 (go test ./knowledge/eval -run TestRecall -v, the eval as at
+// c86aaf2; the same on both databases, -eval.pg),
 // lexical, against plain BM25 over the whole text as before (774dc2b),
 // recall@5 and MRR@10:
 //
 //	                              plain BM25     this ranking
-//	all sets, held-out half       0.883 0.799    0.876 0.800
-//	all sets, both halves         0.887 0.786    0.907 0.807
+//	all sets, held-out half       0.888 0.807    0.881 0.809
+//	all sets, both halves         0.890 0.791    0.910 0.812
 //	go hand-written, held out     0.643 0.517    0.679 0.487
 //	go hand-written, all 60       0.650 0.459    0.767 0.537
 //	js hand-written, all 28       0.607 0.471    0.607 0.505
@@ -143,12 +144,13 @@
 // bridges. On the development half the Go questions went from 0.656 and
 // 0.408 to 0.844 and 0.581; on their held-out half recall rose less and
 // MRR fell: 32 questions chose weights that 28 others do not confirm.
-// Taking one signal away at a time (both halves, all sets, recall@5 and
-// MRR): without the private prior 0.883 and 0.792 (the 60 Go questions
-// 0.667 and 0.490: the prior is most of the gain), without the joined
-// words 0.907 and 0.806, with every field weighing 1 0.907 and 0.805 (the
-// fields' weights add nothing measurable here; the doc comment and
-// symbol are in the text anyway). Tried on the development half and left
+// Taking one signal away at a time (both halves, recall@5 and MRR; all
+// sets with the generated questions as at aa0cbc0, 0.907 and 0.807 with
+// every signal): without the private prior 0.883 and 0.792 (the 60 Go
+// questions 0.667 and 0.490: the prior is most of the gain), without the
+// joined words 0.907 and 0.806, with every field weighing 1 0.907 and
+// 0.805 (the fields' weights add nothing measurable here; the doc comment
+// and symbol are in the text anyway). Tried on the development half and left
 // out, as it measured no gain: looking a word's usual abbreviation up with
 // it (directory: dir, address: addr) at weights 0.3 to 1.
 //
