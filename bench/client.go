@@ -25,6 +25,8 @@ type target struct {
 	// prepare, when set, gives the body of each request instead of body,
 	// before the clock starts (the stateful path seeds a conversation).
 	prepare func(ctx context.Context) ([]byte, error)
+	// header is sent with every request (the governed path's key).
+	header http.Header
 	// token, when set, is sent as X-Agentgw-Token (the usage path's key).
 	token string
 	// readers recycles the SSE line readers, so that the client's own
@@ -97,6 +99,9 @@ func (t *target) post(ctx context.Context, s streamSpec) (*http.Response, time.T
 	h.Set("X-Mock-Gap", s.gap.String())
 	h.Set("X-Mock-Usage", strconv.FormatBool(s.usage))
 	h.Set("X-Mock-Hold", strconv.FormatBool(s.hold))
+	for k, v := range t.header {
+		h[k] = v
+	}
 	if t.token != "" {
 		h.Set("X-Agentgw-Token", t.token)
 	}

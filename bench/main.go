@@ -29,19 +29,22 @@ import (
 // config is the run's settings (the flags).
 type config struct {
 	latencyStreams int
-	warmup         int
-	concurrency    int
-	satRounds      int
-	satDuration    time.Duration
-	idleStreams    int
-	handoffs       int // sequential hand-offs
-	handoffBurst   int // hand-offs posted at once
-	jsonPath       string
-	profileDir     string
-	perfHz         int
-	perfTrace      bool
-	keep           bool
-	skip           map[string]bool
+	// recallChunks is the recall path's corpus size (-recall-chunks), 0 for
+	// none.
+	recallChunks int
+	warmup       int
+	concurrency  int
+	satRounds    int
+	satDuration  time.Duration
+	idleStreams  int
+	handoffs     int // sequential hand-offs
+	handoffBurst int // hand-offs posted at once
+	jsonPath     string
+	profileDir   string
+	perfHz       int
+	perfTrace    bool
+	keep         bool
+	skip         map[string]bool
 	// peer is another gateway's OpenAI chat completions URL (-target):
 	// measured as a fourth column; peerPID, when set, is its process for
 	// the CPU figure.
@@ -59,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "a ~30 s smoke run (smaller defaults for the flags not given)")
 	fs.IntVar(&c.latencyStreams, "latency-streams", 300, "sequential streams per path in the latency scenario")
+	fs.IntVar(&c.recallChunks, "recall-chunks", 0, "the recall path: index this many generated Go functions and measure a request recalling from them (0: no recall path; 100000 is issue 29's row, minutes to index)")
 	fs.IntVar(&c.concurrency, "concurrency", 50, "concurrent workers in the saturation scenario")
 	fs.IntVar(&c.satRounds, "rounds", 5, "saturation rounds per path (after a warm-up round)")
 	fs.DurationVar(&c.satDuration, "round", 4*time.Second, "length of one saturation round of one path")
@@ -128,8 +132,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 
 // skippable are what -skip takes: the scenarios, and the paths only some
 // rows use (openai: the OpenAI endpoint; stateful: the conversation turn;
-// usage: a gateway recording usage with a team budget).
-var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful", "usage"}
+// usage: a gateway recording usage with a team budget; governed: one with
+// keys, usage, a budget and the content guard).
+var skippable = []string{"latency", "saturation", "handoff", "idle", "openai", "stateful", "usage", "governed"}
 
 func quickDefault(set map[string]bool, name string, v *int, quick int) {
 	if !set[name] {

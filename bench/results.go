@@ -22,6 +22,15 @@ type results struct {
 	Idle       map[string]*idleResult    `json:"idle,omitempty"`
 	Handoff    *handoffResult            `json:"handoff,omitempty"`
 	HandoffPG  *handoffResult            `json:"handoff_postgres,omitempty"`
+	// Recall is the recall path's corpus and index build (-recall-chunks).
+	Recall *recallInfo `json:"recall,omitempty"`
+}
+
+// recallInfo describes the recall path's knowledge base.
+type recallInfo struct {
+	Chunks int           `json:"chunks"`
+	Lines  int           `json:"lines"`
+	Index  time.Duration `json:"index_ns"`
 }
 
 // machine describes where the run happened.

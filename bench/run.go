@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,9 +51,17 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	}
 	ps := &harness.Set{Dir: dir}
 	defer ps.StopAll()
-	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore, !cfg.skip["usage"])
+	st, err := startStack(ctx, ps, root, cfg.mockAddr, pgStore, !cfg.skip["usage"], !cfg.skip["governed"])
 	if err != nil {
 		return nil, err
+	}
+	if cfg.recallChunks > 0 {
+		logf := func(format string, a ...any) { fmt.Fprintf(log, format, a...) }
+		rs, err := startRecall(ctx, ps, filepath.Join(dir, "bin", "agentgw"), root, "http://"+st.mock.Addr, cfg.recallChunks, logf)
+		if err != nil {
+			return nil, fmt.Errorf("the recall path: %w", err)
+		}
+		st.gwRecall, st.recall = rs.gw, &recallInfo{Chunks: rs.chunks, Lines: rs.lines, Index: rs.index}
 	}
 	fmt.Fprintf(log, "mock model platform: http://%s (an OpenAI base URL; point another gateway's upstream at it)\n", st.mock.Addr)
 	res = &results{Machine: describeMachine(ctx, root), Params: params{
@@ -99,6 +108,12 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 		// an agent command as its model.
 		paths = append(paths, newTarget(pathOpenAI, "http://"+st.gw.Addr+"/v1/chat/completions", chatBodyFor(openaiModel), st.gw.Pid(), conns))
 	}
+	if st.gwGov != nil {
+		// The gateway request, on the governed gateway, with its key.
+		gov := newTarget(pathGoverned, "http://"+st.gwGov.Addr+"/agents/bench", gw, st.gwGov.Pid(), conns)
+		gov.header = http.Header{"Authorization": {"Bearer " + st.govKey}}
+		paths = append(paths, gov)
+	}
 	if st.gwUsage != nil {
 		// The agent request again, on the gateway that records usage and
 		// holds the caller's team to a budget.
@@ -124,6 +139,14 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			pgStateful.prepare = statefulPrepare(pgStateful.client, pgBase)
 			latPaths = append(latPaths, newTarget(pathPG, pgBase+"/agents/bench", gw, st.gwPG.Pid(), conns), pgStateful)
 		}
+	}
+	if st.gwRecall != nil {
+		// The recall path: the same request to the recall gateway's
+		// recalling agent and to its plain one, in the latency scenario.
+		base := "http://" + st.gwRecall.Addr
+		latPaths = append(slices.Clip(latPaths), newTarget(pathRecallPlain, base+"/agents/bench", gw, st.gwRecall.Pid(), conns),
+			newTarget(pathRecall, base+"/agents/"+recallAgent, gw, st.gwRecall.Pid(), conns))
+		res.Recall = st.recall
 	}
 	var err error
 	if !cfg.skip["latency"] {

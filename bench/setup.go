@@ -23,12 +23,41 @@ type stack struct {
 	gwWarn   *harness.Process // agentgw at warn level with metrics off (no observer)
 	gwH2C    *harness.Process // agentgw with its defaults, h2c upstream and no pings (idle scenario)
 	gwPG     *harness.Process // agentgw with its defaults on PostgreSQL (-pg), else nil
+	// gwGov is agentgw with its defaults and the governance of issue 31 on
+	// (a stored key, usage recorded against a team budget, the content
+	// guard), else nil; govKey is the key's secret.
+	gwGov  *harness.Process
+	govKey string
+	// gwRecall is agentgw with the recall path's knowledge base
+	// (-recall-chunks), else nil; recall describes its corpus.
+	gwRecall *harness.Process
+	recall   *recallInfo
 	// gwUsage is agentgw with its defaults, usage recorded and a team
 	// budget on every request (usageConfig), asked with usageKey, a
 	// stored key of that team; nil with -skip usage.
 	gwUsage  *harness.Process
 	usageKey string
 }
+
+// governedConfig is the config of the governed gateway: stored keys, usage
+// recorded and held to a team budget too large to be reached, and the
+// content guard excluding the usual secret files and redacting credentials,
+// as docs/keys.md, docs/usage.md and docs/security/content.md configure
+// them. Its store is its data directory's SQLite, as the defaults'.
+const governedConfig = `server:
+  keys: true
+usage:
+  record: true
+  prices:
+    "*": {input: 3.00, output: 15.00}
+  budgets:
+    - team: bench
+      tokensPerDay: 1000000000000
+      requestsPerMinute: 1000000000
+contentGuard:
+  exclude: [.env, ".env.*", "secrets/**", "*.pem", "*.key"]
+  redact: true
+`
 
 // usageConfig is the gateway config of the usage path's agentgw: usage
 // recorded and a budget of team bench (tokens per day and requests per
@@ -64,9 +93,10 @@ func build(ctx context.Context, root, dir string) error {
 }
 
 // startStack starts the mock (on mockAddr, a free port when it ends in
-// :0), the two proxies and the three gateways, and a fourth on the
-// PostgreSQL database pgStore when it is set.
-func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore string, usage bool) (*stack, error) {
+// :0), the two proxies and the three gateways, one more on the PostgreSQL
+// database pgStore when it is set, the usage one when usage and the
+// governed one when governed.
+func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore string, usage, governed bool) (*stack, error) {
 	bin := func(name string) string { return filepath.Join(ps.Dir, "bin", name) }
 	s := &stack{}
 	var err error
@@ -123,6 +153,11 @@ func startStack(ctx context.Context, ps *harness.Set, root, mockAddr, pgStore st
 			return nil, err
 		}
 	}
+	if governed {
+		if s.gwGov, s.govKey, err = startGoverned(ctx, ps, bin("agentgw"), agents, upstream); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -140,6 +175,23 @@ func createKey(ctx context.Context, bin, data string) (string, error) {
 		return "", fmt.Errorf("agentgw keys create printed %q: %v", out, err)
 	}
 	return k.Secret, nil
+}
+
+// startGoverned starts the governed gateway with governedConfig, makes a
+// key of team bench for every agent on its store (createKey), and returns
+// the gateway and the key's secret.
+func startGoverned(ctx context.Context, ps *harness.Set, bin, agents, upstream string) (*harness.Process, string, error) {
+	const name = "agentgw-governed"
+	cfg := filepath.Join(ps.Dir, "governed.yaml")
+	if err := os.WriteFile(cfg, []byte(governedConfig), 0o644); err != nil {
+		return nil, "", fmt.Errorf("writing the governed gateway config: %w", err)
+	}
+	p, err := startGateway(ctx, ps, name, bin, agents, upstream, []string{"AGENTGW_CONFIG=" + cfg})
+	if err != nil {
+		return nil, "", err
+	}
+	key, err := createKey(ctx, bin, filepath.Join(ps.Dir, name+"-data"))
+	return p, key, err
 }
 
 // startGateway runs agentgw serve on free loopback ports, with env added to

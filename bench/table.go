@@ -22,6 +22,13 @@ const (
 	// the stateful turn.
 	pathPG         = "agentgw-pg"
 	pathPGStateful = "agentgw-pg-stateful"
+	// agentgw with its defaults and a stored key, usage recorded against a
+	// team budget and the content guard (issue 31).
+	pathGoverned = "agentgw-governed"
+	// The recall gateway (-recall-chunks): its plain agent and the one
+	// recalling from its knowledge base.
+	pathRecallPlain = "agentgw-recall-plain"
+	pathRecall      = "agentgw-recall"
 	// agentgw with usage recorded and a team budget on the caller's key
 	// (SQLite), the plain agent request.
 	pathUsage = "agentgw-usage"
@@ -194,6 +201,8 @@ func newPathRows(r *results) []row {
 			row{"usage recorded and a team budget: CPU ms per 1,000 relayed chunks (agentgw without: " + fmt.Sprintf("%.2f", g.CPUPer1K) + ")", "—", "—",
 				fmt.Sprintf("%.2f", u.CPUPer1K), "—", "—", "—"})
 	}
+	rows = append(rows, governedRows(r)...)
+	rows = append(rows, recallRows(r)...)
 	for _, st := range []struct{ plain, turn, store string }{
 		{pathGateway, pathStateful, "SQLite"},
 		{pathPG, pathPGStateful, "PostgreSQL"},
@@ -208,6 +217,43 @@ func newPathRows(r *results) []row {
 			"—", "added p50 ≤ 1 ms", yesNo(added.P50 <= time.Millisecond)})
 	}
 	return rows
+}
+
+// governedRows compare the governed gateway (a stored key, usage against
+// a team budget, the content guard) with the gateway's defaults: what
+// issue 31's features cost when they are configured.
+func governedRows(r *results) []row {
+	var rows []row
+	d, g, v := r.Latency[pathDirect], r.Latency[pathGateway], r.Latency[pathGoverned]
+	if d != nil && g != nil && v != nil {
+		ga, va := g.TTFB.minus(d.TTFB), v.TTFB.minus(d.TTFB)
+		rows = append(rows, row{"with keys, usage, a team budget and the content guard: added time to first byte p50 / p99 (agentgw's defaults in parentheses)", "—", "—",
+			fmtAdded(va.P50) + " / " + fmtAdded(va.P99) + " (" + fmtAdded(ga.P50) + " / " + fmtAdded(ga.P99) + ")", "—", "—", "—"})
+	}
+	sg, sv := r.Saturation[pathGateway], r.Saturation[pathGoverned]
+	if sg != nil && sv != nil {
+		rows = append(rows, row{"with keys, usage, a team budget and the content guard: streams/s at saturation and CPU ms per 1,000 relayed chunks (agentgw's defaults in parentheses)", "—", "—",
+			fmt.Sprintf("%s, %.2f (%s, %.2f)", fmtRate(sv.PerSec), sv.CPUPer1K, fmtRate(sg.PerSec), sg.CPUPer1K), "—", "—", "—"})
+	}
+	return rows
+}
+
+// recallRows are the recall path's: what recalling 5 references from the
+// knowledge base adds to the first byte, and how long indexing it took.
+func recallRows(r *results) []row {
+	g, c := r.Latency[pathRecallPlain], r.Latency[pathRecall]
+	if r.Recall == nil || g == nil || c == nil {
+		return nil
+	}
+	added := c.TTFB.minus(g.TTFB)
+	perTenK := time.Duration(float64(r.Recall.Index) / float64(max(r.Recall.Lines, 1)) * 10000)
+	return []row{
+		{fmt.Sprintf("request with recall (top 5) over %d chunks (SQLite): time to first byte p50 / p99, added vs the same request without recall", r.Recall.Chunks), "—", "—",
+			fmtDur(c.TTFB.P50) + " / " + fmtDur(c.TTFB.P99) + " (" + fmtAdded(added.P50) + " / " + fmtAdded(added.P99) + ")",
+			"—", "added p50 ≤ 20 ms, p99 ≤ 60 ms", yesNo(added.P50 <= 20*time.Millisecond && added.P99 <= 60*time.Millisecond)},
+		{fmt.Sprintf("indexing those %d chunks (%d lines, agentgw kb index): whole, per 10,000 lines", r.Recall.Chunks, r.Recall.Lines), "—", "—",
+			fmt.Sprintf("%.1f s, %.0f ms", r.Recall.Index.Seconds(), float64(perTenK)/float64(time.Millisecond)), "—", "≤ 200 ms per 10,000 lines", yesNo(perTenK <= 200*time.Millisecond)},
+	}
 }
 
 // handoffRows are the hand-off figures on store (issue 28 item 3, whose
@@ -286,7 +332,7 @@ func errorRow(r *results) row {
 		}
 		return n
 	}
-	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)+count(pathUsage)
+	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)+count(pathUsage)+count(pathGoverned)+count(pathRecallPlain)+count(pathRecall)
 	for _, h := range []*handoffResult{r.Handoff, r.HandoffPG} {
 		if h != nil {
 			g += int64(h.Errors) // hand-offs that did not complete

@@ -96,12 +96,14 @@ func TestNewPathRows(t *testing.T) {
 			pathGateway:  lat(us(850, 1500)),
 			pathOpenAI:   lat(us(900, 1600)),
 			pathStateful: lat(us(2100, 4000)),
+			pathGoverned: lat(us(1000, 1700)),
 		},
 		Saturation: map[string]*satResult{
-			pathDirect:  sat(5.1, 9000, 9100, 9050),
-			pathProxy:   sat(14.0, 4000, 4100, 4050),
-			pathGateway: sat(18.2, 3500, 3600, 3550),
-			pathOpenAI:  sat(30.5, 2000, 2100, 2050),
+			pathDirect:   sat(5.1, 9000, 9100, 9050),
+			pathProxy:    sat(14.0, 4000, 4100, 4050),
+			pathGateway:  sat(18.2, 3500, 3600, 3550),
+			pathOpenAI:   sat(30.5, 2000, 2100, 2050),
+			pathGoverned: sat(20.1, 3300, 3400, 3350),
 		},
 		Handoff: &handoffResult{
 			Sequential: quantiles{P50: 3 * time.Millisecond, P99: 9 * time.Millisecond, N: 200},
