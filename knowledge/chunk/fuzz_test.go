@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,8 +48,27 @@ func fuzzSplit(f *testing.F, name, dir string, seeds ...string) {
 				continue
 			}
 			checkChunks(t, content, chunks, o.withDefaults(), true)
+			for _, c := range chunks {
+				checkParts(t, c)
+			}
 		}
 	})
+}
+
+// checkParts checks that a chunk's parts hold its text's characters, each
+// once: nothing is lost or counted twice by the fields the index weighs.
+func checkParts(t *testing.T, c Chunk) {
+	t.Helper()
+	p := c.Parts()
+	visible := func(s string) int {
+		return len(strings.Join(strings.Fields(s), ""))
+	}
+	if got, want := visible(p.Doc)+visible(p.Signature)+visible(p.Body), visible(c.Text); got != want {
+		t.Fatalf("parts of %q hold %d visible bytes, the text %d: %#v", c.Text, got, want, p)
+	}
+	if p.Kind != "" && p.Signature == "" {
+		t.Fatalf("a kind without a signature: %#v", p)
+	}
 }
 
 func FuzzSplitGo(f *testing.F) {

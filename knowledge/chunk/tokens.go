@@ -24,10 +24,9 @@ const maxTermBytes = 64
 //     ranks first.
 //   - Parts of one character, stop words and terms over 64 bytes are
 //     dropped; digits are kept (404, 8080).
-//   - Parts of four letters or more lose a plural s (requests → request,
-//     queries → query, classes → class, matches → match; status, class
-//     and analysis stay), so a query's plural finds the singular. This is
-//     the only stemming; whole identifiers are not stemmed.
+//   - Parts are stemmed lightly (see stem: requests → request, queries →
+//     query, parsing → pars, logged → log), so that a query's words find
+//     the code's whatever their form; whole identifiers are not stemmed.
 //   - Han, Hiragana, Katakana and Hangul runs, written without spaces,
 //     give overlapping pairs of characters (开发指南 → 开发, 发指, 指南),
 //     or the character alone.
@@ -223,18 +222,63 @@ func splitCase(s string, emit func(string)) {
 	}
 }
 
-// stem drops the plural s of a term of four ASCII letters or more, a
-// light stemmer after Harman's S-stemmer and Porter's first step:
-// -ies → -y (but not -eies, -aies), -sses, -xes, -ches, -shes, -zzes lose
-// -es (but caches → cache), -ss, -us, -is stay, else a final s goes.
+// stem reduces a term of ASCII letters to its stem, so that the words of
+// a question meet those of the code and its comments (parsing, parsed,
+// parses, parse → pars), a light stemmer after Harman's S-stemmer and
+// Porter's first steps:
+//
+//   - a plural s goes: -ies → -y (but not -eies, -aies), -sses, -xes,
+//     -ches, -shes, -zzes lose -es (but caches → cache), -ss, -us, -is
+//     stay, else a final s goes (of terms of four letters or more);
+//   - then -ing and -ed go when what remains has a vowel and two letters
+//     (string, bring, need, speed stay), and a doubled final consonant
+//     other than l, s, z is undoubled (logging → log, embedded → embed);
+//   - then a final e goes from three letters on (parse → pars, use → us),
+//     not a doubled one (free).
+//
+// Terms with other characters (digits, other scripts) are kept as they
+// are.
 func stem(t string) string {
-	if len(t) < 4 || t[len(t)-1] != 's' {
+	if len(t) < 3 {
 		return t
 	}
 	for i := 0; i < len(t); i++ {
 		if t[i] < 'a' || t[i] > 'z' {
 			return t
 		}
+	}
+	t = plural(t)
+	if s, ok := strings.CutSuffix(t, "ing"); ok && stemmable(s) {
+		t = undouble(s)
+	} else if s, ok := strings.CutSuffix(t, "ed"); ok && !strings.HasSuffix(s, "e") && stemmable(s) {
+		t = undouble(s)
+	}
+	if len(t) >= 3 && t[len(t)-1] == 'e' && t[len(t)-2] != 'e' {
+		t = t[:len(t)-1]
+	}
+	return t
+}
+
+// stemmable reports whether s, a word less a suffix, is long enough to be
+// a stem: two letters or more, one of them a vowel.
+func stemmable(s string) bool {
+	return len(s) >= 2 && strings.ContainsAny(s, "aeiouy")
+}
+
+// undouble drops the last letter of s when it doubles the one before and
+// is a consonant other than l, s and z.
+func undouble(s string) string {
+	n := len(s)
+	if n >= 3 && s[n-1] == s[n-2] && !strings.ContainsRune("aeioulsz", rune(s[n-1])) {
+		return s[:n-1]
+	}
+	return s
+}
+
+// plural drops the plural s of a term of four letters or more.
+func plural(t string) string {
+	if len(t) < 4 || t[len(t)-1] != 's' {
+		return t
 	}
 	has := func(suffix string) bool { return strings.HasSuffix(t, suffix) }
 	switch {

@@ -9,22 +9,98 @@ import (
 	"slices"
 )
 
-// BM25's parameters, Lucene's defaults.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
+// Ranking is the lexical ranking's parameters (see the package doc):
+// BM25F's over a chunk's fields, and the weight of the terms a query's
+// words make joined.
+type Ranking struct {
+	// K1 and B are BM25's: how fast a term's weight saturates, and how
+	// much a chunk's length discounts its doc comment and body.
+	K1, B float64
+	// Symbol, Signature, Doc, Body and Path weigh a term's occurrences in
+	// each field of a chunk: its symbol's name and kind, its
+	// declaration's line, its doc comment, the rest of its text, its
+	// file's path. The symbol, signature and path are short and not
+	// normalized by length.
+	Symbol, Signature, Doc, Body, Path float64
+	// Joined weighs the terms a query's adjacent words make joined (read
+	// header timeout: readheadertimeout), against 1 for its own terms; 0
+	// looks for none.
+	Joined float64
+	// Private, in [0, 1], multiplies the score of a chunk that declares
+	// only private names (chunk.Parts): an unexported Go function, a
+	// Python or JavaScript _helper, a private Java method. A question
+	// is more often about an API than about its insides.
+	Private float64
+}
+
+// DefaultRanking is the ranking an Index uses unless Options.Ranking says
+// otherwise, its weights chosen on the development half of knowledge/eval
+// (see the package doc).
+func DefaultRanking() Ranking {
+	return Ranking{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Private: 0.7}
+}
+
+// rankParams is a Ranking as the scoring loop reads it.
+type rankParams struct {
+	k1, b   float64
+	weights [numFields]float64
+	joined  float64
+	private float64
+}
+
+func (r Ranking) params() rankParams {
+	return rankParams{
+		k1: r.K1, b: r.B,
+		weights: [numFields]float64{
+			fieldSymbol:    r.Symbol,
+			fieldSignature: r.Signature,
+			fieldDoc:       r.Doc,
+			fieldBody:      r.Body,
+			fieldPath:      r.Path,
+		},
+		joined:  r.Joined,
+		private: r.Private,
+	}
+}
+
+// check reports a Ranking that cannot rank.
+func (r Ranking) check() error {
+	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined, r.Private} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("ranking %+v: a parameter is negative or not a number", r)
+		}
+	}
+	if r.K1 == 0 || r.B > 1 || r.Private > 1 || r.Symbol+r.Signature+r.Doc+r.Body+r.Path == 0 {
+		return fmt.Errorf("ranking %+v: K1 must be positive, B and Private at most 1, a field's weight positive", r)
+	}
+	return nil
+}
+
+// tf is the weighted frequency of a posting's term, BM25F's: the short
+// fields' counts as they are, the doc comment's and body's normalized by
+// the chunk's length (norm: 1 - b + b·dl/avgdl).
+func (r *rankParams) tf(p *posting, norm float64) float64 {
+	w := &r.weights
+	return w[fieldSymbol]*float64(p.tf[fieldSymbol]) + w[fieldSignature]*float64(p.tf[fieldSignature]) +
+		w[fieldPath]*float64(p.tf[fieldPath]) +
+		(w[fieldDoc]*float64(p.tf[fieldDoc])+w[fieldBody]*float64(p.tf[fieldBody]))/norm
+}
 
 // seekCost is what looking up one file's postings of a term costs, in
 // postings read in order.
 const seekCost = 16
 
+// qterm is a term of a query and its weight.
+type qterm struct {
+	term   string
+	weight float64
+}
+
 // termInfo is a query term's statistics.
 type termInfo struct {
 	term string
 	df   int64
-	idf  float64
-	ub   float64 // the most the term adds to a chunk's score
+	ub   float64 // the most the term adds to a chunk's score: weight·idf·(k1+1)
 }
 
 // lexical ranks the chunks by BM25 and returns the first depth of them
@@ -37,7 +113,8 @@ type termInfo struct {
 // remaining (common, long) postings are read only for the files of the
 // candidates still able to make it, and candidates that cannot are
 // dropped as the bar rises.
-func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth int) ([]scored, float64, error) {
+func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth int) ([]scored, float64, error) {
+	r := &s.params
 	infos, err := s.termInfos(ctx, terms)
 	if err != nil || len(infos) == 0 {
 		return nil, 0, err
@@ -48,24 +125,39 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 	for i := len(infos) - 1; i >= 0; i-- {
 		rem[i] = rem[i+1] + infos[i].ub
 	}
-	acc := map[key]float64{}
+	// On Postgres the rarest terms, whose postings are short, are read
+	// together in one statement: each would be read whole anyway, and a
+	// statement is a round trip (on SQLite, a call: reading them apart
+	// costs nothing more and keeps no rows).
+	var pre map[string][]fileRows
+	lead := 0
+	for sum := int64(0); s.d.pg && lead < len(infos) && sum+infos[lead].df <= prefetchPostings; lead++ {
+		sum += infos[lead].df
+	}
+	if lead > 1 {
+		if pre, err = s.postingsOf(ctx, infos[:lead]); err != nil {
+			return nil, 0, err
+		}
+	}
+	acc := make(map[key]float64, min(infos[0].df, 4096))
 	pruning := false
 	for i, t := range infos {
 		var files []int64
+		var candidate map[int64]bool // the files of the candidates, when pruning
 		if len(acc) >= depth {
 			bar := kthLargest(acc, depth)
 			if !pruning && bar > rem[i] {
 				pruning = true
 			}
 			if pruning {
-				seen := map[int64]bool{}
+				candidate = map[int64]bool{}
 				for k, v := range acc {
 					if v+rem[i] < bar {
 						delete(acc, k)
 						continue
 					}
-					if !seen[k.file] {
-						seen[k.file] = true
+					if !candidate[k.file] {
+						candidate[k.file] = true
 						files = append(files, k.file)
 					}
 				}
@@ -81,20 +173,43 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 			} else if !f.keep(file, p.stype) {
 				return
 			}
-			tf := float64(p.tf)
-			acc[k] += t.idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(p.dl)/avgdl))
+			tf := r.tf(&p, 1-r.b+r.b*float64(p.dl)/avgdl)
+			sc := t.ub * tf / (tf + r.k1)
+			if p.private {
+				sc *= r.private
+			}
+			acc[k] += sc
 		}
-		// A seek per candidate file costs about what reading a few rows
-		// of the term's postings in order does: with many candidates, read
-		// them all and skip the others.
-		if pruning && len(files)*seekCost < int(t.df) {
-			for part := range slices.Chunk(files, batchRows) {
-				if err := s.postings(ctx, t.term, part, add); err != nil {
+		keepFile := func(file int64) bool { return candidate == nil || candidate[file] }
+		switch rows, ok := pre[t.term]; {
+		case ok:
+			for _, fr := range rows {
+				if !keepFile(fr.file) {
+					continue
+				}
+				if err := decodePostings(fr.post, func(p posting) { add(fr.file, p) }); err != nil {
+					return nil, 0, fmt.Errorf("the postings of %q in file %d: %w", t.term, fr.file, err)
+				}
+			}
+		// On SQLite a seek per candidate file costs about what reading a
+		// few rows of the term's postings in order does: with many
+		// candidates, read them all and skip the others. Postgres reads
+		// the term's rows and keeps the candidates' (dialect.fileSet), so
+		// that only those cross the connection, all in one statement.
+		case pruning && (s.d.pg || len(files)*seekCost < int(t.df)):
+			batch := batchRows
+			if s.d.pg {
+				batch = max(len(files), 1)
+			}
+			for part := range slices.Chunk(files, batch) {
+				if err := s.postings(ctx, t.term, part, keepFile, add); err != nil {
 					return nil, 0, err
 				}
 			}
-		} else if err := s.postings(ctx, t.term, nil, add); err != nil {
-			return nil, 0, err
+		default:
+			if err := s.postings(ctx, t.term, nil, keepFile, add); err != nil {
+				return nil, 0, err
+			}
 		}
 	}
 	items := make([]scored, 0, len(acc))
@@ -108,12 +223,17 @@ func (s *searcher) lexical(ctx context.Context, terms []string, f filter, depth 
 // termInfos reads the document frequencies of terms in the searched bases
 // and returns those found, rarest first (then by term), at most
 // maxQueryTerms.
-func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, error) {
+func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	weight := make(map[string]float64, len(terms))
+	names := make([]string, len(terms))
+	for i, t := range terms {
+		weight[t.term], names[i] = t.weight, t.term
+	}
 	kbCond, args := s.kbIn("kb_id")
-	termCond, targs := s.d.strs("term", terms)
+	termCond, targs := s.d.strs("term", names)
 	rs, err := s.c.Query(ctx, `SELECT term, CAST(SUM(df) AS BIGINT) FROM kb_terms WHERE `+kbCond+
 		` AND `+termCond+` GROUP BY term`, append(args, targs...)...)
 	if err != nil {
@@ -131,8 +251,7 @@ func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, e
 			continue
 		}
 		df := float64(t.df)
-		t.idf = math.Log(1 + (n-df+0.5)/(df+0.5))
-		t.ub = t.idf * (bm25K1 + 1)
+		t.ub = weight[t.term] * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
 		out = append(out, t)
 	}
 	if err := rs.Err(); err != nil {
@@ -147,14 +266,59 @@ func (s *searcher) termInfos(ctx context.Context, terms []string) ([]termInfo, e
 	return out[:min(len(out), maxQueryTerms)], nil
 }
 
+// prefetchPostings bounds the postings of the rarest terms of a query read
+// in one statement.
+const prefetchPostings = 10000
+
+// fileRows is a kb_postings row: a file's postings of a term.
+type fileRows struct {
+	file int64
+	post []byte
+}
+
+// postingsOf reads the postings rows of terms in the searched bases, by
+// term.
+func (s *searcher) postingsOf(ctx context.Context, terms []termInfo) (map[string][]fileRows, error) {
+	names := make([]string, len(terms))
+	for i, t := range terms {
+		names[i] = t.term
+	}
+	kbCond, args := s.kbIn("kb_id")
+	termCond, targs := s.d.strs("term", names)
+	rs, err := s.c.Query(ctx, `SELECT term, file_id, post FROM kb_postings WHERE `+kbCond+` AND `+termCond,
+		append(args, targs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+	}
+	defer rs.Close()
+	out := make(map[string][]fileRows, len(terms))
+	for rs.Next() {
+		var term string
+		var fr fileRows
+		if err := rs.Scan(&term, &fr.file, &fr.post); err != nil {
+			return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+		}
+		out[term] = append(out[term], fr)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+	}
+	for _, t := range terms {
+		if _, ok := out[t.term]; !ok {
+			out[t.term] = nil // read, and none (a base searched holds none)
+		}
+	}
+	return out, nil
+}
+
 // postings calls fn with each posting of term in the searched bases, in
-// the files listed (every file when files is nil).
-func (s *searcher) postings(ctx context.Context, term string, files []int64, fn func(file int64, p posting)) error {
+// the files listed (every file when files is nil) that keepFile keeps.
+func (s *searcher) postings(ctx context.Context, term string, files []int64, keepFile func(int64) bool, fn func(file int64, p posting)) error {
 	kbCond, args := s.kbIn("kb_id")
 	q := `SELECT file_id, post FROM kb_postings WHERE ` + kbCond + ` AND term = ?`
 	args = append(args, term)
 	if files != nil {
-		fileCond, fargs := s.d.ints("file_id", files)
+		fileCond, fargs := s.d.fileSet("file_id", files)
 		q += ` AND ` + fileCond
 		args = append(args, fargs...)
 	}
@@ -168,6 +332,9 @@ func (s *searcher) postings(ctx context.Context, term string, files []int64, fn 
 		var file int64
 		if err := rs.Scan(&file, &post); err != nil {
 			return fmt.Errorf("reading the postings of %q: %w", term, err)
+		}
+		if !keepFile(file) {
+			continue
 		}
 		if err := decodePostings(post, func(p posting) { fn(file, p) }); err != nil {
 			return fmt.Errorf("the postings of %q in file %d: %w", term, file, err)

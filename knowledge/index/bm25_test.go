@@ -5,34 +5,76 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 )
 
-// TestLexicalMatchesExhaustiveBM25 checks the pruned top-k against BM25
+// splitCamel splits a camelCase identifier into its lower-cased words.
+func splitCamel(id string) []string {
+	var out []string
+	start := 0
+	for i, r := range id {
+		if i > 0 && unicode.IsUpper(r) {
+			out = append(out, strings.ToLower(id[start:i]))
+			start = i
+		}
+	}
+	return append(out, strings.ToLower(id[start:]))
+}
+
+// TestLexicalMatchesExhaustiveBM25 checks the pruned top-k against BM25F
 // computed here the plain way, over every chunk, for many queries and
 // depths: same chunks, same order, same scores.
 func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
+	for _, rk := range []Ranking{
+		DefaultRanking(),
+		{K1: 0.9, B: 0.4, Symbol: 3, Signature: 0, Doc: 2, Body: 1.3, Path: 0.5, Joined: 0.7, Private: 0.3},
+	} {
+		t.Run(fmt.Sprintf("%+v", rk), func(t *testing.T) { checkExhaustive(t, rk) })
+	}
+}
+
+func checkExhaustive(t *testing.T, rk Ranking) {
+	r := rk.params()
 	s := newSynth(7, 400)
 	var files []file
 	for f := range 60 {
 		name := fmt.Sprintf("d%d/f%02d.go", f%3, f)
-		files = append(files, file{name: name, hash: name, chunks: s.file(name, 1+f%7)})
+		cs := s.file(name, 1+f%7)
+		for i := range cs {
+			if (f+i)%2 == 0 { // exported: a public chunk
+				c := &cs[i]
+				exported := strings.ToUpper(c.Symbol[:1]) + c.Symbol[1:]
+				c.Text = strings.ReplaceAll(c.Text, "func "+c.Symbol, "func "+exported)
+				c.Symbol = exported
+			}
+		}
+		files = append(files, file{name: name, hash: name, chunks: cs})
 	}
 	type doc struct {
-		name string
-		ord  int
-		tf   map[string]int
-		dl   int
+		name    string
+		ord     int
+		tf      map[string]*[numFields]float64
+		dl      int
+		private bool
 	}
 	var docs []doc
 	df := map[string]int{}
 	tokens := 0
 	for _, f := range files {
 		for i, c := range f.chunks {
-			d := doc{name: f.name, ord: i, tf: map[string]int{}}
-			for _, term := range Words(indexText(c)) {
-				d.tf[term]++
-				d.dl++
+			d := doc{name: f.name, ord: i, tf: map[string]*[numFields]float64{}}
+			texts, private := fieldTexts(c)
+			d.private = private
+			for field, text := range texts {
+				for _, term := range Words(text) {
+					if d.tf[term] == nil {
+						d.tf[term] = new([numFields]float64)
+					}
+					d.tf[term][field]++
+					d.dl++
+				}
 			}
 			for term := range d.tf {
 				df[term]++
@@ -45,9 +87,11 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 	avgdl := float64(tokens) / n
 	exhaustive := func(q string, topK int) []string {
 		var terms []string
-		for _, term := range queryTerms(Words(q)) {
-			if df[term] > 0 {
-				terms = append(terms, term)
+		weight := map[string]float64{}
+		for _, qt := range queryTerms(Words, q, r.joined) {
+			if df[qt.term] > 0 {
+				terms = append(terms, qt.term)
+				weight[qt.term] = qt.weight
 			}
 		}
 		slices.SortFunc(terms, func(a, b string) int {
@@ -62,20 +106,33 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 		}
 		var rs []res
 		var norm float64
-		for _, term := range terms {
-			norm += math.Log(1+(n-float64(df[term])+0.5)/(float64(df[term])+0.5)) * (bm25K1 + 1)
+		idf := func(term string) float64 {
+			return math.Log(1 + (n-float64(df[term])+0.5)/(float64(df[term])+0.5))
+		}
+		ub := func(term string) float64 { return weight[term] * idf(term) * (r.k1 + 1) }
+		for i := len(terms) - 1; i >= 0; i-- {
+			norm += ub(terms[i])
 		}
 		for _, d := range docs {
 			var sc float64
 			hit := false
 			for _, term := range terms {
-				tf := float64(d.tf[term])
-				if tf == 0 {
+				ftf := d.tf[term]
+				if ftf == nil {
 					continue
 				}
 				hit = true
-				idf := math.Log(1 + (n-float64(df[term])+0.5)/(float64(df[term])+0.5))
-				sc += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.dl)/avgdl))
+				// BM25F: the short fields unnormalized, the doc comment
+				// and body by the chunk's length (summed in the order
+				// the index does, so that the scores agree to the bit).
+				w := r.weights
+				tf := w[fieldSymbol]*ftf[fieldSymbol] + w[fieldSignature]*ftf[fieldSignature] + w[fieldPath]*ftf[fieldPath] +
+					(w[fieldDoc]*ftf[fieldDoc]+w[fieldBody]*ftf[fieldBody])/(1-r.b+r.b*float64(d.dl)/avgdl)
+				tsc := ub(term) * tf / (tf + r.k1)
+				if d.private {
+					tsc *= r.private
+				}
+				sc += tsc
 			}
 			if hit {
 				rs = append(rs, res{d, sc})
@@ -97,12 +154,15 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 		return out
 	}
 	eachBackend(t, func(t *testing.T, db string) {
-		ix := openIndex(t, db, Options{})
+		ix := openIndex(t, db, Options{Ranking: &rk})
 		mustReplace(t, ix, "kb", files...)
 		for i := range 120 {
 			q := s.query()
-			if i%10 == 0 {
+			switch i % 10 {
+			case 0:
 				q += " " + s.vocab[0] + " " + s.vocab[1] // the commonest words
+			case 5:
+				q += " " + strings.Join(splitCamel(files[i%len(files)].chunks[0].Symbol), " ") // an identifier in words
 			}
 			topK := []int{1, 3, 10, 40}[i%4]
 			var got []string

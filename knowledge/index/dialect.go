@@ -26,6 +26,19 @@ func (d dialect) ints(col string, vals []int64) (string, []any) {
 	return col + ` IN (` + dbconn.Placeholders(len(vals)) + `)`, args
 }
 
+// fileSet is "col IN (…)" for vals too, for a condition besides an index
+// range (a term's postings): on Postgres a semi-join with the array's
+// elements. "col = ANY($n)" would be a filter there that compares each row
+// with every element (a prepared statement's generic plan cannot hash a
+// parameter's array): 100 ms for a common term's 10,000 rows against
+// 1,000 candidate files, where the join takes 3 ms.
+func (d dialect) fileSet(col string, vals []int64) (string, []any) {
+	if d.pg {
+		return col + ` IN (SELECT unnest(?::bigint[]))`, []any{vals}
+	}
+	return d.ints(col, vals)
+}
+
 // strs is "col IN (…)" for vals, and its arguments.
 func (d dialect) strs(col string, vals []string) (string, []any) {
 	if d.pg {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/agentgw/agentgw/knowledge/chunk"
 )
@@ -26,27 +27,71 @@ func stypeOf(s string) (byte, error) {
 	return 0, fmt.Errorf("source type %q is neither %q nor %q", s, chunk.TypeCode, chunk.TypeDoc)
 }
 
+// The fields of a chunk, each weighed apart (rankParams.weights).
+const (
+	fieldSymbol    = iota // the symbol's name and the declaration's kind
+	fieldSignature        // the declaration's line(s)
+	fieldDoc              // its doc comment (or docstring)
+	fieldBody             // the rest of the text
+	fieldPath             // the file's path
+	numFields
+)
+
 // posting is one chunk's entry in a term's postings of a file.
 type posting struct {
-	ord   int  // the chunk's ordinal in its file
-	tf    int  // how often the term occurs in the chunk
-	dl    int  // the chunk's length in terms
-	stype byte // stypeCode or stypeDoc
+	ord     int              // the chunk's ordinal in its file
+	dl      int              // the chunk's length in terms, all fields
+	stype   byte             // stypeCode or stypeDoc
+	private bool             // the chunk declares only private names (chunk.Parts)
+	tf      [numFields]int32 // how often the term occurs in each field
 }
+
+// privateBit marks a private chunk's posting.
+const privateBit = 1 << 7
 
 var errCorrupt = errors.New("corrupt index entry")
 
+// appendPosting encodes p: its ordinal and length (uvarints), a byte of
+// the source type (low two bits), the fields holding the term (a bit each
+// above them) and whether the chunk is private (the high bit), then the
+// term's frequency in each of those fields (uvarints).
 func appendPosting(b []byte, p posting) []byte {
 	b = binary.AppendUvarint(b, uint64(p.ord))
-	b = binary.AppendUvarint(b, uint64(p.tf))
 	b = binary.AppendUvarint(b, uint64(p.dl))
-	return append(b, p.stype)
+	flags := p.stype
+	if p.private {
+		flags |= privateBit
+	}
+	for f, tf := range p.tf {
+		if tf > 0 {
+			flags |= 1 << (2 + f)
+		}
+	}
+	b = append(b, flags)
+	for _, tf := range p.tf {
+		if tf > 0 {
+			b = binary.AppendUvarint(b, uint64(tf))
+		}
+	}
+	return b
+}
+
+// appendPart appends p to the last of parts, or to a new one when the
+// last would outgrow maxPostBytes.
+func appendPart(parts [][]byte, p posting) [][]byte {
+	b := appendPosting(nil, p)
+	if n := len(parts); n > 0 && len(parts[n-1])+len(b) <= maxPostBytes {
+		parts[n-1] = append(parts[n-1], b...)
+		return parts
+	}
+	return append(parts, b)
 }
 
 // decodePostings calls fn with each posting of b.
 func decodePostings(b []byte, fn func(posting)) error {
 	for len(b) > 0 {
-		var v [3]uint64
+		var p posting
+		var v [2]uint64
 		for i := range v {
 			x, n := binary.Uvarint(b)
 			if n <= 0 || x > math.MaxInt32 {
@@ -57,8 +102,23 @@ func decodePostings(b []byte, fn func(posting)) error {
 		if len(b) == 0 {
 			return errCorrupt
 		}
-		fn(posting{ord: int(v[0]), tf: int(v[1]), dl: int(v[2]), stype: b[0]})
+		flags := b[0]
 		b = b[1:]
+		p.ord, p.dl, p.stype, p.private = int(v[0]), int(v[1]), flags&3, flags&privateBit != 0
+		if fields := flags &^ privateBit >> 2; p.stype != stypeCode && p.stype != stypeDoc || fields == 0 || fields>>numFields != 0 {
+			return errCorrupt
+		}
+		for f := range numFields {
+			if flags&(1<<(2+f)) == 0 {
+				continue
+			}
+			x, n := binary.Uvarint(b)
+			if n <= 0 || x == 0 || x > math.MaxInt32 {
+				return errCorrupt
+			}
+			p.tf[f], b = int32(x), b[n:]
+		}
+		fn(p)
 	}
 	return nil
 }
@@ -121,24 +181,48 @@ func decodeVector(dst []float32, b []byte) []float32 {
 	return dst
 }
 
+// maxPostBytes bounds a kb_postings row's blob: a term's postings in a
+// file are cut into rows (parts) of at most this many bytes, so that a
+// row stays within what a PostgreSQL btree entry may hold (2,704 bytes,
+// and the key's postings are in it: INCLUDE (post)) whatever the file's
+// size.
+const maxPostBytes = 2000
+
 // fileDoc is a file's chunks analysed for the index.
 type fileDoc struct {
-	postings map[string][]byte // term: its encoded postings in the file
-	terms    []termCount       // sorted by term
-	lens     []int             // each chunk's length in terms
-	tokens   int               // the sum of lens
+	postings map[string][][]byte // term: its encoded postings in the file, in parts of at most maxPostBytes
+	terms    []termCount         // sorted by term
+	lens     []int               // each chunk's length in terms
+	tokens   int                 // the sum of lens
 }
 
-// indexText is what the index tokenizes of a chunk: its file's name and
+// indexText is what an Embedder reads of a chunk: its file's name and
 // its symbol count as words of it.
 func indexText(c chunk.Chunk) string {
 	return c.FileName + "\n" + c.Symbol + "\n" + c.Text
 }
 
-// analyze tokenizes the chunks of a file.
+// fieldTexts are the texts of a chunk's fields, and whether it is
+// private.
+func fieldTexts(c chunk.Chunk) ([numFields]string, bool) {
+	p := c.Parts()
+	var out [numFields]string
+	out[fieldSymbol] = c.Symbol
+	if p.Kind != "" {
+		out[fieldSymbol] += "\n" + p.Kind
+	}
+	out[fieldSignature] = p.Signature
+	out[fieldDoc] = p.Doc
+	out[fieldBody] = p.Body
+	out[fieldPath] = c.FileName
+	return out, p.Private
+}
+
+// analyze tokenizes the chunks of a file, each field apart.
 func analyze(tok Tokenizer, chunks []chunk.Chunk) (fileDoc, error) {
-	d := fileDoc{postings: map[string][]byte{}, lens: make([]int, len(chunks))}
-	counts := map[string]int{}
+	d := fileDoc{postings: map[string][][]byte{}, lens: make([]int, len(chunks))}
+	counts := map[string][numFields]int32{}
+	holders := map[string]int{} // chunks holding each term
 	for i, c := range chunks {
 		st, err := stypeOf(c.SourceType)
 		if err != nil {
@@ -146,32 +230,31 @@ func analyze(tok Tokenizer, chunks []chunk.Chunk) (fileDoc, error) {
 		}
 		clear(counts)
 		dl := 0
-		for _, t := range tok(indexText(c)) {
-			if t == "" || len(t) > maxTermLen {
+		texts, private := fieldTexts(c)
+		for f, text := range texts {
+			if text == "" {
 				continue
 			}
-			counts[t]++
-			dl++
+			for _, t := range tok(text) {
+				if t == "" || len(t) > maxTermLen {
+					continue
+				}
+				tf := counts[t]
+				tf[f]++
+				counts[t] = tf
+				dl++
+			}
 		}
 		d.lens[i] = dl
 		d.tokens += dl
 		for t, tf := range counts {
-			d.postings[t] = appendPosting(d.postings[t], posting{ord: i, tf: tf, dl: dl, stype: st})
+			d.postings[t] = appendPart(d.postings[t], posting{ord: i, dl: dl, stype: st, private: private, tf: tf})
+			holders[t]++
 		}
 	}
-	for t, p := range d.postings {
-		n := 0
-		_ = decodePostings(p, func(posting) { n++ })
+	for t, n := range holders {
 		d.terms = append(d.terms, termCount{t, n})
 	}
-	slices.SortFunc(d.terms, func(a, b termCount) int {
-		switch {
-		case a.term < b.term:
-			return -1
-		case a.term > b.term:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(d.terms, func(a, b termCount) int { return strings.Compare(a.term, b.term) })
 	return d, nil
 }

@@ -37,6 +37,10 @@ type Options struct {
 	// BruteForceLimit chunks, and how deep each ranking goes into the
 	// fusion (default DefaultVectorCandidates).
 	VectorCandidates int
+	// Ranking, when set, replaces DefaultRanking: the weights of the
+	// lexical ranking, applied as a query is ranked (the index keeps no
+	// weight, so changing them needs no re-indexing).
+	Ranking *Ranking
 	// Now is the clock of the updated times (default time.Now).
 	Now func() time.Time
 	// MaxGlobs bounds the path globs of a query (default DefaultMaxGlobs)
@@ -71,6 +75,7 @@ type Index struct {
 	// the database.
 	snapshot func(ctx context.Context, fn func(c dbconn.Conn) error) error
 	opts     Options
+	rank     rankParams
 	dialect  dialect
 	// onFile, when set (tests), is called for each file name a query's
 	// path globs examine.
@@ -98,7 +103,10 @@ func OpenSQLite(ctx context.Context, db *sql.DB, opts Options) (*Index, error) {
 	if err := schema.MigrateSQLite(ctx, db, dbconn.MigrateOptions{Log: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("index: migrating the SQLite database: %w", err)
 	}
-	ix := newIndex(opts)
+	ix, err := newIndex(opts)
+	if err != nil {
+		return nil, err
+	}
 	ix.pool = dbconn.SQL(db)
 	ix.inTx = dbconn.TxSQL(db)
 	ix.snapshot = func(ctx context.Context, fn func(c dbconn.Conn) error) error {
@@ -139,7 +147,10 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index
 	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("index: migrating the PostgreSQL database: %w", err)
 	}
-	ix := newIndex(opts)
+	ix, err := newIndex(opts)
+	if err != nil {
+		return nil, err
+	}
 	ix.dialect.pg = true
 	ix.pool = dbconn.PGX(pool)
 	ix.inTx = dbconn.TxPGX(pool)
@@ -154,7 +165,14 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index
 	return ix, nil
 }
 
-func newIndex(opts Options) *Index {
+func newIndex(opts Options) (*Index, error) {
+	rank := DefaultRanking()
+	if opts.Ranking != nil {
+		if err := opts.Ranking.check(); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		rank = *opts.Ranking
+	}
 	if opts.Tokenizer == nil {
 		opts.Tokenizer = Words
 	}
@@ -173,7 +191,7 @@ func newIndex(opts Options) *Index {
 	if opts.MaxGlobLen <= 0 {
 		opts.MaxGlobLen = DefaultMaxGlobLen
 	}
-	return &Index{opts: opts}
+	return &Index{opts: opts, rank: rank.params()}, nil
 }
 
 // Optimize refreshes the planner's statistics and, on Postgres, vacuums

@@ -152,10 +152,11 @@ func TestSearchTiesAreOrderedByName(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db string) {
 		ix := openIndex(t, db, Options{})
 		// Inserted in reverse order: row ids would order them z, m, a.
+		// Texts differ (one text is one hit) but score the same.
 		var files []file
 		for _, n := range []string{"z.go", "m.go", "a.go"} {
 			files = append(files, mkFile(n, n, chunk.TypeCode,
-				[2]string{"", "alpha beta gamma"}, [2]string{"", "alpha beta gamma"}))
+				[2]string{"", "alpha beta gamma " + n}, [2]string{"", "alpha gamma beta " + n}))
 		}
 		mustReplace(t, ix, "kb", files...)
 		for topK := 1; topK <= 6; topK++ {
@@ -243,4 +244,69 @@ func TestSameRankingOnBothDatabases(t *testing.T) {
 	if !slices.EqualFunc(results[0], results[1], func(a, b Hit) bool { return a == b }) {
 		t.Errorf("SQLite and Postgres rank differently:\n%v\n%v", results[0], results[1])
 	}
+}
+
+func TestQueryTerms(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"read header timeout", []string{"read", "header", "timeout",
+			"readheader=2", "read_header=2", "headertimeout=2", "header_timeout=2",
+			"readheadertimeout=2", "read_header_timeout=2"}},
+		// Stop words and split identifiers break the runs.
+		{"the Server's ReadTimeout of a client", []string{"server", "read", "timeout", "readtimeout", "client"}},
+		{"", nil},
+	} {
+		var got []string
+		for _, qt := range queryTerms(chunk.Tokens, tc.q, 2) {
+			s := qt.term
+			if qt.weight != 1 {
+				s += fmt.Sprintf("=%g", qt.weight)
+			}
+			got = append(got, s)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("queryTerms(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+// TestSearchRanksCode: the chunk declaring what the query names comes
+// before those calling it, an identifier described in words finds it, and
+// chunks of one text are one hit.
+func TestSearchRanksCode(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{Tokenizer: chunk.Tokens})
+		split := func(name, src string) file {
+			cs, err := chunk.Split(name, "repo", []byte(src), chunk.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return file{name: name, hash: name, chunks: cs}
+		}
+		mustReplace(t, ix, "kb",
+			split("client.go", "package http\n\n// Send sends the request with the client's retry policy.\nfunc Send(r *Request) error {\n\treturn r.do()\n}\n"),
+			split("a/callers.go", "package a\n\n// Retry retries a request.\nfunc Retry(r *Request) error {\n\tfor range 3 {\n\t\tif err := http.Send(r); err == nil {\n\t\t\treturn nil\n\t\t}\n\t}\n\treturn http.Send(r)\n}\n"),
+			split("b/callers.go", "package b\n\nfunc Twice(r *Request) {\n\thttp.Send(r)\n\thttp.Send(r)\n}\n"),
+			split("server.go", "package http\n\n// Server serves.\ntype Server struct {\n\tReadHeaderTimeout time.Duration\n\tWriteTimeout time.Duration\n}\n"),
+			split("vendor/x/server.go", "package http\n\n// Server serves.\ntype Server struct {\n\tReadHeaderTimeout time.Duration\n\tWriteTimeout time.Duration\n}\n"),
+			split("wait.go", "package http\n\n// wait waits for the header or a timeout.\nfunc wait() {}\n"),
+		)
+		for _, tc := range []struct {
+			q    string
+			want []string
+		}{
+			{"Send", []string{"client.go:3", "b/callers.go:3", "a/callers.go:3"}},
+			{"read header timeout", []string{"server.go:3", "wait.go:3"}},
+		} {
+			var got []string
+			for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: tc.q, TopK: len(tc.want)}) {
+				got = append(got, fmt.Sprintf("%s:%d", h.Chunk.FileName, h.Chunk.StartLine))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%q: %v, want %v", tc.q, got, tc.want)
+			}
+		}
+	})
 }

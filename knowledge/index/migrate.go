@@ -16,10 +16,11 @@ import (
 //   - kb_chunks: the chunks, keyed by file and ordinal, with their vector
 //     (little-endian float32, unit length; NULL without an embedder).
 //   - kb_terms: a term's document frequency (chunks holding it) per base.
-//   - kb_postings: one row per (base, term, file), its postings a blob of
-//     (ordinal, tf, length, source type) per chunk of the file holding the
-//     term: fewer, shorter rows than one per chunk, and a file's rows are
-//     replaced together. On Postgres the primary key's index includes
+//   - kb_postings: one row per (base, term, file, part), its postings a
+//     blob of (ordinal, length, source type, the term's frequency in each
+//     field) per chunk of the file holding the term (encode.go), cut into
+//     parts of at most maxPostBytes: fewer, shorter rows than one per
+//     chunk, and a file's rows are replaced together. On Postgres the primary key's index includes
 //     the blob: a term's postings are then read by an index-only scan, in
 //     order, where the heap would cost a page per row (SQLite's WITHOUT
 //     ROWID table is itself that index). It doubles the postings' size.
@@ -27,8 +28,23 @@ import (
 // Terms are compared bytewise (COLLATE "C" on Postgres, SQLite's default).
 // The migrations: applied once and in order by dbconn's runner (schema),
 // recorded in kb_migrations, as the hand-off queue's and the schedules'
-// are.
+// are. A migration that changes what the rows mean rather than their
+// shape (version 2, the postings' fields) empties the index: the
+// gateway's indexer rebuilds it from the sources at its next pass, as it
+// would a new knowledge base, and searches find nothing meanwhile.
 var (
+	// reindex empties the index and forgets the commits indexed, so that
+	// the indexer (knowledge/kb) reads every file of every base again at
+	// its next pass: version 2's postings carry each field's term
+	// frequency, which version 1's rows cannot give, and a term's postings
+	// in a file are cut into parts (a row each, the part's number in the
+	// key) so that no row outgrows a PostgreSQL btree entry.
+	reindex = `DELETE FROM kb_terms;
+DELETE FROM kb_chunks;
+DELETE FROM kb_files;
+UPDATE kb_bases SET files = 0, chunks = 0, tokens = 0, last_commit = '';
+DROP TABLE kb_postings;
+`
 	sqliteMigrations = []dbconn.Migration{
 		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
 	id          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -74,6 +90,14 @@ CREATE TABLE kb_postings (
 	file_id INTEGER NOT NULL,
 	post    BLOB NOT NULL,
 	PRIMARY KEY (kb_id, term, file_id)
+) WITHOUT ROWID`},
+		{Version: 2, Name: "ranking fields: re-index", SQL: reindex + `CREATE TABLE kb_postings (
+	kb_id   INTEGER NOT NULL,
+	term    TEXT NOT NULL,
+	file_id INTEGER NOT NULL,
+	part    INTEGER NOT NULL,
+	post    BLOB NOT NULL,
+	PRIMARY KEY (kb_id, term, file_id, part)
 ) WITHOUT ROWID`},
 	}
 	postgresMigrations = []dbconn.Migration{
@@ -121,6 +145,14 @@ CREATE TABLE kb_postings (
 	file_id BIGINT NOT NULL,
 	post    BYTEA NOT NULL,
 	PRIMARY KEY (kb_id, term, file_id) INCLUDE (post)
+)`},
+		{Version: 2, Name: "ranking fields: re-index", SQL: reindex + `CREATE TABLE kb_postings (
+	kb_id   BIGINT NOT NULL,
+	term    TEXT COLLATE "C" NOT NULL,
+	file_id BIGINT NOT NULL,
+	part    BIGINT NOT NULL,
+	post    BYTEA NOT NULL,
+	PRIMARY KEY (kb_id, term, file_id, part) INCLUDE (post)
 )`},
 	}
 )

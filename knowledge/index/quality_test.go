@@ -128,11 +128,16 @@ func measure(t testing.TB, ix *Index, kb string, qs []question) quality {
 // Floors of TestRetrievalQuality: the measured numbers less about 0.05,
 // so that a change of tokenizer, splitter or ranking that loses answers
 // fails. Measured with the gateway's chunks and terms (knowledge/chunk's
-// Split and Tokens): lexical recall@1 0.693, recall@5 0.947, MRR@10 0.815;
-// hybrid (HashEmbedder, 256 dimensions) 0.640, 0.933, 0.777.
+// Split and Tokens) and DefaultRanking: lexical recall@1 0.667, recall@5
+// 0.973, MRR@10 0.782; hybrid (HashEmbedder, 256 dimensions) 0.640,
+// 0.920, 0.770. (Plain BM25 over the whole text, before the fields, the
+// stemming and the private prior: 0.693, 0.947, 0.815 and 0.640, 0.933,
+// 0.777. These questions were written with that ranker and ask about
+// unexported code as often as not; knowledge/eval's, which it was not
+// developed on, are what the weights were chosen on.)
 var qualityFloors = map[string]quality{
-	"lexical": {recall1: 0.64, recall5: 0.90, mrr: 0.76},
-	"hybrid":  {recall1: 0.59, recall5: 0.88, mrr: 0.72},
+	"lexical": {recall1: 0.62, recall5: 0.92, mrr: 0.73},
+	"hybrid":  {recall1: 0.59, recall5: 0.87, mrr: 0.72},
 }
 
 // TestRetrievalQuality measures recall@1, recall@5 and MRR over the

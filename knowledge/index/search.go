@@ -114,47 +114,57 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
 	}
-	terms := queryTerms(ix.opts.Tokenizer(q.Text))
-	var qvec []float32
-	qvec = ix.queryVector(ctx, q.Text) // nil: lexical only
+	terms := queryTerms(ix.opts.Tokenizer, q.Text, ix.rank.joined)
+	qvec := ix.queryVector(ctx, q.Text) // nil: lexical only
 	var hits []Hit
 	err = ix.snapshot(ctx, func(c dbconn.Conn) error {
 		s, err := newSearcher(ctx, c, ix.dialect, q.KB)
 		if err != nil || s.chunks == 0 {
 			return err
 		}
+		s.params = ix.rank
 		if len(gs) > 0 {
 			if f.files, err = s.matchFiles(ctx, gs, ix.onFile); err != nil {
 				return err
 			}
 		}
-		depth := topK
-		if qvec != nil {
-			depth = max(topK, ix.opts.VectorCandidates)
-		}
-		lex, norm, err := s.lexical(ctx, terms, f, depth)
-		if err != nil {
-			return err
-		}
-		var ranked []scored
-		var vec []scored
-		if qvec != nil {
-			if vec, err = ix.vector(ctx, s, qvec, f, lex, depth); err != nil {
+		// A ranking as deep as the hits wanted, deeper when chunks of
+		// one text were collapsed into one hit and made it short.
+		for want := topK; ; want = min(2*want, maxCollapseDepth) {
+			depth := want
+			if qvec != nil {
+				depth = max(want, ix.opts.VectorCandidates)
+			}
+			lex, norm, err := s.lexical(ctx, terms, f, depth)
+			if err != nil {
 				return err
 			}
-		}
-		if len(vec) == 0 {
-			ranked = lex[:min(topK, len(lex))]
-			for i := range ranked {
-				ranked[i].score /= norm
+			var ranked []scored
+			var vec []scored
+			if qvec != nil {
+				if vec, err = ix.vector(ctx, s, qvec, f, lex, depth); err != nil {
+					return err
+				}
 			}
-		} else {
-			if ranked, err = s.fuse(ctx, lex, vec, topK); err != nil {
+			if len(vec) == 0 {
+				ranked = lex[:min(want, len(lex))]
+				for i := range ranked {
+					ranked[i].score /= norm
+				}
+			} else {
+				if ranked, err = s.fuse(ctx, lex, vec, want); err != nil {
+					return err
+				}
+			}
+			all, err := s.load(ctx, ranked)
+			if err != nil {
 				return err
 			}
+			hits = collapse(all, topK)
+			if len(hits) == topK || len(ranked) < want || want == maxCollapseDepth {
+				return nil
+			}
 		}
-		hits, err = s.load(ctx, ranked)
-		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("index: searching %s: %w", strings.Join(q.KB, ", "), err)
@@ -162,18 +172,67 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
-// queryTerms are the distinct terms of a query, in order.
-func queryTerms(all []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range all {
-		if t == "" || len(t) > maxTermLen || seen[t] {
+// maxCollapseDepth bounds how deep a ranking goes to find TopK hits of
+// distinct texts.
+const maxCollapseDepth = 4 * MaxTopK
+
+// collapse keeps the first hit of each text, at most n.
+func collapse(hits []Hit, n int) []Hit {
+	seen := make(map[string]bool, len(hits))
+	out := hits[:0]
+	for _, h := range hits {
+		if seen[h.Chunk.Text] {
 			continue
 		}
-		seen[t] = true
-		out = append(out, t)
-		if len(out) == maxLookupTerms {
+		seen[h.Chunk.Text] = true
+		out = append(out, h)
+		if len(out) == n {
 			break
+		}
+	}
+	return out
+}
+
+// queryTerms are the distinct terms of a query text, in order, weighing
+// 1, then the terms its adjacent words make joined, weighing joined:
+// "read header timeout" also looks for readheadertimeout, readheader,
+// headertimeout and their snake_case forms, the identifiers a developer
+// describes in words. Only words that are a term of their own are joined
+// (not stop words, not identifiers already split). At most
+// maxLookupTerms.
+func queryTerms(tok Tokenizer, text string, joined float64) []qterm {
+	seen := map[string]bool{}
+	var out []qterm
+	add := func(t string, w float64) {
+		if t == "" || len(t) > maxTermLen || seen[t] || len(out) == maxLookupTerms {
+			return
+		}
+		seen[t] = true
+		out = append(out, qterm{t, w})
+	}
+	for _, t := range tok(text) {
+		add(t, 1)
+	}
+	if joined <= 0 {
+		return out
+	}
+	var words []string // the query's plain words, "" between runs
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
+		ts := tok(w)
+		if len(ts) == 1 && strings.ToLower(w) == ts[0] {
+			words = append(words, ts[0])
+		} else {
+			words = append(words, "")
+		}
+	}
+	for n := 2; n <= 3; n++ {
+		for i := 0; i+n <= len(words); i++ {
+			run := words[i : i+n]
+			if slices.Contains(run, "") {
+				continue
+			}
+			add(strings.Join(run, ""), joined)
+			add(strings.Join(run, "_"), joined)
 		}
 	}
 	return out
@@ -188,7 +247,8 @@ type searcher struct {
 	chunks int64 // in them all
 	tokens int64
 	// names caches file rows' names: file id to [kb, file name].
-	names map[int64][2]string
+	names  map[int64][2]string
+	params rankParams
 }
 
 func newSearcher(ctx context.Context, c dbconn.Conn, d dialect, kbs []string) (*searcher, error) {
@@ -268,6 +328,15 @@ func (s *searcher) rank(ctx context.Context, items []scored, depth int) ([]score
 		}
 		items = items[:end]
 	}
+	// Names order only chunks of one score: without such ties, no need
+	// to read them (load reads those of the hits).
+	tied := false
+	for i := 1; i < len(items) && !tied; i++ {
+		tied = items[i].score == items[i-1].score
+	}
+	if !tied {
+		return items, nil
+	}
 	if err := s.resolve(ctx, items); err != nil {
 		return nil, err
 	}
@@ -336,16 +405,14 @@ func (s *searcher) load(ctx context.Context, ranked []scored) ([]Hit, error) {
 	if len(ranked) == 0 {
 		return nil, nil
 	}
-	if err := s.resolve(ctx, ranked); err != nil {
-		return nil, err
-	}
 	ks := make([]key, len(ranked))
 	for i, r := range ranked {
 		ks[i] = r.key
 	}
+	// The chunks with their files' names, in one statement.
 	cond, args := s.d.keys(ks)
-	rs, err := s.c.Query(ctx, `SELECT file_id, ord, source, source_type, start_line, end_line, symbol, text
-FROM kb_chunks WHERE `+cond, args...)
+	rs, err := s.c.Query(ctx, `SELECT c.file_id, c.ord, c.source, c.source_type, c.start_line, c.end_line, c.symbol, c.text,
+f.kb_id, f.name FROM kb_chunks c JOIN kb_files f ON f.id = c.file_id WHERE `+cond, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the chunks: %w", err)
 	}
@@ -353,14 +420,14 @@ FROM kb_chunks WHERE `+cond, args...)
 	got := map[key]chunk.Chunk{}
 	for rs.Next() {
 		var k key
-		var ord, start, end int64
+		var ord, start, end, kb int64
 		var c chunk.Chunk
-		if err := rs.Scan(&k.file, &ord, &c.Source, &c.SourceType, &start, &end, &c.Symbol, &c.Text); err != nil {
+		if err := rs.Scan(&k.file, &ord, &c.Source, &c.SourceType, &start, &end, &c.Symbol, &c.Text, &kb, &c.FileName); err != nil {
 			return nil, fmt.Errorf("reading the chunks: %w", err)
 		}
 		k.ord = int32(ord)
 		c.StartLine, c.EndLine = int(start), int(end)
-		c.FileName = s.names[k.file][1]
+		s.names[k.file] = [2]string{s.kbName[kb], c.FileName}
 		got[k] = c
 	}
 	if err := rs.Err(); err != nil {

@@ -71,7 +71,11 @@ func TestGlobs(t *testing.T) {
 }
 
 func TestEncodings(t *testing.T) {
-	ps := []posting{{0, 1, 10, stypeCode}, {3, 200, 100000, stypeDoc}, {70000, 1, 1, stypeCode}}
+	ps := []posting{
+		{ord: 0, dl: 10, stype: stypeCode, tf: [numFields]int32{fieldBody: 1}},
+		{ord: 3, dl: 100000, stype: stypeDoc, tf: [numFields]int32{fieldSymbol: 1, fieldDoc: 200, fieldPath: 2}},
+		{ord: 70000, dl: 1, stype: stypeCode, tf: [numFields]int32{1, 2, 3, 4, 5}},
+	}
 	var b []byte
 	for _, p := range ps {
 		b = appendPosting(b, p)
@@ -83,6 +87,17 @@ func TestEncodings(t *testing.T) {
 	for i := 1; i < len(b); i++ {
 		// A cut blob is an error or fewer postings, never a panic.
 		_ = decodePostings(b[:i], func(posting) {})
+	}
+	for _, bad := range [][]byte{
+		{0, 1, stypeCode},               // no field
+		{0, 1, 3 | 1<<2, 1},             // no such source type
+		{0, 1, stypeCode | 1<<7, 1},     // no such field
+		{0, 1, stypeCode | 1<<2, 0},     // a frequency of 0
+		{0, 1, stypeCode | 1<<2 | 1<<3}, // frequencies missing
+	} {
+		if err := decodePostings(bad, func(posting) {}); err == nil {
+			t.Errorf("postings % x decode", bad)
+		}
 	}
 	tc := []termCount{{"a", 1}, {"über", 300}, {"", 0}}
 	if got, err := decodeTerms(encodeTerms(tc)); err != nil || !slices.Equal(got, tc) {
@@ -247,3 +262,25 @@ var errNoModel = errorString("no model")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestRankingChecked: a ranking that cannot rank (or that would let a
+// private chunk outscore the bound MaxScore prunes by) is refused when
+// the index is opened.
+func TestRankingChecked(t *testing.T) {
+	for _, r := range []Ranking{
+		{},
+		{K1: 1.2, B: 0.5, Body: 1, Private: 1.5},
+		{K1: 1.2, B: 1.5, Body: 1, Private: 1},
+		{K1: 1.2, B: 0.5, Body: -1, Symbol: 2, Private: 1},
+		{K1: math.NaN(), B: 0.5, Body: 1, Private: 1},
+		{K1: 1.2, B: 0.5, Private: 1},
+	} {
+		if _, err := newIndex(Options{Ranking: &r}); err == nil {
+			t.Errorf("ranking %+v accepted", r)
+		}
+	}
+	d := DefaultRanking()
+	if _, err := newIndex(Options{Ranking: &d}); err != nil {
+		t.Errorf("the default ranking: %v", err)
+	}
+}

@@ -228,18 +228,33 @@ func insertChunks(ctx context.Context, tx dbconn.Conn, fileID int64, chunks []ch
 	return nil
 }
 
+// insertPostings inserts a file's postings, a row per term and part (see
+// maxPostBytes), batchRows rows a statement.
 func insertPostings(ctx context.Context, tx dbconn.Conn, kbID, fileID int64, doc fileDoc) error {
-	for part := range slices.Chunk(doc.terms, batchRows) {
-		args := make([]any, 0, 4*len(part))
-		for _, t := range part {
-			args = append(args, kbID, t.term, fileID, doc.postings[t.term])
+	args := make([]any, 0, 5*batchRows)
+	flush := func() error {
+		n := len(args) / 5
+		if n == 0 {
+			return nil
 		}
-		q := `INSERT INTO kb_postings (kb_id, term, file_id, post) VALUES ` + dbconn.Values(len(part), 4)
+		q := `INSERT INTO kb_postings (kb_id, term, file_id, part, post) VALUES ` + dbconn.Values(n, 5)
 		if _, err := tx.Exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("inserting the postings: %w", err)
 		}
+		args = args[:0]
+		return nil
 	}
-	return nil
+	for _, t := range doc.terms {
+		for i, post := range doc.postings[t.term] {
+			args = append(args, kbID, t.term, fileID, i, post)
+			if len(args) == 5*batchRows {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
 }
 
 // applyDeltas adds deltas to the document frequencies of kb_terms, in the

@@ -246,3 +246,43 @@ func TestConcurrentIndexAndSearch(t *testing.T) {
 		checkInvariants(t, a)
 	})
 }
+
+// TestLargeFilePostingsAreCut: a term held by every chunk of a large file
+// (net/http's h2_bundle.go has some 400) has more postings there than a
+// PostgreSQL btree entry may hold; they are cut into rows of at most
+// maxPostBytes, read back whole, and deleted with the file.
+func TestLargeFilePostingsAreCut(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		ix := openIndex(t, db, Options{})
+		var entries [][2]string
+		for i := range 1500 {
+			entries = append(entries, [2]string{fmt.Sprintf("Handler%d", i), fmt.Sprintf("common words here, number%d", i)})
+		}
+		big := mkFile("h2_bundle.go", "v1", chunk.TypeCode, entries...)
+		mustReplace(t, ix, "kb", big, mkFile("small.go", "v1", chunk.TypeCode, [2]string{"Small", "common but short"}))
+		checkInvariants(t, ix)
+		var rows, maxLen int64
+		err := ix.pool.QueryRow(ctx, `SELECT COUNT(*), MAX(LENGTH(post)) FROM kb_postings WHERE term = 'common'`).Scan(&rows, &maxLen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows < 3 || maxLen > maxPostBytes {
+			t.Errorf("the postings of 'common': %d rows, the longest %d bytes; want them cut in parts of at most %d", rows, maxLen, maxPostBytes)
+		}
+		hits := mustSearch(t, ix, Query{KB: []string{"kb"}, Text: "common number1499", TopK: 1})
+		if len(hits) != 1 || hits[0].Chunk.Symbol != "Handler1499" {
+			t.Errorf("hits %+v, want Handler1499's chunk", hits)
+		}
+		if got := len(mustSearch(t, ix, Query{KB: []string{"kb"}, Text: "common", TopK: MaxTopK})); got != MaxTopK {
+			t.Errorf("%d hits for a word of every chunk, want %d", got, MaxTopK)
+		}
+		if err := ix.Delete(ctx, "kb", "h2_bundle.go"); err != nil {
+			t.Fatal(err)
+		}
+		checkInvariants(t, ix)
+		if err := ix.pool.QueryRow(ctx, `SELECT COUNT(*) FROM kb_postings WHERE term = 'common'`).Scan(&rows); err != nil || rows != 1 {
+			t.Errorf("after deleting the file: %d rows of 'common' (%v), want small.go's 1", rows, err)
+		}
+	})
+}

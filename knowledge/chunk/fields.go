@@ -1,0 +1,248 @@
+package chunk
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Parts are a chunk's text cut into what a ranking weighs apart: the
+// comment that documents the declaration, the declaration's first line
+// (its signature) and the rest. Doc + Signature + Body hold every line of
+// the text once, in that order of precedence, not necessarily the text's.
+type Parts struct {
+	// Kind is the declaration's keyword (func, type, const, var, class,
+	// def, interface, enum, package …) or "heading" for a Markdown
+	// section, "" when the chunk declares nothing recognizable.
+	Kind string
+	// Doc is the leading comment of the declaration (Go, C-like, Java:
+	// the comment lines before it; Python: those and the docstring after
+	// the def or class line).
+	Doc string
+	// Signature is the declaration's line (a heading's line for
+	// Markdown), with its decorators or annotations and the lines up to
+	// the one opening the body: at most maxSignatureLines.
+	Signature string
+	// Body is the rest of the text.
+	Body string
+	// Private is set when every name the chunk declares is private by
+	// its language's convention: in Go not exported (a lower-case name,
+	// or a method of an unexported type), in Python and JavaScript
+	// starting with an underscore, in Java declared private.
+	Private bool
+}
+
+// maxSignatureLines bounds a signature spread over several lines.
+const maxSignatureLines = 6
+
+// Parts returns c's parts. A chunk that is not the head of a declaration
+// (a window of a plain text file, the second piece of a long function, a
+// Markdown chunk without its heading) is all Body. It depends only on the
+// chunk's file name (for its language), symbol and text.
+func (c Chunk) Parts() Parts {
+	lang := languageOf(c.FileName)
+	lines := strings.Split(c.Text, "\n")
+	if c.Symbol == "" || lang == langOther {
+		return Parts{Body: c.Text}
+	}
+	private := isPrivate(lang, c.Symbol, c.Text)
+	if lang == langMarkdown {
+		if len(lines) > 0 && strings.HasPrefix(strings.TrimSpace(lines[0]), "#") {
+			return Parts{Kind: "heading", Signature: lines[0], Body: strings.Join(lines[1:], "\n")}
+		}
+		return Parts{Body: c.Text}
+	}
+	// The leading comment.
+	i := 0
+	inBlock := false
+	for ; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if inBlock {
+			if strings.Contains(t, "*/") {
+				inBlock = false
+			}
+			continue
+		}
+		switch {
+		case t == "":
+		case lang == langPython && strings.HasPrefix(t, "#"):
+		case lang != langPython && strings.HasPrefix(t, "//"):
+		case lang != langPython && strings.HasPrefix(t, "/*"):
+			inBlock = !strings.Contains(t[2:], "*/")
+		default:
+			goto decl
+		}
+	}
+decl:
+	doc := lines[:i]
+	// The signature: from the declaration's first line (decorators and
+	// annotations included) to the line that opens its body.
+	j := i
+	for j < len(lines) && j-i < maxSignatureLines {
+		t := strings.TrimSpace(lines[j])
+		j++
+		if strings.HasPrefix(t, "@") {
+			continue // a decorator or annotation
+		}
+		if opensBody(lang, t) {
+			break
+		}
+	}
+	sig := lines[i:j]
+	if i == len(lines) || !declares(lang, sig, c.Symbol) {
+		return Parts{Body: c.Text, Private: private}
+	}
+	body := lines[j:]
+	if lang == langPython {
+		if n := docstringEnd(body); n > 0 {
+			doc = append(doc[:len(doc):len(doc)], body[:n]...)
+			body = body[n:]
+		}
+	}
+	return Parts{
+		Kind:      kindOf(sig),
+		Doc:       strings.Join(doc, "\n"),
+		Signature: strings.Join(sig, "\n"),
+		Body:      strings.Join(body, "\n"),
+		Private:   private,
+	}
+}
+
+// isPrivate reports whether every name of symbol is private by the
+// language's convention (see Parts.Private); text is the chunk's.
+func isPrivate(lang int, symbol, text string) bool {
+	if strings.HasPrefix(symbol, "package ") {
+		return false
+	}
+	for _, name := range strings.Split(symbol, ",") {
+		name = strings.TrimSpace(name)
+		if name == "…" {
+			continue
+		}
+		switch lang {
+		case langGo:
+			for _, part := range strings.Split(name, ".") {
+				if r, _ := utf8.DecodeRuneInString(part); !unicode.IsUpper(r) {
+					goto next
+				}
+			}
+			return false
+		case langPython, langJS:
+			if k := strings.LastIndexByte(name, '.'); k >= 0 {
+				name = name[k+1:]
+			}
+			if !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#") {
+				return false
+			}
+		case langJava:
+			return strings.Contains(firstCodeLine(text), "private ")
+		default:
+			return false
+		}
+	next:
+	}
+	return true
+}
+
+// firstCodeLine is the first line of text that is not blank, a comment
+// or an annotation.
+func firstCodeLine(text string) string {
+	for l := range strings.Lines(text) {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "@") {
+			continue
+		}
+		return t
+	}
+	return ""
+}
+
+// opensBody reports whether a declaration's line t ends its signature.
+func opensBody(lang int, t string) bool {
+	if lang == langPython {
+		return strings.HasSuffix(t, ":")
+	}
+	if lang == langGo && (t == "(" || strings.HasSuffix(t, " (") && !strings.HasPrefix(t, "func")) {
+		return true // a group: const (, var (, type (
+	}
+	return !strings.HasSuffix(t, ",") && !strings.HasSuffix(t, "(")
+}
+
+// declares reports whether the signature lines name one of the chunk's
+// symbols (its last dotted part: Do of Client.Do) or, in Go, start with a
+// declaration's keyword (a group: var ( …): whether the chunk starts with
+// the declaration rather than in its middle.
+func declares(lang int, sig []string, symbol string) bool {
+	text := strings.Join(sig, "\n")
+	if lang == langGo {
+		for _, k := range []string{"func ", "type ", "var ", "const ", "package "} {
+			if strings.HasPrefix(text, k) {
+				return true
+			}
+		}
+	}
+	for _, s := range strings.Split(symbol, ",") {
+		s = strings.TrimSpace(s)
+		if k := strings.LastIndexAny(s, ". "); k >= 0 {
+			s = s[k+1:]
+		}
+		if s != "" && s != "…" && strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// docstringEnd is the number of lines of body that its leading Python
+// docstring spans, 0 when it has none.
+func docstringEnd(body []string) int {
+	for n, l := range body {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		t = strings.TrimLeft(t, "rRbBuU")
+		var q string
+		switch {
+		case strings.HasPrefix(t, `"""`):
+			q = `"""`
+		case strings.HasPrefix(t, `'''`):
+			q = `'''`
+		default:
+			return 0
+		}
+		if strings.Contains(t[3:], q) {
+			return n + 1
+		}
+		for m := n + 1; m < len(body); m++ {
+			if strings.Contains(body[m], q) {
+				return m + 1
+			}
+		}
+		return len(body)
+	}
+	return 0
+}
+
+// declKeywords are the words that name what a declaration declares.
+var declKeywords = map[string]bool{
+	"func": true, "type": true, "const": true, "var": true, "package": true,
+	"class": true, "def": true, "interface": true, "enum": true, "record": true,
+	"function": true, "let": true, "struct": true, "trait": true, "impl": true,
+	"module": true, "namespace": true,
+}
+
+// kindOf is the first declaration keyword of a signature's words, "" when
+// there is none.
+func kindOf(sig []string) string {
+	for _, l := range sig {
+		for _, w := range strings.FieldsFunc(l, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		}) {
+			if declKeywords[w] {
+				return w
+			}
+		}
+	}
+	return ""
+}

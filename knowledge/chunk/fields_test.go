@@ -1,0 +1,66 @@
+package chunk
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestParts checks how the first chunk declaring something is cut into
+// doc comment, signature and body, per language.
+func TestParts(t *testing.T) {
+	for _, tt := range []struct {
+		name, file, content string
+		want                Parts
+	}{
+		{"go func with doc", "a.go", "package a\n\n// Do sends a request.\n// It waits.\nfunc (c *Client) Do(req *Request) error {\n\treturn nil\n}\n",
+			Parts{Kind: "func", Doc: "// Do sends a request.\n// It waits.", Signature: "func (c *Client) Do(req *Request) error {", Body: "\treturn nil\n}"}},
+		{"go multi-line signature", "a.go", "package a\n\nfunc F(\n\ta int,\n) error {\n\treturn nil\n}\n",
+			Parts{Kind: "func", Signature: "func F(\n\ta int,\n) error {", Body: "\treturn nil\n}"}},
+		{"go block comment", "a.go", "package a\n\n/*\nT is a thing.\n*/\ntype T struct {\n\tA int // the a\n}\n",
+			Parts{Kind: "type", Doc: "/*\nT is a thing.\n*/", Signature: "type T struct {", Body: "\tA int // the a\n}"}},
+		{"go group", "a.go", "package a\n\n// Errors.\nvar (\n\t// ErrA is a.\n\tErrA = 1\n\tErrB = 2\n)\n",
+			Parts{Kind: "var", Doc: "// Errors.", Signature: "var (", Body: "\t// ErrA is a.\n\tErrA = 1\n\tErrB = 2\n)"}},
+		{"python docstring", "a.py", "@cache\ndef f(a,\n      b):\n    \"\"\"F adds.\n\n    Really.\n    \"\"\"\n    return a + b\n",
+			Parts{Kind: "def", Doc: "    \"\"\"F adds.\n\n    Really.\n    \"\"\"", Signature: "@cache\ndef f(a,\n      b):", Body: "    return a + b"}},
+		{"python comment and one-line docstring", "a.py", "# about C\nclass C:\n    '''C is c.'''\n    x = 1\n",
+			Parts{Kind: "class", Doc: "# about C\n    '''C is c.'''", Signature: "class C:", Body: "    x = 1"}},
+		{"java javadoc and annotation", "A.java", "/**\n * Runs it.\n */\n@Deprecated\npublic class A {\n  void go() {}\n}\n",
+			Parts{Kind: "class", Doc: "/**\n * Runs it.\n */", Signature: "@Deprecated\npublic class A {"}}, // members are chunks of their own
+		{"ts class", "a.ts", "// A widget.\nexport class Widget extends Base {\n  x = 1;\n}\n",
+			Parts{Kind: "class", Doc: "// A widget.", Signature: "export class Widget extends Base {", Body: "  x = 1;\n}"}},
+		{"go method of an unexported type", "a.go", "package a\n\nfunc (c *conn) Close() error { return nil }\n",
+			Parts{Kind: "func", Signature: "func (c *conn) Close() error { return nil }", Private: true}},
+		{"go unexported group", "a.go", "package a\n\nconst (\n\ta = 1\n\tb = 2\n)\n",
+			Parts{Kind: "const", Signature: "const (", Body: "\ta = 1\n\tb = 2\n)", Private: true}},
+		{"python helper", "a.py", "def _helper():\n    pass\n",
+			Parts{Kind: "def", Signature: "def _helper():", Body: "    pass", Private: true}},
+		{"markdown heading", "a.md", "# Setup\n\nRun it.\n",
+			Parts{Kind: "heading", Signature: "# Setup", Body: "\nRun it."}},
+		{"plain text is all body", "a.txt", "hello\nworld\n", Parts{Body: "hello\nworld"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, err := Split(tt.file, "src", []byte(tt.content), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c Chunk
+			for _, c = range cs {
+				if c.Symbol != "" && !strings.HasPrefix(c.Symbol, "package ") || tt.file == "a.txt" {
+					break
+				}
+			}
+			if got := c.Parts(); got != tt.want {
+				t.Errorf("Parts of %q (symbol %q):\n got %#v\nwant %#v", c.Text, c.Symbol, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPartsOfAPieceInTheMiddle: the second piece of a declaration cut in
+// two does not start with it, so it is all body.
+func TestPartsOfAPieceInTheMiddle(t *testing.T) {
+	c := Chunk{FileName: "a.go", Symbol: "Long", Text: "\tx := 1\n\treturn x\n}"}
+	if got := c.Parts(); got != (Parts{Body: c.Text}) {
+		t.Errorf("Parts %#v, want all body", got)
+	}
+}
