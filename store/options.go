@@ -13,8 +13,8 @@ type Options struct {
 	// opens (default: none).
 	Log *slog.Logger
 	// MaxConns bounds a PostgreSQL store's connection pool (0: the URL's
-	// pool_max_conns, else pgx's default, the larger of 4 and the CPU
-	// count). SQLite ignores it.
+	// pool_max_conns, else 16, or the CPU count when larger). SQLite
+	// ignores it.
 	MaxConns int
 }
 

@@ -148,7 +148,7 @@ type PostgresStoreConfig struct {
 	// MaxConns bounds the replica's pool of connections (the store, the
 	// hand-off queue, the scheduler and the knowledge index share it);
 	// River's listener holds one more. It overrides the URL's
-	// pool_max_conns; 0 means that, else the larger of 4 and the CPU count.
+	// pool_max_conns; 0 means that, else 16, or the CPU count when larger.
 	MaxConns int `yaml:"maxConns"`
 }
 

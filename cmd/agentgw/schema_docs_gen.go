@@ -126,7 +126,7 @@ func schemaDocs() schema.Docs {
 		"github.com/agentgw/agentgw/cmd/agentgw.PlansConfig":                        "PlansConfig is how multi-step commands run.",
 		"github.com/agentgw/agentgw/cmd/agentgw.PlansConfig.Parallel":               "Parallel bounds the steps of one plan running at once.",
 		"github.com/agentgw/agentgw/cmd/agentgw.PostgresStoreConfig":                "PostgresStoreConfig tunes the PostgreSQL store's connections.",
-		"github.com/agentgw/agentgw/cmd/agentgw.PostgresStoreConfig.MaxConns":       "MaxConns bounds the replica's pool of connections (the store, the hand-off queue, the scheduler and the knowledge index share it); River's listener holds one more. It overrides the URL's pool_max_conns; 0 means that, else the larger of 4 and the CPU count.",
+		"github.com/agentgw/agentgw/cmd/agentgw.PostgresStoreConfig.MaxConns":       "MaxConns bounds the replica's pool of connections (the store, the hand-off queue, the scheduler and the knowledge index share it); River's listener holds one more. It overrides the URL's pool_max_conns; 0 means that, else 16, or the CPU count when larger.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig":                    "SchedulerConfig is how schedules run.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig.DefaultTimeout":     "DefaultTimeout bounds the runs of schedules without a timeout; 0 means 10m.",
 		"github.com/agentgw/agentgw/cmd/agentgw.SchedulerConfig.Heartbeat":          "Heartbeat is how often a schedule run renews its lease while its replica is alive; a run not renewed for 3 heartbeats (its replica died) is recorded FAILED, interrupted, by any replica or the one restarted. 0 means 5s.",

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // TestMaxConns: store.WithMaxConns bounds the pool, over the URL's
-// pool_max_conns; without it the URL's bound holds.
+// pool_max_conns; without it the URL's bound holds; without either the
+// pool holds up to defaultMaxConns (or the CPU count, when larger).
 func TestMaxConns(t *testing.T) {
 	url := pgtest.Schema(t)
 	sep := "?"
@@ -25,6 +27,7 @@ func TestMaxConns(t *testing.T) {
 		{url + sep + "pool_max_conns=7", nil, 7},
 		{url + sep + "pool_max_conns=7", []store.Option{store.WithMaxConns(3)}, 3},
 		{url, []store.Option{store.WithMaxConns(12)}, 12},
+		{url, nil, int32(max(defaultMaxConns, runtime.NumCPU()))},
 	} {
 		p, err := Open(context.Background(), tc.url, tc.opts...)
 		if err != nil {

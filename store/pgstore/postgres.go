@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +63,14 @@ const pgNow = `(extract(epoch FROM clock_timestamp()) * 1000000000)::bigint`
 // not hang it.
 const defaultConnectTimeout = 10 * time.Second
 
+// defaultMaxConns is the pool's bound when neither store.WithMaxConns nor
+// the URL's pool_max_conns sets one (at least the CPU count, pgx's own
+// default): the hand-off queue's workers, the per-request key lookups and
+// budget reservations share the pool, and pgx's default of 4 on a small
+// host held hand-off bursts to half the rate 16 allows (bench/README.md,
+// "Hand-off throughput"). Connections are opened as they are needed.
+const defaultMaxConns = 16
+
 // Open connects to the PostgreSQL database at rawURL
 // (postgres://user:password@host:port/database?sslmode=…; pgx's parameters,
 // such as pool_max_conns, and server settings, such as search_path, may be
@@ -84,6 +93,9 @@ func Open(ctx context.Context, rawURL string, opts ...store.Option) (*Postgres, 
 		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
 	o := store.NewOptions(opts)
+	if o.MaxConns == 0 && !setsMaxConns(rawURL) {
+		cfg.MaxConns = max(cfg.MaxConns, defaultMaxConns)
+	}
 	if o.MaxConns > 0 {
 		cfg.MaxConns = int32(min(o.MaxConns, math.MaxInt32))
 		cfg.MinConns = min(cfg.MinConns, cfg.MaxConns)
@@ -272,4 +284,10 @@ func connTerminated(err error) bool {
 		return pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
 	}
 	return pgconn.SafeToRetry(err)
+}
+
+// setsMaxConns reports whether the URL sets pool_max_conns.
+func setsMaxConns(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && u.Query().Has("pool_max_conns")
 }
