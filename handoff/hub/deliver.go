@@ -57,7 +57,7 @@ func (h *Hub) deliver(ctx context.Context, local dispatch.Local, budget observe.
 	if !ok {
 		return nil, fmt.Errorf("agent %q no longer accepts %s hand-offs", a.Name(), msg.Payload.Type)
 	}
-	return h.runLocal(ctx, local, budget, a.Name(), acc.Command, msg, p)
+	return h.runLocal(ctx, local, budget, env.Owner, a.Name(), acc.Command, msg, p)
 }
 
 // queued decodes a queued message: its payload and the message.
@@ -100,10 +100,11 @@ var errTimeLimit = errors.New("the hand-off's constraints.time_limit was reached
 
 // runLocal runs command of agent name with the message as .handoff and
 // returns what it showed. Its errors (a failed command) are failed runs,
-// tried again. The run is held to its owner's budgets (budget, nil none):
-// one over them fails before it calls the model, with the budget's code
-// (BUDGET_EXCEEDED, RATE_LIMITED), and is tried again as any failure.
-func (h *Hub) runLocal(ctx context.Context, local dispatch.Local, budget observe.Budget, name, command string, msg *handoff.Message, p payload) (json.RawMessage, error) {
+// tried again. The run is held to the budgets of the message's owner
+// (owner; budget, nil none): one over them fails before it calls the
+// model, with the budget's code (BUDGET_EXCEEDED, RATE_LIMITED), and is
+// tried again as any failure.
+func (h *Hub) runLocal(ctx context.Context, local dispatch.Local, budget observe.Budget, owner, name, command string, msg *handoff.Message, p payload) (json.RawMessage, error) {
 	var data map[string]any
 	if err := json.Unmarshal(p.Message, &data); err != nil {
 		return nil, fmt.Errorf("decoding hand-off %s: %w", msg.Metadata.MessageID, err)
@@ -112,7 +113,7 @@ func (h *Hub) runLocal(ctx context.Context, local dispatch.Local, budget observe
 		Context: &contextvars.Set{UserInputPrompt: promptOf(msg)}, Handoff: data,
 		ContextID: p.Origin.ContextID, Owner: p.Origin.Owner}
 	if budget != nil {
-		bctx, release, err := budget.Reserve(ctx, observe.SourceHandoff, p.Origin.Owner, req.ID, int64(len(p.Message)))
+		bctx, release, err := budget.Reserve(ctx, observe.SourceHandoff, owner, req.ID, int64(len(p.Message)))
 		if err != nil {
 			return nil, fmt.Errorf("agent %q, command %q: %w", name, command, err)
 		}
@@ -203,5 +204,5 @@ func (h *Hub) fallback(ctx context.Context, local dispatch.Local, budget observe
 			command = acc.Command
 		}
 	}
-	return h.runLocal(ctx, local, budget, name, command, msg, p)
+	return h.runLocal(ctx, local, budget, env.Owner, name, command, msg, p)
 }
