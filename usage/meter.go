@@ -119,7 +119,8 @@ type Config struct {
 
 // Meter records what requests cost and holds them to their budgets. It
 // is an observe.Observer: the usage of runs no request started
-// (schedules, hand-offs) is recorded under their source.
+// (schedules, hand-offs) is recorded under their source, and settles the
+// reservations its Reserve (observe.Budget) took for them.
 type Meter struct {
 	cfg Config
 	st  *Store
