@@ -162,3 +162,28 @@ func benchRelay(b *testing.B, m *usage.Meter) {
 		h.ServeHTTP(&discardWriter{h: http.Header{}}, req)
 	}
 }
+
+// BenchmarkReserve is what holding a hand-off's or a schedule's run to its
+// team's budget costs before the run: Reserve (one transaction), and its
+// settlement queued when the run ends (Begin, End).
+func BenchmarkReserve(b *testing.B) {
+	budgets := []usage.Budget{{Team: "core", TokensPerDay: 1 << 50, RequestsPerMinute: 1 << 40}}
+	for _, db := range []struct {
+		name string
+		url  func(*testing.B) string
+	}{{"sqlite", sqliteDB}, {"postgres", func(b *testing.B) string { return pgtest.Schema(b) }}} {
+		b.Run(db.name, func(b *testing.B) {
+			m := openMeter(b, db.url(b), budgets)
+			ctx := context.Background()
+			for b.Loop() {
+				rctx, release, err := m.Reserve(ctx, observe.SourceHandoff, access.TeamOwner("core"), "h", 2048)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, run := m.Begin(rctx, &observe.Request{Source: observe.SourceHandoff, RequestID: "h"})
+				run.End(observe.Outcome{Agent: "a", Model: "m", Usage: observe.Usage{In: 500, Out: 100}})
+				release()
+			}
+		})
+	}
+}

@@ -30,4 +30,10 @@
 // RATE_LIMITED (with Retry-After). When the request ends, its counters
 // are settled with the real usage (the difference is added, so an
 // estimate above the usage gives the rest back).
+//
+// The runs no request started (a hand-off's delivery, a schedule's run)
+// are held to their owner's budgets the same way: the hand-off hub and
+// the schedule runner call Meter.Reserve (observe.Budget) before the run,
+// and the Meter, one of the runner's observers, settles the reservation
+// it finds in the run's context when the run ends.
 package usage

@@ -65,3 +65,27 @@ func openStore(t testing.TB, db string) *Store {
 	t.Cleanup(func() { _ = c.Close() })
 	return st
 }
+
+// storedRecords are the usage records in st, largest input first, as
+// rows of the table (At and Cost left out).
+func storedRecords(t *testing.T, st *Store) []Record {
+	t.Helper()
+	rows, err := st.pool.Query(context.Background(), `SELECT request_id, source, key_id, user_name, team, agent, model, tokens_in, tokens_out
+FROM usage_records ORDER BY tokens_in DESC`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		var r Record
+		if err := rows.Scan(&r.RequestID, &r.Source, &r.Key, &r.User, &r.Team, &r.Agent, &r.Model, &r.In, &r.Out); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

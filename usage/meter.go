@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -117,7 +119,8 @@ type Config struct {
 
 // Meter records what requests cost and holds them to their budgets. It
 // is an observe.Observer: the usage of runs no request started
-// (schedules, hand-offs) is recorded under their source.
+// (schedules, hand-offs) is recorded under their source, and settles the
+// reservations its Reserve (observe.Budget) took for them.
 type Meter struct {
 	cfg Config
 	st  *Store
@@ -310,8 +313,17 @@ func (m *Meter) Estimate(bodyBytes int64) int64 {
 // Watch), or the error to answer: BUDGET_EXCEEDED, RATE_LIMITED (both
 // with ResetsAt) or STORE_UNAVAILABLE.
 func (m *Meter) Admit(ctx context.Context, c access.Caller, requestID string, bodyBytes int64) (observe.Run, error) {
+	t, err := m.admit(ctx, c, observe.SourceHTTP, requestID, bodyBytes)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// admit is Admit of a run of source.
+func (m *Meter) admit(ctx context.Context, c access.Caller, source, requestID string, bodyBytes int64) (*ticket, error) {
 	in := (max(bodyBytes, 0) + 3) / 4
-	t := &ticket{m: m, who: c, rid: requestID, in: in, tokens: in + m.cfg.ReserveOutputTokens}
+	t := &ticket{m: m, who: c, source: source, rid: requestID, in: in, tokens: in + m.cfg.ReserveOutputTokens}
 	if len(m.cfg.Budgets) == 0 {
 		return t, nil
 	}
@@ -344,6 +356,47 @@ func (m *Meter) Admit(ctx context.Context, c access.Caller, requestID string, bo
 		}
 	}
 	return t, nil
+}
+
+var _ observe.Budget = (*Meter)(nil)
+
+// Reserve implements observe.Budget: a run no request started (a
+// hand-off's, a schedule's) of owner is held to the budgets of owner's
+// user (member:<user>) or team (team:<team>), the identity its objects
+// are owned by (access.Caller.Owner): a user's run is not held to the
+// budgets of the team or key the user's key named, which the objects do
+// not record. Other owners (a static token's, the operator's, a user
+// named without inbound auth) are held to no budget, as before.
+func (m *Meter) Reserve(ctx context.Context, source, owner, requestID string, size int64) (context.Context, func(), error) {
+	c, ok := ownerCaller(owner)
+	if !ok || len(m.cfg.Budgets) == 0 {
+		return ctx, func() {}, nil
+	}
+	t, err := m.admit(ctx, c, source, requestID, size)
+	if err != nil {
+		return ctx, func() {}, err
+	}
+	release := func() {
+		if t.claimed.CompareAndSwap(false, true) {
+			t.End(observe.Outcome{}) // no run took it: all of it back
+		}
+	}
+	return context.WithValue(ctx, reservedKey{}, t), release, nil
+}
+
+// reservedKey is the context key of the ticket Reserve took.
+type reservedKey struct{}
+
+// ownerCaller is the caller whose budgets bound the runs of owner: its
+// user of a member:<user>, its team of a team:<team>; false for any other.
+func ownerCaller(owner string) (access.Caller, bool) {
+	if u, ok := strings.CutPrefix(owner, access.MemberOwner("")); ok && u != "" {
+		return access.Caller{User: u}, true
+	}
+	if t, ok := strings.CutPrefix(owner, access.TeamOwner("")); ok && t != "" {
+		return access.Caller{Team: t}, true
+	}
+	return access.Caller{}, false
 }
 
 // refuse is the error of a request ch did not fit.
@@ -380,7 +433,10 @@ type ticket struct {
 	observe.Nop
 	m   *Meter
 	who access.Caller
-	rid string
+	// source is where the run comes from (observe.SourceHTTP, ...).
+	source, rid string
+	// claimed is set once a run (or Reserve's release) took the ticket.
+	claimed atomic.Bool
 	// in and tokens are the input and the tokens estimated, cost the
 	// cost reserved.
 	in, tokens, cost int64
@@ -401,7 +457,7 @@ func (t *ticket) End(o observe.Outcome) {
 	cost := m.price(o.Model).cost(in, out)
 	e := entry{}
 	if o.Model != "" || in+out > 0 {
-		e.rec = &Record{At: m.cfg.Now(), RequestID: t.rid, Source: observe.SourceHTTP, Key: keyOf(t.who), User: t.who.User,
+		e.rec = &Record{At: m.cfg.Now(), RequestID: t.rid, Source: t.source, Key: keyOf(t.who), User: t.who.User,
 			Team: t.who.Team, Agent: o.Agent, Model: o.Model, In: in, Out: out, Estimated: estimated, Cost: cost}
 	}
 	for _, ch := range t.settle {
@@ -420,14 +476,30 @@ func (t *ticket) End(o observe.Outcome) {
 
 // Begin implements observe.Observer. A request over HTTP that may be
 // metered (a POST) is given a Watch, so that Admit's Run has one to join
-// (observe.Watch.Also); a run no request started (a schedule's, a
-// hand-off's) is recorded under its source, with no budget.
+// (observe.Watch.Also). A run no request started (a schedule's, a
+// hand-off's) settles the reservation Reserve put in ctx when it is the
+// first to take it; a later run in that context is charged what it uses
+// on the same budgets; a run with no reservation is recorded under its
+// source, with no budget.
 func (m *Meter) Begin(ctx context.Context, r *observe.Request) (context.Context, observe.Run) {
 	if r.Source == observe.SourceHTTP {
 		if r.Method == "POST" {
 			return ctx, observe.Nop{}
 		}
 		return ctx, nil
+	}
+	if t, ok := ctx.Value(reservedKey{}).(*ticket); ok {
+		if t.claimed.CompareAndSwap(false, true) {
+			return ctx, t
+		}
+		more := &ticket{m: m, who: t.who, source: r.Source, rid: r.RequestID}
+		for _, ch := range m.charges(t.who, 0, 0, m.cfg.Now()) {
+			if ch.metric != metricRequests {
+				more.settle = append(more.settle, ch)
+			}
+		}
+		more.claimed.Store(true)
+		return ctx, more
 	}
 	return ctx, &background{m: m, source: r.Source, rid: r.RequestID}
 }

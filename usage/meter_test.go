@@ -238,3 +238,67 @@ func TestMeterNoUsage(t *testing.T) {
 		}
 	})
 }
+
+// TestMeterReserve: a run no request started is held to its owner's
+// budgets (a member's user's, a team owner's team's): Reserve refuses it
+// when they are spent; the first run watched in its context settles the
+// reservation, a later one there is charged what it uses, and a
+// reservation no run took is given back. Other owners are held to none.
+func TestMeterReserve(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		m, _, _ := newMeter(t, db, Config{ReserveOutputTokens: 100, Budgets: []Budget{
+			{User: "ada", TokensPerDay: 300},
+			{Team: "ops", TokensPerDay: 1000},
+		}})
+		// 400 bytes: 100 in + 100 out reserved on user:ada.
+		rctx, release, err := m.Reserve(ctx, observe.SourceHandoff, access.MemberOwner("ada"), "handoff-1", 400)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spent, _ := m.Store().Spent(ctx, "user:ada|tokens|d2026-11-29"); spent != 200 {
+			t.Errorf("reserved %d, want 200", spent)
+		}
+		_, first := m.Begin(rctx, &observe.Request{Source: observe.SourceHandoff, RequestID: "handoff-1"})
+		_, second := m.Begin(rctx, &observe.Request{Source: observe.SourceInternal, RequestID: "ask"}) // a tool's run inside it
+		first.End(observe.Outcome{Agent: "triage", Model: "m", Usage: observe.Usage{In: 100, Out: 50}})
+		second.End(observe.Outcome{Agent: "helper", Model: "m", Usage: observe.Usage{In: 10, Out: 10}})
+		release() // taken: nothing more
+		// 200 (its settlement is not written yet) + 200 > 300: refused.
+		_, _, err = m.Reserve(ctx, observe.SourceSchedule, access.MemberOwner("ada"), "schedule-s1", 400)
+		wantRefusal(t, err, apierr.CodeBudgetExceeded, "the user ada has spent its budget of 300 tokens per day", time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+		// A team owner's run: its team's budget; released untaken, all back.
+		_, release, err = m.Reserve(ctx, observe.SourceSchedule, access.TeamOwner("ops"), "schedule-s2", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spent, _ := m.Store().Spent(ctx, "team:ops|tokens|d2026-11-29"); spent != 100 {
+			t.Errorf("ops reserved %d, want 100", spent)
+		}
+		release()
+		release() // once only
+		// A static token's, the operator's, a named user's: no budget.
+		for _, owner := range []string{access.TokenOwner("abc"), access.Operator, "user:ada", access.Anonymous, "member:"} {
+			octx, release, err := m.Reserve(ctx, observe.SourceSchedule, owner, "s", 1<<30)
+			if err != nil || octx != ctx {
+				t.Errorf("%s: %v (ctx changed: %v)", owner, err, octx != ctx)
+			}
+			release()
+		}
+		m.rec.Close() // flushes
+		if spent, _ := m.Store().Spent(ctx, "user:ada|tokens|d2026-11-29"); spent != 170 {
+			t.Errorf("ada spent %d, want 170 (150 settled, 20 charged)", spent)
+		}
+		if spent, _ := m.Store().Spent(ctx, "team:ops|tokens|d2026-11-29"); spent != 0 {
+			t.Errorf("ops spent %d after a release, want 0", spent)
+		}
+		rows := storedRecords(t, m.Store())
+		want := []Record{
+			{RequestID: "handoff-1", Source: observe.SourceHandoff, User: "ada", Agent: "triage", Model: "m", In: 100, Out: 50},
+			{RequestID: "ask", Source: observe.SourceInternal, User: "ada", Agent: "helper", Model: "m", In: 10, Out: 10},
+		}
+		if !reflect.DeepEqual(rows, want) {
+			t.Errorf("records:\n%+v\nwant\n%+v", rows, want)
+		}
+	})
+}

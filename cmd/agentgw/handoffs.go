@@ -16,6 +16,7 @@ import (
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/hub"
 	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/store"
 	"github.com/agentgw/agentgw/store/pgstore"
@@ -132,12 +133,12 @@ func openHandoffQueue(ctx context.Context, st store.Store, limits HandoffsConfig
 // startHandoffQueue starts q's workers, delivering through h's receiving
 // side over local (the runner); with q nil it says that hand-offs are
 // off. stop stops it, leaving what is unfinished for the next start.
-func startHandoffQueue(ctx context.Context, q *queue.Queue, h *hub.Hub, local dispatch.Local, log *slog.Logger) (stop func(), err error) {
+func startHandoffQueue(ctx context.Context, q *queue.Queue, h *hub.Hub, local dispatch.Local, budget observe.Budget, log *slog.Logger) (stop func(), err error) {
 	if q == nil {
 		log.Info("hand-offs: off (the memory store keeps no queue)")
 		return func() {}, nil
 	}
-	if err := q.Start(ctx, h.Handlers(local)); err != nil {
+	if err := q.Start(ctx, h.Handlers(local, budget)); err != nil {
 		return nil, fmt.Errorf("starting the hand-off queue: %w", err)
 	}
 	return func() {

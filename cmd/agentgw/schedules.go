@@ -10,6 +10,7 @@ import (
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/schedule"
 	"github.com/agentgw/agentgw/schedule/agentrun"
 	"github.com/agentgw/agentgw/store"
@@ -35,8 +36,9 @@ type schedules struct {
 // newSchedules opens the schedules in the store's database, syncs the
 // config's, and starts the scheduler; nil for the memory store (no
 // schedules). stop stops the scheduler, letting runs in progress finish.
+// budget, when not nil, holds the runs to their creators' budgets;
 // onFinish, when not nil, is told each run's outcome (the metrics).
-func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Runner, sender handoffstep.Sender,
+func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Runner, sender handoffstep.Sender, budget observe.Budget,
 	onFinish func(schedule.Schedule, schedule.Run), log *slog.Logger) (*schedules, func(), error) {
 	var s *schedule.Store
 	var err error
@@ -54,7 +56,7 @@ func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Ru
 	if err != nil {
 		return nil, nil, fmt.Errorf("schedules: %w", err)
 	}
-	runs := &agentrun.Runs{Runner: r, Handoffs: sender, WebhookAllow: cfg.Scheduler.WebhookAllow, Log: log}
+	runs := &agentrun.Runs{Runner: r, Handoffs: sender, WebhookAllow: cfg.Scheduler.WebhookAllow, Log: log, Budget: budget}
 	sched, err := schedule.New(s, schedule.Config{Runner: runs.Run, Tick: time.Duration(cfg.Scheduler.Tick),
 		DefaultTimeout: time.Duration(cfg.Scheduler.DefaultTimeout), Heartbeat: time.Duration(cfg.Scheduler.Heartbeat),
 		OnFinish: onFinish, Logger: log})

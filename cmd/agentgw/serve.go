@@ -31,6 +31,7 @@ import (
 	"github.com/agentgw/agentgw/knowledge/kb"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/mcp"
+	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/remote"
 	"github.com/agentgw/agentgw/server"
@@ -165,10 +166,14 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	}
 	runObservers := observers
 	var meterSrv server.Meter
+	// budget holds hand-offs' and schedules' runs to their creators'
+	// budgets (the meter settles them as their runs' observer).
+	var budget observe.Budget
 	if meter != nil {
 		defer meter.Close()
 		runObservers = append(slices.Clip(observers), meter)
 		meterSrv = meterAPI{meter}
+		budget = meter
 	}
 	runner := runner.NewRunner(reg, runner.RunnerConfig{
 		Conversations: binding.New(conversations), Remote: remote.NewAgents(remotes), Stages: requestStages(services{knowledge: knowledge, content: content, log: log}),
@@ -179,7 +184,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		Budget: prompt.Budget{DefaultContextLength: cfg.Budget.DefaultContextLength, ReplyReserve: cfg.Budget.ReplyReserve, Models: cfg.Budget.Models},
 		Logger: log, Observers: runObservers, ReferencesPrompt: kb.PromptText,
 	})
-	stopQueue, err := startHandoffQueue(ctx, q, handoffs, runner, log)
+	stopQueue, err := startHandoffQueue(ctx, q, handoffs, runner, budget, log)
 	if err != nil {
 		return err
 	}
@@ -189,7 +194,7 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		handoffsAPI = handoffAPI{h: handoffs}
 	}
 	watchQueue(mx, q, log)
-	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, services{handoffs: handoffs, log: log}.sender(), scheduleRuns(mx), log)
+	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, services{handoffs: handoffs, log: log}.sender(), budget, scheduleRuns(mx), log)
 	if err != nil {
 		return err
 	}

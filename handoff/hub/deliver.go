@@ -17,6 +17,7 @@ import (
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/accept"
 	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/observe"
 )
 
 // Result is what delivering a message produced: what the receiving
@@ -35,7 +36,7 @@ type Result struct {
 
 // deliver is the queue's handler: it runs the message at its recipient,
 // a local one through local.
-func (h *Hub) deliver(ctx context.Context, local dispatch.Local, env queue.Envelope) (json.RawMessage, error) {
+func (h *Hub) deliver(ctx context.Context, local dispatch.Local, budget observe.Budget, env queue.Envelope) (json.RawMessage, error) {
 	if _, err := h.ready(); err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (h *Hub) deliver(ctx context.Context, local dispatch.Local, env queue.Envel
 	if !ok {
 		return nil, fmt.Errorf("agent %q no longer accepts %s hand-offs", a.Name(), msg.Payload.Type)
 	}
-	return h.runLocal(ctx, local, a.Name(), acc.Command, msg, p)
+	return h.runLocal(ctx, local, budget, env.Owner, a.Name(), acc.Command, msg, p)
 }
 
 // queued decodes a queued message: its payload and the message.
@@ -99,8 +100,11 @@ var errTimeLimit = errors.New("the hand-off's constraints.time_limit was reached
 
 // runLocal runs command of agent name with the message as .handoff and
 // returns what it showed. Its errors (a failed command) are failed runs,
-// tried again.
-func (h *Hub) runLocal(ctx context.Context, local dispatch.Local, name, command string, msg *handoff.Message, p payload) (json.RawMessage, error) {
+// tried again. The run is held to the budgets of the message's owner
+// (owner; budget, nil none): one over them fails before it calls the
+// model, with the budget's code (BUDGET_EXCEEDED, RATE_LIMITED), and is
+// tried again as any failure.
+func (h *Hub) runLocal(ctx context.Context, local dispatch.Local, budget observe.Budget, owner, name, command string, msg *handoff.Message, p payload) (json.RawMessage, error) {
 	var data map[string]any
 	if err := json.Unmarshal(p.Message, &data); err != nil {
 		return nil, fmt.Errorf("decoding hand-off %s: %w", msg.Metadata.MessageID, err)
@@ -108,6 +112,14 @@ func (h *Hub) runLocal(ctx context.Context, local dispatch.Local, name, command 
 	req := &request.Request{ID: "handoff-" + msg.Metadata.MessageID, Agent: name, Command: command,
 		Context: &contextvars.Set{UserInputPrompt: promptOf(msg)}, Handoff: data,
 		ContextID: p.Origin.ContextID, Owner: p.Origin.Owner}
+	if budget != nil {
+		bctx, release, err := budget.Reserve(ctx, observe.SourceHandoff, owner, req.ID, int64(len(p.Message)))
+		if err != nil {
+			return nil, fmt.Errorf("agent %q, command %q: %w", name, command, err)
+		}
+		defer release()
+		ctx = bctx
+	}
 	limit, limited, err := msg.Instructions.TimeLimit()
 	if err != nil {
 		h.log.Warn("hand-off time limit ignored", "message", msg.Metadata.MessageID, "err", err)
@@ -172,7 +184,7 @@ func (h *Hub) forward(ctx context.Context, name, endpoint string, message []byte
 // fallback is the queue's Fallback: a message's fallback_action names an
 // agent ("agent" or "agent/command") that runs the message when its
 // recipients failed it.
-func (h *Hub) fallback(ctx context.Context, local dispatch.Local, env queue.Envelope, lastErr error) (json.RawMessage, error) {
+func (h *Hub) fallback(ctx context.Context, local dispatch.Local, budget observe.Budget, env queue.Envelope, lastErr error) (json.RawMessage, error) {
 	if _, err := h.ready(); err != nil {
 		return nil, err
 	}
@@ -192,5 +204,5 @@ func (h *Hub) fallback(ctx context.Context, local dispatch.Local, env queue.Enve
 			command = acc.Command
 		}
 	}
-	return h.runLocal(ctx, local, name, command, msg, p)
+	return h.runLocal(ctx, local, budget, env.Owner, name, command, msg, p)
 }

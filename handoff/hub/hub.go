@@ -149,14 +149,14 @@ func (h *Hub) expand(recipients []string) []string {
 // local, a remote agent's gateway through Config.Remote), escalate it
 // (Escalate's doc) and run its fallback_action through local. The gateway
 // gives them to the queue's Start once its runner exists.
-func (h *Hub) Handlers(local dispatch.Local) queue.Handlers {
+func (h *Hub) Handlers(local dispatch.Local, budget observe.Budget) queue.Handlers {
 	return queue.Handlers{
 		Handler: func(ctx context.Context, env queue.Envelope) (json.RawMessage, error) {
-			return h.deliver(ctx, local, env)
+			return h.deliver(ctx, local, budget, env)
 		},
 		Escalate: h.escalate,
 		Fallback: func(ctx context.Context, env queue.Envelope, lastErr error) (json.RawMessage, error) {
-			return h.fallback(ctx, local, env, lastErr)
+			return h.fallback(ctx, local, budget, env, lastErr)
 		},
 	}
 }

@@ -121,7 +121,7 @@ func newHubWith(t *testing.T, db, agentDocs string, cfg Config, qcfg queue.Confi
 	}
 	reg.Swap(agents)
 	r := runner.NewRunner(reg, runner.RunnerConfig{Observers: obs})
-	if err := q.Start(context.Background(), h.Handlers(r)); err != nil {
+	if err := q.Start(context.Background(), h.Handlers(r, nil)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = q.Stop(context.Background()) })

@@ -47,6 +47,8 @@ type fixture struct {
 	tm    *tools.Manager
 	dir   string
 	calls *atomic.Int64
+	// budget is the runs' budget: it refuses the owner "team:spent".
+	budget *fakeBudget
 }
 
 // load (re)loads toolsAgent with the ok tool's unattended flag.
@@ -69,7 +71,7 @@ func (f *fixture) load(t *testing.T, unattended bool) []*program.Agent {
 func newFixture(t *testing.T, backend string, limits Limits) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	f := &fixture{dir: t.TempDir(), calls: &atomic.Int64{}}
+	f := &fixture{dir: t.TempDir(), calls: &atomic.Int64{}, budget: &fakeBudget{}}
 	f.tm = tools.NewManager(tools.Config{Builtins: map[string]tools.BuiltinFunc{
 		"count": func(context.Context, map[string]any) (any, error) { return f.calls.Add(1), nil },
 	}})
@@ -95,7 +97,7 @@ func newFixture(t *testing.T, backend string, limits Limits) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := &Runs{Runner: r}
+	runs := &Runs{Runner: r, Budget: f.budget}
 	sched, err := schedule.New(st, schedule.Config{Runner: runs.Run})
 	if err != nil {
 		t.Fatal(err)

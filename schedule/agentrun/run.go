@@ -60,6 +60,8 @@ type Runs struct {
 	// HTTP sends webhooks (nil: a client with a 30 s timeout).
 	HTTP *http.Client
 	Log  *slog.Logger
+	// Budget holds the runs to their creator's budgets (nil: none).
+	Budget observe.Budget
 }
 
 // Run is the schedule.Runner of the gateway.
@@ -83,9 +85,17 @@ func (rs *Runs) Run(ctx context.Context, sc schedule.Schedule, due time.Time) (j
 }
 
 // run runs the target's command or tool of sc, as sc's creator
-// (runOwner).
+// (runOwner), held to the creator's budgets (reserve).
 func (rs *Runs) run(ctx context.Context, sc schedule.Schedule, t *Target) (*Result, error) {
 	if t.Tool != "" {
+		res := &Result{Agent: t.Agent, Tool: t.Tool}
+		params, _ := json.Marshal(t.Params)
+		ctx, release, err := rs.reserve(ctx, sc, t, int64(len(params)))
+		if err != nil {
+			res.Error = errorInfo(err)
+			return res, fmt.Errorf("tool %s: %w", t.Tool, err)
+		}
+		defer release()
 		return rs.callTool(ctx, sc, t)
 	}
 	body, err := requestBody(t)
@@ -93,6 +103,12 @@ func (rs *Runs) run(ctx context.Context, sc schedule.Schedule, t *Target) (*Resu
 		return nil, err
 	}
 	res := &Result{Agent: t.Agent, Command: firstNonEmpty(t.Command, program.DefaultCommand)}
+	ctx, release, err := rs.reserve(ctx, sc, t, int64(len(body)))
+	if err != nil {
+		res.Error = errorInfo(err)
+		return res, fmt.Errorf("%s/%s: %w", t.Agent, res.Command, err)
+	}
+	defer release()
 	req, err := request.Decode(body)
 	if err == nil {
 		req.Owner = runOwner(sc, t)
@@ -117,6 +133,17 @@ func (rs *Runs) run(ctx context.Context, sc schedule.Schedule, t *Target) (*Resu
 		return res, fmt.Errorf("%s/%s: %w", t.Agent, res.Command, err)
 	}
 	return res, nil
+}
+
+// reserve takes the estimate of a run of sc, whose input is about size
+// bytes, on the budgets of the identity that made sc (its owner; a
+// schedule of the operator's files is held to none): refused, the run
+// calls no model and fails with the budget's code.
+func (rs *Runs) reserve(ctx context.Context, sc schedule.Schedule, t *Target, size int64) (context.Context, func(), error) {
+	if rs.Budget == nil || sc.Source != "" {
+		return ctx, func() {}, nil
+	}
+	return rs.Budget.Reserve(ctx, observe.SourceSchedule, runOwner(sc, t), "schedule-"+sc.ID, size)
 }
 
 // requestBody is the agent request of a command target.
