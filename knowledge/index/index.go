@@ -88,7 +88,19 @@ type Index struct {
 func Open(ctx context.Context, st store.Store, opts Options) (*Index, error) {
 	switch s := st.(type) {
 	case *sqlitestore.SQLite:
-		return OpenSQLite(ctx, s.DB(), opts)
+		ix, err := OpenSQLite(ctx, s.DB(), opts)
+		if err != nil {
+			return nil, err
+		}
+		// Searches read on the store's read pool, so that they never
+		// wait for a connection behind writers queued for SQLite's one
+		// write lock (soak finding F4: "searching: taking a connection:
+		// context deadline exceeded" under load).
+		rdb := s.ReadDB()
+		ix.snapshot = func(ctx context.Context, fn func(c dbconn.Conn) error) error {
+			return sqliteSnapshot(ctx, rdb, fn)
+		}
+		return ix, nil
 	case *pgstore.Postgres:
 		return OpenPostgres(ctx, s.Pool(), opts)
 	}
