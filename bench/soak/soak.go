@@ -228,7 +228,14 @@ func (e *env) runScenario(ctx context.Context, sc scenario, p params) (rep *repo
 	var bg sync.WaitGroup
 	start := time.Now()
 	bg.Go(func() { smp.loop(loadCtx, reps, p.sample, start) })
-	bg.Go(func() { sch.loop(loadCtx, api, f, sched) })
+	// The schedule's runs are watched until the check, not only during
+	// the load: the API lists the newest runs only, so a run seen RUNNING
+	// as the load ended and not read again before it left that list would
+	// look left RUNNING (what F7 was).
+	schedCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	var watch sync.WaitGroup
+	watch.Go(func() { sch.loop(schedCtx, api, f, sched) })
 	faults := 0
 	var faultErr error
 	switch sc.fault {
@@ -263,6 +270,8 @@ func (e *env) runScenario(ctx context.Context, sc scenario, p params) (rep *repo
 	// What was accepted must be done once: hand-offs, turns, resumes, schedule runs.
 	checkLedger(ctx, rep, api, f, m.t, p.settle, e.log)
 	sch.stop(ctx, api, f, sched, p.settle)
+	stopWatch()
+	watch.Wait()
 	sch.check(rep, time.Since(start), p.every, sc.fault != "")
 	smp.summarize(rep)
 	return rep, nil
