@@ -42,7 +42,7 @@ func splitGo(f *file) ([]span, bool) {
 			}
 			s.symbol = d.Name.Name
 			if d.Recv != nil && len(d.Recv.List) > 0 {
-				if r := receiverName(d.Recv.List[0].Type); r != "" {
+				if r := ReceiverName(d.Recv.List[0].Type); r != "" {
 					s.symbol = r + "." + d.Name.Name
 				}
 			}
@@ -68,9 +68,9 @@ func splitGo(f *file) ([]span, bool) {
 	return append([]span{head}, out...), true
 }
 
-// receiverName names a method's receiver type, without pointer or type
-// parameters.
-func receiverName(e ast.Expr) string {
+// ReceiverName names a method's receiver type, without pointer or type
+// parameters: the Type of the Type.Method symbol a method's chunk has.
+func ReceiverName(e ast.Expr) string {
 	for {
 		switch t := e.(type) {
 		case *ast.StarExpr:

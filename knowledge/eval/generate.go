@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/agentgw/agentgw/knowledge/chunk"
 )
 
 // PerPackage bounds the generated questions of one package, so that the
@@ -88,7 +90,7 @@ func parseDecls(f File) ([]goDecl, error) {
 		case *ast.FuncDecl:
 			name, exported := d.Name.Name, d.Name.IsExported()
 			if d.Recv != nil && len(d.Recv.List) > 0 {
-				r := receiverName(d.Recv.List[0].Type)
+				r := chunk.ReceiverName(d.Recv.List[0].Type)
 				name, exported = r+"."+name, exported && ast.IsExported(r)
 			}
 			add(name, d.Name.Pos(), exported, d.Doc)
@@ -117,27 +119,6 @@ func parseDecls(f File) ([]goDecl, error) {
 		}
 	}
 	return out, nil
-}
-
-// receiverName names a method's receiver type, without pointer or type
-// parameters.
-func receiverName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
-	}
 }
 
 // resolve returns the sites declaring a Go answer.
