@@ -30,6 +30,11 @@ type Parts struct {
 	// or a method of an unexported type), in Python and JavaScript
 	// starting with an underscore, in Java declared private.
 	Private bool
+	// Deprecated is set when the declaration says it is deprecated: a
+	// line of its doc comment starting "Deprecated:" (Go's convention),
+	// or @deprecated in its doc or signature (JSDoc, Javadoc, Java's
+	// annotation), case-insensitively.
+	Deprecated bool
 }
 
 // maxSignatureLines bounds a signature spread over several lines.
@@ -99,13 +104,27 @@ decl:
 			body = body[n:]
 		}
 	}
-	return Parts{
+	p := Parts{
 		Kind:      kindOf(sig),
 		Doc:       strings.Join(doc, "\n"),
 		Signature: strings.Join(sig, "\n"),
 		Body:      strings.Join(body, "\n"),
 		Private:   private,
 	}
+	p.Deprecated = isDeprecated(p.Doc, p.Signature)
+	return p
+}
+
+// isDeprecated reports whether a declaration's doc comment or signature
+// says it is deprecated (see Parts.Deprecated).
+func isDeprecated(doc, sig string) bool {
+	for line := range strings.Lines(doc) {
+		t := strings.TrimLeft(line, " \t/*#\"'")
+		if strings.HasPrefix(t, "Deprecated:") {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(doc), "@deprecated") || strings.Contains(strings.ToLower(sig), "@deprecated")
 }
 
 // isPrivate reports whether every name of symbol is private by the

@@ -25,7 +25,13 @@ func TestParts(t *testing.T) {
 		{"python comment and one-line docstring", "a.py", "# about C\nclass C:\n    '''C is c.'''\n    x = 1\n",
 			Parts{Kind: "class", Doc: "# about C\n    '''C is c.'''", Signature: "class C:", Body: "    x = 1"}},
 		{"java javadoc and annotation", "A.java", "/**\n * Runs it.\n */\n@Deprecated\npublic class A {\n  void go() {}\n}\n",
-			Parts{Kind: "class", Doc: "/**\n * Runs it.\n */", Signature: "@Deprecated\npublic class A {"}}, // members are chunks of their own
+			Parts{Kind: "class", Doc: "/**\n * Runs it.\n */", Signature: "@Deprecated\npublic class A {", Deprecated: true}}, // members are chunks of their own
+		{"go deprecated", "a.go", "package a\n\n// Old does it.\n//\n// Deprecated: use New.\nfunc Old() {}\n",
+			Parts{Kind: "func", Doc: "// Old does it.\n//\n// Deprecated: use New.", Signature: "func Old() {}", Deprecated: true}},
+		{"go mentioning deprecated is not", "a.go", "package a\n\n// Use drops the Deprecated: fields.\nfunc Use() {}\n",
+			Parts{Kind: "func", Doc: "// Use drops the Deprecated: fields.", Signature: "func Use() {}"}},
+		{"jsdoc deprecated", "a.js", "/**\n * Old does it.\n * @deprecated use neu\n */\nfunction old() {\n}\n",
+			Parts{Kind: "function", Doc: "/**\n * Old does it.\n * @deprecated use neu\n */", Signature: "function old() {", Body: "}", Deprecated: true}},
 		{"ts class", "a.ts", "// A widget.\nexport class Widget extends Base {\n  x = 1;\n}\n",
 			Parts{Kind: "class", Doc: "// A widget.", Signature: "export class Widget extends Base {", Body: "  x = 1;\n}"}},
 		{"go method of an unexported type", "a.go", "package a\n\nfunc (c *conn) Close() error { return nil }\n",
