@@ -8,8 +8,9 @@ import (
 
 // Parts are a chunk's text cut into what a ranking weighs apart: the
 // comment that documents the declaration, the declaration's first line
-// (its signature) and the rest. Doc + Signature + Body hold every line of
-// the text once, in that order of precedence, not necessarily the text's.
+// (its signature), the comments inside the declaration and the rest, its
+// code. Doc + Signature + Comments + Body hold the text of every line
+// once, in that order of precedence, not necessarily the text's.
 type Parts struct {
 	// Kind is the declaration's keyword (func, type, const, var, class,
 	// def, interface, enum, package …) or "heading" for a Markdown
@@ -23,7 +24,13 @@ type Parts struct {
 	// Markdown), with its decorators or annotations and the lines up to
 	// the one opening the body: at most maxSignatureLines.
 	Signature string
-	// Body is the rest of the text.
+	// Comments are the comments of a declaration's body (after its
+	// signature): whole comment lines and the comments ending lines of
+	// code, prose about the code as the doc comment is (a struct's
+	// fields' docs, a function's notes). Empty when Signature is.
+	Comments string
+	// Body is the rest of the text: a declaration's code, without its
+	// comments.
 	Body string
 	// Private is set when every name the chunk declares is private by
 	// its language's convention: in Go not exported (a lower-case name,
@@ -104,15 +111,52 @@ decl:
 			body = body[n:]
 		}
 	}
+	comments, code := splitComments(lang, body)
 	p := Parts{
 		Kind:      kindOf(sig),
 		Doc:       strings.Join(doc, "\n"),
 		Signature: strings.Join(sig, "\n"),
-		Body:      strings.Join(body, "\n"),
+		Comments:  comments,
+		Body:      code,
 		Private:   private,
 	}
 	p.Deprecated = isDeprecated(p.Doc, p.Signature)
 	return p
+}
+
+// splitComments cuts the lines of a declaration's body into its comments
+// and its code (see Parts.Comments), each joined by newlines: comment
+// lines ("//", "/* … */" and their "*" lines; "#" in Python) and, on a
+// line of code, what follows " // " (" # " in Python). A comment marker
+// inside a string is taken for one: the cost is some code weighed as
+// prose.
+func splitComments(lang int, body []string) (comments, code string) {
+	var cm, cd []string
+	line, trailing := "//", " // "
+	if lang == langPython {
+		line, trailing = "#", " # "
+	}
+	inBlock := false
+	for _, l := range body {
+		t := strings.TrimSpace(l)
+		switch {
+		case inBlock:
+			cm = append(cm, l)
+			inBlock = !strings.Contains(t, "*/")
+		case strings.HasPrefix(t, line):
+			cm = append(cm, l)
+		case lang != langPython && strings.HasPrefix(t, "/*"):
+			cm = append(cm, l)
+			inBlock = !strings.Contains(t[2:], "*/")
+		default:
+			if i := strings.Index(l, trailing); i >= 0 {
+				cm = append(cm, l[i+1:])
+				l = l[:i]
+			}
+			cd = append(cd, l)
+		}
+	}
+	return strings.Join(cm, "\n"), strings.Join(cd, "\n")
 }
 
 // isDeprecated reports whether a declaration's doc comment or signature

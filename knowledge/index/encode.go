@@ -214,6 +214,9 @@ func fieldTexts(c chunk.Chunk) ([numFields]string, bool) {
 	}
 	out[fieldSignature] = p.Signature
 	out[fieldDoc] = p.Doc
+	if p.Comments != "" {
+		out[fieldDoc] += "\n" + p.Comments // prose, as the doc comment is
+	}
 	out[fieldBody] = p.Body
 	out[fieldPath] = c.FileName
 	return out, p.Private || p.Deprecated
