@@ -24,10 +24,11 @@ type Parts struct {
 	// Markdown), with its decorators or annotations and the lines up to
 	// the one opening the body: at most maxSignatureLines.
 	Signature string
-	// Comments are the comments of a declaration's body (after its
-	// signature): whole comment lines and the comments ending lines of
-	// code, prose about the code as the doc comment is (a struct's
-	// fields' docs, a function's notes). Empty when Signature is.
+	// Comments are the comments of the body (after the signature) of a
+	// declaration that is not code to run (a type, a group of constants,
+	// a class: see runs): whole comment lines and the comments ending
+	// lines of code, which document its members (a struct's fields) as
+	// the doc comment documents it. Empty when Signature is.
 	Comments string
 	// Body is the rest of the text: a declaration's code, without its
 	// comments.
@@ -111,9 +112,13 @@ decl:
 			body = body[n:]
 		}
 	}
-	comments, code := splitComments(lang, body)
+	kind := kindOf(sig)
+	comments, code := "", strings.Join(body, "\n")
+	if !runs[kind] {
+		comments, code = splitComments(lang, body)
+	}
 	p := Parts{
-		Kind:      kindOf(sig),
+		Kind:      kind,
 		Doc:       strings.Join(doc, "\n"),
 		Signature: strings.Join(sig, "\n"),
 		Comments:  comments,
@@ -294,6 +299,12 @@ var declKeywords = map[string]bool{
 	"function": true, "let": true, "struct": true, "trait": true, "impl": true,
 	"module": true, "namespace": true,
 }
+
+// runs are the kinds of declaration whose body is code to run (and ""
+// for a declaration without a keyword, a JavaScript method): the comments
+// inside are notes on how it works, kept in Body, where those of a type,
+// a constant group or a class document its members.
+var runs = map[string]bool{"": true, "func": true, "def": true, "function": true, "impl": true}
 
 // kindOf is the first declaration keyword of a signature's words, "" when
 // there is none.

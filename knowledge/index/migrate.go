@@ -47,7 +47,7 @@ UPDATE kb_bases SET files = 0, chunks = 0, tokens = 0, last_commit = '';
 DROP TABLE kb_postings;
 `
 	// reindex3 empties the index as reindex does, keeping the postings'
-	// table: version 3 weighs the comments inside a declaration as its
+	// table: version 3 weighs the comments inside a type or class as its
 	// doc comment (chunk.Parts.Comments), marks deprecated declarations
 	// with the private prior, and drops more stop words, so the rows of
 	// version 2 hold other fields and terms than a new index would.
