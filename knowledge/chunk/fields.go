@@ -40,8 +40,8 @@ type Parts struct {
 	Private bool
 	// Deprecated is set when the declaration says it is deprecated: a
 	// line of its doc comment starting "Deprecated:" (Go's convention),
-	// or @deprecated in its doc or signature (JSDoc, Javadoc, Java's
-	// annotation), case-insensitively.
+	// or @deprecated in its doc or signature (JSDoc, Javadoc; Java's
+	// annotation @Deprecated).
 	Deprecated bool
 }
 
@@ -173,7 +173,12 @@ func isDeprecated(doc, sig string) bool {
 			return true
 		}
 	}
-	return strings.Contains(strings.ToLower(doc), "@deprecated") || strings.Contains(strings.ToLower(sig), "@deprecated")
+	for _, s := range [...]string{doc, sig} {
+		if strings.Contains(s, "@deprecated") || strings.Contains(s, "@Deprecated") {
+			return true
+		}
+	}
+	return false
 }
 
 // isPrivate reports whether every name of symbol is private by the
