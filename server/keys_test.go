@@ -29,7 +29,7 @@ func withKeys(t *testing.T, log *slog.Logger) (option, *keys.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	st, err := keys.NewSQLite(context.Background(), db.DB(), keys.Options{})
+	st, err := keys.NewSQLite(context.Background(), db.DB(), keys.Options{ReadDB: db.ReadDB()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func BenchmarkAuth(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer db.Close()
-				st, err := keys.NewSQLite(context.Background(), db.DB(), keys.Options{})
+				st, err := keys.NewSQLite(context.Background(), db.DB(), keys.Options{ReadDB: db.ReadDB()})
 				if err != nil {
 					b.Fatal(err)
 				}
