@@ -65,7 +65,9 @@ func TestScopedKeyEndToEnd(t *testing.T) {
 		t.Fatalf("hand-off %s did not end: %+v", id, st)
 		return st
 	}
-	var errBody struct{ Content struct{ ErrorCode, Message string } }
+	var errBody struct {
+		Content struct{ ErrorCode, Message string }
+	}
 
 	// In scope.
 	var st handoffStatus
