@@ -277,8 +277,12 @@ func TestStoreOutage(t *testing.T) {
 		}
 	}
 	for i := range pauses {
-		wg.Go(func() { check(fmt.Sprintf("confirm %d during the outage", i), outageAnswer(base, "/agents/plan", confirms[i])) })
-		wg.Go(func() { check(fmt.Sprintf("turn 2 (%d) during the outage", i), outageAnswer(base, "/agents/relay", turn(2))) })
+		wg.Go(func() {
+			check(fmt.Sprintf("confirm %d during the outage", i), outageAnswer(base, "/agents/plan", confirms[i]))
+		})
+		wg.Go(func() {
+			check(fmt.Sprintf("turn 2 (%d) during the outage", i), outageAnswer(base, "/agents/relay", turn(2)))
+		})
 	}
 	wg.Wait()
 	for _, b := range bad {
@@ -313,5 +317,156 @@ func TestStoreOutage(t *testing.T) {
 	want := []string{"user: turn 1", "assistant: answer 1", "user: turn 2", "assistant: answer 3"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the conversation after the outage:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestStoreOutageUnderLoad: the proxy is cut while clients are in the
+// middle of their requests (a statement sent, a stream running), as
+// PostgreSQL's restart under the soak's load does, then mended. Every
+// request gets a whole answer, a STORE_UNAVAILABLE ERROR_RESPONSE, or one
+// STORE_UNAVAILABLE error frame and the terminator (soak F9); every run
+// paused before or during the outage resumes once the confirm is sent
+// again after it (soak F10).
+func TestStoreOutageUnderLoad(t *testing.T) {
+	proxy, storeURL := newPGCut(t, pgtest.Schema(t))
+	dir := t.TempDir()
+	writeFile(t, dir, "agents/relay.yaml", outageRelayAgent)
+	writeFile(t, dir, "agents/plan.yaml", outagePlanAgent)
+	up := llmtest.New(t, llmtest.Respond(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Text("a", "n", "s", "w", "e", "r")
+	}))
+	cfg := testConfig(t, up.URL())
+	cfg.Agents = []string{filepath.Join(dir, "agents")}
+	cfg.Store.URL = storeURL
+	base := startGateway(t, cfg, map[string]string{"PATH": os.Getenv("PATH")})
+
+	const workers = 12
+	var (
+		mu       sync.Mutex
+		bad      []string
+		lost     []string // paused runs lost to a refused confirm (F11)
+		sent     int      // answers seen
+		refusals int      // STORE_UNAVAILABLE seen, refused or in-stream
+		phase    = 0      // 0 before the cut, 1 cut, 2 mended
+		okAfter  = 0      // workers that saw a whole answer after the mend
+		stop     bool     // every worker saw one: stop
+		changed  = sync.NewCond(&mu)
+	)
+	// note records an answer and returns the phase it was seen in.
+	note := func(what, got string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		sent++
+		switch got {
+		case "ok":
+		case "refused", "error frame":
+			refusals++
+		default:
+			bad = append(bad, what+": "+got)
+		}
+		changed.Broadcast()
+		return phase
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			seenOK := false
+			for n := 0; ; n++ {
+				mu.Lock()
+				done := stop
+				mu.Unlock()
+				if done {
+					return
+				}
+				id := fmt.Sprintf("f9-load-%d-%d", w, n)
+				for turn := 1; turn <= 2; turn++ {
+					body := fmt.Sprintf(`{"contextId":%q,"contextVariables":[{"name":"userInputPrompt","value":"turn %d"}]}`, id, turn)
+					if got := outageAnswer(base, "/agents/relay", body); note(id+" turn", got) == 2 && got == "ok" && !seenOK {
+						seenOK = true
+						mu.Lock()
+						okAfter++
+						mu.Unlock()
+					}
+				}
+				pause := fmt.Sprintf(`{"command":"consent","contextVariables":[{"name":"userInputPrompt","value":%q}]}`, id)
+				resp, events, err := readAgent(base+"/agents/plan", pause)
+				if err != nil || resp.StatusCode != http.StatusOK {
+					note(id+" pause", "refused") // the pause itself met the outage
+					continue
+				}
+				var state json.RawMessage
+				for _, ev := range events {
+					if ev.Name == "copilot_action" {
+						var a sentAction
+						if json.Unmarshal([]byte(ev.Data), &a) == nil && a.Action == "confirm" {
+							state = a.State
+						}
+					}
+				}
+				if state == nil {
+					note(id+" pause", "error frame") // not paused: its record could not be kept
+					continue
+				}
+				confirm := fmt.Sprintf(`{"command":"consent","action":{"action":"confirm","state":%s,"accepted":true},"contextVariables":[{"name":"userInputPrompt","value":%q}]}`, state, id)
+				// The confirm is sent again while the store is unavailable:
+				// the paused run must still be waiting once it is back.
+				refusedBefore := false
+				for {
+					got := outageAnswer(base, "/agents/plan", confirm)
+					if refusedBefore && strings.Contains(got, `"errorCode":"STATE_INVALID"`) {
+						// Soak F11: the refused confirm's DELETE of the
+						// paused run committed, its answer was lost.
+						mu.Lock()
+						lost = append(lost, id)
+						mu.Unlock()
+						break
+					}
+					note(id+" confirm", got)
+					if got != "refused" {
+						break
+					}
+					refusedBefore = true
+					mu.Lock()
+					for phase == 1 {
+						changed.Wait()
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	mu.Lock()
+	for sent < 2*workers {
+		changed.Wait()
+	}
+	phase = 1
+	mu.Unlock()
+	proxy.setCut(true)
+	mu.Lock()
+	for refusals < 4*workers {
+		changed.Wait()
+	}
+	mu.Unlock()
+	proxy.setCut(false)
+	mu.Lock()
+	phase = 2
+	changed.Broadcast()
+	for okAfter < workers {
+		changed.Wait()
+	}
+	stop = true
+	mu.Unlock()
+	wg.Wait()
+	for _, b := range bad {
+		t.Error(b)
+	}
+	t.Logf("%d answers, %d STORE_UNAVAILABLE", sent, refusals)
+	if len(lost) > 0 {
+		msg := fmt.Sprintf("%d paused runs lost: their confirm was refused with STORE_UNAVAILABLE, and the same confirm once the store was back found no paused run (STATE_INVALID): %v", len(lost), lost)
+		if os.Getenv("AGENTGW_SOAK_STRICT") != "1" {
+			t.Logf("KNOWN FAULT F11 (bench/soak/README.md): %s", msg)
+		} else {
+			t.Error(msg)
+		}
 	}
 }
