@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,6 +123,111 @@ func TestOrphanedJobTakenBack(t *testing.T) {
 		}
 		if c.count("orphan") != 1 || after.Attempts != 1 || after.Status != StatusCompleted || string(after.Result) != "1" {
 			t.Errorf("after the old job ran: %+v; %d runs", after, c.count("orphan"))
+		}
+	})
+}
+
+// TestOrphanSweepReadsAnIndexRange: the sweep of orphaned jobs is driven
+// by River's index of jobs by state and queue (an empty range when no
+// job runs: what an idle or dormant process reads each heartbeat), each
+// job joined to its message by the message's key. SQLite's plan is
+// asserted; PostgreSQL's, which depends on its statistics, is logged.
+func TestOrphanSweepReadsAnIndexRange(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		q := openQueue(t, db, Config{})
+		query, args := q.orphansQuery(time.Second)
+		postgres := store.IsPostgresURL(db)
+		explain := "EXPLAIN QUERY PLAN "
+		if postgres {
+			explain = "EXPLAIN "
+		}
+		rs, err := q.b.conn().Query(context.Background(), explain+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		var plan []string
+		for rs.Next() {
+			var line string
+			var id, parent, unused int64
+			dest := []any{&id, &parent, &unused, &line}
+			if postgres {
+				dest = []any{&line}
+			}
+			if err := rs.Scan(dest...); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, line)
+		}
+		if err := rs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if postgres {
+			t.Logf("plan:\n%s", strings.Join(plan, "\n"))
+			return
+		}
+		want := []string{
+			"SEARCH j USING INDEX river_job_prioritized_fetching_index (state=? AND queue=?)",
+			"SEARCH m USING INDEX sqlite_autoindex_handoff_messages_1 (id=?)",
+		}
+		if !slices.Equal(plan, want) {
+			t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(plan, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}
+
+// TestOrphanSweepLeavesLiveJobs: the sweep leaves a message QUEUED whose
+// job runs when the job is one this process's worker is in (fetched, its
+// claim not yet made), when the job has run for less than a lease, and
+// when the message was queued again less than a lease ago (a run that
+// failed, whose snooze River records a moment later); it takes back one
+// whose job ran for longer than a lease in another process, once.
+func TestOrphanSweepLeavesLiveJobs(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		clock := time.Now()
+		q := openQueue(t, db, Config{Heartbeat: time.Hour, Now: func() time.Time { return clock }})
+		lease := MissedHeartbeats * time.Hour
+		enqueue(t, q, Envelope{ID: "m"})
+		job := fetchedByDeadProcess(t, q, db, "m", 2*lease)
+		sweep := func() int {
+			t.Helper()
+			n, err := q.sweepOrphans(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := sweep(); n != 0 {
+			t.Fatalf("queued just now: %d taken back", n)
+		}
+		clock = clock.Add(2 * lease)
+		q.working.Store(job, struct{}{})
+		if n := sweep(); n != 0 {
+			t.Fatalf("a job this process works on: %d taken back", n)
+		}
+		q.working.Delete(job)
+		fetchedByDeadProcess(t, q, db, "m", lease/2)
+		if n := sweep(); n != 0 {
+			t.Fatalf("a job fetched less than a lease ago: %d taken back", n)
+		}
+		fetchedByDeadProcess(t, q, db, "m", 2*lease)
+		if n := sweep(); n != 1 {
+			t.Fatalf("an orphaned job: %d taken back, want 1", n)
+		}
+		if n := sweep(); n != 0 {
+			t.Fatalf("swept again: %d taken back", n)
+		}
+		next := messageJob(t, q, "m")
+		if next == job || next == 0 || jobState(t, q, next) != "available" || jobState(t, q, job) != "running" {
+			t.Errorf("the message's job %d (%s); the old job %d (%s)", next, jobState(t, q, next), job, jobState(t, q, job))
+		}
+		rec, err := q.Get(ctx, "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Status != StatusQueued || rec.Attempts != 0 || rec.Interruptions != 0 || rec.Error != "" {
+			t.Errorf("record %+v", rec)
 		}
 	})
 }
