@@ -1,14 +1,23 @@
 package queue
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 	"github.com/agentgw/agentgw/store"
 )
 
@@ -228,6 +237,114 @@ func TestOrphanSweepLeavesLiveJobs(t *testing.T) {
 		}
 		if rec.Status != StatusQueued || rec.Attempts != 0 || rec.Interruptions != 0 || rec.Error != "" {
 			t.Errorf("record %+v", rec)
+		}
+	})
+}
+
+// orphanHelperEnv, set, makes TestOrphanedByKill the process to kill (see
+// claimThenHang); its value is the database.
+const orphanHelperEnv = "AGENTGW_QUEUE_ORPHAN_HELPER_DB"
+
+// hangingConn hangs the statements that contain match, after writing the
+// file mark once: a process stopped there, until it is killed.
+type hangingConn struct {
+	dbconn.Conn
+	match, mark string
+	once        sync.Once
+}
+
+func (h *hangingConn) QueryRow(ctx context.Context, query string, args ...any) dbconn.Row {
+	if strings.Contains(query, h.match) {
+		h.once.Do(func() { _ = os.WriteFile(h.mark, nil, 0o600) })
+		select {}
+	}
+	return h.Conn.QueryRow(ctx, query, args...)
+}
+
+// claimThenHang is the process to kill: River fetches the message's job
+// (the job running), and the worker's claim of the message hangs.
+func claimThenHang(t *testing.T, db, mark string) {
+	q := openQueue(t, db, Config{Heartbeat: testHeartbeat, Handler: func(context.Context, Envelope) (json.RawMessage, error) {
+		t.Error("the handler ran in the process to kill")
+		return nil, nil
+	}})
+	h := &hangingConn{match: "attempts = attempts + 1", mark: mark}
+	switch b := q.b.(type) {
+	case *riverBackend[*sql.Tx]:
+		h.Conn, b.pool = b.pool, h
+	case *riverBackend[pgx.Tx]:
+		h.Conn, b.pool = b.pool, h
+	}
+	start(t, q)
+	select {}
+}
+
+// TestOrphanedByKill (F8) with a real River fetch and a real kill: a
+// second process (this test binary again) fetches the message's job and
+// is killed (-9) before its worker claims the message, which River then
+// holds QUEUED, attempts 0, its job running. The process restarted (on
+// SQLite) or a replica (on PostgreSQL) runs the message, once, about
+// MissedHeartbeats heartbeats later, not after RescueAfter (11 minutes).
+// The bound asserted (20 s for a 200 ms heartbeat) is a guard.
+func TestOrphanedByKill(t *testing.T) {
+	if db := os.Getenv(orphanHelperEnv); db != "" {
+		claimThenHang(t, db, os.Getenv(helperMarkEnv))
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts and kills a second process")
+	}
+	eachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		var c calls
+		q := openQueue(t, db, Config{Heartbeat: testHeartbeat, Handler: func(ctx context.Context, env Envelope) (json.RawMessage, error) {
+			return json.RawMessage(fmt.Sprint(c.add(env.ID))), nil
+		}})
+		enqueue(t, q, Envelope{ID: "fetched", TaskID: "t"})
+		mark := filepath.Join(t.TempDir(), "claiming")
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOrphanedByKill$", "-test.count=1")
+		cmd.Env = append(os.Environ(), orphanHelperEnv+"="+db, helperMarkEnv+"="+mark)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		if !waitForFile(mark, exited) {
+			t.Fatalf("the second process ended before its claim: %v\n%s", <-exited, out.String())
+		}
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-exited
+		killed := time.Now()
+		var job int64
+		if err := q.b.conn().QueryRow(ctx, `SELECT id FROM river_job WHERE kind = ?`, jobKind).Scan(&job); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := q.Get(ctx, "fetched")
+		if err != nil || rec.Status != StatusQueued || rec.Attempts != 0 || jobState(t, q, job) != "running" {
+			t.Fatalf("after the kill: job %d %s; %+v, %v", job, jobState(t, q, job), rec, err)
+		}
+		start(t, q) // the process restarted (SQLite), a replica (PostgreSQL)
+		deadline := killed.Add(20 * time.Second)
+		for {
+			if rec, err = q.Get(ctx, "fetched"); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Status.Final() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("still %s 20 s after its job's process was killed (heartbeat %s), its job %s: %+v",
+					rec.Status, testHeartbeat, jobState(t, q, job), rec)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Logf("run %s after the kill", time.Since(killed).Round(time.Millisecond))
+		if rec.Status != StatusCompleted || string(rec.Result) != "1" || rec.Attempts != 1 || rec.Interruptions != 0 || c.count("fetched") != 1 {
+			t.Errorf("after the kill: %+v; %d runs", rec, c.count("fetched"))
 		}
 	})
 }
