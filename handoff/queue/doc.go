@@ -155,8 +155,9 @@
 //     the RUNNING messages whose lease has passed (the status index), and
 //     of the jobs running (River's index of jobs by state and queue), each
 //     joined to its message by the message's key. An idle process reads
-//     two empty ranges and writes nothing. A lease is renewed only by a
-//     run in progress.
+//     two empty ranges and writes nothing (after a kill, the second also
+//     holds the dead process's old jobs, until River's rescuer finishes
+//     them: a few rows). A lease is renewed only by a run in progress.
 //
 //   - Dormant when idle: River's client costs CPU whenever it runs, work
 //     or not (its job completer wakes every 50 ms, about 0.25% of a core
