@@ -325,6 +325,10 @@ type Queue struct {
 	// running holds the ids of the messages run in this process: the
 	// sweep leaves them alone, whatever their lease says.
 	running sync.Map
+	// working holds the ids of the River jobs this process's workers
+	// are in (fetched, perhaps not yet claimed): the sweep of orphaned
+	// jobs (sweepOrphans) leaves them alone.
+	working sync.Map
 	// riverMu guards River's client being started (riverOn) while the
 	// queue is (started): an idle queue stops it (see dormant).
 	riverMu   sync.Mutex
@@ -355,6 +359,12 @@ type backend interface {
 	// one: Postgres's transaction advisory lock ("" on SQLite, see
 	// forUpdate).
 	lockTask() string
+	// jobMessage is the SQL expression of the message id in the args of
+	// River job j (its JSON: jsonb on Postgres, JSONB blobs on SQLite).
+	jobMessage() string
+	// riverTime is t as River's columns of times compare with it:
+	// timestamptz on Postgres, River's text format on SQLite.
+	riverTime(t time.Time) any
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
 	stopAndCancel(ctx context.Context) error
@@ -372,15 +382,30 @@ type riverBackend[TTx any] struct {
 	rollback func(ctx context.Context, tx TTx) error
 	lock     string
 	taskLock string
+	// argID is jobMessage; timeText, set on SQLite, is riverTime.
+	argID    string
+	timeText bool
 	// inserted, when set, is called after a transaction that inserted a
 	// job commits: SQLite's listener is woken (Postgres's NOTIFY needs
 	// nothing).
 	inserted func()
 }
 
-func (b *riverBackend[TTx]) conn() dbconn.Conn { return b.pool }
-func (b *riverBackend[TTx]) forUpdate() string { return b.lock }
-func (b *riverBackend[TTx]) lockTask() string  { return b.taskLock }
+func (b *riverBackend[TTx]) conn() dbconn.Conn  { return b.pool }
+func (b *riverBackend[TTx]) forUpdate() string  { return b.lock }
+func (b *riverBackend[TTx]) lockTask() string   { return b.taskLock }
+func (b *riverBackend[TTx]) jobMessage() string { return b.argID }
+
+// sqliteTimeLayout is how River's SQLite driver writes times (UTC, to the
+// millisecond): its columns compare as text, so only this layout orders.
+const sqliteTimeLayout = "2006-01-02 15:04:05.000"
+
+func (b *riverBackend[TTx]) riverTime(t time.Time) any {
+	if b.timeText {
+		return t.UTC().Round(time.Millisecond).Format(sqliteTimeLayout)
+	}
+	return t
+}
 
 func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx dbconn.Conn, insert jobInserter) error) error {
 	tx, c, err := b.begin(ctx)
@@ -452,6 +477,8 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 		},
 		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
 		rollback: func(_ context.Context, tx *sql.Tx) error { return tx.Rollback() },
+		argID:    `(j.args ->> '$.id')`,
+		timeText: true,
 	}
 	return q, nil
 }
@@ -486,6 +513,7 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
 		lock:     " FOR UPDATE",
 		taskLock: `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`,
+		argID:    `(j.args ->> 'id')`,
 		inserted: q.wakeRiver,
 	}
 	return q, nil
