@@ -12,7 +12,7 @@ import (
 // errNoGRPC is the start's error when OTLP/gRPC is asked of a build
 // without it.
 var errNoGRPC = errors.New("tracing: OTEL_EXPORTER_OTLP_PROTOCOL=grpc: this agentgw is built without the OTLP/gRPC exporter " +
-	"(it links gRPC, about 1 MB); export over http/protobuf (a collector's port 4318) " +
+	"(gRPC, 2.3 MB of the binary); export over http/protobuf (a collector's port 4318) " +
 	"or build with it: go build -tags otlpgrpc ./cmd/agentgw")
 
 // newGRPCExporter fails: this build has no OTLP/gRPC exporter. The
