@@ -84,7 +84,9 @@ func burstConfig(b *testing.B) Config {
 }
 
 // answerAtOnce is a handler whose run ends at once.
-func answerAtOnce(context.Context, Envelope) (json.RawMessage, error) { return json.RawMessage(`{}`), nil }
+func answerAtOnce(context.Context, Envelope) (json.RawMessage, error) {
+	return json.RawMessage(`{}`), nil
+}
 
 // completedSQL counts the COMPLETED messages of a SQLite queue.
 func completedSQL(b *testing.B, db *sql.DB) int64 {

@@ -372,7 +372,7 @@ type riverBackend[TTx any] struct {
 	begin    func(ctx context.Context) (TTx, dbconn.Conn, error)
 	commit   func(ctx context.Context, tx TTx) error
 	rollback func(ctx context.Context, tx TTx) error
-	lock string
+	lock     string
 	// lockThen is lockedRow on Postgres (nil on SQLite).
 	lockThen func(ctx context.Context, tx dbconn.Conn, key, query string, args []any) dbconn.Row
 	// inserted, when set, is called after a transaction that inserted a
