@@ -484,11 +484,8 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 	q.b = &riverBackend[pgx.Tx]{
 		client: client,
 		pool:   dbconn.PGX(pool),
-		begin: func(ctx context.Context) (pgx.Tx, dbconn.Conn, error) {
-			tx, err := pool.Begin(ctx)
-			if err != nil {
-				return nil, nil, err
-			}
+		begin: func(context.Context) (pgx.Tx, dbconn.Conn, error) {
+			tx := &lazyTx{pool: pool}
 			return tx, pgTx{Conn: dbconn.PGX(tx), tx: tx}, nil
 		},
 		commit:   func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) },

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -96,11 +97,12 @@ func (l *stmtLog) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQuer
 func (l *stmtLog) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // TestEnqueueRoundTrips (issue 28 item 3): queuing a message into a
-// bounded task on PostgreSQL takes the task's lock and inserts the row,
-// its status counted under that lock, in one round trip, then River's job,
-// then the commit: four round trips (River may add its notification), and
-// a fifth only for a message kept DEAD at the bound (its error, with the
-// count). A message past MaxHops or without a task takes no lock.
+// bounded task on PostgreSQL begins the transaction, takes the task's lock
+// and inserts the row, its status counted under that lock, in one round
+// trip, then River's job, then the commit: three round trips (River may
+// add its notification), and a fourth only for a message kept DEAD at the
+// bound (its error, with the count). A message past MaxHops or without a
+// task takes no lock and begins on its own.
 func TestEnqueueRoundTrips(t *testing.T) {
 	tr := &stmtLog{}
 	q := tracedPostgres(t, Config{Handler: answerAtOnce, MaxMessagesPerTask: 1}, tr)
@@ -118,9 +120,9 @@ func TestEnqueueRoundTrips(t *testing.T) {
 		want []string
 	}{
 		{"bounded task", Envelope{ID: "m1", TaskID: "t"},
-			[]string{"begin", "[" + lock + "; " + insert + "]", "river:JobInsertFastMany", "commit"}},
+			[]string{"[begin; " + lock + "; " + insert + "]", "river:JobInsertFastMany", "commit"}},
 		{"at the bound", Envelope{ID: "m2", TaskID: "t"},
-			[]string{"begin", "[" + lock + "; " + insert + "]", "SELECT count(*) FROM handoff_messages WHERE owner = $1 AND task_id = $2",
+			[]string{"[begin; " + lock + "; " + insert + "]", "SELECT count(*) FROM handoff_messages WHERE owner = $1 AND task_id = $2",
 				"UPDATE handoff_messages SET code = $1, error = $2, finished_at = $3 WHERE id = $4", "commit"}},
 		{"no task", Envelope{ID: "m3"},
 			[]string{"begin", insert, "river:JobInsertFastMany", "commit"}},
@@ -135,5 +137,45 @@ func TestEnqueueRoundTrips(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: round trips\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 		}
+	}
+}
+
+// TestEnqueueFailedBatchReleases: a transaction whose first batch fails
+// (its BEGIN sent with it) is rolled back and gives its connection back:
+// on a pool of two connections (the migration needs two), two failures
+// leave none held, and the next messages queue.
+func TestEnqueueFailedBatchReleases(t *testing.T) {
+	pc, err := pgxpool.ParseConfig(pgtest.WithParam(pgtest.Schema(t), "pool_max_conns", "2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	q, err := NewPostgres(context.Background(), pool, testConfig(t, Config{Handler: answerAtOnce}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// PostgreSQL refuses text that is not UTF-8: the lock's key fails.
+	for _, id := range []string{"bad1", "bad2"} {
+		if _, _, err := q.Enqueue(t.Context(), Envelope{ID: id, TaskID: "t\xff"}); err == nil {
+			t.Fatal("a task id that is not UTF-8 was queued")
+		}
+	}
+	if n := pool.Stat().AcquiredConns(); n != 0 {
+		t.Fatalf("%d connections still acquired after the failures", n)
+	}
+	// Bounded, so that a connection held would fail the test, not hang it.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for _, id := range []string{"m1", "m2"} {
+		if rec, fresh, err := q.Enqueue(ctx, Envelope{ID: id, TaskID: "t"}); err != nil || !fresh || rec.Status != StatusQueued {
+			t.Fatalf("%s after the failure: %+v, fresh %v, %v", id, rec, fresh, err)
+		}
+	}
+	if n := pool.Stat().AcquiredConns(); n != 0 {
+		t.Errorf("%d connections still acquired", n)
 	}
 }
