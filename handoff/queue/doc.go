@@ -74,7 +74,9 @@
 //     MissedHeartbeats heartbeats (Config.Heartbeat, 5 s: 15 s), whatever
 //     RunTimeout is, and do not count against RetryCount, up to
 //     MaxInterruptions; a hard Stop puts a cancelled message back as
-//     QUEUED at once (River's snooze), for the next start.
+//     QUEUED at once (River's snooze), for the next start. So is, without
+//     counting, a message whose job a process fetched but died before
+//     claiming (below).
 //
 // # Heartbeats and leases
 //
@@ -96,6 +98,19 @@
 //     message's and runs nothing.
 //   - A run whose renewal finds the message taken back (its heartbeats
 //     did not reach the database) has its handler's context cancelled.
+//   - River marks a job running when it fetches it, before the worker
+//     claims the message. A process killed in between leaves the message
+//     QUEUED, with no attempt, and its job running until River's rescuer
+//     (RescueAfter); so does one killed after a run queued its message
+//     again (a failure to retry, a hard stop) but before River recorded
+//     the job's snooze. The same sweep takes such a message back: QUEUED
+//     (of that job, or of none) and untouched for a lease, its job
+//     running for longer than a lease and not one this process works on.
+//     It gets a new job that becomes the message's, as above; the run
+//     that never started is not counted. A worker's claim with the old
+//     job and the take-back exclude each other: both change the message's
+//     row on a condition of its status and job_id, and the claim runs only
+//     a message QUEUED of its own job (or of none).
 //
 // On PostgreSQL another replica takes a dead process's runs back; on
 // SQLite (one process per file, usually) the process restarted does, at
@@ -144,10 +159,13 @@
 //     over many messages (TestEnqueueRoundTrips; BenchmarkBurst reports
 //     msgs/s and stmts/msg).
 //
-//   - The lease sweep (above) is one indexed SELECT of the RUNNING
-//     messages whose lease has passed, every Heartbeat: an idle process
-//     reads an empty range of the status index and writes nothing. A
-//     lease is renewed only by a run in progress.
+//   - The lease sweep (above) is two indexed SELECTs every Heartbeat: of
+//     the RUNNING messages whose lease has passed (the status index), and
+//     of the jobs running (River's index of jobs by state and queue), each
+//     joined to its message by the message's key. An idle process reads
+//     two empty ranges and writes nothing (after a kill, the second also
+//     holds the dead process's old jobs, until River's rescuer finishes
+//     them: a few rows). A lease is renewed only by a run in progress.
 //
 //   - Dormant when idle: River's client costs CPU whenever it runs, work
 //     or not (its job completer wakes every 50 ms, about 0.25% of a core
@@ -158,8 +176,10 @@
 //     interrupted run back), and at its next heartbeat when it finds one
 //     another replica queued or a retry waiting (that replica runs its
 //     own messages at once). While dormant, the heartbeat is all that
-//     runs: the sweep's read and one read of the status index for QUEUED
-//     and RUNNING messages, both empty ranges (see dormant.go).
+//     runs: the sweep's two reads and one read of the status index for
+//     QUEUED and RUNNING messages, all empty ranges (see dormant.go). A
+//     message QUEUED whose job a dead process holds keeps the queue awake
+//     until the sweep gives it a new job.
 //
 // bench/README.md ("Idle cost") has the measured figures. The tests count
 // River's fetches, the listener's reads and River's client stopping and

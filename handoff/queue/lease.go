@@ -100,7 +100,7 @@ func (q *Queue) sweepLoop(ctx context.Context, ended chan struct{}) {
 		if n, err := q.sweep(ctx); err != nil && ctx.Err() == nil {
 			q.log.Warn("handoff queue: taking back interrupted runs", "error", err)
 		} else if n > 0 {
-			q.log.Warn("handoff queue: runs interrupted: their process stopped; taken back", "runs", n)
+			q.log.Warn("handoff queue: messages taken back: their process stopped", "messages", n)
 		}
 		if err := q.dormant(ctx); err != nil && ctx.Err() == nil {
 			q.log.Warn("handoff queue: looking for work", "error", err)
@@ -167,8 +167,138 @@ func (q *Queue) sweep(ctx context.Context) (int, error) {
 			taken++
 		}
 	}
+	orphans, err := q.sweepOrphans(ctx)
+	return taken + orphans, errors.Join(append(errs, err)...)
+}
+
+// orphan is a message QUEUED whose River job is running with no run of
+// the message: the job's process died between River's fetch and the
+// claim.
+type orphan struct {
+	id  string
+	job int64
+}
+
+// sweepOrphans takes back the messages QUEUED whose River job has been
+// running for longer than a lease (MissedHeartbeats heartbeats) without
+// a run holding the message, but for the jobs this process works on. River
+// marks a job running when it fetches it, before the worker claims the
+// message; a process killed in between leaves the message QUEUED with no
+// attempt and its job running, which River's rescuer takes back only
+// after RescueAfter (11 minutes by default), and which the lease sweep,
+// of RUNNING messages, does not see. So does a process killed after a run
+// recorded the message QUEUED again (a failure to retry, a hard stop) but
+// before River recorded the job's snooze. Each such message gets a new
+// job that becomes its own, as sweep does; the old job, when River's
+// rescuer hands it out, runs nothing.
+//
+// The look is one statement, driven by River's index of jobs by state
+// and queue (an empty range when no job runs: an idle or dormant process
+// reads nothing more), each job found joined to its message by the
+// message's key. The message must also have been left alone for a lease
+// (updated_at), so that a run that has just queued its message again,
+// whose snooze River records a moment later, is not taken for dead.
+func (q *Queue) sweepOrphans(ctx context.Context) (int, error) {
+	lease := MissedHeartbeats * q.cfg.Heartbeat
+	query, args := q.orphansQuery(lease)
+	rs, err := q.b.conn().Query(ctx, query, args...)
+	if err != nil {
+		return 0, fmt.Errorf("finding messages whose job's process died before it ran them: %w", err)
+	}
+	var found []orphan
+	for rs.Next() {
+		var o orphan
+		if err := rs.Scan(&o.id, &o.job); err != nil {
+			rs.Close()
+			return 0, fmt.Errorf("finding messages whose job's process died before it ran them: %w", err)
+		}
+		if _, mine := q.working.Load(o.job); !mine {
+			found = append(found, o)
+		}
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return 0, fmt.Errorf("finding messages whose job's process died before it ran them: %w", err)
+	}
+	taken := 0
+	var errs []error
+	for _, o := range found {
+		ok, err := q.takeBackOrphan(ctx, o, lease)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("message %s: %w", o.id, err))
+		} else if ok {
+			taken++
+		}
+	}
 	return taken, errors.Join(errs...)
 }
+
+// orphansQuery is sweepOrphans's statement and its arguments: the
+// messages QUEUED (m.id) whose job (j.id) has been running for longer
+// than lease, of messages left alone for as long.
+func (q *Queue) orphansQuery(lease time.Duration) (string, []any) {
+	return `SELECT m.id, j.id FROM river_job j JOIN handoff_messages m ON m.id = ` + q.b.jobMessage() + `
+		WHERE j.state = 'running' AND j.queue = ? AND j.kind = ? AND j.attempted_at < ?
+		AND m.status = ? AND (m.job_id = 0 OR m.job_id = j.id) AND m.updated_at < ? LIMIT ?`,
+		[]any{riverQueue, jobKind, q.b.riverTime(time.Now().Add(-lease)),
+			string(StatusQueued), q.cfg.Now().Add(-lease).UnixNano(), sweepBatch}
+}
+
+// takeBackOrphan gives message o.id a new job, in one transaction that
+// holds its row, if it is still QUEUED, of job o.job (or of none), left
+// alone for a lease, and o.job still runs. A worker's claim of the
+// message with o.job, before or after, excludes it: the claim makes the
+// message RUNNING, and a claim after finds the message another job's
+// (claimQueued's condition on job_id) and runs nothing. The take-back
+// does not count as an interruption: no run of the message started.
+func (q *Queue) takeBackOrphan(ctx context.Context, o orphan, lease time.Duration) (bool, error) {
+	taken := false
+	err := q.b.inTx(ctx, func(tx dbconn.Conn, insert jobInserter) error {
+		var job int64
+		rec, err := scanRecord(tx.QueryRow(ctx, `SELECT `+columns+`, job_id FROM handoff_messages WHERE id = ?`+q.b.forUpdate(), o.id), &job)
+		if dbconn.IsNoRows(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		now := q.cfg.Now()
+		if rec.Status != StatusQueued || (job != 0 && job != o.job) || !rec.UpdatedAt.Before(now.Add(-lease)) {
+			return nil // claimed, taken back by another replica, or queued again just now
+		}
+		var state string
+		err = tx.QueryRow(ctx, `SELECT state FROM river_job WHERE id = ?`, o.job).Scan(&state)
+		if dbconn.IsNoRows(err) || (err == nil && state != "running") {
+			return nil // River recorded the job meanwhile: it is not stuck
+		}
+		if err != nil {
+			return err
+		}
+		next, err := insert(ctx, deliverArgs{ID: o.id}, q.jobOpts(rec.Envelope))
+		if err != nil {
+			return err
+		}
+		n, err := tx.Exec(ctx, `UPDATE handoff_messages SET job_id = ?, updated_at = ? WHERE id = ? AND status = ? AND job_id = ?`,
+			next, now.UnixNano(), o.id, string(StatusQueued), job)
+		if err != nil {
+			return err
+		}
+		if n != 1 {
+			return errNotTaken // roll the new job back
+		}
+		q.log.Warn("handoff queue: message taken back: the process that fetched its job stopped before running it",
+			"id", o.id, "job", o.job, "new_job", next, "attempts", rec.Attempts)
+		taken = true
+		return nil
+	})
+	if errors.Is(err, errNotTaken) {
+		return false, nil
+	}
+	return taken, err
+}
+
+// errNotTaken rolls back a take-back that found the message changed.
+var errNotTaken = errors.New("the message changed: not taken back")
 
 // takeBack queues message id again if it is still RUNNING past its lease,
 // with a new job, in one transaction that holds its row.

@@ -325,6 +325,10 @@ type Queue struct {
 	// running holds the ids of the messages run in this process: the
 	// sweep leaves them alone, whatever their lease says.
 	running sync.Map
+	// working holds the ids of the River jobs this process's workers
+	// are in (fetched, perhaps not yet claimed): the sweep of orphaned
+	// jobs (sweepOrphans) leaves them alone.
+	working sync.Map
 	// riverMu guards River's client being started (riverOn) while the
 	// queue is (started): an idle queue stops it (see dormant).
 	riverMu   sync.Mutex
@@ -357,6 +361,12 @@ type backend interface {
 	// a statement of its own); on SQLite, whose transactions hold the
 	// file's write lock from their start, the query alone.
 	lockedRow(ctx context.Context, tx dbconn.Conn, key, query string, args ...any) dbconn.Row
+	// jobMessage is the SQL expression of the message id in the args of
+	// River job j (its JSON: jsonb on Postgres, JSONB blobs on SQLite).
+	jobMessage() string
+	// riverTime is t as River's columns of times compare with it:
+	// timestamptz on Postgres, River's text format on SQLite.
+	riverTime(t time.Time) any
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
 	stopAndCancel(ctx context.Context) error
@@ -375,20 +385,35 @@ type riverBackend[TTx any] struct {
 	lock     string
 	// lockThen is lockedRow on Postgres (nil on SQLite).
 	lockThen func(ctx context.Context, tx dbconn.Conn, key, query string, args []any) dbconn.Row
+	// argID is jobMessage; timeText, set on SQLite, is riverTime.
+	argID    string
+	timeText bool
 	// inserted, when set, is called after a transaction that inserted a
 	// job commits: SQLite's listener is woken (Postgres's NOTIFY needs
 	// nothing).
 	inserted func()
 }
 
-func (b *riverBackend[TTx]) conn() dbconn.Conn { return b.pool }
-func (b *riverBackend[TTx]) forUpdate() string { return b.lock }
+func (b *riverBackend[TTx]) conn() dbconn.Conn  { return b.pool }
+func (b *riverBackend[TTx]) forUpdate() string  { return b.lock }
+func (b *riverBackend[TTx]) jobMessage() string { return b.argID }
 
 func (b *riverBackend[TTx]) lockedRow(ctx context.Context, tx dbconn.Conn, key, query string, args ...any) dbconn.Row {
 	if b.lockThen == nil {
 		return tx.QueryRow(ctx, query, args...)
 	}
 	return b.lockThen(ctx, tx, key, query, args)
+}
+
+// sqliteTimeLayout is how River's SQLite driver writes times (UTC, to the
+// millisecond): its columns compare as text, so only this layout orders.
+const sqliteTimeLayout = "2006-01-02 15:04:05.000"
+
+func (b *riverBackend[TTx]) riverTime(t time.Time) any {
+	if b.timeText {
+		return t.UTC().Round(time.Millisecond).Format(sqliteTimeLayout)
+	}
+	return t
 }
 
 func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx dbconn.Conn, insert jobInserter) error) error {
@@ -461,6 +486,8 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 		},
 		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
 		rollback: func(_ context.Context, tx *sql.Tx) error { return tx.Rollback() },
+		argID:    `(j.args ->> '$.id')`,
+		timeText: true,
 	}
 	return q, nil
 }
@@ -492,6 +519,7 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
 		lock:     " FOR UPDATE",
 		lockThen: pgLockedRow,
+		argID:    `(j.args ->> 'id')`,
 		inserted: q.wakeRiver,
 	}
 	return q, nil

@@ -44,6 +44,8 @@ func (w *worker) Timeout(*river.Job[deliverArgs]) time.Duration { return w.q.cfg
 // Config.Backoff, by snoozing the job (which River does not count as an
 // attempt).
 func (w *worker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
+	w.q.working.Store(job.ID, struct{}{})
+	defer w.q.working.Delete(job.ID)
 	return w.q.deliver(ctx, job.Args.ID, job.ID)
 }
 
