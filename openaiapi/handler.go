@@ -352,6 +352,8 @@ type discard struct{}
 
 func (discard) content(string) error { return nil }
 
+func (discard) plain([]byte) error { return nil }
+
 // usageOf is the usage of the run's model calls as the llm client counted
 // them (the upstream's, or estimated from the prompt it really sent), or,
 // for an answer no model gave, an estimate from the request's messages and
