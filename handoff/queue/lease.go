@@ -105,6 +105,9 @@ func (q *Queue) sweepLoop(ctx context.Context, ended chan struct{}) {
 		if err := q.dormant(ctx); err != nil && ctx.Err() == nil {
 			q.log.Warn("handoff queue: looking for work", "error", err)
 		}
+		if err := q.watchFetches(ctx); err != nil && ctx.Err() == nil {
+			q.log.Warn("handoff queue: watching River's fetches", "error", err)
+		}
 		if !q.nextHeartbeat(ctx, t.C) {
 			return
 		}
