@@ -2,11 +2,14 @@ package queue
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // TestStalledClientRestarted (bench/soak/README.md, O1): River's client
@@ -36,6 +39,7 @@ func TestStalledClientRestarted(t *testing.T) {
 			t.Fatal(err)
 		}
 		enqueue(t, q, Envelope{ID: "m-stalled"})
+		q.idleLooks = 0 // a look that found it idle just before does not stop it
 		q.riverMu.Unlock()
 		select {
 		case id := <-ran:
@@ -91,4 +95,75 @@ func TestBusyWorkersAreNoStall(t *testing.T) {
 			t.Errorf("%d stalls counted for a backlog behind a busy worker", n)
 		}
 	})
+}
+
+// TestPausedQueueIsWarned: River's queue paused (river_queue.paused_at,
+// which River's producer obeys and nothing of the gateway's sets) leaves
+// a message waiting; the watch says so at WARN, naming the pause, and
+// does not restart River's client (a restart would not resume it). Once
+// the queue is resumed, the message runs.
+func TestPausedQueueIsWarned(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		var logs syncBuffer
+		ran := make(chan string, 1)
+		q := openQueue(t, db, Config{PollInterval: time.Hour, Heartbeat: 100 * time.Millisecond,
+			Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			Handler: func(_ context.Context, env Envelope) (json.RawMessage, error) {
+				ran <- env.ID
+				return nil, nil
+			}})
+		// River's queue row exists once a client started; paused then, the
+		// next start's producer is paused from the start.
+		start(t, q)
+		if err := q.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		pause, resume := riverPause(t, q)
+		if err := pause(); err != nil {
+			t.Fatal(err)
+		}
+		start(t, q)
+		q.riverMu.Lock() // not dormant before the message makes it busy
+		enqueue(t, q, Envelope{ID: "m-paused"})
+		q.idleLooks = 0
+		q.riverMu.Unlock()
+		want := "River's queue handoff is paused (river_queue.paused_at)"
+		deadline := time.Now().Add(20 * time.Second) // a guard against a hang
+		for !strings.Contains(strings.Join(logs.lines(), "\n"), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no WARN %q in %q", want, logs.lines())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		select {
+		case id := <-ran:
+			t.Fatalf("%s ran while River's queue was paused", id)
+		default:
+		}
+		woken := q.w.woken.Load()
+		if err := resume(); err != nil {
+			t.Fatal(err)
+		}
+		if rec := waitFinal(t, q, "m-paused"); rec.Status != StatusCompleted {
+			t.Fatalf("after the resume: %s", rec.Status)
+		}
+		if got := q.w.woken.Load(); got != woken {
+			t.Errorf("River's client restarted %d times for a paused queue", got-woken)
+		}
+	})
+}
+
+// riverPause is River's pause and resume of the queue's River queue.
+func riverPause(t *testing.T, q *Queue) (pause, resume func() error) {
+	ctx := context.Background()
+	switch b := q.b.(type) {
+	case *riverBackend[*sql.Tx]:
+		return func() error { return b.client.QueuePause(ctx, riverQueue, nil) },
+			func() error { return b.client.QueueResume(ctx, riverQueue, nil) }
+	case *riverBackend[pgx.Tx]:
+		return func() error { return b.client.QueuePause(ctx, riverQueue, nil) },
+			func() error { return b.client.QueueResume(ctx, riverQueue, nil) }
+	}
+	t.Fatalf("backend %T", q.b)
+	return nil, nil
 }
