@@ -173,6 +173,24 @@
 //     message QUEUED whose job a dead process holds keeps the queue awake
 //     until the sweep gives it a new job.
 //
+//   - A client that fetches nothing: River's client, started, fetches
+//     whenever a worker is free (at once for a job of this process, at
+//     least every 100 ms otherwise), and tells nobody when its producer
+//     did not start, stopped, or hangs in a fetch. The heartbeat watches
+//     for that (stall.go): when the client has run for MissedHeartbeats
+//     heartbeats with a worker free and no fetch, and a job of the queue
+//     has been available for as long, it logs "River's client fetches no
+//     job while jobs wait and workers are free" at WARN (jobs_waiting,
+//     no_fetch_for, workers_in_use) and, when no handler of this process
+//     runs, stops River's client (waiting at most a heartbeat) and starts
+//     it again, which starts a new producer; a client that will not stop
+//     is left, and the WARN repeats. A paused River queue (river_queue.
+//     paused_at, which nothing of the gateway's sets) is named in the
+//     WARN and not restarted. The look is in memory (River's fetches,
+//     this process's workers) until a stall is likely; only then does it
+//     read River's fetch index. A backlog behind busy workers is no
+//     stall. bench/soak/README.md, O1, is the case that asked for it.
+//
 // bench/README.md ("Idle cost") has the measured figures. The tests count
 // River's fetches, the listener's reads and River's client stopping and
 // starting (waker) to show that an idle queue does none of them between
