@@ -107,7 +107,9 @@
 //     (of that job, or of none) and untouched for a lease, its job
 //     running for longer than a lease and not one this process works on.
 //     It gets a new job that becomes the message's, as above; the run
-//     that never started is not counted. A worker's claim with the old
+//     that never started is not counted. A message queued again for the
+//     retry of a failed run gets its new job due when the retry was (the
+//     failure's time plus Backoff), not at once. A worker's claim with the old
 //     job and the take-back exclude each other: both change the message's
 //     row on a condition of its status and job_id, and the claim runs only
 //     a message QUEUED of its own job (or of none).
