@@ -75,6 +75,19 @@ func sendStream(ctx context.Context, c *http.Client, gw *gateway, path string, b
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
+	// The request id the gateway logs it under (a broken stream names it,
+	// its replica and the time, to find it in the kept logs).
+	rid := newUUID()
+	req.Header.Set("X-Request-Id", rid)
+	res := exchange(ctx, c, req, gw, gen)
+	if res.outcome == broken {
+		res.detail = fmt.Sprintf("%s request %s at %s: %s", gw.name, rid, time.Now().UTC().Format("15:04:05.000"), res.detail)
+	}
+	return res
+}
+
+// exchange sends req and reads the answer, checking its frames.
+func exchange(ctx context.Context, c *http.Client, req *http.Request, gw *gateway, gen uint64) result {
 	resp, err := c.Do(req)
 	if err != nil {
 		res := classifyCut(ctx, gw, gen, "request: "+err.Error())

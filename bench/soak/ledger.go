@@ -122,7 +122,8 @@ func checkLedger(ctx context.Context, rep *report, c *http.Client, f *fleet, t *
 	}
 
 	// Consent: every paused run the client accepted resumed, once.
-	rep.add("consent pauses: %d, resumed whole: %d, resumes cut off by a kill: %d", t.paused, t.resumed, t.resumeCut)
+	rep.add("consent pauses: %d, resumed whole: %d (%d after a confirm refused with STORE_UNAVAILABLE, sent again), resumes cut off by a kill: %d",
+		t.paused, t.resumed, t.resumedLate, t.resumeCut)
 	if len(t.resumeLost) > 0 {
 		rep.fail("resume-lost", "%d paused runs not resumed: %s", len(t.resumeLost), firstN(t.resumeLost, 5))
 	}

@@ -61,7 +61,17 @@ type tally struct {
 	resumed    int // resumed by the feedback, whole
 	resumeLost []string
 	resumeCut  int // resumes cut off by a kill (the paused run was taken: not retried)
+	// resumedLate counts the resumed runs whose confirm was refused with
+	// STORE_UNAVAILABLE first, and sent again.
+	resumedLate int
 }
+
+// A confirm refused with STORE_UNAVAILABLE is sent again this often, for
+// up to this long (an outage and the replicas' recovery).
+const (
+	resumeRetryEvery = 500 * time.Millisecond
+	resumeRetryFor   = time.Minute
+)
 
 // convo is one conversation's turns as the client saw them.
 type convo struct {
@@ -244,7 +254,18 @@ func (m *mixer) consent(ctx context.Context, prompt string) {
 	m.t.mu.Unlock()
 	body["action"] = map[string]any{"action": "confirm", "state": a.State, "accepted": true}
 	res, _ = m.stream(ctx, "/agents/plan", body)
-	if ctx.Err() != nil && res.outcome != okStream {
+	// A confirm refused with STORE_UNAVAILABLE (recoverable) left the run
+	// waiting (F10: the paused run is read, and taken, only when the store
+	// answers): the user clicks again, and the run must resume once the
+	// store is back, even after the load ended.
+	retried := false
+	for wait := time.Duration(0); res.outcome == refused && res.code == "STORE_UNAVAILABLE" && wait < resumeRetryFor; wait += resumeRetryEvery {
+		m.t.add(kConsent, res)
+		retried = true
+		time.Sleep(resumeRetryEvery)
+		res, _ = m.stream(context.WithoutCancel(ctx), "/agents/plan", body)
+	}
+	if ctx.Err() != nil && res.outcome != okStream && !retried {
 		return
 	}
 	m.t.add(kConsent, res)
@@ -253,6 +274,9 @@ func (m *mixer) consent(ctx context.Context, prompt string) {
 	switch {
 	case res.outcome == okStream && strings.Contains(res.text, "done: approved"):
 		m.t.resumed++
+		if retried {
+			m.t.resumedLate++
+		}
 	case res.outcome == okStream:
 		m.t.resumeLost = append(m.t.resumeLost, "resumed without the tool's result: "+res.text)
 	case res.outcome == cutByKill:
