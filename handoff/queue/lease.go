@@ -20,6 +20,10 @@ type held struct {
 	token    string
 	attempts int
 	lost     atomic.Bool
+	// ending is set once the run's handler returned: its outcome, being
+	// written, clears the run token, so a renewal that then finds no row
+	// is the run ending, not a lost lease.
+	ending atomic.Bool
 }
 
 // errLeaseLost is the cause of a run's context cancelled because another
@@ -52,6 +56,8 @@ func (q *Queue) hold(ctx context.Context, r *held) (context.Context, func()) {
 			switch {
 			case err != nil:
 				q.log.Warn("handoff queue: renewing a run's lease", "id", r.id, "error", err)
+			case n == 0 && r.ending.Load():
+				return // the outcome cleared the token: nothing to renew
 			case n == 0:
 				if r.lost.CompareAndSwap(false, true) {
 					q.log.Warn("handoff queue: a run lost its lease; the message was taken back", "id", r.id)

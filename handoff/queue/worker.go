@@ -116,6 +116,7 @@ func (q *Queue) deliver(ctx context.Context, id string, jobID int64) error {
 		return q.exhaust(bg, c.rec, r, c.lastErr, c.final)
 	}
 	result, delivered, herr := q.call(ctx, c.rec.Envelope)
+	r.ending.Store(true)
 	if herr != nil && r.lost.Load() {
 		// The message was taken back (this run's heartbeats did not reach
 		// the database), which cancelled the handler: the message is
