@@ -24,9 +24,9 @@ type downKV struct{}
 
 func (downKV) Put(context.Context, string, []byte, time.Duration) error { return errDown }
 func (downKV) Get(context.Context, string) ([]byte, error)              { return nil, errDown }
-func (downKV) Claim(context.Context, string, string) ([]byte, error)     { return nil, errDown }
-func (downKV) Release(context.Context, string, string) error             { return errDown }
-func (downKV) Finish(context.Context, string, string) error              { return errDown }
+func (downKV) Claim(context.Context, string, string) ([]byte, error)    { return nil, errDown }
+func (downKV) Release(context.Context, string, string) error            { return errDown }
+func (downKV) Finish(context.Context, string, string) error             { return errDown }
 
 // lossyKV is a store whose connection drops as it answers: while down, a
 // claim runs and its answer is lost, and every other call fails.
