@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // PlatformDefinition is an agent in the IDE platform's JSON shape, ready to
@@ -74,6 +75,12 @@ func (d *Definition) Platform(endpoint string) PlatformDefinition {
 		p.Commands = append(p.Commands, pc)
 	}
 	return p
+}
+
+// KeepCommands drops the commands of p whose name keep does not admit
+// (what a stored key's scope does not admit: server's GET /agents/{name}).
+func (p *PlatformDefinition) KeepCommands(keep func(command string) bool) {
+	p.Commands = slices.DeleteFunc(p.Commands, func(c platformCommand) bool { return !keep(c.Name) })
 }
 
 func exportModel(m *ModelConfig) *platformModel {

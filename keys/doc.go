@@ -14,7 +14,9 @@
 // what its holder owns, access.Caller.Owner) stays.
 //
 // Every request with a key reads the key's row from the shared database
-// (Store.Lookup, one indexed read): nothing is cached, so a key revoked
+// (Store.Lookup, one indexed read; on SQLite on the store's read pool,
+// Options.ReadDB, so that it never queues behind writers waiting for the
+// write lock): nothing is cached, so a key revoked
 // or rotated by any replica or by `agentgw keys` (another process on the
 // same file) is refused by every replica on its next request. A cache
 // invalidated by PostgreSQL's LISTEN/NOTIFY was weighed and left out:

@@ -20,6 +20,11 @@ type Options struct {
 	Now func() time.Time
 	// Logger logs the migrations applied (default: none).
 	Logger *slog.Logger
+	// ReadDB is the SQLite store's read pool (sqlitestore.SQLite.ReadDB)
+	// the per-request Lookup runs on, so that it never waits for a
+	// connection behind writers queued for SQLite's one write lock; nil:
+	// the database NewSQLite is given. PostgreSQL does not use it.
+	ReadDB *sql.DB
 }
 
 // Store keeps the keys in the gateway's database, shared by the replicas
@@ -40,12 +45,17 @@ const lookupQuery = `SELECT ` + columns + ` FROM api_keys WHERE secret_hash = ? 
 
 // NewSQLite returns the keys of the SQLite database db (the gateway
 // store's, sqlitestore.SQLite's DB, or opened as it is), after applying
-// the migrations it lacks. The store does not close db.
+// the migrations it lacks; Lookup reads on opts.ReadDB, the store's read
+// pool, when given. The store does not close db.
 func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 	if err := schema.MigrateSQLite(ctx, db, dbconn.MigrateOptions{Log: opts.Logger}); err != nil {
 		return nil, fmt.Errorf("keys: migrating the SQLite database: %w", err)
 	}
-	stmt, err := db.PrepareContext(ctx, lookupQuery)
+	rdb := opts.ReadDB
+	if rdb == nil {
+		rdb = db
+	}
+	stmt, err := rdb.PrepareContext(ctx, lookupQuery)
 	if err != nil {
 		return nil, fmt.Errorf("keys: preparing the lookup: %w", err)
 	}

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"io"
 	"os"
@@ -60,6 +61,9 @@ func openStore(t testing.TB, db string, opts Options) *Store {
 			t.Fatal(serr)
 		}
 		c = s
+		if opts.ReadDB == nil {
+			opts.ReadDB = s.ReadDB()
+		}
 		st, err = NewSQLite(ctx, s.DB(), opts)
 	}
 	t.Cleanup(func() { _ = c.Close() })
@@ -257,6 +261,60 @@ func TestSharedDatabase(t *testing.T) {
 			t.Error("a key revoked on one store still works on the other")
 		}
 	})
+}
+
+// TestLookupDoesNotWaitForWriters (as sqlitestore's
+// TestReadsDoNotWaitForWriters): with every connection of the SQLite
+// store's write pool taken, one of them holding the write lock in an
+// uncommitted transaction that revokes the key, Lookup still answers at
+// once, with the committed row (the key live): it reads on the store's
+// read pool. Once the revocation commits, the next Lookup refuses the
+// key. The deadline only bounds the failure.
+func TestLookupDoesNotWaitForWriters(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlitestore.Open(filepath.Join(t.TempDir(), "busy.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	st, err := NewSQLite(ctx, db.DB(), Options{ReadDB: db.ReadDB()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, secret, err := st.Create(ctx, Key{User: "alice", Agents: []string{"*"}}, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []*sql.Conn
+	t.Cleanup(func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	for range db.DB().Stats().MaxOpenConnections {
+		c, err := db.DB().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	if _, err := conns[0].ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conns[0].ExecContext(ctx, `UPDATE api_keys SET revoked_at = 1 WHERE id = ?`, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if got, ok, err := st.Lookup(rctx, secret); err != nil || !ok || got.ID != k.ID {
+		t.Fatalf("Lookup while the writers hold every write connection = %v, %v; want the committed (live) key", ok, err)
+	}
+	if _, err := conns[0].ExecContext(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := st.Lookup(ctx, secret); ok || err != nil {
+		t.Fatalf("Lookup after the revocation committed = %v, %v; want no key", ok, err)
+	}
 }
 
 // TestConcurrentCreate: keys made at once from two stores are all

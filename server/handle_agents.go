@@ -46,6 +46,10 @@ func (s *Server) listAgents(c echo.Context) error {
 		sum := a.Summary()
 		if scoped {
 			sum.Commands = slices.DeleteFunc(sum.Commands, func(c agent.CommandSummary) bool { return !who.MayCall(a.Name(), c.Name) })
+			sum.Handoffs = slices.DeleteFunc(sum.Handoffs, func(h agent.HandoffSummary) bool { return !who.MayCall(a.Name(), h.Command) })
+			if len(sum.Handoffs) == 0 {
+				sum.Handoffs = nil
+			}
 		}
 		list.Agents = append(list.Agents, sum)
 	}
@@ -57,7 +61,9 @@ func (s *Server) listAgents(c echo.Context) error {
 }
 
 // getAgent serves GET /agents/{name}: the definition in the platform's JSON
-// shape with service.endpoint set to this gateway.
+// shape with service.endpoint set to this gateway; to a stored key, with
+// the commands its scope admits only (another command's templates and
+// variables are not the key holder's to read).
 func (s *Server) getAgent(c echo.Context) error {
 	name, err := agentParam(c)
 	if err != nil {
@@ -65,7 +71,8 @@ func (s *Server) getAgent(c echo.Context) error {
 	}
 	reg := s.cfg.Runner.Registry()
 	a, ok := reg.Get(name)
-	if who, scoped := s.scopeOf(c); ok && scoped && !who.MayCall(name, "") {
+	who, scoped := s.scopeOf(c)
+	if ok && scoped && !who.MayCall(name, "") {
 		return notInScope(name, "")
 	}
 	if !ok {
@@ -73,7 +80,11 @@ func (s *Server) getAgent(c echo.Context) error {
 			Suggest("GET /agents lists the agents")
 	}
 	observe.From(c.Request().Context()).Routed(name, "", true)
-	return c.JSON(http.StatusOK, a.Platform(s.publicURL(c)))
+	def := a.Platform(s.publicURL(c))
+	if scoped {
+		def.KeepCommands(func(command string) bool { return who.MayCall(name, command) })
+	}
+	return c.JSON(http.StatusOK, def)
 }
 
 // publicURL is the configured public URL, or the one the client used.

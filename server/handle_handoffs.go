@@ -18,7 +18,9 @@ import (
 // JSON the API answers with (docs/protocol.md: a message's status, a
 // task's messages), already shaped, so that server links no queue.
 type Handoffs interface {
-	// Submit checks and queues caller's message; fresh is false for a
+	// Submit checks and queues caller's message, held to caller's scope
+	// (a stored key's: FORBIDDEN for a recipient out of it, and the
+	// messages its run sends are held to it too); fresh is false for a
 	// message id of caller's seen before (its record is returned as it
 	// is); another owner's id is a 409. st is the message's status.
 	Submit(ctx context.Context, caller access.Caller, raw []byte) (st json.RawMessage, fresh bool, err error)

@@ -108,15 +108,18 @@ func (s *Server) revokeKey(c echo.Context) error {
 // noStore keeps an answer that holds a secret out of every cache.
 func noStore(c echo.Context) { c.Response().Header().Set("Cache-Control", "no-store") }
 
-// everyAgent serves a route that runs agents out of the request's sight
-// (hand-offs, schedules) or the agents' tools (/mcp) only to callers that may call every agent: the
-// route's targets are not checked against a key's scope one by one yet,
-// so a key limited to some agents gets FORBIDDEN there rather than a way
-// around its limits.
+// everyAgent serves a route that runs the agents' tools (/mcp) only to
+// callers that may call every agent. An exported tool is no agent's
+// command: tools are shared by name across agents and may themselves ask
+// any agent (the ask_agent tool), so there is no target to check against
+// a key's scope, and a key limited to some agents gets FORBIDDEN there
+// rather than a way around its limits. (Hand-offs and schedules check
+// their targets against the caller's scope themselves: Handoffs,
+// Schedules.)
 func (s *Server) everyAgent(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if who, scoped := s.scopeOf(c); scoped && !slices.Contains(who.Scope.Agents, "*") {
-			return apierr.Errorf(apierr.CodeForbidden, "%s %s runs agents or their tools outside a call to one: it needs a key whose agents are \"*\"", c.Request().Method, c.Path()).
+			return apierr.Errorf(apierr.CodeForbidden, "%s %s runs the agents' tools, which are no agent's command: it needs a key whose agents are \"*\"", c.Request().Method, c.Path()).
 				Suggest("call the agent directly (POST /agents/{name}), or ask an admin for a key with agents [\"*\"]")
 		}
 		return next(c)

@@ -23,7 +23,10 @@ type Schedules interface {
 	List(ctx context.Context, who access.Caller) ([]json.RawMessage, error)
 	// Get is schedule id's JSON, when who may see it.
 	Get(ctx context.Context, who access.Caller, id string) (json.RawMessage, error)
-	// Create makes the schedule body defines, owned by who, and returns its JSON.
+	// Create makes the schedule body defines, owned by who, and returns its
+	// JSON. Create, Patch and RunNow hold the schedule's target to who's
+	// scope (a stored key's: FORBIDDEN for an agent, command, tool or
+	// handoffTo out of it), and its runs to the scope of the key that made it.
 	Create(ctx context.Context, who access.Caller, body []byte) (json.RawMessage, error)
 	// Patch changes schedule id as body says and returns its JSON.
 	Patch(ctx context.Context, who access.Caller, id string, body []byte) (json.RawMessage, error)

@@ -29,7 +29,7 @@ func withKeys(t *testing.T, log *slog.Logger) (option, *keys.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	st, err := keys.NewSQLite(context.Background(), db.DB(), keys.Options{})
+	st, err := keys.NewSQLite(context.Background(), db.DB(), keys.Options{ReadDB: db.ReadDB()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +89,8 @@ func createKey(t *testing.T, gw *gateway, cred, body string) createdKey {
 // TestKeyAttacks: what a stored key may not do. A key calls only the
 // agents and commands of its scope (FORBIDDEN, nothing sent upstream), a
 // key without the admin flag gets FORBIDDEN on /keys, a key limited to
-// some agents cannot go around its scope through hand-offs, schedules or
-// /mcp, a revoked or rotated-away secret is UNAUTHORIZED on its next
+// some agents cannot go around its scope through /mcp (hand-offs and
+// schedules check their targets: TestScopedKeyRoutes), a revoked or rotated-away secret is UNAUTHORIZED on its next
 // request, and no secret is ever in a log line, a listing or an upstream
 // request.
 func TestKeyAttacks(t *testing.T) {
@@ -149,7 +149,6 @@ func TestKeyAttacks(t *testing.T) {
 	for _, r := range []struct{ method, path, body string }{
 		{"GET", "/keys", ""}, {"POST", "/keys", `{"user":"alice","agents":["*"],"admin":true}`},
 		{"GET", "/keys/" + alice.ID, ""}, {"POST", "/keys/" + root.ID + "/rotate", ""}, {"DELETE", "/keys/" + root.ID, ""},
-		{"POST", "/handoffs", `{}`}, {"POST", "/schedules", `{}`}, {"PATCH", "/schedules/x", `{}`}, {"POST", "/schedules/x/run", ""},
 	} {
 		errorResponse(t, sendKey(t, r.method, gw.URL+r.path, alice.Secret, r.body), 403, apierr.CodeForbidden)
 	}
@@ -268,7 +267,7 @@ func BenchmarkAuth(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer db.Close()
-				st, err := keys.NewSQLite(context.Background(), db.DB(), keys.Options{})
+				st, err := keys.NewSQLite(context.Background(), db.DB(), keys.Options{ReadDB: db.ReadDB()})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -182,7 +182,7 @@ func New(cfg Config) *Server {
 		e.GET("/contexts/:id/changes", s.contextChanges, local...)
 	}
 	if cfg.Handoffs != nil {
-		e.POST("/handoffs", s.postHandoff, append(local, s.everyAgent)...)
+		e.POST("/handoffs", s.postHandoff, local...)
 		e.GET("/handoffs/:id", s.getHandoff, local...)
 		e.GET("/tasks/:id", s.getTask, local...)
 	}
@@ -191,11 +191,11 @@ func New(cfg Config) *Server {
 	e.POST("/knowledge-bases/:id/search", s.searchKnowledgeBase, local...)
 	if cfg.Schedules != nil {
 		e.GET("/schedules", s.listSchedules, local...)
-		e.POST("/schedules", s.createSchedule, append(local, s.everyAgent)...)
+		e.POST("/schedules", s.createSchedule, local...)
 		e.GET("/schedules/:id", s.getSchedule, local...)
-		e.PATCH("/schedules/:id", s.patchSchedule, append(local, s.everyAgent)...)
+		e.PATCH("/schedules/:id", s.patchSchedule, local...)
 		e.DELETE("/schedules/:id", s.deleteSchedule, local...)
-		e.POST("/schedules/:id/run", s.runSchedule, append(local, s.everyAgent)...)
+		e.POST("/schedules/:id/run", s.runSchedule, local...)
 	}
 	if cfg.Keys != nil {
 		e.GET("/keys", s.listKeys, s.adminOnly)

@@ -110,6 +110,15 @@ type Config struct {
 	// FlushEvery is the longest they wait (default 1s).
 	QueueSize  int
 	FlushEvery time.Duration
+	// Retention is how long the records are kept (default
+	// DefaultRetention); older ones are deleted by an hourly sweep, at
+	// most PruneBatches statements of PruneBatch records a sweep
+	// (defaults 10 and 1000), so that a sweep's work is bounded and the
+	// database's write lock is never held long. The budget counters are
+	// kept until their window ends, whatever the retention.
+	Retention    time.Duration
+	PruneBatch   int
+	PruneBatches int
 	// Registerer, when set, gets the meter's metrics.
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
@@ -148,6 +157,18 @@ func New(st *Store, cfg Config) (*Meter, error) {
 	}
 	if cfg.FlushEvery <= 0 {
 		cfg.FlushEvery = time.Second
+	}
+	if cfg.Retention <= 0 {
+		cfg.Retention = DefaultRetention
+	}
+	if cfg.Retention < MinRetention {
+		return nil, fmt.Errorf("usage: retention %s is under %s: the current month's records are kept", cfg.Retention, MinRetention)
+	}
+	if cfg.PruneBatch <= 0 {
+		cfg.PruneBatch = 1000
+	}
+	if cfg.PruneBatches <= 0 {
+		cfg.PruneBatches = 10
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -196,7 +217,18 @@ func (m *Meter) Close() {
 // Store is the meter's store.
 func (m *Meter) Store() *Store { return m.st }
 
-// expire deletes the counters of ended windows, hourly.
+// DefaultRetention is how long usage records are kept when
+// Config.Retention is not set: 400 days, a year's report and the month
+// before it, and every current budget window.
+const DefaultRetention = 400 * 24 * time.Hour
+
+// MinRetention is the shortest retention: a month (31 days), so that the
+// records of the current UTC month, which a monthly report reads, are
+// always there.
+const MinRetention = 31 * 24 * time.Hour
+
+// expire deletes the counters of ended windows and prunes the records
+// past the retention, hourly.
 func (m *Meter) expire() {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
@@ -208,8 +240,29 @@ func (m *Meter) expire() {
 			if err := m.st.Expire(context.Background(), m.cfg.Now()); err != nil {
 				m.log.Warn("usage: expiring counters", "err", err)
 			}
+			if n, err := m.prune(context.Background()); err != nil {
+				m.log.Warn("usage: pruning records", "deleted", n, "err", err)
+			} else if n > 0 {
+				m.log.Info("usage: pruned records past the retention", "deleted", n, "retention", m.cfg.Retention)
+			}
 		}
 	}
+}
+
+// prune deletes the records older than the retention, at most
+// PruneBatches batches of PruneBatch: what is left waits for the next
+// sweep. Replicas may prune at once (Store.Prune).
+func (m *Meter) prune(ctx context.Context) (int64, error) {
+	cutoff := m.cfg.Now().Add(-m.cfg.Retention)
+	var total int64
+	for range m.cfg.PruneBatches {
+		n, err := m.st.Prune(ctx, cutoff, m.cfg.PruneBatch)
+		total += n
+		if err != nil || n < int64(m.cfg.PruneBatch) {
+			return total, err
+		}
+	}
+	return total, nil
 }
 
 // price is the model's price: its own, else "*"'s, else nothing.

@@ -55,6 +55,11 @@ type Store struct {
 	// with SQLite's busy handler, which sleeps, and a budget's throughput
 	// falls to a fraction (other processes still wait on the file's lock).
 	serial *sync.Mutex
+	// pruneQuery deletes a batch of the oldest records before a time
+	// (Prune): on PostgreSQL it skips the rows another replica's prune
+	// has locked, so that replicas pruning at once share the work rather
+	// than wait for, or deadlock with, each other.
+	pruneQuery string
 }
 
 // tx runs fn in a transaction, one at a time in this process on SQLite.
@@ -73,7 +78,8 @@ func NewSQLite(ctx context.Context, db *sql.DB, log *slog.Logger) (*Store, error
 	if err := schema.MigrateSQLite(ctx, db, dbconn.MigrateOptions{Log: log}); err != nil {
 		return nil, fmt.Errorf("usage: migrating the SQLite database: %w", err)
 	}
-	return &Store{pool: dbconn.SQL(db), inTx: dbconn.TxSQL(db), serial: &sync.Mutex{}}, nil
+	return &Store{pool: dbconn.SQL(db), inTx: dbconn.TxSQL(db), serial: &sync.Mutex{},
+		pruneQuery: `DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE at < ? ORDER BY at LIMIT ?)`}, nil
 }
 
 // NewPostgres returns a store in the PostgreSQL database of pool, after
@@ -82,7 +88,8 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) (*St
 	if err := schema.MigratePostgres(ctx, pool, dbconn.MigrateOptions{Log: log}); err != nil {
 		return nil, fmt.Errorf("usage: migrating the PostgreSQL database: %w", err)
 	}
-	return &Store{pool: dbconn.PGX(pool), inTx: dbconn.TxPGX(pool), lazyCommit: `SET LOCAL synchronous_commit TO OFF`}, nil
+	return &Store{pool: dbconn.PGX(pool), inTx: dbconn.TxPGX(pool), lazyCommit: `SET LOCAL synchronous_commit TO OFF`,
+		pruneQuery: `DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE at < ? ORDER BY at LIMIT ? FOR UPDATE SKIP LOCKED)`}, nil
 }
 
 // recordCols are the columns Write inserts, in its order.
@@ -212,6 +219,23 @@ func (s *Store) Expire(ctx context.Context, now time.Time) error {
 		return fmt.Errorf("deleting expired usage counters: %w", err)
 	}
 	return nil
+}
+
+// Prune deletes at most limit of the records older than before, oldest
+// first, in one statement, and returns how many it deleted. It never
+// touches the budget counters (usage_counters): they are kept until their
+// window ends (Expire), whatever the records' retention.
+func (s *Store) Prune(ctx context.Context, before time.Time, limit int) (int64, error) {
+	var n int64
+	err := s.tx(ctx, func(tx dbconn.Conn) error {
+		var err error
+		n, err = tx.Exec(ctx, s.pruneQuery, dbconn.UnixNano(before), limit)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("pruning usage records: %w", err)
+	}
+	return n, nil
 }
 
 // Dimensions a summary groups by.

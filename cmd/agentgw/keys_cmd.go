@@ -26,7 +26,7 @@ import (
 func openKeys(ctx context.Context, st store.Store, log *slog.Logger) (*keys.Store, error) {
 	switch db := st.(type) {
 	case *sqlitestore.SQLite:
-		return keys.NewSQLite(ctx, db.DB(), keys.Options{Logger: log})
+		return keys.NewSQLite(ctx, db.DB(), keys.Options{Logger: log, ReadDB: db.ReadDB()})
 	case *pgstore.Postgres:
 		return keys.NewPostgres(ctx, db.Pool(), keys.Options{Logger: log})
 	}

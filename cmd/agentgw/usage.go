@@ -41,6 +41,12 @@ type UsageConfig struct {
 	// WarnAt is the share of a budget past which a warning is logged and
 	// counted (agentgw_budget_warnings_total), once per window. 0 means 0.8.
 	WarnAt float64 `yaml:"warnAt"`
+	// Retention is how long the usage records are kept (GET /usage, agentgw
+	// usage); older ones are deleted by an hourly sweep, in bounded
+	// batches. 0 means 400 days (9600h); at least 31 days (744h). The
+	// budgets' counters are kept until their day or month ends, whatever
+	// the retention.
+	Retention Duration `yaml:"retention"`
 }
 
 // on reports whether anything of usage is configured.
@@ -64,6 +70,9 @@ func (u UsageConfig) check() error {
 	}
 	if u.ReserveOutputTokens < 0 {
 		errs = append(errs, errors.New("usage.reserveOutputTokens must not be negative"))
+	}
+	if r := time.Duration(u.Retention); r != 0 && r < usage.MinRetention {
+		errs = append(errs, fmt.Errorf("usage.retention: %s is under %s (31 days): the current month's records are kept", r, usage.MinRetention))
 	}
 	return errors.Join(errs...)
 }
@@ -90,7 +99,8 @@ func newMeter(ctx context.Context, st store.Store, cfg *Config, mx *metrics.Metr
 	if err != nil {
 		return nil, err
 	}
-	mc := usage.Config{Prices: u.Prices, Budgets: u.Budgets, ReserveOutputTokens: u.ReserveOutputTokens, WarnAt: u.WarnAt, Logger: log}
+	mc := usage.Config{Prices: u.Prices, Budgets: u.Budgets, ReserveOutputTokens: u.ReserveOutputTokens, WarnAt: u.WarnAt,
+		Retention: time.Duration(u.Retention), Logger: log}
 	if mx != nil {
 		mc.Registerer = mx.Registry()
 	}

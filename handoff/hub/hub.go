@@ -45,6 +45,15 @@ type Origin struct {
 type payload struct {
 	Message json.RawMessage `json:"message"`
 	Origin  Origin          `json:"origin,omitzero"`
+	// Scope is the stored key's scope the message is held to, and the
+	// messages its run sends (scope.go); nil for none.
+	Scope *access.Scope `json:"scope,omitempty"`
+	// Checked marks a message checked against the schemas (the embedded
+	// ones and its recipients' declared data schemas) before it was
+	// queued: its delivery decodes it without checking it again
+	// (handoff.DecodeChecked). A payload without it, queued by an older
+	// gateway, is checked again at delivery.
+	Checked bool `json:"checked,omitempty"`
 }
 
 // Limits bound what callers outside the gateway may send.
@@ -181,11 +190,16 @@ func (h *Hub) Send(ctx context.Context, msg *handoff.Message, origin Origin) (st
 	ctx, observed := observe.From(ctx).Handoff(ctx, observe.Handoff{Type: string(msg.Payload.Type), To: strings.Join(msg.Metadata.RecipientID, ",")})
 	defer func() { observed(outcome(st, err)) }()
 	sender := sender{owner: origin.Owner, hops: 1}
+	var from *queue.Envelope
 	if parent, ok := ctx.Value(parentKey{}).(queue.Envelope); ok {
 		sender.owner, sender.hops = parent.Owner, max(parent.Hops, 1)+1
 		if parent.TaskID != "" {
 			msg.Metadata.TaskID = parent.TaskID
 		}
+		from = &parent
+	}
+	if sender.scope, err = sendScope(ctx, from); err != nil {
+		return nil, false, err
 	}
 	if sender.owner == "" {
 		sender.owner = access.Operator
@@ -211,22 +225,26 @@ func outcome(st *Status, err error) error {
 // delivering: what the messages its run sends inherit.
 type parentKey struct{}
 
-// sender is who a message is queued for: its owner, its hop, and whether
-// it came from outside the gateway (the API).
+// sender is who a message is queued for: its owner, its hop, whether
+// it came from outside the gateway (the API), and the stored key's scope
+// it is held to (nil: none).
 type sender struct {
 	owner    string
 	hops     int
 	external bool
+	scope    *access.Scope
 }
 
 // Submit checks and queues a message that came as JSON (POST /handoffs)
-// from caller, whose message it is. Its errors are *apierr.Error: 400 for
+// from caller, whose message it is, held to caller's scope (scope.go:
+// FORBIDDEN for a recipient, escalate_to or fallback_action out of it).
+// Its errors are *apierr.Error: 400 for
 // a message that is not JSON, 422 listing every violation by JSON pointer
 // (HANDOFF_PRIORITY_NOT_ALLOWED for a priority above
 // Limits.MaxExternalPriority), 404 for an unknown recipient, 409 for a
 // message id taken by other content or by another owner's message.
 func (h *Hub) Submit(ctx context.Context, caller access.Caller, raw []byte) (*Status, bool, error) {
-	st, fresh, err := h.submit(ctx, raw, Origin{}, sender{owner: caller.Owner, hops: 1, external: true})
+	st, fresh, err := h.submit(ctx, raw, Origin{}, sender{owner: caller.Owner, hops: 1, external: true, scope: caller.Scope})
 	if err == nil && fresh && st.Code == queue.CodeLimit {
 		_, observed := observe.From(ctx).Handoff(ctx, observe.Handoff{Type: messageType(st.Message), To: strings.Join(st.Recipients, ",")})
 		observed(observe.ErrHandoffLimit)
@@ -282,7 +300,10 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 			return nil, false, err
 		}
 	}
-	body, err := json.Marshal(payload{Message: raw, Origin: origin})
+	if err := h.checkScope(from.scope, recipients, msg); err != nil {
+		return nil, false, err
+	}
+	body, err := json.Marshal(payload{Message: raw, Origin: origin, Scope: from.scope, Checked: true})
 	if err != nil {
 		return nil, false, apierr.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
 	}
@@ -364,7 +385,9 @@ func (h *Hub) checkRecipients(recipients []string, msg *handoff.Message, raw []b
 				Suggest("send a type the agent declares under handoffs, or declare it")
 			continue
 		}
-		if raw != nil {
+		// The embedded schemas passed already (handoff.Decode): the
+		// validator adds only the agent's own data schema, when declared.
+		if raw != nil && acc.Validator.Declares(msg.Payload.Type) {
 			if err := acc.Validator.Validate(raw); err != nil {
 				return invalid(err)
 			}

@@ -90,6 +90,23 @@ func (c Caller) MayCall(agent, command string) bool {
 	return false
 }
 
+// MayCallAll reports whether c may call every command of agent: an
+// entry names the agent with no command, or with the command "*". It is
+// what a route whose command is not known here needs (a remote agent's
+// hand-off, an agent's tool).
+func (c Caller) MayCallAll(agent string) bool {
+	if c.Scope == nil {
+		return true
+	}
+	for _, p := range c.Scope.Agents {
+		pa, pc, hasCmd := strings.Cut(p, "/")
+		if ok, _ := path.Match(pa, agent); ok && (!hasCmd || pc == "*") {
+			return true
+		}
+	}
+	return false
+}
+
 // MayUseModel reports whether c may reach the upstream model through /v1.
 func (c Caller) MayUseModel(model string) bool {
 	if c.Scope == nil {

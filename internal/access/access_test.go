@@ -88,3 +88,23 @@ func TestContext(t *testing.T) {
 		t.Fatalf("FromContext = %+v, %v; want %+v", got, ok, c)
 	}
 }
+
+func TestMayCallAll(t *testing.T) {
+	scoped := Caller{Scope: &Scope{Agents: []string{"reviewer", "fixer/explain", "doc*/*"}}}
+	for _, tc := range []struct {
+		c     Caller
+		agent string
+		want  bool
+	}{
+		{Caller{}, "anything", true},
+		{Caller{Scope: &Scope{}}, "reviewer", false},
+		{scoped, "reviewer", true},
+		{scoped, "fixer", false},
+		{scoped, "docs", true},
+		{scoped, "other", false},
+	} {
+		if got := tc.c.MayCallAll(tc.agent); got != tc.want {
+			t.Errorf("%v.MayCallAll(%q) = %v, want %v", tc.c.Scope, tc.agent, got, tc.want)
+		}
+	}
+}

@@ -8,8 +8,9 @@ import (
 
 // Parts are a chunk's text cut into what a ranking weighs apart: the
 // comment that documents the declaration, the declaration's first line
-// (its signature) and the rest. Doc + Signature + Body hold every line of
-// the text once, in that order of precedence, not necessarily the text's.
+// (its signature), the comments inside the declaration and the rest, its
+// code. Doc + Signature + Comments + Body hold the text of every line
+// once, in that order of precedence, not necessarily the text's.
 type Parts struct {
 	// Kind is the declaration's keyword (func, type, const, var, class,
 	// def, interface, enum, package …) or "heading" for a Markdown
@@ -23,13 +24,25 @@ type Parts struct {
 	// Markdown), with its decorators or annotations and the lines up to
 	// the one opening the body: at most maxSignatureLines.
 	Signature string
-	// Body is the rest of the text.
+	// Comments are the comments of the body (after the signature) of a
+	// declaration that is not code to run (a type, a group of constants,
+	// a class: see runs): whole comment lines and the comments ending
+	// lines of code, which document its members (a struct's fields) as
+	// the doc comment documents it. Empty when Signature is.
+	Comments string
+	// Body is the rest of the text: a declaration's code, without its
+	// comments.
 	Body string
 	// Private is set when every name the chunk declares is private by
 	// its language's convention: in Go not exported (a lower-case name,
 	// or a method of an unexported type), in Python and JavaScript
 	// starting with an underscore, in Java declared private.
 	Private bool
+	// Deprecated is set when the declaration says it is deprecated: a
+	// line of its doc comment starting "Deprecated:" (Go's convention),
+	// or @deprecated in its doc or signature (JSDoc, Javadoc; Java's
+	// annotation @Deprecated).
+	Deprecated bool
 }
 
 // maxSignatureLines bounds a signature spread over several lines.
@@ -99,13 +112,73 @@ decl:
 			body = body[n:]
 		}
 	}
-	return Parts{
-		Kind:      kindOf(sig),
+	kind := kindOf(sig)
+	comments, code := "", strings.Join(body, "\n")
+	if !runs[kind] {
+		comments, code = splitComments(lang, body)
+	}
+	p := Parts{
+		Kind:      kind,
 		Doc:       strings.Join(doc, "\n"),
 		Signature: strings.Join(sig, "\n"),
-		Body:      strings.Join(body, "\n"),
+		Comments:  comments,
+		Body:      code,
 		Private:   private,
 	}
+	p.Deprecated = isDeprecated(p.Doc, p.Signature)
+	return p
+}
+
+// splitComments cuts the lines of a declaration's body into its comments
+// and its code (see Parts.Comments), each joined by newlines: comment
+// lines ("//", "/* … */" and their "*" lines; "#" in Python) and, on a
+// line of code, what follows " // " (" # " in Python). A comment marker
+// inside a string is taken for one: the cost is some code weighed as
+// prose.
+func splitComments(lang int, body []string) (comments, code string) {
+	var cm, cd []string
+	line, trailing := "//", " // "
+	if lang == langPython {
+		line, trailing = "#", " # "
+	}
+	inBlock := false
+	for _, l := range body {
+		t := strings.TrimSpace(l)
+		switch {
+		case inBlock:
+			cm = append(cm, l)
+			inBlock = !strings.Contains(t, "*/")
+		case strings.HasPrefix(t, line):
+			cm = append(cm, l)
+		case lang != langPython && strings.HasPrefix(t, "/*"):
+			cm = append(cm, l)
+			inBlock = !strings.Contains(t[2:], "*/")
+		default:
+			if i := strings.Index(l, trailing); i >= 0 {
+				cm = append(cm, l[i+1:])
+				l = l[:i]
+			}
+			cd = append(cd, l)
+		}
+	}
+	return strings.Join(cm, "\n"), strings.Join(cd, "\n")
+}
+
+// isDeprecated reports whether a declaration's doc comment or signature
+// says it is deprecated (see Parts.Deprecated).
+func isDeprecated(doc, sig string) bool {
+	for line := range strings.Lines(doc) {
+		t := strings.TrimLeft(line, " \t/*#\"'")
+		if strings.HasPrefix(t, "Deprecated:") {
+			return true
+		}
+	}
+	for _, s := range [...]string{doc, sig} {
+		if strings.Contains(s, "@deprecated") || strings.Contains(s, "@Deprecated") {
+			return true
+		}
+	}
+	return false
 }
 
 // isPrivate reports whether every name of symbol is private by the
@@ -231,6 +304,12 @@ var declKeywords = map[string]bool{
 	"function": true, "let": true, "struct": true, "trait": true, "impl": true,
 	"module": true, "namespace": true,
 }
+
+// runs are the kinds of declaration whose body is code to run (and ""
+// for a declaration without a keyword, a JavaScript method): the comments
+// inside are notes on how it works, kept in Body, where those of a type,
+// a constant group or a class document its members.
+var runs = map[string]bool{"": true, "func": true, "def": true, "function": true, "impl": true}
 
 // kindOf is the first declaration keyword of a signature's words, "" when
 // there is none.

@@ -63,7 +63,7 @@ func checkParts(t *testing.T, c Chunk) {
 	visible := func(s string) int {
 		return len(strings.Join(strings.Fields(s), ""))
 	}
-	if got, want := visible(p.Doc)+visible(p.Signature)+visible(p.Body), visible(c.Text); got != want {
+	if got, want := visible(p.Doc)+visible(p.Signature)+visible(p.Comments)+visible(p.Body), visible(c.Text); got != want {
 		t.Fatalf("parts of %q hold %d visible bytes, the text %d: %#v", c.Text, got, want, p)
 	}
 	if p.Kind != "" && p.Signature == "" {

@@ -308,6 +308,16 @@ func isStopWord(t string) bool {
 		"there", "these", "they", "this", "those", "to", "too", "was", "we", "were",
 		"what", "when", "where", "which", "who", "why", "will", "with", "would",
 		"you", "your",
+		// The rest of the function words of common English stop lists
+		// (NLTK's), which a question holds and code says nothing with;
+		// not those that name things in code (after, all, any, before,
+		// down, each, more, no, not, off, only, other, out, over, same,
+		// some, under, until, up).
+		"about", "against", "am", "because", "being", "between", "both", "doing",
+		"don", "during", "further", "having", "here", "hers", "herself", "him",
+		"himself", "itself", "myself", "ours", "ourselves", "own", "such",
+		"theirs", "themselves", "through", "very", "while", "whom", "yours",
+		"yourself", "yourselves",
 		// Keywords of code.
 		"def", "elif", "else", "false", "fn", "func", "function", "let", "nil",
 		"none", "null", "pub", "return", "self", "true", "var", "void":

@@ -42,7 +42,9 @@ func TestTokens(t *testing.T) {
 		{"字", []string{"字"}},
 		{"x\xffy zz\xfe", []string{"zz"}},
 		{"a.b.c foo.Bar", []string{"foo", "bar"}},
-		{"it's don't", []string{"don"}},
+		{"it's don't", nil},
+		{"what happens to my own data while doing it, for myself", []string{"happen", "data"}},
+		{"after all, any other until", []string{"after", "all", "any", "other", "until"}},
 		{strings.Repeat("a", 65) + " ok", []string{"ok"}},
 		{strings.Repeat("ab", 20) + "_x", []string{strings.Repeat("ab", 20), strings.Repeat("ab", 20) + "_x"}},
 	} {

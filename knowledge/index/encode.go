@@ -203,7 +203,8 @@ func indexText(c chunk.Chunk) string {
 }
 
 // fieldTexts are the texts of a chunk's fields, and whether it is
-// private.
+// private or deprecated (chunk.Parts): the ranking's Private prior weighs
+// both, questions being about the API to use.
 func fieldTexts(c chunk.Chunk) ([numFields]string, bool) {
 	p := c.Parts()
 	var out [numFields]string
@@ -213,9 +214,12 @@ func fieldTexts(c chunk.Chunk) ([numFields]string, bool) {
 	}
 	out[fieldSignature] = p.Signature
 	out[fieldDoc] = p.Doc
+	if p.Comments != "" {
+		out[fieldDoc] += "\n" + p.Comments // prose, as the doc comment is
+	}
 	out[fieldBody] = p.Body
 	out[fieldPath] = c.FileName
-	return out, p.Private
+	return out, p.Private || p.Deprecated
 }
 
 // analyze tokenizes the chunks of a file, each field apart.

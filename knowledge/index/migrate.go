@@ -29,7 +29,8 @@ import (
 // The migrations: applied once and in order by dbconn's runner (schema),
 // recorded in kb_migrations, as the hand-off queue's and the schedules'
 // are. A migration that changes what the rows mean rather than their
-// shape (version 2, the postings' fields) empties the index: the
+// shape (version 2, the postings' fields; version 3, what the fields and
+// terms hold) empties the index: the
 // gateway's indexer rebuilds it from the sources at its next pass, as it
 // would a new knowledge base, and searches find nothing meanwhile.
 var (
@@ -45,6 +46,16 @@ DELETE FROM kb_files;
 UPDATE kb_bases SET files = 0, chunks = 0, tokens = 0, last_commit = '';
 DROP TABLE kb_postings;
 `
+	// reindex3 empties the index as reindex does, keeping the postings'
+	// table: version 3 weighs the comments inside a type or class as its
+	// doc comment (chunk.Parts.Comments), marks deprecated declarations
+	// with the private prior, and drops more stop words, so the rows of
+	// version 2 hold other fields and terms than a new index would.
+	reindex3 = `DELETE FROM kb_postings;
+DELETE FROM kb_terms;
+DELETE FROM kb_chunks;
+DELETE FROM kb_files;
+UPDATE kb_bases SET files = 0, chunks = 0, tokens = 0, last_commit = ''`
 	sqliteMigrations = []dbconn.Migration{
 		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
 	id          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -99,6 +110,7 @@ CREATE TABLE kb_postings (
 	post    BLOB NOT NULL,
 	PRIMARY KEY (kb_id, term, file_id, part)
 ) WITHOUT ROWID`},
+		{Version: 3, Name: "comments as doc, deprecated, stop words: re-index", SQL: reindex3},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
@@ -154,6 +166,7 @@ CREATE TABLE kb_postings (
 	post    BYTEA NOT NULL,
 	PRIMARY KEY (kb_id, term, file_id, part) INCLUDE (post)
 )`},
+		{Version: 3, Name: "comments as doc, deprecated, stop words: re-index", SQL: reindex3},
 	}
 )
 

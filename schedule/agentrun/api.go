@@ -158,6 +158,9 @@ func (api *API) Create(ctx context.Context, who access.Caller, body []byte) (sch
 	if err != nil {
 		return sc, err
 	}
+	if sc, err = api.scoped(who, sc); err != nil {
+		return sc, err
+	}
 	sc.Owner = who.Owner
 	sc, err = api.Store.CreateLimited(ctx, sc, api.Limits.maxPerOwner())
 	if err != nil {
@@ -172,6 +175,9 @@ func (api *API) Create(ctx context.Context, who access.Caller, body []byte) (sch
 func (api *API) Patch(ctx context.Context, who access.Caller, id string, body []byte) (schedule.Schedule, error) {
 	cur, err := api.owned(ctx, who, id)
 	if err != nil {
+		return schedule.Schedule{}, err
+	}
+	if err := api.mayTouch(who, cur); err != nil {
 		return schedule.Schedule{}, err
 	}
 	var only struct {
@@ -194,8 +200,8 @@ func (api *API) Patch(ctx context.Context, who access.Caller, id string, body []
 	if cur.Source != "" {
 		// The operator's: the store refuses any change but enabled.
 		next, err = FromDef(&d, "")
-	} else {
-		next, err = api.schedule(&d)
+	} else if next, err = api.schedule(&d); err == nil {
+		next, err = api.scoped(who, next)
 	}
 	if err != nil {
 		return next, Error(id, err)
@@ -226,6 +232,9 @@ func (api *API) Delete(ctx context.Context, who access.Caller, id string) error 
 func (api *API) RunNow(ctx context.Context, who access.Caller, id string) (schedule.Run, error) {
 	sc, err := api.owned(ctx, who, id)
 	if err != nil {
+		return schedule.Run{}, err
+	}
+	if err := api.mayTouch(who, sc); err != nil {
 		return schedule.Run{}, err
 	}
 	if !sc.Enabled {

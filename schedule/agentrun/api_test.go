@@ -49,6 +49,8 @@ type fixture struct {
 	calls *atomic.Int64
 	// budget is the runs' budget: it refuses the owner "team:spent".
 	budget *fakeBudget
+	// runs run the schedules: a test may set its Handoffs before a run.
+	runs *Runs
 }
 
 // load (re)loads toolsAgent with the ok tool's unattended flag.
@@ -98,6 +100,7 @@ func newFixture(t *testing.T, backend string, limits Limits) *fixture {
 		t.Fatal(err)
 	}
 	runs := &Runs{Runner: r, Budget: f.budget}
+	f.runs = runs
 	sched, err := schedule.New(st, schedule.Config{Runner: runs.Run})
 	if err != nil {
 		t.Fatal(err)

@@ -70,6 +70,7 @@ func (rs *Runs) Run(ctx context.Context, sc schedule.Schedule, due time.Time) (j
 	if err := json.Unmarshal(sc.Target, &t); err != nil {
 		return nil, fmt.Errorf("schedule %s: reading its target: %w", sc.Name, err)
 	}
+	ctx = withScope(ctx, sc, &t)
 	res, runErr := rs.run(ctx, sc, &t)
 	if runErr == nil && t.HandoffTo != "" {
 		runErr = rs.handOff(ctx, sc, due, &t, res)

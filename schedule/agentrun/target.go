@@ -43,6 +43,11 @@ type Target struct {
 	HandoffTo string `json:"handoffTo,omitempty"`
 	// Webhook is a URL the result is POSTed to.
 	Webhook string `json:"webhook,omitempty"`
+	// Scope is the agents (access.Scope.Agents) of the stored key that
+	// made the schedule: its runs, and what they hand off, are held to
+	// them. Absent for a schedule made without a scoped key; never read
+	// from a request's body (agent.ScheduleDef has no such key).
+	Scope []string `json:"scope,omitempty"`
 }
 
 // Check reports what is wrong with t.

@@ -1,0 +1,117 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentgw/agentgw/agent/program"
+	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/handoff"
+	"github.com/agentgw/agentgw/handoff/accept"
+	"github.com/agentgw/agentgw/handoff/queue"
+	"github.com/agentgw/agentgw/internal/access"
+)
+
+// A message sent by a caller with a stored key's scope (access.Scope)
+// goes only where the key could call by request: each recipient's command
+// for the message's type, its escalate_to's command for an ESCALATION and
+// its fallback_action's command must be in the scope (a remote recipient,
+// whose command is the remote's, needs the whole agent). The scope is
+// kept in the message's queued payload and travels with it: a message a
+// run sends while it handles the message (a handoff step, one hop
+// further) is held to the same scope, and so is the escalation the hub
+// sends for it. A run of a request with a scoped key (access.FromContext)
+// hands off within the key's scope too. Nothing refused is queued.
+
+// sendScope is the scope a message sent from ctx is held to: that of the
+// message being delivered (parent), else that of the request's stored key;
+// nil for none.
+func sendScope(ctx context.Context, parent *queue.Envelope) (*access.Scope, error) {
+	if parent != nil {
+		var p payload
+		if err := json.Unmarshal(parent.Payload, &p); err != nil {
+			return nil, apierr.Internal(fmt.Errorf("decoding queued hand-off %s: %w", parent.ID, err))
+		}
+		return p.Scope, nil
+	}
+	if who, ok := access.FromContext(ctx); ok {
+		return who.Scope, nil
+	}
+	return nil, nil
+}
+
+// checkScope refuses, FORBIDDEN, a message of msg's type to recipients
+// (expanded), with msg's escalate_to and fallback_action, that scope
+// (nil: none) does not admit.
+func (h *Hub) checkScope(scope *access.Scope, recipients []string, msg *handoff.Message) error {
+	if scope == nil {
+		return nil
+	}
+	who := access.Caller{Scope: scope}
+	if err := h.scopeAdmits(who, recipients, msg.Payload.Type); err != nil {
+		return err
+	}
+	fh := msg.Instructions.FailureHandling
+	if fh == nil {
+		return nil
+	}
+	if fh.EscalateTo != "" {
+		if err := h.scopeAdmits(who, h.expand([]string{fh.EscalateTo}), handoff.Escalation); err != nil {
+			return err
+		}
+	}
+	if fh.FallbackAction != "" {
+		name, command, _ := strings.Cut(fh.FallbackAction, "/")
+		if a, ok := h.reg.Get(name); ok && command == "" {
+			command = runCommand(a, msg.Payload.Type)
+		}
+		if !who.MayCall(name, command) {
+			return notInScope(name, command)
+		}
+	}
+	return nil
+}
+
+// scopeAdmits refuses the first of recipients that would run a message of
+// type t with a command who may not call. A recipient that does not take
+// t is passed over at delivery, so it is not checked.
+func (h *Hub) scopeAdmits(who access.Caller, recipients []string, t handoff.Type) error {
+	for _, to := range recipients {
+		a, ok := h.reg.Get(to)
+		if !ok {
+			continue
+		}
+		if _, remote := a.RemoteEndpoint(); remote {
+			if !who.MayCallAll(to) {
+				return notInScope(to, "")
+			}
+			continue
+		}
+		if acc, ok := accept.Accepts(a, t); ok && !who.MayCall(to, acc.Command) {
+			return notInScope(to, acc.Command)
+		}
+	}
+	return nil
+}
+
+// runCommand is the command of a that runs a message of type t as a
+// fallback: the one a accepts t with, else its default command.
+func runCommand(a *program.Agent, t handoff.Type) string {
+	if acc, ok := accept.Accepts(a, t); ok {
+		return acc.Command
+	}
+	return program.DefaultCommand
+}
+
+// notInScope is the error of a hand-off to command of agent (""; every
+// command, for a remote agent) that the sender's key may not call.
+func notInScope(agent, command string) error {
+	what := fmt.Sprintf("agent %q (command %q)", agent, command)
+	if command == "" {
+		what = fmt.Sprintf("agent %q (remote: every command of it)", agent)
+	}
+	return apierr.Errorf(apierr.CodeForbidden, "this key may not hand off to %s", what).
+		Suggest("GET /agents lists what this key may call, with the hand-off types of each agent; ask an admin to widen the key's agents")
+}
