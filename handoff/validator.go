@@ -60,6 +60,11 @@ func (v *Validator) WithDataSchema(t Type, schema json.RawMessage) (*Validator, 
 	return &c, nil
 }
 
+// Declares reports whether v checks the payload.data of messages of type
+// t against a data schema declared for t (NewValidator's extra,
+// WithDataSchema), beyond the embedded schemas every Validator checks.
+func (v *Validator) Declares(t Type) bool { return v.declared[t] != nil }
+
 // WithMaxBytes returns a copy of v whose size limit is n bytes (none when
 // n <= 0).
 func (v *Validator) WithMaxBytes(n int) *Validator {

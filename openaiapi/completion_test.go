@@ -138,3 +138,41 @@ func TestFinishReasonKept(t *testing.T) {
 		t.Errorf("the completion does not keep the upstream's reason length: %s", body)
 	}
 }
+
+// TestFinishReasonFrames: a streamed answer cut by the upstream's
+// max_tokens is, frame for frame, the role chunk, the text chunks, one
+// finish chunk with the upstream's reason and an empty delta, the usage
+// chunk when asked for, and the terminator (issue 29 item 5).
+func TestFinishReasonFrames(t *testing.T) {
+	cut := strings.Replace(upstreamStream, `"finish_reason":"stop"`, `"finish_reason":"length"`, 1)
+	gw := start(t, setup{upstream: replay(cut)})
+	withUsage := func(c string) string { return strings.TrimSuffix(c, "}") + `,"usage":null}` }
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"no usage", `{"model":"coder","stream":true,"messages":[{"role":"user","content":"hi"}]}`, []string{
+			chunk("coder", `{"role":"assistant","content":""}`, "null"),
+			chunk("coder", `{"content":"It <prints> "}`, "null"),
+			chunk("coder", `{"content":"3."}`, "null"),
+			chunk("coder", `{}`, "length"),
+			"data: [DONE]",
+		}},
+		{"usage", `{"model":"coder","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`, []string{
+			withUsage(chunk("coder", `{"role":"assistant","content":""}`, "null")),
+			withUsage(chunk("coder", `{"content":"It <prints> "}`, "null")),
+			withUsage(chunk("coder", `{"content":"3."}`, "null")),
+			withUsage(chunk("coder", `{}`, "length")),
+			`data: {"id":"chatcmpl-ID","object":"chat.completion.chunk","created":1735689600,"model":"coder","choices":[],"usage":{"prompt_tokens":31,"completion_tokens":4,"total_tokens":35}}`,
+			"data: [DONE]",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, body := gw.post(t, "/v1/chat/completions", tc.body)
+			if got := events(t, body); strings.Join(got, "\n\n") != strings.Join(tc.want, "\n\n") {
+				t.Errorf("frames\n%s\nwant\n%s", strings.Join(got, "\n\n"), strings.Join(tc.want, "\n\n"))
+			}
+		})
+	}
+}

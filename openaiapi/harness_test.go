@@ -42,7 +42,9 @@ type setup struct {
 	apiKey     string
 	tokens     []string
 	bodyLimit  int64
-	observers  observe.Observers
+	// keepAlive is the endpoint's; 0 is its default.
+	keepAlive time.Duration
+	observers observe.Observers
 	// secrets are the passthrough's other credentials.
 	secrets []string
 	// logger is the gateway's; nil discards.
@@ -80,7 +82,7 @@ func start(t *testing.T, s setup) *gateway {
 	}
 	gw := &gateway{}
 	rc := runner.RunnerConfig{Signer: actions.NewSigner([]byte("test"), time.Hour), DefaultModel: "test-model", Store: store.NewMemory()}
-	oc := openaiapi.Config{Now: func() time.Time { return time.Unix(created, 0) }, Logger: s.logger}
+	oc := openaiapi.Config{Now: func() time.Time { return time.Unix(created, 0) }, Logger: s.logger, KeepAlive: s.keepAlive}
 	if !s.noUpstream {
 		answers := s.upstream
 		if answers == nil {

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/agentgw/agentgw/internal/jsonscan"
 
 	"github.com/agentgw/agentgw/sse"
 )
@@ -48,125 +51,292 @@ var notPassed = []string{
 	"messageTemplates", "modelConfiguration",
 }
 
-// decodeTop decodes the request's top-level object. encoding/json checks
-// the whole body first (linear in its size, nesting bounded) and keeps the
-// last of duplicate keys.
-func decodeTop(body []byte) (map[string]json.RawMessage, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil || top == nil {
+// topLevel is a request body's top-level object, split into its members:
+// the last of duplicate keys, sorted by key.
+type topLevel []member
+
+// get is the value of the member key, nil when there is none.
+func (t topLevel) get(key string) []byte {
+	i, ok := slices.BinarySearchFunc(t, key, func(m member, k string) int { return strings.Compare(m.Key, k) })
+	if !ok {
+		return nil
+	}
+	return t[i].Value
+}
+
+// decodeTop splits the request's top-level object with the request path's
+// tokenizer (internal/jsonscan), which validates the whole body as it goes
+// (linear in its size, nesting bounded), as encoding/json does: invalid
+// UTF-8 in strings is accepted and decodes to U+FFFD, and the last of
+// duplicate keys is kept. The values are subslices of body.
+//
+// It and decodeRequest replaced encoding/json (a map of json.RawMessage,
+// then each value unmarshalled again, the messages twice), which was a
+// third of the endpoint's own CPU per streamed request; FuzzDecodeStdlib
+// checks them against it (decode_std_test.go). See bench/README.md, "The
+// OpenAI endpoint's per-request path".
+func decodeTop(body []byte) (topLevel, error) {
+	s := newScanner(body)
+	if s.Peek() != '{' {
 		return nil, badRequest("the body is not a JSON object")
 	}
-	return top, nil
+	var top topLevel
+	err := s.Object(func(key []byte) error {
+		start := s.Pos
+		if err := s.Skip(); err != nil {
+			return err
+		}
+		top = append(top, member{Key: string(key), Value: body[start:s.Pos]})
+		return nil
+	})
+	if err != nil || s.End() != nil {
+		return nil, badRequest("the body is not a JSON object")
+	}
+	// Sorted, the last of each key's run is the last given.
+	slices.SortStableFunc(top, func(a, b member) int { return strings.Compare(a.Key, b.Key) })
+	kept := top[:0]
+	for i, m := range top {
+		if i+1 < len(top) && top[i+1].Key == m.Key {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept, nil
+}
+
+// newScanner is a scanner over a value of the body, which decodeTop has
+// validated, reading strings as encoding/json does.
+func newScanner(value []byte) *jsonscan.Scanner {
+	return &jsonscan.Scanner{Data: value, AcceptInvalidUTF8: true}
 }
 
 // modelOf is the request's model, which must be a non-empty string.
-func modelOf(top map[string]json.RawMessage) (string, error) {
-	var model string
-	if raw, ok := top["model"]; !ok || json.Unmarshal(raw, &model) != nil || model == "" {
+func modelOf(top topLevel) (string, error) {
+	model, ok := stringOf(top.get("model"))
+	if !ok || model == "" {
 		return "", badRequest("model: expected the name of a model, one of GET /v1/models")
 	}
 	return model, nil
 }
 
+// stringOf decodes a string value; null is "" as encoding/json leaves a
+// string, ok false is another kind of value (or none).
+func stringOf(raw []byte) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' && !isNull(raw) {
+		return "", false
+	}
+	if isNull(raw) {
+		return "", true
+	}
+	s, err := newScanner(raw).ReadString()
+	return s, err == nil
+}
+
+func isNull(raw []byte) bool { return string(raw) == "null" }
+
+// streams reports whether the request asks for a stream: for a request
+// passed through, where a stream of the wrong type is the upstream's to
+// refuse.
+func (t topLevel) streams() bool { return string(t.get("stream")) == "true" }
+
 // decodeRequest decodes a chat completion request from its top-level
 // members. Every value is decoded once more at most, so that a body costs
 // time and memory in proportion to its size.
-func decodeRequest(top map[string]json.RawMessage) (*chatRequest, error) {
+func decodeRequest(top topLevel) (*chatRequest, error) {
 	model, err := modelOf(top)
 	if err != nil {
 		return nil, err
 	}
 	r := &chatRequest{Model: model}
-	if err := optional(top, "stream", &r.Stream); err != nil {
-		return nil, err
+	if raw := top.get("stream"); raw != nil && !isNull(raw) {
+		if !isBool(raw) {
+			return nil, wrongType("stream")
+		}
+		r.Stream = string(raw) == "true"
 	}
-	var opts struct {
-		IncludeUsage bool `json:"include_usage"`
+	includeUsage, ok := includeUsage(top.get("stream_options"))
+	if !ok {
+		return nil, wrongType("stream_options")
 	}
-	if err := optional(top, "stream_options", &opts); err != nil {
-		return nil, err
-	}
-	r.IncludeUsage = r.Stream && opts.IncludeUsage
-	var n *int
-	if err := optional(top, "n", &n); err != nil {
-		return nil, err
-	}
-	if n != nil && *n != 1 {
-		return nil, badRequest("n: this endpoint answers with one choice; send n 1 or none")
-	}
-	if r.Messages, err = decodeMessages(top["messages"]); err != nil {
-		return nil, err
-	}
-	for k, v := range top {
-		if !slices.Contains(notPassed, k) {
-			r.Extra = append(r.Extra, member{Key: k, Value: v})
+	r.IncludeUsage = r.Stream && includeUsage
+	if raw := top.get("n"); raw != nil && !isNull(raw) {
+		if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+			return nil, wrongType("n")
+		}
+		// As encoding/json decodes an int: 1.0 and 1e0 are no int.
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			return nil, wrongType("n")
+		}
+		if n != 1 {
+			return nil, badRequest("n: this endpoint answers with one choice; send n 1 or none")
 		}
 	}
-	slices.SortFunc(r.Extra, func(a, b member) int { return strings.Compare(a.Key, b.Key) })
+	if r.Messages, err = decodeMessages(top.get("messages")); err != nil {
+		return nil, err
+	}
+	for _, m := range top {
+		if !slices.Contains(notPassed, m.Key) {
+			r.Extra = append(r.Extra, m)
+		}
+	}
 	return r, nil
 }
 
-// optional decodes the member key into v when it is there and not null.
-func optional(top map[string]json.RawMessage, key string, v any) error {
-	raw, ok := top[key]
-	if !ok || string(raw) == "null" {
+func isBool(raw []byte) bool { return string(raw) == "true" || string(raw) == "false" }
+
+// wrongType is the error of a member whose value has the wrong type.
+func wrongType(key string) error { return badRequest("%s: a value of the wrong type", key) }
+
+// includeUsage reads stream_options (null, or an object) for its
+// include_usage, matched as encoding/json matches a struct field's name
+// (the exact name, or the same letters in another case): a boolean, or null
+// that leaves it as it was. ok is false for a value of the wrong type.
+func includeUsage(raw []byte) (include, ok bool) {
+	if raw == nil || isNull(raw) {
+		return false, true
+	}
+	if raw[0] != '{' {
+		return false, false
+	}
+	ok = true
+	s := newScanner(raw)
+	_ = s.Object(func(key []byte) error {
+		start := s.Pos
+		if err := s.Skip(); err != nil {
+			return err
+		}
+		if !bytes.EqualFold(key, []byte("include_usage")) {
+			return nil
+		}
+		switch v := raw[start:s.Pos]; {
+		case isBool(v):
+			include = string(v) == "true"
+		case !isNull(v):
+			ok = false
+		}
 		return nil
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return badRequest("%s: a value of the wrong type", key)
-	}
-	return nil
+	})
+	return include, ok
 }
 
 // decodeMessages decodes the messages: a non-empty list of objects with a
 // string role and a content that is a string, null or a list of parts.
-func decodeMessages(raw json.RawMessage) ([]message, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || len(items) == 0 {
+func decodeMessages(raw []byte) ([]message, error) {
+	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("messages: expected a non-empty list of {role, content}")
 	}
-	out := make([]message, 0, len(items))
-	for i, it := range items {
-		var m struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
+	var out []message
+	s := newScanner(raw)
+	err := s.Array(func() error {
+		i, start := len(out), s.Pos
+		role, content, ok := roleContent(s)
+		if !ok || role == "" {
+			return badRequest("messages[%d]: expected an object with a string role", i)
 		}
-		if err := json.Unmarshal(it, &m); err != nil || m.Role == "" || it[0] != '{' {
-			return nil, badRequest("messages[%d]: expected an object with a string role", i)
-		}
-		text, ok := contentText(m.Content)
+		text, ok := contentText(content)
 		if !ok {
-			return nil, badRequest("messages[%d].content: expected a string or a list of content parts", i)
+			return badRequest("messages[%d].content: expected a string or a list of content parts", i)
 		}
-		out = append(out, message{Role: m.Role, Text: text, Raw: it})
+		out = append(out, message{Role: role, Text: text, Raw: raw[start:s.Pos]})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, badRequest("messages: expected a non-empty list of {role, content}")
 	}
 	return out, nil
 }
 
+// roleContent reads a message for its role, a string, and its content as
+// it came, the members matched as encoding/json matches a struct's fields
+// (a null role leaves it as it was); ok is false for a message that is no
+// object or whose role is no string. It consumes the message.
+func roleContent(s *jsonscan.Scanner) (role string, content []byte, ok bool) {
+	if s.Peek() != '{' {
+		_ = s.Skip()
+		return "", nil, false
+	}
+	ok = true
+	_ = s.Object(func(key []byte) error {
+		start := s.Pos
+		switch {
+		case bytes.EqualFold(key, []byte("role")):
+			if s.Peek() == '"' {
+				r, err := s.ReadString()
+				role = r
+				return err
+			}
+			if s.Peek() != 'n' {
+				ok = false
+			}
+		case bytes.EqualFold(key, []byte("content")):
+			err := s.Skip()
+			content = s.Data[start:s.Pos]
+			return err
+		}
+		return s.Skip()
+	})
+	return role, content, ok
+}
+
 // contentText is a message content as text: a string, null (""), or a
 // list of parts whose text parts are joined by line breaks (images and
-// other parts have no text).
-func contentText(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+// other parts have no text). Its parts' type and text are matched as
+// encoding/json matches a struct's fields.
+func contentText(raw []byte) (string, bool) {
+	if len(raw) == 0 || isNull(raw) {
 		return "", true
 	}
-	var s string
-	if raw[0] == '"' {
-		return s, json.Unmarshal(raw, &s) == nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) != nil {
+	switch raw[0] {
+	case '"':
+		return stringOf(raw)
+	case '[':
+	default:
 		return "", false
 	}
-	texts := make([]string, 0, len(parts))
-	for _, p := range parts {
-		if p.Type == "text" || p.Type == "" && p.Text != "" {
-			texts = append(texts, p.Text)
+	var texts []string
+	ok := true
+	s := newScanner(raw)
+	_ = s.Array(func() error {
+		if null, err := s.IsNull(); null || err != nil {
+			return err
 		}
+		if s.Peek() != '{' {
+			ok = false
+			return s.Skip()
+		}
+		var typ, text string
+		err := s.Object(func(key []byte) error {
+			var dst *string
+			switch {
+			case bytes.EqualFold(key, []byte("type")):
+				dst = &typ
+			case bytes.EqualFold(key, []byte("text")):
+				dst = &text
+			default:
+				return s.Skip()
+			}
+			switch s.Peek() {
+			case '"':
+				v, err := s.ReadString()
+				*dst = v
+				return err
+			case 'n':
+			default:
+				ok = false
+			}
+			return s.Skip()
+		})
+		if typ == "text" || typ == "" && text != "" {
+			texts = append(texts, text)
+		}
+		return err
+	})
+	if !ok {
+		return "", false
 	}
 	return strings.Join(texts, "\n"), true
 }

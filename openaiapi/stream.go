@@ -56,9 +56,10 @@ type streamOut struct {
 	// head and tail surround the JSON string of a content chunk's text
 	// (content), made once per stream; buf is where its frames are built.
 	head, tail, buf []byte
-	// last is when the last frame was written, for the keep-alive.
+	// last is when the last frame was written, for the keep-alive; quiet
+	// stops it.
 	last  time.Time
-	ended bool
+	quiet bool
 	err   error
 }
 
@@ -183,11 +184,7 @@ func encodeFrame(v any) ([]byte, error) {
 }
 
 func (s *streamOut) end() error {
-	err := s.write([]byte("data: [DONE]\n\n"))
-	s.mu.Lock()
-	s.ended = true
-	s.mu.Unlock()
-	return err
+	return s.write([]byte("data: [DONE]\n\n"))
 }
 
 // write writes one event and flushes it.
@@ -216,46 +213,34 @@ func (s *streamOut) writeLocked(p []byte) error {
 
 // keepAlive writes a ": ping" comment, which SSE clients skip, whenever
 // nothing was written for every, until stop is called, so that proxies
-// and clients do not time out while a tool or model is slow.
+// and clients do not time out while a tool or model is slow. It runs on a
+// timer (time.AfterFunc), as the agent route's keep-alive does
+// (sse.Writer.StartKeepAlive), rather than on a goroutine per stream; once
+// stop returned no ping is written.
 func (s *streamOut) keepAlive(every time.Duration) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTimer(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			s.mu.Lock()
-			idle := time.Since(s.last)
-			s.mu.Unlock()
-			if idle >= every {
-				if s.ping() != nil {
-					return
-				}
-				idle = 0
-			}
-			t.Reset(every - idle)
+	var t *time.Timer
+	fire := func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.quiet {
+			return
 		}
-	}()
+		idle := time.Since(s.last)
+		if idle >= every {
+			if s.writeLocked([]byte(": ping\n\n")) != nil {
+				return
+			}
+			idle = 0
+		}
+		t.Reset(every - idle)
+	}
+	// Armed only once t is set: fire reads it.
+	t = time.AfterFunc(time.Duration(1<<62), fire)
+	t.Reset(every)
 	return func() {
-		close(done)
-		wg.Wait()
+		s.mu.Lock()
+		s.quiet = true
+		s.mu.Unlock()
+		t.Stop()
 	}
-}
-
-// ping writes the keep-alive comment unless the stream ended.
-func (s *streamOut) ping() error {
-	s.mu.Lock()
-	ended := s.ended
-	s.mu.Unlock()
-	if ended {
-		return errors.New("ended")
-	}
-	return s.write([]byte(": ping\n\n"))
 }

@@ -60,13 +60,18 @@ func (h *Hub) deliver(ctx context.Context, local dispatch.Local, budget observe.
 	return h.runLocal(ctx, local, budget, env.Owner, a.Name(), acc.Command, msg, p)
 }
 
-// queued decodes a queued message: its payload and the message.
+// queued decodes a queued message: its payload and the message, checked
+// against the schemas again unless it was when it was queued.
 func queued(env queue.Envelope) (payload, *handoff.Message, error) {
 	var p payload
 	if err := json.Unmarshal(env.Payload, &p); err != nil {
 		return p, nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
 	}
-	msg, err := handoff.Decode(p.Message)
+	decode := handoff.Decode
+	if p.Checked {
+		decode = handoff.DecodeChecked
+	}
+	msg, err := decode(p.Message)
 	if err != nil {
 		return p, nil, fmt.Errorf("decoding queued hand-off %s: %w", env.ID, err)
 	}

@@ -65,7 +65,7 @@ func (h *Hub) escalate(ctx context.Context, env queue.Envelope, lastErr error) (
 	if err := h.checkRecipients([]string{env.EscalateTo}, checked, raw); err != nil {
 		return nil, fmt.Errorf("the escalation of %s: %w", env.ID, err)
 	}
-	body, err := json.Marshal(payload{Message: raw, Origin: p.Origin, Scope: p.Scope})
+	body, err := json.Marshal(payload{Message: raw, Origin: p.Origin, Scope: p.Scope, Checked: true})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the escalation of %s: %w", env.ID, err)
 	}

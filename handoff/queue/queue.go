@@ -353,12 +353,14 @@ type backend interface {
 	// the rows it read: Postgres's row lock ("" on SQLite, whose
 	// transactions hold the file's write lock from their start).
 	forUpdate() string
-	// lockTask is a statement that holds, until the transaction ends, a
-	// lock of one owner's task named by its one argument, so that two
-	// transactions counting a task's messages do not both insert the last
-	// one: Postgres's transaction advisory lock ("" on SQLite, see
-	// forUpdate).
-	lockTask() string
+	// lockedRow runs query in tx once tx holds, until it ends, the lock
+	// of one owner's task named key, so that two transactions counting a
+	// task's messages do not both insert the last one: after Postgres's
+	// transaction advisory lock, sent with the query in one round trip
+	// (query sees the rows committed before the lock was taken, as it is
+	// a statement of its own); on SQLite, whose transactions hold the
+	// file's write lock from their start, the query alone.
+	lockedRow(ctx context.Context, tx dbconn.Conn, key, query string, args ...any) dbconn.Row
 	// jobMessage is the SQL expression of the message id in the args of
 	// River job j (its JSON: jsonb on Postgres, JSONB blobs on SQLite).
 	jobMessage() string
@@ -381,7 +383,8 @@ type riverBackend[TTx any] struct {
 	commit   func(ctx context.Context, tx TTx) error
 	rollback func(ctx context.Context, tx TTx) error
 	lock     string
-	taskLock string
+	// lockThen is lockedRow on Postgres (nil on SQLite).
+	lockThen func(ctx context.Context, tx dbconn.Conn, key, query string, args []any) dbconn.Row
 	// argID is jobMessage; timeText, set on SQLite, is riverTime.
 	argID    string
 	timeText bool
@@ -393,8 +396,14 @@ type riverBackend[TTx any] struct {
 
 func (b *riverBackend[TTx]) conn() dbconn.Conn  { return b.pool }
 func (b *riverBackend[TTx]) forUpdate() string  { return b.lock }
-func (b *riverBackend[TTx]) lockTask() string   { return b.taskLock }
 func (b *riverBackend[TTx]) jobMessage() string { return b.argID }
+
+func (b *riverBackend[TTx]) lockedRow(ctx context.Context, tx dbconn.Conn, key, query string, args ...any) dbconn.Row {
+	if b.lockThen == nil {
+		return tx.QueryRow(ctx, query, args...)
+	}
+	return b.lockThen(ctx, tx, key, query, args)
+}
 
 // sqliteTimeLayout is how River's SQLite driver writes times (UTC, to the
 // millisecond): its columns compare as text, so only this layout orders.
@@ -502,17 +511,14 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 	q.b = &riverBackend[pgx.Tx]{
 		client: client,
 		pool:   dbconn.PGX(pool),
-		begin: func(ctx context.Context) (pgx.Tx, dbconn.Conn, error) {
-			tx, err := pool.Begin(ctx)
-			if err != nil {
-				return nil, nil, err
-			}
-			return tx, dbconn.PGX(tx), nil
+		begin: func(context.Context) (pgx.Tx, dbconn.Conn, error) {
+			tx := &lazyTx{pool: pool}
+			return tx, pgTx{Conn: dbconn.PGX(tx), tx: tx}, nil
 		},
 		commit:   func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) },
 		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
 		lock:     " FOR UPDATE",
-		taskLock: `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`,
+		lockThen: pgLockedRow,
 		argID:    `(j.args ->> 'id')`,
 		inserted: q.wakeRiver,
 	}
@@ -706,27 +712,55 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 		return nil
 	}
 	err := q.b.inTx(ctx, func(tx dbconn.Conn, insert jobInserter) error {
-		var err error
-		if limit, err = q.overLimit(ctx, tx, env); err != nil {
-			return err
-		}
+		limit = q.overHops(env)
 		status, code, finished := StatusQueued, "", int64(0)
 		if limit != "" {
 			status, code, finished = StatusDead, CodeLimit, now
 		}
-		var seq int64
-		err = tx.QueryRow(ctx, `INSERT INTO handoff_messages (id, task_id, correlation_id, recipient, priority,
+		// In a bounded task, the status is counted in the INSERT, under
+		// the task's lock: QUEUED, or DEAD when the task is full.
+		bounded := limit == "" && q.cfg.MaxMessagesPerTask > 0 && env.TaskID != ""
+		statusSQL, statusArgs := "?", []any{string(status)}
+		if bounded {
+			statusSQL = `CASE WHEN (SELECT count(*) FROM handoff_messages WHERE owner = ? AND task_id = ?) >= ?
+				THEN '` + string(StatusDead) + `' ELSE '` + string(StatusQueued) + `' END`
+			statusArgs = []any{env.Owner, env.TaskID, q.cfg.MaxMessagesPerTask}
+		}
+		query := `INSERT INTO handoff_messages (id, task_id, correlation_id, recipient, priority,
 			expires_at, retry_count, escalate_to, fallback_action, payload, escalated_from, status, created_at, updated_at,
 			owner, hops, code, error, finished_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`,
-			env.ID, env.TaskID, env.CorrelationID, env.Recipient, env.Priority,
-			unixNano(env.ExpiresAt), env.RetryCount, env.EscalateTo, env.FallbackAction, string(env.Payload), from,
-			string(status), now, now, env.Owner, env.Hops, code, limit, finished).Scan(&seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + statusSQL + `, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO NOTHING RETURNING seq, status`
+		args := append([]any{env.ID, env.TaskID, env.CorrelationID, env.Recipient, env.Priority,
+			unixNano(env.ExpiresAt), env.RetryCount, env.EscalateTo, env.FallbackAction, string(env.Payload), from},
+			statusArgs...)
+		args = append(args, now, now, env.Owner, env.Hops, code, limit, finished)
+		row := tx.QueryRow
+		if bounded {
+			row = func(ctx context.Context, query string, args ...any) dbconn.Row {
+				return q.b.lockedRow(ctx, tx, env.Owner+"/"+env.TaskID, query, args...)
+			}
+		}
+		var seq int64
+		var inserted string
+		err := row(ctx, query, args...).Scan(&seq, &inserted)
 		if dbconn.IsNoRows(err) {
 			return read(tx) // the id is taken: the record as it is
 		}
 		if err != nil {
 			return err
+		}
+		if bounded && Status(inserted) == StatusDead {
+			// The task is full: the message's error says how full, still
+			// under the task's lock.
+			status, code, finished = StatusDead, CodeLimit, now
+			if limit, err = q.taskFull(ctx, tx, env); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE handoff_messages SET code = ?, error = ?, finished_at = ? WHERE id = ?`,
+				code, limit, finished, env.ID); err != nil {
+				return err
+			}
 		}
 		fresh = true
 		if limit == "" { // DEAD: no job
@@ -766,34 +800,26 @@ func (q *Queue) jobOpts(env Envelope) *river.InsertOpts {
 	}
 }
 
-// overLimit says why env, about to be queued in tx, passes a bound of its
-// task ("" when it does not): its hops, or the messages its owner's task
-// holds already. The count is made under the task's lock, so that
-// replicas queuing at once cannot both add the last message.
-func (q *Queue) overLimit(ctx context.Context, tx dbconn.Conn, env Envelope) (string, error) {
+// overHops says why env passes MaxHops ("" when it does not).
+func (q *Queue) overHops(env Envelope) string {
 	if maxHops := q.cfg.MaxHops; maxHops > 0 && env.Hops > maxHops {
 		return fmt.Sprintf("%s: message %s is hop %d of a chain of hand-offs caused by one another; handoffs.maxHops is %d",
-			CodeLimit, env.ID, env.Hops, maxHops), nil
+			CodeLimit, env.ID, env.Hops, maxHops)
 	}
-	maxMessages := q.cfg.MaxMessagesPerTask
-	if maxMessages <= 0 || env.TaskID == "" {
-		return "", nil
-	}
-	if lock := q.b.lockTask(); lock != "" {
-		if _, err := tx.Exec(ctx, lock, env.Owner+"/"+env.TaskID); err != nil {
-			return "", fmt.Errorf("locking task %s: %w", env.TaskID, err)
-		}
-	}
+	return ""
+}
+
+// taskFull says why env, just inserted DEAD in tx because its owner's task
+// held MaxMessagesPerTask messages, passes that bound: the count, made in
+// tx under the task's lock, less env itself.
+func (q *Queue) taskFull(ctx context.Context, tx dbconn.Conn, env Envelope) (string, error) {
 	var n int64
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM handoff_messages WHERE owner = ? AND task_id = ?`,
 		env.Owner, env.TaskID).Scan(&n); err != nil {
 		return "", fmt.Errorf("counting the messages of task %s: %w", env.TaskID, err)
 	}
-	if n >= int64(maxMessages) {
-		return fmt.Sprintf("%s: task %s holds %d hand-off messages already; handoffs.maxMessagesPerTask is %d",
-			CodeLimit, env.TaskID, n, maxMessages), nil
-	}
-	return "", nil
+	return fmt.Sprintf("%s: task %s holds %d hand-off messages already; handoffs.maxMessagesPerTask is %d",
+		CodeLimit, env.TaskID, n-1, q.cfg.MaxMessagesPerTask), nil
 }
 
 // check validates env and fills in its defaults.

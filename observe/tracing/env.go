@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -47,11 +45,17 @@ const (
 // OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none turn it off.
 //
 // getenv gives the exporters, the protocol (http/protobuf, the default,
-// or grpc), the endpoint, the sampler (OTEL_TRACES_SAMPLER and its _ARG)
-// and the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES); the
-// OpenTelemetry SDK reads the rest from the process's environment itself
-// (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION, _CERTIFICATE,
-// OTEL_BSP_*, span limits). The console exporter writes to stdout.
+// or grpc), the endpoint, the sampler (OTEL_TRACES_SAMPLER and its _ARG),
+// the resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) and the
+// OTLP/HTTP exporter's headers, timeout, compression and certificates
+// (OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, _TIMEOUT, _COMPRESSION,
+// _CERTIFICATE, _CLIENT_CERTIFICATE, _CLIENT_KEY); the OpenTelemetry SDK
+// reads the rest from the process's environment itself (OTEL_BSP_*, span
+// limits, and the OTLP/gRPC exporter's own variables). The console
+// exporter writes to stdout.
+//
+// OTLP/gRPC is in the binary only when it is built with the otlpgrpc
+// tag (go build -tags otlpgrpc): without it, asking for it is an error.
 //
 // A failed export is logged on log (nil: not logged), not handed to the
 // OpenTelemetry global error handler. shutdown flushes the spans not yet
@@ -137,37 +141,22 @@ func newExporter(ctx context.Context, name string, getenv func(string) string, w
 	}
 	switch proto {
 	case "", ProtocolHTTP:
-		var opts []otlptracehttp.Option
+		var u *url.URL
 		where := "the default OTLP/HTTP endpoint"
 		if endpoint != "" {
-			u, err := httpEndpoint(endpoint, signal)
-			if err != nil {
+			var err error
+			if u, err = httpEndpoint(endpoint, signal); err != nil {
 				return nil, "", err
 			}
-			opts = append(opts, otlptracehttp.WithEndpointURL(u.String()))
 			where = "OTLP/HTTP " + u.Redacted()
 		}
-		exp, err := otlptracehttp.New(ctx, opts...)
+		exp, err := newHTTPExporter(ctx, u, getenv)
 		if err != nil {
-			return nil, "", fmt.Errorf("tracing: the OTLP/HTTP exporter: %w", err)
+			return nil, "", err
 		}
 		return exp, where, nil
 	case ProtocolGRPC:
-		var opts []otlptracegrpc.Option
-		where := "the default OTLP/gRPC endpoint"
-		if endpoint != "" {
-			u, err := parseEndpoint(endpoint)
-			if err != nil {
-				return nil, "", err
-			}
-			opts = append(opts, otlptracegrpc.WithEndpointURL(u.String()))
-			where = "OTLP/gRPC " + u.Redacted()
-		}
-		exp, err := otlptracegrpc.New(ctx, opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("tracing: the OTLP/gRPC exporter: %w", err)
-		}
-		return exp, where, nil
+		return newGRPCExporter(ctx, endpoint)
 	}
 	return nil, "", fmt.Errorf("tracing: OTEL_EXPORTER_OTLP_PROTOCOL: unsupported protocol %q (http/protobuf or grpc)", proto)
 }

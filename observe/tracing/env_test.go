@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -14,7 +13,6 @@ import (
 
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentgw/agentgw/observe"
@@ -82,6 +80,12 @@ func TestFromEnvErrors(t *testing.T) {
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_TRACES_SAMPLER": "jaeger_remote"}, `tracing: OTEL_TRACES_SAMPLER: unsupported sampler "jaeger_remote"`},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "2"}, `tracing: OTEL_TRACES_SAMPLER_ARG "2" is not a ratio from 0 to 1`},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_RESOURCE_ATTRIBUTES": "team"}, `tracing: OTEL_RESOURCE_ATTRIBUTES: "team" is not key=value`},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "a=b,c"}, `tracing: OTEL_EXPORTER_OTLP_TRACES_HEADERS: "c" is not key=percent-encoded value`},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_HEADERS": "a=%zz"}, `tracing: OTEL_EXPORTER_OTLP_HEADERS: "a=%zz" is not key=percent-encoded value`},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TIMEOUT": "10s"}, `tracing: OTEL_EXPORTER_OTLP_TIMEOUT "10s" is not a number of milliseconds`},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "zstd"}, `tracing: OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: unsupported compression "zstd" (gzip or none)`},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://c:4318", "OTEL_EXPORTER_OTLP_CERTIFICATE": "testdata/none.pem"}, `tracing: OTEL_EXPORTER_OTLP_CERTIFICATE: open testdata/none.pem: no such file or directory`},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://c:4318", "OTEL_EXPORTER_OTLP_CERTIFICATE": "env.go"}, `tracing: OTEL_EXPORTER_OTLP_CERTIFICATE: no PEM certificate in env.go`},
 	} {
 		_, shutdown, err := FromEnv(context.Background(), envOf(c.env), "v1", nil)
 		if got := errString(err); got != c.want {
@@ -256,42 +260,6 @@ func TestOTLPHTTPTracesEndpoint(t *testing.T) {
 	oneRequest(t, o, shutdown)
 	if !slices.Equal(got.paths, []string{"/spans"}) {
 		t.Errorf("posted to %q, want /spans", got.paths)
-	}
-}
-
-// traceService is an OTLP/gRPC receiver.
-type traceService struct {
-	collectortrace.UnimplementedTraceServiceServer
-	got *received
-}
-
-func (s traceService) Export(_ context.Context, req *collectortrace.ExportTraceServiceRequest) (*collectortrace.ExportTraceServiceResponse, error) {
-	s.got.add(req, "", "")
-	return &collectortrace.ExportTraceServiceResponse{}, nil
-}
-
-// TestOTLPGRPC exports to an OTLP/gRPC receiver on a loopback port.
-func TestOTLPGRPC(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got received
-	gs := grpc.NewServer()
-	collectortrace.RegisterTraceServiceServer(gs, traceService{got: &got})
-	go func() { _ = gs.Serve(ln) }()
-	defer gs.Stop()
-	o, shutdown, err := FromEnv(context.Background(), envOf(map[string]string{
-		"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
-		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + ln.Addr().String(),
-	}), "v2", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	oneRequest(t, o, shutdown)
-	want := []string{"agentgw@v2 github.com/agentgw/agentgw: agent coder/explain " + inboundTrace}
-	if s := got.spans(); !slices.Equal(s, want) {
-		t.Errorf("received %q, want %q", s, want)
 	}
 }
 
