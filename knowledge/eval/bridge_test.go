@@ -15,14 +15,14 @@ var bridgeGrid = flag.Bool("eval.bridge", false, "score a vocabulary bridge lear
 
 // learnBridge learns index.LearnExpansions' table from the chunks of
 // corpora.
-func learnBridge(corpora [][]File, minCount, perWord int) map[string][]string {
+func learnBridge(corpora [][]File, minCount, perWord int, whole bool) map[string][]string {
 	var cs []chunk.Chunk
 	for _, files := range corpora {
 		for _, f := range files {
 			cs = append(cs, f.Chunks...)
 		}
 	}
-	return index.LearnExpansions(cs, chunk.Tokens, minCount, perWord)
+	return index.LearnExpansions(cs, chunk.Tokens, minCount, perWord, whole)
 }
 
 func TestBridgeLearns(t *testing.T) {
@@ -32,7 +32,7 @@ func TestBridgeLearns(t *testing.T) {
 		{FileName: "a.go", Symbol: "Encoder.Encode", Text: "// Encode writes the JSON encoding of v to the stream.\nfunc (e *Encoder) Encode(v any) error {}"},
 		{FileName: "a.go", Symbol: "Open", Text: "// Open opens the named file for reading.\nfunc Open(name string) (*File, error) {}"},
 	}}
-	got := learnBridge([][]File{{f}}, 2, 3)
+	got := learnBridge([][]File{{f}}, 2, 3, false)
 	if want := []string{"marshal"}; !slices.Equal(got["encod"], want) {
 		t.Errorf("encod → %q, want %q (all: %v)", got["encod"], want, got)
 	}
@@ -62,14 +62,14 @@ func TestBridgeGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%-22s go %s  js %s  all %s", "none", tr.Metrics["go-handwritten/dev"], tr.Metrics["js-handwritten/dev"], tr.Metrics["all/dev"])
-	for _, byCount := range []bool{false} {
+	for _, whole := range []bool{false, true} {
 		for _, minCount := range []int{3, 5, 10} {
 			for _, per := range []int{1, 3} {
-				table := learnBridge(corpora, minCount, per)
+				table := learnBridge(corpora, minCount, per, whole)
 				if per == 3 {
 					// The words the development misses lack (README).
 					for _, w := range []string{"static", "directori", "written", "unpars", "later", "browser", "sent", "cancell"} {
-						t.Logf("count %-5v min %2d: %s → %q", byCount, minCount, w, table[w])
+						t.Logf("whole %-5v min %2d: %s → %q", whole, minCount, w, table[w])
 					}
 				}
 				for _, w := range []float64{0.1, 0.2, 0.35, 0.5, 1} {
@@ -87,7 +87,7 @@ func TestBridgeGrid(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					t.Logf("count %-5v min %2d per %d w %.2f  go %s  js %s  all %s", byCount, minCount, per, w,
+					t.Logf("whole %-5v min %2d per %d w %.2f  go %s  js %s  all %s", whole, minCount, per, w,
 						tr.Metrics["go-handwritten/dev"], tr.Metrics["js-handwritten/dev"], tr.Metrics["all/dev"])
 				}
 			}
@@ -104,7 +104,7 @@ func TestBridgeScore(t *testing.T) {
 	}
 	s := loadSuite(t)
 	ctx := context.Background()
-	table := learnBridge([][]File{s.Corpus(CorpusGo), s.Corpus(CorpusJS)}, 5, 1)
+	table := learnBridge([][]File{s.Corpus(CorpusGo), s.Corpus(CorpusJS)}, 5, 1, false)
 	r := index.DefaultRanking()
 	r.Expanded = 0.1
 	opts := Configs()[0].Options

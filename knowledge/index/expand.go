@@ -14,13 +14,16 @@ import (
 // comment and each term of the symbol's name are in the same declaration,
 // and keeps for each doc term the perWord name terms of highest pointwise
 // mutual information among those seen together at least minCount times
-// (and more often than chance). Terms are tok's.
+// (and more often than chance). With whole, a declaration's words are
+// those of all its text (doc, signature, comments, code) rather than its
+// doc comment's, and chunks without a doc comment count too. Terms are
+// tok's.
 //
 // Experimental (issue 30): measured in knowledge/eval's README, where it
 // moved little, because the words a question lacks are mostly not in the
 // corpus's doc comments at all; knowledge/kb does not use it, and nothing
 // stores the table.
-func LearnExpansions(chunks []chunk.Chunk, tok Tokenizer, minCount, perWord int) map[string][]string {
+func LearnExpansions(chunks []chunk.Chunk, tok Tokenizer, minCount, perWord int, whole bool) map[string][]string {
 	type pair struct{ d, i string }
 	nd, ni, nPair := map[string]int{}, map[string]int{}, map[pair]int{}
 	n := 0
@@ -28,12 +31,14 @@ func LearnExpansions(chunks []chunk.Chunk, tok Tokenizer, minCount, perWord int)
 		if c.Symbol == "" {
 			continue
 		}
-		p := c.Parts()
-		if p.Doc == "" {
-			continue
+		words := c.Text
+		if !whole {
+			if words = c.Parts().Doc; words == "" {
+				continue
+			}
 		}
 		n++
-		ds, is := termSet(tok(p.Doc)), termSet(tok(c.Symbol))
+		ds, is := termSet(tok(words)), termSet(tok(c.Symbol))
 		for d := range ds {
 			nd[d]++
 		}

@@ -18,7 +18,7 @@ func TestLearnExpansions(t *testing.T) {
 		{FileName: "a.go", Symbol: "Open", Text: "// Open opens the named file for reading.\nfunc Open(name string) (*File, error) {}"},
 		{FileName: "a.go", Text: "// not a declaration\nvar x = 1"},
 	}
-	got := LearnExpansions(cs, chunk.Tokens, 2, 3)
+	got := LearnExpansions(cs, chunk.Tokens, 2, 3, false)
 	want := map[string][]string{"encod": {"marshal"}, "json": {"marshal"}}
 	if len(got) != len(want) {
 		t.Errorf("LearnExpansions = %q, want %q", got, want)
@@ -42,7 +42,7 @@ func TestRetrievalQualityBridge(t *testing.T) {
 	for _, f := range files {
 		cs = append(cs, f.chunks...)
 	}
-	table := LearnExpansions(cs, chunk.Tokens, 5, 1)
+	table := LearnExpansions(cs, chunk.Tokens, 5, 1, false)
 	r := DefaultRanking()
 	r.Expanded = 0.1
 	ix := openIndex(t, backends[0].newDB(t), Options{Tokenizer: chunk.Tokens, Ranking: &r,
@@ -63,7 +63,7 @@ func BenchmarkSearchBridge(b *testing.B) {
 	for _, f := range files {
 		cs = append(cs, f.chunks...)
 	}
-	table := LearnExpansions(cs, chunk.Tokens, 5, 1)
+	table := LearnExpansions(cs, chunk.Tokens, 5, 1, false)
 	db := backends[0].newDB(b)
 	indexCorpus(b, openIndex(b, db, Options{Tokenizer: chunk.Tokens}), "kb", files)
 	r := DefaultRanking()
