@@ -9,7 +9,8 @@ import (
 // counting the live keys that begin with a prefix (the paused runs, for
 // metrics).
 type Counter interface {
-	// Count returns how many live (not expired) keys begin with prefix.
+	// Count returns how many live (not expired, not claimed) keys begin
+	// with prefix.
 	Count(ctx context.Context, prefix string) (int64, error)
 }
 
@@ -36,7 +37,7 @@ func (m *Memory) Count(_ context.Context, prefix string) (int64, error) {
 	now := m.now()
 	var n int64
 	for k, it := range m.items {
-		if strings.HasPrefix(k, prefix) && now.Before(it.expires) {
+		if strings.HasPrefix(k, prefix) && now.Before(it.expires) && it.claim == "" {
 			n++
 		}
 	}

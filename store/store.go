@@ -30,6 +30,21 @@ type Store interface {
 	// callers taking one key, even on different replicas sharing the
 	// store, exactly one gets the value and the others ErrNotFound.
 	Take(ctx context.Context, key string) ([]byte, error)
+	// Claim returns the value of key and marks it claimed by token, in one
+	// statement: of several callers claiming one key, even on different
+	// replicas sharing the store, exactly one gets the value and the
+	// others ErrNotFound. A claimed key is not there for Get, Take, Claim
+	// and Count until Release gives it back; Finish deletes it. Unlike
+	// Take, a claim whose answer was lost (the connection dropped after
+	// the statement ran) loses nothing: its caller releases it.
+	Claim(ctx context.Context, key, token string) ([]byte, error)
+	// Release gives a key claimed by token back, as it was before the
+	// claim; a no-op when token holds no claim on key (the claim never
+	// ran, or it was released or finished already).
+	Release(ctx context.Context, key, token string) error
+	// Finish deletes a key claimed by token; a no-op when token holds no
+	// claim on key.
+	Finish(ctx context.Context, key, token string) error
 }
 
 // Swapper is implemented by every backend of this package: a
@@ -55,6 +70,7 @@ type Memory struct {
 type item struct {
 	value   []byte
 	expires time.Time
+	claim   string // the token of the claim on it, "" for none
 }
 
 var (
@@ -101,6 +117,9 @@ func (m *Memory) Get(_ context.Context, key string) ([]byte, error) {
 		delete(m.items, key)
 		return nil, ErrNotFound
 	}
+	if it.claim != "" {
+		return nil, ErrNotFound
+	}
 	return append([]byte(nil), it.value...), nil
 }
 
@@ -109,11 +128,48 @@ func (m *Memory) Take(_ context.Context, key string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	it, ok := m.items[key]
+	if ok && it.claim != "" {
+		return nil, ErrNotFound
+	}
 	delete(m.items, key)
 	if !ok || !m.now().Before(it.expires) {
 		return nil, ErrNotFound
 	}
 	return it.value, nil // a copy made by Put, no longer held
+}
+
+// Claim implements Store.
+func (m *Memory) Claim(_ context.Context, key, token string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	it, ok := m.items[key]
+	if !ok || it.claim != "" || !m.now().Before(it.expires) {
+		return nil, ErrNotFound
+	}
+	it.claim = token
+	m.items[key] = it
+	return append([]byte(nil), it.value...), nil
+}
+
+// Release implements Store.
+func (m *Memory) Release(_ context.Context, key, token string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if it, ok := m.items[key]; ok && it.claim == token {
+		it.claim = ""
+		m.items[key] = it
+	}
+	return nil
+}
+
+// Finish implements Store.
+func (m *Memory) Finish(_ context.Context, key, token string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if it, ok := m.items[key]; ok && it.claim == token {
+		delete(m.items, key)
+	}
+	return nil
 }
 
 // Swap implements Swapper. A stored swap counts as a Put for sweeping.
@@ -123,6 +179,9 @@ func (m *Memory) Swap(_ context.Context, key string, old, value []byte, ttl time
 	now := m.now()
 	it, ok := m.items[key]
 	live := ok && now.Before(it.expires)
+	if live && it.claim != "" {
+		return false, nil // claimed: not there, and not to be replaced
+	}
 	if old == nil && live || old != nil && (!live || !bytes.Equal(it.value, old)) {
 		return false, nil
 	}

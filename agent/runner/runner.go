@@ -115,7 +115,7 @@ func NewRunner(reg *program.Registry, cfg RunnerConfig) *Runner {
 	if cfg.Kinds == nil {
 		cfg.Kinds = program.NewKinds()
 	}
-	cfg.runs = runstate.New(cfg.Store, cfg.PauseTTL, cfg.StateTTL)
+	cfg.runs = runstate.New(cfg.Store, cfg.PauseTTL, cfg.StateTTL, cfg.Logger)
 	return &Runner{reg: reg, cfg: cfg, reqDefs: program.NewDefinitionCache(256, cfg.Kinds), stages: cfg.Stages.Stages()}
 }
 

@@ -22,7 +22,7 @@ var errDown = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
 type flakyStore struct {
 	store.Store
 	mu   sync.Mutex
-	down map[string]bool // "Put", "Get", "Take"
+	down map[string]bool // "Put", "Get", "Take"; "TakeLost": the take runs, its answer is lost
 }
 
 func newFlakyStore() *flakyStore { return &flakyStore{Store: store.NewMemory()} }
@@ -62,6 +62,24 @@ func (f *flakyStore) Take(ctx context.Context, key string) ([]byte, error) {
 		return nil, errDown
 	}
 	return f.Store.Take(ctx, key)
+}
+
+func (f *flakyStore) Claim(ctx context.Context, key, token string) ([]byte, error) {
+	if f.failing("Take") {
+		return nil, errDown
+	}
+	if f.failing("TakeLost") {
+		_, _ = f.Store.Claim(ctx, key, token)
+		return nil, errDown
+	}
+	return f.Store.Claim(ctx, key, token)
+}
+
+func (f *flakyStore) Release(ctx context.Context, key, token string) error {
+	if f.failing("Take") || f.failing("TakeLost") {
+		return errDown
+	}
+	return f.Store.Release(ctx, key, token)
 }
 
 // wantStoreUnavailable fails unless err is the STORE_UNAVAILABLE of
@@ -135,6 +153,40 @@ func TestResumeStoreDown(t *testing.T) {
 	}
 	got := append(bytes.Join(m.Bodies(), []byte("\n")), '\n')
 	golden.Check(t, "testdata/resume/consent-accept.txt", ranFor.ReplaceAll(got, []byte(`\"executionTime\":0}`)))
+}
+
+// TestResumeTakeLost (soak F11): a consent answer whose take of the paused
+// run reached the store, but whose answer was lost with the connection, is
+// a 503 STORE_UNAVAILABLE before the stream, and the paused run is not
+// lost: once the store is back the same answer resumes it, once, with the
+// exact upstream requests of a resume that never met an outage, and a
+// third answer finds it answered.
+func TestResumeTakeLost(t *testing.T) {
+	st := newFlakyStore()
+	r, m := toolRunner(t, st)
+	rec, err := runRequest(t, r, turnsBody("deploy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	accept := `{"agent":"t","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}}`
+	st.fail("TakeLost")
+	_, err = runRequest(t, r, accept)
+	wantStoreUnavailable(t, err)
+
+	st.fail()
+	if rec, err = runRequest(t, r, accept); err != nil {
+		t.Fatalf("after the store came back: %v", err)
+	}
+	if e := rec.Err(); e != nil {
+		t.Fatalf("the resumed run failed: %+v", e)
+	}
+	got := append(bytes.Join(m.Bodies(), []byte("\n")), '\n')
+	golden.Check(t, "testdata/resume/consent-accept.txt", ranFor.ReplaceAll(got, []byte(`\"executionTime\":0}`)))
+	_, err = runRequest(t, r, accept)
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != apierr.CodeStateInvalid {
+		t.Fatalf("a third answer: %v, want STATE_INVALID", err)
+	}
 }
 
 // stateAgent keeps a plan's state for its action's handler.

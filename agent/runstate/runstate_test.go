@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +24,102 @@ type downKV struct{}
 
 func (downKV) Put(context.Context, string, []byte, time.Duration) error { return errDown }
 func (downKV) Get(context.Context, string) ([]byte, error)              { return nil, errDown }
-func (downKV) Take(context.Context, string) ([]byte, error)             { return nil, errDown }
+func (downKV) Claim(context.Context, string, string) ([]byte, error)    { return nil, errDown }
+func (downKV) Release(context.Context, string, string) error            { return errDown }
+func (downKV) Finish(context.Context, string, string) error             { return errDown }
+
+// lossyKV is a store whose connection drops as it answers: while down, a
+// claim runs and its answer is lost, and every other call fails.
+type lossyKV struct {
+	*store.Memory
+	mu   sync.Mutex
+	down bool
+}
+
+func (l *lossyKV) isDown() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.down
+}
+
+func (l *lossyKV) setDown(down bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.down = down
+}
+
+func (l *lossyKV) Get(ctx context.Context, key string) ([]byte, error) {
+	if l.isDown() {
+		return nil, errDown
+	}
+	return l.Memory.Get(ctx, key)
+}
+
+func (l *lossyKV) Claim(ctx context.Context, key, token string) ([]byte, error) {
+	v, err := l.Memory.Claim(ctx, key, token)
+	if l.isDown() {
+		return nil, errDown
+	}
+	return v, err
+}
+
+func (l *lossyKV) Release(ctx context.Context, key, token string) error {
+	if l.isDown() {
+		return errDown
+	}
+	return l.Memory.Release(ctx, key, token)
+}
+
+// TestTakeLost (soak F11): a take whose claim ran but whose answer was
+// lost is STORE_UNAVAILABLE, and the paused run is not lost: while the
+// store is down it is not found either way, and once it is back the run
+// is taken exactly once.
+func TestTakeLost(t *testing.T) {
+	ctx := context.Background()
+	kv := &lossyKV{Memory: store.NewMemory()}
+	s := runstate.New(kv, 0, time.Hour, nil)
+	rec := &runstate.Record{ID: "p1", Agent: "a", Command: "c", Messages: []llm.Message{{Role: "user", Content: "hi"}}, Results: []string{}}
+	if err := s.SavePause(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	kv.setDown(true)
+	_, err := s.TakePause(ctx, "p1")
+	wantUnavailable(t, err)
+	if v, err := kv.Memory.Get(ctx, "pause/p1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the claim did not run: %q %v", v, err)
+	}
+	_, err = s.PeekPause(ctx, "p1")
+	wantUnavailable(t, err)
+	_, err = s.TakePause(ctx, "p1")
+	wantUnavailable(t, err)
+
+	kv.setDown(false)
+	if n, err := runstate.CountPaused(ctx, kv); err != nil || n != 0 && n != 1 {
+		t.Fatalf("CountPaused: %d %v", n, err)
+	}
+	got, err := s.TakePause(ctx, "p1")
+	if err != nil {
+		t.Fatalf("once the store is back: %v", err)
+	}
+	if !reflect.DeepEqual(got, rec) {
+		t.Fatalf("got %+v, want %+v", got, rec)
+	}
+	if _, err := s.TakePause(ctx, "p1"); !errors.Is(err, runstate.ErrNotFound) {
+		t.Fatalf("taken twice: %v", err)
+	}
+	if n, err := runstate.CountPaused(ctx, kv); err != nil || n != 0 {
+		t.Fatalf("CountPaused after the take: %d %v", n, err)
+	}
+}
+
+// wantUnavailable fails unless err is STORE_UNAVAILABLE caused by errDown.
+func wantUnavailable(t *testing.T, err error) {
+	t.Helper()
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != apierr.CodeStoreUnavailable || !errors.Is(err, errDown) {
+		t.Fatalf("got %v, want STORE_UNAVAILABLE", err)
+	}
+}
 
 // TestPauseRoundTrip: a paused run comes back as it was kept, whole numbers
 // as ints, under the keys replicas of every version share; it is taken
@@ -31,7 +127,7 @@ func (downKV) Take(context.Context, string) ([]byte, error)             { return
 func TestPauseRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	mem := store.NewMemory()
-	s := runstate.New(mem, 0, time.Hour)
+	s := runstate.New(mem, 0, time.Hour, nil)
 	if !s.Keeps() {
 		t.Fatal("a Store over a KV keeps nothing")
 	}
@@ -75,7 +171,7 @@ func TestPauseRoundTrip(t *testing.T) {
 // is the TOOL_FAILED of a gateway with no store for paused runs.
 func TestNoStore(t *testing.T) {
 	ctx := context.Background()
-	for _, s := range []runstate.Store{{}, runstate.New(nil, 0, 0)} {
+	for _, s := range []runstate.Store{{}, runstate.New(nil, 0, 0, nil)} {
 		if s.Keeps() {
 			t.Fatal("a Store without a KV keeps")
 		}
@@ -105,7 +201,7 @@ func TestNoStore(t *testing.T) {
 func TestPlanState(t *testing.T) {
 	ctx := context.Background()
 	mem := store.NewMemory()
-	s := runstate.New(mem, 0, time.Hour)
+	s := runstate.New(mem, 0, time.Hour, nil)
 	if err := s.SaveState(ctx, "r1", map[string]any{"n": 10000000, "f": 0.5}); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +230,7 @@ func TestPlanState(t *testing.T) {
 // recoverable 503 STORE_UNAVAILABLE, its cause the store's error.
 func TestStoreUnavailable(t *testing.T) {
 	ctx := context.Background()
-	s := runstate.New(downKV{}, 0, 0)
+	s := runstate.New(downKV{}, 0, 0, nil)
 	_, peek := s.PeekPause(ctx, "p")
 	_, take := s.TakePause(ctx, "p")
 	_, call := s.PauseOfCall(ctx, "c")

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/jsonnum"
@@ -19,10 +22,15 @@ type KV interface {
 	Put(ctx context.Context, key string, value []byte, ttl time.Duration) error
 	// Get returns the value of key, or ErrNotFound.
 	Get(ctx context.Context, key string) ([]byte, error)
-	// Take returns the value of key and deletes it, atomically: of several
-	// callers taking one key, even on replicas sharing the store, exactly
-	// one gets the value and the others ErrNotFound.
-	Take(ctx context.Context, key string) ([]byte, error)
+	// Claim returns the value of key and marks it claimed by token,
+	// atomically: of several callers claiming one key, even on replicas
+	// sharing the store, exactly one gets the value and the others
+	// ErrNotFound. A claimed key is not there for Get and Claim.
+	Claim(ctx context.Context, key, token string) ([]byte, error)
+	// Release gives back the claim token holds on key, if any.
+	Release(ctx context.Context, key, token string) error
+	// Finish deletes key if token holds its claim.
+	Finish(ctx context.Context, key, token string) error
 }
 
 // ErrNotFound is the error of a record that expired or never was: the
@@ -40,13 +48,28 @@ type Store struct {
 	kv       KV
 	pauseTTL time.Duration // 0: DefaultPauseTTL
 	stateTTL time.Duration
+	// settle finishes and releases the claims of taken pauses.
+	settle *settler
 }
 
 // New returns the Store of runs over kv (nil: none), which keeps paused
 // runs for pauseTTL (0 or less: DefaultPauseTTL) and plan states for
-// stateTTL.
-func New(kv KV, pauseTTL, stateTTL time.Duration) Store {
-	return Store{kv: checked(kv), pauseTTL: pauseTTL, stateTTL: stateTTL}
+// stateTTL, and logs to log (nil: nowhere) what it cannot settle in the
+// background.
+func New(kv KV, pauseTTL, stateTTL time.Duration, log *slog.Logger) Store {
+	s := Store{kv: checked(kv), pauseTTL: pauseTTL, stateTTL: stateTTL}
+	if s.kv != nil {
+		s.settle = newSettler(s.kv, log, s.ttl())
+	}
+	return s
+}
+
+// ttl is how long a paused run waits.
+func (s Store) ttl() time.Duration {
+	if s.pauseTTL <= 0 {
+		return DefaultPauseTTL
+	}
+	return s.pauseTTL
 }
 
 // Keys of the records.
@@ -67,10 +90,7 @@ func (s Store) SavePause(ctx context.Context, rec *Record) error {
 	if err != nil {
 		return apierr.Internal(fmt.Errorf("encoding a paused run: %w", err))
 	}
-	ttl := s.pauseTTL
-	if ttl <= 0 {
-		ttl = DefaultPauseTTL
-	}
+	ttl := s.ttl()
 	if err := s.kv.Put(ctx, pauseKey(rec.ID), data, ttl); err != nil {
 		return err
 	}
@@ -99,6 +119,9 @@ func (s Store) PeekPause(ctx context.Context, id string) (*Record, error) {
 	if s.kv == nil {
 		return nil, ErrNotFound
 	}
+	if err := s.settle.resolve(ctx, pauseKey(id)); err != nil {
+		return nil, err
+	}
 	data, err := s.kv.Get(ctx, pauseKey(id))
 	if err != nil {
 		return nil, err
@@ -107,15 +130,29 @@ func (s Store) PeekPause(ctx context.Context, id string) (*Record, error) {
 }
 
 // TakePause loads a paused run and removes it, so that it resumes once:
-// of several callers, even on replicas sharing the store, one gets it.
+// of several callers, even on replicas sharing the store, one gets it. It
+// claims the record, one statement, and deletes it in the background. A
+// claim whose answer is lost (its STORE_UNAVAILABLE) is released in the
+// background, or, first, when this process is asked for the run again:
+// the run is still waiting once the store is back (soak F11).
 func (s Store) TakePause(ctx context.Context, id string) (*Record, error) {
 	if s.kv == nil {
 		return nil, ErrNotFound
 	}
-	data, err := s.kv.Take(ctx, pauseKey(id))
-	if err != nil {
+	key := pauseKey(id)
+	if err := s.settle.resolve(ctx, key); err != nil {
 		return nil, err
 	}
+	token := uuid.NewString()
+	data, err := s.kv.Claim(ctx, key, token)
+	if errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	if err != nil {
+		s.settle.release(key, token)
+		return nil, err
+	}
+	s.settle.finish(key, token)
 	return Decode(data)
 }
 

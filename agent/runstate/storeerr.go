@@ -36,9 +36,17 @@ func (c checkedKV) Get(ctx context.Context, key string) ([]byte, error) {
 	return v, storeError("get", key, err)
 }
 
-func (c checkedKV) Take(ctx context.Context, key string) ([]byte, error) {
-	v, err := c.kv.Take(ctx, key)
-	return v, storeError("take", key, err)
+func (c checkedKV) Claim(ctx context.Context, key, token string) ([]byte, error) {
+	v, err := c.kv.Claim(ctx, key, token)
+	return v, storeError("claim", key, err)
+}
+
+func (c checkedKV) Release(ctx context.Context, key, token string) error {
+	return storeError("release", key, c.kv.Release(ctx, key, token))
+}
+
+func (c checkedKV) Finish(ctx context.Context, key, token string) error {
+	return storeError("finish", key, c.kv.Finish(ctx, key, token))
 }
 
 // checked wraps kv so that its every failure but ErrNotFound is

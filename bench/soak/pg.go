@@ -83,7 +83,7 @@ func startPostgres(ctx context.Context, work string) (*postgres, error) {
 		}
 		pg.as = []string{"runuser", "-u", "postgres", "--"}
 	}
-	addr, err := harness.FreeAddr()
+	addr, err := harness.StableAddr() // PostgreSQL restarts on it
 	if err != nil {
 		return nil, err
 	}

@@ -115,11 +115,12 @@ type replica struct {
 // startGateway runs agentgw serve on free loopback ports, on SQLite in its
 // data directory, or on the store URL.
 func (e *env) startGateway(ctx context.Context, ps *harness.Set, name, storeURL string) (*replica, error) {
-	addr, err := harness.FreeAddr()
+	// Both addresses outlive a kill: the process restarts on them.
+	addr, err := harness.StableAddr()
 	if err != nil {
 		return nil, err
 	}
-	debug, err := harness.FreeAddr()
+	debug, err := harness.StableAddr()
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,9 @@
 //     (of that job, or of none) and untouched for a lease, its job
 //     running for longer than a lease and not one this process works on.
 //     It gets a new job that becomes the message's, as above; the run
-//     that never started is not counted. A worker's claim with the old
+//     that never started is not counted. A message queued again for the
+//     retry of a failed run gets its new job due when the retry was (the
+//     failure's time plus Backoff), not at once. A worker's claim with the old
 //     job and the take-back exclude each other: both change the message's
 //     row on a condition of its status and job_id, and the claim runs only
 //     a message QUEUED of its own job (or of none).
@@ -180,6 +182,24 @@
 //     QUEUED and RUNNING messages, all empty ranges (see dormant.go). A
 //     message QUEUED whose job a dead process holds keeps the queue awake
 //     until the sweep gives it a new job.
+//
+//   - A client that fetches nothing: River's client, started, fetches
+//     whenever a worker is free (at once for a job of this process, at
+//     least every 100 ms otherwise), and tells nobody when its producer
+//     did not start, stopped, or hangs in a fetch. The heartbeat watches
+//     for that (stall.go): when the client has run for MissedHeartbeats
+//     heartbeats with a worker free and no fetch, and a job of the queue
+//     has been available for as long, it logs "River's client fetches no
+//     job while jobs wait and workers are free" at WARN (jobs_waiting,
+//     no_fetch_for, workers_in_use) and, when no handler of this process
+//     runs, stops River's client (waiting at most a heartbeat) and starts
+//     it again, which starts a new producer; a client that will not stop
+//     is left, and the WARN repeats. A paused River queue (river_queue.
+//     paused_at, which nothing of the gateway's sets) is named in the
+//     WARN and not restarted. The look is in memory (River's fetches,
+//     this process's workers) until a stall is likely; only then does it
+//     read River's fetch index. A backlog behind busy workers is no
+//     stall. bench/soak/README.md, O1, is the case that asked for it.
 //
 // bench/README.md ("Idle cost") has the measured figures. The tests count
 // River's fetches, the listener's reads and River's client stopping and

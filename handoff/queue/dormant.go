@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // idleLooksToStop is how many heartbeats in a row the queue must find
@@ -105,6 +106,7 @@ func (q *Queue) startRiver(ctx context.Context) error {
 		return fmt.Errorf("starting River's client: %w", err)
 	}
 	q.riverOn, q.idleLooks = true, 0
+	q.fetchSeen, q.fetchMoved = q.w.fetches.Load(), time.Now()
 	q.w.woken.Add(1)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,10 @@ type held struct {
 	token    string
 	attempts int
 	lost     atomic.Bool
+	// ending is set once the run's handler returned: its outcome, being
+	// written, clears the run token, so a renewal that then finds no row
+	// is the run ending, not a lost lease.
+	ending atomic.Bool
 }
 
 // errLeaseLost is the cause of a run's context cancelled because another
@@ -51,6 +56,8 @@ func (q *Queue) hold(ctx context.Context, r *held) (context.Context, func()) {
 			switch {
 			case err != nil:
 				q.log.Warn("handoff queue: renewing a run's lease", "id", r.id, "error", err)
+			case n == 0 && r.ending.Load():
+				return // the outcome cleared the token: nothing to renew
 			case n == 0:
 				if r.lost.CompareAndSwap(false, true) {
 					q.log.Warn("handoff queue: a run lost its lease; the message was taken back", "id", r.id)
@@ -104,6 +111,9 @@ func (q *Queue) sweepLoop(ctx context.Context, ended chan struct{}) {
 		}
 		if err := q.dormant(ctx); err != nil && ctx.Err() == nil {
 			q.log.Warn("handoff queue: looking for work", "error", err)
+		}
+		if err := q.watchFetches(ctx); err != nil && ctx.Err() == nil {
+			q.log.Warn("handoff queue: watching River's fetches", "error", err)
 		}
 		if !q.nextHeartbeat(ctx, t.C) {
 			return
@@ -189,8 +199,9 @@ type orphan struct {
 // of RUNNING messages, does not see. So does a process killed after a run
 // recorded the message QUEUED again (a failure to retry, a hard stop) but
 // before River recorded the job's snooze. Each such message gets a new
-// job that becomes its own, as sweep does; the old job, when River's
-// rescuer hands it out, runs nothing.
+// job that becomes its own, as sweep does (due when a failed run's retry
+// was: retryDue); the old job, when River's rescuer hands it out, runs
+// nothing.
 //
 // The look is one statement, driven by River's index of jobs by state
 // and queue (an empty range when no job runs: an idle or dormant process
@@ -274,7 +285,11 @@ func (q *Queue) takeBackOrphan(ctx context.Context, o orphan, lease time.Duratio
 		if err != nil {
 			return err
 		}
-		next, err := insert(ctx, deliverArgs{ID: o.id}, q.jobOpts(rec.Envelope))
+		opts := q.jobOpts(rec.Envelope)
+		if due := q.retryDue(rec); due.After(now) {
+			opts.ScheduledAt = due // the retry of a failed run keeps its backoff
+		}
+		next, err := insert(ctx, deliverArgs{ID: o.id}, opts)
 		if err != nil {
 			return err
 		}
@@ -296,6 +311,24 @@ func (q *Queue) takeBackOrphan(ctx context.Context, o orphan, lease time.Duratio
 	}
 	return taken, err
 }
+
+// retryDue is when the retry of message rec, QUEUED, is due: the time its
+// last run's failure was recorded (rec.UpdatedAt, the last change to a
+// message QUEUED for a retry) plus Backoff, when that failure is the last
+// thing that happened to it (Failures counted, and not queued again since
+// by a hard stop or a take-back of an interrupted run). Zero when it is
+// due at once.
+func (q *Queue) retryDue(rec Record) time.Time {
+	if rec.Failures == 0 || rec.Attempts == 0 ||
+		strings.HasPrefix(rec.Error, shutdownError) || strings.HasPrefix(rec.Error, interruptedError) {
+		return time.Time{}
+	}
+	return rec.UpdatedAt.Add(q.cfg.Backoff(rec.Failures))
+}
+
+// interruptedError begins the Error of a message whose run was taken back
+// as interrupted, due at once (retryDue).
+const interruptedError = "interrupted: "
 
 // errNotTaken rolls back a take-back that found the message changed.
 var errNotTaken = errors.New("the message changed: not taken back")
@@ -321,7 +354,7 @@ func (q *Queue) takeBack(ctx context.Context, id string) (bool, error) {
 			return err
 		}
 		rec.Interruptions++
-		msg := fmt.Sprintf("interrupted: the run started at %s did not finish (its process stopped)", rec.StartedAt.UTC().Format(time.RFC3339))
+		msg := fmt.Sprintf(interruptedError+"the run started at %s did not finish (its process stopped)", rec.StartedAt.UTC().Format(time.RFC3339))
 		_, err = tx.Exec(ctx, `UPDATE handoff_messages SET status = ?, interruptions = ?, error = ?, run_token = '',
 			lease_until = 0, job_id = ?, updated_at = ? WHERE id = ?`,
 			string(StatusQueued), rec.Interruptions, msg, job, q.cfg.Now().UnixNano(), id)

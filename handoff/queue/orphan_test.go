@@ -348,3 +348,67 @@ func TestOrphanedByKill(t *testing.T) {
 		}
 	})
 }
+
+// TestOrphanedRetryKeepsBackoff (F8's note): a run that failed queued its
+// message again for a retry after Backoff, but its process died before
+// River recorded the job's snooze: the job is left running, the message
+// QUEUED with the failure. The sweep takes it back with a new job due when
+// the retry was (the failure's time plus Backoff), not at once.
+func TestOrphanedRetryKeepsBackoff(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		var c calls
+		q := openQueue(t, db, Config{Heartbeat: testHeartbeat, Backoff: func(int) time.Duration { return time.Hour },
+			Handler: func(ctx context.Context, env Envelope) (json.RawMessage, error) {
+				c.add(env.ID)
+				return nil, nil
+			}})
+		enqueue(t, q, Envelope{ID: "retry", RetryCount: 2})
+		failedAt := time.Now().Add(-time.Minute)
+		if _, err := q.b.conn().Exec(ctx, `UPDATE handoff_messages SET attempts = 1, failures = 1, error = 'boom',
+			updated_at = ? WHERE id = ?`, failedAt.UnixNano(), "retry"); err != nil {
+			t.Fatal(err)
+		}
+		old := fetchedByDeadProcess(t, q, db, "retry", time.Minute)
+		start(t, q)
+		deadline := time.Now().Add(20 * time.Second) // a guard against a hang
+		job := messageJob(t, q, "retry")
+		for ; job == 0 || job == old; job = messageJob(t, q, "retry") {
+			if time.Now().After(deadline) {
+				t.Fatalf("not taken back 20 s after the start; job %d %s", old, jobState(t, q, old))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if state := jobState(t, q, job); state != "scheduled" {
+			t.Errorf("the new job %d is %s, want scheduled (the retry is due an hour after the failure)", job, state)
+		}
+		var due any
+		if err := q.b.conn().QueryRow(ctx, `SELECT scheduled_at FROM river_job WHERE id = ?`, job).Scan(&due); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := columnTime(t, due), failedAt.Add(time.Hour); got.Sub(want).Abs() > 2*time.Millisecond {
+			t.Errorf("the new job is due %v, want %v", got, want)
+		}
+		if n := c.count("retry"); n != 0 {
+			t.Errorf("the message ran %d times before its retry was due", n)
+		}
+	})
+}
+
+// columnTime is a time of River's columns read back: a time.Time, or
+// River's SQLite text.
+func columnTime(t *testing.T, v any) time.Time {
+	t.Helper()
+	switch v := v.(type) {
+	case time.Time:
+		return v
+	case string:
+		at, err := time.Parse(sqliteTimeLayout, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	t.Fatalf("a time of type %T: %v", v, v)
+	return time.Time{}
+}

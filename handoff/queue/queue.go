@@ -336,6 +336,11 @@ type Queue struct {
 	started   bool
 	riverOn   bool
 	idleLooks int
+	// fetchSeen is River's fetch count (waker.fetches) at the last look
+	// that saw it move, or with every worker in use, fetchMoved when:
+	// watchFetches's measure of a stalled client (stall.go).
+	fetchSeen  int64
+	fetchMoved time.Time
 	// sweeping is the sweep loop's cancel and end, while it runs.
 	mu         sync.Mutex
 	stopSweep  context.CancelFunc
@@ -621,6 +626,7 @@ func (q *Queue) Start(ctx context.Context, h Handlers) error {
 	q.riverMu.Lock()
 	err := q.b.start(context.WithoutCancel(ctx))
 	q.started, q.riverOn, q.idleLooks = err == nil, err == nil, 0
+	q.fetchSeen, q.fetchMoved = q.w.fetches.Load(), time.Now()
 	q.riverMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("queue: starting: %w", err)

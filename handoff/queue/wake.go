@@ -29,6 +29,9 @@ type waker struct {
 	// started again for work.
 	dormant atomic.Int64
 	woken   atomic.Int64
+	// stalls counts the looks that found River's client fetching nothing
+	// while jobs waited (watchFetches).
+	stalls atomic.Int64
 }
 
 func newWaker() *waker { return &waker{ch: make(chan struct{}, 1)} }

@@ -49,6 +49,10 @@ func (w *worker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
 	return w.q.deliver(ctx, job.Args.ID, job.ID)
 }
 
+// shutdownError begins the Error of a message whose run a hard Stop
+// cancelled and queued again, due at once (retryDue).
+const shutdownError = "interrupted by a shutdown: "
+
 // recordFor bounds how long the outcome of a run is tried again while the
 // database does not answer (a brief outage, a restart): a run that
 // finished is recorded, not run again, unless the outage outlasts it.
@@ -112,6 +116,7 @@ func (q *Queue) deliver(ctx context.Context, id string, jobID int64) error {
 		return q.exhaust(bg, c.rec, r, c.lastErr, c.final)
 	}
 	result, delivered, herr := q.call(ctx, c.rec.Envelope)
+	r.ending.Store(true)
 	if herr != nil && r.lost.Load() {
 		// The message was taken back (this run's heartbeats did not reach
 		// the database), which cancelled the handler: the message is
@@ -134,7 +139,7 @@ func (q *Queue) deliver(ctx context.Context, id string, jobID int64) error {
 		// A hard stop cancelled it: not the message's failure. It runs
 		// again when a queue starts.
 		if err := q.update(bg, r, `status = ?, error = ?, run_token = '', lease_until = 0, updated_at = ?`,
-			string(StatusQueued), "interrupted by a shutdown: "+herr.Error(), now); err != nil {
+			string(StatusQueued), shutdownError+herr.Error(), now); err != nil {
 			return err
 		}
 		return river.JobSnooze(0)
@@ -206,7 +211,7 @@ func (q *Queue) claim(ctx context.Context, id, token string, jobID int64) (claim
 		now := q.cfg.Now()
 		if rec.Status == StatusRunning {
 			rec.Interruptions++
-			rec.Error = fmt.Sprintf("interrupted: the run started at %s did not finish (its process stopped)", rec.StartedAt.UTC().Format(time.RFC3339))
+			rec.Error = fmt.Sprintf(interruptedError+"the run started at %s did not finish (its process stopped)", rec.StartedAt.UTC().Format(time.RFC3339))
 			q.log.Warn("handoff queue: run interrupted", "id", id, "interruptions", rec.Interruptions)
 		}
 		if !rec.ExpiresAt.IsZero() && !now.Before(rec.ExpiresAt) && rec.Attempts > 0 {

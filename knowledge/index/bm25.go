@@ -26,6 +26,9 @@ type Ranking struct {
 	// header timeout: readheadertimeout), against 1 for its own terms; 0
 	// looks for none.
 	Joined float64
+	// Expanded weighs the terms Options.Expand gives for a query's
+	// terms, against 1 for its own; 0 looks for none.
+	Expanded float64
 	// Private, in [0, 1], multiplies the score of a chunk that declares
 	// only private names (chunk.Parts): an unexported Go function, a
 	// Python or JavaScript _helper, a private Java method. A question
@@ -42,10 +45,11 @@ func DefaultRanking() Ranking {
 
 // rankParams is a Ranking as the scoring loop reads it.
 type rankParams struct {
-	k1, b   float64
-	weights [numFields]float64
-	joined  float64
-	private float64
+	k1, b    float64
+	weights  [numFields]float64
+	joined   float64
+	expanded float64
+	private  float64
 }
 
 func (r Ranking) params() rankParams {
@@ -58,14 +62,15 @@ func (r Ranking) params() rankParams {
 			fieldBody:      r.Body,
 			fieldPath:      r.Path,
 		},
-		joined:  r.Joined,
-		private: r.Private,
+		joined:   r.Joined,
+		expanded: r.Expanded,
+		private:  r.Private,
 	}
 }
 
 // check reports a Ranking that cannot rank.
 func (r Ranking) check() error {
-	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined, r.Private} {
+	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined, r.Expanded, r.Private} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("ranking %+v: a parameter is negative or not a number", r)
 		}
@@ -86,14 +91,22 @@ func (r *rankParams) tf(p *posting, norm float64) float64 {
 		(w[fieldDoc]*float64(p.tf[fieldDoc])+w[fieldBody]*float64(p.tf[fieldBody]))/norm
 }
 
+// namesTF is tf over the symbol and signature fields only.
+func (r *rankParams) namesTF(p *posting) float64 {
+	w := &r.weights
+	return w[fieldSymbol]*float64(p.tf[fieldSymbol]) + w[fieldSignature]*float64(p.tf[fieldSignature])
+}
+
 // seekCost is what looking up one file's postings of a term costs, in
 // postings read in order.
 const seekCost = 16
 
-// qterm is a term of a query and its weight.
+// qterm is a term of a query and its weight; names limits it to the
+// chunks' symbol and signature fields (an expansion, Options.Expand).
 type qterm struct {
 	term   string
 	weight float64
+	names  bool
 }
 
 // termInfo is a query term's statistics.
@@ -101,6 +114,8 @@ type termInfo struct {
 	term string
 	df   int64
 	ub   float64 // the most the term adds to a chunk's score: weight·idf·(k1+1)
+	// names: only the symbol and signature fields count (qterm.names).
+	names bool
 }
 
 // lexical ranks the chunks by BM25 and returns the first depth of them
@@ -173,7 +188,14 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 			} else if !f.keep(file, p.stype) {
 				return
 			}
-			tf := r.tf(&p, 1-r.b+r.b*float64(p.dl)/avgdl)
+			var tf float64
+			if t.names {
+				if tf = r.namesTF(&p); tf == 0 {
+					return
+				}
+			} else {
+				tf = r.tf(&p, 1-r.b+r.b*float64(p.dl)/avgdl)
+			}
 			sc := t.ub * tf / (tf + r.k1)
 			if p.private {
 				sc *= r.private
@@ -227,10 +249,10 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	weight := make(map[string]float64, len(terms))
+	byTerm := make(map[string]qterm, len(terms))
 	names := make([]string, len(terms))
 	for i, t := range terms {
-		weight[t.term], names[i] = t.weight, t.term
+		byTerm[t.term], names[i] = t, t.term
 	}
 	kbCond, args := s.kbIn("kb_id")
 	termCond, targs := s.d.strs("term", names)
@@ -251,7 +273,9 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 			continue
 		}
 		df := float64(t.df)
-		t.ub = weight[t.term] * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
+		q := byTerm[t.term]
+		t.ub = q.weight * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
+		t.names = q.names
 		out = append(out, t)
 	}
 	if err := rs.Err(); err != nil {

@@ -30,6 +30,8 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 	for _, rk := range []Ranking{
 		DefaultRanking(),
 		{K1: 0.9, B: 0.4, Symbol: 3, Signature: 0, Doc: 2, Body: 1.3, Path: 0.5, Joined: 0.7, Private: 0.3},
+		// With expansions (Options.Expand), counted in names only.
+		{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Expanded: 0.3, Private: 0.7},
 	} {
 		t.Run(fmt.Sprintf("%+v", rk), func(t *testing.T) { checkExhaustive(t, rk) })
 	}
@@ -38,6 +40,20 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 func checkExhaustive(t *testing.T, rk Ranking) {
 	r := rk.params()
 	s := newSynth(7, 400)
+	// expand gives each word of the vocabulary three others (rarer and
+	// commoner ones), some of them a query's own words.
+	at := make(map[string]int, len(s.vocab))
+	for i, w := range s.vocab {
+		at[w] = i
+	}
+	expand := func(term string) []string {
+		i, ok := at[term]
+		if !ok {
+			return nil
+		}
+		v := s.vocab
+		return []string{v[(i+1)%len(v)], v[(i*7+3)%len(v)], v[i/2], v[(i+11)%len(v)]}
+	}
 	var files []file
 	for f := range 60 {
 		name := fmt.Sprintf("d%d/f%02d.go", f%3, f)
@@ -88,10 +104,16 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 	exhaustive := func(q string, topK int) []string {
 		var terms []string
 		weight := map[string]float64{}
-		for _, qt := range queryTerms(Words, q, r.joined) {
+		names := map[string]bool{}
+		qts := queryTerms(Words, q, r.joined)
+		if r.expanded > 0 {
+			qts = expandTerms(qts, expand, r.expanded)
+		}
+		for _, qt := range qts {
 			if df[qt.term] > 0 {
 				terms = append(terms, qt.term)
 				weight[qt.term] = qt.weight
+				names[qt.term] = qt.names
 			}
 		}
 		slices.SortFunc(terms, func(a, b string) int {
@@ -121,11 +143,25 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 				if ftf == nil {
 					continue
 				}
+				w := r.weights
+				if names[term] {
+					// An expansion: the symbol and signature only.
+					tf := w[fieldSymbol]*ftf[fieldSymbol] + w[fieldSignature]*ftf[fieldSignature]
+					if tf == 0 {
+						continue
+					}
+					hit = true
+					tsc := ub(term) * tf / (tf + r.k1)
+					if d.private {
+						tsc *= r.private
+					}
+					sc += tsc
+					continue
+				}
 				hit = true
 				// BM25F: the short fields unnormalized, the doc comment
 				// and body by the chunk's length (summed in the order
 				// the index does, so that the scores agree to the bit).
-				w := r.weights
 				tf := w[fieldSymbol]*ftf[fieldSymbol] + w[fieldSignature]*ftf[fieldSignature] + w[fieldPath]*ftf[fieldPath] +
 					(w[fieldDoc]*ftf[fieldDoc]+w[fieldBody]*ftf[fieldBody])/(1-r.b+r.b*float64(d.dl)/avgdl)
 				tsc := ub(term) * tf / (tf + r.k1)
@@ -154,7 +190,7 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 		return out
 	}
 	eachBackend(t, func(t *testing.T, db string) {
-		ix := openIndex(t, db, Options{Ranking: &rk})
+		ix := openIndex(t, db, Options{Ranking: &rk, Expand: expand})
 		mustReplace(t, ix, "kb", files...)
 		for i := range 120 {
 			q := s.query()

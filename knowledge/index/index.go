@@ -41,6 +41,12 @@ type Options struct {
 	// lexical ranking, applied as a query is ranked (the index keeps no
 	// weight, so changing them needs no re-indexing).
 	Ranking *Ranking
+	// Expand, when set, gives the terms a query term is also looked up
+	// as, weighing Ranking.Expanded (a vocabulary bridge from a
+	// developer's words to a code's, see knowledge/eval): at most
+	// maxExpansionsPerTerm of each term's are used, maxExpansions in all.
+	// Experimental: knowledge/kb does not set it.
+	Expand func(term string) []string
 	// Now is the clock of the updated times (default time.Now).
 	Now func() time.Time
 	// MaxGlobs bounds the path globs of a query (default DefaultMaxGlobs)

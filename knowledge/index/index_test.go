@@ -310,3 +310,42 @@ func TestSearchRanksCode(t *testing.T) {
 		}
 	})
 }
+
+func TestExpandTerms(t *testing.T) {
+	table := map[string][]string{
+		"written": {"marshal", "encod", "writ", "json"}, // 4: the first 3 kept, writ already there
+		"out":     {"marshal", "print"},
+		"static":  {"fil", "serv"},
+		"a":       {"b1", "b2", "b3"}, "b": {"c1", "c2", "c3"}, "c": {"d1", "d2", "d3"},
+		"d": {"e1", "e2", "e3"}, "e": {"f1"},
+	}
+	expand := func(t string) []string { return table[t] }
+	for _, tc := range []struct {
+		in   []qterm
+		want []string
+	}{
+		{[]qterm{{term: "writ", weight: 1}, {term: "written", weight: 1}, {term: "out", weight: 1}, {term: "writtenout", weight: 2}}, []string{
+			"writ", "written", "out", "writtenout=2", "marshal=0.5 names", "encod=0.5 names", "json=0.5 names", "print=0.5 names"}},
+		// Joined terms are not expanded.
+		{[]qterm{{term: "static", weight: 2}}, []string{"static=2"}},
+		// At most 12 in all.
+		{[]qterm{{term: "a", weight: 1}, {term: "b", weight: 1}, {term: "c", weight: 1}, {term: "d", weight: 1}, {term: "e", weight: 1}}, []string{"a", "b", "c", "d", "e",
+			"b1=0.5 names", "b2=0.5 names", "b3=0.5 names", "c1=0.5 names", "c2=0.5 names", "c3=0.5 names", "d1=0.5 names", "d2=0.5 names", "d3=0.5 names",
+			"e1=0.5 names", "e2=0.5 names", "e3=0.5 names"}},
+	} {
+		var got []string
+		for _, qt := range expandTerms(tc.in, expand, 0.5) {
+			s := qt.term
+			if qt.weight != 1 {
+				s += fmt.Sprintf("=%g", qt.weight)
+			}
+			if qt.names {
+				s += " names"
+			}
+			got = append(got, s)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("expandTerms(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

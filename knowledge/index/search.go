@@ -115,6 +115,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
 	}
 	terms := queryTerms(ix.opts.Tokenizer, q.Text, ix.rank.joined)
+	if ix.opts.Expand != nil && ix.rank.expanded > 0 {
+		terms = expandTerms(terms, ix.opts.Expand, ix.rank.expanded)
+	}
 	qvec := ix.queryVector(ctx, q.Text) // nil: lexical only
 	var hits []Hit
 	err = ix.snapshot(ctx, func(c dbconn.Conn) error {
@@ -208,7 +211,7 @@ func queryTerms(tok Tokenizer, text string, joined float64) []qterm {
 			return
 		}
 		seen[t] = true
-		out = append(out, qterm{t, w})
+		out = append(out, qterm{term: t, weight: w})
 	}
 	for _, t := range tok(text) {
 		add(t, 1)
@@ -236,6 +239,46 @@ func queryTerms(tok Tokenizer, text string, joined float64) []qterm {
 		}
 	}
 	return out
+}
+
+// Bounds of a query's expansions (Options.Expand).
+const (
+	maxExpansionsPerTerm = 3
+	maxExpansions        = 12
+)
+
+// expandTerms appends to terms the expansions of its terms of weight 1,
+// weighing w and counted in the symbol and signature fields only: at most maxExpansionsPerTerm a term, maxExpansions in all,
+// none a term already there.
+func expandTerms(terms []qterm, expand func(string) []string, w float64) []qterm {
+	seen := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		seen[t.term] = true
+	}
+	n := len(terms)
+	added := 0
+	for _, t := range terms[:n] {
+		if t.weight != 1 {
+			continue
+		}
+		per := 0
+		for _, e := range expand(t.term) {
+			if added == maxExpansions || len(terms) == maxLookupTerms {
+				return terms
+			}
+			if per == maxExpansionsPerTerm {
+				break
+			}
+			if e == "" || len(e) > maxTermLen || seen[e] {
+				continue
+			}
+			seen[e] = true
+			terms = append(terms, qterm{e, w, true})
+			per++
+			added++
+		}
+	}
+	return terms
 }
 
 // searcher runs one search's statements in its snapshot.

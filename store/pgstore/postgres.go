@@ -48,6 +48,8 @@ var postgresMigrations = []dbconn.Migration{
 	expires BIGINT NOT NULL -- unix nanoseconds
 );
 CREATE INDEX store_expires ON store (expires)`},
+	// Step 2: the token of a claim (store.Store's Claim), NULL for none.
+	{Version: 2, Name: "store claims", SQL: `ALTER TABLE store ADD COLUMN claim TEXT`},
 }
 
 // migrationLock is the pg_advisory_xact_lock key of migrating (any number,
@@ -135,7 +137,7 @@ func (p *Postgres) Put(ctx context.Context, key string, value []byte, ttl time.D
 	err := p.retry(func() error {
 		_, err := p.pool.Exec(ctx, `INSERT INTO store (key, value, expires)
 		VALUES ($1, $2, LEAST(COALESCE($3::bigint, `+pgNow+`)::numeric + $4::numeric, 9223372036854775807)::bigint)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires, claim = NULL`,
 			[]byte(key), value, p.clock(), int64(ttl))
 		return err
 	})
@@ -153,7 +155,7 @@ func (p *Postgres) Put(ctx context.Context, key string, value []byte, ttl time.D
 func (p *Postgres) Get(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
 	err := p.retry(func() error {
-		return p.pool.QueryRow(ctx, `SELECT value FROM store WHERE key = $1 AND expires > COALESCE($2::bigint, `+pgNow+`)`,
+		return p.pool.QueryRow(ctx, `SELECT value FROM store WHERE key = $1 AND claim IS NULL AND expires > COALESCE($2::bigint, `+pgNow+`)`,
 			[]byte(key), p.clock()).Scan(&value)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -173,7 +175,7 @@ func (p *Postgres) Take(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
 	var live bool
 	err := p.retry(func() error {
-		return p.pool.QueryRow(ctx, `DELETE FROM store WHERE key = $1
+		return p.pool.QueryRow(ctx, `DELETE FROM store WHERE key = $1 AND claim IS NULL
 		RETURNING value, expires > COALESCE($2::bigint, `+pgNow+`)`,
 			[]byte(key), p.clock()).Scan(&value, &live)
 	})
@@ -187,6 +189,50 @@ func (p *Postgres) Take(ctx context.Context, key string) ([]byte, error) {
 		return nil, store.ErrNotFound
 	}
 	return nonNil(value), nil
+}
+
+// Claim implements Store with one UPDATE … RETURNING statement: of several
+// connections updating one row, PostgreSQL lets the first through and
+// re-checks the others' WHERE on its result, which is no longer
+// unclaimed.
+func (p *Postgres) Claim(ctx context.Context, key, token string) ([]byte, error) {
+	var value []byte
+	err := p.retry(func() error {
+		return p.pool.QueryRow(ctx, `UPDATE store SET claim = $2
+		WHERE key = $1 AND claim IS NULL AND expires > COALESCE($3::bigint, `+pgNow+`) RETURNING value`,
+			[]byte(key), token, p.clock()).Scan(&value)
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: claiming %q in %s: %w", key, p.name, err)
+	}
+	return nonNil(value), nil
+}
+
+// Release implements Store.
+func (p *Postgres) Release(ctx context.Context, key, token string) error {
+	err := p.retry(func() error {
+		_, err := p.pool.Exec(ctx, `UPDATE store SET claim = NULL WHERE key = $1 AND claim = $2`, []byte(key), token)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: releasing %q in %s: %w", key, p.name, err)
+	}
+	return nil
+}
+
+// Finish implements Store.
+func (p *Postgres) Finish(ctx context.Context, key, token string) error {
+	err := p.retry(func() error {
+		_, err := p.pool.Exec(ctx, `DELETE FROM store WHERE key = $1 AND claim = $2`, []byte(key), token)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: finishing %q in %s: %w", key, p.name, err)
+	}
+	return nil
 }
 
 // Swap implements Swapper with one statement: an UPDATE of the live row
@@ -205,12 +251,12 @@ func (p *Postgres) Swap(ctx context.Context, key string, old, value []byte, ttl 
 		var err error
 		if old == nil {
 			tag, err = p.pool.Exec(ctx, `INSERT INTO store (key, value, expires) VALUES ($1, $2, `+exp+`)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires, claim = NULL
 			WHERE store.expires <= COALESCE($3::bigint, `+pgNow+`)`,
 				[]byte(key), value, p.clock(), int64(ttl))
 		} else {
 			tag, err = p.pool.Exec(ctx, `UPDATE store SET value = $2, expires = `+exp+`
-			WHERE key = $1 AND value = $5 AND expires > COALESCE($3::bigint, `+pgNow+`)`,
+			WHERE key = $1 AND value = $5 AND claim IS NULL AND expires > COALESCE($3::bigint, `+pgNow+`)`,
 				[]byte(key), value, p.clock(), int64(ttl), old)
 		}
 		n = tag.RowsAffected()

@@ -139,7 +139,7 @@ func TestPostgresMigrationsAtOnce(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	if got, want := strings.Join(migrationRows(t, stores[0]), "\n"), "1 store table"; got != want {
+	if got, want := strings.Join(migrationRows(t, stores[0]), "\n"), "1 store table\n2 store claims"; got != want {
 		t.Errorf("schema_migrations:\n%s\nwant:\n%s", got, want)
 	}
 	ctx := context.Background()
@@ -280,8 +280,8 @@ func TestOpenSchemaMigrations(t *testing.T) {
 			`INSERT INTO schema_migrations (version, name) VALUES (1, 'users')`},
 			`schema_migrations records version 1 as "users", not "store table"`},
 		{"a newer binary's steps", []string{legacyPostgresTable,
-			postgresMigrations[0].SQL,
-			`INSERT INTO schema_migrations (version, name) VALUES (1, 'store table'), (2, 'from the future')`}, ""},
+			postgresMigrations[0].SQL, postgresMigrations[1].SQL,
+			`INSERT INTO schema_migrations (version, name) VALUES (1, 'store table'), (2, 'store claims'), (3, 'from the future')`}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -293,7 +293,7 @@ func TestOpenSchemaMigrations(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer s.Close()
-				if got := strings.Join(migrationRows(t, s), ","); got != "1 store table,2 from the future" {
+				if got := strings.Join(migrationRows(t, s), ","); got != "1 store table,2 store claims,3 from the future" {
 					t.Errorf("schema_migrations: %s", got)
 				}
 				return

@@ -73,10 +73,12 @@ var sqliteMigrations = []dbconn.Migration{
 	expires INTEGER NOT NULL -- unix nanoseconds
 );
 CREATE INDEX IF NOT EXISTS store_expires ON store (expires)`},
+	// Step 2: the token of a claim (store.Store's Claim), NULL for none.
+	{Version: 2, Name: "store claims", SQL: `ALTER TABLE store ADD COLUMN claim TEXT`},
 }
 
 // checkTable fails on a table "store" of another shape.
-const checkTable = `SELECT key, value, expires FROM store LIMIT 0`
+const checkTable = `SELECT key, value, expires, claim FROM store LIMIT 0`
 
 // Open opens the SQLite database at path, creating the file when it
 // does not exist yet (the directory must exist), applies the migrations it
@@ -194,7 +196,7 @@ func (s *SQLite) Put(ctx context.Context, key string, value []byte, ttl time.Dur
 		value = []byte{} // NOT NULL: nil is stored as empty
 	}
 	_, err := s.db.ExecContext(ctx, `INSERT INTO store (key, value, expires) VALUES (?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires, claim = NULL`,
 		key, value, expiry(s.now(), ttl))
 	if err != nil {
 		return fmt.Errorf("store: putting %q in %s: %w", key, s.path, err)
@@ -218,7 +220,7 @@ func expiry(now time.Time, ttl time.Duration) int64 {
 }
 
 // getQuery is Get's statement.
-const getQuery = `SELECT value FROM store WHERE key = ? AND expires > ?`
+const getQuery = `SELECT value FROM store WHERE key = ? AND expires > ? AND claim IS NULL`
 
 // Get implements Store, on the read pool.
 func (s *SQLite) Get(ctx context.Context, key string) ([]byte, error) {
@@ -240,7 +242,7 @@ func (s *SQLite) Get(ctx context.Context, key string) ([]byte, error) {
 func (s *SQLite) Take(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
 	var expires int64
-	err := s.db.QueryRowContext(ctx, `DELETE FROM store WHERE key = ? RETURNING value, expires`, key).
+	err := s.db.QueryRowContext(ctx, `DELETE FROM store WHERE key = ? AND claim IS NULL RETURNING value, expires`, key).
 		Scan(&value, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, store.ErrNotFound
@@ -252,6 +254,46 @@ func (s *SQLite) Take(ctx context.Context, key string) ([]byte, error) {
 		return nil, store.ErrNotFound
 	}
 	return value, nil
+}
+
+// Claim implements Store with one UPDATE … RETURNING statement, which
+// SQLite runs under the database's write lock: of several connections or
+// processes claiming one key exactly one sees it unclaimed.
+func (s *SQLite) Claim(ctx context.Context, key, token string) ([]byte, error) {
+	var value []byte
+	err := s.db.QueryRowContext(ctx, `UPDATE store SET claim = ? WHERE key = ? AND claim IS NULL AND expires > ? RETURNING value`,
+		token, key, s.now().UnixNano()).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, store.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: claiming %q in %s: %w", key, s.path, err)
+	}
+	return nonNil(value), nil
+}
+
+// nonNil is v, or an empty slice for nil.
+func nonNil(v []byte) []byte {
+	if v == nil {
+		return []byte{}
+	}
+	return v
+}
+
+// Release implements Store.
+func (s *SQLite) Release(ctx context.Context, key, token string) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE store SET claim = NULL WHERE key = ? AND claim = ?`, key, token); err != nil {
+		return fmt.Errorf("store: releasing %q in %s: %w", key, s.path, err)
+	}
+	return nil
+}
+
+// Finish implements Store.
+func (s *SQLite) Finish(ctx context.Context, key, token string) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM store WHERE key = ? AND claim = ?`, key, token); err != nil {
+		return fmt.Errorf("store: finishing %q in %s: %w", key, s.path, err)
+	}
+	return nil
 }
 
 // Swap implements Swapper with one statement, which SQLite runs under the
@@ -267,10 +309,10 @@ func (s *SQLite) Swap(ctx context.Context, key string, old, value []byte, ttl ti
 	var err error
 	if old == nil {
 		res, err = s.db.ExecContext(ctx, `INSERT INTO store (key, value, expires) VALUES (?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires WHERE store.expires <= ?`,
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires, claim = NULL WHERE store.expires <= ?`,
 			key, value, expiry(now, ttl), now.UnixNano())
 	} else {
-		res, err = s.db.ExecContext(ctx, `UPDATE store SET value = ?, expires = ? WHERE key = ? AND value = ? AND expires > ?`,
+		res, err = s.db.ExecContext(ctx, `UPDATE store SET value = ?, expires = ? WHERE key = ? AND value = ? AND expires > ? AND claim IS NULL`,
 			value, expiry(now, ttl), key, old, now.UnixNano())
 	}
 	if err != nil {

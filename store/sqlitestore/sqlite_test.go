@@ -203,7 +203,7 @@ func BenchmarkSQLitePutTake(b *testing.B) {
 }
 
 // TestSQLiteAdoptsUnversionedFile: a file made before migrations were
-// recorded keeps its rows and gets step 1 recorded.
+// recorded keeps its rows, gets step 1 recorded and step 2 applied.
 func TestSQLiteAdoptsUnversionedFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	dsn, err := sqliteDSN(path)
@@ -228,7 +228,7 @@ func TestSQLiteAdoptsUnversionedFile(t *testing.T) {
 	if v, err := s.Get(context.Background(), "run-1"); err != nil || string(v) != "paused" {
 		t.Errorf("Get(run-1) = %q, %v", v, err)
 	}
-	if got := sqliteMigrationRows(t, s); got != "1 store table" {
+	if got := sqliteMigrationRows(t, s); got != "1 store table,2 store claims" {
 		t.Errorf("schema_migrations: %q", got)
 	}
 }
@@ -275,7 +275,7 @@ func TestSQLiteMigrationsAtOnce(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = stores[i].Close() })
 	}
-	if got := sqliteMigrationRows(t, stores[0]); got != "1 store table" {
+	if got := sqliteMigrationRows(t, stores[0]); got != "1 store table,2 store claims" {
 		t.Errorf("schema_migrations: %q", got)
 	}
 }

@@ -45,6 +45,8 @@ func Contract(t *testing.T, b Backend) {
 	t.Run("Swap", func(t *testing.T) { testSwap(t, b) })
 	t.Run("ConcurrentSwap", func(t *testing.T) { testConcurrentSwap(t, b) })
 	t.Run("Count", func(t *testing.T) { testCount(t, b) })
+	t.Run("Claim", func(t *testing.T) { testClaim(t, b) })
+	t.Run("ConcurrentClaim", func(t *testing.T) { testConcurrentClaim(t, b) })
 	if b.DoesIO {
 		t.Run("CanceledContext", func(t *testing.T) { testCanceledContext(t, b) })
 	}
@@ -372,4 +374,125 @@ func testCount(t *testing.T, b Backend) {
 	c.Advance(2 * time.Minute)
 	count("pause/", 2)
 	count("", 7)
+}
+
+// testClaim: a claimed key is not there for Get, Take, Claim, Swap and
+// Count, on every instance sharing the database, until its claim's token
+// releases it (then it is as it was) or finishes it (then it is gone);
+// another token does neither. An expired key cannot be claimed, and a Put
+// replaces a claimed key with an unclaimed one.
+func testClaim(t *testing.T, b Backend) {
+	ctx := context.Background()
+	c := newClock()
+	s := b.open(t, c)
+	all := b.instances(t, s)
+	other := all[len(all)-1]
+	if err := s.Put(ctx, "pause/1", []byte("v1"), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := other.Claim(ctx, "pause/1", "tok"); err != nil || string(v) != "v1" {
+		t.Fatalf("Claim = %q, %v", v, err)
+	}
+	gone := func(when string) {
+		t.Helper()
+		for _, st := range all {
+			if v, err := st.Get(ctx, "pause/1"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s: Get = %q, %v", when, v, err)
+			}
+			if v, err := st.Claim(ctx, "pause/1", "tok2"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s: Claim = %q, %v", when, v, err)
+			}
+			if n, err := st.(store.Counter).Count(ctx, "pause/"); n != 0 || err != nil {
+				t.Errorf("%s: Count = %d, %v", when, n, err)
+			}
+		}
+	}
+	gone("claimed")
+	if ok, err := s.(store.Swapper).Swap(ctx, "pause/1", nil, []byte("x"), time.Hour); ok || err != nil {
+		t.Errorf("Swap over a claimed key = %v, %v", ok, err)
+	}
+	for _, op := range []func(context.Context, string, string) error{s.Release, s.Finish} {
+		if err := op(ctx, "pause/1", "not-tok"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone("after another token's Release and Finish")
+	if v, err := s.Take(ctx, "pause/1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Take of a claimed key = %q, %v", v, err)
+	}
+	if err := s.Release(ctx, "pause/1", "tok"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := other.Get(ctx, "pause/1"); err != nil || string(v) != "v1" {
+		t.Fatalf("released: Get = %q, %v", v, err)
+	}
+	if err := s.Release(ctx, "pause/1", "tok"); err != nil { // again: a no-op
+		t.Fatal(err)
+	}
+	if v, err := s.Claim(ctx, "pause/1", "tok3"); err != nil || string(v) != "v1" {
+		t.Fatalf("claimed again = %q, %v", v, err)
+	}
+	if err := other.Finish(ctx, "pause/1", "tok3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, "pause/1", "tok3"); err != nil {
+		t.Fatal(err)
+	}
+	gone("finished, then released")
+
+	if err := s.Put(ctx, "pause/2", []byte("v2"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Claim(ctx, "pause/2", "tok"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, "pause/2", []byte("v3"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := other.Get(ctx, "pause/2"); err != nil || string(v) != "v3" {
+		t.Fatalf("put over a claim: Get = %q, %v", v, err)
+	}
+	c.Advance(2 * time.Minute)
+	if v, err := s.Claim(ctx, "pause/2", "tok"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Claim of an expired key = %q, %v", v, err)
+	}
+}
+
+// testConcurrentClaim: many goroutines on every instance claim the same
+// keys with tokens of their own; each key is won exactly once.
+func testConcurrentClaim(t *testing.T, b Backend) {
+	ctx := context.Background()
+	s := b.open(t, newClock())
+	stores := b.instances(t, s)
+	const keys, workers = 20, 8
+	for k := range keys {
+		if err := s.Put(ctx, fmt.Sprint("k", k), []byte(fmt.Sprint("v", k)), time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var won [keys]atomic.Int32
+	var wg sync.WaitGroup
+	for w := range workers {
+		st := stores[w%len(stores)]
+		wg.Go(func() {
+			for k := range keys {
+				v, err := st.Claim(ctx, fmt.Sprint("k", k), fmt.Sprint("w", w))
+				switch {
+				case errors.Is(err, store.ErrNotFound):
+				case err != nil:
+					t.Errorf("Claim(k%d): %v", k, err)
+				case string(v) != fmt.Sprint("v", k):
+					t.Errorf("Claim(k%d) = %q", k, v)
+				default:
+					won[k].Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for k := range keys {
+		if n := won[k].Load(); n != 1 {
+			t.Errorf("k%d claimed %d times", k, n)
+		}
+	}
 }

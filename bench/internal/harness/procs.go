@@ -215,6 +215,35 @@ func FreeAddr() (string, error) {
 	return "127.0.0.1:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port), nil
 }
 
+// StableAddr returns a free loopback address for a process that is
+// restarted on the same address (a gateway killed and started again):
+// its port lies below the kernel's ephemeral range, so that none of the
+// many outgoing connections a load makes while the process is down can
+// take it as its source port (which made a restart fail with "address
+// already in use"). Where the range cannot be read, below 32768.
+func StableAddr() (string, error) {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 20000 {
+				low = n
+			}
+		}
+	}
+	const first = 20000
+	seed := int(time.Now().UnixNano() / 1000)
+	for i := range 200 {
+		port := first + (seed+i*7919)%(low-first)
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		return "127.0.0.1:" + strconv.Itoa(port), nil
+	}
+	return "", fmt.Errorf("finding a free port in %d-%d: 200 tried, all taken", first, low-1)
+}
+
 // Tail returns the last lines of a log file, for error messages.
 func Tail(path string) string {
 	data, err := os.ReadFile(path)
