@@ -92,3 +92,42 @@ func BenchmarkChunkText(b *testing.B) {
 		_ = ChunkText(chunk)
 	}
 }
+
+// FuzzChunkPlainText holds ChunkPlainText to ChunkText: a plain text is
+// the chunk's text and ASCII without control characters, quotes or backslashes (so
+// its JSON string is itself between quotes); otherwise the text is
+// ChunkText's.
+func FuzzChunkPlainText(f *testing.F) {
+	for _, s := range []string{
+		`{"choices":[{"index":0,"delta":{"content":"hello, world"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"hé\n"}}]}`,
+		`{"choices":[{"delta":{"content":"a"}},{"delta":{}},{"delta":{"content":"b"}}]}`,
+		`{"choices":[{"delta":{"content":"a"}},{"delta":{"content":""}}]}`,
+		`{"choices":[{"delta":{"content":"a","content":"b\""}}],"choices":[{"delta":{"content":"c"}}]}`,
+		`{"choices":[null,{"delta":null},{"delta":{"content":null}}]}`,
+		`{"choices":[{"delta":{"content":"\ud800x\u00e9"}}]} `,
+		`{"choices":"x"}`, `[]`, `{"choices":[1]}`, `{"choices":[{"delta":{"content":"a"}}]} x`,
+		`{"choices":[{"delta":{"content":"a`, `{"choices":[{"delta":{"content":"a\`,
+		"{\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		want := ChunkText(raw)
+		plain, ok, text := ChunkPlainText(raw)
+		if !ok {
+			if plain != nil || text != want {
+				t.Fatalf("ChunkPlainText(%q) = %q, false, %q; want nil, false, %q", raw, plain, text, want)
+			}
+			return
+		}
+		if string(plain) != want || text != "" {
+			t.Fatalf("ChunkPlainText(%q) = %q, true, %q; want %q, true, \"\"", raw, plain, text, want)
+		}
+		for _, c := range plain {
+			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				t.Fatalf("ChunkPlainText(%q): plain text %q holds %q", raw, plain, c)
+			}
+		}
+	})
+}

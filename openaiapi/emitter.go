@@ -22,6 +22,9 @@ type usage struct {
 type out interface {
 	// content sends text of the answer.
 	content(text string) error
+	// plain sends text of the answer that is ASCII without control
+	// characters, quotes or backslashes (llm.ChunkPlainText's).
+	plain(text []byte) error
 }
 
 // emitter translates a run's frames into an OpenAI answer: text and the
@@ -62,11 +65,23 @@ func (e *emitter) write(content string) error {
 // answer's (its role, finish_reason, tool_calls deltas and id are the
 // upstream's business; its usage is counted by the llm client, which the
 // handler's usageTap hears).
+//
+// A chunk's plain text (llm.ChunkPlainText: ASCII without escapes, most
+// chunks) is copied from the chunk into the frame rather than decoded to
+// a string and escaped again; any other text goes through ChunkText's
+// decoding and content.
 func (e *emitter) Chunk(raw []byte) error {
-	text := llm.ChunkText(raw)
+	plain, ok, text := llm.ChunkPlainText(raw)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.write(text)
+	if !ok {
+		return e.write(text)
+	}
+	if len(plain) == 0 {
+		return nil
+	}
+	e.text.Write(plain)
+	return e.out.plain(plain)
 }
 
 // Action implements emit.Emitter.

@@ -19,7 +19,6 @@ import (
 
 	"github.com/agentgw/agentgw/agent"
 	"github.com/agentgw/agentgw/agent/program"
-	"github.com/agentgw/agentgw/agent/request"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/internal/access"
@@ -298,11 +297,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top topLevel, agen
 	if err != nil {
 		return err
 	}
-	body, err := agentBody(cr, agentName, command)
-	if err != nil {
-		return err
-	}
-	req, err := request.Decode(body)
+	req, err := agentRequest(cr, agentName, command)
 	if err != nil {
 		return err
 	}
@@ -351,6 +346,8 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top topLevel, agen
 type discard struct{}
 
 func (discard) content(string) error { return nil }
+
+func (discard) plain([]byte) error { return nil }
 
 // usageOf is the usage of the run's model calls as the llm client counted
 // them (the upstream's, or estimated from the prompt it really sent), or,

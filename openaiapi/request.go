@@ -6,9 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/agentgw/agentgw/agent/request"
+	"github.com/agentgw/agentgw/contextvars"
 	"github.com/agentgw/agentgw/internal/jsonscan"
-
+	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/sse"
 )
 
@@ -404,6 +407,46 @@ func agentBody(r *chatRequest, agentName, command string) ([]byte, error) {
 		b = append(b, f.Value...)
 	}
 	return append(b, '}'), nil
+}
+
+// agentRequest is request.Decode(agentBody(r, agentName, command)) built
+// without the decode: the context variables, messages and pass-through
+// members are taken from r as agentBody writes them (FuzzAgentRequest
+// checks the two are equal), and the body is kept for a remote agent.
+func agentRequest(r *chatRequest, agentName, command string) (*request.Request, error) {
+	body, err := agentBody(r, agentName, command)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.ValidString(agentName) || !utf8.ValidString(command) {
+		// Names that are not UTF-8 (never, from a decoded model name)
+		// are written as U+FFFD: the decode says what they become.
+		return request.Decode(body)
+	}
+	last := len(r.Messages) - 1
+	for isSystem(r.Messages[last].Role) { // agentBody found a user message
+		last--
+	}
+	var global []contextvars.Prompt
+	var messages []json.RawMessage
+	for _, m := range r.Messages[:last] {
+		if !isSystem(m.Role) {
+			messages = append(messages, m.Raw)
+		}
+	}
+	for _, m := range r.Messages {
+		if isSystem(m.Role) {
+			global = append(global, contextvars.Prompt{Role: "system", Content: m.Text})
+		}
+	}
+	var extra []llm.Field
+	if len(r.Extra) > 0 {
+		extra = make([]llm.Field, len(r.Extra))
+		for i, f := range r.Extra {
+			extra[i] = llm.Field{Key: f.Key, Value: f.Value}
+		}
+	}
+	return request.Build(agentName, command, contextvars.PromptSet(r.Messages[last].Text, global), messages, extra, body)
 }
 
 // sizeOf is about the size of r's messages and extra members.

@@ -94,14 +94,34 @@ func (s *streamOut) start() error {
 func (s *streamOut) content(text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.head == nil {
-		var err error
-		if s.head, s.tail, err = s.contentParts(); err != nil {
-			return err
-		}
+	if err := s.partsLocked(); err != nil {
+		return err
 	}
 	s.buf = append(sse.AppendString(append(s.buf[:0], s.head...), text), s.tail...)
 	return s.writeLocked(s.buf)
+}
+
+// plain implements out: content for a text that is its own JSON string
+// between quotes (llm.ChunkPlainText's), copied rather than escaped
+// (FuzzPlainFrame checks it against content).
+func (s *streamOut) plain(text []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.partsLocked(); err != nil {
+		return err
+	}
+	s.buf = append(append(append(append(append(s.buf[:0], s.head...), '"'), text...), '"'), s.tail...)
+	return s.writeLocked(s.buf)
+}
+
+// partsLocked makes head and tail once; mu is held.
+func (s *streamOut) partsLocked() error {
+	if s.head != nil {
+		return nil
+	}
+	var err error
+	s.head, s.tail, err = s.contentParts()
+	return err
 }
 
 // contentParts encodes a content chunk with empty text and returns what

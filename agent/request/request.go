@@ -213,17 +213,26 @@ func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
 	}
 	out := make([]llm.Message, 0, len(items))
 	for i, it := range items {
-		var m wireMessage
-		if err := json.Unmarshal(it, &m); err != nil || m.Role == "" {
-			return nil, apierr.Errorf(apierr.CodeBadRequest, "messages[%d]: expected an object with a string role", i)
-		}
-		msg := llm.Message{Role: m.Role, Raw: it}
-		if len(m.Content) > 0 && m.Content[0] == '"' {
-			_ = json.Unmarshal(m.Content, &msg.Content)
+		msg, err := decodeMessage(i, it)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, msg)
 	}
 	return out, nil
+}
+
+// decodeMessage decodes messages[i], it.
+func decodeMessage(i int, it json.RawMessage) (llm.Message, error) {
+	var m wireMessage
+	if err := json.Unmarshal(it, &m); err != nil || m.Role == "" {
+		return llm.Message{}, apierr.Errorf(apierr.CodeBadRequest, "messages[%d]: expected an object with a string role", i)
+	}
+	msg := llm.Message{Role: m.Role, Raw: it}
+	if len(m.Content) > 0 && m.Content[0] == '"' {
+		_ = json.Unmarshal(m.Content, &msg.Content)
+	}
+	return msg, nil
 }
 
 func badJSON(what string, err error) *apierr.Error {
