@@ -255,11 +255,13 @@ func (w *pgWire) toClient(s, c net.Conn) error {
 			continue
 		}
 		if typ == 'Z' { // ReadyForQuery: the statement committed
-			c.Close()
-			s.Close()
+			// Told before the cut, so that the test sees it once the
+			// gateway has answered for the cut.
 			w.p.mu.Lock()
 			close(w.p.lost)
 			w.p.mu.Unlock()
+			c.Close()
+			s.Close()
 			return nil
 		}
 	}
