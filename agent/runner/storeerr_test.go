@@ -130,62 +130,40 @@ func TestPauseStoreDownFrames(t *testing.T) {
 // TestResumeStoreDown: a consent answer whose taking of the paused run
 // fails is a 503 STORE_UNAVAILABLE before the stream (it was 400
 // STATE_INVALID, as if the run had expired), and the paused run is still
-// there when the store comes back: the same answer resumes it, with the
-// exact upstream requests of a resume that never met an outage.
+// there when the store comes back: the same answer resumes it, once, with
+// the exact upstream requests of a resume that never met an outage, and a
+// third answer finds it answered. Two ways to fail: the take refused
+// ("Take"), and the take reaching the store with its answer lost with the
+// connection ("TakeLost", soak F11).
 func TestResumeStoreDown(t *testing.T) {
-	st := newFlakyStore()
-	r, m := toolRunner(t, st)
-	rec, err := runRequest(t, r, turnsBody("deploy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	accept := `{"agent":"t","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}}`
-	st.fail("Take")
-	_, err = runRequest(t, r, accept)
-	wantStoreUnavailable(t, err)
+	for _, failing := range []string{"Take", "TakeLost"} {
+		t.Run(failing, func(t *testing.T) {
+			st := newFlakyStore()
+			r, m := toolRunner(t, st)
+			rec, err := runRequest(t, r, turnsBody("deploy"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			accept := `{"agent":"t","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}}`
+			st.fail(failing)
+			_, err = runRequest(t, r, accept)
+			wantStoreUnavailable(t, err)
 
-	st.fail()
-	if rec, err = runRequest(t, r, accept); err != nil {
-		t.Fatalf("after the store came back: %v", err)
-	}
-	if e := rec.Err(); e != nil {
-		t.Fatalf("the resumed run failed: %+v", e)
-	}
-	got := append(bytes.Join(m.Bodies(), []byte("\n")), '\n')
-	golden.Check(t, "testdata/resume/consent-accept.txt", ranFor.ReplaceAll(got, []byte(`\"executionTime\":0}`)))
-}
-
-// TestResumeTakeLost (soak F11): a consent answer whose take of the paused
-// run reached the store, but whose answer was lost with the connection, is
-// a 503 STORE_UNAVAILABLE before the stream, and the paused run is not
-// lost: once the store is back the same answer resumes it, once, with the
-// exact upstream requests of a resume that never met an outage, and a
-// third answer finds it answered.
-func TestResumeTakeLost(t *testing.T) {
-	st := newFlakyStore()
-	r, m := toolRunner(t, st)
-	rec, err := runRequest(t, r, turnsBody("deploy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	accept := `{"agent":"t","action":{"action":"confirm","state":` + q(lastAction(t, rec).State) + `,"accepted":true}}`
-	st.fail("TakeLost")
-	_, err = runRequest(t, r, accept)
-	wantStoreUnavailable(t, err)
-
-	st.fail()
-	if rec, err = runRequest(t, r, accept); err != nil {
-		t.Fatalf("after the store came back: %v", err)
-	}
-	if e := rec.Err(); e != nil {
-		t.Fatalf("the resumed run failed: %+v", e)
-	}
-	got := append(bytes.Join(m.Bodies(), []byte("\n")), '\n')
-	golden.Check(t, "testdata/resume/consent-accept.txt", ranFor.ReplaceAll(got, []byte(`\"executionTime\":0}`)))
-	_, err = runRequest(t, r, accept)
-	var e *apierr.Error
-	if !errors.As(err, &e) || e.Code != apierr.CodeStateInvalid {
-		t.Fatalf("a third answer: %v, want STATE_INVALID", err)
+			st.fail()
+			if rec, err = runRequest(t, r, accept); err != nil {
+				t.Fatalf("after the store came back: %v", err)
+			}
+			if e := rec.Err(); e != nil {
+				t.Fatalf("the resumed run failed: %+v", e)
+			}
+			got := append(bytes.Join(m.Bodies(), []byte("\n")), '\n')
+			golden.Check(t, "testdata/resume/consent-accept.txt", ranFor.ReplaceAll(got, []byte(`\"executionTime\":0}`)))
+			_, err = runRequest(t, r, accept)
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Code != apierr.CodeStateInvalid {
+				t.Fatalf("a third answer: %v, want STATE_INVALID", err)
+			}
+		})
 	}
 }
 
