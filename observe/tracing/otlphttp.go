@@ -40,7 +40,11 @@ const (
 )
 
 // Retry schedule of a refused export (the SDK's).
-var httpRetry = struct{ initial, max, elapsed time.Duration }{5 * time.Second, 30 * time.Second, time.Minute}
+const (
+	retryInitial = 5 * time.Second
+	retryMax     = 30 * time.Second
+	retryElapsed = time.Minute
+)
 
 // httpClient posts spans to an OTLP/HTTP receiver; it implements
 // otlptrace.Client.
@@ -187,8 +191,8 @@ func (c *httpClient) UploadTraces(ctx context.Context, spans []*tracepb.Resource
 		}
 		body = buf.Bytes()
 	}
-	deadline := time.Now().Add(httpRetry.elapsed)
-	backoff := httpRetry.initial
+	deadline := time.Now().Add(retryElapsed)
+	backoff := retryInitial
 	for {
 		retry, wait, err := c.post(ctx, body)
 		if !retry {
@@ -196,7 +200,7 @@ func (c *httpClient) UploadTraces(ctx context.Context, spans []*tracepb.Resource
 		}
 		if wait < 0 {
 			wait = backoff
-			backoff = min(2*backoff, httpRetry.max)
+			backoff = min(2*backoff, retryMax)
 		}
 		if time.Now().Add(wait).After(deadline) {
 			return err
