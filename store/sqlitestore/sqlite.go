@@ -61,6 +61,13 @@ const (
 	// SQLite has one writer at a time anyway, and the queue, the scheduler
 	// and the knowledge index share the pool.
 	maxConns = 8
+	// writeWait is how long a store write whose context has no deadline
+	// waits for the write lock (writer.go): as long as the store's callers
+	// with a deadline allow theirs (a conversation's turn kept after its
+	// answer, a claim settled: 10 s). Measured in the sqlite-kill soak at
+	// 2,000 clients on a loaded machine: with busyTimeout (5 s) instead, 934
+	// STORE_UNAVAILABLE, most of them these writes (bench/soak/README.md).
+	writeWait = 10 * time.Second
 	// minReadConns is the least the read pool (ReadDB) may hold; it holds
 	// twice the CPUs when that is more. Reads in WAL mode run side by
 	// side, each on a connection of its own, bounded by the CPUs.
@@ -88,7 +95,7 @@ const checkTable = `SELECT key, value, expires, claim FROM store LIMIT 0`
 // does not exist yet (the directory must exist), applies the migrations it
 // lacks and deletes the expired rows. Close releases it.
 func Open(path string, opts ...store.Option) (*SQLite, error) {
-	return open(path, busyTimeout, opts)
+	return open(path, writeWait, opts)
 }
 
 // open is Open with busy, the longest a write whose context has no

@@ -29,7 +29,7 @@ import (
 // taken once per batch.
 //
 // A write waits for the lock as long as its caller's context allows
-// (a context without a deadline: busyTimeout), rather than busy_timeout:
+// (a context without a deadline: writeWait), rather than busy_timeout:
 // the writer keeps trying while another connection or process holds the
 // lock. A write whose context ends before its batch takes it is not
 // applied and answers with the context's error; once taken it runs to its

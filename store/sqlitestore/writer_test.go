@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,8 +230,9 @@ func TestAGivenUpWriteIsNotApplied(t *testing.T) {
 }
 
 // TestAWriteWithoutDeadlineWaitsBusy: a write whose context has no
-// deadline waits for the lock as long as the store's busy wait, then
-// fails with SQLite's "database is locked", as before the writer.
+// deadline waits for the lock as long as the store's wait for it
+// (writeWait), then fails with SQLite's "database is locked": another
+// process that holds the lock for good does not hang it.
 func TestAWriteWithoutDeadlineWaitsBusy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nodeadline.db")
 	s := openBusy(t, path, 50*time.Millisecond)
@@ -259,4 +261,25 @@ func TestCloseAnswersQueuedWrites(t *testing.T) {
 	if err := <-errc; !errors.Is(err, errClosed) {
 		t.Fatalf("a write queued when the store closed: %v, want %v", err, errClosed)
 	}
+}
+
+// BenchmarkConcurrentWrites: 64 callers putting at once, each its own
+// key, as the requests of many clients do: the writer commits what queued
+// meanwhile in one transaction.
+func BenchmarkConcurrentWrites(b *testing.B) {
+	s := openTestSQLite(b, filepath.Join(b.TempDir(), "bench.db"))
+	ctx := context.Background()
+	value := []byte(strings.Repeat("x", 512))
+	var n atomic.Int64
+	b.SetParallelism(32) // × GOMAXPROCS callers
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		key := fmt.Sprint("context/", n.Add(1))
+		for pb.Next() {
+			if err := s.Put(ctx, key, value, time.Minute); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
