@@ -24,12 +24,14 @@ import (
 // sharing a local volume. The database runs in WAL mode, so readers do not
 // block the one writer; WAL keeps its index in shared memory, so processes
 // on different hosts (a network file system) cannot share the file. A
-// connection that finds the file locked waits up to busyTimeout before it
-// fails. Its own writes go through one writer (writer.go) that commits
-// the writes queued meanwhile in one transaction, in the order they came,
-// each waiting for the lock as long as its caller's context allows. Reads (Get) have a pool of connections of their own (ReadDB), so
-// that they never queue behind writers for a connection: under load every
-// write connection may be waiting for the write lock. Its schema is
+// connection of DB that finds the file locked waits up to busyTimeout
+// before it fails. The store's own writes do not use DB: they go through
+// one writer (writer.go) that commits the writes queued meanwhile in one
+// transaction, in the order they came, each waiting for the lock as long
+// as its caller's context allows (writeWait without a deadline). Reads
+// (Get) have a pool of connections of their own (ReadDB), so that they
+// never queue behind writers for a connection: under load every write
+// connection may be waiting for the write lock. Its schema is
 // versioned (sqliteMigrations), applied when the store opens. Expired rows
 // are deleted when the store is opened and every store.SweepEvery puts.
 //
@@ -59,7 +61,8 @@ const (
 	busyTimeout = 5 * time.Second
 	// maxConns bounds the write pool's connections (DB) of one process:
 	// SQLite has one writer at a time anyway, and the queue, the scheduler
-	// and the knowledge index share the pool.
+	// and the knowledge index share the pool (the store's writes have the
+	// writer's connection, its reads the read pool).
 	maxConns = 8
 	// writeWait is how long a store write whose context has no deadline
 	// waits for the write lock (writer.go): as long as the store's callers
