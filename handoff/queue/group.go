@@ -39,15 +39,57 @@ import (
 //   - A task's bound counts the batch's earlier messages of the task: each
 //     row's status is counted in its INSERT, in the batch's transaction.
 
-// maxEnqueueBatch bounds the messages of one batch.
-const maxEnqueueBatch = 128
+// maxEnqueueBatch bounds the messages of one batch; enqueueSlots is how
+// many batches a process writes at once.
+const (
+	maxEnqueueBatch = 128
+	enqueueSlots    = 1
+)
 
-// enqueueGroup gathers the Enqueues waiting for a batch. busy is true
-// while a batch is written: then an Enqueue waits in pending.
-type enqueueGroup struct {
+// batcher gathers the calls that arrive while slots batches of them are
+// being written, for the next batch. running is how many are.
+type batcher[C any] struct {
 	mu      sync.Mutex
-	pending []*enqueueCall
-	busy    bool
+	pending []C
+	running int
+}
+
+// add puts c in the next batch and says whether the caller leads one
+// (lead): when fewer than slots batches are being written.
+func (b *batcher[C]) add(c C, slots int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pending = append(b.pending, c)
+	if b.running < slots {
+		b.running++
+		return true
+	}
+	return false
+}
+
+// lead writes the pending calls with write, at most limit at a time,
+// until none is left: the first batch in the caller's goroutine, the next
+// in a goroutine of its own, so that the leader is answered as soon as
+// its own batch is written. (Another leader may have taken the caller's
+// call into its batch: the caller waits for that one.)
+func (b *batcher[C]) lead(limit int, write func([]C)) {
+	b.mu.Lock()
+	n := min(len(b.pending), limit)
+	batch := slices.Clone(b.pending[:n])
+	b.pending = slices.Delete(b.pending, 0, n)
+	b.mu.Unlock()
+	if n > 0 {
+		write(batch)
+	}
+	b.mu.Lock()
+	more := len(b.pending) > 0
+	if !more {
+		b.running--
+	}
+	b.mu.Unlock()
+	if more {
+		go b.lead(limit, write)
+	}
 }
 
 // enqueueCall is one Enqueue: its message, and what its batch made of it
@@ -77,14 +119,8 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 		return Record{}, false, err
 	}
 	c := &enqueueCall{ctx: ctx, env: env, from: from, done: make(chan struct{})}
-	g := &q.group
-	g.mu.Lock()
-	g.pending = append(g.pending, c)
-	lead := !g.busy
-	g.busy = true
-	g.mu.Unlock()
-	if lead {
-		q.leadBatches()
+	if q.enqueues.add(c, enqueueSlots) {
+		q.enqueues.lead(maxEnqueueBatch, q.runBatch)
 	}
 	select {
 	case <-c.done:
@@ -120,27 +156,6 @@ func (q *Queue) answer(c *enqueueCall) (Record, bool, error) {
 	return c.rec, c.fresh, nil
 }
 
-// leadBatches writes the pending Enqueues in batches until none is left:
-// the first batch (which holds the caller's) in the caller's goroutine,
-// the next in a goroutine of its own, so that the caller is answered as
-// soon as its own batch committed.
-func (q *Queue) leadBatches() {
-	g := &q.group
-	g.mu.Lock()
-	n := min(len(g.pending), maxEnqueueBatch)
-	batch := slices.Clone(g.pending[:n])
-	g.pending = slices.Delete(g.pending, 0, n)
-	g.mu.Unlock()
-	q.runBatch(batch)
-	g.mu.Lock()
-	more := len(g.pending) > 0
-	g.busy = more
-	g.mu.Unlock()
-	if more {
-		go q.leadBatches()
-	}
-}
-
 // runBatch writes calls in one transaction and tells each how it went:
 // the members whose context ended before are left out; when the
 // transaction fails before its commit, each member is marked to queue
@@ -162,7 +177,11 @@ func (q *Queue) runBatch(calls []*enqueueCall) {
 	if len(live) == 0 {
 		return
 	}
-	ctx, stop := batchContext(live)
+	ctxs := make([]context.Context, len(live))
+	for i, c := range live {
+		ctxs[i] = c.ctx
+	}
+	ctx, stop := batchContext(ctxs)
 	defer stop()
 	err := q.insertBatch(ctx, live)
 	var commit *commitError
@@ -177,17 +196,18 @@ func (q *Queue) runBatch(calls []*enqueueCall) {
 	}
 }
 
-// batchContext is a context for the statements of calls' batch: ended
-// when every call's context has ended, with the values of the first.
-func batchContext(calls []*enqueueCall) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(calls[0].ctx))
+// batchContext is a context for the statements of a batch whose calls'
+// contexts are ctxs: ended when every one of them has ended, with the
+// values of the first.
+func batchContext(ctxs []context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctxs[0]))
 	var left atomic.Int64
-	left.Store(int64(len(calls)))
-	stops := make([]func() bool, len(calls))
-	for i, c := range calls {
-		stops[i] = context.AfterFunc(c.ctx, func() {
+	left.Store(int64(len(ctxs)))
+	stops := make([]func() bool, len(ctxs))
+	for i, c := range ctxs {
+		stops[i] = context.AfterFunc(c, func() {
 			if left.Add(-1) == 0 {
-				cancel(context.Cause(c.ctx))
+				cancel(context.Cause(c))
 			}
 		})
 	}

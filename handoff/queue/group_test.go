@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/agentgw/agentgw/internal/dbconn"
 )
 
 // answered is what Enqueue answered one member of a batch.
@@ -83,22 +85,37 @@ func TestEnqueueBatchOneFails(t *testing.T) {
 	}
 }
 
-// cutter is a pgx tracer that closes the connection a statement named
-// match (as stmtLog names them) is about to be sent on, left times: the
-// store's connection cut.
+// cutter is a pgx tracer that closes the connection a statement whose
+// name (as stmtLog names them) begins with match is about to be sent on,
+// left times: the store's connection cut.
 type cutter struct {
 	match string
 	left  atomic.Int64
 }
 
 func (c *cutter) TraceQueryStart(ctx context.Context, conn *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	if short(d.SQL) == c.match && c.left.Add(-1) >= 0 {
+	if strings.HasPrefix(short(d.SQL), c.match) && c.left.Add(-1) >= 0 {
 		_ = conn.PgConn().Conn().Close()
 	}
 	return ctx
 }
 
 func (c *cutter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TraceBatchStart implements pgx.BatchTracer: a batch holding a statement
+// named match is cut as one.
+func (c *cutter) TraceBatchStart(ctx context.Context, conn *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	for _, qq := range d.Batch.QueuedQueries {
+		if strings.HasPrefix(short(qq.SQL), c.match) {
+			return c.TraceQueryStart(ctx, conn, pgx.TraceQueryStartData{SQL: qq.SQL})
+		}
+	}
+	return ctx
+}
+
+func (c *cutter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+
+func (c *cutter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // TestEnqueueBatchCut: a batch cut by the store (its connection closed)
 // acknowledges no message that was not committed. Cut before its commit
@@ -197,4 +214,111 @@ func TestEnqueueBatchOrder(t *testing.T) {
 			}
 		}
 	})
+}
+
+// writesOf runs stmts (each a query and its args; a query with RETURNING
+// is read as a row of one column) in one batch of writes, as the claims
+// and outcomes of runs that meet are, and returns what each is answered:
+// the rows affected, or 1 for a row read and 0 for none.
+func writesOf(t *testing.T, q *Queue, stmts ...[]any) ([]int64, []error) {
+	t.Helper()
+	calls := make([]*writeCall, len(stmts))
+	read := make([]bool, len(stmts))
+	for i, st := range stmts {
+		c := &writeCall{ctx: t.Context(), query: st[0].(string), args: st[1:], done: make(chan struct{})}
+		if strings.Contains(c.query, "RETURNING") {
+			c.scan = func(r dbconn.Row) error {
+				var s string
+				err := r.Scan(&s)
+				read[i] = err == nil
+				if dbconn.IsNoRows(err) {
+					return nil
+				}
+				return err
+			}
+		}
+		calls[i] = c
+	}
+	q.runWrites(calls)
+	ns, errs := make([]int64, len(calls)), make([]error, len(calls))
+	for i, c := range calls {
+		<-c.done
+		ns[i], errs[i] = q.written(c)
+		if c.scan != nil && read[i] {
+			ns[i] = 1
+		}
+	}
+	return ns, errs
+}
+
+// errorOf reads message id's error column.
+func errorOf(t *testing.T, q *Queue, id string) string {
+	t.Helper()
+	rec, err := q.Get(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec.Error
+}
+
+// TestWriteBatchOneFails: a batch of writes (claims and outcomes are such
+// statements) whose one member fails commits none of them as a batch;
+// each is written alone, so the others take effect, each answered as
+// alone (its rows affected, its row read), and only the failing one gets
+// an error.
+func TestWriteBatchOneFails(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		q := openQueue(t, db, Config{Handler: answerAtOnce})
+		enqueue(t, q, Envelope{ID: "m1"})
+		enqueue(t, q, Envelope{ID: "m2"})
+		ns, errs := writesOf(t, q,
+			[]any{`UPDATE handoff_messages SET error = ? WHERE id = ?`, "one", "m1"},
+			[]any{`UPDATE handoff_messages SET no_such_column = ? WHERE id = ?`, "bad", "m2"},
+			[]any{`UPDATE handoff_messages SET error = ? WHERE id = ? RETURNING id`, "two", "m2"},
+			[]any{`UPDATE handoff_messages SET error = ? WHERE id = ? RETURNING id`, "none", "nobody"},
+			[]any{`UPDATE handoff_messages SET error = ? WHERE id = ?`, "none", "nobody"})
+		if errs[1] == nil || errs[0] != nil || errs[2] != nil || errs[3] != nil || errs[4] != nil {
+			t.Errorf("errors %v", errs)
+		}
+		if ns[0] != 1 || ns[2] != 1 || ns[3] != 0 || ns[4] != 0 {
+			t.Errorf("answered %v, want 1, -, 1, 0, 0", ns)
+		}
+		if e1, e2 := errorOf(t, q, "m1"), errorOf(t, q, "m2"); e1 != "one" || e2 != "two" {
+			t.Errorf("m1 %q, m2 %q", e1, e2)
+		}
+	})
+}
+
+// TestWriteBatchCut: a batch of writes whose connection is cut as it is
+// sent takes no effect as a batch; each write is then written alone and
+// answered as alone. A cut that lasts fails every write, each answered
+// its error, and nothing is written.
+func TestWriteBatchCut(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cuts    int64
+		written bool
+	}{
+		{"once", 1, true},
+		{"lasting", 100, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cut := &cutter{match: "UPDATE handoff_messages SET error = $1 WHERE id = $2"}
+			q := tracedPostgres(t, Config{Handler: answerAtOnce}, cut)
+			enqueue(t, q, Envelope{ID: "m1"})
+			enqueue(t, q, Envelope{ID: "m2"})
+			cut.left.Store(tc.cuts)
+			ns, errs := writesOf(t, q,
+				[]any{`UPDATE handoff_messages SET error = ? WHERE id = ?`, "one", "m1"},
+				[]any{`UPDATE handoff_messages SET error = ? WHERE id = ? RETURNING id`, "two", "m2"})
+			cut.left.Store(0)
+			for i, want := range []string{"one", "two"} {
+				id := []string{"m1", "m2"}[i]
+				got := errorOf(t, q, id)
+				if tc.written != (errs[i] == nil) || tc.written != (ns[i] == 1) || tc.written != (got == want) {
+					t.Errorf("%s: answered %d, %v; its error column %q", id, ns[i], errs[i], got)
+				}
+			}
+		})
+	}
 }

@@ -321,9 +321,11 @@ type Queue struct {
 	// w wakes River's client on this process's inserts and counts its
 	// looks for work.
 	w *waker
-	// group gathers the Enqueues that arrive while a batch of them is
-	// being written, for the next (group.go).
-	group enqueueGroup
+	// enqueues gathers the Enqueues that arrive while a batch of them is
+	// being written, for the next (group.go); writes, the same for the
+	// claims and outcomes of runs (writes.go).
+	enqueues batcher[*enqueueCall]
+	writes   batcher[*writeCall]
 
 	// running holds the ids of the messages run in this process: the
 	// sweep leaves them alone, whatever their lease says.
@@ -377,6 +379,9 @@ type backend interface {
 	// riverTime is t as River's columns of times compare with it:
 	// timestamptz on Postgres, River's text format on SQLite.
 	riverTime(t time.Time) any
+	// writeBatch runs the statements of calls in one transaction, each
+	// on its own otherwise (writes.go).
+	writeBatch(ctx context.Context, calls []*writeCall) error
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
 	stopAndCancel(ctx context.Context) error
@@ -408,13 +413,18 @@ type riverBackend[TTx any] struct {
 	// argID is jobMessage; timeText, set on SQLite, is riverTime.
 	argID    string
 	timeText bool
+	// writes is writeBatch.
+	writes func(ctx context.Context, calls []*writeCall) error
 	// inserted, when set, is called after a transaction that inserted a
 	// job commits: SQLite's listener is woken (Postgres's NOTIFY needs
 	// nothing).
 	inserted func()
 }
 
-func (b *riverBackend[TTx]) conn() dbconn.Conn  { return b.pool }
+func (b *riverBackend[TTx]) conn() dbconn.Conn { return b.pool }
+func (b *riverBackend[TTx]) writeBatch(ctx context.Context, calls []*writeCall) error {
+	return b.writes(ctx, calls)
+}
 func (b *riverBackend[TTx]) forUpdate() string  { return b.lock }
 func (b *riverBackend[TTx]) jobMessage() string { return b.argID }
 
@@ -508,6 +518,9 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 			}
 			return tx, dbconn.SQL(tx), nil
 		},
+		writes: func(ctx context.Context, calls []*writeCall) error {
+			return sqliteWrites(ctx, db, calls)
+		},
 		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
 		rollback: func(_ context.Context, tx *sql.Tx) error { return tx.Rollback() },
 		argID:    `(j.args ->> '$.id')`,
@@ -538,6 +551,9 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 		begin: func(context.Context) (pgx.Tx, dbconn.Conn, error) {
 			tx := &lazyTx{pool: pool}
 			return tx, pgTx{Conn: dbconn.PGX(tx), tx: tx}, nil
+		},
+		writes: func(ctx context.Context, calls []*writeCall) error {
+			return pgWrites(ctx, pool, calls)
 		},
 		commit:   func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) },
 		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
