@@ -91,10 +91,13 @@ func Open(path string, opts ...store.Option) (*SQLite, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", dsn)
+	drv, err := sqliteDriver()
 	if err != nil {
 		return nil, fmt.Errorf("store: opening SQLite database %s: %w", path, err)
 	}
+	// The write pool's connections keep their prepared statements
+	// (stmtcache.go).
+	db := sql.OpenDB(cachingConnector{dsn: dsn, drv: drv})
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	s := &SQLite{db: db, path: path, now: time.Now}
