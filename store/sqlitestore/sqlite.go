@@ -31,7 +31,10 @@ import (
 // as its caller's context allows (writeWait without a deadline). Reads
 // (Get) have a pool of connections of their own (ReadDB), so that they
 // never queue behind writers for a connection: under load every write
-// connection may be waiting for the write lock. Its schema is
+// connection may be waiting for the write lock. The write pool's
+// connections (DB: the hand-off queue's and River's statements) and the
+// writer's keep their prepared statements by text (stmtcache.go), so a
+// statement run again is not compiled again. Its schema is
 // versioned (sqliteMigrations), applied when the store opens. Expired rows
 // are deleted when the store is opened and every store.SweepEvery puts.
 //
@@ -111,10 +114,13 @@ func open(path string, busy time.Duration, opts []store.Option) (*SQLite, error)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", dsn)
+	drv, err := sqliteDriver()
 	if err != nil {
 		return nil, fmt.Errorf("store: opening SQLite database %s: %w", path, err)
 	}
+	// The write pool's connections keep their prepared statements
+	// (stmtcache.go).
+	db := sql.OpenDB(cachingConnector{dsn: dsn, drv: drv})
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	s := &SQLite{db: db, path: path, now: time.Now}
@@ -123,16 +129,13 @@ func open(path string, busy time.Duration, opts []store.Option) (*SQLite, error)
 		return nil, err
 	}
 	// The writer's connection opens once the file is in WAL mode and
-	// migrated.
+	// migrated; it keeps its prepared statements too.
 	wdsn, err := sqliteWriterDSN(path)
-	var wdb *sql.DB
-	if err == nil {
-		wdb, err = sql.Open("sqlite", wdsn)
-	}
 	if err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: opening SQLite database %s for writing: %w", path, err)
 	}
+	wdb := sql.OpenDB(cachingConnector{dsn: wdsn, drv: drv})
 	wdb.SetMaxOpenConns(1)
 	wdb.SetMaxIdleConns(1)
 	wdb.SetConnMaxLifetime(0)
