@@ -126,28 +126,44 @@ func BenchmarkIndexBuildGo(b *testing.B) {
 		b.ReportMetric(per10k(b, time.Since(start)), "ms/10k-lines")
 	})
 	for _, be := range backends {
-		b.Run(be.name, func(b *testing.B) {
-			ctx := context.Background()
-			b.ReportAllocs()
-			var wall, cpu time.Duration
-			for b.Loop() {
-				b.StopTimer()
-				ix := openIndex(b, be.newDB(b), Options{Tokenizer: chunk.Tokens})
-				b.StartTimer()
-				start, cpu0 := time.Now(), cpuTime()
-				for _, f := range files {
-					chunks, err := chunk.Split(f.name, "bench", f.text, chunk.Options{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := ix.Replace(ctx, "bench", f.name, fmt.Sprint(len(f.text)), chunks); err != nil {
-						b.Fatal(err)
-					}
-				}
-				wall, cpu = wall+time.Since(start), cpu+cpuTime()-cpu0
+		for _, batched := range []bool{false, true} {
+			mode := "replace"
+			if batched {
+				mode = "writer"
 			}
-			b.ReportMetric(per10k(b, wall), "ms/10k-lines")
-			b.ReportMetric(per10k(b, cpu), "cpu-ms/10k-lines")
-		})
+			b.Run(be.name+"/"+mode, func(b *testing.B) {
+				ctx := context.Background()
+				b.ReportAllocs()
+				var wall, cpu time.Duration
+				for b.Loop() {
+					b.StopTimer()
+					ix := openIndex(b, be.newDB(b), Options{Tokenizer: chunk.Tokens})
+					w := ix.NewWriter("bench")
+					b.StartTimer()
+					start, cpu0 := time.Now(), cpuTime()
+					for _, f := range files {
+						chunks, err := chunk.Split(f.name, "bench", f.text, chunk.Options{})
+						if err != nil {
+							b.Fatal(err)
+						}
+						hash := fmt.Sprint(len(f.text))
+						if batched {
+							err = w.Replace(ctx, f.name, hash, chunks)
+						} else {
+							_, err = ix.Replace(ctx, "bench", f.name, hash, chunks)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					if err := w.Flush(ctx); err != nil {
+						b.Fatal(err)
+					}
+					wall, cpu = wall+time.Since(start), cpu+cpuTime()-cpu0
+				}
+				b.ReportMetric(per10k(b, wall), "ms/10k-lines")
+				b.ReportMetric(per10k(b, cpu), "cpu-ms/10k-lines")
+			})
+		}
 	}
 }
