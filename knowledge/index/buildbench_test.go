@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -135,10 +137,17 @@ func BenchmarkIndexBuildGo(b *testing.B) {
 				ctx := context.Background()
 				b.ReportAllocs()
 				var wall, cpu time.Duration
+				var mu sync.Mutex
+				var txs []time.Duration
 				for b.Loop() {
 					b.StopTimer()
 					ix := openIndex(b, be.newDB(b), Options{Tokenizer: chunk.Tokens})
 					w := ix.NewWriter("bench")
+					w.onWrite = func(d time.Duration) {
+						mu.Lock()
+						txs = append(txs, d)
+						mu.Unlock()
+					}
 					b.StartTimer()
 					start, cpu0 := time.Now(), cpuTime()
 					for _, f := range files {
@@ -163,6 +172,12 @@ func BenchmarkIndexBuildGo(b *testing.B) {
 				}
 				b.ReportMetric(per10k(b, wall), "ms/10k-lines")
 				b.ReportMetric(per10k(b, cpu), "cpu-ms/10k-lines")
+				if len(txs) > 0 {
+					// How long a batch holds the write lock (SQLite).
+					slices.Sort(txs)
+					b.ReportMetric(float64(txs[len(txs)/2].Microseconds())/1000, "batch-p50-ms")
+					b.ReportMetric(float64(txs[len(txs)-1].Microseconds())/1000, "batch-max-ms")
+				}
 			})
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agentgw/agentgw/knowledge/chunk"
 )
@@ -45,6 +46,9 @@ type Writer struct {
 	// The batch's bounds: batchPostings, batchChunks, batchFiles (tests
 	// lower them).
 	maxRows, maxChunks, maxFiles int
+	// onWrite, when set (benchmarks), is called with how long each
+	// batch's transaction took, on the goroutine that wrote it.
+	onWrite func(time.Duration)
 }
 
 // NewWriter returns a Writer of the knowledge base kb.
@@ -113,8 +117,14 @@ func (w *Writer) start(ctx context.Context) error {
 	clear(w.names)
 	done := make(chan batchResult, 1)
 	w.writing = done
+	onWrite := w.onWrite
 	go func() {
-		if err := w.ix.write(ctx, w.kb, files); err != nil {
+		start := time.Now()
+		err := w.ix.write(ctx, w.kb, files)
+		if onWrite != nil {
+			onWrite(time.Since(start))
+		}
+		if err != nil {
 			done <- batchResult{err: fmt.Errorf("index: writing %d files of %s: %w", len(files), w.kb, err)}
 			return
 		}
