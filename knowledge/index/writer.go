@@ -12,8 +12,7 @@ import (
 // Bounds of a Writer's batch: it is written when it holds this many
 // postings rows, chunks or files. A batch is one transaction, which on
 // SQLite holds the database's write lock (the store's other writers wait
-// for it, up to their busy timeout): about 50 ms of writing on an idle
-// machine at these bounds (the package README).
+// for it, up to their busy timeout); README.md has how long it takes.
 const (
 	batchPostings = 20000
 	batchChunks   = 2000
