@@ -67,32 +67,31 @@ ON CONFLICT (kb_id, term) DO UPDATE SET df = kb_terms.df + excluded.df`, kbID, t
 // sqliteValues runs head + VALUES rows + tail over n rows of cols
 // columns: full blocks of sqliteValuesParams/cols rows through one
 // prepared statement (parsing a statement of thousands of parameters
-// costs as much as running it), the rest through one more.
+// costs as much as running it), the rest through one more. Both are
+// prepared on the transaction, not run by text: the store's connections
+// keep the statements run by text (sqlitestore's statement cache), and
+// these large ones, whose text hangs on the number of rows, would push
+// out the small ones it is for.
 func (tx writeTx) sqliteValues(ctx context.Context, head, tail string, cols, n int, row func(i int, dst []any)) error {
 	block := min(n, sqliteValuesParams/cols)
 	args := make([]any, block*cols)
-	fill := func(start, rows int) []any {
-		a := args[:rows*cols]
-		for r := range rows {
-			row(start+r, a[r*cols:(r+1)*cols])
-		}
-		return a
-	}
-	i := 0
-	if n >= block {
-		stmt, err := tx.sqlTx.PrepareContext(ctx, head+dbconn.Values(block, cols)+tail)
+	for i := 0; i < n; {
+		rows := min(block, n-i)
+		stmt, err := tx.sqlTx.PrepareContext(ctx, head+dbconn.Values(rows, cols)+tail)
 		if err != nil {
 			return err
 		}
-		defer stmt.Close()
-		for ; n-i >= block; i += block {
-			if _, err := stmt.ExecContext(ctx, fill(i, block)...); err != nil {
+		for ; n-i >= rows; i += rows {
+			a := args[:rows*cols]
+			for r := range rows {
+				row(i+r, a[r*cols:(r+1)*cols])
+			}
+			if _, err := stmt.ExecContext(ctx, a...); err != nil {
+				_ = stmt.Close()
 				return err
 			}
 		}
-	}
-	if rest := n - i; rest > 0 {
-		if _, err := tx.sqlTx.ExecContext(ctx, head+dbconn.Values(rest, cols)+tail, fill(i, rest)...); err != nil {
+		if err := stmt.Close(); err != nil {
 			return err
 		}
 	}

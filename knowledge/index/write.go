@@ -200,36 +200,51 @@ type storedFile struct {
 	terms          []byte
 }
 
-// readFiles returns the kb_files rows of files' names in kb, by name.
+// readFiles returns the kb_files rows of files' names in kb, by name: on
+// Postgres in one statement (its text is the same for any number of
+// names), on SQLite a statement per name, of one text, which the store's
+// connections keep compiled (a list of placeholders would be a new text
+// for each number of files).
 func readFiles(ctx context.Context, tx dbconn.Conn, d dialect, kbID int64, files []fileWrite) (map[string]storedFile, error) {
+	const cols = `SELECT id, name, hash, chunks, tokens, terms FROM kb_files WHERE kb_id = ? AND `
 	out := make(map[string]storedFile, len(files))
-	for part := range slices.Chunk(files, batchRows) {
-		names := make([]string, len(part))
-		for i, f := range part {
-			names[i] = f.name
+	scan := func(r dbconn.Row) error {
+		var f storedFile
+		var name string
+		var chunks, tokens int64
+		if err := r.Scan(&f.id, &name, &f.hash, &chunks, &tokens, &f.terms); err != nil {
+			return err
 		}
-		cond, args := d.strs("name", names)
-		rs, err := tx.Query(ctx, `SELECT id, name, hash, chunks, tokens, terms FROM kb_files WHERE kb_id = ? AND `+cond,
-			append([]any{kbID}, args...)...)
-		if err != nil {
-			return nil, fmt.Errorf("reading the files' records: %w", err)
-		}
-		for rs.Next() {
-			var f storedFile
-			var name string
-			var chunks, tokens int64
-			if err := rs.Scan(&f.id, &name, &f.hash, &chunks, &tokens, &f.terms); err != nil {
-				_ = rs.Close()
-				return nil, fmt.Errorf("reading the files' records: %w", err)
+		f.chunks, f.tokens = int(chunks), int(tokens)
+		out[name] = f
+		return nil
+	}
+	if !d.pg {
+		for _, f := range files {
+			err := scan(tx.QueryRow(ctx, cols+`name = ?`, kbID, f.name))
+			if err != nil && !dbconn.IsNoRows(err) {
+				return nil, fmt.Errorf("reading the record of %s: %w", f.name, err)
 			}
-			f.chunks, f.tokens = int(chunks), int(tokens)
-			out[name] = f
 		}
-		err = rs.Err()
-		_ = rs.Close()
-		if err != nil {
+		return out, nil
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.name
+	}
+	cond, args := d.strs("name", names)
+	rs, err := tx.Query(ctx, cols+cond, append([]any{kbID}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the files' records: %w", err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		if err := scan(rs); err != nil {
 			return nil, fmt.Errorf("reading the files' records: %w", err)
 		}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the files' records: %w", err)
 	}
 	return out, nil
 }
