@@ -3,7 +3,9 @@ package sse
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -126,9 +128,15 @@ func FuzzSplitFinish(f *testing.F) {
 }
 
 // TestSplitFinishSeeds runs the fuzz seeds and each with its delta
-// emptied, without -fuzz too.
+// emptied, without -fuzz too, and chunks nested as deep as encoding/json
+// takes and one level deeper.
 func TestSplitFinishSeeds(t *testing.T) {
-	for _, s := range finishSeeds {
+	seeds := slices.Clone(finishSeeds)
+	for _, n := range []int{9996, 9997, 9998} {
+		seeds = append(seeds, `{"choices":[{"delta":{},"finish_reason":"stop","x":`+strings.Repeat("[", n)+strings.Repeat("]", n)+`}]}`,
+			`{"choices":[{"delta":{"x":`+strings.Repeat("[", n)+strings.Repeat("]", n)+`},"finish_reason":"stop"}]}`)
+	}
+	for _, s := range seeds {
 		for _, raw := range []string{s, string(bytes.ReplaceAll([]byte(s), []byte(`"x"`), []byte(`null`)))} {
 			reason, rest, ok := splitFinish([]byte(raw))
 			wantReason, wantRest, wantOK := splitFinishJSON([]byte(raw))
@@ -150,5 +158,25 @@ func TestSplitFinishAllocs(t *testing.T) {
 	})
 	if n > 1 {
 		t.Errorf("splitFinish of a finish chunk: %v allocations, want at most 1", n)
+	}
+}
+
+// BenchmarkSplitFinish reads the finish chunk every stream ends with:
+// scanned (splitFinish) and decoded with encoding/json (the reference).
+func BenchmarkSplitFinish(b *testing.B) {
+	raw := []byte(`{"id":"chatcmpl-9xYzAbCdEfGhIjKlMnOpQrStUvW","object":"chat.completion.chunk","created":1712345678,` +
+		`"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_abc123","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}]}`)
+	for _, bc := range []struct {
+		name  string
+		split func([]byte) (string, []byte, bool)
+	}{{"scan", splitFinish}, {"encoding-json", splitFinishJSON}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, ok := bc.split(raw); !ok {
+					b.Fatal("not a finish chunk")
+				}
+			}
+		})
 	}
 }

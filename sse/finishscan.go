@@ -1,6 +1,11 @@
 package sse
 
-import "github.com/agentgw/agentgw/internal/jsonscan"
+import (
+	"bytes"
+	"errors"
+
+	"github.com/agentgw/agentgw/internal/jsonscan"
+)
 
 // keyOther and keyOdd are what classifyKey says of a key that is neither
 // of the names it looks for.
@@ -50,141 +55,170 @@ func foldsTo(key []byte, name string) bool {
 	return true
 }
 
-// scanFinish reads what splitFinish needs of a chunk by scanning its
-// members, as decodeFinish reads it with encoding/json. known is false when
-// the chunk is not valid JSON or has something encoding/json reads in its
-// own ways (see classifyKey; a member given twice, whose values it would
-// merge; a choice or delta that is not an object): decodeFinish reads
-// those.
+// scanFinish reads what splitFinish needs of a chunk by scanning it once,
+// as decodeFinish reads it with encoding/json: the members of the first
+// choice and its delta are looked at where the scan meets them, every other
+// value is validated and skipped. known is false when the chunk is not
+// valid JSON or has something encoding/json reads in its own ways (see
+// classifyKey; a member given twice, whose values it would merge; a choice
+// or delta that is not an object): decodeFinish reads those.
 func scanFinish(raw []byte) (f finishRead, known bool) {
 	s := jsonscan.Scanner{Data: raw, AcceptInvalidUTF8: true}
 	if s.OpenObject() != nil {
 		return f, false
 	}
-	var choices []byte
+	f.emptyDelta = true
+	var choices bool
 	for first := true; ; first = false {
-		m, more, err := s.NextMember(first)
+		m, more, err := s.NextKey(first)
 		if err != nil {
 			return f, false
 		}
 		if !more {
 			break
 		}
-		v := raw[m.ValueStart:m.ValueEnd]
 		switch classifyKey(raw[m.KeyStart:m.KeyEnd], "choices", "usage") {
 		case 0:
-			if choices != nil {
+			if choices {
 				return f, false
 			}
-			choices = v
+			choices = true
+			if !scanChoices(&s, &f) {
+				return f, false
+			}
+			continue
 		case 1:
-			if f.usage != nil {
+			if f.usage != nil || s.Skip() != nil {
 				return f, false
 			}
-			f.usage = v
+			f.usage = raw[m.ValueStart:s.Pos]
+			continue
 		case keyOdd:
+			return f, false
+		}
+		if s.Skip() != nil {
 			return f, false
 		}
 	}
 	if s.End() != nil {
 		return f, false
 	}
-	f.valid, f.emptyDelta = true, true
-	if choices == nil || string(choices) == "null" {
-		return f, true
-	}
-	if choices[0] != '[' {
-		return f, false
-	}
-	// The chunk is valid: the scans below cannot fail.
-	s = jsonscan.Scanner{Data: choices, Pos: 1, AcceptInvalidUTF8: true}
-	var choice []byte
-	if s.Peek() != ']' {
-		for {
-			start := s.Pos
-			if s.Skip() != nil {
-				return f, false
-			}
-			if f.choices++; f.choices == 1 {
-				choice = choices[start:s.Pos]
-			}
-			if s.Peek() != ',' {
-				break
-			}
-			s.Pos++
-			s.WS()
-		}
-	}
-	if f.choices != 1 || string(choice) == "null" {
-		return f, true
-	}
-	return scanChoice(f, choice)
+	f.valid = true
+	return f, true
 }
 
-// scanChoice reads the one choice of a chunk into f for scanFinish.
-func scanChoice(f finishRead, choice []byte) (finishRead, bool) {
-	if choice[0] != '{' {
-		return f, false
+// scanChoices reads the value of "choices" at the scanner's position for
+// scanFinish: its length, and the first choice's members. false is
+// scanFinish's "not known".
+func scanChoices(s *jsonscan.Scanner, f *finishRead) bool {
+	switch s.Peek() {
+	case 'n':
+		return s.Skip() == nil
+	case '[':
+	default:
+		return false
 	}
-	s := jsonscan.Scanner{Data: choice, AcceptInvalidUTF8: true}
-	_ = s.OpenObject()
-	var delta []byte
-	for first := true; ; first = false {
-		m, more, err := s.NextMember(first)
+	s.Pos++
+	if s.Depth++; s.Depth > jsonscan.MaxDepth {
+		return false
+	}
+	if s.Peek() == ']' {
+		s.Pos++
+		s.Depth--
+		return true
+	}
+	for {
+		s.WS()
+		var err error
+		if f.choices++; f.choices == 1 && s.Peek() == '{' {
+			err = scanChoice(s, f)
+		} else if f.choices == 1 && s.Peek() != 'n' {
+			return false // a choice that is not an object
+		} else {
+			err = s.Skip()
+		}
 		if err != nil {
-			return f, false
+			return false
 		}
-		if !more {
-			break
-		}
-		v := choice[m.ValueStart:m.ValueEnd]
-		switch classifyKey(choice[m.KeyStart:m.KeyEnd], "delta", "finish_reason") {
-		case 0:
-			if delta != nil {
-				return f, false
-			}
-			delta = v
-		case 1:
-			if f.reason != nil {
-				return f, false
-			}
-			f.reason = v
-		case keyOdd:
-			return f, false
+		switch s.Peek() {
+		case ',':
+			s.Pos++
+		case ']':
+			s.Pos++
+			s.Depth--
+			return true
+		default:
+			return false
 		}
 	}
-	if delta == nil || string(delta) == "null" {
-		return f, true
-	}
-	if delta[0] != '{' {
-		return f, false
-	}
-	var ok bool
-	f.emptyDelta, ok = scanDelta(delta)
-	return f, ok
 }
 
-// scanDelta reports whether a delta object adds nothing to the answer, as
-// emptyDelta does for it decoded; ok is false for a key spelled with
-// escapes, which decodeFinish reads.
-func scanDelta(delta []byte) (empty, ok bool) {
-	s := jsonscan.Scanner{Data: delta, AcceptInvalidUTF8: true}
+// errOdd stops a scan at something scanFinish leaves to decodeFinish.
+var errOdd = errors.New("sse: left to encoding/json")
+
+// scanChoice reads the choice object at the scanner's position into f for
+// scanFinish.
+func scanChoice(s *jsonscan.Scanner, f *finishRead) error {
+	data := s.Data
+	if err := s.OpenObject(); err != nil {
+		return err
+	}
+	var delta bool
+	for first := true; ; first = false {
+		m, more, err := s.NextKey(first)
+		if err != nil || !more {
+			return err
+		}
+		switch classifyKey(data[m.KeyStart:m.KeyEnd], "delta", "finish_reason") {
+		case 0:
+			if delta {
+				return errOdd
+			}
+			delta = true
+			if err := scanDelta(s, f); err != nil {
+				return err
+			}
+			continue
+		case 1:
+			if f.reason != nil || s.Skip() != nil {
+				return errOdd
+			}
+			f.reason = data[m.ValueStart:s.Pos]
+			continue
+		case keyOdd:
+			return errOdd
+		}
+		if err := s.Skip(); err != nil {
+			return err
+		}
+	}
+}
+
+// scanDelta reads the delta at the scanner's position for scanChoice:
+// whether it adds nothing to the answer, as emptyDelta tells of it decoded.
+// A key spelled with escapes is left to decodeFinish.
+func scanDelta(s *jsonscan.Scanner, f *finishRead) error {
+	switch s.Peek() {
+	case 'n':
+		return s.Skip()
+	case '{':
+	default:
+		return errOdd
+	}
+	data := s.Data
 	_ = s.OpenObject()
 	var content, refusal []byte
-	empty = true
 	for first := true; ; first = false {
 		m, more, err := s.NextMember(first)
 		if err != nil {
-			return false, false
+			return err
 		}
 		if !more {
 			break
 		}
-		key, v := delta[m.KeyStart+1:m.KeyEnd-1], delta[m.ValueStart:m.ValueEnd]
-		for _, c := range key {
-			if c == '\\' {
-				return false, false
-			}
+		key, v := data[m.KeyStart+1:m.KeyEnd-1], data[m.ValueStart:m.ValueEnd]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return errOdd
 		}
 		// A key given twice is decoded into a map: the last value counts.
 		switch string(key) {
@@ -194,9 +228,10 @@ func scanDelta(delta []byte) (empty, ok bool) {
 		case "refusal":
 			refusal = v
 		default:
-			empty = false
+			f.emptyDelta = false
 		}
 	}
-	return empty && (content == nil || emptyMember("content", content)) &&
-		(refusal == nil || emptyMember("refusal", refusal)), true
+	f.emptyDelta = f.emptyDelta && (content == nil || emptyMember("content", content)) &&
+		(refusal == nil || emptyMember("refusal", refusal))
+	return nil
 }
