@@ -345,9 +345,11 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top topLevel, agen
 // discard is the out of an answer written once the run ended.
 type discard struct{}
 
-func (discard) content(string) error { return nil }
+func (discard) content(string, bool) error { return nil }
 
-func (discard) plain([]byte) error { return nil }
+func (discard) plain([]byte, bool) error { return nil }
+
+func (discard) flush() error { return nil }
 
 // usageOf is the usage of the run's model calls as the llm client counted
 // them (the upstream's, or estimated from the prompt it really sent), or,

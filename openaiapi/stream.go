@@ -43,9 +43,14 @@ var nullUsage = json.RawMessage("null")
 
 // streamOut writes an answer as OpenAI streams one: chunks that share one
 // id, the role in the first delta, the finish_reason in the last, the
-// usage chunk when asked for, then data: [DONE]. Each frame is flushed as
-// it is written; after a failed write every write fails (the client went
-// away and the run is cancelled).
+// usage chunk when asked for, then data: [DONE]. A frame is written as it
+// is made but flushed only when the writer asks (content and plain with
+// flush, flush, the ends of the stream, a keep-alive ping), so that chunks
+// that arrived from the upstream together leave in one write to the
+// client's socket, as the agent route's relay sends them (llm.BatchSink);
+// the first chunk, which carries the role, leaves with the first of
+// them. After a failed write every write fails (the client went away and
+// the run is cancelled).
 type streamOut struct {
 	mu           sync.Mutex
 	w            http.ResponseWriter
@@ -56,7 +61,9 @@ type streamOut struct {
 	// head and tail surround the JSON string of a content chunk's text
 	// (content), made once per stream; buf is where its frames are built.
 	head, tail, buf []byte
-	// last is when the last frame was written, for the keep-alive; quiet
+	// unflushed is set while something was written and not flushed.
+	unflushed bool
+	// last is when the last frame was flushed, for the keep-alive; quiet
 	// stops it.
 	last  time.Time
 	quiet bool
@@ -67,7 +74,8 @@ func newStreamOut(w http.ResponseWriter, id, model string, created int64, includ
 	return &streamOut{w: w, rc: http.NewResponseController(w), id: id, model: model, created: created, includeUsage: includeUsage}
 }
 
-// start writes the headers and the first chunk, which carries the role.
+// start writes the headers and the first chunk, which carries the role,
+// unflushed: they leave with the answer's first frames.
 func (s *streamOut) start() error {
 	h := s.w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -80,7 +88,7 @@ func (s *streamOut) start() error {
 		return err
 	}
 	empty := ""
-	return s.chunk(deltaJSON{Role: "assistant", Content: &empty}, nil)
+	return s.frame(s.chunkOf(deltaJSON{Role: "assistant", Content: &empty}, nil), false)
 }
 
 // content implements out. A content chunk, one per piece of the answer,
@@ -90,28 +98,36 @@ func (s *streamOut) start() error {
 // BenchmarkStreamChunk (a 250-byte chunk in, its 100 bytes of text out)
 // went from 17 allocations and 17-30 µs to 3 allocations and 2-3 µs on 2
 // loaded cores (2026-11-29): encoding/json's reflection on both sides was
-// most of the endpoint's cost per chunk.
-func (s *streamOut) content(text string) error {
+// most of the endpoint's cost per chunk. With flush the frame and any
+// written before it are flushed.
+func (s *streamOut) content(text string, flush bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.partsLocked(); err != nil {
 		return err
 	}
 	s.buf = append(sse.AppendString(append(s.buf[:0], s.head...), text), s.tail...)
-	return s.writeLocked(s.buf)
+	return s.writeLocked(s.buf, flush)
 }
 
 // plain implements out: content for a text that is its own JSON string
 // between quotes (llm.ChunkPlainText's), copied rather than escaped
 // (FuzzPlainFrame checks it against content).
-func (s *streamOut) plain(text []byte) error {
+func (s *streamOut) plain(text []byte, flush bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.partsLocked(); err != nil {
 		return err
 	}
 	s.buf = append(append(append(append(append(s.buf[:0], s.head...), '"'), text...), '"'), s.tail...)
-	return s.writeLocked(s.buf)
+	return s.writeLocked(s.buf, flush)
+}
+
+// flush implements out: what was written goes to the client.
+func (s *streamOut) flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flushLocked()
 }
 
 // partsLocked makes head and tail once; mu is held.
@@ -142,15 +158,15 @@ func (s *streamOut) contentParts() (head, tail []byte, err error) {
 }
 
 // finish writes the last chunk, with the answer's finish reason, the usage
-// chunk when asked for, and the terminator.
+// chunk when asked for, and the terminator, flushed together.
 func (s *streamOut) finish(u usage, reason string) error {
-	if err := s.chunk(deltaJSON{}, &reason); err != nil {
+	if err := s.frame(s.chunkOf(deltaJSON{}, &reason), false); err != nil {
 		return err
 	}
 	if s.includeUsage {
 		data, _ := json.Marshal(u)
 		if err := s.frame(chunkJSON{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
-			Choices: []choiceJSON{}, Usage: data}); err != nil {
+			Choices: []choiceJSON{}, Usage: data}, false); err != nil {
 			return err
 		}
 	}
@@ -160,14 +176,10 @@ func (s *streamOut) finish(u usage, reason string) error {
 // fail writes an error inside the stream as OpenAI does, an object with
 // the error member the SDKs raise, then the terminator.
 func (s *streamOut) fail(o errorObject) error {
-	if err := s.frame(errorBody{Error: o}); err != nil {
+	if err := s.frame(errorBody{Error: o}, false); err != nil {
 		return err
 	}
 	return s.end()
-}
-
-func (s *streamOut) chunk(d deltaJSON, finish *string) error {
-	return s.frame(s.chunkOf(d, finish))
 }
 
 // chunkOf is the stream's chunk with delta d and finish reason finish.
@@ -180,13 +192,15 @@ func (s *streamOut) chunkOf(d deltaJSON, finish *string) chunkJSON {
 	return c
 }
 
-// frame writes data: <v as JSON> and flushes.
-func (s *streamOut) frame(v any) error {
+// frame writes data: <v as JSON>, flushed with flush.
+func (s *streamOut) frame(v any, flush bool) error {
 	b, err := encodeFrame(v)
 	if err != nil {
 		return err
 	}
-	return s.write(b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeLocked(b, flush)
 }
 
 // encodeFrame returns the event data: <v as JSON>. HTML characters are
@@ -203,19 +217,16 @@ func encodeFrame(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// end writes the terminator and flushes the stream.
 func (s *streamOut) end() error {
-	return s.write([]byte("data: [DONE]\n\n"))
-}
-
-// write writes one event and flushes it.
-func (s *streamOut) write(p []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.writeLocked(p)
+	return s.writeLocked([]byte("data: [DONE]\n\n"), true)
 }
 
-// writeLocked is write with mu held.
-func (s *streamOut) writeLocked(p []byte) error {
+// writeLocked writes one event, and with flush flushes it and every one
+// written before; mu is held.
+func (s *streamOut) writeLocked(p []byte, flush bool) error {
 	if s.err != nil {
 		return s.err
 	}
@@ -223,6 +234,23 @@ func (s *streamOut) writeLocked(p []byte) error {
 		s.err = err
 		return err
 	}
+	s.unflushed = true
+	if !flush {
+		return nil
+	}
+	return s.flushLocked()
+}
+
+// flushLocked flushes what was written since the last flush, if anything
+// was; mu is held.
+func (s *streamOut) flushLocked() error {
+	if s.err != nil {
+		return s.err
+	}
+	if !s.unflushed {
+		return nil
+	}
+	s.unflushed = false
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.err = err
 		return err
@@ -247,7 +275,7 @@ func (s *streamOut) keepAlive(every time.Duration) (stop func()) {
 		}
 		idle := time.Since(s.last)
 		if idle >= every {
-			if s.writeLocked([]byte(": ping\n\n")) != nil {
+			if s.writeLocked([]byte(": ping\n\n"), true) != nil {
 				return
 			}
 			idle = 0

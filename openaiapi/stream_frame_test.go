@@ -27,7 +27,7 @@ func FuzzContentFrame(f *testing.F) {
 		s := newStreamOut(w, "chatcmpl-"+model, model, 1735689600, usage)
 		for range 2 { // the second is built from the parts the first made
 			w.Reset()
-			if err := s.content(text); err != nil {
+			if err := s.content(text, true); err != nil {
 				t.Fatal(err)
 			}
 			want, err := encodeFrame(s.chunkOf(deltaJSON{Content: &text}, nil))
@@ -57,14 +57,14 @@ func FuzzPlainFrame(f *testing.F) {
 			}
 		}
 		want := &recordWriter{discardWriter: discardWriter{h: http.Header{}}}
-		if err := newStreamOut(want, "chatcmpl-"+model, model, 1735689600, usage).content(text); err != nil {
+		if err := newStreamOut(want, "chatcmpl-"+model, model, 1735689600, usage).content(text, true); err != nil {
 			t.Fatal(err)
 		}
 		w := &recordWriter{discardWriter: discardWriter{h: http.Header{}}}
 		s := newStreamOut(w, "chatcmpl-"+model, model, 1735689600, usage)
 		for range 2 { // the second is built from the parts the first made
 			w.Reset()
-			if err := s.plain([]byte(text)); err != nil {
+			if err := s.plain([]byte(text), true); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(w.Bytes(), want.Bytes()) {
