@@ -353,12 +353,9 @@ func isSystem(role string) bool { return role == "system" || role == "developer"
 // turns, and the extra members pass through. After the last user message
 // there may be only system messages.
 func agentBody(r *chatRequest, agentName, command string) ([]byte, error) {
-	last := len(r.Messages) - 1
-	for last >= 0 && isSystem(r.Messages[last].Role) {
-		last--
-	}
-	if last < 0 || r.Messages[last].Role != "user" {
-		return nil, badRequest("messages: the last message that is not a system message must be the user's: it is what the agent answers")
+	last, err := lastUser(r)
+	if err != nil {
+		return nil, err
 	}
 	b := make([]byte, 0, 256+2*sizeOf(r))
 	b = append(b, `{"agent":`...)
@@ -409,23 +406,38 @@ func agentBody(r *chatRequest, agentName, command string) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// lastUser is the index of the last message that is not a system
+// message, which must be the user's.
+func lastUser(r *chatRequest) (int, error) {
+	last := len(r.Messages) - 1
+	for last >= 0 && isSystem(r.Messages[last].Role) {
+		last--
+	}
+	if last < 0 || r.Messages[last].Role != "user" {
+		return 0, badRequest("messages: the last message that is not a system message must be the user's: it is what the agent answers")
+	}
+	return last, nil
+}
+
 // agentRequest is request.Decode(agentBody(r, agentName, command)) built
 // without the decode: the context variables, messages and pass-through
 // members are taken from r as agentBody writes them (FuzzAgentRequest
-// checks the two are equal), and the body is kept for a remote agent.
+// checks the two are equal). Its Body is nil: only a remote agent is sent
+// one, and the handler writes it (agentBody) once the runner has said the
+// agent is one, so that a local agent's request is not encoded again.
 func agentRequest(r *chatRequest, agentName, command string) (*request.Request, error) {
-	body, err := agentBody(r, agentName, command)
+	last, err := lastUser(r)
 	if err != nil {
 		return nil, err
 	}
 	if !utf8.ValidString(agentName) || !utf8.ValidString(command) {
 		// Names that are not UTF-8 (never, from a decoded model name)
 		// are written as U+FFFD: the decode says what they become.
+		body, err := agentBody(r, agentName, command)
+		if err != nil {
+			return nil, err
+		}
 		return request.Decode(body)
-	}
-	last := len(r.Messages) - 1
-	for isSystem(r.Messages[last].Role) { // agentBody found a user message
-		last--
 	}
 	var global []contextvars.Prompt
 	var messages []json.RawMessage
@@ -446,7 +458,7 @@ func agentRequest(r *chatRequest, agentName, command string) (*request.Request, 
 			extra[i] = llm.Field{Key: f.Key, Value: f.Value}
 		}
 	}
-	return request.Build(agentName, command, contextvars.PromptSet(r.Messages[last].Text, global), messages, extra, body)
+	return request.Build(agentName, command, contextvars.PromptSet(r.Messages[last].Text, global), messages, extra, nil)
 }
 
 // sizeOf is about the size of r's messages and extra members.
