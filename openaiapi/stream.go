@@ -4,42 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/agentgw/agentgw/sse"
 )
-
-// chunkJSON is one chat.completion.chunk, in OpenAI's member order.
-type chunkJSON struct {
-	ID      string          `json:"id"`
-	Object  string          `json:"object"`
-	Created int64           `json:"created"`
-	Model   string          `json:"model"`
-	Choices []choiceJSON    `json:"choices"`
-	Usage   json.RawMessage `json:"usage,omitempty"`
-}
-
-// choiceJSON is a chunk's choice.
-type choiceJSON struct {
-	Index        int       `json:"index"`
-	Delta        deltaJSON `json:"delta"`
-	Logprobs     *struct{} `json:"logprobs"`
-	FinishReason *string   `json:"finish_reason"`
-}
-
-// deltaJSON is a choice's delta: the role in the first chunk, content in
-// the others, nothing in the last.
-type deltaJSON struct {
-	Role    string  `json:"role,omitempty"`
-	Content *string `json:"content,omitempty"`
-}
-
-// nullUsage is the usage every chunk but the usage chunk carries when the
-// client asked for usage, as OpenAI sends it.
-var nullUsage = json.RawMessage("null")
 
 // streamOut writes an answer as OpenAI streams one: chunks that share one
 // id, the role in the first delta, the finish_reason in the last, the
@@ -59,7 +30,8 @@ type streamOut struct {
 	created      int64
 	includeUsage bool
 	// head and tail surround the JSON string of a content chunk's text
-	// (content), made once per stream; buf is where its frames are built.
+	// (content), made once per stream (parts); buf is where its frames
+	// are built.
 	head, tail, buf []byte
 	// unflushed is set while something was written and not flushed.
 	unflushed bool
@@ -87,14 +59,17 @@ func (s *streamOut) start() error {
 	if err := s.rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
-	empty := ""
-	return s.frame(s.chunkOf(deltaJSON{Role: "assistant", Content: &empty}, nil), false)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.partsLocked()
+	s.buf = append(append(append(s.buf[:0], s.head[:len(s.head)-len(contentMember)]...), roleDelta...), s.tail...)
+	return s.writeLocked(s.buf, false)
 }
 
 // content implements out. A content chunk, one per piece of the answer,
-// is built around the text from two parts encoded once per stream, byte
-// for byte what chunk would encode (FuzzContentFrame checks it against
-// encoding/json). With llm.ChunkText's scan of the upstream chunk,
+// is built around the text from two parts made once per stream, byte for
+// byte what encoding/json encodes of the chunk (FuzzContentFrame checks
+// it). With llm.ChunkText's scan of the upstream chunk,
 // BenchmarkStreamChunk (a 250-byte chunk in, its 100 bytes of text out)
 // went from 17 allocations and 17-30 µs to 3 allocations and 2-3 µs on 2
 // loaded cores (2026-11-29): encoding/json's reflection on both sides was
@@ -103,9 +78,7 @@ func (s *streamOut) start() error {
 func (s *streamOut) content(text string, flush bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.partsLocked(); err != nil {
-		return err
-	}
+	s.partsLocked()
 	s.buf = append(sse.AppendString(append(s.buf[:0], s.head...), text), s.tail...)
 	return s.writeLocked(s.buf, flush)
 }
@@ -116,9 +89,7 @@ func (s *streamOut) content(text string, flush bool) error {
 func (s *streamOut) plain(text []byte, flush bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.partsLocked(); err != nil {
-		return err
-	}
+	s.partsLocked()
 	s.buf = append(append(append(append(append(s.buf[:0], s.head...), '"'), text...), '"'), s.tail...)
 	return s.writeLocked(s.buf, flush)
 }
@@ -130,77 +101,84 @@ func (s *streamOut) flush() error {
 	return s.flushLocked()
 }
 
-// partsLocked makes head and tail once; mu is held.
-func (s *streamOut) partsLocked() error {
+// Parts of the stream's chunks, as encoding/json writes a chunkJSON
+// (FuzzStreamFrames checks them against it).
+const (
+	// contentMember ends a content chunk's head, before the text.
+	contentMember = `"content":`
+	// roleDelta is the first chunk's delta after "delta":{.
+	roleDelta = `"role":"assistant","content":""`
+	// tailNull ends a chunk without a finish reason, after its delta.
+	tailNull = `},"logprobs":null,"finish_reason":null}]`
+	// usageNull is the usage of every chunk but the usage chunk when the
+	// client asked for usage, as OpenAI sends it.
+	usageNull = `,"usage":null`
+)
+
+// partsLocked makes head and tail once, with the stream's id, created time
+// and model encoded as encoding/json encodes them; mu is held.
+func (s *streamOut) partsLocked() {
 	if s.head != nil {
-		return nil
+		return
 	}
-	var err error
-	s.head, s.tail, err = s.contentParts()
-	return err
+	h := append(make([]byte, 0, 160+len(s.id)+len(s.model)), "data: {\"id\":"...)
+	h = sse.AppendString(h, s.id)
+	h = append(h, `,"object":"chat.completion.chunk","created":`...)
+	h = strconv.AppendInt(h, s.created, 10)
+	h = append(h, `,"model":`...)
+	h = sse.AppendString(h, s.model)
+	h = append(h, `,"choices":[{"index":0,"delta":{`+contentMember...)
+	s.head = h[:len(h):len(h)]
+	s.tail = append(append([]byte(tailNull), s.usageNull()...), "}\n\n"...)
 }
 
-// contentParts encodes a content chunk with empty text and returns what
-// comes before and after the text's JSON string.
-func (s *streamOut) contentParts() (head, tail []byte, err error) {
-	empty := ""
-	frame, err := encodeFrame(s.chunkOf(deltaJSON{Content: &empty}, nil))
-	if err != nil {
-		return nil, nil, err
+// usageNull is the usage member of a chunk other than the usage chunk.
+func (s *streamOut) usageNull() string {
+	if s.includeUsage {
+		return usageNull
 	}
-	const member = `"content":`
-	i := bytes.Index(frame, []byte(member+`""`))
-	if i < 0 {
-		return nil, nil, fmt.Errorf("openaiapi: no content member in %q", frame)
-	}
-	i += len(member)
-	return frame[:i:i], frame[i+2:], nil
+	return ""
+}
+
+// choices is the head up to the choices' array, within it.
+func (s *streamOut) choices() []byte {
+	return s.head[:len(s.head)-len(`{"index":0,"delta":{`+contentMember)]
 }
 
 // finish writes the last chunk, with the answer's finish reason, the usage
 // chunk when asked for, and the terminator, flushed together.
 func (s *streamOut) finish(u usage, reason string) error {
-	if err := s.frame(s.chunkOf(deltaJSON{}, &reason), false); err != nil {
-		return err
-	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.partsLocked()
+	b := append(s.buf[:0], s.choices()...)
+	b = append(b, `{"index":0,"delta":{},"logprobs":null,"finish_reason":`...)
+	b = append(sse.AppendString(b, reason), "}]"...)
+	b = append(append(b, s.usageNull()...), "}\n\n"...)
 	if s.includeUsage {
-		data, _ := json.Marshal(u)
-		if err := s.frame(chunkJSON{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
-			Choices: []choiceJSON{}, Usage: data}, false); err != nil {
-			return err
-		}
+		b = append(b, s.choices()...)
+		b = append(b, `],"usage":{"prompt_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.PromptTokens), 10)
+		b = append(b, `,"completion_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.CompletionTokens), 10)
+		b = append(b, `,"total_tokens":`...)
+		b = strconv.AppendInt(b, int64(u.TotalTokens), 10)
+		b = append(b, "}}\n\n"...)
 	}
-	return s.end()
+	s.buf = append(b, done...)
+	return s.writeLocked(s.buf, true)
 }
 
 // fail writes an error inside the stream as OpenAI does, an object with
 // the error member the SDKs raise, then the terminator.
 func (s *streamOut) fail(o errorObject) error {
-	if err := s.frame(errorBody{Error: o}, false); err != nil {
-		return err
-	}
-	return s.end()
-}
-
-// chunkOf is the stream's chunk with delta d and finish reason finish.
-func (s *streamOut) chunkOf(d deltaJSON, finish *string) chunkJSON {
-	c := chunkJSON{ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
-		Choices: []choiceJSON{{Delta: d, FinishReason: finish}}}
-	if s.includeUsage {
-		c.Usage = nullUsage
-	}
-	return c
-}
-
-// frame writes data: <v as JSON>, flushed with flush.
-func (s *streamOut) frame(v any, flush bool) error {
-	b, err := encodeFrame(v)
+	b, err := encodeFrame(errorBody{Error: o})
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.writeLocked(b, flush)
+	return s.writeLocked(append(b, done...), true)
 }
 
 // encodeFrame returns the event data: <v as JSON>. HTML characters are
@@ -217,12 +195,8 @@ func encodeFrame(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// end writes the terminator and flushes the stream.
-func (s *streamOut) end() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.writeLocked([]byte("data: [DONE]\n\n"), true)
-}
+// done is the stream's terminator.
+const done = "data: [DONE]\n\n"
 
 // writeLocked writes one event, and with flush flushes it and every one
 // written before; mu is held.
