@@ -233,11 +233,14 @@ func decodeMessages(raw []byte) ([]message, error) {
 	s := newScanner(raw)
 	err := s.Array(func() error {
 		i, start := len(out), s.Pos
-		role, content, ok := roleContent(s)
+		role, c, ok := roleContent(s)
 		if !ok || role == "" {
 			return badRequest("messages[%d]: expected an object with a string role", i)
 		}
-		text, ok := contentText(content)
+		text, ok := c.text, c.decoded
+		if !ok {
+			text, ok = contentText(c.raw)
+		}
 		if !ok {
 			return badRequest("messages[%d].content: expected a string or a list of content parts", i)
 		}
@@ -253,14 +256,23 @@ func decodeMessages(raw []byte) ([]message, error) {
 	return out, nil
 }
 
-// roleContent reads a message for its role, a string, and its content as
-// it came, the members matched as encoding/json matches a struct's fields
-// (a null role leaves it as it was); ok is false for a message that is no
-// object or whose role is no string. It consumes the message.
-func roleContent(s *jsonscan.Scanner) (role string, content []byte, ok bool) {
+// content is a message's content as it came, and its text when it is a
+// string, decoded where roleContent met it (contentText's, without a
+// second pass over the bytes).
+type content struct {
+	raw     []byte
+	text    string
+	decoded bool
+}
+
+// roleContent reads a message for its role, a string, and its content,
+// the members matched as encoding/json matches a struct's fields (a null
+// role leaves it as it was); ok is false for a message that is no object
+// or whose role is no string. It consumes the message.
+func roleContent(s *jsonscan.Scanner) (role string, c content, ok bool) {
 	if s.Peek() != '{' {
 		_ = s.Skip()
-		return "", nil, false
+		return "", content{}, false
 	}
 	ok = true
 	_ = s.Object(func(key []byte) error {
@@ -276,13 +288,20 @@ func roleContent(s *jsonscan.Scanner) (role string, content []byte, ok bool) {
 				ok = false
 			}
 		case bytes.EqualFold(key, []byte("content")):
+			if s.Peek() == '"' {
+				if text, err := s.ReadString(); err == nil {
+					c = content{raw: s.Data[start:s.Pos], text: text, decoded: true}
+					return nil
+				}
+				s.Pos = start // contentText says what is wrong with it
+			}
 			err := s.Skip()
-			content = s.Data[start:s.Pos]
+			c = content{raw: s.Data[start:s.Pos]}
 			return err
 		}
 		return s.Skip()
 	})
-	return role, content, ok
+	return role, c, ok
 }
 
 // contentText is a message content as text: a string, null (""), or a
