@@ -14,8 +14,8 @@ import (
 var explain = flag.String("eval.explain", "", "log, for the development questions of the hand-written sets whose ids contain this text, each query term's part of the score of the answer and of the first hits (a re-computation of the default ranking, not the index's)")
 
 // fieldsOf are a chunk's fields as the index weighs them (index's
-// fieldTexts): symbol and kind, signature, doc and a type's comments,
-// body, path.
+// fieldTexts): symbol and kind, signature, doc (its first sentence
+// twice) and a type's comments, body, path.
 func fieldsOf(c chunk.Chunk) ([5][]string, bool) {
 	p := c.Parts()
 	sym := c.Symbol
@@ -23,6 +23,9 @@ func fieldsOf(c chunk.Chunk) ([5][]string, bool) {
 		sym += "\n" + p.Kind
 	}
 	doc := p.Doc
+	if p.Synopsis != "" {
+		doc = p.Synopsis + "\n" + doc
+	}
 	if p.Comments != "" {
 		doc += "\n" + p.Comments
 	}

@@ -311,6 +311,33 @@ func TestSearchRanksCode(t *testing.T) {
 	})
 }
 
+// TestSearchFavoursTheSynopsis: of two declarations whose doc comments
+// hold the same words, the one whose first sentence says them ranks
+// first (it would come second by name).
+func TestSearchFavoursTheSynopsis(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{Tokenizer: chunk.Tokens})
+		for _, src := range []string{
+			"package a\n\n// Alpha answers the request.\n//\n// Then it can redirect the client.\nfunc Alpha() {}\n",
+			"package b\n\n// Beta can redirect the client.\n//\n// Then it answers the request.\nfunc Beta() {}\n",
+		} {
+			name := src[8:9] + ".go"
+			cs, err := chunk.Split(name, "repo", []byte(src), chunk.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustReplace(t, ix, "kb", file{name: name, hash: name, chunks: cs})
+		}
+		var got []string
+		for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: "redirect the client", TopK: 2}) {
+			got = append(got, h.Chunk.Symbol)
+		}
+		if want := []string{"Beta", "Alpha"}; !slices.Equal(got, want) {
+			t.Errorf("redirect the client: %v, want %v", got, want)
+		}
+	})
+}
+
 func TestExpandTerms(t *testing.T) {
 	table := map[string][]string{
 		"written": {"marshal", "encod", "writ", "json"}, // 4: the first 3 kept, writ already there
