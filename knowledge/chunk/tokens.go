@@ -294,34 +294,6 @@ func plural(t string) string {
 	return t[:len(t)-1]
 }
 
-// Weights of QueryWeight.
-const (
-	// fillerWeight is a filler's: something, another, a way to.
-	fillerWeight = 0
-	// lightVerbWeight is a light verb's: get, make, take, want, need.
-	lightVerbWeight = 0.3
-)
-
-// QueryWeight is the weight of a term of a question (as Tokens makes it)
-// against 1 for a word naming what is asked: a developer's question is
-// framed by words that name nothing in the code it asks about. Fillers
-// (something, anything, someone, another, thing, way, like: "is
-// there a way to", "another URL", "like exit code") weigh 0. Light verbs
-// (get, make, take, give, want, need: "how do I get the parsed values",
-// "make two options exclusive") weigh 0.3, not 0: they are also the
-// names of methods (Header.Get) and halves of phrasal verbs ("take
-// over the connection"). Chunks are indexed with every word; this is
-// for queries only (index.Options.QueryWeight).
-func QueryWeight(term string) float64 {
-	switch term {
-	case "someth", "anyth", "someon", "anyon", "another", "thing", "way", "lik":
-		return fillerWeight
-	case "get", "mak", "tak", "giv", "want", "need":
-		return lightVerbWeight
-	}
-	return 1
-}
-
 // isStopWord reports the words too common to tell chunks apart: English
 // function words and the keywords of code that say nothing of what it
 // does. The list is short on purpose: BM25 already discounts frequent

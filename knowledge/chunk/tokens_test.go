@@ -118,24 +118,3 @@ func FuzzTokens(f *testing.F) {
 		}
 	})
 }
-
-// TestQueryWeight: the words framing a question weigh less than those
-// naming what it asks, whatever their form.
-func TestQueryWeight(t *testing.T) {
-	for _, tt := range []struct {
-		word string
-		want float64
-	}{
-		{"something", 0}, {"anything", 0}, {"another", 0}, {"things", 0}, {"way", 0}, {"like", 0},
-		{"get", 0.3}, {"getting", 0.3}, {"makes", 0.3}, {"take", 0.3}, {"want", 0.3}, {"need", 0.3},
-		{"redirect", 1}, {"cookie", 1}, {"getcookie", 1}, {"set", 1},
-	} {
-		ts := Tokens(tt.word)
-		if len(ts) != 1 {
-			t.Fatalf("Tokens(%q) = %q", tt.word, ts)
-		}
-		if got := QueryWeight(ts[0]); got != tt.want {
-			t.Errorf("QueryWeight(%q, from %q) = %g, want %g", ts[0], tt.word, got, tt.want)
-		}
-	}
-}

@@ -159,8 +159,7 @@ type explainTerm struct {
 }
 
 // explainTerms are a query's terms as index's queryTerms makes them with
-// chunk.Tokens and chunk.QueryWeight: its own, weighing what QueryWeight
-// says, and its adjacent plain words joined.
+// chunk.Tokens: its own, weighing 1, and its adjacent plain words joined.
 func explainTerms(text string) []explainTerm {
 	seen := map[string]bool{}
 	var out []explainTerm
@@ -171,16 +170,14 @@ func explainTerms(text string) []explainTerm {
 		}
 	}
 	for _, t := range chunk.Tokens(text) {
-		if w := chunk.QueryWeight(t); w > 0 {
-			add(t, w)
-		}
+		add(t, 1)
 	}
 	var words []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127)
 	}) {
 		ts := chunk.Tokens(w)
-		if len(ts) == 1 && strings.ToLower(w) == ts[0] && chunk.QueryWeight(ts[0]) > 0 {
+		if len(ts) == 1 && strings.ToLower(w) == ts[0] {
 			words = append(words, ts[0])
 		} else {
 			words = append(words, "")

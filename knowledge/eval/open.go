@@ -25,8 +25,8 @@ type Config struct {
 // no model.
 func Configs() []Config {
 	return []Config{
-		{"lexical", index.Options{Tokenizer: chunk.Tokens, QueryWeight: chunk.QueryWeight}},
-		{"hybrid", index.Options{Tokenizer: chunk.Tokens, QueryWeight: chunk.QueryWeight, Embedder: index.HashEmbedder{Dim: 256, Tokenizer: chunk.Tokens}}},
+		{"lexical", index.Options{Tokenizer: chunk.Tokens}},
+		{"hybrid", index.Options{Tokenizer: chunk.Tokens, Embedder: index.HashEmbedder{Dim: 256, Tokenizer: chunk.Tokens}}},
 	}
 }
 

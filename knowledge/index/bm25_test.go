@@ -105,7 +105,7 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 		var terms []string
 		weight := map[string]float64{}
 		names := map[string]bool{}
-		qts := queryTerms(Words, q, r.joined, nil)
+		qts := queryTerms(Words, q, r.joined)
 		if r.expanded > 0 {
 			qts = expandTerms(qts, expand, r.expanded)
 		}

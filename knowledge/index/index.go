@@ -24,13 +24,6 @@ type Options struct {
 	// index must keep one Tokenizer: changing it calls for re-indexing
 	// (DropKB, then Replace every file).
 	Tokenizer Tokenizer
-	// QueryWeight, when set, weighs each of a query's own terms (as the
-	// Tokenizer makes them) against 1, the weight of every term when it
-	// is nil; a term weighing 0 is not looked up, nor joined with its
-	// neighbours. It applies to queries only (knowledge/chunk.QueryWeight:
-	// the words framing a question), so changing it needs no
-	// re-indexing.
-	QueryWeight func(term string) float64
 	// Embedder, when set, gives each chunk a vector as it is indexed and
 	// each query one as it is searched: Search then fuses the lexical and
 	// the vector rankings. Without it the index is lexical only.

@@ -259,7 +259,7 @@ func TestQueryTerms(t *testing.T) {
 		{"", nil},
 	} {
 		var got []string
-		for _, qt := range queryTerms(chunk.Tokens, tc.q, 2, nil) {
+		for _, qt := range queryTerms(chunk.Tokens, tc.q, 2) {
 			s := qt.term
 			if qt.weight != 1 {
 				s += fmt.Sprintf("=%g", qt.weight)
@@ -334,55 +334,6 @@ func TestSearchFavoursTheSynopsis(t *testing.T) {
 		}
 		if want := []string{"Beta", "Alpha"}; !slices.Equal(got, want) {
 			t.Errorf("redirect the client: %v, want %v", got, want)
-		}
-	})
-}
-
-// TestQueryWeights: a query's words weigh what Options.QueryWeight says,
-// those weighing 0 are not looked up, and they join no run.
-func TestQueryWeights(t *testing.T) {
-	weight := func(term string) float64 {
-		switch term {
-		case "another":
-			return 0
-		case "get":
-			return 0.3
-		}
-		return 1
-	}
-	var got []string
-	for _, qt := range queryTerms(chunk.Tokens, "get another URL header", 1, weight) {
-		got = append(got, fmt.Sprintf("%s=%g", qt.term, qt.weight))
-	}
-	if want := []string{"get=0.3", "url=1", "header=1", "urlheader=1", "url_header=1"}; !slices.Equal(got, want) {
-		t.Errorf("queryTerms = %q, want %q", got, want)
-	}
-}
-
-// TestSearchIgnoresQuestionWords: of two chunks holding as many of a
-// question's words, the one holding its filler word ("another") does not
-// outrank the one holding a word naming what is asked (it would come
-// first by name, their scores tied without QueryWeight).
-func TestSearchIgnoresQuestionWords(t *testing.T) {
-	eachBackend(t, func(t *testing.T, db string) {
-		ix := openIndex(t, db, Options{Tokenizer: chunk.Tokens, QueryWeight: chunk.QueryWeight})
-		for _, src := range []string{
-			"package a\n\n// Alpha redirects to another URL.\nfunc Alpha() {}\n",
-			"package b\n\n// Beta redirects the client to a URL.\nfunc Beta() {}\n",
-		} {
-			name := src[8:9] + ".go"
-			cs, err := chunk.Split(name, "repo", []byte(src), chunk.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustReplace(t, ix, "kb", file{name: name, hash: name, chunks: cs})
-		}
-		var got []string
-		for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: "how do I redirect the client to another URL", TopK: 2}) {
-			got = append(got, h.Chunk.Symbol)
-		}
-		if want := []string{"Beta", "Alpha"}; !slices.Equal(got, want) {
-			t.Errorf("redirect the client to another URL: %v, want %v", got, want)
 		}
 	})
 }

@@ -159,8 +159,8 @@ func TestRetrievalQuality(t *testing.T) {
 		name string
 		opts Options
 	}{
-		{"lexical", Options{Tokenizer: chunk.Tokens, QueryWeight: chunk.QueryWeight}},
-		{"hybrid", Options{Tokenizer: chunk.Tokens, QueryWeight: chunk.QueryWeight, Embedder: HashEmbedder{Dim: 256, Tokenizer: chunk.Tokens}}},
+		{"lexical", Options{Tokenizer: chunk.Tokens}},
+		{"hybrid", Options{Tokenizer: chunk.Tokens, Embedder: HashEmbedder{Dim: 256, Tokenizer: chunk.Tokens}}},
 	} {
 		ix := openIndex(t, db, mode.opts)
 		indexCorpus(t, ix, mode.name, files)

@@ -114,7 +114,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w: %w", ErrBadQuery, err)
 	}
-	terms := queryTerms(ix.opts.Tokenizer, q.Text, ix.rank.joined, ix.opts.QueryWeight)
+	terms := queryTerms(ix.opts.Tokenizer, q.Text, ix.rank.joined)
 	if ix.opts.Expand != nil && ix.rank.expanded > 0 {
 		terms = expandTerms(terms, ix.opts.Expand, ix.rank.expanded)
 	}
@@ -197,31 +197,24 @@ func collapse(hits []Hit, n int) []Hit {
 }
 
 // queryTerms are the distinct terms of a query text, in order, weighing
-// weight (1 when weight is nil; a term weighing 0 is left out), then the
-// terms its adjacent words make joined, weighing joined:
+// 1, then the terms its adjacent words make joined, weighing joined:
 // "read header timeout" also looks for readheadertimeout, readheader,
 // headertimeout and their snake_case forms, the identifiers a developer
 // describes in words. Only words that are a term of their own are joined
 // (not stop words, not identifiers already split). At most
 // maxLookupTerms.
-func queryTerms(tok Tokenizer, text string, joined float64, weight func(string) float64) []qterm {
+func queryTerms(tok Tokenizer, text string, joined float64) []qterm {
 	seen := map[string]bool{}
 	var out []qterm
 	add := func(t string, w float64) {
-		if t == "" || len(t) > maxTermLen || seen[t] || len(out) == maxLookupTerms || !(w > 0) {
+		if t == "" || len(t) > maxTermLen || seen[t] || len(out) == maxLookupTerms {
 			return
 		}
 		seen[t] = true
 		out = append(out, qterm{term: t, weight: w})
 	}
-	weigh := func(t string) float64 {
-		if weight == nil {
-			return 1
-		}
-		return weight(t)
-	}
 	for _, t := range tok(text) {
-		add(t, weigh(t))
+		add(t, 1)
 	}
 	if joined <= 0 {
 		return out
@@ -229,7 +222,7 @@ func queryTerms(tok Tokenizer, text string, joined float64, weight func(string) 
 	var words []string // the query's plain words, "" between runs
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
 		ts := tok(w)
-		if len(ts) == 1 && strings.ToLower(w) == ts[0] && weigh(ts[0]) > 0 {
+		if len(ts) == 1 && strings.ToLower(w) == ts[0] {
 			words = append(words, ts[0])
 		} else {
 			words = append(words, "")

@@ -99,7 +99,7 @@ func New(ctx context.Context, st store.Store, cfgs []Config, opts Options) (*Man
 		if _, dup := m.bases[c.ID]; dup {
 			return nil, fmt.Errorf("knowledge base %q is defined twice", c.ID)
 		}
-		io := index.Options{Tokenizer: chunk.Tokens, QueryWeight: chunk.QueryWeight, MaxGlobs: opts.MaxGlobs, MaxGlobLen: opts.MaxGlobLen, Logger: log}
+		io := index.Options{Tokenizer: chunk.Tokens, MaxGlobs: opts.MaxGlobs, MaxGlobLen: opts.MaxGlobLen, Logger: log}
 		if c.Embeddings != nil {
 			if opts.Embedder == nil {
 				return nil, fmt.Errorf("knowledge base %q: embeddings are configured, and no embedder is", c.ID)
