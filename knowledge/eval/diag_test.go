@@ -110,6 +110,7 @@ func TestGrid(t *testing.T) {
 		{"path", func(r *index.Ranking, v float64) { r.Path = v }, []float64{0.5, 1, 2.5}},
 		{"joined", func(r *index.Ranking, v float64) { r.Joined = v }, []float64{0.5, 1.5}},
 		{"private", func(r *index.Ranking, v float64) { r.Private = v }, []float64{0.5, 0.6, 0.8, 0.9}},
+		{"names", func(r *index.Ranking, v float64) { r.Names = v }, []float64{0, 0.1, 0.5}},
 	}
 	for _, vr := range variants {
 		if *gridOnly != "" && !strings.Contains(","+*gridOnly+",", ","+vr.name+",") {
@@ -134,7 +135,7 @@ func TestGrid(t *testing.T) {
 	}
 }
 
-var compare = flag.String("eval.compare", "", "rankings TestCompare sets against the default, ';'-separated, each 'param=value,…' (k1, b, symbol, signature, doc, body, path, joined, private)")
+var compare = flag.String("eval.compare", "", "rankings TestCompare sets against the default, ';'-separated, each 'param=value,…' (k1, b, symbol, signature, doc, body, path, joined, names, private)")
 
 // TestCompare logs the rank of each development question of the
 // hand-written sets under the default ranking and under each ranking of
@@ -170,7 +171,7 @@ func TestCompare(t *testing.T) {
 				t.Fatalf("%q: %v", kv, err)
 			}
 			p := map[string]*float64{"k1": &r.K1, "b": &r.B, "symbol": &r.Symbol, "signature": &r.Signature, "doc": &r.Doc,
-				"body": &r.Body, "path": &r.Path, "joined": &r.Joined, "private": &r.Private}[k]
+				"body": &r.Body, "path": &r.Path, "joined": &r.Joined, "names": &r.Names, "private": &r.Private}[k]
 			if p == nil {
 				t.Fatalf("%q: no such parameter", k)
 			}

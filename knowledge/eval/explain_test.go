@@ -77,7 +77,7 @@ func TestExplain(t *testing.T) {
 		}
 	}
 	w := [5]float64{5, 2, 2, 1, 1.5}
-	k1, b, priv := 1.2, 0.5, 0.7
+	k1, b, priv, names := 1.2, 0.5, 0.7, 0.25
 	for _, q := range s.questions {
 		if q.half != Dev || q.set == SetGenerated || !strings.Contains(q.ID, *explain) {
 			continue
@@ -99,6 +99,9 @@ func TestExplain(t *testing.T) {
 				norm := 1 - b + b*float64(d.dl)/avgdl
 				tf := w[0]*float64(f[0]) + w[1]*float64(f[1]) + w[4]*float64(f[4]) + (w[2]*float64(f[2])+w[3]*float64(f[3]))/norm
 				sc := qt.weight * idf * (k1 + 1) * tf / (tf + k1)
+				if ntf := w[0]*float64(f[0]) + w[1]*float64(f[1]); ntf > 0 {
+					sc += names * qt.weight * idf * (k1 + 1) * ntf / (ntf + k1) // Ranking.Names
+				}
 				if d.private {
 					sc *= priv
 				}

@@ -338,6 +338,34 @@ func TestSearchFavoursTheSynopsis(t *testing.T) {
 	})
 }
 
+// TestSearchFavoursTheName: the declaration whose name holds the query's
+// word outranks one whose doc comment only repeats it (Ranking.Names:
+// BM25F alone saturates both alike).
+func TestSearchFavoursTheName(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{Tokenizer: chunk.Tokens})
+		for _, src := range []string{
+			"package a\n\n// Alpha keeps the cookie jar: each cookie, cookie by cookie, in its cookie list.\nfunc Alpha(j Jar) {}\n",
+			"package b\n\n// Cookie returns the named value.\nfunc Cookie(name string) string {}\n",
+			"package c\n\n// Gamma parses a form.\nfunc Gamma() {}\n",
+		} {
+			name := src[8:9] + ".go"
+			cs, err := chunk.Split(name, "repo", []byte(src), chunk.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustReplace(t, ix, "kb", file{name: name, hash: name, chunks: cs})
+		}
+		var got []string
+		for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: "how do I read a cookie", TopK: 2}) {
+			got = append(got, h.Chunk.Symbol)
+		}
+		if want := []string{"Cookie", "Alpha"}; !slices.Equal(got, want) {
+			t.Errorf("read a cookie: %v, want %v", got, want)
+		}
+	})
+}
+
 func TestExpandTerms(t *testing.T) {
 	table := map[string][]string{
 		"written": {"marshal", "encod", "writ", "json"}, // 4: the first 3 kept, writ already there
