@@ -59,7 +59,7 @@ var floors = map[string]map[string]Metrics{
 		"go-handwritten/dev":     {Recall1: 0.09, Recall5: 0.43, MRR: 0.24, NDCG: 0.33},
 		"go-handwritten/heldout": {Recall1: 0.33, Recall5: 0.58, MRR: 0.45, NDCG: 0.51},
 		"js-handwritten/dev":     {Recall1: 0.29, Recall5: 0.52, MRR: 0.36, NDCG: 0.41},
-		"js-handwritten/heldout": {Recall1: 0.24, Recall5: 0.57, MRR: 0.41, NDCG: 0.48}, // R@5 0.600 since 1d935b3 (README)
+		"js-handwritten/heldout": {Recall1: 0.24, Recall5: 0.64, MRR: 0.41, NDCG: 0.48},
 	},
 }
 
