@@ -28,7 +28,8 @@ type Parts struct {
 	// comment lines (the comment adjacent to the declaration, not a
 	// file's licence above it), without comment markers or tag lines
 	// (@param): what go/doc calls a synopsis, the sentence saying what
-	// the declaration is or does. At most maxSynopsisBytes.
+	// the declaration is or does. At most maxSynopsisBytes, cut between
+// words.
 	Synopsis string
 	// Comments are the comments of the body (after the signature) of a
 	// declaration that is not code to run (a type, a group of constants,
@@ -183,7 +184,11 @@ func synopsis(doc string) string {
 		ppp, pp, p = pp, p, q
 	}
 	if len(s) > maxSynopsisBytes {
-		s = strings.ToValidUTF8(s[:maxSynopsisBytes], "")
+		s = s[:maxSynopsisBytes]
+		if i := strings.LastIndexByte(s, ' '); i > 0 {
+			s = s[:i] // not a word cut in two, which the doc does not hold
+		}
+		s = strings.ToValidUTF8(s, "")
 	}
 	return s
 }

@@ -84,7 +84,7 @@ func TestSynopsis(t *testing.T) {
 		{"jsdoc", "/**\n * Register callback `fn` for the command.\n *\n * @example\n */", "Register callback `fn` for the command."},
 		{"jsdoc tags end it", "/**\n * Define option.\n * @param {string} flags\n */", "Define option."},
 		{"python docstring", "    \"\"\"Return the sum.\n\n    More.\n    \"\"\"", "Return the sum."},
-		{"bounded", "// " + long, strings.TrimSpace(long)[:maxSynopsisBytes]},
+		{"bounded, between words", "// " + long, strings.TrimSpace(long[:maxSynopsisBytes])},
 		{"none", "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
