@@ -29,7 +29,7 @@ type Parts struct {
 	// file's licence above it), without comment markers or tag lines
 	// (@param): what go/doc calls a synopsis, the sentence saying what
 	// the declaration is or does. At most maxSynopsisBytes, cut between
-// words.
+	// words.
 	Synopsis string
 	// Comments are the comments of the body (after the signature) of a
 	// declaration that is not code to run (a type, a group of constants,

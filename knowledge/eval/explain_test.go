@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentgw/agentgw/knowledge/chunk"
+	"github.com/agentgw/agentgw/knowledge/index"
 )
 
 var explain = flag.String("eval.explain", "", "log, for the development questions of the hand-written sets whose ids contain this text, each query term's part of the score of the answer and of the first hits (a re-computation of the default ranking, not the index's)")
@@ -76,8 +77,9 @@ func TestExplain(t *testing.T) {
 			}
 		}
 	}
-	w := [5]float64{5, 2, 2, 1, 1.5}
-	k1, b, priv, names := 1.2, 0.5, 0.7, 0.25
+	r := index.DefaultRanking()
+	w := [5]float64{r.Symbol, r.Signature, r.Doc, r.Body, r.Path}
+	k1, b, priv, names := r.K1, r.B, r.Private, r.Names
 	for _, q := range s.questions {
 		if q.half != Dev || q.set == SetGenerated || !strings.Contains(q.ID, *explain) {
 			continue
