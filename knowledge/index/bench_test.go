@@ -204,11 +204,14 @@ func BenchmarkSearch100k(b *testing.B) {
 			for i := range queries {
 				queries[i] = s.query()
 			}
+			noNames := DefaultRanking()
+			noNames.Names = 0
 			for _, mode := range []struct {
 				name string
 				opts Options
 			}{
 				{"lexical", Options{}},
+				{"lexical-nonames", Options{Ranking: &noNames}}, // without the names clause: what it costs
 				{"hybrid", Options{Embedder: emb}},
 				{"hybrid-bruteforce", Options{Embedder: emb, BruteForceLimit: 1 << 30}},
 			} {

@@ -29,6 +29,13 @@ type Ranking struct {
 	// Expanded weighs the terms Options.Expand gives for a query's
 	// terms, against 1 for its own; 0 looks for none.
 	Expanded float64
+	// Names weighs a second clause of each query term, saturated apart:
+	// its occurrences in the symbol and signature fields only. BM25F
+	// saturates a term's weighted frequency over all fields together,
+	// so a doc comment repeating a word earns nearly what the name
+	// holding it does; this clause gives the chunk whose name holds the
+	// word up to Names times the term's weight more. 0 adds nothing.
+	Names float64
 	// Private, in [0, 1], multiplies the score of a chunk that declares
 	// only private names (chunk.Parts): an unexported Go function, a
 	// Python or JavaScript _helper, a private Java method. A question
@@ -40,7 +47,7 @@ type Ranking struct {
 // otherwise, its weights chosen on the development half of knowledge/eval
 // (see the package doc).
 func DefaultRanking() Ranking {
-	return Ranking{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Private: 0.7}
+	return Ranking{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Names: 0.25, Private: 0.7}
 }
 
 // rankParams is a Ranking as the scoring loop reads it.
@@ -49,6 +56,7 @@ type rankParams struct {
 	weights  [numFields]float64
 	joined   float64
 	expanded float64
+	names    float64
 	private  float64
 }
 
@@ -64,13 +72,14 @@ func (r Ranking) params() rankParams {
 		},
 		joined:   r.Joined,
 		expanded: r.Expanded,
+		names:    r.Names,
 		private:  r.Private,
 	}
 }
 
 // check reports a Ranking that cannot rank.
 func (r Ranking) check() error {
-	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined, r.Expanded, r.Private} {
+	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined, r.Expanded, r.Names, r.Private} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("ranking %+v: a parameter is negative or not a number", r)
 		}
@@ -113,7 +122,8 @@ type qterm struct {
 type termInfo struct {
 	term string
 	df   int64
-	ub   float64 // the most the term adds to a chunk's score: weight·idf·(k1+1)
+	w    float64 // weight·idf·(k1+1): the most one clause of the term adds
+	ub   float64 // the most the term adds to a chunk's score: w·(1+names)
 	// names: only the symbol and signature fields count (qterm.names).
 	names bool
 }
@@ -188,15 +198,22 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 			} else if !f.keep(file, p.stype) {
 				return
 			}
-			var tf float64
+			var sc float64
 			if t.names {
-				if tf = r.namesTF(&p); tf == 0 {
+				tf := r.namesTF(&p)
+				if tf == 0 {
 					return
 				}
+				sc = t.w * tf / (tf + r.k1)
 			} else {
-				tf = r.tf(&p, 1-r.b+r.b*float64(p.dl)/avgdl)
+				tf := r.tf(&p, 1-r.b+r.b*float64(p.dl)/avgdl)
+				sc = t.w * tf / (tf + r.k1)
+				if r.names > 0 {
+					if ntf := r.namesTF(&p); ntf > 0 {
+						sc += r.names * t.w * ntf / (ntf + r.k1)
+					}
+				}
 			}
-			sc := t.ub * tf / (tf + r.k1)
 			if p.private {
 				sc *= r.private
 			}
@@ -274,7 +291,11 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 		}
 		df := float64(t.df)
 		q := byTerm[t.term]
-		t.ub = q.weight * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
+		t.w = q.weight * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
+		t.ub = t.w
+		if !q.names {
+			t.ub += s.params.names * t.w // the names clause (Ranking.Names)
+		}
 		t.names = q.names
 		out = append(out, t)
 	}

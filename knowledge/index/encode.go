@@ -204,6 +204,11 @@ func fieldTexts(c chunk.Chunk) ([numFields]string, bool) {
 	}
 	out[fieldSignature] = p.Signature
 	out[fieldDoc] = p.Doc
+	if p.Synopsis != "" {
+		// The doc's first sentence counts twice: it says what the
+		// declaration is or does, as a question asks it.
+		out[fieldDoc] = p.Synopsis + "\n" + p.Doc
+	}
 	if p.Comments != "" {
 		out[fieldDoc] += "\n" + p.Comments // prose, as the doc comment is
 	}

@@ -29,8 +29,8 @@ import (
 // The migrations: applied once and in order by dbconn's runner (schema),
 // recorded in kb_migrations, as the hand-off queue's and the schedules'
 // are. A migration that changes what the rows mean rather than their
-// shape (version 2, the postings' fields; version 3, what the fields and
-// terms hold) empties the index: the
+// shape (version 2, the postings' fields; versions 3 and 4, what the
+// fields and terms hold) empties the index: the
 // gateway's indexer rebuilds it from the sources at its next pass, as it
 // would a new knowledge base, and searches find nothing meanwhile.
 var (
@@ -51,6 +51,8 @@ DROP TABLE kb_postings;
 	// doc comment (chunk.Parts.Comments), marks deprecated declarations
 	// with the private prior, and drops more stop words, so the rows of
 	// version 2 hold other fields and terms than a new index would.
+	// Version 4 empties it again: the doc field holds the doc's first
+	// sentence twice (chunk.Parts.Synopsis).
 	reindex3 = `DELETE FROM kb_postings;
 DELETE FROM kb_terms;
 DELETE FROM kb_chunks;
@@ -111,6 +113,7 @@ CREATE TABLE kb_postings (
 	PRIMARY KEY (kb_id, term, file_id, part)
 ) WITHOUT ROWID`},
 		{Version: 3, Name: "comments as doc, deprecated, stop words: re-index", SQL: reindex3},
+		{Version: 4, Name: "a doc's first sentence counted twice: re-index", SQL: reindex3},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
@@ -167,6 +170,7 @@ CREATE TABLE kb_postings (
 	PRIMARY KEY (kb_id, term, file_id, part) INCLUDE (post)
 )`},
 		{Version: 3, Name: "comments as doc, deprecated, stop words: re-index", SQL: reindex3},
+		{Version: 4, Name: "a doc's first sentence counted twice: re-index", SQL: reindex3},
 	}
 )
 
