@@ -209,7 +209,7 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				if !keepFile(fr.file) {
 					continue
 				}
-				if err := decodePostings(fr.post, func(p posting) { add(fr.file, p) }); err != nil {
+				if err := decodePostings(fr.post, func(p posting) { s.stats.postings++; add(fr.file, p) }); err != nil {
 					return nil, 0, fmt.Errorf("the postings of %q in file %d: %w", t.term, fr.file, err)
 				}
 			}
@@ -315,6 +315,7 @@ func (s *searcher) postingsOf(ctx context.Context, terms []termInfo) (map[string
 		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
 	}
 	defer rs.Close()
+	s.stats.statements++
 	out := make(map[string][]fileRows, len(terms))
 	for rs.Next() {
 		var term string
@@ -322,6 +323,8 @@ func (s *searcher) postingsOf(ctx context.Context, terms []termInfo) (map[string
 		if err := rs.Scan(&term, &fr.file, &fr.post); err != nil {
 			return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
 		}
+		s.stats.rows++
+		s.stats.bytes += len(fr.post)
 		out[term] = append(out[term], fr)
 	}
 	if err := rs.Err(); err != nil {
@@ -351,16 +354,19 @@ func (s *searcher) postings(ctx context.Context, term string, files []int64, kee
 		return fmt.Errorf("reading the postings of %q: %w", term, err)
 	}
 	defer rs.Close()
+	s.stats.statements++
 	var post []byte
 	for rs.Next() {
 		var file int64
 		if err := rs.Scan(&file, &post); err != nil {
 			return fmt.Errorf("reading the postings of %q: %w", term, err)
 		}
+		s.stats.rows++
+		s.stats.bytes += len(post)
 		if !keepFile(file) {
 			continue
 		}
-		if err := decodePostings(post, func(p posting) { fn(file, p) }); err != nil {
+		if err := decodePostings(post, func(p posting) { s.stats.postings++; fn(file, p) }); err != nil {
 			return fmt.Errorf("the postings of %q in file %d: %w", term, file, err)
 		}
 	}

@@ -86,6 +86,9 @@ type Index struct {
 	// onFile, when set (tests), is called for each file name a query's
 	// path globs examine.
 	onFile func()
+	// onSearch, when set (tests, benchmarks), is given what each search
+	// read.
+	onSearch func(searchStats)
 }
 
 // Open returns an index in the database of the gateway's store st, a

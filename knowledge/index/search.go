@@ -125,6 +125,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err != nil || s.chunks == 0 {
 			return err
 		}
+		if ix.onSearch != nil {
+			defer func() { ix.onSearch(s.stats) }()
+		}
 		s.params = ix.rank
 		if len(gs) > 0 {
 			if f.files, err = s.matchFiles(ctx, gs, ix.onFile); err != nil {
@@ -292,6 +295,24 @@ type searcher struct {
 	// names caches file rows' names: file id to [kb, file name].
 	names  map[int64][2]string
 	params rankParams
+	stats  searchStats
+}
+
+// searchStats counts what a search's lexical ranking read: what its cost
+// follows, deterministic where the time is not (BenchmarkSearch100k
+// reports it).
+type searchStats struct {
+	statements int // postings statements run
+	rows       int // kb_postings rows read
+	bytes      int // of their blobs
+	postings   int // postings decoded
+}
+
+func (a *searchStats) add(b searchStats) {
+	a.statements += b.statements
+	a.rows += b.rows
+	a.bytes += b.bytes
+	a.postings += b.postings
 }
 
 func newSearcher(ctx context.Context, c dbconn.Conn, d dialect, kbs []string) (*searcher, error) {
