@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -164,7 +165,10 @@ const keepBenchPG = "AGENTGW_KB_BENCH_PG"
 // measures searches: p50 and p99 latency, allocations per search.
 // Hybrid compares the vectors of the 200 lexical candidates (the
 // index holds more than BruteForceLimit chunks); hybrid-bruteforce lifts
-// the limit to show what comparing all 100,000 vectors costs.
+// the limit to show what comparing all 100,000 vectors costs. The long
+// queries are like bench/recall.go's (synth.longQuery); nocache runs
+// without the postings cache (every term read from the database, as the
+// first search naming it does), noprobe without the probe too.
 func BenchmarkSearch100k(b *testing.B) {
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
@@ -224,18 +228,26 @@ func BenchmarkSearch100k(b *testing.B) {
 			for i := range long {
 				long[i] = s.longQuery()
 			}
+			noCache := Options{PostingsCacheBytes: -1}
 			for _, mode := range []struct {
 				name    string
 				opts    Options
 				queries []string
+				noProbe bool
 			}{
-				{"lexical", Options{}, queries},
-				{"lexical-long", Options{}, long},
-				{"hybrid", Options{Embedder: emb}, queries},
-				{"hybrid-bruteforce", Options{Embedder: emb, BruteForceLimit: 1 << 30}, queries},
+				{"lexical", Options{}, queries, false},
+				{"lexical-nocache", noCache, queries, false},
+				{"lexical-long", Options{}, long, false},
+				{"lexical-long-nocache", noCache, long, false},
+				{"lexical-long-nocache-noprobe", noCache, long, true},
+				{"hybrid", Options{Embedder: emb}, queries, false},
+				{"hybrid-bruteforce", Options{Embedder: emb, BruteForceLimit: 1 << 30}, queries, false},
 			} {
 				b.Run(mode.name, func(b *testing.B) {
 					ix := openIndex(b, db, mode.opts)
+					if mode.noProbe {
+						ix.probeMin = math.MaxInt64
+					}
 					benchQueries(b, ix, mode.queries)
 				})
 			}
@@ -281,4 +293,5 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	b.ReportMetric(float64(read.rows)/float64(b.N), "post-rows/op")
 	b.ReportMetric(float64(read.bytes)/float64(b.N), "post-bytes/op")
 	b.ReportMetric(float64(read.postings)/float64(b.N), "postings/op")
+	b.ReportMetric(float64(read.cached)/float64(b.N), "cached-terms/op")
 }

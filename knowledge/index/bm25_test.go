@@ -189,25 +189,47 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 		}
 		return out
 	}
+	var queries []string
+	for i := range 120 {
+		q := s.query()
+		switch i % 10 {
+		case 0:
+			q += " " + s.vocab[0] + " " + s.vocab[1] // the commonest words
+		case 5:
+			q += " " + strings.Join(splitCamel(files[i%len(files)].chunks[0].Symbol), " ") // an identifier in words
+		}
+		queries = append(queries, q)
+	}
+	// Long queries of words most chunks hold, like bench/recall.go's (a
+	// prompt and three lines of code): the probe's case.
+	for range 40 {
+		queries = append(queries, s.longQuery())
+	}
 	eachBackend(t, func(t *testing.T, db string) {
 		ix := openIndex(t, db, Options{Ranking: &rk, Expand: expand})
 		mustReplace(t, ix, "kb", files...)
-		for i := range 120 {
-			q := s.query()
-			switch i % 10 {
-			case 0:
-				q += " " + s.vocab[0] + " " + s.vocab[1] // the commonest words
-			case 5:
-				q += " " + strings.Join(splitCamel(files[i%len(files)].chunks[0].Symbol), " ") // an identifier in words
-			}
+		// The same index, probing whatever the postings left and
+		// caching every term read whole (the defaults do either only
+		// for terms many chunks hold: none of this corpus's).
+		probing := openIndex(t, db, Options{Ranking: &rk, Expand: expand})
+		probing.probeMin, probing.cacheMinDF = 0, 0
+		probes, cached := 0, 0
+		probing.onSearch = func(st searchStats) { probes, cached = probes+st.probes, cached+st.cached }
+		for i, q := range queries {
 			topK := []int{1, 3, 10, 40}[i%4]
-			var got []string
-			for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: topK}) {
-				got = append(got, fmt.Sprintf("%s:%d %.12f", h.Chunk.FileName, (h.Chunk.StartLine-1)/10, h.Score))
+			want := exhaustive(q, topK)
+			for _, ix := range []*Index{ix, probing} {
+				var got []string
+				for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: topK}) {
+					got = append(got, fmt.Sprintf("%s:%d %.12f", h.Chunk.FileName, (h.Chunk.StartLine-1)/10, h.Score))
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("query %q top %d (probing from %d postings left):\n got %v\nwant %v", q, topK, ix.probeMin, got, want)
+				}
 			}
-			if want := exhaustive(q, topK); !slices.Equal(got, want) {
-				t.Errorf("query %q top %d:\n got %v\nwant %v", q, topK, got, want)
-			}
+		}
+		if probes < len(queries)/2 || cached < len(queries) {
+			t.Errorf("%d of %d searches probed, %d terms came from the cache: the test does not test them", probes, len(queries), cached)
 		}
 	})
 }
