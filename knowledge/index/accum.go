@@ -10,6 +10,7 @@ type accum struct {
 	files []fileScores
 	live  []int32   // the files with chunks scored, by index
 	n     int       // chunks scored (still candidates, when pruning)
+	max   float64   // the highest score
 	arena []float64 // where files' scores are cut from
 	heap  []float64 // kth's
 }
@@ -55,9 +56,11 @@ func (a *accum) add(fs *fileScores, ord int, sc float64) {
 	}
 	if v := fs.scores[ord]; v >= 0 {
 		fs.scores[ord] = v + sc
+		a.max = max(a.max, v+sc)
 		return
 	}
 	fs.scores[ord] = sc
+	a.max = max(a.max, sc)
 	if fs.n == 0 {
 		a.live = append(a.live, a.at[fs.file])
 	}
@@ -66,9 +69,10 @@ func (a *accum) add(fs *fileScores, ord int, sc float64) {
 }
 
 // addSeen adds sc to the score of chunk ord of fs if it has one.
-func addSeen(fs *fileScores, ord int, sc float64) {
+func (a *accum) addSeen(fs *fileScores, ord int, sc float64) {
 	if ord < len(fs.scores) && fs.scores[ord] >= 0 {
 		fs.scores[ord] += sc
+		a.max = max(a.max, fs.scores[ord])
 	}
 }
 
@@ -159,20 +163,6 @@ func (a *accum) prune(bar, rem float64) []int64 {
 	a.live = live
 	slices.Sort(files)
 	return files
-}
-
-// top returns the chunks scored at least bar.
-func (a *accum) top(bar float64) []scored {
-	var out []scored
-	for _, i := range a.live {
-		fs := &a.files[i]
-		for o, v := range fs.scores {
-			if v >= bar {
-				out = append(out, scored{key{fs.file, int32(o)}, v})
-			}
-		}
-	}
-	return out
 }
 
 // items returns every chunk scored.

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -168,7 +167,7 @@ const keepBenchPG = "AGENTGW_KB_BENCH_PG"
 // the limit to show what comparing all 100,000 vectors costs. The long
 // queries are like bench/recall.go's (synth.longQuery); nocache runs
 // without the postings cache (every term read from the database, as the
-// first search naming it does), noprobe without the probe too.
+// first search naming it does).
 func BenchmarkSearch100k(b *testing.B) {
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
@@ -233,21 +232,16 @@ func BenchmarkSearch100k(b *testing.B) {
 				name    string
 				opts    Options
 				queries []string
-				noProbe bool
 			}{
-				{"lexical", Options{}, queries, false},
-				{"lexical-nocache", noCache, queries, false},
-				{"lexical-long", Options{}, long, false},
-				{"lexical-long-nocache", noCache, long, false},
-				{"lexical-long-nocache-noprobe", noCache, long, true},
-				{"hybrid", Options{Embedder: emb}, queries, false},
-				{"hybrid-bruteforce", Options{Embedder: emb, BruteForceLimit: 1 << 30}, queries, false},
+				{"lexical", Options{}, queries},
+				{"lexical-nocache", noCache, queries},
+				{"lexical-long", Options{}, long},
+				{"lexical-long-nocache", noCache, long},
+				{"hybrid", Options{Embedder: emb}, queries},
+				{"hybrid-bruteforce", Options{Embedder: emb, BruteForceLimit: 1 << 30}, queries},
 			} {
 				b.Run(mode.name, func(b *testing.B) {
 					ix := openIndex(b, db, mode.opts)
-					if mode.noProbe {
-						ix.probeMin = math.MaxInt64
-					}
 					benchQueries(b, ix, mode.queries)
 				})
 			}

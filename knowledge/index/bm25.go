@@ -129,21 +129,15 @@ type termInfo struct {
 // add together, no chunk not seen yet can enter the ranking, so the
 // remaining (common, long) postings are read only for the files of the
 // candidates still able to make it, and candidates that cannot are
-// dropped as the bar rises. When long postings remain and that bar is
-// still too low, the depth best chunks so far are scored whole first
-// (probe): the depth-th of those whole scores is a bar no chunk below it
-// can pass, usually far above the partial scores' (a query made only of
-// words most chunks hold).
+// dropped as the bar rises.
 func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth int) ([]scored, float64, error) {
 	infos, err := s.termInfos(ctx, terms)
 	if err != nil || len(infos) == 0 {
 		return nil, 0, err
 	}
 	rem := make([]float64, len(infos)+1)
-	left := make([]int64, len(infos)+1) // postings of the terms from i on
 	for i := len(infos) - 1; i >= 0; i-- {
 		rem[i] = rem[i+1] + infos[i].ub
-		left[i] = left[i+1] + infos[i].df
 	}
 	// The rows of the terms in the postings cache; on Postgres, the
 	// rarest terms' others, whose postings are short, read together in
@@ -180,23 +174,19 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	}
 	sc := s.scorer()
 	acc := newAccum(int(min(infos[0].df, 4096)))
-	pruning, probed := false, false
-	probe := 0.0 // the depth-th whole score of the chunks probed
+	pruning := false
 	for i, t := range infos {
 		var files []int64
-		if acc.n >= depth && !pruning {
-			bar := max(acc.kth(depth), probe)
-			if bar <= rem[i] && !probed && left[i] >= s.probeMin {
-				probed = true
-				if probe, err = s.probe(ctx, acc, infos, i, depth, sc); err != nil {
-					return nil, 0, err
-				}
-				bar = max(bar, probe)
+		// No chunk's score over what the terms left can add: no
+		// depth-th's either, and no need to look for it.
+		if acc.n >= depth && (pruning || acc.max > rem[i]) {
+			bar := acc.kth(depth)
+			if !pruning && bar > rem[i] {
+				pruning = true
 			}
-			pruning = bar > rem[i]
-		}
-		if pruning {
-			files = acc.prune(max(acc.kth(depth), probe), rem[i])
+			if pruning {
+				files = acc.prune(bar, rem[i])
+			}
 		}
 		var err error
 		row := func(file int64, post []byte) {
@@ -225,7 +215,7 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				if pruning {
 					if p.ord < len(fs.scores) && fs.scores[p.ord] >= 0 {
 						if v, ok := sc.of(t, &p); ok {
-							addSeen(fs, p.ord, v)
+							acc.addSeen(fs, p.ord, v)
 						}
 					}
 					continue
@@ -286,62 +276,6 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	}
 	ranked, err := s.rank(ctx, acc.items(), depth)
 	return ranked, rem[0], err
-}
-
-// defaultProbeMin is the postings left to read under which a ranking
-// does not probe: scoring the best chunks whole costs a statement.
-const defaultProbeMin = 20000
-
-// probe scores whole the depth best chunks of acc, whose terms before i
-// are counted, and returns the depth-th of their scores (0 when fewer
-// than depth): the score of the ranking's depth-th chunk is at least
-// that. It reads the remaining terms' postings of those chunks' files
-// only, and adds them in the order the ranking does, so that each score
-// probed is, to the bit, the one the ranking ends with.
-func (s *searcher) probe(ctx context.Context, acc *accum, infos []termInfo, i, depth int, sc scorer) (float64, error) {
-	s.stats.probes++
-	best := acc.top(acc.kth(depth))
-	slices.SortFunc(best, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
-	best = best[:depth]
-	whole := make(map[key]float64, len(best))
-	var files []int64
-	for _, b := range best {
-		whole[b.key] = b.score
-		files = append(files, b.file)
-	}
-	slices.Sort(files)
-	files = slices.Compact(files)
-	rows, err := s.postingsOf(ctx, infos[i:], files)
-	if err != nil {
-		return 0, err
-	}
-	for _, t := range infos[i:] {
-		for _, fr := range rows[t.term] {
-			it := postingIter{b: fr.post}
-			var p posting
-			for {
-				ok, err := it.next(&p)
-				if err != nil {
-					return 0, fmt.Errorf("the postings of %q in file %d: %w", t.term, fr.file, err)
-				}
-				if !ok {
-					break
-				}
-				s.stats.postings++
-				k := key{fr.file, int32(p.ord)}
-				if v, ok := whole[k]; ok {
-					if c, ok := sc.of(t, &p); ok {
-						whole[k] = v + c
-					}
-				}
-			}
-		}
-	}
-	bar := math.Inf(1)
-	for _, v := range whole {
-		bar = min(bar, v)
-	}
-	return bar, nil
 }
 
 // cacheKey is term's key in the postings cache.

@@ -98,8 +98,6 @@ type Index struct {
 	// onSearch, when set (tests, benchmarks), is given what each search
 	// read.
 	onSearch func(searchStats)
-	// probeMin is defaultProbeMin but in tests (see lexical).
-	probeMin int64
 	// cache is nil when Options.PostingsCacheBytes is negative.
 	cache *postingsCache
 	// cacheMinDF is defaultCacheMinDF but in tests.
@@ -227,7 +225,7 @@ func newIndex(opts Options) (*Index, error) {
 	if opts.MaxGlobLen <= 0 {
 		opts.MaxGlobLen = DefaultMaxGlobLen
 	}
-	ix := &Index{opts: opts, rank: rank.params(), probeMin: defaultProbeMin, cacheMinDF: defaultCacheMinDF}
+	ix := &Index{opts: opts, rank: rank.params(), cacheMinDF: defaultCacheMinDF}
 	switch {
 	case opts.PostingsCacheBytes == 0:
 		ix.cache = newPostingsCache(DefaultPostingsCacheBytes)

@@ -129,7 +129,6 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			defer func() { ix.onSearch(s.stats) }()
 		}
 		s.params = ix.rank
-		s.probeMin = ix.probeMin
 		if len(s.kbIDs) == 1 {
 			s.cache, s.cacheMinDF = ix.cache, ix.cacheMinDF
 		}
@@ -304,9 +303,7 @@ type searcher struct {
 	// names caches file rows' names: file id to [kb, file name].
 	names  map[int64][2]string
 	params rankParams
-	// probeMin: see defaultProbeMin.
-	probeMin int64
-	stats    searchStats
+	stats  searchStats
 }
 
 // searchStats counts what a search's lexical ranking read: what its cost
@@ -317,7 +314,6 @@ type searchStats struct {
 	rows       int // kb_postings rows read
 	bytes      int // of their blobs
 	postings   int // postings decoded
-	probes     int // rankings that probed (lexical)
 	cached     int // terms whose rows came from the postings cache
 }
 
@@ -326,7 +322,6 @@ func (a *searchStats) add(b searchStats) {
 	a.rows += b.rows
 	a.bytes += b.bytes
 	a.postings += b.postings
-	a.probes += b.probes
 	a.cached += b.cached
 }
 
