@@ -49,6 +49,21 @@
 // case is a query made only of words most chunks hold: nothing can be
 // pruned, and each of its terms' postings is read whole. The rarest
 // terms, whose postings together are short, are read in one statement.
+// Scores are kept in a slice per file, by the chunk's ordinal (a map
+// look-up per row, not per posting), and postings are decoded in place
+// from the driver's memory. The rows of a term a thousand chunks or more
+// hold, once read whole, are kept in a cache of bounded memory
+// (Options.PostingsCacheBytes, 32 MB by default, least recently used
+// out first), for the next search naming it: the common words of code
+// (err, ctx, return) come back in query after query, and stepping
+// through their rows is most of what they cost. An entry belongs to a
+// knowledge base at a version of its index, kb_bases.version, which a
+// trigger increments whenever the base's counters change, that is in
+// every transaction that changes its postings, whichever process or
+// release wrote them; a search reads the version in its snapshot, so it
+// never ranks by rows older or newer than the snapshot's (a test writes
+// through a second Index, as another replica would, and compares each
+// ranking with an uncached index's). Only searches of one base use it.
 //
 // Measured (BenchmarkIndexBuild, BenchmarkSearch100k; 2 cores shared
 // with other sessions' builds and benchmarks, load average 7 to 26, so

@@ -201,6 +201,7 @@ func TestConcurrentIndexAndSearch(t *testing.T) {
 		ctx := context.Background()
 		a := openIndex(t, db, Options{Embedder: HashEmbedder{Dim: 32}})
 		b := openIndex(t, db, Options{Embedder: HashEmbedder{Dim: 32}})
+		a.cacheMinDF, b.cacheMinDF = 0, 0 // every term in the postings cache
 		mustReplace(t, a, "kb", testCorpus()...)
 		var wg sync.WaitGroup
 		errs := make(chan error, 100)
