@@ -157,50 +157,67 @@ func (t *lazyTx) Conn() *pgx.Conn {
 // owner's task its argument names (a transaction advisory lock).
 const taskLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
 
-// pgLockedRow is backend.lockedRow on Postgres: the task's lock and query
-// in one batch, one round trip (with the BEGIN when they are the
-// transaction's first statements). They stay two statements: in READ
-// COMMITTED each takes its snapshot when it starts, so query sees every
-// message committed by the transaction that held the lock before.
-func pgLockedRow(ctx context.Context, tx dbconn.Conn, key, query string, args []any) dbconn.Row {
+// pgLockedRows is backend.lockedRows on Postgres: every statement of qs,
+// each after its task's lock, in one batch, one round trip (with the
+// BEGIN when they are the transaction's first statements). The lock and
+// its statement stay two statements: in READ COMMITTED each takes its
+// snapshot when it starts, so the statement sees every message committed
+// by the transaction that held the lock before.
+func pgLockedRows(ctx context.Context, tx dbconn.Conn, qs []lockedQuery, scan func(i int, r dbconn.Row) error) error {
 	t, ok := tx.(pgTx)
 	if !ok { // not the backend's own transaction: one statement each
-		if _, err := tx.Exec(ctx, taskLockSQL, key); err != nil {
-			return errRow{err}
-		}
-		return tx.QueryRow(ctx, query, args...)
+		return lockedRowsEach(ctx, tx, qs, scan, func(key string) error {
+			_, err := tx.Exec(ctx, taskLockSQL, key)
+			return err
+		})
 	}
 	br, began := t.tx.sendBatch(ctx, func(b *pgx.Batch) {
-		b.Queue(taskLockSQL, key)
-		b.Queue(dbconn.Rebind(query), args...)
+		for _, q := range qs {
+			if q.key != "" {
+				b.Queue(taskLockSQL, q.key)
+			}
+			b.Queue(dbconn.Rebind(q.query), q.args...)
+		}
 	})
-	return batchRow{br: br, began: began}
-}
-
-// batchRow is the row of pgLockedRow's query, read once the results
-// before it are (the BEGIN's, when the batch began the transaction, and
-// the lock's): the batch is closed when it is scanned.
-type batchRow struct {
-	br    pgx.BatchResults
-	began bool
-}
-
-// Scan implements dbconn.Row.
-func (r batchRow) Scan(dest ...any) error {
-	var err error
-	if r.began {
-		_, err = r.br.Exec()
-	}
-	if err == nil {
-		_, err = r.br.Exec()
-	}
-	if err == nil {
-		err = r.br.QueryRow().Scan(dest...)
-	}
-	if cerr := r.br.Close(); err == nil {
+	err := func() error {
+		if began {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		for i, q := range qs {
+			if q.key != "" {
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
+			}
+			if err := scan(i, br.QueryRow()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// lockedRowsEach runs qs one statement at a time, each after lock(key)
+// when it names a task (lock nil: the transaction holds every lock, as
+// SQLite's does from its start).
+func lockedRowsEach(ctx context.Context, tx dbconn.Conn, qs []lockedQuery, scan func(i int, r dbconn.Row) error, lock func(key string) error) error {
+	for i, q := range qs {
+		if q.key != "" && lock != nil {
+			if err := lock(q.key); err != nil {
+				return err
+			}
+		}
+		if err := scan(i, tx.QueryRow(ctx, q.query, q.args...)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errRow is a row whose statement failed.

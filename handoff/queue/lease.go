@@ -289,7 +289,7 @@ func (q *Queue) takeBackOrphan(ctx context.Context, o orphan, lease time.Duratio
 		if due := q.retryDue(rec); due.After(now) {
 			opts.ScheduledAt = due // the retry of a failed run keeps its backoff
 		}
-		next, err := insert(ctx, deliverArgs{ID: o.id}, opts)
+		next, err := insertJob(ctx, insert, deliverArgs{ID: o.id}, opts)
 		if err != nil {
 			return err
 		}
@@ -349,7 +349,7 @@ func (q *Queue) takeBack(ctx context.Context, id string) (bool, error) {
 		if rec.Status != StatusRunning || leaseUntil >= time.Now().UnixNano() {
 			return nil // finished, renewed, or taken back by another replica
 		}
-		job, err := insert(ctx, deliverArgs{ID: id}, q.jobOpts(rec.Envelope))
+		job, err := insertJob(ctx, insert, deliverArgs{ID: id}, q.jobOpts(rec.Envelope))
 		if err != nil {
 			return err
 		}

@@ -321,6 +321,11 @@ type Queue struct {
 	// w wakes River's client on this process's inserts and counts its
 	// looks for work.
 	w *waker
+	// enqueues gathers the Enqueues that arrive while a batch of them is
+	// being written, for the next (group.go); writes, the same for the
+	// claims and outcomes of runs (writes.go).
+	enqueues batcher[*enqueueCall]
+	writes   batcher[*writeCall]
 
 	// running holds the ids of the messages run in this process: the
 	// sweep leaves them alone, whatever their lease says.
@@ -358,27 +363,42 @@ type backend interface {
 	// the rows it read: Postgres's row lock ("" on SQLite, whose
 	// transactions hold the file's write lock from their start).
 	forUpdate() string
-	// lockedRow runs query in tx once tx holds, until it ends, the lock
-	// of one owner's task named key, so that two transactions counting a
-	// task's messages do not both insert the last one: after Postgres's
-	// transaction advisory lock, sent with the query in one round trip
-	// (query sees the rows committed before the lock was taken, as it is
-	// a statement of its own); on SQLite, whose transactions hold the
-	// file's write lock from their start, the query alone.
-	lockedRow(ctx context.Context, tx dbconn.Conn, key, query string, args ...any) dbconn.Row
+	// lockedRows runs the statements of qs in tx, in order, each once tx
+	// holds, until it ends, the lock of the owner's task its key names
+	// (none for ""), so that two transactions counting a task's messages
+	// do not both insert the last one; it hands each statement's row to
+	// scan, in order, and stops at the first error. On Postgres: each
+	// after a transaction advisory lock, all in one round trip (each
+	// statement sees the rows committed before its lock was taken, as it
+	// is a statement of its own); on SQLite, whose transactions hold the
+	// file's write lock from their start, the statements alone.
+	lockedRows(ctx context.Context, tx dbconn.Conn, qs []lockedQuery, scan func(i int, r dbconn.Row) error) error
 	// jobMessage is the SQL expression of the message id in the args of
 	// River job j (its JSON: jsonb on Postgres, JSONB blobs on SQLite).
 	jobMessage() string
 	// riverTime is t as River's columns of times compare with it:
 	// timestamptz on Postgres, River's text format on SQLite.
 	riverTime(t time.Time) any
+	// writeBatch runs the statements of calls in one transaction, each
+	// on its own otherwise (writes.go).
+	writeBatch(ctx context.Context, calls []*writeCall) error
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
 	stopAndCancel(ctx context.Context) error
 }
 
-// jobInserter inserts a River job in a transaction and returns its id.
-type jobInserter func(ctx context.Context, args deliverArgs, opts *river.InsertOpts) (int64, error)
+// jobInserter inserts River jobs in a transaction, in one statement, and
+// returns their ids in order.
+type jobInserter func(ctx context.Context, jobs []river.InsertManyParams) ([]int64, error)
+
+// insertJob inserts one job with insert and returns its id.
+func insertJob(ctx context.Context, insert jobInserter, args deliverArgs, opts *river.InsertOpts) (int64, error) {
+	ids, err := insert(ctx, []river.InsertManyParams{{Args: args, InsertOpts: opts}})
+	if err != nil {
+		return 0, err
+	}
+	return ids[0], nil
+}
 
 // riverBackend is a backend for River's driver of transactions TTx.
 type riverBackend[TTx any] struct {
@@ -388,26 +408,31 @@ type riverBackend[TTx any] struct {
 	commit   func(ctx context.Context, tx TTx) error
 	rollback func(ctx context.Context, tx TTx) error
 	lock     string
-	// lockThen is lockedRow on Postgres (nil on SQLite).
-	lockThen func(ctx context.Context, tx dbconn.Conn, key, query string, args []any) dbconn.Row
+	// lockThen is lockedRows on Postgres (nil on SQLite).
+	lockThen func(ctx context.Context, tx dbconn.Conn, qs []lockedQuery, scan func(i int, r dbconn.Row) error) error
 	// argID is jobMessage; timeText, set on SQLite, is riverTime.
 	argID    string
 	timeText bool
+	// writes is writeBatch.
+	writes func(ctx context.Context, calls []*writeCall) error
 	// inserted, when set, is called after a transaction that inserted a
 	// job commits: SQLite's listener is woken (Postgres's NOTIFY needs
 	// nothing).
 	inserted func()
 }
 
-func (b *riverBackend[TTx]) conn() dbconn.Conn  { return b.pool }
+func (b *riverBackend[TTx]) conn() dbconn.Conn { return b.pool }
+func (b *riverBackend[TTx]) writeBatch(ctx context.Context, calls []*writeCall) error {
+	return b.writes(ctx, calls)
+}
 func (b *riverBackend[TTx]) forUpdate() string  { return b.lock }
 func (b *riverBackend[TTx]) jobMessage() string { return b.argID }
 
-func (b *riverBackend[TTx]) lockedRow(ctx context.Context, tx dbconn.Conn, key, query string, args ...any) dbconn.Row {
+func (b *riverBackend[TTx]) lockedRows(ctx context.Context, tx dbconn.Conn, qs []lockedQuery, scan func(i int, r dbconn.Row) error) error {
 	if b.lockThen == nil {
-		return tx.QueryRow(ctx, query, args...)
+		return lockedRowsEach(ctx, tx, qs, scan, nil)
 	}
-	return b.lockThen(ctx, tx, key, query, args)
+	return b.lockThen(ctx, tx, qs, scan)
 }
 
 // sqliteTimeLayout is how River's SQLite driver writes times (UTC, to the
@@ -427,13 +452,17 @@ func (b *riverBackend[TTx]) inTx(ctx context.Context, fn func(tx dbconn.Conn, in
 		return fmt.Errorf("beginning a transaction: %w", err)
 	}
 	inserted := false
-	insert := func(ctx context.Context, args deliverArgs, opts *river.InsertOpts) (int64, error) {
-		res, err := b.client.InsertTx(ctx, tx, args, opts)
+	insert := func(ctx context.Context, jobs []river.InsertManyParams) ([]int64, error) {
+		res, err := b.client.InsertManyTx(ctx, tx, jobs)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		inserted = true
-		return res.Job.ID, nil
+		ids := make([]int64, len(res))
+		for i, r := range res {
+			ids[i] = r.Job.ID
+		}
+		return ids, nil
 	}
 	if err := fn(c, insert); err != nil {
 		_ = b.rollback(context.WithoutCancel(ctx), tx)
@@ -489,6 +518,9 @@ func NewSQLite(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 			}
 			return tx, dbconn.SQL(tx), nil
 		},
+		writes: func(ctx context.Context, calls []*writeCall) error {
+			return sqliteWrites(ctx, db, calls)
+		},
 		commit:   func(_ context.Context, tx *sql.Tx) error { return tx.Commit() },
 		rollback: func(_ context.Context, tx *sql.Tx) error { return tx.Rollback() },
 		argID:    `(j.args ->> '$.id')`,
@@ -520,10 +552,13 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Queue, e
 			tx := &lazyTx{pool: pool}
 			return tx, pgTx{Conn: dbconn.PGX(tx), tx: tx}, nil
 		},
+		writes: func(ctx context.Context, calls []*writeCall) error {
+			return pgWrites(ctx, pool, calls)
+		},
 		commit:   func(ctx context.Context, tx pgx.Tx) error { return tx.Commit(ctx) },
 		rollback: func(ctx context.Context, tx pgx.Tx) error { return tx.Rollback(ctx) },
 		lock:     " FOR UPDATE",
-		lockThen: pgLockedRow,
+		lockThen: pgLockedRows,
 		argID:    `(j.args ->> 'id')`,
 		inserted: q.wakeRiver,
 	}
@@ -695,108 +730,6 @@ func (q *Queue) Enqueue(ctx context.Context, env Envelope) (Record, bool, error)
 	return q.enqueue(ctx, env, "")
 }
 
-// enqueue queues env, an escalation of message from when from is set. The
-// message's row and its River job are inserted in one transaction: there
-// is never one without the other.
-func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record, bool, error) {
-	if err := check(&env); err != nil {
-		return Record{}, false, err
-	}
-	now := q.cfg.Now().UnixNano()
-	var fresh bool
-	var limit string
-	var rec Record
-	// The record is read in the transaction that queued it: a fresh
-	// message is answered as it was queued (QUEUED, or DEAD at a bound),
-	// never as a worker that took it a moment later made it (RUNNING),
-	// so what a sender is told does not depend on the worker's speed.
-	read := func(tx dbconn.Conn) (err error) {
-		rec, err = scanRecord(tx.QueryRow(ctx, `SELECT `+columns+` FROM handoff_messages WHERE id = ?`, env.ID))
-		if err != nil {
-			return fmt.Errorf("reading it back: %w", err)
-		}
-		return nil
-	}
-	err := q.b.inTx(ctx, func(tx dbconn.Conn, insert jobInserter) error {
-		limit = q.overHops(env)
-		status, code, finished := StatusQueued, "", int64(0)
-		if limit != "" {
-			status, code, finished = StatusDead, CodeLimit, now
-		}
-		// In a bounded task, the status is counted in the INSERT, under
-		// the task's lock: QUEUED, or DEAD when the task is full.
-		bounded := limit == "" && q.cfg.MaxMessagesPerTask > 0 && env.TaskID != ""
-		statusSQL, statusArgs := "?", []any{string(status)}
-		if bounded {
-			statusSQL = `CASE WHEN (SELECT count(*) FROM handoff_messages WHERE owner = ? AND task_id = ?) >= ?
-				THEN '` + string(StatusDead) + `' ELSE '` + string(StatusQueued) + `' END`
-			statusArgs = []any{env.Owner, env.TaskID, q.cfg.MaxMessagesPerTask}
-		}
-		query := `INSERT INTO handoff_messages (id, task_id, correlation_id, recipient, priority,
-			expires_at, retry_count, escalate_to, fallback_action, payload, escalated_from, status, created_at, updated_at,
-			owner, hops, code, error, finished_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ` + statusSQL + `, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO NOTHING RETURNING seq, status`
-		args := append([]any{env.ID, env.TaskID, env.CorrelationID, env.Recipient, env.Priority,
-			unixNano(env.ExpiresAt), env.RetryCount, env.EscalateTo, env.FallbackAction, string(env.Payload), from},
-			statusArgs...)
-		args = append(args, now, now, env.Owner, env.Hops, code, limit, finished)
-		row := tx.QueryRow
-		if bounded {
-			row = func(ctx context.Context, query string, args ...any) dbconn.Row {
-				return q.b.lockedRow(ctx, tx, env.Owner+"/"+env.TaskID, query, args...)
-			}
-		}
-		var seq int64
-		var inserted string
-		err := row(ctx, query, args...).Scan(&seq, &inserted)
-		if dbconn.IsNoRows(err) {
-			return read(tx) // the id is taken: the record as it is
-		}
-		if err != nil {
-			return err
-		}
-		if bounded && Status(inserted) == StatusDead {
-			// The task is full: the message's error says how full, still
-			// under the task's lock.
-			status, code, finished = StatusDead, CodeLimit, now
-			if limit, err = q.taskFull(ctx, tx, env); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `UPDATE handoff_messages SET code = ?, error = ?, finished_at = ? WHERE id = ?`,
-				code, limit, finished, env.ID); err != nil {
-				return err
-			}
-		}
-		fresh = true
-		if limit == "" { // DEAD: no job
-			if _, err := insert(ctx, deliverArgs{ID: env.ID}, q.jobOpts(env)); err != nil {
-				return err
-			}
-		}
-		// The row as inserted, without reading it back (what scanRecord
-		// would read: the times through the column's nanoseconds).
-		rec = Record{Envelope: env, Status: status, Error: limit, Code: code, EscalatedFrom: from, Seq: seq,
-			CreatedAt: fromUnixNano(now), UpdatedAt: fromUnixNano(now), FinishedAt: fromUnixNano(finished)}
-		rec.ExpiresAt = fromUnixNano(unixNano(env.ExpiresAt))
-		if len(env.Payload) == 0 {
-			rec.Payload = nil
-		}
-		return nil
-	})
-	if err != nil {
-		return Record{}, false, fmt.Errorf("queue: queuing message %s: %w", env.ID, err)
-	}
-	if fresh && limit != "" {
-		q.log.Warn("handoff queue: message dead at a bound of its task", "id", env.ID, "task", env.TaskID,
-			"recipient", env.Recipient, "hops", env.Hops, "code", CodeLimit, "error", limit)
-		if q.cfg.OnLimit != nil {
-			q.cfg.OnLimit(env)
-		}
-	}
-	return rec, fresh, nil
-}
-
 // jobOpts are the River options of the job that delivers env.
 func (q *Queue) jobOpts(env Envelope) *river.InsertOpts {
 	return &river.InsertOpts{
@@ -817,15 +750,16 @@ func (q *Queue) overHops(env Envelope) string {
 
 // taskFull says why env, just inserted DEAD in tx because its owner's task
 // held MaxMessagesPerTask messages, passes that bound: the count, made in
-// tx under the task's lock, less env itself.
-func (q *Queue) taskFull(ctx context.Context, tx dbconn.Conn, env Envelope) (string, error) {
+// tx under the task's lock, less env itself and the later messages of the
+// task that tx inserted after it.
+func (q *Queue) taskFull(ctx context.Context, tx dbconn.Conn, env Envelope, later int) (string, error) {
 	var n int64
 	if err := tx.QueryRow(ctx, `SELECT count(*) FROM handoff_messages WHERE owner = ? AND task_id = ?`,
 		env.Owner, env.TaskID).Scan(&n); err != nil {
 		return "", fmt.Errorf("counting the messages of task %s: %w", env.TaskID, err)
 	}
 	return fmt.Sprintf("%s: task %s holds %d hand-off messages already; handoffs.maxMessagesPerTask is %d",
-		CodeLimit, env.TaskID, n-1, q.cfg.MaxMessagesPerTask), nil
+		CodeLimit, env.TaskID, n-1-int64(later), q.cfg.MaxMessagesPerTask), nil
 }
 
 // check validates env and fills in its defaults.

@@ -263,7 +263,7 @@ func TestDuplicates(t *testing.T) {
 		// nothing: the record is final. With one worker, "after", queued
 		// later at a lower priority, completes after that job ran.
 		err = q.b.inTx(ctx, func(_ dbconn.Conn, insert jobInserter) error {
-			_, err := insert(ctx, deliverArgs{ID: "dup"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
+			_, err := insertJob(ctx, insert, deliverArgs{ID: "dup"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
 			return err
 		})
 		if err != nil {
@@ -565,7 +565,7 @@ func TestLeaseHoldsARun(t *testing.T) {
 		start(t, q)
 		<-started
 		err := q.b.inTx(ctx, func(_ dbconn.Conn, insert jobInserter) error {
-			_, err := insert(ctx, deliverArgs{ID: "held"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
+			_, err := insertJob(ctx, insert, deliverArgs{ID: "held"}, &river.InsertOpts{Queue: riverQueue, Priority: 1})
 			return err
 		})
 		if err != nil {

@@ -271,17 +271,23 @@ func (q *Queue) claim(ctx context.Context, id, token string, jobID int64) (claim
 // both take it.
 func (q *Queue) claimQueued(ctx context.Context, id, token string, jobID int64) (claim, bool, error) {
 	now := q.cfg.Now()
-	rec, err := scanRecord(q.b.conn().QueryRow(ctx, `UPDATE handoff_messages SET status = ?, attempts = attempts + 1,
+	var rec Record
+	taken := false
+	_, err := q.write(ctx, func(row dbconn.Row) (err error) {
+		rec, err = scanRecord(row)
+		taken = err == nil
+		if dbconn.IsNoRows(err) {
+			return nil // not QUEUED as claimed: claim's transaction decides
+		}
+		return err
+	}, `UPDATE handoff_messages SET status = ?, attempts = attempts + 1,
 		run_token = ?, lease_until = ?, started_at = ?, updated_at = ?, job_id = ?
 		WHERE id = ? AND status = ? AND (job_id = 0 OR job_id = ?) AND (expires_at = 0 OR expires_at > ?)
 		AND failures <= retry_count AND interruptions <= ?
 		RETURNING `+columns,
 		string(StatusRunning), token, q.lease(), now.UnixNano(), now.UnixNano(), jobID,
-		id, string(StatusQueued), jobID, now.UnixNano(), q.cfg.MaxInterruptions))
-	switch {
-	case dbconn.IsNoRows(err):
-		return claim{}, false, nil
-	case err != nil:
+		id, string(StatusQueued), jobID, now.UnixNano(), q.cfg.MaxInterruptions)
+	if err != nil || !taken {
 		return claim{}, false, err
 	}
 	return claim{do: run, rec: rec}, true, nil
@@ -301,8 +307,14 @@ func (q *Queue) update(ctx context.Context, r *held, set string, args ...any) er
 	where := ` WHERE id = ? AND (run_token = ? OR (run_token = '' AND status = ? AND attempts = ?))`
 	args = append(args, r.id, r.token, string(StatusQueued), r.attempts)
 	var n int64
+	query, first := `UPDATE handoff_messages SET `+set+where, true
 	err := q.retry(ctx, "recording message "+r.id, func() (err error) {
-		n, err = q.b.conn().Exec(ctx, `UPDATE handoff_messages SET `+set+where, args...)
+		if first { // with the outcomes of other runs
+			first = false
+			n, err = q.write(ctx, nil, query, args...)
+			return err
+		}
+		n, err = q.b.conn().Exec(ctx, query, args...)
 		return err
 	})
 	if err != nil {

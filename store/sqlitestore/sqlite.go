@@ -27,7 +27,10 @@ import (
 // connection that finds the file locked waits up to busyTimeout before it
 // fails. Reads (Get) have a pool of connections of their own (ReadDB), so
 // that they never queue behind writers for a connection: under load every
-// write connection may be waiting for the write lock. Its schema is
+// write connection may be waiting for the write lock. The write pool's
+// connections (DB: the store's, the hand-off queue's and River's
+// statements) keep their prepared statements by text (stmtcache.go), so a
+// statement run again is not compiled again. Its schema is
 // versioned (sqliteMigrations), applied when the store opens. Expired rows
 // are deleted when the store is opened and every store.SweepEvery puts.
 //
@@ -91,10 +94,13 @@ func Open(path string, opts ...store.Option) (*SQLite, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", dsn)
+	drv, err := sqliteDriver()
 	if err != nil {
 		return nil, fmt.Errorf("store: opening SQLite database %s: %w", path, err)
 	}
+	// The write pool's connections keep their prepared statements
+	// (stmtcache.go).
+	db := sql.OpenDB(cachingConnector{dsn: dsn, drv: drv})
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	s := &SQLite{db: db, path: path, now: time.Now}
