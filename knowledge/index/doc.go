@@ -106,9 +106,9 @@
 // SQLite 74,251 postings rows read a search before, 1,769 with the cache
 // (74,251 without it, the first search naming the terms), 35 ms of CPU
 // against 177 (119 without the cache); on Postgres 70,410 rows before,
-// 6,554 after, 34 ms of CPU against 99 (53 without). Without the cache, a
-// long search runs 454 M instructions where it ran 630 M (callgrind,
-// SQLite). Short queries read a third fewer rows (4,573 to 3,063 on
+// 6,554 after, 34 ms of CPU against 99 (53 without). A long search runs
+// 129 M instructions with the cache warm, 454 M without it, where it ran
+// 630 M (callgrind, SQLite). Short queries read a third fewer rows (4,573 to 3,063 on
 // SQLite), the cache holding their common words.
 //
 // # The ranking: BM25F over a chunk's fields, for code

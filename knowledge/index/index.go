@@ -71,7 +71,7 @@ const (
 	DefaultVectorCandidates = 100
 	DefaultMaxGlobs         = 64
 	DefaultMaxGlobLen       = 256
-	// DefaultPostingsCacheBytes holds the rows of some forty terms each
+	// DefaultPostingsCacheBytes holds the rows of about fifty terms each
 	// in every chunk of a 100,000-chunk base of 10-chunk files.
 	DefaultPostingsCacheBytes = 32 << 20
 )
