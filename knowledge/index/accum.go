@@ -165,13 +165,13 @@ func (a *accum) prune(bar, rem float64) []int64 {
 	return files
 }
 
-// items returns every chunk scored.
-func (a *accum) items() []scored {
-	out := make([]scored, 0, a.n)
+// items returns the chunks scored at least bar.
+func (a *accum) items(bar float64) []scored {
+	var out []scored
 	for _, i := range a.live {
 		fs := &a.files[i]
 		for o, v := range fs.scores {
-			if v >= 0 {
+			if v >= 0 && v >= bar {
 				out = append(out, scored{key{fs.file, int32(o)}, v})
 			}
 		}

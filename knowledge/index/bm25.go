@@ -274,7 +274,10 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 			return nil, 0, err
 		}
 	}
-	ranked, err := s.rank(ctx, acc.items(), depth)
+	// Those under the depth-th score can be neither in the ranking nor
+	// tied with its last: rank sorts only the others (a query of words
+	// every chunk holds scores them all).
+	ranked, err := s.rank(ctx, acc.items(acc.kth(depth)), depth)
 	return ranked, rem[0], err
 }
 
