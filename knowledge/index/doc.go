@@ -243,5 +243,7 @@
 // Replace indexes a file's chunks with its content hash and skips a file
 // whose hash is unchanged; FileHashes lets an indexer diff a commit's
 // files against the index, Delete removes a file gone, SetMeta records
-// the commit indexed. Replacing a file rewrites only its rows.
+// the commit indexed. Replacing a file rewrites only its rows. A Writer
+// does the same for many files, a batch of them per transaction, written
+// while the next are analysed (README.md has what it saves).
 package index

@@ -76,17 +76,6 @@ func appendPosting(b []byte, p posting) []byte {
 	return b
 }
 
-// appendPart appends p to the last of parts, or to a new one when the
-// last would outgrow maxPostBytes.
-func appendPart(parts [][]byte, p posting) [][]byte {
-	b := appendPosting(nil, p)
-	if n := len(parts); n > 0 && len(parts[n-1])+len(b) <= maxPostBytes {
-		parts[n-1] = append(parts[n-1], b...)
-		return parts
-	}
-	return append(parts, b)
-}
-
 // decodePostings calls fn with each posting of b.
 func decodePostings(b []byte, fn func(posting)) error {
 	it := postingIter{b: b}
@@ -210,10 +199,11 @@ const maxPostBytes = 2000
 
 // fileDoc is a file's chunks analysed for the index.
 type fileDoc struct {
-	postings map[string][][]byte // term: its encoded postings in the file, in parts of at most maxPostBytes
-	terms    []termCount         // sorted by term
-	lens     []int               // each chunk's length in terms
-	tokens   int                 // the sum of lens
+	terms  []termCount // sorted by term
+	parts  [][][]byte  // parts[i]: the encoded postings of terms[i] in the file, in parts of at most maxPostBytes
+	rows   int         // the parts of all terms: the file's kb_postings rows
+	lens   []int       // each chunk's length in terms
+	tokens int         // the sum of lens
 }
 
 // indexText is what an Embedder reads of a chunk: its file's name and
@@ -242,18 +232,20 @@ func fieldTexts(c chunk.Chunk) ([numFields]string, bool) {
 	return out, p.Private || p.Deprecated
 }
 
-// analyze tokenizes the chunks of a file, each field apart.
+// analyze tokenizes the chunks of a file, each field apart, and encodes
+// each term's postings. A term is looked up once per occurrence; the
+// postings of all terms are encoded into one buffer, in the terms' order.
 func analyze(tok Tokenizer, chunks []chunk.Chunk) (fileDoc, error) {
-	d := fileDoc{postings: map[string][][]byte{}, lens: make([]int, len(chunks))}
-	counts := map[string][numFields]int32{}
-	holders := map[string]int{} // chunks holding each term
+	d := fileDoc{lens: make([]int, len(chunks))}
+	ids := map[string]int32{}
+	var terms []termState
+	var occs []occurrence // (term, chunk) pairs, in chunk order
 	for i, c := range chunks {
 		st, err := stypeOf(c.SourceType)
 		if err != nil {
 			return fileDoc{}, fmt.Errorf("chunk %d (lines %d-%d): %w", i, c.StartLine, c.EndLine, err)
 		}
-		clear(counts)
-		dl := 0
+		first := len(occs)
 		texts, private := fieldTexts(c)
 		for f, text := range texts {
 			if text == "" {
@@ -263,22 +255,95 @@ func analyze(tok Tokenizer, chunks []chunk.Chunk) (fileDoc, error) {
 				if t == "" || len(t) > maxTermLen {
 					continue
 				}
-				tf := counts[t]
-				tf[f]++
-				counts[t] = tf
-				dl++
+				id, ok := ids[t]
+				if !ok {
+					id = int32(len(terms))
+					ids[t] = id
+					terms = append(terms, termState{term: t, occ: -1})
+				}
+				ts := &terms[id]
+				if ts.occ < first {
+					ts.occ = len(occs)
+					ts.n++
+					occs = append(occs, occurrence{term: id, p: posting{ord: i, stype: st, private: private}})
+				}
+				occs[ts.occ].p.tf[f]++
 			}
+		}
+		dl := 0
+		for _, o := range occs[first:] {
+			for _, tf := range o.p.tf {
+				dl += int(tf)
+			}
+		}
+		for j := first; j < len(occs); j++ {
+			occs[j].p.dl = dl
 		}
 		d.lens[i] = dl
 		d.tokens += dl
-		for t, tf := range counts {
-			d.postings[t] = appendPart(d.postings[t], posting{ord: i, dl: dl, stype: st, private: private, tf: tf})
-			holders[t]++
-		}
 	}
-	for t, n := range holders {
-		d.terms = append(d.terms, termCount{t, n})
-	}
-	slices.SortFunc(d.terms, func(a, b termCount) int { return strings.Compare(a.term, b.term) })
+	d.encode(terms, occs)
 	return d, nil
+}
+
+// termState is a term of a file being analysed.
+type termState struct {
+	term string
+	n    int // chunks holding it
+	occ  int // its last occurrence's index
+}
+
+// occurrence is a term's posting in a chunk.
+type occurrence struct {
+	term int32
+	p    posting
+}
+
+// encode sets d's terms, sorted, and their postings' parts: occs sorted
+// by term (a counting sort, which keeps each term's in chunk order),
+// encoded into one buffer cut into parts of at most maxPostBytes.
+func (d *fileDoc) encode(terms []termState, occs []occurrence) {
+	order := make([]int32, len(terms))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a].term, terms[b].term) })
+	start := make([]int, len(terms)+1) // by rank: where its occurrences start in sorted
+	rank := make([]int32, len(terms))
+	d.terms = make([]termCount, len(terms))
+	for r, id := range order {
+		rank[id] = int32(r)
+		d.terms[r] = termCount{terms[id].term, terms[id].n}
+		start[r+1] = start[r] + terms[id].n
+	}
+	sorted := make([]posting, len(occs))
+	next := slices.Clone(start[:len(terms)])
+	for _, o := range occs {
+		r := rank[o.term]
+		sorted[next[r]] = o.p
+		next[r]++
+	}
+	var buf []byte
+	type cut struct{ from, to int }
+	cuts := make([][]cut, len(terms))
+	for r := range d.terms {
+		from := len(buf)
+		for _, p := range sorted[start[r]:start[r+1]] {
+			n := len(buf)
+			buf = appendPosting(buf, p)
+			if len(buf)-from > maxPostBytes {
+				cuts[r] = append(cuts[r], cut{from, n})
+				from = n
+			}
+		}
+		cuts[r] = append(cuts[r], cut{from, len(buf)})
+	}
+	d.parts = make([][][]byte, len(terms))
+	for r, cs := range cuts {
+		d.parts[r] = make([][]byte, len(cs))
+		for i, c := range cs {
+			d.parts[r][i] = buf[c.from:c.to:c.to]
+		}
+		d.rows += len(cs)
+	}
 }

@@ -86,6 +86,8 @@ type Index struct {
 	// inTx runs fn in a read-write transaction, committed when fn returns
 	// nil.
 	inTx func(ctx context.Context, fn func(tx dbconn.Conn) error) error
+	// inWriteTx is inTx for the writes of files, with bulk inserts.
+	inWriteTx func(ctx context.Context, fn func(tx writeTx) error) error
 	// snapshot runs fn in a read-only transaction that sees one state of
 	// the database.
 	snapshot func(ctx context.Context, fn func(c dbconn.Conn) error) error
@@ -143,6 +145,7 @@ func OpenSQLite(ctx context.Context, db *sql.DB, opts Options) (*Index, error) {
 	}
 	ix.pool = dbconn.SQL(db)
 	ix.inTx = dbconn.TxSQL(db)
+	ix.inWriteTx = sqliteWriteTx(db)
 	ix.snapshot = func(ctx context.Context, fn func(c dbconn.Conn) error) error {
 		return sqliteSnapshot(ctx, db, fn)
 	}
@@ -188,6 +191,7 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index
 	ix.dialect.pg = true
 	ix.pool = dbconn.PGX(pool)
 	ix.inTx = dbconn.TxPGX(pool)
+	ix.inWriteTx = pgxWriteTx(pool)
 	ix.snapshot = func(ctx context.Context, fn func(c dbconn.Conn) error) error {
 		tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 		if err != nil {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,8 @@ const (
 // whose symbol or text changed (embedFile); if the embedder fails, the
 // file is indexed without them, and EmbedMissing adds them. The chunks' source
 // types must be chunk.TypeCode or chunk.TypeDoc; their order is the
-// file's.
+// file's. It writes the file in a transaction of its own; a Writer
+// writes many files in one.
 func (ix *Index) Replace(ctx context.Context, kb, fileName, hash string, chunks []chunk.Chunk) (bool, error) {
 	if kb == "" || fileName == "" {
 		return false, errors.New("index: replacing a file needs a knowledge base id and a file name")
@@ -39,85 +41,107 @@ func (ix *Index) Replace(ctx context.Context, kb, fileName, hash string, chunks 
 			return false, nil
 		}
 	}
-	doc, err := analyze(ix.opts.Tokenizer, chunks)
+	f, err := ix.prepareFile(ctx, kb, fileName, hash, chunks)
 	if err != nil {
-		return false, fmt.Errorf("index: %s in %s: %w", fileName, kb, err)
+		return false, err
 	}
-	vecs := ix.embedFile(ctx, kb, fileName, chunks)
-	changed := true
-	now := ix.opts.Now().UnixNano()
-	err = ix.inTx(ctx, func(tx dbconn.Conn) error {
-		var kbID int64
-		err := tx.QueryRow(ctx, `INSERT INTO kb_bases (name, updated_at) VALUES (?, ?)
-ON CONFLICT (name) DO UPDATE SET updated_at = excluded.updated_at RETURNING id`, kb, now).Scan(&kbID)
-		if err != nil {
-			return fmt.Errorf("locking the knowledge base: %w", err)
-		}
-		old, found, err := readFile(ctx, tx, kbID, fileName)
-		if err != nil {
-			return err
-		}
-		if found && hash != "" && old.hash == hash {
-			changed = false
-			return nil
-		}
-		deltas := map[string]int{}
-		var c counts
-		if found {
-			if c, err = removeFile(ctx, tx, ix.dialect, kbID, old, deltas); err != nil {
-				return err
-			}
-		}
-		var fileID int64
-		err = tx.QueryRow(ctx, `INSERT INTO kb_files (kb_id, name, hash, chunks, tokens, terms, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			kbID, fileName, hash, len(chunks), doc.tokens, encodeTerms(doc.terms), now).Scan(&fileID)
-		if err != nil {
-			return fmt.Errorf("recording the file: %w", err)
-		}
-		if err := insertChunks(ctx, tx, fileID, chunks, vecs); err != nil {
-			return err
-		}
-		if err := insertPostings(ctx, tx, kbID, fileID, doc); err != nil {
-			return err
-		}
-		for _, t := range doc.terms {
-			deltas[t.term] += t.n
-		}
-		if err := applyDeltas(ctx, tx, ix.dialect, kbID, deltas); err != nil {
-			return err
-		}
-		c.files++
-		c.chunks += len(chunks)
-		c.tokens += doc.tokens
-		return c.apply(ctx, tx, kbID)
-	})
-	if err != nil {
+	files := []fileWrite{f}
+	if err := ix.write(ctx, kb, files); err != nil {
 		return false, fmt.Errorf("index: replacing %s in %s: %w", fileName, kb, err)
 	}
-	return changed, nil
+	return files[0].changed, nil
 }
 
 // Delete removes fileName and its chunks from kb; a file not indexed is
 // no error.
 func (ix *Index) Delete(ctx context.Context, kb, fileName string) error {
-	now := ix.opts.Now().UnixNano()
-	err := ix.inTx(ctx, func(tx dbconn.Conn) error {
-		var kbID int64
-		err := tx.QueryRow(ctx, `UPDATE kb_bases SET updated_at = ? WHERE name = ? RETURNING id`, now, kb).Scan(&kbID)
-		if dbconn.IsNoRows(err) {
-			return nil
+	files := []fileWrite{{name: fileName, del: true, now: ix.opts.Now().UnixNano()}}
+	if err := ix.write(ctx, kb, files); err != nil {
+		return fmt.Errorf("index: deleting %s from %s: %w", fileName, kb, err)
+	}
+	return nil
+}
+
+// fileWrite is a file's replacement or deletion, analysed and embedded,
+// not yet written.
+type fileWrite struct {
+	name, hash string
+	del        bool
+	chunks     []chunk.Chunk
+	doc        fileDoc
+	vecs       [][]float32
+	now        int64 // when it was asked for, unix nanoseconds
+	// changed is set by write: whether the index changed (false for a
+	// file indexed with hash already, or the deletion of a file not
+	// indexed).
+	changed bool
+}
+
+// prepareFile analyses and embeds the chunks of a file to replace.
+func (ix *Index) prepareFile(ctx context.Context, kb, fileName, hash string, chunks []chunk.Chunk) (fileWrite, error) {
+	doc, err := analyze(ix.opts.Tokenizer, chunks)
+	if err != nil {
+		return fileWrite{}, fmt.Errorf("index: %s in %s: %w", fileName, kb, err)
+	}
+	return fileWrite{name: fileName, hash: hash, chunks: chunks, doc: doc,
+		vecs: ix.embedFile(ctx, kb, fileName, chunks), now: ix.opts.Now().UnixNano()}, nil
+}
+
+// write applies files, in their order and in one transaction, to kb: a
+// file's old rows go, its new ones come. Their names must differ. A
+// deletion alone does not create the knowledge base.
+func (ix *Index) write(ctx context.Context, kb string, files []fileWrite) error {
+	if len(files) == 0 {
+		return nil
+	}
+	create := slices.ContainsFunc(files, func(f fileWrite) bool { return !f.del })
+	now := files[len(files)-1].now
+	return ix.inWriteTx(ctx, func(tx writeTx) error {
+		kbID, ok, err := lockBase(ctx, tx, kb, now, create)
+		if err != nil || !ok {
+			return err
 		}
+		stored, err := readFiles(ctx, tx, ix.dialect, kbID, files)
 		if err != nil {
-			return fmt.Errorf("locking the knowledge base: %w", err)
-		}
-		old, found, err := readFile(ctx, tx, kbID, fileName)
-		if err != nil || !found {
 			return err
 		}
 		deltas := map[string]int{}
-		c, err := removeFile(ctx, tx, ix.dialect, kbID, old, deltas)
-		if err != nil {
+		var c counts
+		var added []addedFile
+		for i := range files {
+			f := &files[i]
+			old, found := stored[f.name]
+			if !f.del && found && f.hash != "" && old.hash == f.hash {
+				continue
+			}
+			f.changed = found || !f.del
+			if found {
+				rc, err := removeFile(ctx, tx, ix.dialect, kbID, old, deltas)
+				if err != nil {
+					return err
+				}
+				c = c.plus(rc)
+			}
+			if f.del {
+				continue
+			}
+			var fileID int64
+			err = tx.QueryRow(ctx, `INSERT INTO kb_files (kb_id, name, hash, chunks, tokens, terms, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+				kbID, f.name, f.hash, len(f.chunks), f.doc.tokens, encodeTerms(f.doc.terms), f.now).Scan(&fileID)
+			if err != nil {
+				return fmt.Errorf("recording the file %s: %w", f.name, err)
+			}
+			added = append(added, addedFile{id: fileID, f: f})
+			for _, t := range f.doc.terms {
+				deltas[t.term] += t.n
+			}
+			c = c.plus(counts{files: 1, chunks: len(f.chunks), tokens: f.doc.tokens})
+		}
+		if err := insertChunks(ctx, tx, added); err != nil {
+			return err
+		}
+		if err := insertPostings(ctx, tx, kbID, added); err != nil {
 			return err
 		}
 		if err := applyDeltas(ctx, tx, ix.dialect, kbID, deltas); err != nil {
@@ -125,10 +149,33 @@ func (ix *Index) Delete(ctx context.Context, kb, fileName string) error {
 		}
 		return c.apply(ctx, tx, kbID)
 	})
-	if err != nil {
-		return fmt.Errorf("index: deleting %s from %s: %w", fileName, kb, err)
+}
+
+// addedFile is a file of a write and its new row's id.
+type addedFile struct {
+	id int64
+	f  *fileWrite
+}
+
+// lockBase returns the id of kb's row, locking it for the transaction
+// and setting its updated time; when kb has none, it makes one if create,
+// else returns false.
+func lockBase(ctx context.Context, tx dbconn.Conn, kb string, now int64, create bool) (int64, bool, error) {
+	var kbID int64
+	var err error
+	if create {
+		err = tx.QueryRow(ctx, `INSERT INTO kb_bases (name, updated_at) VALUES (?, ?)
+ON CONFLICT (name) DO UPDATE SET updated_at = excluded.updated_at RETURNING id`, kb, now).Scan(&kbID)
+	} else {
+		err = tx.QueryRow(ctx, `UPDATE kb_bases SET updated_at = ? WHERE name = ? RETURNING id`, now, kb).Scan(&kbID)
+		if dbconn.IsNoRows(err) {
+			return 0, false, nil
+		}
 	}
-	return nil
+	if err != nil {
+		return 0, false, fmt.Errorf("locking the knowledge base: %w", err)
+	}
+	return kbID, true, nil
 }
 
 // fileHash is the hash fileName is indexed with in kb, "" when it is not.
@@ -153,25 +200,66 @@ type storedFile struct {
 	terms          []byte
 }
 
-func readFile(ctx context.Context, tx dbconn.Conn, kbID int64, name string) (storedFile, bool, error) {
-	var f storedFile
-	var chunks, tokens int64
-	err := tx.QueryRow(ctx, `SELECT id, hash, chunks, tokens, terms FROM kb_files WHERE kb_id = ? AND name = ?`,
-		kbID, name).Scan(&f.id, &f.hash, &chunks, &tokens, &f.terms)
-	if dbconn.IsNoRows(err) {
-		return storedFile{}, false, nil
+// readFiles returns the kb_files rows of files' names in kb, by name: on
+// Postgres in one statement (its text is the same for any number of
+// names), on SQLite a statement per name, of one text, which the store's
+// connections keep compiled (a list of placeholders would be a new text
+// for each number of files).
+func readFiles(ctx context.Context, tx dbconn.Conn, d dialect, kbID int64, files []fileWrite) (map[string]storedFile, error) {
+	const cols = `SELECT id, name, hash, chunks, tokens, terms FROM kb_files WHERE kb_id = ? AND `
+	out := make(map[string]storedFile, len(files))
+	scan := func(r dbconn.Row) error {
+		var f storedFile
+		var name string
+		var chunks, tokens int64
+		if err := r.Scan(&f.id, &name, &f.hash, &chunks, &tokens, &f.terms); err != nil {
+			return err
+		}
+		f.chunks, f.tokens = int(chunks), int(tokens)
+		out[name] = f
+		return nil
 	}
+	if !d.pg {
+		for _, f := range files {
+			err := scan(tx.QueryRow(ctx, cols+`name = ?`, kbID, f.name))
+			if err != nil && !dbconn.IsNoRows(err) {
+				return nil, fmt.Errorf("reading the record of %s: %w", f.name, err)
+			}
+		}
+		return out, nil
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.name
+	}
+	cond, args := d.strs("name", names)
+	rs, err := tx.Query(ctx, cols+cond, append([]any{kbID}, args...)...)
 	if err != nil {
-		return storedFile{}, false, fmt.Errorf("reading the file's record: %w", err)
+		return nil, fmt.Errorf("reading the files' records: %w", err)
 	}
-	f.chunks, f.tokens = int(chunks), int(tokens)
-	return f, true, nil
+	defer rs.Close()
+	for rs.Next() {
+		if err := scan(rs); err != nil {
+			return nil, fmt.Errorf("reading the files' records: %w", err)
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the files' records: %w", err)
+	}
+	return out, nil
 }
 
 // counts are changes to a knowledge base's counters.
 type counts struct{ files, chunks, tokens int }
 
+func (c counts) plus(o counts) counts {
+	return counts{c.files + o.files, c.chunks + o.chunks, c.tokens + o.tokens}
+}
+
 func (c counts) apply(ctx context.Context, tx dbconn.Conn, kbID int64) error {
+	if c == (counts{}) {
+		return nil
+	}
 	_, err := tx.Exec(ctx, `UPDATE kb_bases SET files = files + ?, chunks = chunks + ?, tokens = tokens + ? WHERE id = ?`,
 		c.files, c.chunks, c.tokens, kbID)
 	if err != nil {
@@ -208,58 +296,64 @@ func removeFile(ctx context.Context, tx dbconn.Conn, d dialect, kbID int64, f st
 	return counts{files: -1, chunks: -f.chunks, tokens: -f.tokens}, nil
 }
 
-func insertChunks(ctx context.Context, tx dbconn.Conn, fileID int64, chunks []chunk.Chunk, vecs [][]float32) error {
-	for start := 0; start < len(chunks); start += chunkBatchRows {
-		part := chunks[start:min(start+chunkBatchRows, len(chunks))]
-		args := make([]any, 0, 9*len(part))
-		for i, c := range part {
-			var vec []byte
-			if vecs != nil {
-				vec = encodeVector(vecs[start+i])
-			}
-			args = append(args, fileID, start+i, c.Source, c.SourceType, c.StartLine, c.EndLine, c.Symbol, c.Text, vec)
+var chunkColumns = []string{"file_id", "ord", "source", "source_type", "start_line", "end_line", "symbol", "text", "vec"}
+
+// insertChunks inserts the chunks of files, in their order.
+func insertChunks(ctx context.Context, tx writeTx, files []addedFile) error {
+	type ref struct {
+		file *addedFile
+		ord  int
+	}
+	var rows []ref
+	for i := range files {
+		for ord := range files[i].f.chunks {
+			rows = append(rows, ref{&files[i], ord})
 		}
-		q := `INSERT INTO kb_chunks (file_id, ord, source, source_type, start_line, end_line, symbol, text, vec) VALUES ` +
-			dbconn.Values(len(part), 9)
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("inserting the chunks: %w", err)
+	}
+	err := tx.insert(ctx, "kb_chunks", chunkColumns, len(rows), func(i int, dst []any) {
+		f, ord := rows[i].file, rows[i].ord
+		c := &f.f.chunks[ord]
+		var vec []byte
+		if f.f.vecs != nil {
+			vec = encodeVector(f.f.vecs[ord])
 		}
+		dst[0], dst[1], dst[2], dst[3], dst[4], dst[5], dst[6], dst[7], dst[8] = f.id, ord, c.Source, c.SourceType, c.StartLine, c.EndLine, c.Symbol, c.Text, vec
+	})
+	if err != nil {
+		return fmt.Errorf("inserting the chunks: %w", err)
 	}
 	return nil
 }
 
-// insertPostings inserts a file's postings, a row per term and part (see
-// maxPostBytes), batchRows rows a statement.
-func insertPostings(ctx context.Context, tx dbconn.Conn, kbID, fileID int64, doc fileDoc) error {
-	args := make([]any, 0, 5*batchRows)
-	flush := func() error {
-		n := len(args) / 5
-		if n == 0 {
-			return nil
-		}
-		q := `INSERT INTO kb_postings (kb_id, term, file_id, part, post) VALUES ` + dbconn.Values(n, 5)
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("inserting the postings: %w", err)
-		}
-		args = args[:0]
-		return nil
+var postingColumns = []string{"kb_id", "term", "file_id", "part", "post"}
+
+// postingRow is a kb_postings row of a write.
+type postingRow struct {
+	term string
+	file int64
+	part int
+	post []byte
+}
+
+// insertPostings inserts the postings of files, a row per term, file and
+// part (see maxPostBytes), in key order: the rows of a term are then
+// written side by side, each page of the table's btree once a write.
+func insertPostings(ctx context.Context, tx writeTx, kbID int64, files []addedFile) error {
+	rows := mergePostings(files)
+	var kb any = kbID
+	err := tx.insert(ctx, "kb_postings", postingColumns, len(rows), func(i int, dst []any) {
+		r := &rows[i]
+		dst[0], dst[1], dst[2], dst[3], dst[4] = kb, r.term, r.file, r.part, r.post
+	})
+	if err != nil {
+		return fmt.Errorf("inserting the postings: %w", err)
 	}
-	for _, t := range doc.terms {
-		for i, post := range doc.postings[t.term] {
-			args = append(args, kbID, t.term, fileID, i, post)
-			if len(args) == 5*batchRows {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return flush()
+	return nil
 }
 
 // applyDeltas adds deltas to the document frequencies of kb_terms, in the
 // terms' order, and deletes the terms no chunk holds any more.
-func applyDeltas(ctx context.Context, tx dbconn.Conn, d dialect, kbID int64, deltas map[string]int) error {
+func applyDeltas(ctx context.Context, tx writeTx, d dialect, kbID int64, deltas map[string]int) error {
 	var terms, gone []string
 	for t, d := range deltas {
 		if d != 0 {
@@ -271,16 +365,8 @@ func applyDeltas(ctx context.Context, tx dbconn.Conn, d dialect, kbID int64, del
 	}
 	slices.Sort(terms)
 	slices.Sort(gone)
-	for part := range slices.Chunk(terms, batchRows) {
-		args := make([]any, 0, 3*len(part))
-		for _, t := range part {
-			args = append(args, kbID, t, deltas[t])
-		}
-		q := `INSERT INTO kb_terms (kb_id, term, df) VALUES ` + dbconn.Values(len(part), 3) +
-			` ON CONFLICT (kb_id, term) DO UPDATE SET df = kb_terms.df + excluded.df`
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("updating the document frequencies: %w", err)
-		}
+	if err := tx.addTerms(ctx, kbID, terms, deltas); err != nil {
+		return fmt.Errorf("updating the document frequencies: %w", err)
 	}
 	for part := range slices.Chunk(gone, batchRows) {
 		cond, targs := d.strs("term", part)
@@ -290,4 +376,63 @@ func applyDeltas(ctx context.Context, tx dbconn.Conn, d dialect, kbID int64, del
 		}
 	}
 	return nil
+}
+
+// mergePostings returns the postings rows of files in key order (term,
+// file, part): a merge of the files' rows, each file's in term order
+// already, the files in id order.
+func mergePostings(files []addedFile) []postingRow {
+	n := 0
+	for _, f := range files {
+		n += f.f.doc.rows
+	}
+	rows := make([]postingRow, 0, n)
+	h := make(cursorHeap, 0, len(files))
+	for i := range files {
+		if len(files[i].f.doc.terms) > 0 {
+			h = append(h, cursor{file: &files[i]})
+		}
+	}
+	heap.Init(&h)
+	for len(h) > 0 {
+		c := &h[0]
+		doc := &c.file.f.doc
+		term := doc.terms[c.term].term
+		for part, post := range doc.parts[c.term] {
+			rows = append(rows, postingRow{term, c.file.id, part, post})
+		}
+		c.term++
+		if c.term == len(doc.terms) {
+			heap.Pop(&h)
+		} else {
+			heap.Fix(&h, 0)
+		}
+	}
+	return rows
+}
+
+// cursor is the next term of a file in mergePostings.
+type cursor struct {
+	file *addedFile
+	term int
+}
+
+// cursorHeap orders cursors by their term, then file id.
+type cursorHeap []cursor
+
+func (h cursorHeap) Len() int { return len(h) }
+func (h cursorHeap) Less(i, j int) bool {
+	a, b := h[i].file.f.doc.terms[h[i].term].term, h[j].file.f.doc.terms[h[j].term].term
+	if a != b {
+		return a < b
+	}
+	return h[i].file.id < h[j].file.id
+}
+func (h cursorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)   { *h = append(*h, x.(cursor)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
 }

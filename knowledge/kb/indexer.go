@@ -90,8 +90,11 @@ func (m *Manager) Index(ctx context.Context, id string) (*Report, error) {
 	seen := map[string]bool{}
 	var commits []string
 	start := time.Now()
+	// The files are written in batches (index.Writer), a transaction
+	// each: what a search sees moves a batch at a time.
+	w := b.ix.NewWriter(id)
 	for _, s := range b.cfg.Sources {
-		commit, err := m.indexSource(ctx, b, s, prev[s.label()], known, seen, rep)
+		commit, err := m.indexSource(ctx, b, w, s, prev[s.label()], known, seen, rep)
 		if err != nil {
 			return rep, fmt.Errorf("knowledge base %s, source %s: %w", id, s.label(), err)
 		}
@@ -101,11 +104,14 @@ func (m *Manager) Index(ctx context.Context, id string) (*Report, error) {
 	}
 	for name := range known {
 		if !seen[name] {
-			if err := b.ix.Delete(ctx, id, name); err != nil {
+			if err := w.Delete(ctx, name); err != nil {
 				return rep, err
 			}
 			rep.Gone++
 		}
+	}
+	if err := w.Flush(ctx); err != nil {
+		return rep, err
 	}
 	sort.Strings(commits)
 	rep.Commits = strings.Join(commits, ",")
@@ -139,10 +145,10 @@ type fileSource interface {
 	read(ctx context.Context, name string) ([]byte, error)
 }
 
-// indexSource indexes one source's files into b; with a repository whose
-// commit is still prevCommit, it only marks its files seen. It returns the
-// commit indexed ("" for a directory).
-func (m *Manager) indexSource(ctx context.Context, b *base, s Source, prevCommit string, known map[string]string, seen map[string]bool, rep *Report) (string, error) {
+// indexSource indexes one source's files into b through w; with a
+// repository whose commit is still prevCommit, it only marks its files
+// seen. It returns the commit indexed ("" for a directory).
+func (m *Manager) indexSource(ctx context.Context, b *base, w *index.Writer, s Source, prevCommit string, known map[string]string, seen map[string]bool, rep *Report) (string, error) {
 	var src fileSource
 	commit := ""
 	switch {
@@ -205,13 +211,13 @@ func (m *Manager) indexSource(ctx context.Context, b *base, s Source, prevCommit
 		if err != nil {
 			rep.Skipped = append(rep.Skipped, name+": "+err.Error())
 			if known[name] != "" {
-				if err := b.ix.Delete(ctx, b.cfg.ID, name); err != nil {
+				if err := w.Delete(ctx, name); err != nil {
 					return "", err
 				}
 			}
 			continue
 		}
-		if _, err := b.ix.Replace(ctx, b.cfg.ID, name, hash, chunks); err != nil {
+		if err := w.Replace(ctx, name, hash, chunks); err != nil {
 			return "", err
 		}
 		rep.Indexed++
