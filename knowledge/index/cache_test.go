@@ -54,8 +54,10 @@ func TestPostingsCacheFollowsWrites(t *testing.T) {
 				if err := other.DropKB(ctx, "kb"); err != nil {
 					t.Fatal(err)
 				}
-				mustReplace(t, other, "kb", doc("d.go", 2, "alpha beta"), doc("b.go", 3, "beta"))
+				mustReplace(t, other, "kb", doc("d.go", 2, "alpha beta beta"), doc("b.go", 3, "beta"))
 			}},
+			// The base's counters unchanged: as many chunks and terms.
+			{"another process replaces a file with one of its size", func() { mustReplace(t, other, "kb", doc("b.go", 3, "alpha")) }},
 		}
 		prev := search(caching, q)
 		for _, st := range steps {
