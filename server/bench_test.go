@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/internal/jsonlog"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/observe"
@@ -30,6 +32,13 @@ func (d *discardWriter) Flush()                      {}
 // platform client made with cfg, as an http.Handler.
 func benchGateway(b *testing.B, cfg llm.Config, obs ...observe.Observer) http.Handler {
 	b.Helper()
+	return benchGatewayLog(b, nil, cfg, obs...)
+}
+
+// benchGatewayLog is benchGateway with log as the server's logger (nil:
+// none, so no access log).
+func benchGatewayLog(b *testing.B, log *slog.Logger, cfg llm.Config, obs ...observe.Observer) http.Handler {
+	b.Helper()
 	agents, diags := loadAllKinds("../bench/agents")
 	if diags.Errors() > 0 {
 		b.Fatal(diags)
@@ -39,7 +48,7 @@ func benchGateway(b *testing.B, cfg llm.Config, obs ...observe.Observer) http.Ha
 		b.Fatal(err)
 	}
 	return server.New(server.Config{Runner: runner.NewRunner(program.NewRegistry(agents), runner.RunnerConfig{LLM: client}),
-		Observers: obs}).Handler()
+		Observers: obs, Logger: log}).Handler()
 }
 
 // benchStream is the upstream answer of BenchmarkGatewayOwn and
@@ -105,20 +114,25 @@ func (t cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // handed to a transport that answers the same 23 events at once, and the
 // relay to a response writer that discards. It is what BenchmarkLoopback's
 // agentgw case adds to its proxy case, less the sockets.
-func BenchmarkGatewayOwn(b *testing.B) { benchGatewayOwn(b) }
+func BenchmarkGatewayOwn(b *testing.B) { benchGatewayOwn(b, nil) }
 
 // BenchmarkGatewayOwnObserved is BenchmarkGatewayOwn with observers: the
-// Prometheus metrics, on by default in serve. BenchmarkGatewayOwn is the
-// gateway with none (and the access log above info), where no
-// observe.Watch is made.
+// Prometheus metrics, on by default in serve, and, in "defaults", also the
+// access log at info as serve writes it (JSON through internal/jsonlog,
+// here to a writer that discards): the gateway as a user starts it, the
+// bench/ harness's agentgw column. BenchmarkGatewayOwn is the gateway with
+// none (and the access log above info), where no observe.Watch is made.
 func BenchmarkGatewayOwnObserved(b *testing.B) {
-	b.Run("metrics", func(b *testing.B) { benchGatewayOwn(b, metrics.New(metrics.Options{NoRuntime: true})) })
+	b.Run("metrics", func(b *testing.B) { benchGatewayOwn(b, nil, metrics.New(metrics.Options{NoRuntime: true})) })
+	b.Run("defaults", func(b *testing.B) {
+		benchGatewayOwn(b, slog.New(jsonlog.NewHandler(io.Discard, nil)), metrics.New(metrics.Options{NoRuntime: true}))
+	})
 }
 
-func benchGatewayOwn(b *testing.B, obs ...observe.Observer) {
+func benchGatewayOwn(b *testing.B, log *slog.Logger, obs ...observe.Observer) {
 	chunks, tail := benchStream()
 	stream := append(bytes.Join(chunks, nil), tail...)
-	h := benchGateway(b, llm.Config{BaseURL: "http://upstream.invalid", HTTPClient: &http.Client{Transport: cannedTransport{stream}}}, obs...)
+	h := benchGatewayLog(b, log, llm.Config{BaseURL: "http://upstream.invalid", HTTPClient: &http.Client{Transport: cannedTransport{stream}}}, obs...)
 	body, err := os.ReadFile("testdata/bench_request.json")
 	if err != nil {
 		b.Fatal(err)

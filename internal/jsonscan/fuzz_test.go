@@ -50,7 +50,7 @@ func FuzzValid(f *testing.F) {
 // FuzzString checks string decoding against encoding/json.
 func FuzzString(f *testing.F) {
 	for _, s := range []string{`a`, `\n\t\"\\\/\b\f\r`, `\u00e9\ud83d\ude00`, `\ud800\u0041`, `\udc00`, "\xff\xfe",
-		`\u12`, `abcdefghijklmnop\"qrstuvwxyz`, "日本語のテキスト\\n", `\`, "abcdefgh\xffijklmnop"} {
+		`\u12`, `abcdefghijklmnop\"qrstuvwxyz`, "}\\n\\n\\t\\t\\t\\t\\t\\t\\t\\t\\t\\treturn\\\\\\\\\\\\\\\\\\\\\\x\\u0041", "日本語のテキスト\\n", `\`, "abcdefgh\xffijklmnop"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -116,6 +116,22 @@ func (s *Scanner) OpenObject() error {
 // key and value lie, without decoding or allocating anything. ok is false
 // once the object's closing brace has been consumed.
 func (s *Scanner) NextMember(first bool) (m Member, ok bool, err error) {
+	m, ok, err = s.NextKey(first)
+	if !ok || err != nil {
+		return m, ok, err
+	}
+	if err := s.Skip(); err != nil {
+		return m, false, err
+	}
+	m.ValueEnd = s.Pos
+	return m, true, nil
+}
+
+// NextKey is NextMember up to the value: it validates the next member's
+// key and colon and leaves the scanner at the value (m.ValueStart), which
+// the caller must consume (Skip it, or walk into it) before the next call.
+// m.ValueEnd is not set.
+func (s *Scanner) NextKey(first bool) (m Member, ok bool, err error) {
 	c := s.Peek()
 	if c == '}' {
 		s.Pos++
@@ -143,10 +159,6 @@ func (s *Scanner) NextMember(first bool) (m Member, ok bool, err error) {
 	s.Pos++
 	s.WS()
 	m.ValueStart = s.Pos
-	if err := s.Skip(); err != nil {
-		return m, false, err
-	}
-	m.ValueEnd = s.Pos
 	return m, true, nil
 }
 

@@ -211,6 +211,17 @@ func (s *Scanner) ReadString() (string, error) {
 					buf[o] = u
 					o++
 					i += 2
+					// A run of them ("\n\t\t" in source code) is decoded
+					// here, within the eight bytes of room checked above,
+					// rather than each after a word that stops at it.
+					for n := 1; n < 8 && i+1 < len(d) && d[i] == '\\'; n++ {
+						if u = unescaped[d[i+1]]; u == 0 {
+							break
+						}
+						buf[o] = u
+						o++
+						i += 2
+					}
 					continue
 				}
 			}
