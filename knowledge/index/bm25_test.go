@@ -200,25 +200,46 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 		}
 		return out
 	}
+	var queries []string
+	for i := range 120 {
+		q := s.query()
+		switch i % 10 {
+		case 0:
+			q += " " + s.vocab[0] + " " + s.vocab[1] // the commonest words
+		case 5:
+			q += " " + strings.Join(splitCamel(files[i%len(files)].chunks[0].Symbol), " ") // an identifier in words
+		}
+		queries = append(queries, q)
+	}
+	// Long queries of words most chunks hold, like bench/recall.go's (a
+	// prompt and three lines of code): little can be pruned.
+	for range 40 {
+		queries = append(queries, s.longQuery())
+	}
 	eachBackend(t, func(t *testing.T, db string) {
 		ix := openIndex(t, db, Options{Ranking: &rk, Expand: expand})
 		mustReplace(t, ix, "kb", files...)
-		for i := range 120 {
-			q := s.query()
-			switch i % 10 {
-			case 0:
-				q += " " + s.vocab[0] + " " + s.vocab[1] // the commonest words
-			case 5:
-				q += " " + strings.Join(splitCamel(files[i%len(files)].chunks[0].Symbol), " ") // an identifier in words
-			}
+		// The same index, caching every term read whole (the default
+		// caches only terms many chunks hold: none of this corpus's).
+		caching := openIndex(t, db, Options{Ranking: &rk, Expand: expand})
+		caching.cacheMinDF = 0
+		cached := 0
+		caching.onSearch = func(st searchStats) { cached += st.cached }
+		for i, q := range queries {
 			topK := []int{1, 3, 10, 40}[i%4]
-			var got []string
-			for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: topK}) {
-				got = append(got, fmt.Sprintf("%s:%d %.12f", h.Chunk.FileName, (h.Chunk.StartLine-1)/10, h.Score))
+			want := exhaustive(q, topK)
+			for _, ix := range []*Index{ix, caching} {
+				var got []string
+				for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: topK}) {
+					got = append(got, fmt.Sprintf("%s:%d %.12f", h.Chunk.FileName, (h.Chunk.StartLine-1)/10, h.Score))
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("query %q top %d (caching from df %d):\n got %v\nwant %v", q, topK, ix.cacheMinDF, got, want)
+				}
 			}
-			if want := exhaustive(q, topK); !slices.Equal(got, want) {
-				t.Errorf("query %q top %d:\n got %v\nwant %v", q, topK, got, want)
-			}
+		}
+		if cached < len(queries) {
+			t.Errorf("%d terms of %d searches came from the cache: the test does not test it", cached, len(queries))
 		}
 	})
 }

@@ -8,7 +8,12 @@ import (
 //
 //   - kb_bases: one row per knowledge base, its counters (BM25's N and
 //     average length come from chunks and tokens) and its last commit.
-//     Times are unix nanoseconds.
+//     Times are unix nanoseconds. version (migration 5) counts the
+//     updates of the counters, which every transaction that changes the
+//     base's postings makes (a trigger increments it, so that the
+//     writers of a release before it count too): the searches' postings
+//     cache (cache.go) keys a term's rows by it. A migration that changes
+//     postings must update the counters too (reindex does).
 //   - kb_files: one row per indexed file, its content hash (the indexer
 //     skips a file whose hash is unchanged) and terms, the file's terms
 //     with how many of its chunks hold each: what Delete takes back from
@@ -114,6 +119,11 @@ CREATE TABLE kb_postings (
 ) WITHOUT ROWID`},
 		{Version: 3, Name: "comments as doc, deprecated, stop words: re-index", SQL: reindex3},
 		{Version: 4, Name: "a doc's first sentence counted twice: re-index", SQL: reindex3},
+		{Version: 5, Name: "postings version", SQL: `ALTER TABLE kb_bases ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER kb_bases_version AFTER UPDATE OF files, chunks, tokens ON kb_bases
+BEGIN
+	UPDATE kb_bases SET version = version + 1 WHERE id = NEW.id;
+END`},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
@@ -171,6 +181,15 @@ CREATE TABLE kb_postings (
 )`},
 		{Version: 3, Name: "comments as doc, deprecated, stop words: re-index", SQL: reindex3},
 		{Version: 4, Name: "a doc's first sentence counted twice: re-index", SQL: reindex3},
+		{Version: 5, Name: "postings version", SQL: `ALTER TABLE kb_bases ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+CREATE FUNCTION kb_bases_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	NEW.version := OLD.version + 1;
+	RETURN NEW;
+END
+$$;
+CREATE TRIGGER kb_bases_version BEFORE UPDATE OF files, chunks, tokens ON kb_bases
+	FOR EACH ROW EXECUTE FUNCTION kb_bases_version()`},
 	}
 )
 
