@@ -12,7 +12,9 @@ import (
 // FuzzAgentRequest: the agent request built from a chat completion
 // request (agentRequest) is the one request.Decode makes of its agent
 // body (agentBody), field for field, or the same error; so building it
-// directly keeps every check of the agent protocol.
+// directly keeps every check of the agent protocol. The built request has
+// no body unless it took the decode: the handler gives a remote agent's
+// request agentBody's.
 func FuzzAgentRequest(f *testing.F) {
 	for _, s := range decodeSeeds {
 		f.Add([]byte(s), "bench", "")
@@ -50,6 +52,9 @@ func FuzzAgentRequest(f *testing.F) {
 				t.Fatalf("%q: agentRequest error %v, decode error %v", body, gerr, werr)
 			}
 			return
+		}
+		if got.Body == nil {
+			got.Body = ab
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q:\n built   %#v\n decoded %#v\n context %#v\n vs      %#v", body, got, want, got.Context, want.Context)

@@ -20,11 +20,14 @@ type usage struct {
 // out is where an emitter's answer goes: a stream of chunks, or nowhere
 // until the run ends (a chat.completion).
 type out interface {
-	// content sends text of the answer.
-	content(text string) error
-	// plain sends text of the answer that is ASCII without control
+	// content sends text of the answer; without flush it may be held
+	// until the next flush.
+	content(text string, flush bool) error
+	// plain is content for a text that is ASCII without control
 	// characters, quotes or backslashes (llm.ChunkPlainText's).
-	plain(text []byte) error
+	plain(text []byte, flush bool) error
+	// flush sends everything held.
+	flush() error
 }
 
 // emitter translates a run's frames into an OpenAI answer: text and the
@@ -43,22 +46,33 @@ type emitter struct {
 	err   *apierr.Error
 }
 
-var _ emit.Emitter = (*emitter)(nil)
+var (
+	_ emit.Emitter  = (*emitter)(nil)
+	_ llm.BatchSink = (*emitter)(nil)
+)
 
 // Text implements emit.Emitter.
 func (e *emitter) Text(content string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.write(content)
+	return e.write(content, true)
 }
 
-// write adds content to the answer; mu is held.
-func (e *emitter) write(content string) error {
+// write adds content to the answer, flushed with flush; mu is held.
+func (e *emitter) write(content string, flush bool) error {
 	if content == "" {
-		return nil
+		return e.flush(flush)
 	}
 	e.text.WriteString(content)
-	return e.out.content(content)
+	return e.out.content(content, flush)
+}
+
+// flush flushes what is held when asked to; mu is held.
+func (e *emitter) flush(flush bool) error {
+	if !flush {
+		return nil
+	}
+	return e.out.flush()
 }
 
 // Chunk implements emit.Emitter: the chunk's content goes on as the
@@ -70,18 +84,32 @@ func (e *emitter) write(content string) error {
 // chunks) is copied from the chunk into the frame rather than decoded to
 // a string and escaped again; any other text goes through ChunkText's
 // decoding and content.
-func (e *emitter) Chunk(raw []byte) error {
+func (e *emitter) Chunk(raw []byte) error { return e.chunk(raw, true) }
+
+// BufferChunk is Chunk without the flush (llm.BatchSink): the chunks of an
+// upstream read leave in one write, flushed by the last one's Chunk, by
+// Flush or by the stream's end.
+func (e *emitter) BufferChunk(raw []byte) error { return e.chunk(raw, false) }
+
+// Flush sends what BufferChunk held (llm.BatchSink).
+func (e *emitter) Flush() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.out.flush()
+}
+
+func (e *emitter) chunk(raw []byte, flush bool) error {
 	plain, ok, text := llm.ChunkPlainText(raw)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !ok {
-		return e.write(text)
+		return e.write(text, flush)
 	}
 	if len(plain) == 0 {
-		return nil
+		return e.flush(flush)
 	}
 	e.text.Write(plain)
-	return e.out.plain(plain)
+	return e.out.plain(plain, flush)
 }
 
 // Action implements emit.Emitter.
@@ -127,5 +155,5 @@ func (e *emitter) End() error {
 	default:
 		md = "\n\n" + md
 	}
-	return e.write(md)
+	return e.write(md, true)
 }

@@ -310,6 +310,13 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top topLevel, agen
 	if err != nil {
 		return err
 	}
+	if run.Remote() && req.Body == nil {
+		// What a remote agent is sent: the agent request of the chat
+		// completion, written only for such an agent.
+		if req.Body, err = agentBody(cr, agentName, command); err != nil {
+			return err
+		}
+	}
 	// The access log, the metrics and the traces name the agent and
 	// command, as for the agent protocol's requests.
 	observe.From(r.Context()).Routed(run.Agent(), run.Command(), run.Loaded())
@@ -345,9 +352,11 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top topLevel, agen
 // discard is the out of an answer written once the run ended.
 type discard struct{}
 
-func (discard) content(string) error { return nil }
+func (discard) content(string, bool) error { return nil }
 
-func (discard) plain([]byte) error { return nil }
+func (discard) plain([]byte, bool) error { return nil }
+
+func (discard) flush() error { return nil }
 
 // usageOf is the usage of the run's model calls as the llm client counted
 // them (the upstream's, or estimated from the prompt it really sent), or,

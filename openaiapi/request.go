@@ -233,11 +233,14 @@ func decodeMessages(raw []byte) ([]message, error) {
 	s := newScanner(raw)
 	err := s.Array(func() error {
 		i, start := len(out), s.Pos
-		role, content, ok := roleContent(s)
+		role, c, ok := roleContent(s)
 		if !ok || role == "" {
 			return badRequest("messages[%d]: expected an object with a string role", i)
 		}
-		text, ok := contentText(content)
+		text, ok := c.text, c.decoded
+		if !ok {
+			text, ok = contentText(c.raw)
+		}
 		if !ok {
 			return badRequest("messages[%d].content: expected a string or a list of content parts", i)
 		}
@@ -253,14 +256,23 @@ func decodeMessages(raw []byte) ([]message, error) {
 	return out, nil
 }
 
-// roleContent reads a message for its role, a string, and its content as
-// it came, the members matched as encoding/json matches a struct's fields
-// (a null role leaves it as it was); ok is false for a message that is no
-// object or whose role is no string. It consumes the message.
-func roleContent(s *jsonscan.Scanner) (role string, content []byte, ok bool) {
+// content is a message's content as it came, and its text when it is a
+// string, decoded where roleContent met it (contentText's, without a
+// second pass over the bytes).
+type content struct {
+	raw     []byte
+	text    string
+	decoded bool
+}
+
+// roleContent reads a message for its role, a string, and its content,
+// the members matched as encoding/json matches a struct's fields (a null
+// role leaves it as it was); ok is false for a message that is no object
+// or whose role is no string. It consumes the message.
+func roleContent(s *jsonscan.Scanner) (role string, c content, ok bool) {
 	if s.Peek() != '{' {
 		_ = s.Skip()
-		return "", nil, false
+		return "", content{}, false
 	}
 	ok = true
 	_ = s.Object(func(key []byte) error {
@@ -276,13 +288,20 @@ func roleContent(s *jsonscan.Scanner) (role string, content []byte, ok bool) {
 				ok = false
 			}
 		case bytes.EqualFold(key, []byte("content")):
+			if s.Peek() == '"' {
+				if text, err := s.ReadString(); err == nil {
+					c = content{raw: s.Data[start:s.Pos], text: text, decoded: true}
+					return nil
+				}
+				s.Pos = start // contentText says what is wrong with it
+			}
 			err := s.Skip()
-			content = s.Data[start:s.Pos]
+			c = content{raw: s.Data[start:s.Pos]}
 			return err
 		}
 		return s.Skip()
 	})
-	return role, content, ok
+	return role, c, ok
 }
 
 // contentText is a message content as text: a string, null (""), or a
@@ -353,12 +372,9 @@ func isSystem(role string) bool { return role == "system" || role == "developer"
 // turns, and the extra members pass through. After the last user message
 // there may be only system messages.
 func agentBody(r *chatRequest, agentName, command string) ([]byte, error) {
-	last := len(r.Messages) - 1
-	for last >= 0 && isSystem(r.Messages[last].Role) {
-		last--
-	}
-	if last < 0 || r.Messages[last].Role != "user" {
-		return nil, badRequest("messages: the last message that is not a system message must be the user's: it is what the agent answers")
+	last, err := lastUser(r)
+	if err != nil {
+		return nil, err
 	}
 	b := make([]byte, 0, 256+2*sizeOf(r))
 	b = append(b, `{"agent":`...)
@@ -409,23 +425,38 @@ func agentBody(r *chatRequest, agentName, command string) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// lastUser is the index of the last message that is not a system
+// message, which must be the user's.
+func lastUser(r *chatRequest) (int, error) {
+	last := len(r.Messages) - 1
+	for last >= 0 && isSystem(r.Messages[last].Role) {
+		last--
+	}
+	if last < 0 || r.Messages[last].Role != "user" {
+		return 0, badRequest("messages: the last message that is not a system message must be the user's: it is what the agent answers")
+	}
+	return last, nil
+}
+
 // agentRequest is request.Decode(agentBody(r, agentName, command)) built
 // without the decode: the context variables, messages and pass-through
 // members are taken from r as agentBody writes them (FuzzAgentRequest
-// checks the two are equal), and the body is kept for a remote agent.
+// checks the two are equal). Its Body is nil: only a remote agent is sent
+// one, and the handler writes it (agentBody) once the runner has said the
+// agent is one, so that a local agent's request is not encoded again.
 func agentRequest(r *chatRequest, agentName, command string) (*request.Request, error) {
-	body, err := agentBody(r, agentName, command)
+	last, err := lastUser(r)
 	if err != nil {
 		return nil, err
 	}
 	if !utf8.ValidString(agentName) || !utf8.ValidString(command) {
 		// Names that are not UTF-8 (never, from a decoded model name)
 		// are written as U+FFFD: the decode says what they become.
+		body, err := agentBody(r, agentName, command)
+		if err != nil {
+			return nil, err
+		}
 		return request.Decode(body)
-	}
-	last := len(r.Messages) - 1
-	for isSystem(r.Messages[last].Role) { // agentBody found a user message
-		last--
 	}
 	var global []contextvars.Prompt
 	var messages []json.RawMessage
@@ -446,7 +477,7 @@ func agentRequest(r *chatRequest, agentName, command string) (*request.Request, 
 			extra[i] = llm.Field{Key: f.Key, Value: f.Value}
 		}
 	}
-	return request.Build(agentName, command, contextvars.PromptSet(r.Messages[last].Text, global), messages, extra, body)
+	return request.Build(agentName, command, contextvars.PromptSet(r.Messages[last].Text, global), messages, extra, nil)
 }
 
 // sizeOf is about the size of r's messages and extra members.

@@ -198,6 +198,10 @@ func (run *Run) Agent() string { return run.agent.Name() }
 // Command names the run's command.
 func (run *Run) Command() string { return run.cmd.Def.Name }
 
+// Remote reports whether the run forwards the request to a remote agent,
+// which is sent the request's Body.
+func (run *Run) Remote() bool { return run.remote != "" }
+
 // Model is the upstream model the run uses, or "" when the command does
 // not call a model itself (its steps may).
 func (run *Run) Model() string {

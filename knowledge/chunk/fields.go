@@ -24,6 +24,13 @@ type Parts struct {
 	// Markdown), with its decorators or annotations and the lines up to
 	// the one opening the body: at most maxSignatureLines.
 	Signature string
+	// Synopsis is the first sentence of Doc's last paragraph of
+	// comment lines (the comment adjacent to the declaration, not a
+	// file's licence above it), without comment markers or tag lines
+	// (@param): what go/doc calls a synopsis, the sentence saying what
+	// the declaration is or does. At most maxSynopsisBytes, cut between
+	// words.
+	Synopsis string
 	// Comments are the comments of the body (after the signature) of a
 	// declaration that is not code to run (a type, a group of constants,
 	// a class: see runs): whole comment lines and the comments ending
@@ -125,8 +132,65 @@ decl:
 		Body:      code,
 		Private:   private,
 	}
+	p.Synopsis = synopsis(p.Doc)
 	p.Deprecated = isDeprecated(p.Doc, p.Signature)
 	return p
+}
+
+// maxSynopsisBytes bounds Parts.Synopsis: a doc comment without a
+// sentence's end is cut there.
+const maxSynopsisBytes = 400
+
+// synopsis is the first sentence of a doc comment (see Parts.Synopsis).
+// A sentence ends, as go/doc has it, at a period followed by a space
+// and not preceded by exactly one capital letter (U.S. goes on), or at
+// a blank comment line or a tag line.
+func synopsis(doc string) string {
+	lines := strings.Split(doc, "\n")
+	for i := len(lines) - 1; i > 0; i-- {
+		t := strings.TrimSpace(lines[i])
+		if strings.TrimSpace(lines[i-1]) == "" && (strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "#")) {
+			lines = lines[i:] // the comment after a blank line, not one inside a docstring
+			break
+		}
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		t = strings.TrimSpace(strings.TrimSuffix(t, "*/"))
+		t = strings.TrimSpace(strings.TrimLeft(t, "/*#"))
+		t = strings.TrimSpace(strings.Trim(t, `"'`)) // a Python docstring's quotes
+		if strings.HasPrefix(t, "go:") || (t == "" || t[0] == '@') && b.Len() == 0 {
+			continue // a directive, or nothing yet
+		}
+		if t == "" || t[0] == '@' {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t)
+		if b.Len() >= maxSynopsisBytes {
+			break
+		}
+	}
+	s := b.String()
+	var pp, p rune // the two runes before q
+	var ppp rune
+	for i, q := range s {
+		if q == ' ' && p == '.' && (!unicode.IsUpper(pp) || unicode.IsUpper(ppp)) {
+			return s[:i]
+		}
+		ppp, pp, p = pp, p, q
+	}
+	if len(s) > maxSynopsisBytes {
+		s = s[:maxSynopsisBytes]
+		if i := strings.LastIndexByte(s, ' '); i > 0 {
+			s = s[:i] // not a word cut in two, which the doc does not hold
+		}
+		s = strings.ToValidUTF8(s, "")
+	}
+	return s
 }
 
 // splitComments cuts the lines of a declaration's body into its comments

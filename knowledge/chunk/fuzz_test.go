@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // fuzzSplit fuzzes Split for files named name, seeded with the testdata
@@ -68,6 +69,19 @@ func checkParts(t *testing.T, c Chunk) {
 	}
 	if p.Kind != "" && p.Signature == "" {
 		t.Fatalf("a kind without a signature: %#v", p)
+	}
+	// The synopsis repeats words of the doc, no others.
+	if len(p.Synopsis) > maxSynopsisBytes || !utf8.ValidString(p.Synopsis) {
+		t.Fatalf("synopsis %q: over %d bytes or not UTF-8", p.Synopsis, maxSynopsisBytes)
+	}
+	inDoc := map[string]bool{}
+	for _, tk := range Tokens(p.Doc) {
+		inDoc[tk] = true
+	}
+	for _, tk := range Tokens(p.Synopsis) {
+		if !inDoc[tk] {
+			t.Fatalf("synopsis %q holds %q, which the doc %q does not", p.Synopsis, tk, p.Doc)
+		}
 	}
 }
 

@@ -3,7 +3,9 @@ package eval
 import (
 	"context"
 	"flag"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,6 +110,7 @@ func TestGrid(t *testing.T) {
 		{"path", func(r *index.Ranking, v float64) { r.Path = v }, []float64{0.5, 1, 2.5}},
 		{"joined", func(r *index.Ranking, v float64) { r.Joined = v }, []float64{0.5, 1.5}},
 		{"private", func(r *index.Ranking, v float64) { r.Private = v }, []float64{0.5, 0.6, 0.8, 0.9}},
+		{"names", func(r *index.Ranking, v float64) { r.Names = v }, []float64{0, 0.1, 0.5}},
 	}
 	for _, vr := range variants {
 		if *gridOnly != "" && !strings.Contains(","+*gridOnly+",", ","+vr.name+",") {
@@ -130,4 +133,84 @@ func TestGrid(t *testing.T) {
 			t.Logf("%-9s %4.2f  go %s  js %s  all %s", vr.name, v, tr.Metrics["go-handwritten/dev"], tr.Metrics["js-handwritten/dev"], tr.Metrics["all/dev"])
 		}
 	}
+}
+
+var compare = flag.String("eval.compare", "", "rankings TestCompare sets against the default, ';'-separated, each 'param=value,…' (k1, b, symbol, signature, doc, body, path, joined, names, private)")
+
+// TestCompare logs the rank of each development question of the
+// hand-written sets under the default ranking and under each ranking of
+// -eval.compare, the questions whose rank changed marked (development
+// questions only).
+func TestCompare(t *testing.T) {
+	if *compare == "" {
+		t.Skip("-eval.compare")
+	}
+	s := loadSuite(t)
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "eval.db")
+	ix, closer, err := OpenIndex(ctx, db, Configs()[0].Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	if err := s.IndexAll(ctx, ix); err != nil {
+		t.Fatal(err)
+	}
+	specs := append([]string{""}, strings.Split(*compare, ";")...)
+	ranks := map[string][]int{}
+	var ids []string
+	for _, spec := range specs {
+		r := index.DefaultRanking()
+		for _, kv := range strings.Split(spec, ",") {
+			if kv == "" {
+				continue
+			}
+			k, v, _ := strings.Cut(kv, "=")
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%q: %v", kv, err)
+			}
+			p := map[string]*float64{"k1": &r.K1, "b": &r.B, "symbol": &r.Symbol, "signature": &r.Signature, "doc": &r.Doc,
+				"body": &r.Body, "path": &r.Path, "joined": &r.Joined, "names": &r.Names, "private": &r.Private}[k]
+			if p == nil {
+				t.Fatalf("%q: no such parameter", k)
+			}
+			*p = f
+		}
+		opts := Configs()[0].Options
+		opts.Ranking = &r
+		ix2, c2, err := OpenIndex(ctx, db, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := s.Tune(ctx, ix2)
+		_ = c2.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-30q go %s  js %s  all %s", spec, tr.Metrics["go-handwritten/dev"], tr.Metrics["js-handwritten/dev"], tr.Metrics["all/dev"])
+		for _, res := range tr.Results {
+			if _, ok := ranks[res.ID]; !ok {
+				ids = append(ids, res.ID)
+			}
+			ranks[res.ID] = append(ranks[res.ID], res.Rank)
+		}
+	}
+	var b strings.Builder
+	for _, id := range ids {
+		rs := ranks[id]
+		changed := false
+		for _, r := range rs {
+			changed = changed || r != rs[0]
+		}
+		if !changed && !strings.Contains(id, "-cmd-") && !strings.Contains(id, "go-") {
+			continue
+		}
+		mark := " "
+		if changed {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s %-28s %v\n", mark, id, rs)
+	}
+	t.Logf("ranks (0: not in the first %d), default first:\n%s", TopK, b.String())
 }

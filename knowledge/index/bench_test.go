@@ -100,6 +100,22 @@ func (s *synth) query() string {
 	return strings.Join(ws, " ")
 }
 
+// longQuery is a query shaped like bench/recall.go's, the IDE's prompt
+// and three selected lines of code, made only of words most chunks hold:
+// the code words of every chunk (func, error, if, nil, return) and the
+// vocabulary's 40 commonest words (each in 20 to 98% of the chunks), so
+// that little can be pruned (bench/README.md, the recall row).
+func (s *synth) longQuery() string {
+	w := func() string { return s.vocab[s.rng.IntN(40)] }
+	id := func() string { v := w(); return w() + strings.ToUpper(v[:1]) + v[1:] }
+	var b strings.Builder
+	b.WriteString("is the error handling here right?\n")
+	fmt.Fprintf(&b, "func %s(%s %s, %s %s) error {\n", id(), w(), id(), w(), w())
+	fmt.Fprintf(&b, "\t%s := %s(%s, %s)\n", w(), id(), w(), w())
+	fmt.Fprintf(&b, "\tif %s != nil { return %s.%s() }\n", w(), w(), id())
+	return b.String()
+}
+
 // BenchmarkIndexBuild indexes the quality corpus (2,395 lines, 171
 // chunks) into a new knowledge base per iteration and reports the time per
 // 10,000 lines.
@@ -148,7 +164,10 @@ const keepBenchPG = "AGENTGW_KB_BENCH_PG"
 // measures searches: p50 and p99 latency, allocations per search.
 // Hybrid compares the vectors of the 200 lexical candidates (the
 // index holds more than BruteForceLimit chunks); hybrid-bruteforce lifts
-// the limit to show what comparing all 100,000 vectors costs.
+// the limit to show what comparing all 100,000 vectors costs. The long
+// queries are like bench/recall.go's (synth.longQuery); nocache runs
+// without the postings cache (every term read from the database, as the
+// first search naming it does).
 func BenchmarkSearch100k(b *testing.B) {
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
@@ -204,29 +223,45 @@ func BenchmarkSearch100k(b *testing.B) {
 			for i := range queries {
 				queries[i] = s.query()
 			}
+			noNames := DefaultRanking()
+			noNames.Names = 0
+			long := make([]string, 100)
+			for i := range long {
+				long[i] = s.longQuery()
+			}
+			noCache := Options{PostingsCacheBytes: -1}
 			for _, mode := range []struct {
-				name string
-				opts Options
+				name    string
+				opts    Options
+				queries []string
 			}{
-				{"lexical", Options{}},
-				{"hybrid", Options{Embedder: emb}},
-				{"hybrid-bruteforce", Options{Embedder: emb, BruteForceLimit: 1 << 30}},
+				{"lexical", Options{}, queries},
+				{"lexical-nonames", Options{Ranking: &noNames}, queries}, // without the names clause: what it costs
+				{"lexical-nocache", noCache, queries},
+				{"lexical-long", Options{}, long},
+				{"lexical-long-nocache", noCache, long},
+				{"hybrid", Options{Embedder: emb}, queries},
+				{"hybrid-bruteforce", Options{Embedder: emb, BruteForceLimit: 1 << 30}, queries},
 			} {
 				b.Run(mode.name, func(b *testing.B) {
 					ix := openIndex(b, db, mode.opts)
-					benchQueries(b, ix, queries)
+					benchQueries(b, ix, mode.queries)
 				})
 			}
 		})
 	}
 }
 
-// benchQueries runs the queries round robin and reports p50 and p99.
+// benchQueries runs the queries round robin and reports p50 and p99,
+// and what a search read: postings statements, rows, bytes, postings
+// decoded.
 func benchQueries(b *testing.B, ix *Index, queries []string) {
 	ctx := context.Background()
 	var lat []time.Duration
 	var hits int
 	var ms runtime.MemStats
+	var read searchStats
+	ix.onSearch = read.add
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
@@ -251,4 +286,9 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(ms.HeapInuse)/1e6, "heap-MB")
+	b.ReportMetric(float64(read.statements)/float64(b.N), "stmts/op")
+	b.ReportMetric(float64(read.rows)/float64(b.N), "post-rows/op")
+	b.ReportMetric(float64(read.bytes)/float64(b.N), "post-bytes/op")
+	b.ReportMetric(float64(read.postings)/float64(b.N), "postings/op")
+	b.ReportMetric(float64(read.cached)/float64(b.N), "cached-terms/op")
 }

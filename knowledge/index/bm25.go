@@ -2,11 +2,13 @@ package index
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Ranking is the lexical ranking's parameters (see the package doc):
@@ -29,6 +31,13 @@ type Ranking struct {
 	// Expanded weighs the terms Options.Expand gives for a query's
 	// terms, against 1 for its own; 0 looks for none.
 	Expanded float64
+	// Names weighs a second clause of each query term, saturated apart:
+	// its occurrences in the symbol and signature fields only. BM25F
+	// saturates a term's weighted frequency over all fields together,
+	// so a doc comment repeating a word earns nearly what the name
+	// holding it does; this clause gives the chunk whose name holds the
+	// word up to Names times the term's weight more. 0 adds nothing.
+	Names float64
 	// Private, in [0, 1], multiplies the score of a chunk that declares
 	// only private names (chunk.Parts): an unexported Go function, a
 	// Python or JavaScript _helper, a private Java method. A question
@@ -40,7 +49,7 @@ type Ranking struct {
 // otherwise, its weights chosen on the development half of knowledge/eval
 // (see the package doc).
 func DefaultRanking() Ranking {
-	return Ranking{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Private: 0.7}
+	return Ranking{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Names: 0.25, Private: 0.7}
 }
 
 // rankParams is a Ranking as the scoring loop reads it.
@@ -49,6 +58,7 @@ type rankParams struct {
 	weights  [numFields]float64
 	joined   float64
 	expanded float64
+	names    float64
 	private  float64
 }
 
@@ -64,13 +74,14 @@ func (r Ranking) params() rankParams {
 		},
 		joined:   r.Joined,
 		expanded: r.Expanded,
+		names:    r.Names,
 		private:  r.Private,
 	}
 }
 
 // check reports a Ranking that cannot rank.
 func (r Ranking) check() error {
-	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined, r.Expanded, r.Private} {
+	for _, v := range []float64{r.K1, r.B, r.Symbol, r.Signature, r.Doc, r.Body, r.Path, r.Joined, r.Expanded, r.Names, r.Private} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("ranking %+v: a parameter is negative or not a number", r)
 		}
@@ -113,7 +124,8 @@ type qterm struct {
 type termInfo struct {
 	term string
 	df   int64
-	ub   float64 // the most the term adds to a chunk's score: weight·idf·(k1+1)
+	w    float64 // weight·idf·(k1+1): the most one clause of the term adds
+	ub   float64 // the most the term adds to a chunk's score: w·(1+names)
 	// names: only the symbol and signature fields count (qterm.names).
 	names bool
 }
@@ -129,89 +141,110 @@ type termInfo struct {
 // candidates still able to make it, and candidates that cannot are
 // dropped as the bar rises.
 func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth int) ([]scored, float64, error) {
-	r := &s.params
 	infos, err := s.termInfos(ctx, terms)
 	if err != nil || len(infos) == 0 {
 		return nil, 0, err
 	}
-	n := float64(s.chunks)
-	avgdl := max(float64(s.tokens)/n, 1)
 	rem := make([]float64, len(infos)+1)
 	for i := len(infos) - 1; i >= 0; i-- {
 		rem[i] = rem[i+1] + infos[i].ub
 	}
-	// On Postgres the rarest terms, whose postings are short, are read
-	// together in one statement: each would be read whole anyway, and a
-	// statement is a round trip (on SQLite, a call: reading them apart
-	// costs nothing more and keeps no rows).
-	var pre map[string][]fileRows
-	lead := 0
-	for sum := int64(0); s.d.pg && lead < len(infos) && sum+infos[lead].df <= prefetchPostings; lead++ {
-		sum += infos[lead].df
-	}
-	if lead > 1 {
-		if pre, err = s.postingsOf(ctx, infos[:lead]); err != nil {
-			return nil, 0, err
+	// The rows of the terms in the postings cache; on Postgres, the
+	// rarest terms' others, whose postings are short, read together in
+	// one statement: each would be read whole anyway, and a statement is
+	// a round trip (on SQLite, a call: reading them apart costs nothing
+	// more and keeps no rows).
+	pre := map[string][]fileRows{}
+	if s.cache != nil {
+		for _, t := range infos {
+			if rows, ok := s.cache.get(s.cacheKey(t.term)); ok {
+				pre[t.term] = rows
+				s.stats.cached++
+			}
 		}
 	}
-	acc := make(map[key]float64, min(infos[0].df, 4096))
+	var lead []termInfo
+	for i, sum := 0, int64(0); s.d.pg && i < len(infos) && sum+infos[i].df <= prefetchPostings; i++ {
+		if _, ok := pre[infos[i].term]; !ok {
+			sum += infos[i].df
+			lead = append(lead, infos[i])
+		}
+	}
+	if len(lead) > 1 {
+		rows, err := s.postingsOf(ctx, lead, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, t := range lead {
+			pre[t.term] = rows[t.term]
+			if s.cache != nil && t.df >= s.cacheMinDF {
+				s.cache.put(s.cacheKey(t.term), rows[t.term])
+			}
+		}
+	}
+	sc := s.scorer()
+	acc := newAccum(int(min(infos[0].df, 4096)))
 	pruning := false
 	for i, t := range infos {
 		var files []int64
-		var candidate map[int64]bool // the files of the candidates, when pruning
-		if len(acc) >= depth {
-			bar := kthLargest(acc, depth)
+		// No chunk's score over what the terms left can add: no
+		// depth-th's either, and no need to look for it.
+		if acc.n >= depth && (pruning || acc.max > rem[i]) {
+			bar := acc.kth(depth)
 			if !pruning && bar > rem[i] {
 				pruning = true
 			}
 			if pruning {
-				candidate = map[int64]bool{}
-				for k, v := range acc {
-					if v+rem[i] < bar {
-						delete(acc, k)
-						continue
-					}
-					if !candidate[k.file] {
-						candidate[k.file] = true
-						files = append(files, k.file)
-					}
-				}
-				slices.Sort(files)
+				files = acc.prune(bar, rem[i])
 			}
 		}
-		add := func(file int64, p posting) {
-			k := key{file, int32(p.ord)}
-			if pruning {
-				if _, ok := acc[k]; !ok {
-					return
-				}
-			} else if !f.keep(file, p.stype) {
+		var err error
+		row := func(file int64, post []byte) {
+			if err != nil {
 				return
 			}
-			var tf float64
-			if t.names {
-				if tf = r.namesTF(&p); tf == 0 {
+			var fs *fileScores
+			if pruning {
+				if fs = acc.liveFile(file); fs == nil {
 					return
 				}
-			} else {
-				tf = r.tf(&p, 1-r.b+r.b*float64(p.dl)/avgdl)
+			} else if f.files != nil && !f.files[file] {
+				return
 			}
-			sc := t.ub * tf / (tf + r.k1)
-			if p.private {
-				sc *= r.private
+			it := postingIter{b: post}
+			var p posting
+			for {
+				var ok bool
+				if ok, err = it.next(&p); !ok {
+					if err != nil {
+						err = fmt.Errorf("the postings of %q in file %d: %w", t.term, file, err)
+					}
+					return
+				}
+				s.stats.postings++
+				if pruning {
+					if p.ord < len(fs.scores) && fs.scores[p.ord] >= 0 {
+						if v, ok := sc.of(t, &p); ok {
+							acc.addSeen(fs, p.ord, v)
+						}
+					}
+					continue
+				}
+				if f.stype != 0 && f.stype != p.stype {
+					continue
+				}
+				if v, ok := sc.of(t, &p); ok {
+					if fs == nil {
+						fs = acc.of(file)
+					}
+					acc.add(fs, p.ord, v)
+				}
 			}
-			acc[k] += sc
 		}
-		keepFile := func(file int64) bool { return candidate == nil || candidate[file] }
 		switch rows, ok := pre[t.term]; {
 		case ok:
 			for _, fr := range rows {
-				if !keepFile(fr.file) {
-					continue
-				}
-				if err := decodePostings(fr.post, func(p posting) { add(fr.file, p) }); err != nil {
-					return nil, 0, fmt.Errorf("the postings of %q in file %d: %w", t.term, fr.file, err)
-				}
+				row(fr.file, fr.post)
 			}
 		// On SQLite a seek per candidate file costs about what reading a
 		// few rows of the term's postings in order does: with many
@@ -224,22 +257,79 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				batch = max(len(files), 1)
 			}
 			for part := range slices.Chunk(files, batch) {
-				if err := s.postings(ctx, t.term, part, keepFile, add); err != nil {
+				if err := s.postings(ctx, t.term, part, row); err != nil {
 					return nil, 0, err
 				}
 			}
+		case s.cache != nil && t.df >= s.cacheMinDF:
+			// Read whole: kept for the next search (the blobs copied
+			// out of the driver's memory).
+			var keep []fileRows
+			rerr := s.postings(ctx, t.term, nil, func(file int64, post []byte) {
+				keep = append(keep, fileRows{file, slices.Clone(post)})
+				row(file, post)
+			})
+			if rerr != nil {
+				return nil, 0, rerr
+			}
+			if err == nil {
+				s.cache.put(s.cacheKey(t.term), keep)
+			}
 		default:
-			if err := s.postings(ctx, t.term, nil, keepFile, add); err != nil {
+			if err := s.postings(ctx, t.term, nil, row); err != nil {
 				return nil, 0, err
 			}
 		}
+		if err != nil {
+			return nil, 0, err
+		}
 	}
-	items := make([]scored, 0, len(acc))
-	for k, v := range acc {
-		items = append(items, scored{k, v})
-	}
-	ranked, err := s.rank(ctx, items, depth)
+	// Those under the depth-th score can be neither in the ranking nor
+	// tied with its last: rank sorts only the others (a query of words
+	// every chunk holds scores them all).
+	ranked, err := s.rank(ctx, acc.items(acc.kth(depth)), depth)
 	return ranked, rem[0], err
+}
+
+// cacheKey is term's key in the postings cache.
+func (s *searcher) cacheKey(term string) cacheKey {
+	return cacheKey{s.kbIDs[0], s.version, term}
+}
+
+// scorer computes a posting's part of a chunk's score.
+type scorer struct {
+	r     *rankParams
+	avgdl float64
+}
+
+func (s *searcher) scorer() scorer {
+	return scorer{&s.params, max(float64(s.tokens)/float64(s.chunks), 1)}
+}
+
+// of is what the posting p of term t adds to its chunk's score, false
+// when it adds nothing (an expansion found in no name).
+func (sc scorer) of(t termInfo, p *posting) (float64, bool) {
+	r := sc.r
+	var v float64
+	if t.names {
+		tf := r.namesTF(p)
+		if tf == 0 {
+			return 0, false
+		}
+		v = t.w * tf / (tf + r.k1)
+	} else {
+		tf := r.tf(p, 1-r.b+r.b*float64(p.dl)/sc.avgdl)
+		v = t.w * tf / (tf + r.k1)
+		if r.names > 0 {
+			if ntf := r.namesTF(p); ntf > 0 {
+				v += r.names * t.w * ntf / (ntf + r.k1)
+			}
+		}
+	}
+	if p.private {
+		v *= r.private
+	}
+	return v, true
 }
 
 // termInfos reads the document frequencies of terms in the searched bases
@@ -274,7 +364,11 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 		}
 		df := float64(t.df)
 		q := byTerm[t.term]
-		t.ub = q.weight * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
+		t.w = q.weight * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
+		t.ub = t.w
+		if !q.names {
+			t.ub += s.params.names * t.w // the names clause (Ranking.Names)
+		}
 		t.names = q.names
 		out = append(out, t)
 	}
@@ -301,20 +395,27 @@ type fileRows struct {
 }
 
 // postingsOf reads the postings rows of terms in the searched bases, by
-// term.
-func (s *searcher) postingsOf(ctx context.Context, terms []termInfo) (map[string][]fileRows, error) {
+// term: in the files listed, or every file when files is nil.
+func (s *searcher) postingsOf(ctx context.Context, terms []termInfo, files []int64) (map[string][]fileRows, error) {
 	names := make([]string, len(terms))
 	for i, t := range terms {
 		names[i] = t.term
 	}
 	kbCond, args := s.kbIn("kb_id")
 	termCond, targs := s.d.strs("term", names)
-	rs, err := s.c.Query(ctx, `SELECT term, file_id, post FROM kb_postings WHERE `+kbCond+` AND `+termCond,
-		append(args, targs...)...)
+	q := `SELECT term, file_id, post FROM kb_postings WHERE ` + kbCond + ` AND ` + termCond
+	args = append(args, targs...)
+	if files != nil {
+		fileCond, fargs := s.d.fileSet("file_id", files)
+		q += ` AND ` + fileCond
+		args = append(args, fargs...)
+	}
+	rs, err := s.c.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
 	}
 	defer rs.Close()
+	s.stats.statements++
 	out := make(map[string][]fileRows, len(terms))
 	for rs.Next() {
 		var term string
@@ -322,6 +423,8 @@ func (s *searcher) postingsOf(ctx context.Context, terms []termInfo) (map[string
 		if err := rs.Scan(&term, &fr.file, &fr.post); err != nil {
 			return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
 		}
+		s.stats.rows++
+		s.stats.bytes += len(fr.post)
 		out[term] = append(out[term], fr)
 	}
 	if err := rs.Err(); err != nil {
@@ -335,9 +438,10 @@ func (s *searcher) postingsOf(ctx context.Context, terms []termInfo) (map[string
 	return out, nil
 }
 
-// postings calls fn with each posting of term in the searched bases, in
-// the files listed (every file when files is nil) that keepFile keeps.
-func (s *searcher) postings(ctx context.Context, term string, files []int64, keepFile func(int64) bool, fn func(file int64, p posting)) error {
+// postings calls row with each postings row of term in the searched
+// bases, in the files listed (every file when files is nil). The blob
+// passed is valid only during the call.
+func (s *searcher) postings(ctx context.Context, term string, files []int64, row func(file int64, post []byte)) error {
 	kbCond, args := s.kbIn("kb_id")
 	q := `SELECT file_id, post FROM kb_postings WHERE ` + kbCond + ` AND term = ?`
 	args = append(args, term)
@@ -351,48 +455,30 @@ func (s *searcher) postings(ctx context.Context, term string, files []int64, kee
 		return fmt.Errorf("reading the postings of %q: %w", term, err)
 	}
 	defer rs.Close()
-	var post []byte
+	s.stats.statements++
+	// The blob is read in the driver's memory, not copied: row reads it
+	// before the next row is.
+	var raw sql.RawBytes
+	var driver pgtype.DriverBytes
+	var file int64
+	dest := []any{&file, &raw}
+	if s.d.pg {
+		dest[1] = &driver
+	}
 	for rs.Next() {
-		var file int64
-		if err := rs.Scan(&file, &post); err != nil {
+		if err := rs.Scan(dest...); err != nil {
 			return fmt.Errorf("reading the postings of %q: %w", term, err)
 		}
-		if !keepFile(file) {
-			continue
+		post := []byte(raw)
+		if s.d.pg {
+			post = driver
 		}
-		if err := decodePostings(post, func(p posting) { fn(file, p) }); err != nil {
-			return fmt.Errorf("the postings of %q in file %d: %w", term, file, err)
-		}
+		s.stats.rows++
+		s.stats.bytes += len(post)
+		row(file, post)
 	}
 	if err := rs.Err(); err != nil {
 		return fmt.Errorf("reading the postings of %q: %w", term, err)
 	}
 	return nil
-}
-
-// kthLargest is the k-th largest value of acc (k <= len(acc)).
-func kthLargest(acc map[key]float64, k int) float64 {
-	h := make(minHeap, 0, k)
-	for _, v := range acc {
-		if len(h) < k {
-			heap.Push(&h, v)
-		} else if v > h[0] {
-			h[0] = v
-			heap.Fix(&h, 0)
-		}
-	}
-	return h[0]
-}
-
-type minHeap []float64
-
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(float64)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }

@@ -32,6 +32,9 @@ func TestLexicalMatchesExhaustiveBM25(t *testing.T) {
 		{K1: 0.9, B: 0.4, Symbol: 3, Signature: 0, Doc: 2, Body: 1.3, Path: 0.5, Joined: 0.7, Private: 0.3},
 		// With expansions (Options.Expand), counted in names only.
 		{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Expanded: 0.3, Private: 0.7},
+		// Without the names clause, and with a heavier one and expansions.
+		{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Private: 0.7},
+		{K1: 1.2, B: 0.5, Symbol: 5, Signature: 2, Doc: 2, Body: 1, Path: 1.5, Joined: 1, Expanded: 0.3, Names: 0.6, Private: 0.7},
 	} {
 		t.Run(fmt.Sprintf("%+v", rk), func(t *testing.T) { checkExhaustive(t, rk) })
 	}
@@ -133,7 +136,11 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 		}
 		ub := func(term string) float64 { return weight[term] * idf(term) * (r.k1 + 1) }
 		for i := len(terms) - 1; i >= 0; i-- {
-			norm += ub(terms[i])
+			u := ub(terms[i])
+			if !names[terms[i]] {
+				u += r.names * u
+			}
+			norm += u
 		}
 		for _, d := range docs {
 			var sc float64
@@ -165,6 +172,10 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 				tf := w[fieldSymbol]*ftf[fieldSymbol] + w[fieldSignature]*ftf[fieldSignature] + w[fieldPath]*ftf[fieldPath] +
 					(w[fieldDoc]*ftf[fieldDoc]+w[fieldBody]*ftf[fieldBody])/(1-r.b+r.b*float64(d.dl)/avgdl)
 				tsc := ub(term) * tf / (tf + r.k1)
+				// The names clause, saturated apart (Ranking.Names).
+				if ntf := w[fieldSymbol]*ftf[fieldSymbol] + w[fieldSignature]*ftf[fieldSignature]; r.names > 0 && ntf > 0 {
+					tsc += r.names * ub(term) * ntf / (ntf + r.k1)
+				}
 				if d.private {
 					tsc *= r.private
 				}
@@ -189,25 +200,46 @@ func checkExhaustive(t *testing.T, rk Ranking) {
 		}
 		return out
 	}
+	var queries []string
+	for i := range 120 {
+		q := s.query()
+		switch i % 10 {
+		case 0:
+			q += " " + s.vocab[0] + " " + s.vocab[1] // the commonest words
+		case 5:
+			q += " " + strings.Join(splitCamel(files[i%len(files)].chunks[0].Symbol), " ") // an identifier in words
+		}
+		queries = append(queries, q)
+	}
+	// Long queries of words most chunks hold, like bench/recall.go's (a
+	// prompt and three lines of code): little can be pruned.
+	for range 40 {
+		queries = append(queries, s.longQuery())
+	}
 	eachBackend(t, func(t *testing.T, db string) {
 		ix := openIndex(t, db, Options{Ranking: &rk, Expand: expand})
 		mustReplace(t, ix, "kb", files...)
-		for i := range 120 {
-			q := s.query()
-			switch i % 10 {
-			case 0:
-				q += " " + s.vocab[0] + " " + s.vocab[1] // the commonest words
-			case 5:
-				q += " " + strings.Join(splitCamel(files[i%len(files)].chunks[0].Symbol), " ") // an identifier in words
-			}
+		// The same index, caching every term read whole (the default
+		// caches only terms many chunks hold: none of this corpus's).
+		caching := openIndex(t, db, Options{Ranking: &rk, Expand: expand})
+		caching.cacheMinDF = 0
+		cached := 0
+		caching.onSearch = func(st searchStats) { cached += st.cached }
+		for i, q := range queries {
 			topK := []int{1, 3, 10, 40}[i%4]
-			var got []string
-			for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: topK}) {
-				got = append(got, fmt.Sprintf("%s:%d %.12f", h.Chunk.FileName, (h.Chunk.StartLine-1)/10, h.Score))
+			want := exhaustive(q, topK)
+			for _, ix := range []*Index{ix, caching} {
+				var got []string
+				for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: topK}) {
+					got = append(got, fmt.Sprintf("%s:%d %.12f", h.Chunk.FileName, (h.Chunk.StartLine-1)/10, h.Score))
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("query %q top %d (caching from df %d):\n got %v\nwant %v", q, topK, ix.cacheMinDF, got, want)
+				}
 			}
-			if want := exhaustive(q, topK); !slices.Equal(got, want) {
-				t.Errorf("query %q top %d:\n got %v\nwant %v", q, topK, got, want)
-			}
+		}
+		if cached < len(queries) {
+			t.Errorf("%d terms of %d searches came from the cache: the test does not test it", cached, len(queries))
 		}
 	})
 }

@@ -78,38 +78,58 @@ func appendPosting(b []byte, p posting) []byte {
 
 // decodePostings calls fn with each posting of b.
 func decodePostings(b []byte, fn func(posting)) error {
-	for len(b) > 0 {
-		var p posting
-		var v [2]uint64
-		for i := range v {
-			x, n := binary.Uvarint(b)
-			if n <= 0 || x > math.MaxInt32 {
-				return errCorrupt
-			}
-			v[i], b = x, b[n:]
-		}
-		if len(b) == 0 {
-			return errCorrupt
-		}
-		flags := b[0]
-		b = b[1:]
-		p.ord, p.dl, p.stype, p.private = int(v[0]), int(v[1]), flags&3, flags&privateBit != 0
-		if fields := flags &^ privateBit >> 2; p.stype != stypeCode && p.stype != stypeDoc || fields == 0 || fields>>numFields != 0 {
-			return errCorrupt
-		}
-		for f := range numFields {
-			if flags&(1<<(2+f)) == 0 {
-				continue
-			}
-			x, n := binary.Uvarint(b)
-			if n <= 0 || x == 0 || x > math.MaxInt32 {
-				return errCorrupt
-			}
-			p.tf[f], b = int32(x), b[n:]
+	it := postingIter{b: b}
+	var p posting
+	for {
+		ok, err := it.next(&p)
+		if !ok {
+			return err
 		}
 		fn(p)
 	}
-	return nil
+}
+
+// postingIter reads a blob of postings in order: the decoder of the
+// search's loops, which call no function per posting.
+type postingIter struct{ b []byte }
+
+// next decodes the next posting into p and reports whether there was
+// one; at the end of a well-formed blob it returns false and nil.
+func (it *postingIter) next(p *posting) (bool, error) {
+	b := it.b
+	if len(b) == 0 {
+		return false, nil
+	}
+	var v [2]uint64
+	for i := range v {
+		x, n := binary.Uvarint(b)
+		if n <= 0 || x > math.MaxInt32 {
+			return false, errCorrupt
+		}
+		v[i], b = x, b[n:]
+	}
+	if len(b) == 0 {
+		return false, errCorrupt
+	}
+	flags := b[0]
+	b = b[1:]
+	p.ord, p.dl, p.stype, p.private = int(v[0]), int(v[1]), flags&3, flags&privateBit != 0
+	if fields := flags &^ privateBit >> 2; p.stype != stypeCode && p.stype != stypeDoc || fields == 0 || fields>>numFields != 0 {
+		return false, errCorrupt
+	}
+	for f := range numFields {
+		if flags&(1<<(2+f)) == 0 {
+			p.tf[f] = 0
+			continue
+		}
+		x, n := binary.Uvarint(b)
+		if n <= 0 || x == 0 || x > math.MaxInt32 {
+			return false, errCorrupt
+		}
+		p.tf[f], b = int32(x), b[n:]
+	}
+	it.b = b
+	return true, nil
 }
 
 // termCount is a term of a file and how many of its chunks hold it.
@@ -204,6 +224,11 @@ func fieldTexts(c chunk.Chunk) ([numFields]string, bool) {
 	}
 	out[fieldSignature] = p.Signature
 	out[fieldDoc] = p.Doc
+	if p.Synopsis != "" {
+		// The doc's first sentence counts twice: it says what the
+		// declaration is or does, as a question asks it.
+		out[fieldDoc] = p.Synopsis + "\n" + p.Doc
+	}
 	if p.Comments != "" {
 		out[fieldDoc] += "\n" + p.Comments // prose, as the doc comment is
 	}

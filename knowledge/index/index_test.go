@@ -311,6 +311,61 @@ func TestSearchRanksCode(t *testing.T) {
 	})
 }
 
+// TestSearchFavoursTheSynopsis: of two declarations whose doc comments
+// hold the same words, the one whose first sentence says them ranks
+// first (it would come second by name).
+func TestSearchFavoursTheSynopsis(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{Tokenizer: chunk.Tokens})
+		for _, src := range []string{
+			"package a\n\n// Alpha answers the request.\n//\n// Then it can redirect the client.\nfunc Alpha() {}\n",
+			"package b\n\n// Beta can redirect the client.\n//\n// Then it answers the request.\nfunc Beta() {}\n",
+		} {
+			name := src[8:9] + ".go"
+			cs, err := chunk.Split(name, "repo", []byte(src), chunk.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustReplace(t, ix, "kb", file{name: name, hash: name, chunks: cs})
+		}
+		var got []string
+		for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: "redirect the client", TopK: 2}) {
+			got = append(got, h.Chunk.Symbol)
+		}
+		if want := []string{"Beta", "Alpha"}; !slices.Equal(got, want) {
+			t.Errorf("redirect the client: %v, want %v", got, want)
+		}
+	})
+}
+
+// TestSearchFavoursTheName: the declaration whose name holds the query's
+// word outranks one whose doc comment only repeats it (Ranking.Names:
+// BM25F alone saturates both alike).
+func TestSearchFavoursTheName(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{Tokenizer: chunk.Tokens})
+		for _, src := range []string{
+			"package a\n\n// Alpha keeps the cookie jar: each cookie, cookie by cookie, in its cookie list.\nfunc Alpha(j Jar) {}\n",
+			"package b\n\n// Cookie returns the named value.\nfunc Cookie(name string) string {}\n",
+			"package c\n\n// Gamma parses a form.\nfunc Gamma() {}\n",
+		} {
+			name := src[8:9] + ".go"
+			cs, err := chunk.Split(name, "repo", []byte(src), chunk.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustReplace(t, ix, "kb", file{name: name, hash: name, chunks: cs})
+		}
+		var got []string
+		for _, h := range mustSearch(t, ix, Query{KB: []string{"kb"}, Text: "how do I read a cookie", TopK: 2}) {
+			got = append(got, h.Chunk.Symbol)
+		}
+		if want := []string{"Cookie", "Alpha"}; !slices.Equal(got, want) {
+			t.Errorf("read a cookie: %v, want %v", got, want)
+		}
+	})
+}
+
 func TestExpandTerms(t *testing.T) {
 	table := map[string][]string{
 		"written": {"marshal", "encod", "writ", "json"}, // 4: the first 3 kept, writ already there

@@ -8,7 +8,12 @@ import (
 //
 //   - kb_bases: one row per knowledge base, its counters (BM25's N and
 //     average length come from chunks and tokens) and its last commit.
-//     Times are unix nanoseconds.
+//     Times are unix nanoseconds. version (migration 5) counts the
+//     updates of the counters, which every transaction that changes the
+//     base's postings makes (a trigger increments it, so that the
+//     writers of a release before it count too): the searches' postings
+//     cache (cache.go) keys a term's rows by it. A migration that changes
+//     postings must update the counters too (reindex does).
 //   - kb_files: one row per indexed file, its content hash (the indexer
 //     skips a file whose hash is unchanged) and terms, the file's terms
 //     with how many of its chunks hold each: what Delete takes back from
@@ -29,8 +34,8 @@ import (
 // The migrations: applied once and in order by dbconn's runner (schema),
 // recorded in kb_migrations, as the hand-off queue's and the schedules'
 // are. A migration that changes what the rows mean rather than their
-// shape (version 2, the postings' fields; version 3, what the fields and
-// terms hold) empties the index: the
+// shape (version 2, the postings' fields; versions 3 and 4, what the
+// fields and terms hold) empties the index: the
 // gateway's indexer rebuilds it from the sources at its next pass, as it
 // would a new knowledge base, and searches find nothing meanwhile.
 var (
@@ -51,6 +56,8 @@ DROP TABLE kb_postings;
 	// doc comment (chunk.Parts.Comments), marks deprecated declarations
 	// with the private prior, and drops more stop words, so the rows of
 	// version 2 hold other fields and terms than a new index would.
+	// Version 4 empties it again: the doc field holds the doc's first
+	// sentence twice (chunk.Parts.Synopsis).
 	reindex3 = `DELETE FROM kb_postings;
 DELETE FROM kb_terms;
 DELETE FROM kb_chunks;
@@ -111,6 +118,12 @@ CREATE TABLE kb_postings (
 	PRIMARY KEY (kb_id, term, file_id, part)
 ) WITHOUT ROWID`},
 		{Version: 3, Name: "comments as doc, deprecated, stop words: re-index", SQL: reindex3},
+		{Version: 4, Name: "a doc's first sentence counted twice: re-index", SQL: reindex3},
+		{Version: 5, Name: "postings version", SQL: `ALTER TABLE kb_bases ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER kb_bases_version AFTER UPDATE OF files, chunks, tokens ON kb_bases
+BEGIN
+	UPDATE kb_bases SET version = version + 1 WHERE id = NEW.id;
+END`},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "knowledge index", SQL: `CREATE TABLE kb_bases (
@@ -167,6 +180,16 @@ CREATE TABLE kb_postings (
 	PRIMARY KEY (kb_id, term, file_id, part) INCLUDE (post)
 )`},
 		{Version: 3, Name: "comments as doc, deprecated, stop words: re-index", SQL: reindex3},
+		{Version: 4, Name: "a doc's first sentence counted twice: re-index", SQL: reindex3},
+		{Version: 5, Name: "postings version", SQL: `ALTER TABLE kb_bases ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+CREATE FUNCTION kb_bases_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	NEW.version := OLD.version + 1;
+	RETURN NEW;
+END
+$$;
+CREATE TRIGGER kb_bases_version BEFORE UPDATE OF files, chunks, tokens ON kb_bases
+	FOR EACH ROW EXECUTE FUNCTION kb_bases_version()`},
 	}
 )
 

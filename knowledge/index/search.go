@@ -125,7 +125,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err != nil || s.chunks == 0 {
 			return err
 		}
+		if ix.onSearch != nil {
+			defer func() { ix.onSearch(s.stats) }()
+		}
 		s.params = ix.rank
+		if len(s.kbIDs) == 1 {
+			s.cache, s.cacheMinDF = ix.cache, ix.cacheMinDF
+		}
 		if len(gs) > 0 {
 			if f.files, err = s.matchFiles(ctx, gs, ix.onFile); err != nil {
 				return err
@@ -283,21 +289,46 @@ func expandTerms(terms []qterm, expand func(string) []string, w float64) []qterm
 
 // searcher runs one search's statements in its snapshot.
 type searcher struct {
-	c      dbconn.Conn
-	d      dialect
-	kbIDs  []int64 // of the knowledge bases searched
-	kbName map[int64]string
-	chunks int64 // in them all
-	tokens int64
+	c     dbconn.Conn
+	d     dialect
+	kbIDs []int64 // of the knowledge bases searched
+	// version is the postings' version of the one base searched
+	// (kb_bases.version), for the cache; cache is nil when more are.
+	version    int64
+	cache      *postingsCache
+	cacheMinDF int64
+	kbName     map[int64]string
+	chunks     int64 // in them all
+	tokens     int64
 	// names caches file rows' names: file id to [kb, file name].
 	names  map[int64][2]string
 	params rankParams
+	stats  searchStats
+}
+
+// searchStats counts what a search's lexical ranking read: what its cost
+// follows, deterministic where the time is not (BenchmarkSearch100k
+// reports it).
+type searchStats struct {
+	statements int // postings statements run
+	rows       int // kb_postings rows read
+	bytes      int // of their blobs
+	postings   int // postings decoded
+	cached     int // terms whose rows came from the postings cache
+}
+
+func (a *searchStats) add(b searchStats) {
+	a.statements += b.statements
+	a.rows += b.rows
+	a.bytes += b.bytes
+	a.postings += b.postings
+	a.cached += b.cached
 }
 
 func newSearcher(ctx context.Context, c dbconn.Conn, d dialect, kbs []string) (*searcher, error) {
 	s := &searcher{c: c, d: d, kbName: map[int64]string{}, names: map[int64][2]string{}}
 	cond, args := d.strs("name", kbs)
-	rs, err := c.Query(ctx, `SELECT id, name, chunks, tokens FROM kb_bases WHERE `+cond, args...)
+	rs, err := c.Query(ctx, `SELECT id, name, chunks, tokens, version FROM kb_bases WHERE `+cond, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading the knowledge bases: %w", err)
 	}
@@ -305,7 +336,7 @@ func newSearcher(ctx context.Context, c dbconn.Conn, d dialect, kbs []string) (*
 	for rs.Next() {
 		var id, chunks, tokens int64
 		var name string
-		if err := rs.Scan(&id, &name, &chunks, &tokens); err != nil {
+		if err := rs.Scan(&id, &name, &chunks, &tokens, &s.version); err != nil {
 			return nil, fmt.Errorf("reading the knowledge bases: %w", err)
 		}
 		s.kbIDs = append(s.kbIDs, id)

@@ -108,6 +108,7 @@ func (ix *Index) write(ctx context.Context, kb string, files []fileWrite) error 
 		deltas := map[string]int{}
 		var c counts
 		var added []addedFile
+		changed := false
 		for i := range files {
 			f := &files[i]
 			old, found := stored[f.name]
@@ -115,6 +116,7 @@ func (ix *Index) write(ctx context.Context, kb string, files []fileWrite) error 
 				continue
 			}
 			f.changed = found || !f.del
+			changed = changed || f.changed
 			if found {
 				rc, err := removeFile(ctx, tx, ix.dialect, kbID, old, deltas)
 				if err != nil {
@@ -146,6 +148,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		}
 		if err := applyDeltas(ctx, tx, ix.dialect, kbID, deltas); err != nil {
 			return err
+		}
+		if !changed {
+			return nil
 		}
 		return c.apply(ctx, tx, kbID)
 	})
@@ -256,10 +261,10 @@ func (c counts) plus(o counts) counts {
 	return counts{c.files + o.files, c.chunks + o.chunks, c.tokens + o.tokens}
 }
 
+// apply updates the counters even when c is zero (a file replaced by
+// one of its size): the update bumps kb_bases.version (migration 5's
+// trigger), which the searches' postings cache keys rows by.
 func (c counts) apply(ctx context.Context, tx dbconn.Conn, kbID int64) error {
-	if c == (counts{}) {
-		return nil
-	}
 	_, err := tx.Exec(ctx, `UPDATE kb_bases SET files = files + ?, chunks = chunks + ?, tokens = tokens + ? WHERE id = ?`,
 		c.files, c.chunks, c.tokens, kbID)
 	if err != nil {

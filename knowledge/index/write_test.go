@@ -201,6 +201,7 @@ func TestConcurrentIndexAndSearch(t *testing.T) {
 		ctx := context.Background()
 		a := openIndex(t, db, Options{Embedder: HashEmbedder{Dim: 32}})
 		b := openIndex(t, db, Options{Embedder: HashEmbedder{Dim: 32}})
+		a.cacheMinDF, b.cacheMinDF = 0, 0 // every term in the postings cache
 		mustReplace(t, a, "kb", testCorpus()...)
 		var wg sync.WaitGroup
 		errs := make(chan error, 100)
@@ -287,35 +288,41 @@ func TestLargeFilePostingsAreCut(t *testing.T) {
 	})
 }
 
-// TestMigration3Reindexes: an index built before version 3 (comments
-// weighed as doc, more stop words) is emptied, its commits forgotten, so
-// that the indexer rebuilds it; the knowledge bases stay.
-func TestMigration3Reindexes(t *testing.T) {
-	eachBackend(t, func(t *testing.T, db string) {
-		ctx := context.Background()
-		ix := openIndex(t, db, Options{})
-		mustReplace(t, ix, "kb", testCorpus()...)
-		if err := ix.SetMeta(ctx, "kb", "abc"); err != nil {
-			t.Fatal(err)
-		}
-		// As a database migrated to version 2 only records it.
-		if _, err := ix.pool.Exec(ctx, `DELETE FROM kb_migrations WHERE version = 3`); err != nil {
-			t.Fatal(err)
-		}
-		again := openIndex(t, db, Options{})
-		st, err := again.Stats(ctx, "kb")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.KB != "kb" || st.Files != 0 || st.Chunks != 0 || st.Tokens != 0 || st.LastCommit != "" {
-			t.Errorf("after migration 3: %+v, want kb emptied and its commit forgotten", st)
-		}
-		if hs, err := again.FileHashes(ctx, "kb"); err != nil || len(hs) != 0 {
-			t.Errorf("file hashes after migration 3: %v, %v", hs, err)
-		}
-		var terms, postings int
-		if err := again.pool.QueryRow(ctx, `SELECT (SELECT COUNT(*) FROM kb_terms), (SELECT COUNT(*) FROM kb_postings)`).Scan(&terms, &postings); err != nil || terms != 0 || postings != 0 {
-			t.Errorf("terms %d, postings %d (%v), want none", terms, postings, err)
-		}
-	})
+// TestMigrationsReindex: an index built before version 3 (comments
+// weighed as doc, more stop words) or before version 4 (the doc's first
+// sentence counted twice) is emptied, its commits forgotten, so that the
+// indexer rebuilds it; the knowledge bases stay.
+func TestMigrationsReindex(t *testing.T) {
+	for _, version := range []int{3, 4} {
+		t.Run(fmt.Sprint(version), func(t *testing.T) {
+			eachBackend(t, func(t *testing.T, db string) {
+				ctx := context.Background()
+				ix := openIndex(t, db, Options{})
+				mustReplace(t, ix, "kb", testCorpus()...)
+				if err := ix.SetMeta(ctx, "kb", "abc"); err != nil {
+					t.Fatal(err)
+				}
+				// As a database migrated to the version before does not record it
+				// (the later migrations, which only add columns, are recorded).
+				if _, err := ix.pool.Exec(ctx, `DELETE FROM kb_migrations WHERE version = ?`, version); err != nil {
+					t.Fatal(err)
+				}
+				again := openIndex(t, db, Options{})
+				st, err := again.Stats(ctx, "kb")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.KB != "kb" || st.Files != 0 || st.Chunks != 0 || st.Tokens != 0 || st.LastCommit != "" {
+					t.Errorf("after migration %d: %+v, want kb emptied and its commit forgotten", version, st)
+				}
+				if hs, err := again.FileHashes(ctx, "kb"); err != nil || len(hs) != 0 {
+					t.Errorf("file hashes after migration %d: %v, %v", version, hs, err)
+				}
+				var terms, postings int
+				if err := again.pool.QueryRow(ctx, `SELECT (SELECT COUNT(*) FROM kb_terms), (SELECT COUNT(*) FROM kb_postings)`).Scan(&terms, &postings); err != nil || terms != 0 || postings != 0 {
+					t.Errorf("terms %d, postings %d (%v), want none", terms, postings, err)
+				}
+			})
+		})
+	}
 }

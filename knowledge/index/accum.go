@@ -1,0 +1,180 @@
+package index
+
+import "slices"
+
+// accum holds the scores of the chunks a ranking has seen, by file and
+// ordinal: one map look-up per postings row (a file's postings of a
+// term) rather than one per posting, and the scores in slices.
+type accum struct {
+	at    map[int64]int32 // a file: its index in files
+	files []fileScores
+	live  []int32   // the files with chunks scored, by index
+	n     int       // chunks scored (still candidates, when pruning)
+	max   float64   // the highest score
+	arena []float64 // where files' scores are cut from
+	heap  []float64 // kth's
+}
+
+// fileScores are the scores of a file's chunks by ordinal, noScore for a
+// chunk not seen or dropped.
+type fileScores struct {
+	file   int64
+	scores []float64
+	n      int // chunks scored
+}
+
+// noScore marks a chunk with no score: every score is at least 0.
+const noScore = -1.0
+
+func newAccum(files int) *accum {
+	return &accum{at: make(map[int64]int32, files)}
+}
+
+// of returns file's scores, made on first use. The pointer is valid until
+// the next call.
+func (a *accum) of(file int64) *fileScores {
+	if i, ok := a.at[file]; ok {
+		return &a.files[i]
+	}
+	a.at[file] = int32(len(a.files))
+	a.files = append(a.files, fileScores{file: file})
+	return &a.files[len(a.files)-1]
+}
+
+// liveFile returns file's scores when some of its chunks are scored, else nil.
+func (a *accum) liveFile(file int64) *fileScores {
+	if i, ok := a.at[file]; ok && a.files[i].n > 0 {
+		return &a.files[i]
+	}
+	return nil
+}
+
+// add adds sc to the score of chunk ord of fs, scoring it if it was not.
+func (a *accum) add(fs *fileScores, ord int, sc float64) {
+	if ord >= len(fs.scores) {
+		a.grow(fs, ord+1)
+	}
+	if v := fs.scores[ord]; v >= 0 {
+		fs.scores[ord] = v + sc
+		a.max = max(a.max, v+sc)
+		return
+	}
+	fs.scores[ord] = sc
+	a.max = max(a.max, sc)
+	if fs.n == 0 {
+		a.live = append(a.live, a.at[fs.file])
+	}
+	fs.n++
+	a.n++
+}
+
+// addSeen adds sc to the score of chunk ord of fs if it has one.
+func (a *accum) addSeen(fs *fileScores, ord int, sc float64) {
+	if ord < len(fs.scores) && fs.scores[ord] >= 0 {
+		fs.scores[ord] += sc
+		a.max = max(a.max, fs.scores[ord])
+	}
+}
+
+// grow makes room in fs for n chunks at least.
+func (a *accum) grow(fs *fileScores, n int) {
+	n = max(n, 2*len(fs.scores), 8)
+	if len(a.arena) < n {
+		a.arena = make([]float64, max(n, 16384))
+	}
+	s := a.arena[:n:n]
+	a.arena = a.arena[n:]
+	copy(s, fs.scores)
+	for i := len(fs.scores); i < n; i++ {
+		s[i] = noScore
+	}
+	fs.scores = s
+}
+
+// kth is the k-th largest score, 0 when fewer are scored.
+func (a *accum) kth(k int) float64 {
+	if a.n < k || k <= 0 {
+		return 0
+	}
+	h := a.heap[:0]
+	for _, i := range a.live {
+		for _, v := range a.files[i].scores {
+			if v < 0 {
+				continue
+			}
+			if len(h) < k {
+				h = append(h, v)
+				for j := len(h) - 1; j > 0; {
+					p := (j - 1) / 2
+					if h[p] <= h[j] {
+						break
+					}
+					h[p], h[j] = h[j], h[p]
+					j = p
+				}
+			} else if v > h[0] {
+				h[0] = v
+				siftDown(h)
+			}
+		}
+	}
+	a.heap = h
+	return h[0]
+}
+
+// siftDown restores the min-heap h after its root changed.
+func siftDown(h []float64) {
+	for j := 0; ; {
+		l := 2*j + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r] < h[l] {
+			m = r
+		}
+		if h[j] <= h[m] {
+			return
+		}
+		h[j], h[m] = h[m], h[j]
+		j = m
+	}
+}
+
+// prune drops the chunks that cannot reach bar with rem more, and returns
+// the files of those left, sorted.
+func (a *accum) prune(bar, rem float64) []int64 {
+	var files []int64
+	live := a.live[:0]
+	for _, i := range a.live {
+		fs := &a.files[i]
+		for o, v := range fs.scores {
+			if v >= 0 && v+rem < bar {
+				fs.scores[o] = noScore
+				fs.n--
+				a.n--
+			}
+		}
+		if fs.n > 0 {
+			live = append(live, i)
+			files = append(files, fs.file)
+		}
+	}
+	a.live = live
+	slices.Sort(files)
+	return files
+}
+
+// items returns the chunks scored at least bar.
+func (a *accum) items(bar float64) []scored {
+	var out []scored
+	for _, i := range a.live {
+		fs := &a.files[i]
+		for o, v := range fs.scores {
+			if v >= 0 && v >= bar {
+				out = append(out, scored{key{fs.file, int32(o)}, v})
+			}
+		}
+	}
+	return out
+}
