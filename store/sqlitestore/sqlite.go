@@ -24,12 +24,16 @@ import (
 // sharing a local volume. The database runs in WAL mode, so readers do not
 // block the one writer; WAL keeps its index in shared memory, so processes
 // on different hosts (a network file system) cannot share the file. A
-// connection that finds the file locked waits up to busyTimeout before it
-// fails. Reads (Get) have a pool of connections of their own (ReadDB), so
-// that they never queue behind writers for a connection: under load every
-// write connection may be waiting for the write lock. The write pool's
-// connections (DB: the store's, the hand-off queue's and River's
-// statements) keep their prepared statements by text (stmtcache.go), so a
+// connection of DB that finds the file locked waits up to busyTimeout
+// before it fails. The store's own writes do not use DB: they go through
+// one writer (writer.go) that commits the writes queued meanwhile in one
+// transaction, in the order they came, each waiting for the lock as long
+// as its caller's context allows (writeWait without a deadline). Reads
+// (Get) have a pool of connections of their own (ReadDB), so that they
+// never queue behind writers for a connection: under load every write
+// connection may be waiting for the write lock. The write pool's
+// connections (DB: the hand-off queue's and River's statements) and the
+// writer's keep their prepared statements by text (stmtcache.go), so a
 // statement run again is not compiled again. Its schema is
 // versioned (sqliteMigrations), applied when the store opens. Expired rows
 // are deleted when the store is opened and every store.SweepEvery puts.
@@ -37,6 +41,8 @@ import (
 // It is safe for concurrent use.
 type SQLite struct {
 	db *sql.DB
+	// w runs the store's own writes, batched, on a connection of its own.
+	w *writer
 	// rdb is the read pool: query_only connections on the same file.
 	rdb *sql.DB
 	// get is Get's statement, prepared on rdb's connections once each
@@ -58,8 +64,16 @@ const (
 	busyTimeout = 5 * time.Second
 	// maxConns bounds the write pool's connections (DB) of one process:
 	// SQLite has one writer at a time anyway, and the queue, the scheduler
-	// and the knowledge index share the pool.
+	// and the knowledge index share the pool (the store's writes have the
+	// writer's connection, its reads the read pool).
 	maxConns = 8
+	// writeWait is how long a store write whose context has no deadline
+	// waits for the write lock (writer.go): as long as the store's callers
+	// with a deadline allow theirs (a conversation's turn kept after its
+	// answer, a claim settled: 10 s). Measured in the sqlite-kill soak at
+	// 2,000 clients on a loaded machine: with busyTimeout (5 s) instead, 934
+	// STORE_UNAVAILABLE, most of them these writes (bench/soak/README.md).
+	writeWait = 10 * time.Second
 	// minReadConns is the least the read pool (ReadDB) may hold; it holds
 	// twice the CPUs when that is more. Reads in WAL mode run side by
 	// side, each on a connection of its own, bounded by the CPUs.
@@ -87,6 +101,12 @@ const checkTable = `SELECT key, value, expires, claim FROM store LIMIT 0`
 // does not exist yet (the directory must exist), applies the migrations it
 // lacks and deletes the expired rows. Close releases it.
 func Open(path string, opts ...store.Option) (*SQLite, error) {
+	return open(path, writeWait, opts)
+}
+
+// open is Open with busy, the longest a write whose context has no
+// deadline waits for the write lock.
+func open(path string, busy time.Duration, opts []store.Option) (*SQLite, error) {
 	if path == "" {
 		return nil, errors.New("store: SQLite path is empty")
 	}
@@ -104,8 +124,25 @@ func Open(path string, opts ...store.Option) (*SQLite, error) {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	s := &SQLite{db: db, path: path, now: time.Now}
-	if err := s.init(context.Background(), store.NewOptions(opts)); err != nil {
+	if err := s.migrate(context.Background(), store.NewOptions(opts)); err != nil {
 		_ = db.Close()
+		return nil, err
+	}
+	// The writer's connection opens once the file is in WAL mode and
+	// migrated; it keeps its prepared statements too.
+	wdsn, err := sqliteWriterDSN(path)
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: opening SQLite database %s for writing: %w", path, err)
+	}
+	wdb := sql.OpenDB(cachingConnector{dsn: wdsn, drv: drv})
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	wdb.SetConnMaxLifetime(0)
+	wdb.SetConnMaxIdleTime(0)
+	s.w = newWriter(wdb, busy)
+	if _, err := s.Sweep(context.Background()); err != nil {
+		_ = errors.Join(s.w.close(), db.Close())
 		return nil, err
 	}
 	// The read pool opens once the file is in WAL mode and migrated.
@@ -114,22 +151,21 @@ func Open(path string, opts ...store.Option) (*SQLite, error) {
 		s.rdb, err = sql.Open("sqlite", rdsn)
 	}
 	if err != nil {
-		_ = db.Close()
+		_ = errors.Join(s.w.close(), db.Close())
 		return nil, fmt.Errorf("store: opening SQLite database %s for reading: %w", path, err)
 	}
 	n := max(minReadConns, 2*runtime.GOMAXPROCS(0))
 	s.rdb.SetMaxOpenConns(n)
 	s.rdb.SetMaxIdleConns(n)
 	if s.get, err = s.rdb.Prepare(getQuery); err != nil {
-		_ = errors.Join(s.rdb.Close(), db.Close())
+		_ = errors.Join(s.rdb.Close(), s.w.close(), db.Close())
 		return nil, fmt.Errorf("store: preparing a read of SQLite database %s: %w", path, err)
 	}
 	return s, nil
 }
 
-// init applies the migrations, checks the table's shape and deletes the
-// expired rows.
-func (s *SQLite) init(ctx context.Context, o store.Options) error {
+// migrate applies the migrations and checks the table's shape.
+func (s *SQLite) migrate(ctx context.Context, o store.Options) error {
 	if err := schema.MigrateSQLite(ctx, s.db, dbconn.MigrateOptions{Log: o.Log}); err != nil {
 		return fmt.Errorf("store: migrating SQLite database %s: %w", s.path, err)
 	}
@@ -138,8 +174,7 @@ func (s *SQLite) init(ctx context.Context, o store.Options) error {
 	if _, err := s.db.ExecContext(ctx, checkTable); err != nil {
 		return fmt.Errorf("store: SQLite database %s has a table \"store\" of another shape: %w", s.path, err)
 	}
-	_, err := s.Sweep(ctx)
-	return err
+	return nil
 }
 
 // sqliteDSN is the driver's name for path: a file: URI of the absolute path,
@@ -154,6 +189,14 @@ func (s *SQLite) init(ctx context.Context, o store.Options) error {
 // through DB (the hand-off queue, River's driver) do.
 func sqliteDSN(path string) (string, error) {
 	return fileDSN(path, url.Values{"_pragma": {busyPragma, "journal_mode(WAL)", "synchronous(NORMAL)"}, "_txlock": {"immediate"}})
+}
+
+// sqliteWriterDSN is sqliteDSN for the writer's connection: its
+// busy_timeout is a slice of a write's wait for the lock, after which the
+// writer looks at its queue and tries again (writer.begin).
+func sqliteWriterDSN(path string) (string, error) {
+	busy := fmt.Sprintf("busy_timeout(%d)", writerBusySlice.Milliseconds())
+	return fileDSN(path, url.Values{"_pragma": {busy, "journal_mode(WAL)", "synchronous(NORMAL)"}, "_txlock": {"immediate"}})
 }
 
 // sqliteReadDSN is sqliteDSN for the read pool: its connections are
@@ -201,9 +244,13 @@ func (s *SQLite) Put(ctx context.Context, key string, value []byte, ttl time.Dur
 	if value == nil {
 		value = []byte{} // NOT NULL: nil is stored as empty
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO store (key, value, expires) VALUES (?, ?, ?)
+	expires := expiry(s.now(), ttl)
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO store (key, value, expires) VALUES (?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires, claim = NULL`,
-		key, value, expiry(s.now(), ttl))
+			key, value, expires)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: putting %q in %s: %w", key, s.path, err)
 	}
@@ -248,13 +295,16 @@ func (s *SQLite) Get(ctx context.Context, key string) ([]byte, error) {
 func (s *SQLite) Take(ctx context.Context, key string) ([]byte, error) {
 	var value []byte
 	var expires int64
-	err := s.db.QueryRowContext(ctx, `DELETE FROM store WHERE key = ? AND claim IS NULL RETURNING value, expires`, key).
-		Scan(&value, &expires)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, store.ErrNotFound
-	}
+	var found bool
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return noRows(tx.QueryRowContext(ctx, `DELETE FROM store WHERE key = ? AND claim IS NULL RETURNING value, expires`, key).
+			Scan(&value, &expires), &found)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("store: taking %q from %s: %w", key, s.path, err)
+	}
+	if !found {
+		return nil, store.ErrNotFound
 	}
 	if expires <= s.now().UnixNano() {
 		return nil, store.ErrNotFound
@@ -267,15 +317,30 @@ func (s *SQLite) Take(ctx context.Context, key string) ([]byte, error) {
 // processes claiming one key exactly one sees it unclaimed.
 func (s *SQLite) Claim(ctx context.Context, key, token string) ([]byte, error) {
 	var value []byte
-	err := s.db.QueryRowContext(ctx, `UPDATE store SET claim = ? WHERE key = ? AND claim IS NULL AND expires > ? RETURNING value`,
-		token, key, s.now().UnixNano()).Scan(&value)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, store.ErrNotFound
-	}
+	var found bool
+	now := s.now().UnixNano()
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return noRows(tx.QueryRowContext(ctx, `UPDATE store SET claim = ? WHERE key = ? AND claim IS NULL AND expires > ? RETURNING value`,
+			token, key, now).Scan(&value), &found)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("store: claiming %q in %s: %w", key, s.path, err)
 	}
+	if !found {
+		return nil, store.ErrNotFound
+	}
 	return nonNil(value), nil
+}
+
+// noRows is err of a write's RETURNING, nil when no row matched: a write
+// that finds nothing has not failed, and must not fail its batch. It sets
+// *found.
+func noRows(err error, found *bool) error {
+	*found = err == nil
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
 }
 
 // nonNil is v, or an empty slice for nil.
@@ -288,7 +353,7 @@ func nonNil(v []byte) []byte {
 
 // Release implements Store.
 func (s *SQLite) Release(ctx context.Context, key, token string) error {
-	if _, err := s.db.ExecContext(ctx, `UPDATE store SET claim = NULL WHERE key = ? AND claim = ?`, key, token); err != nil {
+	if err := s.exec(ctx, `UPDATE store SET claim = NULL WHERE key = ? AND claim = ?`, key, token); err != nil {
 		return fmt.Errorf("store: releasing %q in %s: %w", key, s.path, err)
 	}
 	return nil
@@ -296,7 +361,7 @@ func (s *SQLite) Release(ctx context.Context, key, token string) error {
 
 // Finish implements Store.
 func (s *SQLite) Finish(ctx context.Context, key, token string) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM store WHERE key = ? AND claim = ?`, key, token); err != nil {
+	if err := s.exec(ctx, `DELETE FROM store WHERE key = ? AND claim = ?`, key, token); err != nil {
 		return fmt.Errorf("store: finishing %q in %s: %w", key, s.path, err)
 	}
 	return nil
@@ -311,20 +376,24 @@ func (s *SQLite) Swap(ctx context.Context, key string, old, value []byte, ttl ti
 		value = []byte{}
 	}
 	now := s.now()
-	var res sql.Result
-	var err error
-	if old == nil {
-		res, err = s.db.ExecContext(ctx, `INSERT INTO store (key, value, expires) VALUES (?, ?, ?)
+	var n int64
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var res sql.Result
+		var err error
+		if old == nil {
+			res, err = tx.ExecContext(ctx, `INSERT INTO store (key, value, expires) VALUES (?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires, claim = NULL WHERE store.expires <= ?`,
-			key, value, expiry(now, ttl), now.UnixNano())
-	} else {
-		res, err = s.db.ExecContext(ctx, `UPDATE store SET value = ?, expires = ? WHERE key = ? AND value = ? AND expires > ? AND claim IS NULL`,
-			value, expiry(now, ttl), key, old, now.UnixNano())
-	}
-	if err != nil {
-		return false, fmt.Errorf("store: swapping %q in %s: %w", key, s.path, err)
-	}
-	n, err := res.RowsAffected()
+				key, value, expiry(now, ttl), now.UnixNano())
+		} else {
+			res, err = tx.ExecContext(ctx, `UPDATE store SET value = ?, expires = ? WHERE key = ? AND value = ? AND expires > ? AND claim IS NULL`,
+				value, expiry(now, ttl), key, old, now.UnixNano())
+		}
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("store: swapping %q in %s: %w", key, s.path, err)
 	}
@@ -337,21 +406,34 @@ func (s *SQLite) Swap(ctx context.Context, key string, old, value []byte, ttl ti
 // Sweep deletes the expired rows and returns how many it deleted. Put calls
 // it every store.SweepEvery puts; a caller may also call it periodically.
 func (s *SQLite) Sweep(ctx context.Context) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM store WHERE expires <= ?`, s.now().UnixNano())
-	if err != nil {
-		return 0, fmt.Errorf("store: deleting expired rows of %s: %w", s.path, err)
-	}
-	n, err := res.RowsAffected()
+	now := s.now().UnixNano()
+	var n int64
+	err := s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM store WHERE expires <= ?`, now)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("store: deleting expired rows of %s: %w", s.path, err)
 	}
 	return n, nil
 }
 
+// exec runs query with args as one write.
+func (s *SQLite) exec(ctx context.Context, query string, args ...any) error {
+	return s.w.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, query, args...)
+		return err
+	})
+}
+
 // Close closes the database. The file stays for the other processes and
 // the next open.
 func (s *SQLite) Close() error {
-	if err := errors.Join(s.get.Close(), s.rdb.Close(), s.db.Close()); err != nil {
+	if err := errors.Join(s.get.Close(), s.rdb.Close(), s.w.close(), s.db.Close()); err != nil {
 		return fmt.Errorf("store: closing %s: %w", s.path, err)
 	}
 	return nil
