@@ -16,7 +16,7 @@ import (
 
 // drainGrace is how long output pipes may stay open after the process
 // group is gone (held by a process that left the group) before they are
-// closed under it.
+// closed under it, once they hold nothing unread.
 const drainGrace = time.Second
 
 // procSpec is one process to run.
@@ -76,7 +76,7 @@ func runProcess(ctx context.Context, ps procSpec) (procOutput, error) {
 	}()
 	waitErr := waitOrKill(ctx, cmd)
 	killGroup(cmd)
-	drain(&wg, p)
+	drain(ctx, &wg, p, drainGrace)
 	out.stdout, out.cut = stdout.bytes()
 	out.stderr = strings.TrimSpace(stderr.String())
 	switch {
@@ -124,23 +124,37 @@ func waitOrKill(ctx context.Context, cmd *exec.Cmd) error {
 	}
 }
 
-// drain waits for the output copies to end, closing the pipes under them
-// after drainGrace, and closes the parent's pipe ends.
-func drain(wg *sync.WaitGroup, p *pipes) {
+// drain waits for the output copies to end and closes the parent's pipe
+// ends. The copies end by themselves when the last writer of each pipe is
+// gone; a process that left the group may hold a pipe open, so after grace
+// the pipes are closed under the copies — but only once nothing is left
+// unread in them: output still buffered in a pipe means its copy has not
+// run yet (a starved CPU), not that the pipe is held, so the wait goes on
+// while there is some, until ctx (the call's) ends.
+func drain(ctx context.Context, wg *sync.WaitGroup, p *pipes, grace time.Duration) {
 	done := make(chan struct{})
 	go func() {
 		wg.Wait()
 		close(done)
 	}()
-	timer := time.NewTimer(drainGrace)
+	timer := time.NewTimer(grace)
 	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C:
+	for {
+		select {
+		case <-done:
+			p.closeAll()
+			return
+		case <-ctx.Done():
+		case <-timer.C:
+			if unread(p.outR) || unread(p.errR) {
+				timer.Reset(grace)
+				continue
+			}
+		}
 		p.closeAll()
 		<-done
+		return
 	}
-	p.closeAll()
 }
 
 // exitError describes a failed process with the end of its stderr.
