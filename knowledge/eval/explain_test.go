@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -123,7 +124,7 @@ func TestExplain(t *testing.T) {
 				all = append(all, ranked{d, sc, parts})
 			}
 		}
-		slices.SortStableFunc(all, func(a, b ranked) int { return -cmpFloat(a.score, b.score) })
+		slices.SortStableFunc(all, func(a, b ranked) int { return cmp.Compare(b.score, a.score) })
 		var lines []string
 		goldRank := 0
 		for i, r := range all {
@@ -146,16 +147,6 @@ func TestExplain(t *testing.T) {
 		}
 		t.Logf("%s %q gold rank %d (avgdl %.0f)\n  terms: %s\n%s", q.ID, q.Q, goldRank, avgdl, strings.Join(ts, " "), strings.Join(lines, "\n"))
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 type explainTerm struct {
