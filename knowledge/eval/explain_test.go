@@ -88,28 +88,28 @@ func TestExplain(t *testing.T) {
 		corpus := setCorpus[q.set]
 		n := float64(len(docs[corpus]))
 		avgdl := float64(tokens[corpus]) / n
-		terms := explainTerms(q.Q)
+		terms := index.QueryTerms(chunk.Tokens, q.Q, r)
 		score := func(d doc) (float64, []string) {
 			var sum float64
 			var parts []string
 			for _, qt := range terms {
-				f, ok := d.tf[qt.term]
+				f, ok := d.tf[qt.Term]
 				if !ok {
 					continue
 				}
-				dfv := float64(df[corpus][qt.term])
+				dfv := float64(df[corpus][qt.Term])
 				idf := math.Log(1 + (n-dfv+0.5)/(dfv+0.5))
 				norm := 1 - b + b*float64(d.dl)/avgdl
 				tf := w[0]*float64(f[0]) + w[1]*float64(f[1]) + w[4]*float64(f[4]) + (w[2]*float64(f[2])+w[3]*float64(f[3]))/norm
-				sc := qt.weight * idf * (k1 + 1) * tf / (tf + k1)
+				sc := qt.Weight * idf * (k1 + 1) * tf / (tf + k1)
 				if ntf := w[0]*float64(f[0]) + w[1]*float64(f[1]); ntf > 0 {
-					sc += names * qt.weight * idf * (k1 + 1) * ntf / (ntf + k1) // Ranking.Names
+					sc += names * qt.Weight * idf * (k1 + 1) * ntf / (ntf + k1) // Ranking.Names
 				}
 				if d.private {
 					sc *= priv
 				}
 				sum += sc
-				parts = append(parts, fmt.Sprintf("%s=%.2f%v", qt.term, sc, f))
+				parts = append(parts, fmt.Sprintf("%s=%.2f%v", qt.Term, sc, f))
 			}
 			return sum, parts
 		}
@@ -143,51 +143,8 @@ func TestExplain(t *testing.T) {
 		}
 		var ts []string
 		for _, qt := range terms {
-			ts = append(ts, fmt.Sprintf("%s(df %d)", qt.term, df[corpus][qt.term]))
+			ts = append(ts, fmt.Sprintf("%s(df %d)", qt.Term, df[corpus][qt.Term]))
 		}
 		t.Logf("%s %q gold rank %d (avgdl %.0f)\n  terms: %s\n%s", q.ID, q.Q, goldRank, avgdl, strings.Join(ts, " "), strings.Join(lines, "\n"))
 	}
-}
-
-type explainTerm struct {
-	term   string
-	weight float64
-}
-
-// explainTerms are a query's terms as index's queryTerms makes them with
-// chunk.Tokens: its own, weighing 1, and its adjacent plain words joined.
-func explainTerms(text string) []explainTerm {
-	seen := map[string]bool{}
-	var out []explainTerm
-	add := func(t string, w float64) {
-		if t != "" && !seen[t] {
-			seen[t] = true
-			out = append(out, explainTerm{t, w})
-		}
-	}
-	for _, t := range chunk.Tokens(text) {
-		add(t, 1)
-	}
-	var words []string
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
-		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127)
-	}) {
-		ts := chunk.Tokens(w)
-		if len(ts) == 1 && strings.ToLower(w) == ts[0] {
-			words = append(words, ts[0])
-		} else {
-			words = append(words, "")
-		}
-	}
-	for n := 2; n <= 3; n++ {
-		for i := 0; i+n <= len(words); i++ {
-			run := words[i : i+n]
-			if slices.Contains(run, "") {
-				continue
-			}
-			add(strings.Join(run, ""), 1)
-			add(strings.Join(run, "_"), 1)
-		}
-	}
-	return out
 }

@@ -202,6 +202,24 @@ func collapse(hits []Hit, n int) []Hit {
 	return out
 }
 
+// QueryTerm is a term a search looks up for a query, with its weight.
+type QueryTerm struct {
+	Term   string
+	Weight float64
+}
+
+// QueryTerms are the terms a search of text looks up, as Search makes
+// them with tok and r's Joined weight: for tools that explain a ranking
+// (knowledge/eval), so that they score the terms the index does.
+func QueryTerms(tok Tokenizer, text string, r Ranking) []QueryTerm {
+	qts := queryTerms(tok, text, r.Joined)
+	out := make([]QueryTerm, len(qts))
+	for i, qt := range qts {
+		out[i] = QueryTerm{qt.term, qt.weight}
+	}
+	return out
+}
+
 // queryTerms are the distinct terms of a query text, in order, weighing
 // 1, then the terms its adjacent words make joined, weighing joined:
 // "read header timeout" also looks for readheadertimeout, readheader,
