@@ -33,7 +33,8 @@ type ChunkReader struct {
 	// head is the last walked chunk up to its text's opening quote,
 	// included; mid from the closing quote to the end of its choices'
 	// value. head is empty when that chunk's text was not one string.
-	head, mid []byte
+	// Both are in buf, one copy.
+	head, mid, buf []byte
 }
 
 // PlainText returns what ChunkPlainText(raw) returns.
@@ -46,8 +47,8 @@ func (c *ChunkReader) PlainText(raw []byte) (plain []byte, ok bool, text string)
 		c.head, c.mid = c.head[:0], c.mid[:0]
 		return plain, ok, text
 	}
-	c.head = append(c.head[:0], raw[:at.open+1]...)
-	c.mid = append(c.mid[:0], raw[at.close:at.choicesEnd]...)
+	c.buf = append(append(c.buf[:0], raw[:at.open+1]...), raw[at.close:at.choicesEnd]...)
+	c.head, c.mid = c.buf[:at.open+1], c.buf[at.open+1:]
 	return plain, ok, text
 }
 
