@@ -47,6 +47,9 @@ func (c *ChunkReader) PlainText(raw []byte) (plain []byte, ok bool, text string)
 		c.head, c.mid = c.head[:0], c.mid[:0]
 		return plain, ok, text
 	}
+	if n := at.open + 1 + at.choicesEnd - at.close; cap(c.buf) < n {
+		c.buf = make([]byte, 0, n)
+	}
 	c.buf = append(append(c.buf[:0], raw[:at.open+1]...), raw[at.close:at.choicesEnd]...)
 	c.head, c.mid = c.buf[:at.open+1], c.buf[at.open+1:]
 	return plain, ok, text

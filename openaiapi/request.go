@@ -3,7 +3,6 @@ package openaiapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,13 +100,14 @@ func decodeTop(body []byte) (*topLevel, error) {
 	if s.Peek() != '{' {
 		return nil, badRequest("the body is not a JSON object")
 	}
-	top := &topLevel{}
+	// Room for the members a request usually has (model, messages,
+	// stream, stream_options, temperature, ...): one allocation.
+	top := &topLevel{members: make([]member, 0, 8)}
 	err := s.Object(func(key []byte) error {
 		start, depth := s.Pos, s.Depth
 		if string(key) == "messages" && s.Peek() == '[' {
 			msgs, err := readMessages(s)
-			var syntax *jsonscan.SyntaxError
-			if errors.As(err, &syntax) {
+			if _, syntax := err.(*jsonscan.SyntaxError); syntax {
 				return err
 			}
 			top.messages, top.messagesErr, top.decoded = msgs, err, true
@@ -276,9 +276,9 @@ func decodeMessages(raw []byte) ([]message, error) {
 }
 
 // readMessages reads the array of messages at s for decodeMessages,
-// validating it as it goes: the error is a *jsonscan.SyntaxError when it
-// is not valid JSON (up to where it was read), else the client error
-// about the first message that is not one.
+// validating it as it goes: the error is a *jsonscan.SyntaxError, not
+// wrapped, when it is not valid JSON (up to where it was read), else the
+// client error about the first message that is not one.
 func readMessages(s *jsonscan.Scanner) ([]message, error) {
 	raw := s.Data
 	var out []message
