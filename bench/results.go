@@ -22,8 +22,10 @@ type results struct {
 	Idle       map[string]*idleResult    `json:"idle,omitempty"`
 	Handoff    *handoffResult            `json:"handoff,omitempty"`
 	HandoffPG  *handoffResult            `json:"handoff_postgres,omitempty"`
-	// Recall is the recall path's corpus and index build (-recall-chunks).
-	Recall *recallInfo `json:"recall,omitempty"`
+	// Recall is the recall path's corpus and index build (-recall-chunks)
+	// on SQLite, RecallPG on PostgreSQL (-pg).
+	Recall   *recallInfo `json:"recall,omitempty"`
+	RecallPG *recallInfo `json:"recall_postgres,omitempty"`
 }
 
 // recallInfo describes the recall path's knowledge base.
