@@ -199,8 +199,9 @@ func startRecall(ctx context.Context, ps *harness.Set, bin, upstream string, f *
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, nil, fmt.Errorf("agentgw kb index (%s): %w: %s", s.label, err, strings.TrimSpace(string(out)))
 	}
-	info := &recallInfo{Chunks: f.chunks, Lines: f.lines, Index: time.Since(start)}
-	fmt.Fprintf(log, "recall (%s): indexed in %.1f s\n", s.label, info.Index.Seconds())
+	info := &recallInfo{Chunks: f.chunks, Lines: f.lines, Index: time.Since(start),
+		IndexCPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	fmt.Fprintf(log, "recall (%s): indexed in %.1f s (agentgw kb index's CPU %.1f s)\n", s.label, info.Index.Seconds(), info.IndexCPU.Seconds())
 	gw, err := startGateway(ctx, ps, s.name, bin, f.agents, upstream, env)
 	if err != nil {
 		return nil, nil, err

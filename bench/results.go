@@ -33,6 +33,8 @@ type recallInfo struct {
 	Chunks int           `json:"chunks"`
 	Lines  int           `json:"lines"`
 	Index  time.Duration `json:"index_ns"`
+	// IndexCPU is agentgw kb index's user+sys CPU time (not PostgreSQL's).
+	IndexCPU time.Duration `json:"index_cpu_ns"`
 }
 
 // machine describes where the run happened.

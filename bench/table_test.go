@@ -127,8 +127,8 @@ func TestRecallRows(t *testing.T) {
 	lat := func(ttfb quantiles, errors int) *latencyResult {
 		return &latencyResult{TTFB: ttfb, Chunk: us(90, 300), Errors: errors}
 	}
-	info := func(index time.Duration) *recallInfo {
-		return &recallInfo{Chunks: 100000, Lines: 2501544, Index: index}
+	info := func(index, cpu time.Duration) *recallInfo {
+		return &recallInfo{Chunks: 100000, Lines: 2501544, Index: index, IndexCPU: cpu}
 	}
 	for _, tc := range []struct {
 		name string
@@ -143,13 +143,13 @@ func TestRecallRows(t *testing.T) {
 					pathRecallPlain: lat(us(820, 1400), 0),
 					pathRecall:      lat(us(15200, 36750), 0),
 				},
-				Recall: info(37300 * time.Millisecond),
+				Recall: info(37300*time.Millisecond, 41200*time.Millisecond),
 			}
 			if tc.pg {
 				// Over both budgets, and a failed stream.
 				r.Latency[pathPGRecallPlain] = lat(us(900, 1600), 0)
 				r.Latency[pathPGRecall] = lat(us(60200, 136100), 1)
-				r.RecallPG = info(61 * time.Second)
+				r.RecallPG = info(61*time.Second, 30500*time.Millisecond)
 			}
 			var out bytes.Buffer
 			writeTable(&out, r)
