@@ -42,19 +42,20 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 		return nil, err
 	}
 	// With -pg, a fresh database for agentgw-pg and, with the recall path,
-	// one for the recall gateway on PostgreSQL.
+	// one for the recall gateway on PostgreSQL; dropped after the processes
+	// stopped (deferred below), kept with -keep.
 	var pgStore, pgRecallStore string
 	if cfg.pg != "" {
-		var drop func()
-		if pgStore, drop, err = createPGDatabase(ctx, cfg.pg, "agentgw_bench"); err != nil {
+		var done func()
+		if pgStore, done, err = benchDatabase(ctx, cfg, "agentgw_bench", log); err != nil {
 			return nil, err
 		}
-		defer drop() // after the processes stopped (deferred below)
+		defer done()
 		if cfg.recallChunks > 0 {
-			if pgRecallStore, drop, err = createPGDatabase(ctx, cfg.pg, "agentgw_bench_recall"); err != nil {
+			if pgRecallStore, done, err = benchDatabase(ctx, cfg, "agentgw_bench_recall", log); err != nil {
 				return nil, err
 			}
-			defer drop()
+			defer done()
 		}
 	}
 	ps := &harness.Set{Dir: dir}
@@ -80,6 +81,17 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	}
 	saveMetrics(ctx, st.gw, filepath.Join(dir, "agentgw-metrics.txt"), log)
 	return res, nil
+}
+
+// benchDatabase creates a fresh database named prefix_<unix ns> on the
+// -pg server and returns its URL and what to do at the end: drop it, or
+// with -keep (a kept recall gateway needs its index) say it was kept.
+func benchDatabase(ctx context.Context, cfg *config, prefix string, log io.Writer) (string, func(), error) {
+	db, drop, err := createPGDatabase(ctx, cfg.pg, prefix)
+	if err != nil || !cfg.keep {
+		return db, drop, err
+	}
+	return db, func() { fmt.Fprintf(log, "database kept (-keep): %s\n", db) }, nil
 }
 
 // saveMetrics writes what the gateway's /metrics (on its debug listener)
