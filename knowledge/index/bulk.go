@@ -45,16 +45,7 @@ func (tx writeTx) insert(ctx context.Context, table string, cols []string, n int
 // addTerms adds deltas[t] to the document frequency of each of terms in
 // kbID, making the rows that are missing. terms must be sorted and
 // distinct: concurrent writers then lock rows in one order.
-//
-// On PostgreSQL 15 and later (d.merge) it is a MERGE of the terms' array with the
-// table: a plain insert or update per term. INSERT … ON CONFLICT inserts
-// each new row speculatively (a lock, a token and a second WAL record per
-// row) and costed the server 30 % more CPU for the same rows (README.md).
-// MERGE would fail where ON CONFLICT waits, on a row another transaction
-// inserted meanwhile, but the writers of a knowledge base take turns (its
-// kb_bases row is locked first, lockBase), and no other statement inserts
-// into kb_terms.
-func (tx writeTx) addTerms(ctx context.Context, d dialect, kbID int64, terms []string, deltas map[string]int) error {
+func (tx writeTx) addTerms(ctx context.Context, kbID int64, terms []string, deltas map[string]int) error {
 	if len(terms) == 0 {
 		return nil
 	}
@@ -63,14 +54,8 @@ func (tx writeTx) addTerms(ctx context.Context, d dialect, kbID int64, terms []s
 		for i, t := range terms {
 			dfs[i] = int64(deltas[t])
 		}
-		q := `INSERT INTO kb_terms (kb_id, term, df) SELECT $1::bigint, t, n FROM unnest($2::text[], $3::bigint[]) AS u(t, n)
-ON CONFLICT (kb_id, term) DO UPDATE SET df = kb_terms.df + excluded.df`
-		if d.merge {
-			q = `MERGE INTO kb_terms k USING unnest($2::text[], $3::bigint[]) AS u(t, n) ON k.kb_id = $1::bigint AND k.term = u.t
-WHEN MATCHED THEN UPDATE SET df = k.df + u.n
-WHEN NOT MATCHED THEN INSERT (kb_id, term, df) VALUES ($1::bigint, u.t, u.n)`
-		}
-		_, err := tx.pgTx.Exec(ctx, q, kbID, terms, dfs)
+		_, err := tx.Exec(ctx, `INSERT INTO kb_terms (kb_id, term, df) SELECT ?::bigint, t, n FROM unnest(?::text[], ?::bigint[]) AS u(t, n)
+ON CONFLICT (kb_id, term) DO UPDATE SET df = kb_terms.df + excluded.df`, kbID, terms, dfs)
 		return err
 	}
 	var kb any = kbID

@@ -11,10 +11,8 @@ import (
 // array parameter, so that the statement's text is the same whatever the
 // number of values and pgx's statement cache keeps it prepared: a new
 // text costs a round trip to prepare it, and the search statements would
-// otherwise have a new text nearly every time. merge is whether the
-// database has MERGE (PostgreSQL 15 and later), which writeTx.addTerms
-// takes.
-type dialect struct{ pg, merge bool }
+// otherwise have a new text nearly every time.
+type dialect struct{ pg bool }
 
 // ints is "col IN (…)" for vals, and its arguments.
 func (d dialect) ints(col string, vals []int64) (string, []any) {

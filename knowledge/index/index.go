@@ -188,11 +188,7 @@ func OpenPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Index
 	if err != nil {
 		return nil, err
 	}
-	var version int
-	if err := pool.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&version); err != nil {
-		return nil, fmt.Errorf("index: reading the PostgreSQL server's version: %w", err)
-	}
-	ix.dialect = dialect{pg: true, merge: version >= 150000}
+	ix.dialect.pg = true
 	ix.pool = dbconn.PGX(pool)
 	ix.inTx = dbconn.TxPGX(pool)
 	ix.inWriteTx = pgxWriteTx(pool)

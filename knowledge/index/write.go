@@ -370,7 +370,7 @@ func applyDeltas(ctx context.Context, tx writeTx, d dialect, kbID int64, deltas 
 	}
 	slices.Sort(terms)
 	slices.Sort(gone)
-	if err := tx.addTerms(ctx, d, kbID, terms, deltas); err != nil {
+	if err := tx.addTerms(ctx, kbID, terms, deltas); err != nil {
 		return fmt.Errorf("updating the document frequencies: %w", err)
 	}
 	for part := range slices.Chunk(gone, batchRows) {
