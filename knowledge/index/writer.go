@@ -23,7 +23,7 @@ const (
 // the other writers of its knowledge base (its kb_bases row), not the
 // store's: three times SQLite's. A batch upserts a kb_terms row per
 // distinct term it holds, so fewer, larger batches update fewer rows
-// (a build's term rows 30 % fewer, README.md); it costs the memory of the
+// (a build's term rows 27 % fewer, README.md); it costs the memory of the
 // files' chunks and vectors, two batches at most (one being written).
 const (
 	pgBatchPostings = 3 * batchPostings
