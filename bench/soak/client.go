@@ -105,7 +105,8 @@ type connSeen struct {
 	info    httptrace.GotConnInfo
 	local   string
 	age     time.Duration // since the connection was dialed
-	use     int64         // this request is the use-th on it
+	use     int64         // this request is the use-th traced one on it
+	unused  bool          // nothing was written on the connection before this request
 	gotAt   time.Time
 	wroteAt time.Time
 }
@@ -119,7 +120,7 @@ func (s *connSeen) trace() *httptrace.ClientTrace {
 			s.got, s.info, s.gotAt = true, i, time.Now()
 			s.local = i.Conn.LocalAddr().String()
 			if tc, ok := i.Conn.(*tracedConn); ok {
-				s.age, s.use = time.Since(tc.dialed), tc.uses.Add(1)
+				s.age, s.use, s.unused = time.Since(tc.dialed), tc.uses.Add(1), !tc.wrote.Load()
 			}
 		},
 		WroteRequest: func(httptrace.WroteRequestInfo) {
@@ -135,8 +136,8 @@ func (s *connSeen) trace() *httptrace.ClientTrace {
 func (s *connSeen) firstUseAge() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.use != 1 || !s.info.Reused {
-		return 0 // a connection dialed for this request is its own, not a spare
+	if !s.unused || !s.info.Reused {
+		return 0 // used before, or dialed for this request: not a spare
 	}
 	return s.age
 }
@@ -152,8 +153,8 @@ func (s *connSeen) String() string {
 	if !s.wroteAt.IsZero() {
 		wrote = fmt.Sprintf("written %s after getting it, %s before the error", s.wroteAt.Sub(s.gotAt).Round(time.Millisecond), time.Since(s.wroteAt).Round(time.Millisecond))
 	}
-	return fmt.Sprintf("connection %s (pooled %t, idle %s, dialed %s before, request %d on it; %s)",
-		s.local, s.info.Reused, s.info.IdleTime.Round(time.Millisecond), s.age.Round(time.Millisecond), s.use, wrote)
+	return fmt.Sprintf("connection %s (pooled %t, idle %s, dialed %s before, unused before %t, traced request %d on it; %s)",
+		s.local, s.info.Reused, s.info.IdleTime.Round(time.Millisecond), s.age.Round(time.Millisecond), s.unused, s.use, wrote)
 }
 
 // exchange sends req and reads the answer, checking its frames.
@@ -357,10 +358,18 @@ func newHTTPClient(conns int) *http.Client {
 // clientIdle is how long the clients keep an idle connection pooled.
 const clientIdle = 30 * time.Second
 
-// tracedConn is a client connection with the time it was dialed and the
-// number of requests sent on it.
+// tracedConn is a client connection with the time it was dialed, whether
+// anything was written on it, and the number of traced requests (streams)
+// sent on it.
 type tracedConn struct {
 	net.Conn
 	dialed time.Time
+	wrote  atomic.Bool
 	uses   atomic.Int64
+}
+
+// Write notes that the connection carried a request.
+func (c *tracedConn) Write(p []byte) (int, error) {
+	c.wrote.Store(true)
+	return c.Conn.Write(p)
 }
