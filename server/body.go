@@ -21,6 +21,9 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second
 	// DefaultBodyReadTimeout bounds reading a request's body.
 	DefaultBodyReadTimeout = 30 * time.Second
+	// DefaultIdleTimeout bounds the wait for a connection's next request,
+	// and for its first.
+	DefaultIdleTimeout = 120 * time.Second
 )
 
 // bodyStart is the most a body buffer holds before any byte arrived: a

@@ -52,6 +52,12 @@ type Config struct {
 	// ReadHeaderTimeout bounds reading a request's headers; 0 means
 	// DefaultReadHeaderTimeout.
 	ReadHeaderTimeout time.Duration
+	// IdleTimeout bounds the wait for a connection's next request, and for
+	// its first one (firstRequestListener); 0 means DefaultIdleTimeout.
+	// Keep it above the idle time of the clients' connection pools: a
+	// client that sends a request on a connection as the server closes it
+	// gets EOF, and does not send a POST again by itself.
+	IdleTimeout time.Duration
 	// BodyReadTimeout bounds reading a request's body, from the end of its
 	// headers; 0 means DefaultBodyReadTimeout. It bounds reading only: the
 	// deadline is cleared once the body is read, so streams are not cut.
@@ -130,6 +136,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.BodyReadTimeout <= 0 {
 		cfg.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
 	}
 	if cfg.Knowledge == nil {
 		cfg.Knowledge = noKnowledge{}
@@ -242,14 +251,19 @@ func toPlayground(c echo.Context) error {
 func (s *Server) Handler() http.Handler { return s.echo }
 
 // Serve accepts connections on ln until ctx ends, then shuts down
-// gracefully, giving streams in flight up to grace to finish.
+// gracefully, giving streams in flight up to grace to finish. A connection
+// reaches the HTTP server once its first request starts to arrive
+// (firstRequestListener): its headers are then bounded by
+// ReadHeaderTimeout, the wait for them by IdleTimeout, as for every later
+// request on it.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	srv := &http.Server{
 		Handler:           s.echo,
 		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
-		IdleTimeout:       120 * time.Second,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	ln = newFirstRequestListener(ln, s.cfg.IdleTimeout)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

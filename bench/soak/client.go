@@ -10,7 +10,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -47,6 +49,11 @@ type result struct {
 	text    string            // the content the answer carried
 	actions []json.RawMessage // copilot_action frames' data
 	dial    bool              // the connection was never made: nothing was sent
+	// firstUseAge is how long the connection the request went on had been
+	// open, unused, when this request was its first (a spare the
+	// Transport dialed for a request that got a pooled connection first);
+	// 0 on a connection used before.
+	firstUseAge time.Duration
 }
 
 // gateway is one agentgw process the clients talk to, with a generation
@@ -79,11 +86,75 @@ func sendStream(ctx context.Context, c *http.Client, gw *gateway, path string, b
 	// its replica and the time, to find it in the kept logs).
 	rid := newUUID()
 	req.Header.Set("X-Request-Id", rid)
+	var cs connSeen
+	req = req.WithContext(httptrace.WithClientTrace(ctx, cs.trace()))
 	res := exchange(ctx, c, req, gw, gen)
+	res.firstUseAge = cs.firstUseAge()
 	if res.outcome == broken {
-		res.detail = fmt.Sprintf("%s request %s at %s: %s", gw.name, rid, time.Now().UTC().Format("15:04:05.000"), res.detail)
+		res.detail = fmt.Sprintf("%s request %s at %s on %s: %s", gw.name, rid, time.Now().UTC().Format("15:04:05.000"), &cs, res.detail)
 	}
 	return res
+}
+
+// connSeen is what a request's trace saw of the connection it was sent
+// on, to tell a broken stream's connection apart: new or pooled, how old,
+// how many requests it carried, when the request was written.
+type connSeen struct {
+	mu      sync.Mutex
+	got     bool
+	info    httptrace.GotConnInfo
+	local   string
+	age     time.Duration // since the connection was dialed
+	use     int64         // this request is the use-th traced one on it
+	unused  bool          // nothing was written on the connection before this request
+	gotAt   time.Time
+	wroteAt time.Time
+}
+
+// trace records the connection a request gets and when it is written.
+func (s *connSeen) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.got, s.info, s.gotAt = true, i, time.Now()
+			s.local = i.Conn.LocalAddr().String()
+			if tc, ok := i.Conn.(*tracedConn); ok {
+				s.age, s.use, s.unused = time.Since(tc.dialed), tc.uses.Add(1), !tc.wrote.Load()
+			}
+		},
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.wroteAt = time.Now()
+		},
+	}
+}
+
+// firstUseAge is the connection's age when this request was its first, 0
+// when it was used before (or is unknown).
+func (s *connSeen) firstUseAge() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.unused || !s.info.Reused {
+		return 0 // used before, or dialed for this request: not a spare
+	}
+	return s.age
+}
+
+// String describes the connection for a broken stream's detail.
+func (s *connSeen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.got {
+		return "no connection"
+	}
+	wrote := "request not written"
+	if !s.wroteAt.IsZero() {
+		wrote = fmt.Sprintf("written %s after getting it, %s before the error", s.wroteAt.Sub(s.gotAt).Round(time.Millisecond), time.Since(s.wroteAt).Round(time.Millisecond))
+	}
+	return fmt.Sprintf("connection %s (pooled %t, idle %s, dialed %s before, unused before %t, traced request %d on it; %s)",
+		s.local, s.info.Reused, s.info.IdleTime.Round(time.Millisecond), s.age.Round(time.Millisecond), s.unused, s.use, wrote)
 }
 
 // exchange sends req and reads the answer, checking its frames.
@@ -263,14 +334,42 @@ func isDialError(err error) bool {
 
 // newHTTPClient is the clients' HTTP/1.1 client: one connection per
 // concurrent stream, no compression, no overall timeout (streams are
-// bounded by the scenario's context and the stream timeout).
+// bounded by the scenario's context and the stream timeout). Its
+// connections know when they were dialed and how many requests they
+// carried (connSeen).
 func newHTTPClient(conns int) *http.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second}
 	return &http.Client{Transport: &http.Transport{
 		Proxy:               nil,
 		DisableCompression:  true,
 		MaxIdleConns:        conns,
 		MaxIdleConnsPerHost: conns,
-		IdleConnTimeout:     30 * time.Second,
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		IdleConnTimeout:     clientIdle,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &tracedConn{Conn: c, dialed: time.Now()}, nil
+		},
 	}}
+}
+
+// clientIdle is how long the clients keep an idle connection pooled.
+const clientIdle = 30 * time.Second
+
+// tracedConn is a client connection with the time it was dialed, whether
+// anything was written on it, and the number of traced requests (streams)
+// sent on it.
+type tracedConn struct {
+	net.Conn
+	dialed time.Time
+	wrote  atomic.Bool
+	uses   atomic.Int64
+}
+
+// Write notes that the connection carried a request.
+func (c *tracedConn) Write(p []byte) (int, error) {
+	c.wrote.Store(true)
+	return c.Conn.Write(p)
 }

@@ -53,6 +53,11 @@ type tally struct {
 	broken   []string          // the first broken streams, described
 	samples  map[string]string // an error code's first message
 	retries  atomic.Int64      // requests sent again because the replica was down before anything was sent
+	// spares counts the requests that were the first on a pooled
+	// connection silent for over spareSilence since it was dialed, and
+	// spareOldest is the oldest such connection (F9).
+	spares      int
+	spareOldest time.Duration
 
 	handoffs   []string // message ids the gateway accepted (202/200, or a step's "sent <id>")
 	maybe      []string // message ids sent whose answer was lost with a killed replica
@@ -65,6 +70,12 @@ type tally struct {
 	// STORE_UNAVAILABLE first, and sent again.
 	resumedLate int
 }
+
+// spareSilence is the gateway's ReadHeaderTimeout (server's
+// DefaultReadHeaderTimeout): before F9's fix, a gateway closed a new
+// connection that had sent nothing for that long, and a request the client
+// sent on it as it did failed with EOF.
+const spareSilence = 10 * time.Second
 
 // A confirm refused with STORE_UNAVAILABLE is sent again this often, for
 // up to this long (an outage and the replicas' recovery).
@@ -90,6 +101,10 @@ func (t *tally) add(k kind, r result) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.outcomes[k][r.outcome]++
+	if r.firstUseAge > spareSilence {
+		t.spares++
+		t.spareOldest = max(t.spareOldest, r.firstUseAge)
+	}
 	if r.code != "" && (r.outcome == errFrame || r.outcome == refused) {
 		t.codes[r.code]++
 		if _, ok := t.samples[r.code]; !ok {

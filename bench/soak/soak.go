@@ -299,6 +299,7 @@ func (e *env) countStreams(rep *report, t *tally, sc scenario, elapsed time.Dura
 	}
 	rep.add("| **all** | %d | %d | %d | %d | %d | %d |", all, total[okStream], total[errFrame], total[refused], total[cutByKill], total[broken])
 	rep.add("streams per second: %.1f over %s; requests sent again after a refused connection: %d", float64(all)/elapsed.Seconds(), elapsed.Round(time.Second), t.retries.Load())
+	rep.add("requests first on a pooled connection silent over %s since it was dialed (F9): %d, the oldest %s", spareSilence, t.spares, t.spareOldest.Round(time.Millisecond))
 	if len(t.codes) > 0 {
 		var codes []string
 		for c, n := range t.codes {
@@ -347,6 +348,7 @@ func killLoop(ctx context.Context, ps *harness.Set, reps []*replica, every time.
 		r := reps[n%len(reps)]
 		r.gw.down.Store(true)
 		r.gw.gen.Add(1)
+		killed := time.Now()
 		r.proc.Kill()
 		n++
 		t0 := time.Now()
@@ -354,7 +356,8 @@ func killLoop(ctx context.Context, ps *harness.Set, reps []*replica, every time.
 			return n, fmt.Errorf("restarting %s: %w", r.gw.name, err)
 		}
 		r.gw.down.Store(false)
-		fmt.Fprintf(log, "  killed %s -9, back in %s\n", r.gw.name, time.Since(t0).Round(time.Millisecond))
+		// The times, UTC, to set against a broken stream's (its detail).
+		fmt.Fprintf(log, "  killed %s -9 at %s, back in %s\n", r.gw.name, killed.UTC().Format("15:04:05.000"), time.Since(t0).Round(time.Millisecond))
 	}
 }
 
