@@ -178,3 +178,37 @@ func (a *accum) items(bar float64) []scored {
 	}
 	return out
 }
+
+// addScores adds the scores ts holds of a term to their chunks' as a
+// ranking's loop adds a term's postings: to the chunks f keeps, or when
+// pruning to the candidates left only.
+func (a *accum) addScores(ts *termScores, f filter, pruning bool) {
+	start := int32(0)
+	for g, file := range ts.files {
+		end := ts.ends[g]
+		ords, vals := ts.ords[start:end], ts.vals[start:end]
+		stypes := ts.stypes[start:end]
+		start = end
+		if pruning {
+			if fs := a.liveFile(file); fs != nil {
+				for j, o := range ords {
+					a.addSeen(fs, int(o), vals[j])
+				}
+			}
+			continue
+		}
+		if f.files != nil && !f.files[file] {
+			continue
+		}
+		var fs *fileScores
+		for j, o := range ords {
+			if f.stype != 0 && f.stype != stypes[j] {
+				continue
+			}
+			if fs == nil {
+				fs = a.of(file)
+			}
+			a.add(fs, int(o), vals[j])
+		}
+	}
+}

@@ -149,40 +149,59 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	for i := len(infos) - 1; i >= 0; i-- {
 		rem[i] = rem[i+1] + infos[i].ub
 	}
-	// The rows of the terms in the postings cache; on Postgres, the
-	// rarest terms' others, whose postings are short, read together in
-	// one statement: each would be read whole anyway, and a statement is
-	// a round trip (on SQLite, a call: reading them apart costs nothing
-	// more and keeps no rows).
+	sc := s.scorer()
+	// The scores of the terms in the postings cache, and of the terms
+	// many chunks hold not there yet, read whole to be cached; on
+	// Postgres, the rarest terms' rows too, whose postings are short:
+	// each would be read whole anyway. They are read together, in one
+	// statement: on Postgres a statement is a round trip (on SQLite it
+	// is a call, and reading the rarest apart keeps no rows).
+	scores := make([]*termScores, len(infos))
 	pre := map[string][]fileRows{}
-	if s.cache != nil {
+	read := map[string]*termScores{} // the terms read whole now: nil for rows kept in pre
+	for i, t := range infos {
+		if ts, ok := s.cache.get(s.cacheKey(t)); ok {
+			scores[i] = ts
+			s.stats.cached++
+		} else if t.df >= s.cacheMinDF && s.cache.fits(t.df) {
+			read[t.term] = &termScores{}
+		}
+	}
+	for i, sum := 0, int64(0); s.d.pg && i < len(infos) && sum+infos[i].df <= prefetchPostings; i++ {
+		if _, ok := read[infos[i].term]; !ok && scores[i] == nil {
+			sum += infos[i].df
+			read[infos[i].term] = nil
+			pre[infos[i].term] = nil // read, and none (a base searched holds none)
+		}
+	}
+	if len(read) > 0 {
+		var terms []termInfo
 		for _, t := range infos {
-			if rows, ok := s.cache.get(s.cacheKey(t.term)); ok {
-				pre[t.term] = rows
-				s.stats.cached++
+			if _, ok := read[t.term]; ok {
+				terms = append(terms, t)
 			}
 		}
-	}
-	var lead []termInfo
-	for i, sum := 0, int64(0); s.d.pg && i < len(infos) && sum+infos[i].df <= prefetchPostings; i++ {
-		if _, ok := pre[infos[i].term]; !ok {
-			sum += infos[i].df
-			lead = append(lead, infos[i])
-		}
-	}
-	if len(lead) > 1 {
-		rows, err := s.postingsOf(ctx, lead, nil)
+		err := s.postingsOf(ctx, terms, func(t termInfo, file int64, post []byte) error {
+			ts := read[t.term]
+			if ts == nil {
+				pre[t.term] = append(pre[t.term], fileRows{file, slices.Clone(post)})
+				return nil
+			}
+			if err := ts.add(file, post, sc, t); err != nil {
+				return fmt.Errorf("the postings of %q in file %d: %w", t.term, file, err)
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, 0, err
 		}
-		for _, t := range lead {
-			pre[t.term] = rows[t.term]
-			if s.cache != nil && t.df >= s.cacheMinDF {
-				s.cache.put(s.cacheKey(t.term), rows[t.term])
+		for i, t := range infos {
+			if ts := read[t.term]; ts != nil {
+				scores[i] = ts
+				s.cache.put(s.cacheKey(t), ts)
 			}
 		}
 	}
-	sc := s.scorer()
 	acc := newAccum(int(min(infos[0].df, 4096)))
 	pruning := false
 	for i, t := range infos {
@@ -197,6 +216,10 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 			if pruning {
 				files = acc.prune(bar, rem[i])
 			}
+		}
+		if ts := scores[i]; ts != nil {
+			acc.addScores(ts, f, pruning)
+			continue
 		}
 		var err error
 		row := func(file int64, post []byte) {
@@ -261,20 +284,6 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 					return nil, 0, err
 				}
 			}
-		case s.cache != nil && t.df >= s.cacheMinDF:
-			// Read whole: kept for the next search (the blobs copied
-			// out of the driver's memory).
-			var keep []fileRows
-			rerr := s.postings(ctx, t.term, nil, func(file int64, post []byte) {
-				keep = append(keep, fileRows{file, slices.Clone(post)})
-				row(file, post)
-			})
-			if rerr != nil {
-				return nil, 0, rerr
-			}
-			if err == nil {
-				s.cache.put(s.cacheKey(t.term), keep)
-			}
 		default:
 			if err := s.postings(ctx, t.term, nil, row); err != nil {
 				return nil, 0, err
@@ -291,9 +300,9 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	return ranked, rem[0], err
 }
 
-// cacheKey is term's key in the postings cache.
-func (s *searcher) cacheKey(term string) cacheKey {
-	return cacheKey{s.kbIDs[0], s.version, term}
+// cacheKey is t's key in the postings cache.
+func (s *searcher) cacheKey(t termInfo) cacheKey {
+	return cacheKey{s.kbIDs[0], s.version, t.term, t.w, t.names}
 }
 
 // scorer computes a posting's part of a chunk's score.
@@ -394,48 +403,50 @@ type fileRows struct {
 	post []byte
 }
 
-// postingsOf reads the postings rows of terms in the searched bases, by
-// term: in the files listed, or every file when files is nil.
-func (s *searcher) postingsOf(ctx context.Context, terms []termInfo, files []int64) (map[string][]fileRows, error) {
+// postingsOf calls row with each postings row of terms in the searched
+// bases, in one statement. The blob passed is valid only during the
+// call; row's error stops the reading and is returned.
+func (s *searcher) postingsOf(ctx context.Context, terms []termInfo, row func(t termInfo, file int64, post []byte) error) error {
+	byTerm := make(map[string]termInfo, len(terms))
 	names := make([]string, len(terms))
 	for i, t := range terms {
-		names[i] = t.term
+		byTerm[t.term], names[i] = t, t.term
 	}
 	kbCond, args := s.kbIn("kb_id")
 	termCond, targs := s.d.strs("term", names)
-	q := `SELECT term, file_id, post FROM kb_postings WHERE ` + kbCond + ` AND ` + termCond
-	args = append(args, targs...)
-	if files != nil {
-		fileCond, fargs := s.d.fileSet("file_id", files)
-		q += ` AND ` + fileCond
-		args = append(args, fargs...)
-	}
-	rs, err := s.c.Query(ctx, q, args...)
+	rs, err := s.c.Query(ctx, `SELECT term, file_id, post FROM kb_postings WHERE `+kbCond+` AND `+termCond, append(args, targs...)...)
 	if err != nil {
-		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+		return fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
 	}
 	defer rs.Close()
 	s.stats.statements++
-	out := make(map[string][]fileRows, len(terms))
+	// The blob is read in the driver's memory, not copied.
+	var raw sql.RawBytes
+	var driver pgtype.DriverBytes
+	var term string
+	var file int64
+	dest := []any{&term, &file, &raw}
+	if s.d.pg {
+		dest[2] = &driver
+	}
 	for rs.Next() {
-		var term string
-		var fr fileRows
-		if err := rs.Scan(&term, &fr.file, &fr.post); err != nil {
-			return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+		if err := rs.Scan(dest...); err != nil {
+			return fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+		}
+		post := []byte(raw)
+		if s.d.pg {
+			post = driver
 		}
 		s.stats.rows++
-		s.stats.bytes += len(fr.post)
-		out[term] = append(out[term], fr)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
-	}
-	for _, t := range terms {
-		if _, ok := out[t.term]; !ok {
-			out[t.term] = nil // read, and none (a base searched holds none)
+		s.stats.bytes += len(post)
+		if err := row(byTerm[term], file, post); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+	}
+	return nil
 }
 
 // postings calls row with each postings row of term in the searched

@@ -5,13 +5,19 @@ import (
 	"sync"
 )
 
-// postingsCache keeps the postings rows of the terms a search read whole
-// and that many chunks hold (defaultCacheMinDF), so that the next search
-// naming them (a common word of code: err, ctx, return) steps through
-// no row of them: reading and stepping rows is most of what such a
-// term costs. Memory is bounded (Options.PostingsCacheBytes), the least
-// recently used term evicted first. An entry is for one knowledge base
-// at one version of its index (kb_bases.version, incremented in each
+// postingsCache keeps, for the terms a search read whole and that many
+// chunks hold (defaultCacheMinDF), what each of their postings adds to
+// its chunk's score (termScores), so that the next search naming them (a
+// common word of code: err, ctx, return) reads no row of them and
+// decodes and scores no posting: for such a term that is nearly all it
+// costs. A posting's part of the score hangs only on the term, its
+// weight in the query, the chunk's fields and length and the base's
+// statistics (N, the average length, the term's df), all fixed at one
+// version of the index, so a cached part is the very float64 the
+// scoring loop would compute (the ranking is unchanged to the bit).
+// Memory is bounded (Options.PostingsCacheBytes), the least recently
+// used term evicted first. An entry is for one knowledge base at one
+// version of its index (kb_bases.version, incremented in each
 // transaction that changes its postings, by any process sharing the
 // database), read in the search's snapshot: a write makes the entries
 // of the base's older versions unreachable, and they are dropped as
@@ -25,15 +31,73 @@ type postingsCache struct {
 	version map[int64]int64 // a base: the newest version seen
 }
 
+// cacheKey names a term's scores: its base, the base's version, the
+// term, and its weight (termInfo.w) and names flag, which its scores
+// hang on besides (a word of the query and an expansion of another are
+// weighed apart).
 type cacheKey struct {
 	kb, version int64
 	term        string
+	w           float64
+	names       bool
 }
 
 type cacheEntry struct {
-	key  cacheKey
-	rows []fileRows // never changed once cached
-	size int64
+	key    cacheKey
+	scores *termScores // never changed once cached
+	size   int64
+}
+
+// termScores are what a term's postings add to their chunks' scores
+// (scorer.of), file by file: the postings of file files[i] are
+// [ends[i-1], ends[i]) of ords, stypes and vals, in the rows' order.
+// Postings that add nothing (an expansion found in no name) are left
+// out.
+type termScores struct {
+	files  []int64
+	ends   []int32
+	ords   []int32
+	stypes []byte
+	vals   []float64
+}
+
+// add appends file's postings in post, scored by sc for t.
+func (ts *termScores) add(file int64, post []byte, sc scorer, t termInfo) error {
+	it := postingIter{b: post}
+	var p posting
+	n := len(ts.ords)
+	for {
+		ok, err := it.next(&p)
+		if !ok {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		if v, ok := sc.of(t, &p); ok {
+			ts.ords = append(ts.ords, int32(p.ord))
+			ts.stypes = append(ts.stypes, p.stype)
+			ts.vals = append(ts.vals, v)
+		}
+	}
+	if len(ts.ords) == n {
+		return nil
+	}
+	// A file's postings cut into rows: one group when the rows come
+	// together (a group per row otherwise, which scores the same).
+	if k := len(ts.files) - 1; k >= 0 && ts.files[k] == file {
+		ts.ends[k] = int32(len(ts.ords))
+		return nil
+	}
+	ts.files = append(ts.files, file)
+	ts.ends = append(ts.ends, int32(len(ts.ords)))
+	return nil
+}
+
+// termScoresSize is about the memory the scores of n postings in files
+// files take.
+func termScoresSize(files, n int64) int64 {
+	return 12*files + 13*n
 }
 
 // defaultCacheMinDF is the document frequency from which a term read
@@ -44,8 +108,8 @@ func newPostingsCache(max int64) *postingsCache {
 	return &postingsCache{max: max, lru: list.New(), entries: map[cacheKey]*list.Element{}, version: map[int64]int64{}}
 }
 
-// get returns the rows cached for k; they must not be changed.
-func (c *postingsCache) get(k cacheKey) ([]fileRows, bool) {
+// get returns the scores cached for k; they must not be changed.
+func (c *postingsCache) get(k cacheKey) (*termScores, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -57,19 +121,22 @@ func (c *postingsCache) get(k cacheKey) ([]fileRows, bool) {
 		return nil, false
 	}
 	c.lru.MoveToFront(e)
-	return e.Value.(*cacheEntry).rows, true
+	return e.Value.(*cacheEntry).scores, true
 }
 
-// put caches rows for k unless they would take more than an eighth of
-// the cache, evicting the least recently used entries to make room.
-func (c *postingsCache) put(k cacheKey, rows []fileRows) {
+// fits reports whether the scores of a term df chunks hold may be
+// cached (put keeps them).
+func (c *postingsCache) fits(df int64) bool {
+	return c != nil && termScoresSize(1, df) <= c.max/8
+}
+
+// put caches ts for k unless they would take more than an eighth of the
+// cache, evicting the least recently used entries to make room.
+func (c *postingsCache) put(k cacheKey, ts *termScores) {
 	if c == nil {
 		return
 	}
-	size := int64(len(k.term)) + 64
-	for _, r := range rows {
-		size += int64(len(r.post)) + 32
-	}
+	size := termScoresSize(int64(len(ts.files)), int64(len(ts.ords)))
 	if size > c.max/8 {
 		return
 	}
@@ -85,7 +152,7 @@ func (c *postingsCache) put(k cacheKey, rows []fileRows) {
 	for c.size+size > c.max {
 		c.remove(c.lru.Back())
 	}
-	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, rows: rows, size: size})
+	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, scores: ts, size: size})
 	c.size += size
 }
 

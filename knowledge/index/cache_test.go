@@ -78,3 +78,53 @@ func TestPostingsCacheFollowsWrites(t *testing.T) {
 		}
 	})
 }
+
+// TestCachedTermsReadNothing checks that a search naming only terms the
+// postings cache holds runs no postings statement and decodes no
+// posting, on both databases: their scores are cached, not their rows,
+// and a common term is cached even when it was first looked up only for
+// the candidates left (pruning), so that a long query of common words
+// repeated costs no round trip. The first search reads every term in
+// one statement.
+func TestCachedTermsReadNothing(t *testing.T) {
+	// Enough chunks that the common words' postings are more than the
+	// rarest terms' prefetch (prefetchPostings): read term by term by
+	// an index without a cache.
+	s := newSynth(7, 400)
+	var files []file
+	for f := range 300 {
+		name := fmt.Sprintf("d%d/f%03d.go", f%3, f)
+		files = append(files, file{name: name, hash: name, chunks: s.file(name, 4)})
+	}
+	queries := []string{s.longQuery(), s.longQuery(), s.longQuery()}
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{})
+		mustReplace(t, ix, "kb", files...)
+		ix.cacheMinDF = 0 // every term cached
+		var st searchStats
+		ix.onSearch = func(s searchStats) { st = s }
+		plain := openIndex(t, db, Options{PostingsCacheBytes: -1})
+		var plainSt searchStats
+		plain.onSearch = func(s searchStats) { plainSt = s }
+		for _, q := range queries {
+			want := mustSearch(t, plain, Query{KB: []string{"kb"}, Text: q, TopK: 3})
+			if plainSt.statements < 2 {
+				t.Errorf("query %q: an index without a cache ran %d postings statements: the test does not test pruning", q, plainSt.statements)
+			}
+			for i, stage := range []string{"first", "repeated"} {
+				got := mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: 3})
+				if !slices.EqualFunc(got, want, func(a, b Hit) bool { return a.Score == b.Score && a.Chunk == b.Chunk }) {
+					t.Errorf("query %q, %s search: the caching index ranks\n%v\nan index without a cache\n%v", q, stage, got, want)
+				}
+				wantSt := searchStats{statements: 1, cached: 0}
+				if i == 1 {
+					wantSt = searchStats{cached: st.cached} // none read, none decoded
+				}
+				if st.statements != wantSt.statements || (i == 1 && (st.rows != 0 || st.postings != 0 || st.cached == 0)) {
+					t.Errorf("query %q, %s search: %+v; want %d postings statements (and, repeated, no row read, no posting decoded, terms from the cache)",
+						q, stage, st, wantSt.statements)
+				}
+			}
+		}
+	})
+}
