@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -145,10 +146,6 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	if err != nil || len(infos) == 0 {
 		return nil, 0, err
 	}
-	rem := make([]float64, len(infos)+1)
-	for i := len(infos) - 1; i >= 0; i-- {
-		rem[i] = rem[i+1] + infos[i].ub
-	}
 	sc := s.scorer()
 	// The scores of the terms in the postings cache, and of the terms
 	// many chunks hold not there yet, read whole to be cached; on
@@ -159,12 +156,23 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	scores := make([]*termScores, len(infos))
 	pre := map[string][]fileRows{}
 	read := map[string]*termScores{} // the terms read whole now: nil for rows kept in pre
+	var layout *fileLayout
+	if s.cache != nil {
+		layout = s.cache.layout(s.kbIDs[0], s.version)
+	}
 	for i, t := range infos {
-		if ts, ok := s.cache.get(s.cacheKey(t)); ok {
+		if ts, ok := s.cache.get(s.cacheKey(t)); ok && ts.layout == layout {
 			scores[i] = ts
 			s.stats.cached++
 		} else if t.df >= s.cacheMinDF && s.cache.fits(t.df) {
-			read[t.term] = &termScores{}
+			if layout == nil {
+				l, err := s.fileLayout(ctx)
+				if err != nil {
+					return nil, 0, err
+				}
+				layout = s.cache.putLayout(l)
+			}
+			read[t.term] = &termScores{layout: layout}
 		}
 	}
 	for i, sum := 0, int64(0); s.d.pg && i < len(infos) && sum+infos[i].df <= prefetchPostings; i++ {
@@ -187,8 +195,8 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				pre[t.term] = append(pre[t.term], fileRows{file, slices.Clone(post)})
 				return nil
 			}
-			if err := ts.add(file, post, sc, t); err != nil {
-				return fmt.Errorf("the postings of %q in file %d: %w", t.term, file, err)
+			if ts.err == nil {
+				ts.err = ts.add(file, post, sc, t)
 			}
 			return nil
 		})
@@ -196,25 +204,49 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 			return nil, 0, err
 		}
 		for i, t := range infos {
-			if ts := read[t.term]; ts != nil {
+			switch ts := read[t.term]; {
+			case ts == nil:
+			case errors.Is(ts.err, errNoSlot):
+				// Not cached: its rows are read again in the loop.
+			case ts.err != nil:
+				return nil, 0, fmt.Errorf("the postings of %q: %w", t.term, ts.err)
+			default:
 				scores[i] = ts
 				s.cache.put(s.cacheKey(t), ts)
 			}
 		}
 	}
-	acc := newAccum(int(min(infos[0].df, 4096)))
+	// rem[i] is the most the terms from i on add to a chunk's score:
+	// their upper bounds, or, for the terms whose scores are known, the
+	// highest of them (the chunks are private, the terms rarer in them
+	// than their saturation assumes: a tighter bound, pruning sooner).
+	// norm is the sum of the upper bounds, the most any chunk could
+	// score.
+	rem := make([]float64, len(infos)+1)
+	norm := 0.0
+	for i := len(infos) - 1; i >= 0; i-- {
+		norm += infos[i].ub
+		rem[i] = rem[i+1] + infos[i].ub
+		if ts := scores[i]; ts != nil {
+			rem[i] = rem[i+1] + ts.max
+		}
+	}
+	acc := newAccum(int(min(infos[0].df, 4096)), layout)
 	pruning := false
+	bar := 0.0 // the depth-th score when last looked for: at most the depth-th's now
 	for i, t := range infos {
-		var files []int64
 		// No chunk's score over what the terms left can add: no
 		// depth-th's either, and no need to look for it.
 		if acc.n >= depth && (pruning || acc.max > rem[i]) {
-			bar := acc.kth(depth)
-			if !pruning && bar > rem[i] {
-				pruning = true
+			if !pruning {
+				bar = acc.kth(depth)
+				pruning = bar > rem[i]
 			}
 			if pruning {
-				files = acc.prune(bar, rem[i])
+				// One pass over the scores drops the chunks under the
+				// bar and finds the depth-th score of those left, the
+				// next term's bar.
+				bar = acc.prune(bar, rem[i], depth)
 			}
 		}
 		if ts := scores[i]; ts != nil {
@@ -274,7 +306,8 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 		// candidates, read them all and skip the others. Postgres reads
 		// the term's rows and keeps the candidates' (dialect.fileSet), so
 		// that only those cross the connection, all in one statement.
-		case pruning && (s.d.pg || len(files)*seekCost < int(t.df)):
+		case pruning && (s.d.pg || len(acc.live)*seekCost < int(t.df)):
+			files := acc.liveFiles()
 			batch := batchRows
 			if s.d.pg {
 				batch = max(len(files), 1)
@@ -297,7 +330,28 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	// tied with its last: rank sorts only the others (a query of words
 	// every chunk holds scores them all).
 	ranked, err := s.rank(ctx, acc.items(acc.kth(depth)), depth)
-	return ranked, rem[0], err
+	return ranked, norm, err
+}
+
+// fileLayout reads the file layout of the one base searched.
+func (s *searcher) fileLayout(ctx context.Context) (*fileLayout, error) {
+	rs, err := s.c.Query(ctx, `SELECT id FROM kb_files WHERE kb_id = ? ORDER BY id`, s.kbIDs[0])
+	if err != nil {
+		return nil, fmt.Errorf("reading the files: %w", err)
+	}
+	defer rs.Close()
+	var files []int64
+	for rs.Next() {
+		var id int64
+		if err := rs.Scan(&id); err != nil {
+			return nil, fmt.Errorf("reading the files: %w", err)
+		}
+		files = append(files, id)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the files: %w", err)
+	}
+	return newFileLayout(s.kbIDs[0], s.version, files), nil
 }
 
 // cacheKey is t's key in the postings cache.

@@ -2,6 +2,7 @@ package index
 
 import (
 	"container/list"
+	"errors"
 	"sync"
 )
 
@@ -29,6 +30,27 @@ type postingsCache struct {
 	lru     *list.List // of *cacheEntry, most recent first
 	entries map[cacheKey]*list.Element
 	version map[int64]int64 // a base: the newest version seen
+	// layouts are the bases' file layouts at their newest version, out
+	// of the bound (a base's: 24 bytes a file).
+	layouts map[int64]*fileLayout
+}
+
+// fileLayout numbers the files of a base at a version of its index, 0 to
+// len(files)-1 (slots), so that cached scores name a file by its slot and
+// a search adds them to its files' scores by indexing a slice rather
+// than by a map look-up per file (accum).
+type fileLayout struct {
+	kb, version int64
+	files       []int64 // by slot
+	slot        map[int64]int32
+}
+
+func newFileLayout(kb, version int64, files []int64) *fileLayout {
+	l := &fileLayout{kb: kb, version: version, files: files, slot: make(map[int64]int32, len(files))}
+	for i, f := range files {
+		l.slot[f] = int32(i)
+	}
+	return l
 }
 
 // cacheKey names a term's scores: its base, the base's version, the
@@ -49,20 +71,31 @@ type cacheEntry struct {
 }
 
 // termScores are what a term's postings add to their chunks' scores
-// (scorer.of), file by file: the postings of file files[i] are
-// [ends[i-1], ends[i]) of ords, stypes and vals, in the rows' order.
-// Postings that add nothing (an expansion found in no name) are left
-// out.
+// (scorer.of), file by file: the postings of the file of slot slots[i]
+// of layout are [ends[i-1], ends[i]) of ords, stypes and vals, in the
+// rows' order. Postings that add nothing (an expansion found in no name)
+// are left out.
 type termScores struct {
-	files  []int64
+	layout *fileLayout // the slots' (the key's base and version)
+	err    error       // add's first, while reading
+	slots  []int32
 	ends   []int32
 	ords   []int32
 	stypes []byte
 	vals   []float64
+	max    float64 // the highest of vals
 }
+
+// errNoSlot is termScores.add's error for a file not in its layout: the
+// layout is not the postings' version.
+var errNoSlot = errors.New("a file not in the layout")
 
 // add appends file's postings in post, scored by sc for t.
 func (ts *termScores) add(file int64, post []byte, sc scorer, t termInfo) error {
+	slot, ok := ts.layout.slot[file]
+	if !ok {
+		return errNoSlot
+	}
 	it := postingIter{b: post}
 	var p posting
 	n := len(ts.ords)
@@ -78,6 +111,7 @@ func (ts *termScores) add(file int64, post []byte, sc scorer, t termInfo) error 
 			ts.ords = append(ts.ords, int32(p.ord))
 			ts.stypes = append(ts.stypes, p.stype)
 			ts.vals = append(ts.vals, v)
+			ts.max = max(ts.max, v)
 		}
 	}
 	if len(ts.ords) == n {
@@ -85,11 +119,11 @@ func (ts *termScores) add(file int64, post []byte, sc scorer, t termInfo) error 
 	}
 	// A file's postings cut into rows: one group when the rows come
 	// together (a group per row otherwise, which scores the same).
-	if k := len(ts.files) - 1; k >= 0 && ts.files[k] == file {
+	if k := len(ts.slots) - 1; k >= 0 && ts.slots[k] == slot {
 		ts.ends[k] = int32(len(ts.ords))
 		return nil
 	}
-	ts.files = append(ts.files, file)
+	ts.slots = append(ts.slots, slot)
 	ts.ends = append(ts.ends, int32(len(ts.ords)))
 	return nil
 }
@@ -97,7 +131,7 @@ func (ts *termScores) add(file int64, post []byte, sc scorer, t termInfo) error 
 // termScoresSize is about the memory the scores of n postings in files
 // files take.
 func termScoresSize(files, n int64) int64 {
-	return 12*files + 13*n
+	return 8*files + 13*n
 }
 
 // defaultCacheMinDF is the document frequency from which a term read
@@ -105,7 +139,8 @@ func termScoresSize(files, n int64) int64 {
 const defaultCacheMinDF = 1000
 
 func newPostingsCache(max int64) *postingsCache {
-	return &postingsCache{max: max, lru: list.New(), entries: map[cacheKey]*list.Element{}, version: map[int64]int64{}}
+	return &postingsCache{max: max, lru: list.New(), entries: map[cacheKey]*list.Element{}, version: map[int64]int64{},
+		layouts: map[int64]*fileLayout{}}
 }
 
 // get returns the scores cached for k; they must not be changed.
@@ -136,7 +171,7 @@ func (c *postingsCache) put(k cacheKey, ts *termScores) {
 	if c == nil {
 		return
 	}
-	size := termScoresSize(int64(len(ts.files)), int64(len(ts.ords)))
+	size := termScoresSize(int64(len(ts.slots)), int64(len(ts.ords)))
 	if size > c.max/8 {
 		return
 	}
@@ -163,6 +198,7 @@ func (c *postingsCache) seen(kb, v int64) {
 		return
 	}
 	c.version[kb] = v
+	delete(c.layouts, kb)
 	for e := c.lru.Front(); e != nil; {
 		next := e.Next()
 		if k := e.Value.(*cacheEntry).key; k.kb == kb && k.version < v {
@@ -170,6 +206,37 @@ func (c *postingsCache) seen(kb, v int64) {
 		}
 		e = next
 	}
+}
+
+// layout returns the file layout of base kb at version v, nil when none
+// is cached.
+func (c *postingsCache) layout(kb, v int64) *fileLayout {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen(kb, v)
+	if l := c.layouts[kb]; l != nil && l.version == v {
+		return l
+	}
+	return nil
+}
+
+// putLayout caches l unless a newer version of its base was seen, or
+// another search cached its version's first, and returns the layout to
+// number the files by: the one cached, else l.
+func (c *postingsCache) putLayout(l *fileLayout) *fileLayout {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen(l.kb, l.version)
+	if old := c.layouts[l.kb]; old != nil && old.version == l.version {
+		return old
+	}
+	if l.version == c.version[l.kb] {
+		c.layouts[l.kb] = l
+	}
+	return l
 }
 
 func (c *postingsCache) remove(e *list.Element) {
