@@ -18,6 +18,8 @@ type accum struct {
 	max    float64   // the highest score
 	arena  []float64 // where files' scores are cut from
 	heap   []float64 // kth's
+	// scanned counts the scores kth and prune examined (searchStats).
+	scanned int
 }
 
 // fileScores are the scores of a file's chunks by ordinal, noScore for a
@@ -63,7 +65,11 @@ func (a *accum) ofSlot(slot int32) *fileScores {
 		return &a.files[i-1]
 	}
 	a.slotAt[slot] = int32(len(a.files)) + 1
-	return a.newFile(a.layout.files[slot])
+	fs := a.newFile(a.layout.files[slot])
+	if n := a.layout.chunks[slot]; n > 0 {
+		a.grow(fs, int(n)) // room for its chunks, no more
+	}
+	return fs
 }
 
 func (a *accum) newFile(file int64) *fileScores {
@@ -95,7 +101,7 @@ func (a *accum) liveSlot(slot int32) *fileScores {
 // add adds sc to the score of chunk ord of fs, scoring it if it was not.
 func (a *accum) add(fs *fileScores, ord int, sc float64) {
 	if ord >= len(fs.scores) {
-		a.grow(fs, ord+1)
+		a.grow(fs, max(ord+1, 2*len(fs.scores), 8))
 	}
 	if v := fs.scores[ord]; v >= 0 {
 		fs.scores[ord] = v + sc
@@ -119,9 +125,9 @@ func (a *accum) addSeen(fs *fileScores, ord int, sc float64) {
 	}
 }
 
-// grow makes room in fs for n chunks at least.
+// grow makes room in fs for n chunks (at least its own).
 func (a *accum) grow(fs *fileScores, n int) {
-	n = max(n, 2*len(fs.scores), 8)
+	n = max(n, len(fs.scores))
 	if len(a.arena) < n {
 		a.arena = make([]float64, max(n, 16384))
 	}
@@ -141,6 +147,7 @@ func (a *accum) kth(k int) float64 {
 	}
 	a.heap = a.heap[:0]
 	for _, i := range a.live {
+		a.scanned += len(a.files[i].scores)
 		for _, v := range a.files[i].scores {
 			if v >= 0 {
 				a.push(v, k)
@@ -196,6 +203,7 @@ func (a *accum) prune(bar, rem float64, k int) float64 {
 	a.heap = a.heap[:0]
 	for _, i := range a.live {
 		fs := &a.files[i]
+		a.scanned += len(fs.scores)
 		for o, v := range fs.scores {
 			if v < 0 {
 				continue

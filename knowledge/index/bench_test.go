@@ -301,4 +301,5 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	b.ReportMetric(float64(read.bytes)/float64(b.N), "post-bytes/op")
 	b.ReportMetric(float64(read.postings)/float64(b.N), "postings/op")
 	b.ReportMetric(float64(read.cached)/float64(b.N), "cached-terms/op")
+	b.ReportMetric(float64(read.scanned)/float64(b.N), "scanned/op")
 }

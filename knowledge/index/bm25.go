@@ -234,12 +234,15 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	acc := newAccum(int(min(infos[0].df, 4096)), layout)
 	pruning := false
 	bar := 0.0 // the depth-th score when last looked for: at most the depth-th's now
+	barAt := -1
 	for i, t := range infos {
 		// No chunk's score over what the terms left can add: no
-		// depth-th's either, and no need to look for it.
+		// depth-th's either, and no need to look for it. Nor when the
+		// depth-th score last found, with what the terms since added at
+		// most, is not over it.
 		if acc.n >= depth && (pruning || acc.max > rem[i]) {
-			if !pruning {
-				bar = acc.kth(depth)
+			if !pruning && (barAt < 0 || bar+rem[barAt]-rem[i] > rem[i]) {
+				bar, barAt = acc.kth(depth), i
 				pruning = bar > rem[i]
 			}
 			if pruning {
@@ -329,29 +332,33 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	// Those under the depth-th score can be neither in the ranking nor
 	// tied with its last: rank sorts only the others (a query of words
 	// every chunk holds scores them all).
-	ranked, err := s.rank(ctx, acc.items(acc.kth(depth)), depth)
+	items := acc.items(acc.kth(depth))
+	s.stats.scanned += acc.scanned
+	ranked, err := s.rank(ctx, items, depth)
 	return ranked, norm, err
 }
 
 // fileLayout reads the file layout of the one base searched.
 func (s *searcher) fileLayout(ctx context.Context) (*fileLayout, error) {
-	rs, err := s.c.Query(ctx, `SELECT id FROM kb_files WHERE kb_id = ? ORDER BY id`, s.kbIDs[0])
+	rs, err := s.c.Query(ctx, `SELECT id, chunks FROM kb_files WHERE kb_id = ? ORDER BY id`, s.kbIDs[0])
 	if err != nil {
 		return nil, fmt.Errorf("reading the files: %w", err)
 	}
 	defer rs.Close()
 	var files []int64
+	var chunks []int32
 	for rs.Next() {
-		var id int64
-		if err := rs.Scan(&id); err != nil {
+		var id, n int64
+		if err := rs.Scan(&id, &n); err != nil {
 			return nil, fmt.Errorf("reading the files: %w", err)
 		}
 		files = append(files, id)
+		chunks = append(chunks, int32(min(n, math.MaxInt32)))
 	}
 	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("reading the files: %w", err)
 	}
-	return newFileLayout(s.kbIDs[0], s.version, files), nil
+	return newFileLayout(s.kbIDs[0], s.version, files, chunks), nil
 }
 
 // cacheKey is t's key in the postings cache.

@@ -42,11 +42,12 @@ type postingsCache struct {
 type fileLayout struct {
 	kb, version int64
 	files       []int64 // by slot
+	chunks      []int32 // the files' chunks, by slot
 	slot        map[int64]int32
 }
 
-func newFileLayout(kb, version int64, files []int64) *fileLayout {
-	l := &fileLayout{kb: kb, version: version, files: files, slot: make(map[int64]int32, len(files))}
+func newFileLayout(kb, version int64, files []int64, chunks []int32) *fileLayout {
+	l := &fileLayout{kb: kb, version: version, files: files, chunks: chunks, slot: make(map[int64]int32, len(files))}
 	for i, f := range files {
 		l.slot[f] = int32(i)
 	}
