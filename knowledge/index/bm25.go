@@ -183,6 +183,7 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 		}
 	}
 	if len(read) > 0 {
+		readErr := map[string]error{} // a term's first
 		var terms []termInfo
 		for _, t := range infos {
 			if _, ok := read[t.term]; ok {
@@ -195,8 +196,8 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				pre[t.term] = append(pre[t.term], fileRows{file, slices.Clone(post)})
 				return nil
 			}
-			if ts.err == nil {
-				ts.err = ts.add(file, post, sc, t)
+			if readErr[t.term] == nil {
+				readErr[t.term] = ts.add(file, post, sc, t)
 			}
 			return nil
 		})
@@ -204,32 +205,21 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 			return nil, 0, err
 		}
 		for i, t := range infos {
-			switch ts := read[t.term]; {
+			switch ts, err := read[t.term], readErr[t.term]; {
 			case ts == nil:
-			case errors.Is(ts.err, errNoSlot):
+			case errors.Is(err, errNoSlot):
 				// Not cached: its rows are read again in the loop.
-			case ts.err != nil:
-				return nil, 0, fmt.Errorf("the postings of %q: %w", t.term, ts.err)
+			case err != nil:
+				return nil, 0, fmt.Errorf("the postings of %q: %w", t.term, err)
 			default:
 				scores[i] = ts
 				s.cache.put(s.cacheKey(t), ts)
 			}
 		}
 	}
-	// rem[i] is the most the terms from i on add to a chunk's score:
-	// their upper bounds, or, for the terms whose scores are known, the
-	// highest of them (the chunks are private, the terms rarer in them
-	// than their saturation assumes: a tighter bound, pruning sooner).
-	// norm is the sum of the upper bounds, the most any chunk could
-	// score.
 	rem := make([]float64, len(infos)+1)
-	norm := 0.0
 	for i := len(infos) - 1; i >= 0; i-- {
-		norm += infos[i].ub
 		rem[i] = rem[i+1] + infos[i].ub
-		if ts := scores[i]; ts != nil {
-			rem[i] = rem[i+1] + ts.max
-		}
 	}
 	acc := newAccum(int(min(infos[0].df, 4096)), layout)
 	pruning := false
@@ -335,7 +325,7 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	items := acc.items(acc.kth(depth))
 	s.stats.scanned += acc.scanned
 	ranked, err := s.rank(ctx, items, depth)
-	return ranked, norm, err
+	return ranked, rem[0], err
 }
 
 // fileLayout reads the file layout of the one base searched.

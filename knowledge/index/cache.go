@@ -78,13 +78,11 @@ type cacheEntry struct {
 // are left out.
 type termScores struct {
 	layout *fileLayout // the slots' (the key's base and version)
-	err    error       // add's first, while reading
 	slots  []int32
 	ends   []int32
 	ords   []int32
 	stypes []byte
 	vals   []float64
-	max    float64 // the highest of vals
 }
 
 // errNoSlot is termScores.add's error for a file not in its layout: the
@@ -112,7 +110,6 @@ func (ts *termScores) add(file int64, post []byte, sc scorer, t termInfo) error 
 			ts.ords = append(ts.ords, int32(p.ord))
 			ts.stypes = append(ts.stypes, p.stype)
 			ts.vals = append(ts.vals, v)
-			ts.max = max(ts.max, v)
 		}
 	}
 	if len(ts.ords) == n {
