@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/dbconn"
 	"github.com/agentgw/agentgw/knowledge/chunk"
 )
 
@@ -124,6 +125,53 @@ func TestCachedTermsReadNothing(t *testing.T) {
 					t.Errorf("query %q, %s search: %+v; want %d postings statements (and, repeated, no row read, no posting decoded, terms from the cache)",
 						q, stage, st, wantSt.statements)
 				}
+			}
+		}
+	})
+}
+
+// TestStaleLayoutFallsBack checks that a search whose file layout lacks
+// a file of a term's postings (a layout not of the postings' version)
+// ranks as an index without a cache does: such a term is not cached and
+// its rows are read again.
+func TestStaleLayoutFallsBack(t *testing.T) {
+	ctx := context.Background()
+	s := newSynth(7, 400)
+	var files []file
+	for f := range 30 {
+		name := fmt.Sprintf("d%d/f%02d.go", f%3, f)
+		files = append(files, file{name: name, hash: name, chunks: s.file(name, 4)})
+	}
+	q := s.longQuery()
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{})
+		mustReplace(t, ix, "kb", files...)
+		ix.cacheMinDF = 0
+		plain := openIndex(t, db, Options{PostingsCacheBytes: -1})
+		var kb, version int64
+		if err := ix.snapshot(ctx, func(c dbconn.Conn) error {
+			return c.QueryRow(ctx, `SELECT id, version FROM kb_bases WHERE name = ?`, "kb").Scan(&kb, &version)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// The layout of the base at its version, holding one file only.
+		var one int64
+		if err := ix.snapshot(ctx, func(c dbconn.Conn) error {
+			return c.QueryRow(ctx, `SELECT MIN(id) FROM kb_files WHERE kb_id = ?`, kb).Scan(&one)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ix.cache.putLayout(newFileLayout(kb, version, []int64{one}, []int32{4}))
+		var st searchStats
+		ix.onSearch = func(s searchStats) { st = s }
+		want := mustSearch(t, plain, Query{KB: []string{"kb"}, Text: q, TopK: 5})
+		for _, stage := range []string{"first", "repeated"} {
+			got := mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: 5})
+			if !slices.EqualFunc(got, want, func(a, b Hit) bool { return a.Score == b.Score && a.Chunk == b.Chunk }) {
+				t.Errorf("%s search with a stale layout: ranks\n%v\nan index without a cache\n%v", stage, got, want)
+			}
+			if st.rows == 0 {
+				t.Errorf("%s search with a stale layout: no row read: the test tests nothing", stage)
 			}
 		}
 	})
