@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -145,58 +146,105 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	if err != nil || len(infos) == 0 {
 		return nil, 0, err
 	}
+	sc := s.scorer()
+	// The scores of the terms in the postings cache, and of the terms
+	// many chunks hold not there yet, read whole to be cached; on
+	// Postgres, the rarest terms' rows too, whose postings are short:
+	// each would be read whole anyway. They are read together, in one
+	// statement: on Postgres a statement is a round trip (on SQLite it
+	// is a call, and reading the rarest apart keeps no rows).
+	scores := make([]*termScores, len(infos))
+	pre := map[string][]fileRows{}
+	read := map[string]*termScores{} // the terms read whole now: nil for rows kept in pre
+	var layout *fileLayout
+	if s.cache != nil {
+		layout = s.cache.layout(s.kbIDs[0], s.version)
+	}
+	for i, t := range infos {
+		if ts, ok := s.cache.get(s.cacheKey(t)); ok && ts.layout == layout {
+			scores[i] = ts
+			s.stats.cached++
+		} else if t.df >= s.cacheMinDF && s.cache.fits(t.df) {
+			if layout == nil {
+				l, err := s.fileLayout(ctx)
+				if err != nil {
+					return nil, 0, err
+				}
+				layout = s.cache.putLayout(l)
+			}
+			read[t.term] = &termScores{layout: layout}
+		}
+	}
+	for i, sum := 0, int64(0); s.d.pg && i < len(infos) && sum+infos[i].df <= prefetchPostings; i++ {
+		if _, ok := read[infos[i].term]; !ok && scores[i] == nil {
+			sum += infos[i].df
+			read[infos[i].term] = nil
+			pre[infos[i].term] = nil // read, and none (a base searched holds none)
+		}
+	}
+	if len(read) > 0 {
+		readErr := map[string]error{} // a term's first
+		var terms []termInfo
+		for _, t := range infos {
+			if _, ok := read[t.term]; ok {
+				terms = append(terms, t)
+			}
+		}
+		err := s.postingsOf(ctx, terms, func(t termInfo, file int64, post []byte) error {
+			ts := read[t.term]
+			if ts == nil {
+				pre[t.term] = append(pre[t.term], fileRows{file, slices.Clone(post)})
+				return nil
+			}
+			if readErr[t.term] == nil {
+				readErr[t.term] = ts.add(file, post, sc, t)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+		for i, t := range infos {
+			switch ts, err := read[t.term], readErr[t.term]; {
+			case ts == nil:
+			case errors.Is(err, errNoSlot):
+				// Not cached: its rows are read again in the loop.
+			case err != nil:
+				return nil, 0, fmt.Errorf("the postings of %q: %w", t.term, err)
+			default:
+				scores[i] = ts
+				s.cache.put(s.cacheKey(t), ts)
+			}
+		}
+	}
 	rem := make([]float64, len(infos)+1)
 	for i := len(infos) - 1; i >= 0; i-- {
 		rem[i] = rem[i+1] + infos[i].ub
 	}
-	// The rows of the terms in the postings cache; on Postgres, the
-	// rarest terms' others, whose postings are short, read together in
-	// one statement: each would be read whole anyway, and a statement is
-	// a round trip (on SQLite, a call: reading them apart costs nothing
-	// more and keeps no rows).
-	pre := map[string][]fileRows{}
-	if s.cache != nil {
-		for _, t := range infos {
-			if rows, ok := s.cache.get(s.cacheKey(t.term)); ok {
-				pre[t.term] = rows
-				s.stats.cached++
-			}
-		}
-	}
-	var lead []termInfo
-	for i, sum := 0, int64(0); s.d.pg && i < len(infos) && sum+infos[i].df <= prefetchPostings; i++ {
-		if _, ok := pre[infos[i].term]; !ok {
-			sum += infos[i].df
-			lead = append(lead, infos[i])
-		}
-	}
-	if len(lead) > 1 {
-		rows, err := s.postingsOf(ctx, lead, nil)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, t := range lead {
-			pre[t.term] = rows[t.term]
-			if s.cache != nil && t.df >= s.cacheMinDF {
-				s.cache.put(s.cacheKey(t.term), rows[t.term])
-			}
-		}
-	}
-	sc := s.scorer()
-	acc := newAccum(int(min(infos[0].df, 4096)))
+	acc := newAccum(int(min(infos[0].df, 4096)), layout)
 	pruning := false
+	bar := 0.0 // the depth-th score when last looked for: at most the depth-th's now
+	barAt := -1
 	for i, t := range infos {
-		var files []int64
 		// No chunk's score over what the terms left can add: no
-		// depth-th's either, and no need to look for it.
+		// depth-th's either, and no need to look for it. Nor when the
+		// depth-th score last found, with what the terms since added at
+		// most, is not over it.
 		if acc.n >= depth && (pruning || acc.max > rem[i]) {
-			bar := acc.kth(depth)
-			if !pruning && bar > rem[i] {
-				pruning = true
+			if !pruning && (barAt < 0 || bar+rem[barAt]-rem[i] > rem[i]) {
+				bar, barAt = acc.kth(depth), i
+				pruning = bar > rem[i]
 			}
 			if pruning {
-				files = acc.prune(bar, rem[i])
+				// One pass over the scores drops the chunks under the
+				// bar and finds the depth-th score of those left, the
+				// next term's bar.
+				bar = acc.prune(bar, rem[i], depth)
 			}
+		}
+		if ts := scores[i]; ts != nil {
+			acc.addScores(ts, f, pruning)
+			continue
 		}
 		var err error
 		row := func(file int64, post []byte) {
@@ -251,7 +299,8 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 		// candidates, read them all and skip the others. Postgres reads
 		// the term's rows and keeps the candidates' (dialect.fileSet), so
 		// that only those cross the connection, all in one statement.
-		case pruning && (s.d.pg || len(files)*seekCost < int(t.df)):
+		case pruning && (s.d.pg || len(acc.live)*seekCost < int(t.df)):
+			files := acc.liveFiles()
 			batch := batchRows
 			if s.d.pg {
 				batch = max(len(files), 1)
@@ -260,20 +309,6 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				if err := s.postings(ctx, t.term, part, row); err != nil {
 					return nil, 0, err
 				}
-			}
-		case s.cache != nil && t.df >= s.cacheMinDF:
-			// Read whole: kept for the next search (the blobs copied
-			// out of the driver's memory).
-			var keep []fileRows
-			rerr := s.postings(ctx, t.term, nil, func(file int64, post []byte) {
-				keep = append(keep, fileRows{file, slices.Clone(post)})
-				row(file, post)
-			})
-			if rerr != nil {
-				return nil, 0, rerr
-			}
-			if err == nil {
-				s.cache.put(s.cacheKey(t.term), keep)
 			}
 		default:
 			if err := s.postings(ctx, t.term, nil, row); err != nil {
@@ -287,13 +322,38 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	// Those under the depth-th score can be neither in the ranking nor
 	// tied with its last: rank sorts only the others (a query of words
 	// every chunk holds scores them all).
-	ranked, err := s.rank(ctx, acc.items(acc.kth(depth)), depth)
+	items := acc.items(acc.kth(depth))
+	s.stats.scanned += acc.scanned
+	ranked, err := s.rank(ctx, items, depth)
 	return ranked, rem[0], err
 }
 
-// cacheKey is term's key in the postings cache.
-func (s *searcher) cacheKey(term string) cacheKey {
-	return cacheKey{s.kbIDs[0], s.version, term}
+// fileLayout reads the file layout of the one base searched.
+func (s *searcher) fileLayout(ctx context.Context) (*fileLayout, error) {
+	rs, err := s.c.Query(ctx, `SELECT id, chunks FROM kb_files WHERE kb_id = ? ORDER BY id`, s.kbIDs[0])
+	if err != nil {
+		return nil, fmt.Errorf("reading the files: %w", err)
+	}
+	defer rs.Close()
+	var files []int64
+	var chunks []int32
+	for rs.Next() {
+		var id, n int64
+		if err := rs.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("reading the files: %w", err)
+		}
+		files = append(files, id)
+		chunks = append(chunks, int32(min(n, math.MaxInt32)))
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("reading the files: %w", err)
+	}
+	return newFileLayout(s.kbIDs[0], s.version, files, chunks), nil
+}
+
+// cacheKey is t's key in the postings cache.
+func (s *searcher) cacheKey(t termInfo) cacheKey {
+	return cacheKey{s.kbIDs[0], s.version, t.term, t.w, t.names}
 }
 
 // scorer computes a posting's part of a chunk's score.
@@ -394,48 +454,50 @@ type fileRows struct {
 	post []byte
 }
 
-// postingsOf reads the postings rows of terms in the searched bases, by
-// term: in the files listed, or every file when files is nil.
-func (s *searcher) postingsOf(ctx context.Context, terms []termInfo, files []int64) (map[string][]fileRows, error) {
+// postingsOf calls row with each postings row of terms in the searched
+// bases, in one statement. The blob passed is valid only during the
+// call; row's error stops the reading and is returned.
+func (s *searcher) postingsOf(ctx context.Context, terms []termInfo, row func(t termInfo, file int64, post []byte) error) error {
+	byTerm := make(map[string]termInfo, len(terms))
 	names := make([]string, len(terms))
 	for i, t := range terms {
-		names[i] = t.term
+		byTerm[t.term], names[i] = t, t.term
 	}
 	kbCond, args := s.kbIn("kb_id")
 	termCond, targs := s.d.strs("term", names)
-	q := `SELECT term, file_id, post FROM kb_postings WHERE ` + kbCond + ` AND ` + termCond
-	args = append(args, targs...)
-	if files != nil {
-		fileCond, fargs := s.d.fileSet("file_id", files)
-		q += ` AND ` + fileCond
-		args = append(args, fargs...)
-	}
-	rs, err := s.c.Query(ctx, q, args...)
+	rs, err := s.c.Query(ctx, `SELECT term, file_id, post FROM kb_postings WHERE `+kbCond+` AND `+termCond, append(args, targs...)...)
 	if err != nil {
-		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+		return fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
 	}
 	defer rs.Close()
 	s.stats.statements++
-	out := make(map[string][]fileRows, len(terms))
+	// The blob is read in the driver's memory, not copied.
+	var raw sql.RawBytes
+	var driver pgtype.DriverBytes
+	var term string
+	var file int64
+	dest := []any{&term, &file, &raw}
+	if s.d.pg {
+		dest[2] = &driver
+	}
 	for rs.Next() {
-		var term string
-		var fr fileRows
-		if err := rs.Scan(&term, &fr.file, &fr.post); err != nil {
-			return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+		if err := rs.Scan(dest...); err != nil {
+			return fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+		}
+		post := []byte(raw)
+		if s.d.pg {
+			post = driver
 		}
 		s.stats.rows++
-		s.stats.bytes += len(fr.post)
-		out[term] = append(out[term], fr)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
-	}
-	for _, t := range terms {
-		if _, ok := out[t.term]; !ok {
-			out[t.term] = nil // read, and none (a base searched holds none)
+		s.stats.bytes += len(post)
+		if err := row(byTerm[term], file, post); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("reading the postings of %d terms: %w", len(terms), err)
+	}
+	return nil
 }
 
 // postings calls row with each postings row of term in the searched

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/dbconn"
 	"github.com/agentgw/agentgw/knowledge/chunk"
 )
 
@@ -75,6 +76,103 @@ func TestPostingsCacheFollowsWrites(t *testing.T) {
 				t.Errorf("after %s the ranking did not change: the step tests nothing", st.name)
 			}
 			prev = want
+		}
+	})
+}
+
+// TestCachedTermsReadNothing checks that a search naming only terms the
+// postings cache holds runs no postings statement and decodes no
+// posting, on both databases: their scores are cached, not their rows,
+// and a common term is cached even when it was first looked up only for
+// the candidates left (pruning), so that a long query of common words
+// repeated costs no round trip. The first search reads every term in
+// one statement.
+func TestCachedTermsReadNothing(t *testing.T) {
+	// Enough chunks that the common words' postings are more than the
+	// rarest terms' prefetch (prefetchPostings): read term by term by
+	// an index without a cache.
+	s := newSynth(7, 400)
+	var files []file
+	for f := range 300 {
+		name := fmt.Sprintf("d%d/f%03d.go", f%3, f)
+		files = append(files, file{name: name, hash: name, chunks: s.file(name, 4)})
+	}
+	queries := []string{s.longQuery(), s.longQuery(), s.longQuery()}
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{})
+		mustReplace(t, ix, "kb", files...)
+		ix.cacheMinDF = 0 // every term cached
+		var st searchStats
+		ix.onSearch = func(s searchStats) { st = s }
+		plain := openIndex(t, db, Options{PostingsCacheBytes: -1})
+		var plainSt searchStats
+		plain.onSearch = func(s searchStats) { plainSt = s }
+		for _, q := range queries {
+			want := mustSearch(t, plain, Query{KB: []string{"kb"}, Text: q, TopK: 3})
+			if plainSt.statements < 2 {
+				t.Errorf("query %q: an index without a cache ran %d postings statements: the test does not test pruning", q, plainSt.statements)
+			}
+			for i, stage := range []string{"first", "repeated"} {
+				got := mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: 3})
+				if !slices.EqualFunc(got, want, func(a, b Hit) bool { return a.Score == b.Score && a.Chunk == b.Chunk }) {
+					t.Errorf("query %q, %s search: the caching index ranks\n%v\nan index without a cache\n%v", q, stage, got, want)
+				}
+				wantSt := searchStats{statements: 1, cached: 0}
+				if i == 1 {
+					wantSt = searchStats{cached: st.cached} // none read, none decoded
+				}
+				if st.statements != wantSt.statements || (i == 1 && (st.rows != 0 || st.postings != 0 || st.cached == 0)) {
+					t.Errorf("query %q, %s search: %+v; want %d postings statements (and, repeated, no row read, no posting decoded, terms from the cache)",
+						q, stage, st, wantSt.statements)
+				}
+			}
+		}
+	})
+}
+
+// TestStaleLayoutFallsBack checks that a search whose file layout lacks
+// a file of a term's postings (a layout not of the postings' version)
+// ranks as an index without a cache does: such a term is not cached and
+// its rows are read again.
+func TestStaleLayoutFallsBack(t *testing.T) {
+	ctx := context.Background()
+	s := newSynth(7, 400)
+	var files []file
+	for f := range 30 {
+		name := fmt.Sprintf("d%d/f%02d.go", f%3, f)
+		files = append(files, file{name: name, hash: name, chunks: s.file(name, 4)})
+	}
+	q := s.longQuery()
+	eachBackend(t, func(t *testing.T, db string) {
+		ix := openIndex(t, db, Options{})
+		mustReplace(t, ix, "kb", files...)
+		ix.cacheMinDF = 0
+		plain := openIndex(t, db, Options{PostingsCacheBytes: -1})
+		var kb, version int64
+		if err := ix.snapshot(ctx, func(c dbconn.Conn) error {
+			return c.QueryRow(ctx, `SELECT id, version FROM kb_bases WHERE name = ?`, "kb").Scan(&kb, &version)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// The layout of the base at its version, holding one file only.
+		var one int64
+		if err := ix.snapshot(ctx, func(c dbconn.Conn) error {
+			return c.QueryRow(ctx, `SELECT MIN(id) FROM kb_files WHERE kb_id = ?`, kb).Scan(&one)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ix.cache.putLayout(newFileLayout(kb, version, []int64{one}, []int32{4}))
+		var st searchStats
+		ix.onSearch = func(s searchStats) { st = s }
+		want := mustSearch(t, plain, Query{KB: []string{"kb"}, Text: q, TopK: 5})
+		for _, stage := range []string{"first", "repeated"} {
+			got := mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: 5})
+			if !slices.EqualFunc(got, want, func(a, b Hit) bool { return a.Score == b.Score && a.Chunk == b.Chunk }) {
+				t.Errorf("%s search with a stale layout: ranks\n%v\nan index without a cache\n%v", stage, got, want)
+			}
+			if st.rows == 0 {
+				t.Errorf("%s search with a stale layout: no row read: the test tests nothing", stage)
+			}
 		}
 	})
 }

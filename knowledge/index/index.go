@@ -57,11 +57,11 @@ type Options struct {
 	MaxGlobLen int
 	// Logger logs the migrations applied (default: none).
 	Logger *slog.Logger
-	// PostingsCacheBytes bounds the memory of the postings cache: the
-	// rows of the terms many chunks hold, as last read whole, kept so
-	// that the next search naming them does not read them again (see
-	// postingsCache). Default DefaultPostingsCacheBytes; negative: no
-	// cache.
+	// PostingsCacheBytes bounds the memory of the postings cache: what
+	// each posting of the terms many chunks hold adds to its chunk's
+	// score (13 bytes a posting), kept so that the next search naming
+	// them reads and decodes none of them (see postingsCache). Default
+	// DefaultPostingsCacheBytes; negative: no cache.
 	PostingsCacheBytes int64
 }
 
@@ -71,8 +71,9 @@ const (
 	DefaultVectorCandidates = 100
 	DefaultMaxGlobs         = 64
 	DefaultMaxGlobLen       = 256
-	// DefaultPostingsCacheBytes holds the rows of about fifty terms each
-	// in every chunk of a 100,000-chunk base of 10-chunk files.
+	// DefaultPostingsCacheBytes holds the scores of about 24 terms each
+	// in every chunk of a 100,000-chunk base, or of 50 each in half of
+	// them.
 	DefaultPostingsCacheBytes = 32 << 20
 )
 

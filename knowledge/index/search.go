@@ -332,7 +332,8 @@ type searchStats struct {
 	rows       int // kb_postings rows read
 	bytes      int // of their blobs
 	postings   int // postings decoded
-	cached     int // terms whose rows came from the postings cache
+	cached     int // terms whose scores came from the postings cache
+	scanned    int // scores examined for the depth-th and to prune (accum.scanned)
 }
 
 func (a *searchStats) add(b searchStats) {
@@ -341,6 +342,7 @@ func (a *searchStats) add(b searchStats) {
 	a.bytes += b.bytes
 	a.postings += b.postings
 	a.cached += b.cached
+	a.scanned += b.scanned
 }
 
 func newSearcher(ctx context.Context, c dbconn.Conn, d dialect, kbs []string) (*searcher, error) {
