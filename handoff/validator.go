@@ -15,7 +15,8 @@ const DefaultMaxBytes = 1 << 20
 
 // Validator decodes and validates messages: against the message schema
 // with its data schema per type, and against the data schemas declared
-// for some types. Its schemas are compiled when it is built; it is safe
+// for some types. Its declared schemas are compiled when it is built, the
+// message schema once for all Validators (messageSchema); it is safe
 // for concurrent use and never changes (the With methods return copies).
 type Validator struct {
 	message  *jsonschema.Schema
@@ -26,7 +27,7 @@ type Validator struct {
 // NewValidator compiles the embedded schemas and the data schemas declared
 // in extra. The error joins a *SchemaError per declared schema refused.
 func NewValidator(extra map[Type]json.RawMessage) (*Validator, error) {
-	sch, err := compileMessageSchema()
+	sch, err := messageSchema()
 	if err != nil {
 		return nil, err
 	}
