@@ -52,7 +52,8 @@ type config struct {
 	peerPID  int
 	mockAddr string
 	// pg is a PostgreSQL server's URL (-pg): one more agentgw on a fresh
-	// database of it for the stateful and hand-off rows.
+	// database of it for the stateful and hand-off rows, and with
+	// recallChunks a recall gateway on another.
 	pg string
 }
 
@@ -62,7 +63,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "a ~30 s smoke run (smaller defaults for the flags not given)")
 	fs.IntVar(&c.latencyStreams, "latency-streams", 300, "sequential streams per path in the latency scenario")
-	fs.IntVar(&c.recallChunks, "recall-chunks", 0, "the recall path: index this many generated Go functions and measure a request recalling from them (0: no recall path; 100000 is issue 29's row, minutes to index)")
+	fs.IntVar(&c.recallChunks, "recall-chunks", 0, "the recall path: index this many generated Go functions and measure a request recalling from them, on SQLite and with -pg on PostgreSQL (0: no recall path; 100000 is issue 29's row, minutes to index)")
 	fs.IntVar(&c.concurrency, "concurrency", 50, "concurrent workers in the saturation scenario")
 	fs.IntVar(&c.satRounds, "rounds", 5, "saturation rounds per path (after a warm-up round)")
 	fs.DurationVar(&c.satDuration, "round", 4*time.Second, "length of one saturation round of one path")
@@ -73,11 +74,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.profileDir, "profile", "", "write CPU profiles of the proxy and agentgw in the latency and saturation scenarios (extra, uncounted streams) and of the gateway over the first 10 s of the hand-off burst (DIR/agentgw-handoff.cpu.pprof, agentgw-pg-handoff.cpu.pprof), to this `directory`")
 	fs.IntVar(&c.perfHz, "perf-hz", 0, "with -profile, also sample the latency profile's rounds with Linux perf at this `frequency` (DIR/<path>-latency.perf.pprof); 5000 is a sample every 200 µs of CPU")
 	fs.BoolVar(&c.perfTrace, "perf-trace", false, "after the latency scenario, trace the reads and writes of the proxy and agentgw with Linux perf while 8 s of more rounds run (perf gets 2 s to attach) and add the time each spends between them to the table")
-	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs)")
+	fs.BoolVar(&c.keep, "keep", false, "keep the work directory (binaries, process logs) and, with -pg, the databases")
 	fs.StringVar(&c.peer, "target", "", "also measure another gateway, its OpenAI chat completions `URL` (e.g. http://127.0.0.1:8090/v1/chat/completions), pointed at the mock (-mock-addr): a fourth column")
 	fs.IntVar(&c.peerPID, "target-pid", 0, "with -target, the other gateway's process `id`, for its CPU per chunk")
 	fs.StringVar(&c.mockAddr, "mock-addr", "127.0.0.1:0", "listen `address` of the mock model platform (fix it to point another gateway at it)")
-	fs.StringVar(&c.pg, "pg", "", "a PostgreSQL server's `URL` (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable): also measure the stateful turn and the hand-offs on a fresh database of it (created with psql, dropped at the end)")
+	fs.StringVar(&c.pg, "pg", "", "a PostgreSQL server's `URL` (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable): also measure the stateful turn and the hand-offs on a fresh database of it, and with -recall-chunks the recall path on another (created with psql, dropped at the end unless -keep)")
 	skip := fs.String("skip", "", "comma-separated scenarios and paths to skip: "+strings.Join(skippable, ", "))
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -20,7 +21,9 @@ import (
 // its own whose agent recalls the top 5 references of a knowledge base of N
 // generated Go functions (one chunk each) before it asks the model, against
 // the same request to the same gateway's plain agent (issue 29 item 3,
-// issue 28 item 3).
+// issue 28 item 3). It runs on SQLite, and with -pg again on a gateway whose
+// store is a fresh PostgreSQL database, the same corpus indexed the same way
+// (issue 30: on both stores).
 const (
 	recallKB       = "benchkb"
 	recallAgent    = "benchrecall"
@@ -68,62 +71,147 @@ knowledge: {reindex: 24h}
 `, recallKB, dir)
 }
 
-// recallSetup is what startRecall made: the gateway, and how long indexing
-// the corpus took.
-type recallSetup struct {
-	gw     *harness.Process
-	chunks int
-	lines  int
-	index  time.Duration
+// recallStore is a store the recall path runs on: the label its rows
+// carry, its gateway's process name (and data directory), its two latency
+// paths, and whether it is PostgreSQL (-pg).
+type recallStore struct {
+	label, name   string
+	plain, recall string
+	pg            bool
 }
 
-// startRecall writes a corpus of n generated functions, indexes it with
-// agentgw kb index (timed), and starts the recall gateway on that store
-// with the bench agent and the recalling one.
-func startRecall(ctx context.Context, ps *harness.Set, bin, root, upstream string, n int, log func(string, ...any)) (*recallSetup, error) {
-	const name = "agentgw-recall"
-	corpus := filepath.Join(ps.Dir, "recall-corpus")
+// recallStores are the recall path's stores: the data directory's SQLite,
+// and with -pg a fresh PostgreSQL database of its own (not agentgw-pg's:
+// two gateways on one database would share its hand-off queue).
+var recallStores = []recallStore{
+	{label: "SQLite", name: "agentgw-recall", plain: pathRecallPlain, recall: pathRecall},
+	{label: "PostgreSQL", name: "agentgw-pg-recall", plain: pathPGRecallPlain, recall: pathPGRecall, pg: true},
+}
+
+// result is where the results keep the recall path's corpus and index
+// build on the store.
+func (s recallStore) result(r *results) **recallInfo {
+	if s.pg {
+		return &r.RecallPG
+	}
+	return &r.Recall
+}
+
+// recallGateway is a recall gateway: its store, its process and the
+// figures of its knowledge base.
+type recallGateway struct {
+	store recallStore
+	gw    *harness.Process
+	info  *recallInfo
+}
+
+// recallFiles are the recall gateways' shared files: the corpus, the agents
+// directory (the bench agent and the recalling one) and the config naming
+// the knowledge base.
+type recallFiles struct {
+	agents, config string
+	chunks, lines  int
+}
+
+// writeRecallFiles writes a corpus of n generated functions under dir, the
+// agents directory and the config, once for every store.
+func writeRecallFiles(dir, root string, n int) (*recallFiles, error) {
+	corpus := filepath.Join(dir, "recall-corpus")
 	lines, err := writeCorpus(corpus, n)
 	if err != nil {
 		return nil, fmt.Errorf("writing the recall corpus: %w", err)
 	}
-	agents := filepath.Join(ps.Dir, "recall-agents")
-	if err := os.MkdirAll(agents, 0o755); err != nil {
-		return nil, err
+	f := &recallFiles{agents: filepath.Join(dir, "recall-agents"), config: filepath.Join(dir, "recall.yaml"), chunks: n, lines: lines}
+	if err := os.MkdirAll(f.agents, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the recall agents directory: %w", err)
 	}
 	benchAgent, err := os.ReadFile(filepath.Join(root, "bench", "agents", "bench.yaml"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading the bench agent: %w", err)
 	}
-	cfg := filepath.Join(ps.Dir, "recall.yaml")
 	for path, data := range map[string][]byte{
-		filepath.Join(agents, "bench.yaml"):  benchAgent,
-		filepath.Join(agents, "recall.yaml"): []byte(recallAgentYAML),
-		cfg:                                  []byte(recallConfig(corpus)),
+		filepath.Join(f.agents, "bench.yaml"):  benchAgent,
+		filepath.Join(f.agents, "recall.yaml"): []byte(recallAgentYAML),
+		f.config:                               []byte(recallConfig(corpus)),
 	} {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("writing the recall files: %w", err)
 		}
 	}
-	env := []string{"AGENTGW_CONFIG=" + cfg}
-	log("recall: indexing %d functions (%d lines) with agentgw kb index\n", n, lines)
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, bin, "kb", "index", "--data", filepath.Join(ps.Dir, name+"-data"))
-	cmd.Env = append(os.Environ(), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("agentgw kb index: %w: %s", err, strings.TrimSpace(string(out)))
-	}
-	s := &recallSetup{chunks: n, lines: lines, index: time.Since(start)}
-	log("recall: indexed in %.1f s\n", s.index.Seconds())
-	if s.gw, err = startGateway(ctx, ps, name, bin, agents, upstream, env); err != nil {
+	return f, nil
+}
+
+// startRecalls writes the recall files for a corpus of n functions and
+// starts a recall gateway on SQLite and, when pgStore (a database URL) is
+// set, one on PostgreSQL, each indexing the same corpus.
+func startRecalls(ctx context.Context, ps *harness.Set, root, upstream string, n int, pgStore string, log io.Writer) ([]*recallGateway, error) {
+	f, err := writeRecallFiles(ps.Dir, root, n)
+	if err != nil {
 		return nil, err
+	}
+	var out []*recallGateway
+	for _, r := range recallRuns(pgStore) {
+		gw, info, err := startRecall(ctx, ps, filepath.Join(ps.Dir, "bin", "agentgw"), upstream, f, r.store, r.env, log)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &recallGateway{store: r.store, gw: gw, info: info})
+	}
+	return out, nil
+}
+
+// recallRun is a store the recall path runs on in this run, and the
+// environment that puts its gateway's store there.
+type recallRun struct {
+	store recallStore
+	env   []string
+}
+
+// recallRuns are the recall path's stores for a run: SQLite (the data
+// directory's, no environment), and PostgreSQL on the database pgStore
+// when it is set (-pg).
+func recallRuns(pgStore string) []recallRun {
+	var runs []recallRun
+	for _, s := range recallStores {
+		switch {
+		case !s.pg:
+			runs = append(runs, recallRun{store: s})
+		case pgStore != "":
+			runs = append(runs, recallRun{store: s, env: []string{"AGENTGW_STORE_URL=" + pgStore}})
+		}
+	}
+	return runs
+}
+
+// startRecall indexes the corpus of f with agentgw kb index (timed) into
+// the store s, env added to the environment (AGENTGW_STORE_URL for
+// PostgreSQL), and starts the recall gateway on that store with the bench
+// agent and the recalling one; it returns the gateway and the corpus's
+// figures.
+func startRecall(ctx context.Context, ps *harness.Set, bin, upstream string, f *recallFiles, s recallStore, env []string, log io.Writer) (*harness.Process, *recallInfo, error) {
+	env = append([]string{"AGENTGW_CONFIG=" + f.config}, env...)
+	fmt.Fprintf(log, "recall (%s): indexing %d functions (%d lines) with agentgw kb index\n", s.label, f.chunks, f.lines)
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, bin, "kb", "index", "--data", filepath.Join(ps.Dir, s.name+"-data"))
+	// The gateways' environment (harness.Start): none of the caller's
+	// AGENTGW_* variables, which could name another store.
+	cmd.Env = append(harness.CleanEnv(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, nil, fmt.Errorf("agentgw kb index (%s): %w: %s", s.label, err, strings.TrimSpace(string(out)))
+	}
+	info := &recallInfo{Chunks: f.chunks, Lines: f.lines, Index: time.Since(start),
+		IndexCPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	fmt.Fprintf(log, "recall (%s): indexed in %.1f s (agentgw kb index's CPU %.1f s)\n", s.label, info.Index.Seconds(), info.IndexCPU.Seconds())
+	gw, err := startGateway(ctx, ps, s.name, bin, f.agents, upstream, env)
+	if err != nil {
+		return nil, nil, err
 	}
 	// A run that recalled nothing would measure nothing: the knowledge base
 	// must answer the bench request's words with references.
-	if err := checkRecall(ctx, "http://"+s.gw.Addr); err != nil {
-		return nil, err
+	if err := checkRecall(ctx, "http://"+gw.Addr); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.label, err)
 	}
-	return s, nil
+	return gw, info, nil
 }
 
 // checkRecall searches the knowledge base of the gateway at base for the

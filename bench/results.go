@@ -22,8 +22,10 @@ type results struct {
 	Idle       map[string]*idleResult    `json:"idle,omitempty"`
 	Handoff    *handoffResult            `json:"handoff,omitempty"`
 	HandoffPG  *handoffResult            `json:"handoff_postgres,omitempty"`
-	// Recall is the recall path's corpus and index build (-recall-chunks).
-	Recall *recallInfo `json:"recall,omitempty"`
+	// Recall is the recall path's corpus and index build (-recall-chunks)
+	// on SQLite, RecallPG on PostgreSQL (-pg).
+	Recall   *recallInfo `json:"recall,omitempty"`
+	RecallPG *recallInfo `json:"recall_postgres,omitempty"`
 }
 
 // recallInfo describes the recall path's knowledge base.
@@ -31,6 +33,8 @@ type recallInfo struct {
 	Chunks int           `json:"chunks"`
 	Lines  int           `json:"lines"`
 	Index  time.Duration `json:"index_ns"`
+	// IndexCPU is agentgw kb index's user+sys CPU time (not PostgreSQL's).
+	IndexCPU time.Duration `json:"index_cpu_ns"`
 }
 
 // machine describes where the run happened.

@@ -41,13 +41,22 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	if err := build(ctx, root, dir); err != nil {
 		return nil, err
 	}
-	var pgStore string
+	// With -pg, a fresh database for agentgw-pg and, with the recall path,
+	// one for the recall gateway on PostgreSQL; dropped after the processes
+	// stopped (deferred below), kept with -keep.
+	var pgStore, pgRecallStore string
 	if cfg.pg != "" {
-		var drop func()
-		if pgStore, drop, err = createPGDatabase(ctx, cfg.pg); err != nil {
+		var done func()
+		if pgStore, done, err = benchDatabase(ctx, cfg, "agentgw_bench", log); err != nil {
 			return nil, err
 		}
-		defer drop() // after the processes stopped (deferred below)
+		defer done()
+		if cfg.recallChunks > 0 {
+			if pgRecallStore, done, err = benchDatabase(ctx, cfg, "agentgw_bench_recall", log); err != nil {
+				return nil, err
+			}
+			defer done()
+		}
 	}
 	ps := &harness.Set{Dir: dir}
 	defer ps.StopAll()
@@ -56,12 +65,9 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 		return nil, err
 	}
 	if cfg.recallChunks > 0 {
-		logf := func(format string, a ...any) { fmt.Fprintf(log, format, a...) }
-		rs, err := startRecall(ctx, ps, filepath.Join(dir, "bin", "agentgw"), root, "http://"+st.mock.Addr, cfg.recallChunks, logf)
-		if err != nil {
+		if st.recalls, err = startRecalls(ctx, ps, root, "http://"+st.mock.Addr, cfg.recallChunks, pgRecallStore, log); err != nil {
 			return nil, fmt.Errorf("the recall path: %w", err)
 		}
-		st.gwRecall, st.recall = rs.gw, &recallInfo{Chunks: rs.chunks, Lines: rs.lines, Index: rs.index}
 	}
 	fmt.Fprintf(log, "mock model platform: http://%s (an OpenAI base URL; point another gateway's upstream at it)\n", st.mock.Addr)
 	res = &results{Machine: describeMachine(ctx, root), Params: params{
@@ -75,6 +81,17 @@ func runBench(ctx context.Context, cfg *config, log io.Writer) (res *results, er
 	}
 	saveMetrics(ctx, st.gw, filepath.Join(dir, "agentgw-metrics.txt"), log)
 	return res, nil
+}
+
+// benchDatabase creates a fresh database named prefix_<unix ns> on the
+// -pg server and returns its URL and what to do at the end: drop it, or
+// with -keep (a kept recall gateway needs its index) say it was kept.
+func benchDatabase(ctx context.Context, cfg *config, prefix string, log io.Writer) (string, func(), error) {
+	db, drop, err := createPGDatabase(ctx, cfg.pg, prefix)
+	if err != nil || !cfg.keep {
+		return db, drop, err
+	}
+	return db, func() { fmt.Fprintf(log, "database kept (-keep): %s\n", db) }, nil
 }
 
 // saveMetrics writes what the gateway's /metrics (on its debug listener)
@@ -140,13 +157,13 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			latPaths = append(latPaths, newTarget(pathPG, pgBase+"/agents/bench", gw, st.gwPG.Pid(), conns), pgStateful)
 		}
 	}
-	if st.gwRecall != nil {
-		// The recall path: the same request to the recall gateway's
+	for _, rg := range st.recalls {
+		// The recall path: the same request to each recall gateway's
 		// recalling agent and to its plain one, in the latency scenario.
-		base := "http://" + st.gwRecall.Addr
-		latPaths = append(slices.Clip(latPaths), newTarget(pathRecallPlain, base+"/agents/bench", gw, st.gwRecall.Pid(), conns),
-			newTarget(pathRecall, base+"/agents/"+recallAgent, gw, st.gwRecall.Pid(), conns))
-		res.Recall = st.recall
+		base := "http://" + rg.gw.Addr
+		latPaths = append(slices.Clip(latPaths), newTarget(rg.store.plain, base+"/agents/bench", gw, rg.gw.Pid(), conns),
+			newTarget(rg.store.recall, base+"/agents/"+recallAgent, gw, rg.gw.Pid(), conns))
+		*rg.store.result(res) = rg.info
 	}
 	var err error
 	if !cfg.skip["latency"] {

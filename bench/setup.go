@@ -28,10 +28,9 @@ type stack struct {
 	// guard), else nil; govKey is the key's secret.
 	gwGov  *harness.Process
 	govKey string
-	// gwRecall is agentgw with the recall path's knowledge base
-	// (-recall-chunks), else nil; recall describes its corpus.
-	gwRecall *harness.Process
-	recall   *recallInfo
+	// recalls are the recall path's gateways (-recall-chunks), one per
+	// store (SQLite, and PostgreSQL with -pg), else none.
+	recalls []*recallGateway
 	// gwUsage is agentgw with its defaults, usage recorded and a team
 	// budget on every request (usageConfig), asked with usageKey, a
 	// stored key of that team; nil with -skip usage.
@@ -220,14 +219,14 @@ func startGateway(ctx context.Context, ps *harness.Set, name, bin, agents, upstr
 }
 
 // createPGDatabase creates a fresh database for the run on the PostgreSQL
-// server at server (a postgres:// URL) with psql, and returns its URL and
-// a function dropping it again.
-func createPGDatabase(ctx context.Context, server string) (string, func(), error) {
+// server at server (a postgres:// URL) with psql, named prefix_<unix ns>,
+// and returns its URL and a function dropping it again.
+func createPGDatabase(ctx context.Context, server, prefix string) (string, func(), error) {
 	u, err := url.Parse(server)
 	if err != nil {
 		return "", nil, fmt.Errorf("-pg: %w", err)
 	}
-	name := fmt.Sprintf("agentgw_bench_%d", time.Now().UnixNano())
+	name := fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano())
 	psql := func(ctx context.Context, sql string) error {
 		out, err := exec.CommandContext(ctx, "psql", server, "-v", "ON_ERROR_STOP=1", "-qc", sql).CombinedOutput()
 		if err != nil {

@@ -25,10 +25,13 @@ const (
 	// agentgw with its defaults and a stored key, usage recorded against a
 	// team budget and the content guard (issue 31).
 	pathGoverned = "agentgw-governed"
-	// The recall gateway (-recall-chunks): its plain agent and the one
-	// recalling from its knowledge base.
-	pathRecallPlain = "agentgw-recall-plain"
-	pathRecall      = "agentgw-recall"
+	// The recall gateways (-recall-chunks): their plain agent and the one
+	// recalling from their knowledge base, on SQLite and on PostgreSQL
+	// (-pg).
+	pathRecallPlain   = "agentgw-recall-plain"
+	pathRecall        = "agentgw-recall"
+	pathPGRecallPlain = "agentgw-pg-recall-plain"
+	pathPGRecall      = "agentgw-pg-recall"
 	// agentgw with usage recorded and a team budget on the caller's key
 	// (SQLite), the plain agent request.
 	pathUsage = "agentgw-usage"
@@ -238,22 +241,26 @@ func governedRows(r *results) []row {
 	return rows
 }
 
-// recallRows are the recall path's: what recalling 5 references from the
-// knowledge base adds to the first byte, and how long indexing it took.
+// recallRows are the recall path's, on each store it ran on: what
+// recalling 5 references from the knowledge base adds to the first byte,
+// and how long indexing it took.
 func recallRows(r *results) []row {
-	g, c := r.Latency[pathRecallPlain], r.Latency[pathRecall]
-	if r.Recall == nil || g == nil || c == nil {
-		return nil
+	var rows []row
+	for _, s := range recallStores {
+		info, g, c := *s.result(r), r.Latency[s.plain], r.Latency[s.recall]
+		if info == nil || g == nil || c == nil {
+			continue
+		}
+		added := c.TTFB.minus(g.TTFB)
+		perTenK := time.Duration(float64(info.Index) / float64(max(info.Lines, 1)) * 10000)
+		rows = append(rows,
+			row{fmt.Sprintf("request with recall (top 5) over %d chunks (%s): time to first byte p50 / p99, added vs the same request without recall", info.Chunks, s.label), "—", "—",
+				fmtDur(c.TTFB.P50) + " / " + fmtDur(c.TTFB.P99) + " (" + fmtAdded(added.P50) + " / " + fmtAdded(added.P99) + ")",
+				"—", "added p50 ≤ 20 ms, p99 ≤ 60 ms", yesNo(added.P50 <= 20*time.Millisecond && added.P99 <= 60*time.Millisecond)},
+			row{fmt.Sprintf("index build (%s): those %d chunks (%d lines, agentgw kb index), whole, per 10,000 lines (the command's CPU, whole)", s.label, info.Chunks, info.Lines), "—", "—",
+				fmt.Sprintf("%.1f s, %.0f ms (CPU %.1f s)", info.Index.Seconds(), float64(perTenK)/float64(time.Millisecond), info.IndexCPU.Seconds()), "—", "≤ 200 ms per 10,000 lines", yesNo(perTenK <= 200*time.Millisecond)})
 	}
-	added := c.TTFB.minus(g.TTFB)
-	perTenK := time.Duration(float64(r.Recall.Index) / float64(max(r.Recall.Lines, 1)) * 10000)
-	return []row{
-		{fmt.Sprintf("request with recall (top 5) over %d chunks (SQLite): time to first byte p50 / p99, added vs the same request without recall", r.Recall.Chunks), "—", "—",
-			fmtDur(c.TTFB.P50) + " / " + fmtDur(c.TTFB.P99) + " (" + fmtAdded(added.P50) + " / " + fmtAdded(added.P99) + ")",
-			"—", "added p50 ≤ 20 ms, p99 ≤ 60 ms", yesNo(added.P50 <= 20*time.Millisecond && added.P99 <= 60*time.Millisecond)},
-		{fmt.Sprintf("indexing those %d chunks (%d lines, agentgw kb index): whole, per 10,000 lines", r.Recall.Chunks, r.Recall.Lines), "—", "—",
-			fmt.Sprintf("%.1f s, %.0f ms", r.Recall.Index.Seconds(), float64(perTenK)/float64(time.Millisecond)), "—", "≤ 200 ms per 10,000 lines", yesNo(perTenK <= 200*time.Millisecond)},
-	}
+	return rows
 }
 
 // handoffRows are the hand-off figures on store (issue 28 item 3, whose
@@ -332,7 +339,10 @@ func errorRow(r *results) row {
 		}
 		return n
 	}
-	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)+count(pathUsage)+count(pathGoverned)+count(pathRecallPlain)+count(pathRecall)
+	d, p, g := count(pathDirect), count(pathProxy), count(pathGateway)+count(pathGwWarn)+count(pathOpenAI)+count(pathStateful)+count(pathPG)+count(pathPGStateful)+count(pathUsage)+count(pathGoverned)
+	for _, s := range recallStores {
+		g += count(s.plain) + count(s.recall)
+	}
 	for _, h := range []*handoffResult{r.Handoff, r.HandoffPG} {
 		if h != nil {
 			g += int64(h.Errors) // hand-offs that did not complete

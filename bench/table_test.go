@@ -117,3 +117,43 @@ func TestNewPathRows(t *testing.T) {
 	writeTable(&out, r)
 	checkGolden(t, "testdata/table-newpaths.md", out.Bytes())
 }
+
+// TestRecallRows renders the recall path's rows: on SQLite alone, and on
+// SQLite and PostgreSQL (-pg), whose failed streams count in the last row.
+func TestRecallRows(t *testing.T) {
+	us := func(p50, p99 int) quantiles {
+		return quantiles{P50: time.Duration(p50) * time.Microsecond, P99: time.Duration(p99) * time.Microsecond, N: 100}
+	}
+	lat := func(ttfb quantiles, errors int) *latencyResult {
+		return &latencyResult{TTFB: ttfb, Chunk: us(90, 300), Errors: errors}
+	}
+	info := func(index, cpu time.Duration) *recallInfo {
+		return &recallInfo{Chunks: 100000, Lines: 2501544, Index: index, IndexCPU: cpu}
+	}
+	for _, tc := range []struct {
+		name string
+		pg   bool
+	}{{"sqlite", false}, {"postgres", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &results{
+				Latency: map[string]*latencyResult{
+					pathDirect:      lat(us(290, 560), 0),
+					pathProxy:       lat(us(683, 1570), 0),
+					pathGateway:     lat(us(850, 1500), 0),
+					pathRecallPlain: lat(us(820, 1400), 0),
+					pathRecall:      lat(us(15200, 36750), 0),
+				},
+				Recall: info(37300*time.Millisecond, 41200*time.Millisecond),
+			}
+			if tc.pg {
+				// Over both budgets, and a failed stream.
+				r.Latency[pathPGRecallPlain] = lat(us(900, 1600), 0)
+				r.Latency[pathPGRecall] = lat(us(60200, 136100), 1)
+				r.RecallPG = info(61*time.Second, 30500*time.Millisecond)
+			}
+			var out bytes.Buffer
+			writeTable(&out, r)
+			checkGolden(t, "testdata/table-recall-"+tc.name+".md", out.Bytes())
+		})
+	}
+}
