@@ -109,7 +109,9 @@ func buildFuncs(b *testing.B) int {
 // BenchmarkIndexBuildGo indexes the bench's generated Go corpus as agentgw
 // kb index does (chunk.Split, chunk.Tokens, a Replace per file) into a new
 // database per iteration, and reports the time and the process's CPU per
-// 10,000 lines. split measures the chunking alone.
+// 10,000 lines; on PostgreSQL also the CPU of the server's backends
+// (server-cpu-ms, when the server runs on this machine: serverCPU). split
+// measures the chunking alone.
 func BenchmarkIndexBuildGo(b *testing.B) {
 	files, lines := genGoCorpus(buildFuncs(b))
 	per10k := func(b *testing.B, d time.Duration) float64 {
@@ -136,17 +138,25 @@ func BenchmarkIndexBuildGo(b *testing.B) {
 			b.Run(be.name+"/"+mode, func(b *testing.B) {
 				ctx := context.Background()
 				b.ReportAllocs()
-				var wall, cpu time.Duration
+				var wall, cpu, server time.Duration
+				serverOK := true
 				var mu sync.Mutex
 				var txs []time.Duration
 				for b.Loop() {
 					b.StopTimer()
-					ix := openIndex(b, be.newDB(b), Options{Tokenizer: chunk.Tokens})
+					db := be.newDB(b)
+					ix := openIndex(b, db, Options{Tokenizer: chunk.Tokens})
 					w := ix.NewWriter("bench")
 					w.onWrite = func(d time.Duration) {
 						mu.Lock()
 						txs = append(txs, d)
 						mu.Unlock()
+					}
+					var server0 time.Duration
+					if be.name == "postgres" {
+						var ok bool
+						server0, ok = serverCPU(ctx, db)
+						serverOK = serverOK && ok
 					}
 					b.StartTimer()
 					start, cpu0 := time.Now(), cpuTime()
@@ -169,9 +179,20 @@ func BenchmarkIndexBuildGo(b *testing.B) {
 						b.Fatal(err)
 					}
 					wall, cpu = wall+time.Since(start), cpu+cpuTime()-cpu0
+					if be.name == "postgres" {
+						b.StopTimer()
+						server1, ok := serverCPU(ctx, db)
+						serverOK = serverOK && ok
+						server += server1 - server0
+						b.StartTimer()
+					}
 				}
 				b.ReportMetric(per10k(b, wall), "ms/10k-lines")
 				b.ReportMetric(per10k(b, cpu), "cpu-ms/10k-lines")
+				if be.name == "postgres" && serverOK {
+					// The server's backends of the test's database.
+					b.ReportMetric(per10k(b, server), "server-cpu-ms/10k-lines")
+				}
 				if len(txs) > 0 {
 					// How long a batch holds the write lock (SQLite).
 					slices.Sort(txs)

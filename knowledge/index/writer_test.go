@@ -165,3 +165,21 @@ func TestWritersOfReplicasAndSearches(t *testing.T) {
 		checkInvariants(t, a)
 	})
 }
+
+// TestWriterBoundsByDatabase: a Writer's batches are three times larger
+// on PostgreSQL, where a batch's transaction blocks no writer but its
+// knowledge base's.
+func TestWriterBoundsByDatabase(t *testing.T) {
+	want := map[string][3]int{
+		"sqlite":   {batchPostings, batchChunks, batchFiles},
+		"postgres": {3 * batchPostings, 3 * batchChunks, 3 * batchFiles},
+	}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			w := openIndex(t, b.newDB(t), Options{}).NewWriter("kb")
+			if got := [3]int{w.maxRows, w.maxChunks, w.maxFiles}; got != want[b.name] {
+				t.Errorf("bounds (rows, chunks, files) = %v, want %v", got, want[b.name])
+			}
+		})
+	}
+}
