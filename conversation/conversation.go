@@ -65,11 +65,17 @@ var (
 	ErrBadPath = errors.New("context state path cannot be set")
 )
 
-// idPattern is a context id: a UUID matches it too.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// idPattern is what a context id may be made of (a UUID is), up to
+// maxIDLen bytes. (A counted repetition, {1,128}, would compile into a
+// program of 128 copies that every process would hold from its start:
+// 0.1 MB.)
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]+$`)
+
+// maxIDLen is the longest a context id may be, in bytes.
+const maxIDLen = 128
 
 // ValidID reports whether id may name a context.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+func ValidID(id string) bool { return len(id) <= maxIDLen && idPattern.MatchString(id) }
 
 // Message is one stored turn, as the model saw it: a user's or the
 // assistant's text, an assistant's tool calls, or a tool's result.

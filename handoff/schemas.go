@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -80,6 +81,13 @@ func validateDateTime(v any) error {
 	}
 	return nil
 }
+
+// messageSchema is the embedded message schema compiled once, on first
+// use, and shared by every Validator: it never changes, and a compiled
+// schema validates from any number of goroutines. Compiling it for each
+// Validator kept one copy per hand-off type an agent accepts (the embedded
+// example agents: 0.28 MB of the idle heap, 1.3 MB allocated at start).
+var messageSchema = sync.OnceValues(compileMessageSchema)
 
 // compileMessageSchema compiles the embedded message schema with the data
 // schemas it references.

@@ -15,22 +15,21 @@ const DefaultMaxBytes = 1 << 20
 
 // Validator decodes and validates messages: against the message schema
 // with its data schema per type, and against the data schemas declared
-// for some types. Its schemas are compiled when it is built; it is safe
+// for some types. Its declared schemas are compiled when it is built; the
+// message schema is compiled once for all Validators, when the first
+// message is checked (messageSchema), so that loading agents that accept
+// hand-offs compiles nothing until one comes. It is safe
 // for concurrent use and never changes (the With methods return copies).
 type Validator struct {
-	message  *jsonschema.Schema
 	declared map[Type]*jsonschema.Schema
 	maxBytes int
 }
 
-// NewValidator compiles the embedded schemas and the data schemas declared
-// in extra. The error joins a *SchemaError per declared schema refused.
+// NewValidator compiles the data schemas declared in extra (the embedded
+// ones are compiled on first use). The error joins a *SchemaError per
+// declared schema refused.
 func NewValidator(extra map[Type]json.RawMessage) (*Validator, error) {
-	sch, err := compileMessageSchema()
-	if err != nil {
-		return nil, err
-	}
-	v := &Validator{message: sch, declared: map[Type]*jsonschema.Schema{}, maxBytes: DefaultMaxBytes}
+	v := &Validator{declared: map[Type]*jsonschema.Schema{}, maxBytes: DefaultMaxBytes}
 	var errs []error
 	for _, t := range slices.Sorted(maps.Keys(extra)) {
 		d, err := compileDataSchema(t, extra[t])
@@ -76,8 +75,12 @@ func (v *Validator) WithMaxBytes(n int) *Validator {
 // check validates a decoded document against the message schema and the
 // data schema declared for its type, if any.
 func (v *Validator) check(doc any) error {
+	sch, err := messageSchema()
+	if err != nil {
+		return err
+	}
 	var list []Violation
-	if err := validateAt(v.message, doc, "", &list); err != nil {
+	if err := validateAt(sch, doc, "", &list); err != nil {
 		return err
 	}
 	if t, data, ok := payloadOf(doc); ok && v.declared[t] != nil {

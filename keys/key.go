@@ -86,9 +86,17 @@ type ValidationError struct {
 
 func (e *ValidationError) Error() string { return e.Field + ": " + e.Msg }
 
-// namePattern is a user's or team's name: short and plain, so that the
-// owner identity it makes is too.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+// namePattern is what a user's or team's name may be made of: plain, and
+// short (maxUserName), so that the owner identity it makes is too. (A
+// counted repetition, {0,63}, would compile into a program of 64 copies
+// held from the process's start.)
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]*$`)
+
+// maxUserName is the longest a user's or team's name may be, in bytes.
+const maxUserName = 64
+
+// validUserName reports whether s may be a user's or team's name.
+func validUserName(s string) bool { return len(s) <= maxUserName && namePattern.MatchString(s) }
 
 // Validate checks k's fields as Create takes them (its id, secret and
 // times are the store's).
@@ -97,7 +105,7 @@ func (k *Key) Validate() error {
 		return &ValidationError{"user", "a key names a user or a team (or both)"}
 	}
 	for _, f := range []struct{ field, v string }{{"user", k.User}, {"team", k.Team}} {
-		if f.v != "" && !namePattern.MatchString(f.v) {
+		if f.v != "" && !validUserName(f.v) {
 			return &ValidationError{f.field, fmt.Sprintf("%q is not a name: 1 to 64 of A-Z a-z 0-9 . _ @ -, starting with a letter or digit", f.v)}
 		}
 	}

@@ -12,8 +12,16 @@ import (
 	"github.com/agentgw/agentgw/agent/toolspec"
 )
 
-// nameRE is what model APIs accept as a function name.
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// nameRE is what model APIs accept in a function name, up to
+// maxNameLen bytes (a counted repetition, {1,64}, would compile into a
+// program of 64 copies held from the process's start).
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// maxNameLen is the longest function name model APIs accept.
+const maxNameLen = 64
+
+// validName reports whether s is a function name model APIs accept.
+func validName(s string) bool { return len(s) <= maxNameLen && nameRE.MatchString(s) }
 
 // envNameRE is a portable environment variable name.
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -94,7 +102,7 @@ func (t *Tool) applyDefaults() {
 
 // checkName checks the name against what model APIs accept.
 func (t *Tool) checkName() ([]string, error) {
-	if !nameRE.MatchString(t.Name) {
+	if !validName(t.Name) {
 		return nil, fmt.Errorf("name %q: must be 1 to 64 letters, digits, '_' or '-'", t.Name)
 	}
 	var warns []string

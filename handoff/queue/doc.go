@@ -190,7 +190,8 @@
 //     or not (its job completer wakes every 50 ms, about 0.25% of a core
 //     here on its own; its leader election and maintenance every few
 //     seconds). A queue that finds no message QUEUED or RUNNING, in any
-//     process, at two heartbeats in a row stops River's client; it starts
+//     process, at two heartbeats in a row stops River's client (and one
+//     that finds none when it starts does not start it); it starts
 //     it again at once when this process queues a message (or takes an
 //     interrupted run back), and at its next heartbeat when it finds one
 //     another replica queued or a retry waiting (that replica runs its

@@ -646,7 +646,11 @@ func (q *Queue) riverConfig() *river.Config {
 // Its ctx bounds starting only: cancelling it later does not stop the
 // queue. It must not be called while the queue runs (after Stop it may).
 // It takes back at once the runs whose lease has passed (their process
-// died), and looks for such runs every Heartbeat until Stop.
+// died), and looks for such runs every Heartbeat until Stop. A queue with
+// no message QUEUED or RUNNING starts dormant (dormant.go): River's client
+// starts with the first work, so that a gateway that receives no hand-off
+// never starts it (its start-up, its SQLite connections and their memory:
+// bench/README.md, "What an idle gateway holds").
 func (q *Queue) Start(ctx context.Context, h Handlers) error {
 	if h.Handler != nil {
 		q.cfg.Handler, q.cfg.Escalate, q.cfg.Fallback = h.Handler, h.Escalate, h.Fallback
@@ -658,9 +662,17 @@ func (q *Queue) Start(ctx context.Context, h Handlers) error {
 		return errors.New("queue: starting: no Handler (Config.Handler or Start's)")
 	}
 	q.stopping.Store(false)
+	busy, err := q.busy(ctx)
+	if err != nil {
+		return fmt.Errorf("queue: starting: %w", err)
+	}
 	q.riverMu.Lock()
-	err := q.b.start(context.WithoutCancel(ctx))
-	q.started, q.riverOn, q.idleLooks = err == nil, err == nil, 0
+	if busy {
+		err = q.b.start(context.WithoutCancel(ctx))
+	} else {
+		q.w.dormant.Add(1)
+	}
+	q.started, q.riverOn, q.idleLooks = err == nil, busy && err == nil, 0
 	q.fetchSeen, q.fetchMoved = q.w.fetches.Load(), time.Now()
 	q.riverMu.Unlock()
 	if err != nil {

@@ -113,6 +113,20 @@ func start(t testing.TB, q *Queue) {
 	}
 }
 
+// startAwake starts q with River's client running, as a queue that finds
+// work when it starts does (one with nothing to do starts dormant).
+func startAwake(t testing.TB, q *Queue) {
+	t.Helper()
+	start(t, q)
+	q.riverMu.Lock()
+	defer q.riverMu.Unlock()
+	if !q.riverOn {
+		if err := q.startRiver(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func enqueue(t testing.TB, q *Queue, env Envelope) Record {
 	t.Helper()
 	rec, fresh, err := q.Enqueue(context.Background(), env)

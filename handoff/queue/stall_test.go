@@ -29,7 +29,7 @@ func TestStalledClientRestarted(t *testing.T) {
 				ran <- env.ID
 				return json.RawMessage(`"ok"`), nil
 			}})
-		start(t, q)
+		startAwake(t, q)
 		// River's client stops; the queue still takes it for running. The
 		// message is queued before the heartbeat looks again, so that the
 		// queue is busy and not dormant (which would start the client).
@@ -114,7 +114,7 @@ func TestPausedQueueIsWarned(t *testing.T) {
 			}})
 		// River's queue row exists once a client started; paused then, the
 		// next start's producer is paused from the start.
-		start(t, q)
+		startAwake(t, q)
 		if err := q.Stop(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -25,8 +25,9 @@ type waker struct {
 	// table; wakes the reads an in-process commit asked for.
 	looks atomic.Int64
 	wakes atomic.Int64
-	// dormant and woken count River's client stopped while idle and
-	// started again for work.
+	// dormant and woken count River's client stopped while idle (or not
+	// started: a queue with nothing to do starts dormant) and started
+	// again for work.
 	dormant atomic.Int64
 	woken   atomic.Int64
 	// stalls counts the looks that found River's client fetching nothing

@@ -100,3 +100,48 @@ func TestIdleQueueGoesDormant(t *testing.T) {
 		}
 	})
 }
+
+// TestQueueStartsDormant: a queue with nothing to do starts without River's
+// client (nothing of it runs, no fetch) and starts it for the first
+// message; one that finds a message QUEUED when it starts starts it at
+// once, and the message runs.
+func TestQueueStartsDormant(t *testing.T) {
+	riverOn := func(q *Queue) bool {
+		q.riverMu.Lock()
+		defer q.riverMu.Unlock()
+		return q.riverOn
+	}
+	eachBackend(t, func(t *testing.T, db string) {
+		ran := make(chan string, 2)
+		handler := func(_ context.Context, env Envelope) (json.RawMessage, error) {
+			ran <- env.ID
+			return nil, nil
+		}
+		t.Run("idle", func(t *testing.T) {
+			q := openQueue(t, db, Config{PollInterval: time.Hour, Heartbeat: time.Hour, Handler: handler})
+			start(t, q)
+			if riverOn(q) || q.w.dormant.Load() != 1 || q.w.fetches.Load() != 0 {
+				t.Fatalf("started idle: River's client on %v, dormant %d, fetches %d; want off, 1, 0",
+					riverOn(q), q.w.dormant.Load(), q.w.fetches.Load())
+			}
+			enqueue(t, q, Envelope{ID: "m-first"})
+			if rec := waitFinal(t, q, "m-first"); rec.Status != StatusCompleted {
+				t.Errorf("the first message: %s, want %s", rec.Status, StatusCompleted)
+			}
+			if got := q.w.woken.Load(); got != 1 {
+				t.Errorf("River's client started %d times for the first message, want 1", got)
+			}
+		})
+		t.Run("work waiting", func(t *testing.T) {
+			q := openQueue(t, db, Config{PollInterval: time.Hour, Heartbeat: time.Hour, Handler: handler})
+			enqueue(t, q, Envelope{ID: "m-waiting"})
+			start(t, q)
+			if !riverOn(q) || q.w.dormant.Load() != 0 {
+				t.Errorf("started with a message queued: River's client on %v, dormant %d; want on, 0", riverOn(q), q.w.dormant.Load())
+			}
+			if rec := waitFinal(t, q, "m-waiting"); rec.Status != StatusCompleted {
+				t.Errorf("the waiting message: %s, want %s", rec.Status, StatusCompleted)
+			}
+		})
+	})
+}

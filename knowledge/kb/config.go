@@ -95,12 +95,21 @@ type Embeddings struct {
 	Hash bool `yaml:"hash"`
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// idPattern is what a knowledge base's id may be made of; maxIDLen bounds
+// its length (a counted repetition, {0,63}, would compile into a program
+// of 64 copies held from the process's start).
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// maxIDLen is the longest a knowledge base's id may be, in bytes.
+const maxIDLen = 64
+
+// validID reports whether s may be a knowledge base's id.
+func validID(s string) bool { return len(s) <= maxIDLen && idPattern.MatchString(s) }
 
 // Check reports what is wrong with a knowledge base's config.
 func (c *Config) Check() error {
 	var errs []error
-	if !idPattern.MatchString(c.ID) {
+	if !validID(c.ID) {
 		errs = append(errs, fmt.Errorf("id %q must be 1 to 64 of A-Z a-z 0-9 . _ - (starting with a letter or digit)", c.ID))
 	}
 	if len(c.Sources) == 0 {

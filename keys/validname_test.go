@@ -1,0 +1,36 @@
+package keys
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentgw/agentgw/internal/regexptest"
+)
+
+// TestValidUserNameBounds: the length and the characters accepted, at their
+// limits, and a pattern that compiles small (it is held from the start of
+// the process: the counted repetition it had made 0.06-0.1 MB of it).
+func TestValidUserNameBounds(t *testing.T) {
+	for _, tc := range []struct {
+		s  string
+		ok bool
+	}{
+		{strings.Repeat("a", 64), true},
+		{strings.Repeat("a", 64+1), false},
+		{"", false},
+		{"a", true},
+		{"0a.b_c@d-E", true},
+		{"-a", false},
+		{"a/b", false},
+		{"a b", false},
+		{"a\n", false},
+		{"\u00e9t\u00e9", false},
+	} {
+		if got := validUserName(tc.s); got != tc.ok {
+			t.Errorf("validUserName(%q) = %v, want %v", tc.s, got, tc.ok)
+		}
+	}
+	if n := regexptest.Insts(namePattern); n > 20 {
+		t.Errorf("namePattern compiles to %d instructions, want at most 20", n)
+	}
+}
