@@ -19,7 +19,7 @@ import (
 // the one choice most chunks have is kept in an array on the stack
 // (2026-11-29).
 func ChunkText(raw []byte) string {
-	_, _, text := chunkText(raw, false)
+	_, _, text, _ := chunkText(raw, false)
 	return text
 }
 
@@ -30,39 +30,52 @@ func ChunkText(raw []byte) string {
 // otherwise nil, false and ChunkText(raw), from the same single walk. A
 // chunk that carries no text gives nil, true and "".
 func ChunkPlainText(raw []byte) (plain []byte, ok bool, text string) {
-	return chunkText(raw, true)
+	plain, ok, text, _ = chunkText(raw, true)
+	return plain, ok, text
 }
 
 // textPart is one choice's content: a subslice of the chunk when it was
-// scanned as plain, else the decoded string.
+// scanned as plain, else the decoded string. open and close are where
+// its string's quotes are in the chunk.
 type textPart struct {
-	raw   []byte
-	str   string
-	plain bool
+	raw         []byte
+	str         string
+	plain       bool
+	open, close int
+}
+
+// textLayout is where a chunk whose text is one string has it: the
+// string's quotes at open and close, and the end of the (last) choices
+// member's value, after which only other top-level members follow.
+// ChunkReader keeps it. It is zero for any other chunk.
+type textLayout struct {
+	open, close, choicesEnd int
 }
 
 // chunkText walks a chunk for ChunkText and ChunkPlainText; wantPlain
 // scans each content string first to keep it raw when plain.
-func chunkText(raw []byte, wantPlain bool) (plain []byte, ok bool, text string) {
+func chunkText(raw []byte, wantPlain bool) (plain []byte, ok bool, text string, at textLayout) {
 	s := jsonscan.Scanner{Data: raw, AcceptInvalidUTF8: true}
 	s.WS()
 	if s.Peek() != '{' {
-		return nil, wantPlain, ""
+		return nil, wantPlain, "", at
 	}
 	var one [1]textPart // most chunks have one choice: no allocation for it
 	parts := one[:0]
+	choicesEnd := 0
 	err := s.Object(func(key []byte) error {
 		if string(key) != "choices" {
 			return s.Skip()
 		}
 		parts = parts[:0] // the last "choices" counts
 		if null, err := s.IsNull(); null || err != nil {
+			choicesEnd = s.Pos
 			return err
 		}
 		if s.Peek() != '[' {
 			return s.Unexpected("choices")
 		}
-		return s.Array(func() error {
+		err := s.Array(func() error {
 			p, err := choiceText(&s, wantPlain)
 			if p.plain && len(p.raw) == 0 || !p.plain && p.str == "" {
 				return err // no text: nothing to join
@@ -70,21 +83,24 @@ func chunkText(raw []byte, wantPlain bool) (plain []byte, ok bool, text string) 
 			parts = append(parts, p)
 			return err
 		})
+		choicesEnd = s.Pos
+		return err
 	})
 	if err != nil || s.End() != nil {
-		return nil, wantPlain, ""
+		return nil, wantPlain, "", at
 	}
 	switch len(parts) {
 	case 0:
-		return nil, wantPlain, ""
+		return nil, wantPlain, "", at
 	case 1:
+		at = textLayout{open: parts[0].open, close: parts[0].close, choicesEnd: choicesEnd}
 		if parts[0].plain {
 			if wantPlain {
-				return parts[0].raw, true, ""
+				return parts[0].raw, true, "", at
 			}
-			return nil, false, string(parts[0].raw)
+			return nil, false, string(parts[0].raw), at
 		}
-		return nil, false, parts[0].str
+		return nil, false, parts[0].str, at
 	}
 	n := 0
 	for _, p := range parts {
@@ -95,7 +111,7 @@ func chunkText(raw []byte, wantPlain bool) (plain []byte, ok bool, text string) 
 		b = append(b, p.raw...)
 		b = append(b, p.str...)
 	}
-	return nil, false, string(b)
+	return nil, false, string(b), at
 }
 
 // choiceText reads one choice (an object, or null) at s and returns the
@@ -130,20 +146,21 @@ func choiceText(s *jsonscan.Scanner, wantPlain bool) (textPart, error) {
 			if s.Peek() != '"' {
 				return s.Unexpected("a delta's content")
 			}
+			at := s.Pos
 			if wantPlain {
-				at := s.Pos
 				end, plain, err := s.ScanString()
 				if err != nil {
 					return err
 				}
 				if plain {
-					text = textPart{raw: s.Data[at+1 : end], plain: true}
+					text = textPart{raw: s.Data[at+1 : end], plain: true, open: at, close: end}
 					return nil
 				}
 				s.Pos = at
 			}
 			var err error
 			text.str, err = s.ReadString()
+			text.open, text.close = at, s.Pos-1
 			return err
 		})
 	})

@@ -194,6 +194,21 @@ var decodeSeeds = []string{
 	`{"model":"a","messages":[{"role":"user"}],"x":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`,
 	`{"model":"a","messages":[{"role":"user"}],"x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`,
 	`{"model":"a","messages":[{"role":"user"}],"x":1e999,"y":-0.0e+1,"z":01}`, `{"model":"a","messages":[{"role":"user"}],"x":"\x01"}`,
+	// The messages decoded as they are validated (decodeTop): duplicates,
+	// an error about them before a syntax error, a syntax error in them.
+	`{"messages":[1],"model":"a","messages":[{"role":"user","content":"b"}]}`,
+	`{"messages":[{"role":"user","content":"a"}],"model":"a","messages":[{"role":2}]}`,
+	`{"messages":[{"role":"user","content":"a"}],"model":"a","messages":"x"}`,
+	`{"messages":"x","model":"a","\u006dessages":[{"role":"user","content":"\u0062"}]}`,
+	`{"model":"a","messages":[{"role":1},{"role":"user","content":[}]}`,
+	`{"model":"a","messages":[{"role":1},{"role":"user"}],"x":[}`,
+	`{"model":"a","messages":[{"role":"user","content":"a\x"}]}`,
+	`{"model":"a","messages":[{"role":"us\x"}]}`, `{"model":"a","messages":[{"role":"user","content":[{"text":"\x"}]}]}`,
+	`{"model":1,"messages":[{"role":1}]}`, `{"model":"a","n":2,"messages":[{"role":1}]}`,
+	`{"model":"a","messages":[{"role":"user","content":"a"},` + strings.Repeat("[", 9998) + strings.Repeat("]", 9998) + `]}`,
+	`{"model":"a","messages":[{"role":"user","content":"a"},` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `]}`,
+	`{"model":"a","messages":[{"role":"user","content":` + strings.Repeat("[", 9997) + strings.Repeat("]", 9997) + `}]}`,
+	`{"model":"a","messages":[{"role":"user","content":` + strings.Repeat("[", 9998) + strings.Repeat("]", 9998) + `}]}`,
 }
 
 // checkDecodeStdlib: the endpoint's decoder makes of body what the

@@ -40,10 +40,13 @@ type emitter struct {
 	agent string
 	mu    sync.Mutex
 	out   out
-	text  strings.Builder
-	acts  []*actions.Action
-	calls []*emit.ToolCallFrame
-	err   *apierr.Error
+	// chunks reads the relayed chunks' text, most of them by the layout
+	// of the one before (llm.ChunkReader).
+	chunks llm.ChunkReader
+	text   strings.Builder
+	acts   []*actions.Action
+	calls  []*emit.ToolCallFrame
+	err    *apierr.Error
 }
 
 var (
@@ -83,7 +86,9 @@ func (e *emitter) flush(flush bool) error {
 // A chunk's plain text (llm.ChunkPlainText: ASCII without escapes, most
 // chunks) is copied from the chunk into the frame rather than decoded to
 // a string and escaped again; any other text goes through ChunkText's
-// decoding and content.
+// decoding and content. The chunks are read with an llm.ChunkReader: a
+// chunk laid out as the one before it but for its text (most of a
+// stream's) has only its text scanned, not the whole chunk walked.
 func (e *emitter) Chunk(raw []byte) error { return e.chunk(raw, true) }
 
 // BufferChunk is Chunk without the flush (llm.BatchSink): the chunks of an
@@ -99,9 +104,9 @@ func (e *emitter) Flush() error {
 }
 
 func (e *emitter) chunk(raw []byte, flush bool) error {
-	plain, ok, text := llm.ChunkPlainText(raw)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	plain, ok, text := e.chunks.PlainText(raw)
 	if !ok {
 		return e.write(text, flush)
 	}

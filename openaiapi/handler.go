@@ -270,7 +270,7 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 // (agentgw_upstream_requests_total, agentgw_tokens_total with the
 // upstream's usage, the access log's model and tokens), and an
 // upstream's error answer as the request's code.
-func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request, body []byte, top topLevel, model string) {
+func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request, body []byte, top *topLevel, model string) {
 	stream := top.streams()
 	res := &passResult{}
 	watch := observe.From(r.Context())
@@ -289,7 +289,7 @@ func (h *Handler) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 
 // run runs command of agentName for the request; an error is one before
 // the answer started.
-func (h *Handler) run(w http.ResponseWriter, r *http.Request, top topLevel, agentName, command string) error {
+func (h *Handler) run(w http.ResponseWriter, r *http.Request, top *topLevel, agentName, command string) error {
 	// Named before the request is checked, as the agent protocol's
 	// requests are, so that a refused one is counted under its agent.
 	observe.From(r.Context()).Routed(agentName, command, true)

@@ -56,15 +56,25 @@ var notPassed = []string{
 
 // topLevel is a request body's top-level object, split into its members:
 // the last of duplicate keys, sorted by key.
-type topLevel []member
+type topLevel struct {
+	members []member
+	// messages is the messages member, an array, decoded as decodeTop
+	// validated it (readMessages), so that decodeRequest need not read
+	// its bytes again: the messages, or the error about them.
+	messages    []message
+	messagesErr error
+	// decoded is set when messages and messagesErr are the messages
+	// member's.
+	decoded bool
+}
 
 // get is the value of the member key, nil when there is none.
-func (t topLevel) get(key string) []byte {
-	i, ok := slices.BinarySearchFunc(t, key, func(m member, k string) int { return strings.Compare(m.Key, k) })
+func (t *topLevel) get(key string) []byte {
+	i, ok := slices.BinarySearchFunc(t.members, key, func(m member, k string) int { return strings.Compare(m.Key, k) })
 	if !ok {
 		return nil
 	}
-	return t[i].Value
+	return t.members[i].Value
 }
 
 // decodeTop splits the request's top-level object with the request path's
@@ -78,33 +88,61 @@ func (t topLevel) get(key string) []byte {
 // third of the endpoint's own CPU per streamed request; FuzzDecodeStdlib
 // checks them against it (decode_std_test.go). See bench/README.md, "The
 // OpenAI endpoint's per-request path".
-func decodeTop(body []byte) (topLevel, error) {
+//
+// A messages array is decoded as it is validated (readMessages), not
+// skipped and read again by decodeRequest: the last one's messages, or
+// the error about them, are kept for decodeRequest, which reports it
+// where it did. A messages array with such an error is skipped again from
+// its start, so that a syntax error after it still makes the body
+// invalid, as the validation first has it.
+func decodeTop(body []byte) (*topLevel, error) {
 	s := newScanner(body)
 	if s.Peek() != '{' {
 		return nil, badRequest("the body is not a JSON object")
 	}
-	var top topLevel
+	// Room for the members a request usually has (model, messages,
+	// stream, stream_options, temperature, ...): one allocation.
+	top := &topLevel{members: make([]member, 0, 8)}
 	err := s.Object(func(key []byte) error {
-		start := s.Pos
+		start, depth := s.Pos, s.Depth
+		if string(key) == "messages" && s.Peek() == '[' {
+			msgs, err := readMessages(s)
+			if _, syntax := err.(*jsonscan.SyntaxError); syntax {
+				return err
+			}
+			top.messages, top.messagesErr, top.decoded = msgs, err, true
+			if err != nil {
+				s.Pos, s.Depth = start, depth
+				err = s.Skip()
+			}
+			top.members = append(top.members, member{Key: string(key), Value: body[start:s.Pos]})
+			return err
+		}
 		if err := s.Skip(); err != nil {
 			return err
 		}
-		top = append(top, member{Key: string(key), Value: body[start:s.Pos]})
+		top.members = append(top.members, member{Key: string(key), Value: body[start:s.Pos]})
 		return nil
 	})
 	if err != nil || s.End() != nil {
 		return nil, badRequest("the body is not a JSON object")
 	}
 	// Sorted, the last of each key's run is the last given.
-	slices.SortStableFunc(top, func(a, b member) int { return strings.Compare(a.Key, b.Key) })
-	kept := top[:0]
-	for i, m := range top {
-		if i+1 < len(top) && top[i+1].Key == m.Key {
+	slices.SortStableFunc(top.members, func(a, b member) int { return strings.Compare(a.Key, b.Key) })
+	kept := top.members[:0]
+	for i, m := range top.members {
+		if i+1 < len(top.members) && top.members[i+1].Key == m.Key {
 			continue
 		}
 		kept = append(kept, m)
 	}
-	return kept, nil
+	top.members = kept
+	if raw := top.get("messages"); len(raw) == 0 || raw[0] != '[' {
+		// The last messages member is no array: a decoded one was
+		// an earlier duplicate's.
+		top.messages, top.messagesErr, top.decoded = nil, nil, false
+	}
+	return top, nil
 }
 
 // newScanner is a scanner over a value of the body, which decodeTop has
@@ -114,7 +152,7 @@ func newScanner(value []byte) *jsonscan.Scanner {
 }
 
 // modelOf is the request's model, which must be a non-empty string.
-func modelOf(top topLevel) (string, error) {
+func modelOf(top *topLevel) (string, error) {
 	model, ok := stringOf(top.get("model"))
 	if !ok || model == "" {
 		return "", badRequest("model: expected the name of a model, one of GET /v1/models")
@@ -140,12 +178,12 @@ func isNull(raw []byte) bool { return string(raw) == "null" }
 // streams reports whether the request asks for a stream: for a request
 // passed through, where a stream of the wrong type is the upstream's to
 // refuse.
-func (t topLevel) streams() bool { return string(t.get("stream")) == "true" }
+func (t *topLevel) streams() bool { return string(t.get("stream")) == "true" }
 
 // decodeRequest decodes a chat completion request from its top-level
 // members. Every value is decoded once more at most, so that a body costs
 // time and memory in proportion to its size.
-func decodeRequest(top topLevel) (*chatRequest, error) {
+func decodeRequest(top *topLevel) (*chatRequest, error) {
 	model, err := modelOf(top)
 	if err != nil {
 		return nil, err
@@ -175,10 +213,15 @@ func decodeRequest(top topLevel) (*chatRequest, error) {
 			return nil, badRequest("n: this endpoint answers with one choice; send n 1 or none")
 		}
 	}
-	if r.Messages, err = decodeMessages(top.get("messages")); err != nil {
+	if top.decoded {
+		r.Messages, err = top.messages, top.messagesErr
+	} else {
+		r.Messages, err = decodeMessages(top.get("messages"))
+	}
+	if err != nil {
 		return nil, err
 	}
-	for _, m := range top {
+	for _, m := range top.members {
 		if !slices.Contains(notPassed, m.Key) {
 			r.Extra = append(r.Extra, m)
 		}
@@ -229,11 +272,22 @@ func decodeMessages(raw []byte) ([]message, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("messages: expected a non-empty list of {role, content}")
 	}
+	return readMessages(newScanner(raw))
+}
+
+// readMessages reads the array of messages at s for decodeMessages,
+// validating it as it goes: the error is a *jsonscan.SyntaxError, not
+// wrapped, when it is not valid JSON (up to where it was read), else the
+// client error about the first message that is not one.
+func readMessages(s *jsonscan.Scanner) ([]message, error) {
+	raw := s.Data
 	var out []message
-	s := newScanner(raw)
 	err := s.Array(func() error {
 		i, start := len(out), s.Pos
-		role, c, ok := roleContent(s)
+		role, c, ok, err := roleContent(s)
+		if err != nil {
+			return err
+		}
 		if !ok || role == "" {
 			return badRequest("messages[%d]: expected an object with a string role", i)
 		}
@@ -268,14 +322,14 @@ type content struct {
 // roleContent reads a message for its role, a string, and its content,
 // the members matched as encoding/json matches a struct's fields (a null
 // role leaves it as it was); ok is false for a message that is no object
-// or whose role is no string. It consumes the message.
-func roleContent(s *jsonscan.Scanner) (role string, c content, ok bool) {
+// or whose role is no string. It consumes and validates the message: err
+// is the syntax error of one that is not valid JSON.
+func roleContent(s *jsonscan.Scanner) (role string, c content, ok bool, err error) {
 	if s.Peek() != '{' {
-		_ = s.Skip()
-		return "", content{}, false
+		return "", content{}, false, s.Skip()
 	}
 	ok = true
-	_ = s.Object(func(key []byte) error {
+	err = s.Object(func(key []byte) error {
 		start := s.Pos
 		switch {
 		case bytes.EqualFold(key, []byte("role")):
@@ -301,7 +355,7 @@ func roleContent(s *jsonscan.Scanner) (role string, c content, ok bool) {
 		}
 		return s.Skip()
 	})
-	return role, c, ok
+	return role, c, ok, err
 }
 
 // contentText is a message content as text: a string, null (""), or a
