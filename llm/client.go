@@ -164,6 +164,16 @@ func New(cfg Config) (*Client, error) {
 // idle for reuse, and there is no overall timeout (the watchdog bounds
 // silence instead). With h2c it speaks HTTP/2 to http:// URLs instead of
 // HTTP/1.1.
+//
+// Idle connections are kept up to the Transport's IdleConnTimeout (90 s),
+// and under concurrency the Transport dials spares that may wait in the pool
+// unused. An upstream that closes a connection sooner, before any request
+// on it (net/http bounds a new connection's first request by its
+// ReadHeaderTimeout from the accept, golang/go#54784), fails the POST
+// written on it: EOF or "connection reset by peer", retried as
+// KindUnavailable; if it also sniffs for h2c as net/http does, a request
+// arriving as its timeout expires gets a bare "400 Bad Request", a
+// KindStatus that is not retried (bench/soak/README.md, F13).
 func defaultHTTPClient(h2c bool) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableCompression = true
