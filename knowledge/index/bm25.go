@@ -160,19 +160,11 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	if s.cache != nil {
 		layout = s.cache.layout(s.kbIDs[0], s.version)
 	}
-	// On SQLite the terms read whole to be cached are bounded a search
-	// (defaultColdPostings, the term crossing the bound included): a first
-	// question naming a few common words reads at most about that much
-	// more than the pruning would, and a query repeated fills the cache
-	// over its next searches. On Postgres they are read in the one
-	// statement the search makes anyway.
-	cold := int64(0)
 	for i, t := range infos {
 		if ts, ok := s.cache.get(s.cacheKey(t)); ok && ts.layout == layout {
 			scores[i] = ts
 			s.stats.cached++
-		} else if t.df >= s.cacheMinDF && s.cache.fits(t.df) && (s.d.pg || cold < s.coldPostings) {
-			cold += t.df
+		} else if t.df >= s.cacheMinDF && s.cache.fits(t.df) {
 			if layout == nil {
 				l, err := s.fileLayout(ctx)
 				if err != nil {
@@ -451,12 +443,6 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 	})
 	return out[:min(len(out), maxQueryTerms)], nil
 }
-
-// defaultColdPostings bounds the postings of the terms a search on SQLite reads
-// whole to cache their scores (about 5 ms of reading and scoring there):
-// the search's CPU for a first question stays within a few milliseconds of
-// what reading only the candidates' rows costs.
-const defaultColdPostings = 50000
 
 // prefetchPostings bounds the postings of the rarest terms of a query read
 // in one statement.

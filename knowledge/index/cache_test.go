@@ -3,8 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -103,8 +101,7 @@ func TestCachedTermsReadNothing(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db string) {
 		ix := openIndex(t, db, Options{})
 		mustReplace(t, ix, "kb", files...)
-		ix.cacheMinDF = 0               // every term cached
-		ix.coldPostings = math.MaxInt64 // at first sight, on SQLite too
+		ix.cacheMinDF = 0 // every term cached
 		var st searchStats
 		ix.onSearch = func(s searchStats) { st = s }
 		plain := openIndex(t, db, Options{PostingsCacheBytes: -1})
@@ -131,47 +128,6 @@ func TestCachedTermsReadNothing(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestColdReadsBoundedOnSQLite checks that a search on SQLite reads
-// whole, to cache them, only terms up to coldPostings postings (the term
-// crossing it included): with a bound of one posting, each search caches
-// the one rarest term not cached yet, ranks as an index without a cache,
-// and once all are cached reads nothing.
-func TestColdReadsBoundedOnSQLite(t *testing.T) {
-	s := newSynth(7, 400)
-	var files []file
-	for f := range 300 {
-		name := fmt.Sprintf("d%d/f%03d.go", f%3, f)
-		files = append(files, file{name: name, hash: name, chunks: s.file(name, 4)})
-	}
-	q := s.longQuery()
-	db := filepath.Join(t.TempDir(), "kb.db")
-	ix := openIndex(t, db, Options{})
-	mustReplace(t, ix, "kb", files...)
-	ix.cacheMinDF, ix.coldPostings = 0, 1
-	var st searchStats
-	ix.onSearch = func(s searchStats) { st = s }
-	plain := openIndex(t, db, Options{PostingsCacheBytes: -1})
-	want := mustSearch(t, plain, Query{KB: []string{"kb"}, Text: q, TopK: 3})
-	for k := 0; ; k++ {
-		if k > maxQueryTerms+1 {
-			t.Fatalf("search %d still reads postings: %+v", k, st)
-		}
-		got := mustSearch(t, ix, Query{KB: []string{"kb"}, Text: q, TopK: 3})
-		if !slices.EqualFunc(got, want, func(a, b Hit) bool { return a.Score == b.Score && a.Chunk == b.Chunk }) {
-			t.Fatalf("search %d ranks\n%v\nan index without a cache\n%v", k, got, want)
-		}
-		if st.cached != k {
-			t.Fatalf("search %d took %d terms from the cache, want %d (one more a search)", k, st.cached, k)
-		}
-		if st.statements == 0 && st.rows == 0 && st.postings == 0 {
-			if k < 2 {
-				t.Fatalf("search %d read nothing: the query has too few terms to test the bound", k)
-			}
-			return
-		}
-	}
 }
 
 // TestStaleLayoutFallsBack checks that a search whose file layout lacks

@@ -105,8 +105,6 @@ type Index struct {
 	cache *postingsCache
 	// cacheMinDF is defaultCacheMinDF but in tests.
 	cacheMinDF int64
-	// coldPostings is defaultColdPostings but in tests.
-	coldPostings int64
 }
 
 // Open returns an index in the database of the gateway's store st, a
@@ -232,7 +230,7 @@ func newIndex(opts Options) (*Index, error) {
 	if opts.MaxGlobLen <= 0 {
 		opts.MaxGlobLen = DefaultMaxGlobLen
 	}
-	ix := &Index{opts: opts, rank: rank.params(), cacheMinDF: defaultCacheMinDF, coldPostings: defaultColdPostings}
+	ix := &Index{opts: opts, rank: rank.params(), cacheMinDF: defaultCacheMinDF}
 	switch {
 	case opts.PostingsCacheBytes == 0:
 		ix.cache = newPostingsCache(DefaultPostingsCacheBytes)

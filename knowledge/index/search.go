@@ -130,7 +130,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		s.params = ix.rank
 		if len(s.kbIDs) == 1 {
-			s.cache, s.cacheMinDF, s.coldPostings = ix.cache, ix.cacheMinDF, ix.coldPostings
+			s.cache, s.cacheMinDF = ix.cache, ix.cacheMinDF
 		}
 		if len(gs) > 0 {
 			if f.files, err = s.matchFiles(ctx, gs, ix.onFile); err != nil {
@@ -315,12 +315,9 @@ type searcher struct {
 	version    int64
 	cache      *postingsCache
 	cacheMinDF int64
-	// coldPostings bounds the postings a search on SQLite reads whole
-	// to cache (bm25.go, defaultColdPostings).
-	coldPostings int64
-	kbName       map[int64]string
-	chunks       int64 // in them all
-	tokens       int64
+	kbName     map[int64]string
+	chunks     int64 // in them all
+	tokens     int64
 	// names caches file rows' names: file id to [kb, file name].
 	names  map[int64][2]string
 	params rankParams
