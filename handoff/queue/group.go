@@ -122,18 +122,29 @@ func (q *Queue) enqueue(ctx context.Context, env Envelope, from string) (Record,
 	if q.enqueues.add(c, enqueueSlots) {
 		q.enqueues.lead(maxEnqueueBatch, q.runBatch)
 	}
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		select {
-		case <-c.done:
-		default:
-			// Its batch may still commit it: the caller is not told it
-			// was queued, and sending it again is answered as it is.
-			return Record{}, false, fmt.Errorf("queue: queuing message %s: %w", env.ID, context.Cause(ctx))
-		}
+	if err := awaitBatch(ctx, c.done); err != nil {
+		// Its batch may still commit it: the caller is not told it was
+		// queued, and sending it again is answered as it is.
+		return Record{}, false, fmt.Errorf("queue: queuing message %s: %w", env.ID, err)
 	}
 	return q.answer(c)
+}
+
+// awaitBatch waits for done, closed when a call's batch is done, or for
+// ctx: its cause when ctx ends first (a batch done at the same moment
+// counts as done).
+func awaitBatch(ctx context.Context, done <-chan struct{}) error {
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		select {
+		case <-done:
+			return nil
+		default:
+			return context.Cause(ctx)
+		}
+	}
 }
 
 // answer is what Enqueue answers for c, whose batch is done: c's message

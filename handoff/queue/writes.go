@@ -62,16 +62,10 @@ func (q *Queue) write(ctx context.Context, scan func(dbconn.Row) error, query st
 	if q.writes.add(c, writeSlots) {
 		q.writes.lead(maxWriteBatch, q.runWrites)
 	}
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		select {
-		case <-c.done:
-		default:
-			// Its batch may still commit it, as a lone statement whose
-			// context ends as its commit is sent.
-			return 0, context.Cause(ctx)
-		}
+	if err := awaitBatch(ctx, c.done); err != nil {
+		// Its batch may still commit it, as a lone statement whose
+		// context ends as its commit is sent.
+		return 0, err
 	}
 	return q.written(c)
 }
