@@ -377,3 +377,24 @@ func BenchmarkLookup(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLookupID is the check a schedule made with a key makes before
+// each run: the live key of an id.
+func BenchmarkLookupID(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) {
+			st := openStore(b, be.newDB(b), Options{})
+			ctx := context.Background()
+			k, _, err := st.Create(ctx, Key{User: "alice", Agents: []string{"*"}, Models: []string{"*"}}, "operator")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok, err := st.LookupID(ctx, k.ID); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}
