@@ -182,7 +182,7 @@ func TestScopedKeyAsks(t *testing.T) {
 		if code := jsonCall(t, "POST", base+"/handoffs", scopedHandoff(1, "courier", "the secret?"), &st, auth...); code != http.StatusAccepted {
 			t.Fatalf("POST /handoffs to courier: %d %+v", code, st)
 		}
-		for deadline := time.Now().Add(20 * time.Second); (st.Status == "QUEUED" || st.Status == "RUNNING") && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(20 * time.Second); (st.Status == "QUEUED" || st.Status == "RUNNING" || st.Status == "") && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			jsonCall(t, "GET", base+"/handoffs/"+st.MessageID, "", &st, auth...)
 		}
 		want := `agent "courier", command "default": FORBIDDEN: step "ask": ask: this key may not ask command "default" of agent "vault"`
