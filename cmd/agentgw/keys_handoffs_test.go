@@ -202,6 +202,17 @@ func testHandoffKeyRevoked(t *testing.T, backend string) {
 			t.Errorf("the hand-off %s: %+v, want COMPLETED", name, got)
 		}
 	}
+	// The status as GET /handoffs/{id} answers it, byte for byte (its
+	// times aside): the message as posted, nothing of the key.
+	_, raw := keyCall(t, "GET", base+"/handoffs/"+posted, "admin-token", "")
+	raw = regexp.MustCompile(`"(created|updated|started|finished)_at":"[^"]+"`).ReplaceAllString(raw, `"${1}_at":"T"`)
+	wantRaw := `{"message_id":"` + posted + `","task_id":"task-posted","status":"DEAD","recipients":["vault"],` +
+		`"error":"FORBIDDEN: the key that sent this hand-off was revoked","code":"FORBIDDEN","hops":1,"attempts":1,"failures":0,` +
+		`"created_at":"T","updated_at":"T","started_at":"T","finished_at":"T",` +
+		`"message":` + keyHandoff(id(2), "task-posted", "vault", "posted", `{"retry_count":2,"fallback_action":"vault"}`) + "}"
+	if strings.TrimSpace(raw) != wantRaw {
+		t.Errorf("GET /handoffs/%s:\n%s\nwant\n%s", posted, raw, wantRaw)
+	}
 	// The task of the posted one holds it alone: no escalation, no retry.
 	var task struct{ Messages []refusedView }
 	if jsonCall(t, "GET", base+"/tasks/task-posted", "", &task, admin...); len(task.Messages) != 1 || task.Messages[0] != want {
