@@ -90,9 +90,10 @@ type TokenUsage struct {
 // reason; finished is set when the chunk carries the finish reason. Only
 // the members are read, with the relay's scanner (sse.Field), never the whole
 // chunk decoded: a chunk without a usage object costs a search for
-// "usage".
-func (r *relay) inspect(data []byte, finished bool) {
-	if bytes.Contains(data, usageKey) && !bytes.Contains(data, usageNull) {
+// "usage". escaped is set when the chunk has an escaped letter, which a key
+// spelled with escapes needs: then the members are read.
+func (r *relay) inspect(data []byte, finished, escaped bool) {
+	if escaped || bytes.Contains(data, usageKey) && !bytes.Contains(data, usageNull) {
 		if v, ok := sse.Field(data, "usage"); ok && len(v) > 0 && v[0] == '{' {
 			r.usage = TokenUsage{In: intField(v, "prompt_tokens"), Out: intField(v, "completion_tokens"), Reported: true}
 		}

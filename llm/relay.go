@@ -54,9 +54,11 @@ const (
 )
 
 var (
-	errorKey  = []byte(`"error"`)
-	doneUpper = []byte("[DONE]")
-	doneSeed  = []byte("[Done]")
+	errorKey = []byte(`"error"`)
+	// escapeHead starts a \u escape of a character below U+0100.
+	escapeHead = []byte(`\u00`)
+	doneUpper  = []byte("[DONE]")
+	doneSeed   = []byte("[Done]")
 )
 
 // events relays an SSE body. After the upstream's terminator the last
@@ -113,12 +115,16 @@ func (r *relay) relayEvents(rd *sse.Reader) error {
 			r.ended = true
 			return nil
 		}
-		if bytes.Contains(data, errorKey) {
+		// A key spelled with escapes ({"\u0065rror":…}) is the same key to
+		// any JSON reader: a chunk with an escaped ASCII letter is read by
+		// its members, as one with the literal key is.
+		escaped := hasEscapedLetter(data)
+		if escaped || bytes.Contains(data, errorKey) {
 			if v, ok := sse.Field(data, "error"); ok && string(v) != "null" {
 				return &Error{Kind: KindStream, Message: upstreamMessage(data)}
 			}
 		}
-		if err := r.chunk(data, rd.Buffered() > 0); err != nil {
+		if err := r.chunk(data, rd.Buffered() > 0, escaped); err != nil {
 			return err
 		}
 	}
@@ -138,9 +144,27 @@ func (r *relay) event() {
 	r.wd.Activity()
 }
 
+// hasEscapedLetter reports whether data has a \u escape of an ASCII
+// character from '@' on (every letter), which a key spelled with escapes
+// needs. Escaped text (\n, \", \u00e9) does not count; a false positive
+// costs only a reading of the chunk's members.
+func hasEscapedLetter(data []byte) bool {
+	for {
+		i := bytes.Index(data, escapeHead)
+		if i < 0 || i+len(escapeHead) >= len(data) {
+			return false
+		}
+		data = data[i+len(escapeHead):]
+		if c := data[0]; c >= '4' && c <= '7' {
+			return true
+		}
+	}
+}
+
 // chunk passes one chunk to the sink; with more (more upstream data is
-// already buffered) a BatchSink may hold it.
-func (r *relay) chunk(data []byte, more bool) error {
+// already buffered) a BatchSink may hold it. escaped is set when the chunk
+// has an escaped letter (hasEscapedLetter).
+func (r *relay) chunk(data []byte, more, escaped bool) error {
 	var err error
 	if more && r.batch != nil {
 		if err = r.batch.BufferChunk(data); err == nil {
@@ -164,7 +188,7 @@ func (r *relay) chunk(data []byte, more bool) error {
 		r.finished = finished
 	}
 	if r.observed {
-		r.inspect(data, finished)
+		r.inspect(data, finished, escaped)
 	}
 	return nil
 }
