@@ -54,11 +54,9 @@ const (
 )
 
 var (
-	errorKey = []byte(`"error"`)
-	// escapeHead starts a \u escape of a character below U+0100.
-	escapeHead = []byte(`\u00`)
-	doneUpper  = []byte("[DONE]")
-	doneSeed   = []byte("[Done]")
+	errorKey  = []byte(`"error"`)
+	doneUpper = []byte("[DONE]")
+	doneSeed  = []byte("[Done]")
 )
 
 // events relays an SSE body. After the upstream's terminator the last
@@ -150,14 +148,14 @@ func (r *relay) event() {
 // costs only a reading of the chunk's members.
 func hasEscapedLetter(data []byte) bool {
 	for {
-		i := bytes.Index(data, escapeHead)
-		if i < 0 || i+len(escapeHead) >= len(data) {
+		i := bytes.IndexByte(data, '\\')
+		if i < 0 || i+5 >= len(data) {
 			return false
 		}
-		data = data[i+len(escapeHead):]
-		if c := data[0]; c >= '4' && c <= '7' {
+		if data[i+1] == 'u' && data[i+2] == '0' && data[i+3] == '0' && data[i+4] >= '4' && data[i+4] <= '7' {
 			return true
 		}
+		data = data[i+2:] // past the escaped character: \\u0065 is no escape of 'e'
 	}
 }
 
