@@ -35,7 +35,8 @@ type Result struct {
 }
 
 // deliver is the queue's handler: it runs the message at its recipient,
-// a local one through local.
+// a local one through local, once the key it was sent with (if any) is
+// found live (checkKey).
 func (h *Hub) deliver(ctx context.Context, local dispatch.Local, budget observe.Budget, env queue.Envelope) (json.RawMessage, error) {
 	if _, err := h.ready(); err != nil {
 		return nil, err
@@ -44,8 +45,13 @@ func (h *Hub) deliver(ctx context.Context, local dispatch.Local, budget observe.
 	if err != nil {
 		return nil, err
 	}
-	// What the run sends is in this message's task and its owner's.
-	ctx = context.WithValue(ctx, parentKey{}, env)
+	// Sent with a stored key: only while the key lives.
+	if err := h.checkKey(ctx, env, p); err != nil {
+		return nil, err
+	}
+	// What the run sends is in this message's task and its owner's, and
+	// what it asks or calls within the message's scope.
+	ctx = withScope(context.WithValue(ctx, parentKey{}, env), env, p)
 	a, err := h.pick(h.expand(strings.Split(env.Recipient, ",")), msg.Payload.Type)
 	if err != nil {
 		return nil, err
@@ -197,7 +203,10 @@ func (h *Hub) fallback(ctx context.Context, local dispatch.Local, budget observe
 	if err != nil {
 		return nil, err
 	}
-	ctx = context.WithValue(ctx, parentKey{}, env)
+	if err := h.checkKey(ctx, env, p); err != nil {
+		return nil, err
+	}
+	ctx = withScope(context.WithValue(ctx, parentKey{}, env), env, p)
 	name, command, _ := strings.Cut(env.FallbackAction, "/")
 	a, ok := h.reg.Get(name)
 	if !ok {
