@@ -37,6 +37,9 @@ type config struct {
 	satRounds    int
 	satDuration  time.Duration
 	idleStreams  int
+	// settle is how long after the last scenario the resident memory is
+	// read for the last time (-settle).
+	settle       time.Duration
 	handoffs     int // sequential hand-offs
 	handoffBurst int // hand-offs posted at once
 	jsonPath     string
@@ -68,6 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.satRounds, "rounds", 5, "saturation rounds per path (after a warm-up round)")
 	fs.DurationVar(&c.satDuration, "round", 4*time.Second, "length of one saturation round of one path")
 	fs.IntVar(&c.idleStreams, "idle-streams", 10000, "streams held open in the idle scenario")
+	fs.DurationVar(&c.settle, "settle", 30*time.Second, "after the last scenario, read the resident memory of the proxy and agentgw 3 times over this long and report the last reading")
 	fs.IntVar(&c.handoffs, "handoffs", 200, "hand-offs posted one at a time in the hand-off scenario")
 	fs.IntVar(&c.handoffBurst, "handoff-burst", 2000, "hand-offs posted by the concurrent workers (-concurrency) in the hand-off scenario")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the raw results to this `file`")
@@ -99,6 +103,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		if !set["round"] {
 			c.satDuration = time.Second
 		}
+		if !set["settle"] {
+			c.settle = 6 * time.Second
+		}
+	}
+	if c.settle <= 0 {
+		return nil, invalid(fmt.Errorf("-settle: %s is not positive", c.settle))
 	}
 	if c.perfHz < 0 {
 		return nil, invalid(fmt.Errorf("-perf-hz: %d is negative", c.perfHz))

@@ -79,3 +79,31 @@ func TestParseProfiles(t *testing.T) {
 		t.Error("memStat found a missing line")
 	}
 }
+
+// TestParseMemStats reads the runtime.MemStats of a debug=1 heap profile
+// as Go 1.26 prints them.
+func TestParseMemStats(t *testing.T) {
+	heap := "heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0x1\n\n" +
+		"# runtime.MemStats\n# Alloc = 3300000\n# TotalAlloc = 900000000\n# Sys = 27000000\n# Lookups = 0\n" +
+		"# Mallocs = 10\n# Frees = 5\n# HeapAlloc = 3300000\n# HeapSys = 19000000\n# HeapIdle = 13500000\n" +
+		"# HeapInuse = 5500000\n# HeapReleased = 12000000\n# HeapObjects = 20000\n" +
+		"# Stack = 1400000 / 1500000\n# MSpan = 300000 / 400000\n# MCache = 9000 / 15000\n" +
+		"# BuckHashSys = 7000\n# GCSys = 4000000\n# OtherSys = 1500000\n# NextGC = 8000000\n" +
+		"# LastGC = 1764460000000000000\n# PauseNs = [1 2 3]\n# PauseEnd = [4 5 6]\n# NumGC = 90\n" +
+		"# NumForcedGC = 0\n# GCCPUFraction = 0.01\n# DebugGC = false\n# MaxRSS = 70000000\n"
+	g, err := parseMemStats([]byte(heap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := goMemory{HeapInuse: 5500000, HeapAlloc: 3300000, HeapFree: 1500000, HeapReleased: 12000000,
+		Stacks: 1500000, Metadata: 400000 + 15000 + 7000 + 4000000 + 1500000, Sys: 27000000, NextGC: 8000000, NumGC: 90}
+	if g != want {
+		t.Errorf("parseMemStats = %+v, want %+v", g, want)
+	}
+	if _, err := parseMemStats([]byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n")); err == nil {
+		t.Error("no MemStats: no error")
+	}
+	if _, err := parseMemStats([]byte("\n# runtime.MemStats\n# Sys = 1\n")); err == nil || !strings.Contains(err.Error(), "HeapInuse") {
+		t.Errorf("missing lines: err = %v", err)
+	}
+}

@@ -20,8 +20,10 @@ type results struct {
 	Latency    map[string]*latencyResult `json:"latency,omitempty"`
 	Saturation map[string]*satResult     `json:"saturation,omitempty"`
 	Idle       map[string]*idleResult    `json:"idle,omitempty"`
-	Handoff    *handoffResult            `json:"handoff,omitempty"`
-	HandoffPG  *handoffResult            `json:"handoff_postgres,omitempty"`
+	// Resident is the resident memory at start and after the load.
+	Resident  *residentResult `json:"resident,omitempty"`
+	Handoff   *handoffResult  `json:"handoff,omitempty"`
+	HandoffPG *handoffResult  `json:"handoff_postgres,omitempty"`
 	// Recall is the recall path's corpus and index build (-recall-chunks)
 	// on SQLite, RecallPG on PostgreSQL (-pg).
 	Recall   *recallInfo `json:"recall,omitempty"`

@@ -165,7 +165,23 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			newTarget(rg.store.recall, base+"/agents/"+recallAgent, gw, rg.gw.Pid(), conns))
 		*rg.store.result(res) = rg.info
 	}
+	// The resident memory of the proxy and agentgw (and of the idle
+	// scenario's two), warmed, before any scenario; read again after all.
+	probes := []residentProbe{
+		{pathProxy, st.proxy.Pid(), proxy.dbg, newTarget(pathProxy, proxy.url, chat, st.proxy.Pid(), 1)},
+		{pathGateway, st.gw.Pid(), gateway.dbg, newTarget(pathGateway, gateway.url, gw, st.gw.Pid(), 1)},
+	}
+	if !cfg.skip["idle"] {
+		probes = append(probes,
+			residentProbe{idleProxy, st.proxyH2C.Pid(), newDebugClient(st.proxyH2C.DebugAddr),
+				newTarget(idleProxy, "http://"+st.proxyH2C.Addr+"/chat/completions", chat, st.proxyH2C.Pid(), 1)},
+			residentProbe{idleGateway, st.gwH2C.Pid(), newDebugClient(st.gwH2C.DebugAddr),
+				newTarget(idleGateway, "http://"+st.gwH2C.Addr+"/agents/bench", gw, st.gwH2C.Pid(), 1)})
+	}
 	var err error
+	if res.Resident, err = residentStart(ctx, probes, residentWarm, log); err != nil {
+		return fmt.Errorf("resident memory at start: %w", err)
+	}
 	if !cfg.skip["latency"] {
 		lo := latencyOptions{streams: cfg.latencyStreams, warmup: cfg.warmup, trace: cfg.perfTrace,
 			prof: profiling{dir: cfg.profileDir, perfHz: cfg.perfHz}}
@@ -216,8 +232,19 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 			return fmt.Errorf("idle scenario: %w", err)
 		}
 	}
+	if err := residentAfter(ctx, res.Resident, probes, cfg.settle, residentReadings, log); err != nil {
+		return fmt.Errorf("resident memory after the load: %w", err)
+	}
 	return nil
 }
+
+// residentWarm is how many streams warm each process before its resident
+// memory is read at start; residentReadings how many readings are taken
+// after the load.
+const (
+	residentWarm     = 5
+	residentReadings = 3
+)
 
 // idleScenario holds streams open through the h2c-upstream proxy, then
 // through the h2c-upstream agentgw. Another gateway (-target) has no part in

@@ -84,11 +84,16 @@ server:
 
 // build compiles agentgw, the mock and the proxy into dir/bin, each from its
 // own module alone (GOWORK=off): agentgw is the binary the Dockerfile and CI
-// build, whatever the bench module requires.
+// build, whatever the bench module requires. All are built without cgo, as
+// the Dockerfile builds agentgw (CGO_ENABLED=0): with cgo, where a C
+// compiler is found, each process maps the C library and its loader, about
+// 1.4 MiB more resident (bench/README.md, 2026-11-30). Symbols are kept
+// (no -s -w, which does not change what is resident) for perf.
 func build(ctx context.Context, root, dir string) error {
+	noCgo := []string{"CGO_ENABLED=0"}
 	return harness.Build(ctx, dir,
-		harness.Packages{Dir: root, Pkgs: []string{"./cmd/agentgw"}},
-		harness.Packages{Dir: filepath.Join(root, "bench"), Pkgs: []string{"./mockupstream", "./refproxy"}})
+		harness.Packages{Dir: root, Pkgs: []string{"./cmd/agentgw"}, Env: noCgo},
+		harness.Packages{Dir: filepath.Join(root, "bench"), Pkgs: []string{"./mockupstream", "./refproxy"}, Env: noCgo})
 }
 
 // startStack starts the mock (on mockAddr, a free port when it ends in

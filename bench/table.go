@@ -76,6 +76,9 @@ func writeTable(w io.Writer, r *results) {
 	if r.Idle != nil {
 		rows = append(rows, idleRows(r.Idle, r.Params.IdleStreams)...)
 	}
+	if r.Resident != nil {
+		rows = append(rows, residentRows(r.Resident, r.Params.IdleStreams)...)
+	}
 	rows = append(rows, errorRow(r))
 	for _, rw := range rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(rw.cells(peer), " | "))

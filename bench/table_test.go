@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"github.com/agentgw/agentgw/bench/internal/harness"
 )
 
 // TestLatencyTable renders the latency rows, with and without the rows of
@@ -156,4 +158,48 @@ func TestRecallRows(t *testing.T) {
 			checkGolden(t, "testdata/table-recall-"+tc.name+".md", out.Bytes())
 		})
 	}
+}
+
+// TestResidentRows renders the resident memory rows: the proxy and
+// agentgw at start and after the load, and the idle scenario's two after
+// their streams closed, one over each budget and one within.
+func TestResidentRows(t *testing.T) {
+	const mb = 1 << 20
+	reading := func(at time.Duration, rss, file, peak float64, g goMemory) memReading {
+		return memReading{At: at, Go: g, Memory: harness.Memory{
+			RSS: int64(rss * mb), File: int64(file * mb), Anon: int64((rss - file) * mb), Peak: int64(peak * mb)}}
+	}
+	gm := func(inuse, free, released, stacks, meta float64) goMemory {
+		g := goMemory{HeapInuse: int64(inuse * mb), HeapFree: int64(free * mb), HeapReleased: int64(released * mb),
+			Stacks: int64(stacks * mb), Metadata: int64(meta * mb)}
+		g.Sys = g.HeapInuse + g.HeapFree + g.HeapReleased + g.Stacks + g.Metadata
+		return g
+	}
+	proc := func(start memReading, after ...memReading) *residentProc {
+		return &residentProc{Start: start, After: after}
+	}
+	r := &results{
+		Params: params{IdleStreams: 10000},
+		Resident: &residentResult{Warm: 5, Settle: 30 * time.Second, Readings: 3, Procs: map[string]*residentProc{
+			pathProxy: proc(reading(0, 8.6, 7.2, 8.6, gm(1.1, 0, 6.4, 0.4, 3.7)),
+				reading(10*time.Second, 15.8, 7.7, 17.8, gm(3.3, 1.8, 9.4, 1.4, 4.6)),
+				reading(20*time.Second, 15.8, 7.7, 17.8, gm(3.4, 1.7, 9.4, 1.4, 4.6)),
+				reading(30*time.Second, 15.9, 7.7, 17.8, gm(3.4, 1.7, 9.4, 1.5, 4.6))),
+			pathGateway: proc(reading(0, 42.7, 35.0, 42.7, gm(3.9, 0.5, 7.0, 0.6, 4.5)),
+				reading(10*time.Second, 58.5, 37.0, 61.7, gm(6.5, 0.7, 11.3, 1.4, 5.8)),
+				reading(20*time.Second, 58.4, 37.2, 61.7, gm(5.6, 1.5, 11.6, 1.4, 5.8)),
+				reading(30*time.Second, 58.5, 37.2, 61.7, gm(5.8, 1.3, 11.6, 1.4, 6.1))),
+			idleProxy: proc(reading(0, 8.8, 7.3, 8.8, gm(1.2, 0, 6.4, 0.4, 3.7)),
+				reading(10*time.Second, 18.6, 7.6, 94.4, gm(5.0, 0.2, 133.6, 1.2, 7.7)),
+				reading(20*time.Second, 18.6, 7.6, 94.4, gm(5.0, 0.2, 133.6, 1.2, 7.7)),
+				reading(30*time.Second, 18.6, 7.6, 94.4, gm(5.1, 0.2, 133.6, 1.2, 7.7))),
+			idleGateway: proc(reading(0, 19.5, 15.0, 19.5, gm(3.8, 0.3, 3.3, 0.6, 4.5)),
+				reading(10*time.Second, 24.5, 16.3, 184.9, gm(7.5, 0.6, 134.7, 1.3, 8.9)),
+				reading(20*time.Second, 24.0, 16.3, 184.9, gm(7.5, 0.6, 134.7, 1.3, 8.9)),
+				reading(30*time.Second, 23.9, 16.3, 184.9, gm(7.5, 0.5, 134.7, 1.3, 8.9))),
+		}},
+	}
+	var out bytes.Buffer
+	writeTable(&out, r)
+	checkGolden(t, "testdata/table-resident.md", out.Bytes())
 }

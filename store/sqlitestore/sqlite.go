@@ -78,6 +78,20 @@ const (
 	// twice the CPUs when that is more. Reads in WAL mode run side by
 	// side, each on a connection of its own, bounded by the CPUs.
 	minReadConns = 4
+	// writerCacheKiB bounds the page cache of the writer's connection
+	// (SQLite's cache_size, in KiB when negative). SQLite's default, 2,000
+	// KiB per connection, is kept for as long as the connection lives,
+	// and the writer's lives as long as the store; its own commits never
+	// invalidate its cache, so any sustained writing fills it to the bound.
+	// modernc.org/sqlite's allocator rounds a 4 KiB page up to an 8 KiB
+	// slot, so the default held about 3 MB of C heap after the bench's
+	// load, never returned (bench/README.md, 2026-11-30). The store's
+	// writes touch a few pages each (the paths down the table's and its
+	// index's B-trees), which 128 KiB (about 30 pages) keeps; any other
+	// page comes from the operating system's page cache. The pools keep
+	// SQLite's default: the read pool's caches stayed small under the
+	// load, and the write pool's serve the knowledge index's builds.
+	writerCacheKiB = 128
 )
 
 // sqliteMigrations is the SQLite schema, step by step (see schema).
@@ -193,10 +207,12 @@ func sqliteDSN(path string) (string, error) {
 
 // sqliteWriterDSN is sqliteDSN for the writer's connection: its
 // busy_timeout is a slice of a write's wait for the lock, after which the
-// writer looks at its queue and tries again (writer.begin).
+// writer looks at its queue and tries again (writer.begin), and its page
+// cache is bounded to writerCacheKiB.
 func sqliteWriterDSN(path string) (string, error) {
 	busy := fmt.Sprintf("busy_timeout(%d)", writerBusySlice.Milliseconds())
-	return fileDSN(path, url.Values{"_pragma": {busy, "journal_mode(WAL)", "synchronous(NORMAL)"}, "_txlock": {"immediate"}})
+	cache := fmt.Sprintf("cache_size(-%d)", writerCacheKiB)
+	return fileDSN(path, url.Values{"_pragma": {busy, "journal_mode(WAL)", "synchronous(NORMAL)", cache}, "_txlock": {"immediate"}})
 }
 
 // sqliteReadDSN is sqliteDSN for the read pool: its connections are

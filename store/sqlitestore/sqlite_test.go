@@ -91,6 +91,32 @@ func TestSQLiteInstancesShareTheFile(t *testing.T) {
 	}
 }
 
+// TestWriterCacheBounded: the writer's connection keeps at most
+// writerCacheKiB of pages (cache_size), the pools SQLite's default; the
+// writer's cache is the one that fills under load (bench/README.md,
+// 2026-11-30).
+func TestWriterCacheBounded(t *testing.T) {
+	ctx := context.Background()
+	s := openTestSQLite(t, filepath.Join(t.TempDir(), "cache.db"))
+	if err := s.Put(ctx, "k", []byte("v"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		db   *sql.DB
+		want int
+	}{
+		{"writer", s.w.db, -writerCacheKiB},
+		{"write pool", s.db, -2000},
+		{"read pool", s.rdb, -2000},
+	} {
+		var n int
+		if err := c.db.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&n); err != nil || n != c.want {
+			t.Errorf("%s: cache_size = %d, %v; want %d", c.name, n, err, c.want)
+		}
+	}
+}
+
 // TestSQLiteSweep: expired rows are deleted every store.SweepEvery puts and when
 // a store is opened; live ones stay.
 func TestSQLiteSweep(t *testing.T) {

@@ -283,3 +283,35 @@ func BenchmarkConcurrentWrites(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkConcurrentConversationPuts: 64 callers replacing 16 KiB values
+// (a conversation of 20 turns) among 512 keys and reading them back: a
+// table of 8 MB, more than the writer's page cache (writerCacheKiB) holds,
+// and batches of 64 × 16 KiB of dirty pages. With 128 KiB against SQLite's
+// 2,000 the CPU per op was the same (bench/README.md, 2026-11-30).
+func BenchmarkConcurrentConversationPuts(b *testing.B) {
+	s := openTestSQLite(b, filepath.Join(b.TempDir(), "bench.db"))
+	ctx := context.Background()
+	value := []byte(strings.Repeat("x", 16<<10))
+	for i := range 512 {
+		if err := s.Put(ctx, fmt.Sprint("conversation/", i), value, time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var n atomic.Int64
+	b.SetParallelism(32)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			key := fmt.Sprint("conversation/", n.Add(1)%512)
+			if err := s.Put(ctx, key, value, time.Hour); err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := s.Get(ctx, key); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -73,6 +73,8 @@ func modulePath(path string) (string, error) {
 type Packages struct {
 	Dir  string   // the module's directory
 	Pkgs []string // relative package paths, e.g. ./cmd/agentgw
+	// Env is added to go build's environment, e.g. CGO_ENABLED=0.
+	Env []string
 }
 
 // Build compiles each module's packages into dir/bin, each from its own
@@ -83,7 +85,7 @@ func Build(ctx context.Context, dir string, mods ...Packages) error {
 	for _, b := range mods {
 		cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", bin}, b.Pkgs...)...)
 		cmd.Dir = b.Dir
-		cmd.Env = append(os.Environ(), "GOWORK=off")
+		cmd.Env = append(append(os.Environ(), "GOWORK=off"), b.Env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s in %s: %w\n%s", strings.Join(b.Pkgs, " "), b.Dir, err, out)
 		}

@@ -1,8 +1,8 @@
 package harness
 
 import (
-	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -40,22 +40,57 @@ func CPU(pid int) (time.Duration, error) {
 
 // RSS returns the resident set size of the process in bytes (VmRSS).
 func RSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := ReadMemory(pid)
+	return m.RSS, err
+}
+
+// Memory is a process's resident memory from /proc/<pid>/status, in bytes.
+type Memory struct {
+	RSS  int64 `json:"vm_rss"`   // VmRSS: resident, all of it
+	File int64 `json:"rss_file"` // RssFile: file-backed pages (the executable's, mapped files)
+	Anon int64 `json:"rss_anon"` // RssAnon: anonymous pages (heaps, stacks)
+	Peak int64 `json:"vm_hwm"`   // VmHWM: the most VmRSS has been
+}
+
+// ReadMemory reads the process's VmRSS, RssFile, RssAnon and VmHWM.
+func ReadMemory(pid int) (Memory, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, fmt.Errorf("reading RSS: %w", err)
+		return Memory{}, fmt.Errorf("reading resident memory: %w", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("parsing VmRSS %q: %w", v, err)
-			}
-			return kb << 10, nil
+	m, err := parseStatus(data)
+	if err != nil {
+		return Memory{}, fmt.Errorf("parsing /proc/%d/status: %w", pid, err)
+	}
+	return m, nil
+}
+
+// parseStatus reads the memory lines of a /proc/<pid>/status ("VmRSS:
+// 1234 kB"); VmRSS must be there, the others are 0 when absent.
+func parseStatus(data []byte) (Memory, error) {
+	var m Memory
+	fields := map[string]*int64{"VmRSS:": &m.RSS, "RssFile:": &m.File, "RssAnon:": &m.Anon, "VmHWM:": &m.Peak}
+	seen := false
+	for line := range strings.Lines(string(data)) {
+		name, v, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
 		}
+		p := fields[name]
+		if p == nil {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		if err != nil {
+			return m, fmt.Errorf("%s %q: %w", name, strings.TrimSpace(v), err)
+		}
+		*p = kb << 10
+		seen = seen || p == &m.RSS
 	}
-	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	if !seen {
+		return m, errors.New("no VmRSS line")
+	}
+	return m, nil
 }
 
 // FDs returns how many files the process has open (/proc/<pid>/fd).
