@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,11 +244,22 @@ func BenchmarkSearch100k(b *testing.B) {
 				{"lexical-long", Options{}, long},
 				{"lexical-long-warm", Options{}, long}, // each query run once before
 				{"lexical-long-nocache", noCache, long},
+				// The warm-up of the postings cache done before: as a
+				// while after a start or an indexing run.
+				{"lexical-prewarmed", Options{}, queries},
+				{"lexical-long-prewarmed", Options{}, long},
 				{"hybrid", Options{Embedder: emb}, queries},
 				{"hybrid-bruteforce", Options{Embedder: emb, BruteForceLimit: 1 << 30}, queries},
 			} {
 				b.Run(mode.name, func(b *testing.B) {
 					ix := openIndex(b, db, mode.opts)
+					if strings.HasSuffix(mode.name, "-prewarmed") {
+						ix.warmer = func(warm func()) { warm() } // in line, done when the search returns
+						if _, err := ix.Search(ctx, Query{KB: []string{"synth"}, Text: "func", TopK: 10}); err != nil {
+							b.Fatal(err)
+						}
+						ix.warmer = func(warm func()) { go warm() }
+					}
 					if strings.HasSuffix(mode.name, "-warm") {
 						for _, q := range mode.queries {
 							if _, err := ix.Search(ctx, Query{KB: []string{"synth"}, Text: q, TopK: 10}); err != nil {
@@ -272,9 +284,24 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	var ms runtime.MemStats
 	var read searchStats
 	ix.onSearch = read.add
+	// The warm-ups of the postings cache during the searches (the first
+	// search of the Index starts one), and when the last ended.
+	var mu sync.Mutex
+	var warms, warmTerms int
+	var warmEnd time.Time
+	ix.onWarm = func(st warmStats, err error) {
+		if err != nil {
+			b.Error(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		warms++
+		warmTerms += st.terms
+		warmEnd = time.Now()
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0, start := cpuTime(), time.Now()
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
 		h, err := ix.Search(ctx, Query{KB: []string{"synth"}, Text: queries[i%len(queries)], TopK: 10})
@@ -286,6 +313,13 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	}
 	b.StopTimer()
 	cpu := cpuTime() - cpu0
+	mu.Lock()
+	if warms > 0 {
+		b.ReportMetric(float64(warms), "warmups")
+		b.ReportMetric(float64(warmTerms), "warm-terms")
+		b.ReportMetric(float64(warmEnd.Sub(start).Microseconds())/1000, "warm-end-ms")
+	}
+	mu.Unlock()
 	runtime.ReadMemStats(&ms)
 	slices.Sort(lat)
 	pct := func(p float64) float64 {

@@ -412,7 +412,6 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 		return nil, fmt.Errorf("reading document frequencies: %w", err)
 	}
 	defer rs.Close()
-	n := float64(s.chunks)
 	var out []termInfo
 	for rs.Next() {
 		var t termInfo
@@ -422,15 +421,7 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 		if t.df <= 0 {
 			continue
 		}
-		df := float64(t.df)
-		q := byTerm[t.term]
-		t.w = q.weight * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
-		t.ub = t.w
-		if !q.names {
-			t.ub += s.params.names * t.w // the names clause (Ranking.Names)
-		}
-		t.names = q.names
-		out = append(out, t)
+		out = append(out, s.termInfo(byTerm[t.term], t.df))
 	}
 	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("reading document frequencies: %w", err)
@@ -442,6 +433,19 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 		return cmp.Compare(a.term, b.term)
 	})
 	return out[:min(len(out), maxQueryTerms)], nil
+}
+
+// termInfo is the statistics of the query term q, which df chunks of the
+// searched bases hold (df > 0).
+func (s *searcher) termInfo(q qterm, df int64) termInfo {
+	t := termInfo{term: q.term, df: df, names: q.names}
+	n, d := float64(s.chunks), float64(df)
+	t.w = q.weight * math.Log(1+(n-d+0.5)/(d+0.5)) * (s.params.k1 + 1)
+	t.ub = t.w
+	if !q.names {
+		t.ub += s.params.names * t.w // the names clause (Ranking.Names)
+	}
+	return t
 }
 
 // prefetchPostings bounds the postings of the rarest terms of a query read

@@ -33,6 +33,9 @@ type postingsCache struct {
 	// layouts are the bases' file layouts at their newest version, out
 	// of the bound (a base's: 24 bytes a file).
 	layouts map[int64]*fileLayout
+	// warmed is, for a base, the newest version a warm-up was started
+	// for (Index.maybeWarm).
+	warmed map[int64]int64
 }
 
 // fileLayout numbers the files of a base at a version of its index, 0 to
@@ -138,7 +141,7 @@ const defaultCacheMinDF = 1000
 
 func newPostingsCache(max int64) *postingsCache {
 	return &postingsCache{max: max, lru: list.New(), entries: map[cacheKey]*list.Element{}, version: map[int64]int64{},
-		layouts: map[int64]*fileLayout{}}
+		layouts: map[int64]*fileLayout{}, warmed: map[int64]int64{}}
 }
 
 // get returns the scores cached for k; they must not be changed.
@@ -155,6 +158,42 @@ func (c *postingsCache) get(k cacheKey) (*termScores, bool) {
 	}
 	c.lru.MoveToFront(e)
 	return e.Value.(*cacheEntry).scores, true
+}
+
+// has reports whether scores are cached for k, without making them the
+// most recently used.
+func (c *postingsCache) has(k cacheKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[k]
+	return ok
+}
+
+// room is the bytes the cache holds before it evicts.
+func (c *postingsCache) room() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return max(c.max-c.size, 0)
+}
+
+// superseded reports whether a search saw, or a warm-up was started
+// for, a version of base kb newer than v.
+func (c *postingsCache) superseded(kb, v int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version[kb] > v || c.warmed[kb] > v
+}
+
+// claimWarm reports whether a warm-up of base kb at version v is to be
+// started: none was for v or a newer version. It records that one is.
+func (c *postingsCache) claimWarm(kb, v int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w, ok := c.warmed[kb]; ok && w >= v {
+		return false
+	}
+	c.warmed[kb] = v
+	return true
 }
 
 // fits reports whether the scores of a term df chunks hold may be

@@ -102,6 +102,7 @@ func TestCachedTermsReadNothing(t *testing.T) {
 		ix := openIndex(t, db, Options{})
 		mustReplace(t, ix, "kb", files...)
 		ix.cacheMinDF = 0 // every term cached
+		ix.warmer = nil   // by the searches only
 		var st searchStats
 		ix.onSearch = func(s searchStats) { st = s }
 		plain := openIndex(t, db, Options{PostingsCacheBytes: -1})
