@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -313,6 +314,18 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	}
 	b.StopTimer()
 	cpu := cpuTime() - cpu0
+	// The slowest searches and their order: the first ones of a new
+	// Index, racing the warm-up, or any.
+	order := make([]int, len(lat))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(lat[b], lat[a]) })
+	var slow []string
+	for _, i := range order[:min(5, len(order))] {
+		slow = append(slow, fmt.Sprintf("#%d %.1f ms", i, float64(lat[i].Microseconds())/1000))
+	}
+	b.Logf("slowest searches: %s", strings.Join(slow, ", "))
 	mu.Lock()
 	if warms > 0 {
 		b.ReportMetric(float64(warms), "warmups")

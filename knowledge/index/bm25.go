@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -156,6 +157,9 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	scores := make([]*termScores, len(infos))
 	pre := map[string][]fileRows{}
 	read := map[string]*termScores{} // the terms read whole now: nil for rows kept in pre
+	// On SQLite, the common terms not cached are cached when the loop
+	// reads them whole (not for the candidates only).
+	toCache := make([]bool, len(infos))
 	var layout *fileLayout
 	if s.cache != nil {
 		layout = s.cache.layout(s.kbIDs[0], s.version)
@@ -172,7 +176,11 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				}
 				layout = s.cache.putLayout(l)
 			}
-			read[t.term] = &termScores{layout: layout}
+			if s.d.pg {
+				read[t.term] = &termScores{layout: layout}
+			} else {
+				toCache[i] = true
+			}
 		}
 	}
 	for i, sum := 0, int64(0); s.d.pg && i < len(infos) && sum+infos[i].df <= prefetchPostings; i++ {
@@ -310,6 +318,16 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 					return nil, 0, err
 				}
 			}
+		case toCache[i]:
+			ts, err := s.sharedScores(ctx, t, sc, layout)
+			if err != nil {
+				return nil, 0, err
+			}
+			if ts != nil {
+				acc.addScores(ts, f, pruning)
+			} else if err := s.postings(ctx, t.term, nil, row); err != nil { // a layout not of the postings' version
+				return nil, 0, err
+			}
 		default:
 			if err := s.postings(ctx, t.term, nil, row); err != nil {
 				return nil, 0, err
@@ -326,6 +344,71 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	s.stats.scanned += acc.scanned
 	ranked, err := s.rank(ctx, items, depth)
 	return ranked, rem[0], err
+}
+
+// maxShareWait bounds how long a search waits for another search or a
+// warm-up reading the scores of a term it needs before reading them
+// itself.
+const maxShareWait = 200 * time.Millisecond
+
+// sharedScores returns the scores of t, numbered by layout: cached, or
+// read whole and cached, or, when another search or a warm-up is reading
+// them, cached by it (waiting at most maxShareWait for it): a common term
+// is read once, not by each of the first searches of a version naming it
+// and by the warm-up. Nil when layout lacks a file of them.
+func (s *searcher) sharedScores(ctx context.Context, t termInfo, sc scorer, layout *fileLayout) (*termScores, error) {
+	k := s.cacheKey(t)
+	var timeout <-chan time.Time
+	for {
+		ts, wait, lead := s.cache.getOrRead(k)
+		switch {
+		case ts != nil && ts.layout == layout:
+			s.stats.cached++
+			return ts, nil
+		case ts != nil:
+			return s.scoresOf(ctx, t, sc, layout)
+		case lead:
+			ts, err := s.scoresOf(ctx, t, sc, layout)
+			if ts != nil {
+				s.cache.put(k, ts)
+			}
+			s.cache.endRead(k)
+			return ts, err
+		}
+		if timeout == nil {
+			timeout = time.After(maxShareWait)
+		}
+		select {
+		case <-wait:
+		case <-timeout:
+			return s.scoresOf(ctx, t, sc, layout)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the scores of %q: %w", t.term, ctx.Err())
+		}
+	}
+}
+
+// scoresOf reads the postings of t whole and returns their scores,
+// numbered by layout; nil when layout lacks a file of them (a layout not
+// of the postings' version).
+func (s *searcher) scoresOf(ctx context.Context, t termInfo, sc scorer, layout *fileLayout) (*termScores, error) {
+	ts := &termScores{layout: layout}
+	var addErr error
+	err := s.postings(ctx, t.term, nil, func(file int64, post []byte) {
+		if addErr == nil {
+			addErr = ts.add(file, post, sc, t)
+		}
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case errors.Is(addErr, errNoSlot):
+		return nil, nil
+	case addErr != nil:
+		return nil, fmt.Errorf("the postings of %q: %w", t.term, addErr)
+	}
+	s.stats.postings += len(ts.ords)
+	return ts, nil
 }
 
 // fileLayout reads the file layout of the one base searched.

@@ -36,6 +36,9 @@ type postingsCache struct {
 	// warmed is, for a base, the newest version a warm-up was started
 	// for (Index.maybeWarm).
 	warmed map[int64]int64
+	// reading are the terms being read whole to be cached, by a search
+	// or a warm-up: closed when done (sharedScores).
+	reading map[cacheKey]chan struct{}
 }
 
 // fileLayout numbers the files of a base at a version of its index, 0 to
@@ -141,7 +144,7 @@ const defaultCacheMinDF = 1000
 
 func newPostingsCache(max int64) *postingsCache {
 	return &postingsCache{max: max, lru: list.New(), entries: map[cacheKey]*list.Element{}, version: map[int64]int64{},
-		layouts: map[int64]*fileLayout{}, warmed: map[int64]int64{}}
+		layouts: map[int64]*fileLayout{}, warmed: map[int64]int64{}, reading: map[cacheKey]chan struct{}{}}
 }
 
 // get returns the scores cached for k; they must not be changed.
@@ -160,13 +163,32 @@ func (c *postingsCache) get(k cacheKey) (*termScores, bool) {
 	return e.Value.(*cacheEntry).scores, true
 }
 
-// has reports whether scores are cached for k, without making them the
-// most recently used.
-func (c *postingsCache) has(k cacheKey) bool {
+// getOrRead returns the scores cached for k; else, when another search
+// or a warm-up is reading them, a channel closed when it is done; else
+// it records that the caller reads them (lead), which must call endRead
+// when done.
+func (c *postingsCache) getOrRead(k cacheKey) (ts *termScores, wait <-chan struct{}, lead bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, ok := c.entries[k]
-	return ok
+	c.seen(k.kb, k.version)
+	if e, ok := c.entries[k]; ok {
+		c.lru.MoveToFront(e)
+		return e.Value.(*cacheEntry).scores, nil, false
+	}
+	if ch, ok := c.reading[k]; ok {
+		return nil, ch, false
+	}
+	c.reading[k] = make(chan struct{})
+	return nil, nil, true
+}
+
+// endRead records that the caller of getOrRead that leads the read of k
+// is done, having put its scores or not.
+func (c *postingsCache) endRead(k cacheKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	close(c.reading[k])
+	delete(c.reading, k)
 }
 
 // room is the bytes the cache holds before it evicts.

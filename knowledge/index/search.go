@@ -120,16 +120,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	qvec := ix.queryVector(ctx, q.Text) // nil: lexical only
 	var hits []Hit
-	var warmKB string // the one base searched, and its version
-	var warmID, warmVersion int64
 	err = ix.snapshot(ctx, func(c dbconn.Conn) error {
 		s, err := newSearcher(ctx, c, ix.dialect, q.KB)
 		if err != nil || s.chunks == 0 {
 			return err
 		}
 		if len(s.kbIDs) == 1 {
-			warmID, warmVersion = s.kbIDs[0], s.version
-			warmKB = s.kbName[warmID]
+			// A version of the base not warmed yet: the warm-up starts
+			// now, beside this search.
+			ix.maybeWarm(s.kbName[s.kbIDs[0]], s.kbIDs[0], s.version)
 		}
 		if ix.onSearch != nil {
 			defer func() { ix.onSearch(s.stats) }()
@@ -183,9 +182,6 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("index: searching %s: %w", strings.Join(q.KB, ", "), err)
-	}
-	if warmKB != "" {
-		ix.maybeWarm(warmKB, warmID, warmVersion)
 	}
 	return hits, nil
 }

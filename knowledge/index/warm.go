@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -107,32 +106,26 @@ func (s *searcher) warm(ctx context.Context, st *warmStats, before func()) error
 			return nil
 		}
 		k := s.cacheKey(t)
-		if s.cache.has(k) {
-			continue
+		if ts, _, lead := s.cache.getOrRead(k); ts != nil || !lead {
+			continue // cached, or a search is reading it
 		}
 		if before != nil {
 			before()
 		}
-		ts := &termScores{layout: layout}
-		var addErr error
-		err := s.postings(ctx, t.term, nil, func(file int64, post []byte) {
-			if addErr == nil {
-				addErr = ts.add(file, post, sc, t)
-			}
-		})
+		ts, err := s.scoresOf(ctx, t, sc, layout)
+		if ts != nil {
+			s.cache.put(k, ts)
+			st.terms++
+			st.postings += len(ts.ords)
+		}
+		s.cache.endRead(k)
 		if err != nil {
 			return err
 		}
-		if errors.Is(addErr, errNoSlot) {
+		if ts == nil {
 			st.stopped = true // a layout not of this version: cache nothing
 			return nil
 		}
-		if addErr != nil {
-			return fmt.Errorf("the postings of %q: %w", t.term, addErr)
-		}
-		s.cache.put(k, ts)
-		st.terms++
-		st.postings += len(ts.ords)
 	}
 	st.rows = s.stats.rows
 	return nil
