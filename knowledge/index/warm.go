@@ -23,10 +23,10 @@ type warmStats struct {
 
 // maybeWarm starts a warm-up of the postings cache for base kb (row id)
 // at version v, unless one was started for that version or a newer one
-// (postingsCache.claimWarm). A write calls it once committed, and Search
-// once it has ranked: a warm-up starts when this Index writes a version
-// of a base, or a search first sees one (after a restart, a new Index, or
-// a write by another process).
+// (postingsCache.claimWarm). Writer.Flush calls it once its batches are
+// committed, and Search as it starts: a warm-up starts when this Index
+// writes a version of a base, or a search first sees one (after a
+// restart, a new Index, or a write by another process).
 func (ix *Index) maybeWarm(kb string, id, v int64) {
 	if ix.cache == nil || ix.warmer == nil || !ix.cache.claimWarm(id, v) {
 		return
@@ -34,20 +34,51 @@ func (ix *Index) maybeWarm(kb string, id, v int64) {
 	ix.warmer(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), maxWarmTime)
 		defer cancel()
-		start := time.Now()
-		st, err := ix.warm(ctx, kb, id, v)
-		if ix.onWarm != nil {
-			ix.onWarm(st, err)
-		}
-		if log := ix.opts.Logger; log != nil {
-			if err != nil {
-				log.Debug("knowledge index: warming the postings cache failed; searches read the terms it did not cache", "kb", kb, "version", v, "err", err)
-				return
-			}
+		_ = ix.warmLogged(ctx, kb, id, v)
+	})
+}
+
+// Warm caches the scores of the commonest terms of knowledge base kb at
+// the current version of its index (see warm), unless a warm-up of that
+// version was started already, and returns when done. An indexer calls
+// it as the gateway starts, so that the first searches of a base find
+// its common words cached; writes (Writer.Flush) and searches of a
+// version not warmed start a warm-up of their own, in the background.
+func (ix *Index) Warm(ctx context.Context, kb string) error {
+	if ix.cache == nil {
+		return nil
+	}
+	var id, v int64
+	err := ix.pool.QueryRow(ctx, `SELECT id, version FROM kb_bases WHERE name = ?`, kb).Scan(&id, &v)
+	if dbconn.IsNoRows(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("index: reading the version of %s: %w", kb, err)
+	}
+	if !ix.cache.claimWarm(id, v) {
+		return nil
+	}
+	return ix.warmLogged(ctx, kb, id, v)
+}
+
+// warmLogged is warm, reported to onWarm and logged (at debug level:
+// a failed warm-up leaves the searches to read the terms themselves).
+func (ix *Index) warmLogged(ctx context.Context, kb string, id, v int64) error {
+	start := time.Now()
+	st, err := ix.warm(ctx, kb, id, v)
+	if ix.onWarm != nil {
+		ix.onWarm(st, err)
+	}
+	if log := ix.opts.Logger; log != nil {
+		if err != nil {
+			log.Debug("knowledge index: warming the postings cache failed; searches read the terms it did not cache", "kb", kb, "version", v, "err", err)
+		} else {
 			log.Debug("knowledge index: postings cache warmed", "kb", kb, "version", v, "terms", st.terms,
 				"postings", st.postings, "stopped", st.stopped, "ms", time.Since(start).Milliseconds())
 		}
-	})
+	}
+	return err
 }
 
 // warm caches the scores of base kb's commonest terms (those at least

@@ -249,3 +249,37 @@ func TestSearchRacingWarm(t *testing.T) {
 		<-done
 	})
 }
+
+// TestWarmAtStart checks Index.Warm, which an indexer calls as the
+// gateway starts: a new Index on an indexed database (a restart) caches
+// the common words' scores, so that its first search reads no postings;
+// a version warmed already is not warmed again, and an unknown base is no
+// error.
+func TestWarmAtStart(t *testing.T) {
+	ctx := context.Background()
+	files, queries := warmCorpus()
+	eachBackend(t, func(t *testing.T, db string) {
+		mustReplace(t, openIndex(t, db, Options{}), "kb", files...)
+		ix := openIndex(t, db, Options{}) // the gateway restarted
+		ix.cacheMinDF = 1
+		warms := 0
+		ix.onWarm = func(warmStats, error) { warms++ }
+		var st searchStats
+		ix.onSearch = func(s searchStats) { st = s }
+		for range 2 {
+			if err := ix.Warm(ctx, "kb"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ix.Warm(ctx, "nothing"); err != nil {
+			t.Errorf("warming a base not indexed: %v", err)
+		}
+		if warms != 1 {
+			t.Errorf("%d warm-ups; want 1", warms)
+		}
+		mustSearch(t, ix, Query{KB: []string{"kb"}, Text: queries[0], TopK: 5})
+		if st.statements != 0 || st.rows != 0 || st.cached == 0 {
+			t.Errorf("the first search after Warm: %+v; want no postings statement, no row, terms from the cache", st)
+		}
+	})
+}
