@@ -171,7 +171,12 @@ const keepBenchPG = "AGENTGW_KB_BENCH_PG"
 // without the postings cache (every term read from the database, as the
 // first search naming it does), warm runs each query once before (the
 // cache as a gateway's after its first searches of a version of the
-// index).
+// index). Each mode opens a new Index, whose first search starts the
+// warm-up of the postings cache (warm.go) in the background: the timed
+// searches include those racing it, as a gateway's right after a start
+// or another process's write; prewarmed lets the warm-up end before
+// timing (a gateway once Index.Warm or the warm-up after its indexing
+// run is done). The log names the slowest searches by their order.
 func BenchmarkSearch100k(b *testing.B) {
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
