@@ -289,7 +289,13 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	var hits int
 	var ms runtime.MemStats
 	var read searchStats
-	ix.onSearch = read.add
+	var firstRows []int // rows read by each of the first searches
+	ix.onSearch = func(st searchStats) {
+		read.add(st)
+		if len(firstRows) < 5 {
+			firstRows = append(firstRows, st.rows)
+		}
+	}
 	// The warm-ups of the postings cache during the searches (the first
 	// search of the Index starts one), and when the last ended.
 	var mu sync.Mutex
@@ -330,7 +336,7 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	for _, i := range order[:min(5, len(order))] {
 		slow = append(slow, fmt.Sprintf("#%d %.1f ms", i, float64(lat[i].Microseconds())/1000))
 	}
-	b.Logf("slowest searches: %s", strings.Join(slow, ", "))
+	b.Logf("slowest searches: %s; postings rows read by the first five: %v", strings.Join(slow, ", "), firstRows)
 	mu.Lock()
 	if warms > 0 {
 		b.ReportMetric(float64(warms), "warmups")

@@ -177,7 +177,7 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				layout = s.cache.putLayout(l)
 			}
 			if s.d.pg {
-				read[t.term] = &termScores{layout: layout}
+				read[t.term] = newTermScores(layout, t)
 			} else {
 				toCache[i] = true
 			}
@@ -392,7 +392,7 @@ func (s *searcher) sharedScores(ctx context.Context, t termInfo, sc scorer, layo
 // numbered by layout; nil when layout lacks a file of them (a layout not
 // of the postings' version).
 func (s *searcher) scoresOf(ctx context.Context, t termInfo, sc scorer, layout *fileLayout) (*termScores, error) {
-	ts := &termScores{layout: layout}
+	ts := newTermScores(layout, t)
 	var addErr error
 	err := s.postings(ctx, t.term, nil, func(file int64, post []byte) {
 		if addErr == nil {

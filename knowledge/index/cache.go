@@ -91,6 +91,18 @@ type termScores struct {
 	vals   []float64
 }
 
+// newTermScores returns the scores of t, to be added, with room for its
+// postings (but for an expansion's, most of which add nothing).
+func newTermScores(layout *fileLayout, t termInfo) *termScores {
+	if t.names {
+		return &termScores{layout: layout}
+	}
+	n := int(min(t.df, 1<<20))
+	files := min(n, len(layout.files))
+	return &termScores{layout: layout, slots: make([]int32, 0, files), ends: make([]int32, 0, files),
+		ords: make([]int32, 0, n), stypes: make([]byte, 0, n), vals: make([]float64, 0, n)}
+}
+
 // errNoSlot is termScores.add's error for a file not in its layout: the
 // layout is not the postings' version.
 var errNoSlot = errors.New("a file not in the layout")
