@@ -24,9 +24,9 @@ type warmStats struct {
 // maybeWarm starts a warm-up of the postings cache for base kb (row id)
 // at version v, unless one was started for that version or a newer one
 // (postingsCache.claimWarm). Writer.Flush calls it once its batches are
-// committed, and Search as it starts: a warm-up starts when this Index
-// writes a version of a base, or a search first sees one (after a
-// restart, a new Index, or a write by another process).
+// committed, and, on SQLite, Search as it starts: a warm-up starts when
+// this Index writes a version of a base, or a search first sees one
+// (after a restart, a new Index, or a write by another process).
 func (ix *Index) maybeWarm(kb string, id, v int64) {
 	if ix.cache == nil || ix.warmer == nil || !ix.cache.claimWarm(id, v) {
 		return
