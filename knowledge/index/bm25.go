@@ -183,6 +183,13 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 			}
 		}
 	}
+	// The terms this search is to read whole, for a warm-up running to
+	// read first (sharedScores shares them).
+	for i, t := range infos {
+		if toCache[i] {
+			s.cache.want(s.cacheKey(t), t)
+		}
+	}
 	for i, sum := 0, int64(0); s.d.pg && i < len(infos) && sum+infos[i].df <= prefetchPostings; i++ {
 		if _, ok := read[infos[i].term]; !ok && scores[i] == nil {
 			sum += infos[i].df

@@ -3,6 +3,7 @@ package index
 import (
 	"container/list"
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -39,7 +40,21 @@ type postingsCache struct {
 	// reading are the terms being read whole to be cached, by a search
 	// or a warm-up: closed when done (sharedScores).
 	reading map[cacheKey]chan struct{}
+	// wanted are terms searches are to read whole, not cached yet, the
+	// most recent last: a warm-up running reads them before its own
+	// (nextWanted), so that the first searches of a version share their
+	// reads with it.
+	wanted []wantedTerm
 }
+
+// wantedTerm is a term a search is to read whole, and its key.
+type wantedTerm struct {
+	key cacheKey
+	t   termInfo
+}
+
+// maxWanted bounds postingsCache.wanted.
+const maxWanted = 256
 
 // fileLayout numbers the files of a base at a version of its index, 0 to
 // len(files)-1 (slots), so that cached scores name a file by its slot and
@@ -192,6 +207,46 @@ func (c *postingsCache) getOrRead(k cacheKey) (ts *termScores, wait <-chan struc
 	}
 	c.reading[k] = make(chan struct{})
 	return nil, nil, true
+}
+
+// want records that a search is to read t's scores whole (key k), for a
+// warm-up to read first. Terms cached or being read are not recorded.
+func (c *postingsCache) want(k cacheKey, t termInfo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[k]; ok {
+		return
+	}
+	if _, ok := c.reading[k]; ok {
+		return
+	}
+	if len(c.wanted) == maxWanted {
+		c.wanted = slices.Delete(c.wanted, 0, 1)
+	}
+	c.wanted = append(c.wanted, wantedTerm{k, t})
+}
+
+// nextWanted returns the term a search wants most recently of base kb at
+// version v (postingsCache.want), neither cached nor being read, and
+// drops it with those of older versions and those cached or being read.
+func (c *postingsCache) nextWanted(kb, v int64) (termInfo, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.wanted) > 0 {
+		w := c.wanted[len(c.wanted)-1]
+		c.wanted = c.wanted[:len(c.wanted)-1]
+		if w.key.kb != kb || w.key.version != v {
+			continue
+		}
+		if _, ok := c.entries[w.key]; ok {
+			continue
+		}
+		if _, ok := c.reading[w.key]; ok {
+			continue
+		}
+		return w.t, true
+	}
+	return termInfo{}, false
 }
 
 // endRead records that the caller of getOrRead that leads the read of k

@@ -85,7 +85,8 @@ func (ix *Index) warmLogged(ctx context.Context, kb string, id, v int64) error {
 // cacheMinDF chunks hold, most first) at version v, as many as the room
 // left in the postings cache holds, as a search would cache them
 // (weight 1, both clauses): each term's postings read whole in one
-// snapshot, scored, and put. It stops, without error, when that snapshot
+// snapshot, scored, and put; a term a search is to read whole (want)
+// comes before its own. It stops, without error, when that snapshot
 // is not at version v or a newer version was seen (its scores would not
 // be used), or when the file layout does not hold a file of the
 // postings. Terms cached already are skipped, and a search racing it reads
@@ -128,7 +129,15 @@ func (s *searcher) warm(ctx context.Context, st *warmStats, before func()) error
 		return err
 	}
 	sc := s.scorer()
-	for _, t := range terms {
+	for i := 0; ; {
+		// What a search is to read whole first, then the commonest.
+		t, ok := s.cache.nextWanted(kb, v)
+		if !ok {
+			if i == len(terms) {
+				break
+			}
+			t, i = terms[i], i+1
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}

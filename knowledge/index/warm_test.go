@@ -283,3 +283,30 @@ func TestWarmAtStart(t *testing.T) {
 		}
 	})
 }
+
+// TestWantedTerms checks the order in which a warm-up takes the terms
+// searches are to read whole: the most recent first, only of its base
+// and version, none cached or being read.
+func TestWantedTerms(t *testing.T) {
+	c := newPostingsCache(1 << 20)
+	key := func(kb, v int64, term string) cacheKey { return cacheKey{kb: kb, version: v, term: term, w: 1} }
+	for _, k := range []cacheKey{key(1, 2, "a"), key(1, 2, "b"), key(1, 1, "old"), key(2, 2, "other"), key(1, 2, "cached"), key(1, 2, "read"), key(1, 2, "c")} {
+		c.want(k, termInfo{term: k.term})
+	}
+	c.put(key(1, 2, "cached"), &termScores{})
+	if _, _, lead := c.getOrRead(key(1, 2, "read")); !lead {
+		t.Fatal("a term no one reads: not led")
+	}
+	c.want(key(1, 2, "cached"), termInfo{term: "cached"}) // cached: not wanted again
+	var got []string
+	for {
+		ti, ok := c.nextWanted(1, 2)
+		if !ok {
+			break
+		}
+		got = append(got, ti.term)
+	}
+	if want := []string{"c", "b", "a"}; !slices.Equal(got, want) {
+		t.Errorf("wanted terms taken %v; want %v", got, want)
+	}
+}
