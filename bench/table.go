@@ -89,12 +89,15 @@ const warnNote = ", agentgw at warn level, metrics off"
 func latencyRows(l map[string]*latencyResult) []row {
 	d, p, g, t, gw := l[pathDirect], l[pathProxy], l[pathGateway], l[pathPeer], l[pathGwWarn]
 	var rows []row
+	// slack is issue 29's budget at p50: the gateway may add this much
+	// more than the bare proxy adds.
 	for _, f := range []struct {
-		name string
-		get  func(*latencyResult) quantiles
+		name  string
+		get   func(*latencyResult) quantiles
+		slack time.Duration
 	}{
-		{"time to first byte", func(r *latencyResult) quantiles { return r.TTFB }},
-		{"per-chunk latency", func(r *latencyResult) quantiles { return r.Chunk }},
+		{"time to first byte", func(r *latencyResult) quantiles { return r.TTFB }, 150 * time.Microsecond},
+		{"per-chunk latency", func(r *latencyResult) quantiles { return r.Chunk }, 10 * time.Microsecond},
 	} {
 		dq, pq, gq := f.get(d), f.get(p), f.get(g)
 		peer := func(cell func(quantiles) string) string {
@@ -108,8 +111,9 @@ func latencyRows(l map[string]*latencyResult) []row {
 			row{f.name + " p99", fmtDur(dq.P99), fmtDur(pq.P99), fmtDur(gq.P99), peer(func(q quantiles) string { return fmtDur(q.P99) }), "", ""})
 		pa, ga := pq.minus(dq), gq.minus(dq)
 		rows = append(rows,
-			row{"added " + f.name + " p50", "—", fmtAdded(pa.P50), fmtAdded(ga.P50), peer(func(q quantiles) string { return fmtAdded(q.minus(dq).P50) }), "≤ bare proxy", yesNo(ga.P50 <= pa.P50)},
-			row{"added " + f.name + " p99", "—", fmtAdded(pa.P99), fmtAdded(ga.P99), peer(func(q quantiles) string { return fmtAdded(q.minus(dq).P99) }), "≤ bare proxy", yesNo(ga.P99 <= pa.P99)})
+			row{"added " + f.name + " p50", "—", fmtAdded(pa.P50), fmtAdded(ga.P50), peer(func(q quantiles) string { return fmtAdded(q.minus(dq).P50) }),
+				fmt.Sprintf("≤ bare proxy + %d µs", f.slack.Microseconds()), yesNo(ga.P50 <= pa.P50+f.slack)},
+			row{"added " + f.name + " p99", "—", fmtAdded(pa.P99), fmtAdded(ga.P99), peer(func(q quantiles) string { return fmtAdded(q.minus(dq).P99) }), "—", "—"})
 		if gw != nil {
 			wa := f.get(gw).minus(dq)
 			rows = append(rows, row{"added " + f.name + " p50 / p99" + warnNote, "—", "—",
@@ -148,12 +152,12 @@ func saturationRows(s map[string]*satResult, conc int) []row {
 	rows := []row{
 		{fmt.Sprintf("streams/s at saturation (%d concurrent, 22 events, no gap)", conc),
 			fmtRate(d.PerSec), fmtRate(p.PerSec), fmtRate(g.PerSec), peerRate, "", ""},
-		{"saturation throughput vs bare proxy", "—", "1.00×", fmt.Sprintf("%.2f×", ratio), peerRatio, "≥ 0.90×", yesNo(ratio >= 0.9)},
+		{"saturation throughput vs bare proxy", "—", "1.00×", fmt.Sprintf("%.2f×", ratio), peerRatio, "≥ 0.95×", yesNo(ratio >= 0.95)},
 	}
 	if rs := pairedRatios(g.Rounds, p.Rounds); len(rs) > 1 {
-		// Information only: the budget is judged on the ratio above.
+		// Issue 29 judges the median of the rounds too.
 		rows = append(rows, row{"the same, round by round (median, min–max of the path/proxy in each round)", "—", "—",
-			fmtRatios(rs), peerRounds, "—", "—"})
+			fmtRatios(rs), peerRounds, "median ≥ 0.95×", yesNo(median(rs) >= 0.95)})
 	}
 	if gw != nil {
 		rows = append(rows, row{"streams/s at saturation" + warnNote, "—", "—",
@@ -161,6 +165,10 @@ func saturationRows(s map[string]*satResult, conc int) []row {
 	}
 	rows = append(rows, row{"CPU ms per 1,000 relayed chunks (direct: the mock's)",
 		fmt.Sprintf("%.2f", d.CPUPer1K), fmt.Sprintf("%.2f", p.CPUPer1K), fmt.Sprintf("%.2f", g.CPUPer1K), peerCPU, "—", "—"})
+	if p.CPUPer1K > 0 {
+		cpu := g.CPUPer1K / p.CPUPer1K
+		rows = append(rows, row{"CPU per relayed chunk vs bare proxy", "—", "1.00×", fmt.Sprintf("%.2f×", cpu), "—", "≤ 1.15×", yesNo(cpu <= 1.15)})
+	}
 	if gw != nil {
 		rows = append(rows, row{"CPU ms per 1,000 relayed chunks" + warnNote, "—", "—",
 			fmt.Sprintf("%.2f", gw.CPUPer1K), "—", "—", "—"})
@@ -302,12 +310,15 @@ func idleRows(idle map[string]*idleResult, n int) []row {
 	gor := func(r *idleResult) string { return goroutineCell(r) }
 	budget := fmt.Sprintf("%d held, bounded", n)
 	return []row{
-		{fmt.Sprintf("heap+stack per idle open stream (%d open)", n), "—", cell(p, heap), cell(g, heap), "—", budget, yesNo(held(g))},
+		{fmt.Sprintf("heap+stack per idle open stream (%d open)", n), "—", cell(p, heap), cell(g, heap), "—", "≤ 32 KiB (issue 29)", yesNo(held(g) && perStreamInUse(g) <= 32<<10)},
 		{fmt.Sprintf("RSS per idle open stream (%d open)", n), "—", cell(p, rss), cell(g, rss), "—", budget, yesNo(held(g))},
 		{"heap+stack MiB before / with streams / after", "—", cell(p, mem), cell(g, mem), "—", "—", "—"},
 		{"goroutines before / with streams / after", "—", cell(p, gor), cell(g, gor), "—", "no growth after", yesNo(g != nil && g.Settled)},
 	}
 }
+
+// perStreamInUse is the heap+stack each of r's open streams holds.
+func perStreamInUse(r *idleResult) float64 { in, _ := r.perStream(); return in }
 
 // goroutineCell is "before / with / after", the after marked with the idle
 // upstream connections still pooled and whether it came back in time.

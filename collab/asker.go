@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentgw/agentgw/agent/dispatch"
+	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/remote"
 )
 
@@ -37,7 +39,9 @@ var (
 	// CANCEL was sent.
 	ErrCanceled = errors.New("the ask was cancelled")
 	// ErrRefused: the request was not sent: an agent asking itself, a
-	// chain of asks too deep, no agent named, no way to reach it.
+	// chain of asks too deep, no agent named, no way to reach it, or a
+	// stored key's scope that does not admit it (then the error is also
+	// an *apierr.Error, FORBIDDEN: see checkScope).
 	ErrRefused = errors.New("the ask was refused")
 )
 
@@ -124,12 +128,19 @@ type askRequest struct {
 // when the timeout passed (ErrTimeout) or ctx was cancelled (ErrCanceled)
 // first, after sending a CANCEL, which stops the asked agent's run (a
 // local run's context is cancelled, a remote agent's connection closed).
+// An ask from a run of a request with a stored key's scope (or of a
+// schedule or hand-off that carries one: access.FromContext) is held to
+// it: see checkScope.
 func (a *Asker) Ask(ctx context.Context, from, to, question string, o Options) (Message, []Message, error) {
 	if err := a.check(ctx, from, to); err != nil {
 		return Message{}, nil, err
 	}
+	command := cmp.Or(o.Command, DefaultCommand)
+	if err := checkScope(ctx, to, command); err != nil {
+		return Message{}, nil, err
+	}
 	timeout := cmp.Or(o.Timeout, DefaultTimeout)
-	req := &askRequest{id: a.cfg.NewID(), from: from, to: to, command: cmp.Or(o.Command, DefaultCommand), question: question, header: o.Header}
+	req := &askRequest{id: a.cfg.NewID(), from: from, to: to, command: command, question: question, header: o.Header}
 	start, err := a.transport(ctx, req)
 	if err != nil {
 		return Message{}, nil, err
@@ -177,6 +188,24 @@ func (a *Asker) check(ctx context.Context, from, to string) error {
 			to, strings.Join(chain, " → "), to, a.cfg.MaxDepth, ErrRefused)
 	}
 	return nil
+}
+
+// checkScope refuses, FORBIDDEN, an ask of command of agent to that the
+// scope ctx carries (access.FromContext: the stored key of the request
+// that started the run, kept by the schedule or hand-off that started it)
+// does not admit: an ask may reach no more than its key could by a plain
+// request, the rule the hub holds hand-offs to. Local and remote agents
+// alike, as POST /agents/{name} checks them: the command is the one the
+// ask sends. Nothing is sent. A caller without a scope (no key, a static
+// token) is not checked. The error wraps ErrRefused.
+func checkScope(ctx context.Context, to, command string) error {
+	who, ok := access.FromContext(ctx)
+	if !ok || who.MayCall(to, command) {
+		return nil
+	}
+	return apierr.Errorf(apierr.CodeForbidden, "this key may not ask command %q of agent %q", command, to).
+		Suggest("GET /agents lists what this key may call; ask an admin to widen the key's agents").
+		Wrap(ErrRefused)
 }
 
 // transport is how a request reaches its agent.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentgw/agentgw/agent/toolspec"
+	"github.com/agentgw/agentgw/apierr"
 	"github.com/agentgw/agentgw/tools"
 )
 
@@ -19,7 +20,8 @@ const BuiltinAskAgent = "ask_agent"
 // answer's text. Its progress is not
 // shown: the tool loop's "> running ask_agent …" line stands for it. A
 // timeout is a TIMEOUT result, an error response a TOOL_FAILED one naming
-// the asked agent's error.
+// the asked agent's error, an ask the run's key may not make (Ask's
+// checkScope) a FORBIDDEN one.
 func Builtins(a *Asker) map[string]tools.BuiltinFunc {
 	return map[string]tools.BuiltinFunc{BuiltinAskAgent: a.askAgent}
 }
@@ -32,12 +34,16 @@ func (a *Asker) askAgent(ctx context.Context, p map[string]any) (any, error) {
 		return nil, &toolspec.ResultError{Code: toolspec.CodeInvalidParameters, Message: "ask_agent needs agent and question, both strings"}
 	}
 	caller, _ := tools.CallerOf(ctx)
+	var refused *apierr.Error
 	resp, _, err := a.Ask(ctx, caller.Agent, to, question, Options{Command: command, Header: caller.Header})
 	switch {
 	case errors.Is(err, ErrTimeout):
 		return nil, &toolspec.ResultError{Code: toolspec.CodeTimeout, Message: err.Error()}
 	case errors.Is(err, ErrCanceled):
 		return nil, &toolspec.ResultError{Code: toolspec.CodeCanceled, Message: err.Error()}
+	case errors.As(err, &refused) && refused.Code == apierr.CodeForbidden:
+		// The key's scope: the model reads why, and nothing was asked.
+		return nil, &toolspec.ResultError{Code: apierr.CodeForbidden, Message: refused.Message}
 	case err != nil:
 		return nil, err
 	}

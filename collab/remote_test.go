@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/llm/llmtest"
 	"github.com/agentgw/agentgw/remote"
 )
@@ -148,5 +149,42 @@ func TestAskRemoteNoForwarder(t *testing.T) {
 	_, _, err := remoteAsker(nil).Ask(t.Context(), "lead", "far", "q", Options{})
 	if !errors.Is(err, ErrRefused) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// TestAskScope: an ask from a context with a stored key's scope reaches
+// only the commands the scope admits; out of it, it is refused FORBIDDEN
+// (and ErrRefused) before anything is sent: the remote's forwarder is
+// never called. A context without a scope asks anything.
+func TestAskScope(t *testing.T) {
+	var called int
+	fw := &fakeForwarder{serve: func(_ context.Context, s remote.Sink) error {
+		called++
+		return s.Chunk(chunk("hello"))
+	}}
+	a := remoteAsker(fw)
+	scoped := access.NewContext(t.Context(), access.Caller{Owner: "member:eve", Scope: &access.Scope{Agents: []string{"lead", "far/status"}}})
+	for _, tt := range []struct {
+		name, command string
+		ctx           context.Context
+		want          string // "" for an answer
+	}{
+		{"out of scope", "", scoped, `FORBIDDEN: this key may not ask command "default" of agent "far": the ask was refused`},
+		{"another command", "deploy", scoped, `FORBIDDEN: this key may not ask command "deploy" of agent "far": the ask was refused`},
+		{"in scope", "status", scoped, ""},
+		{"no scope", "deploy", t.Context(), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := called
+			_, msgs, err := a.Ask(tt.ctx, "lead", "far", "q", Options{Command: tt.command})
+			var e *apierr.Error
+			switch {
+			case tt.want == "" && (err != nil || called != before+1):
+				t.Errorf("err %v, forwarded %d times", err, called-before)
+			case tt.want != "" && (err == nil || err.Error() != tt.want || !errors.Is(err, ErrRefused) ||
+				!errors.As(err, &e) || e.Code != apierr.CodeForbidden || msgs != nil || called != before):
+				t.Errorf("err %v (messages %v, forwarded %d times), want %q", err, msgs, called-before, tt.want)
+			}
+		})
 	}
 }

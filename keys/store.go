@@ -37,11 +37,17 @@ type Store struct {
 	// every request: 2.5 times the cost), pgx's own statement cache on
 	// PostgreSQL.
 	lookup func(ctx context.Context, digest string) dbconn.Row
-	now    func() time.Time
+	// lookupID reads the live key of an id (LookupID), as lookup does.
+	lookupID func(ctx context.Context, id string) dbconn.Row
+	now      func() time.Time
 }
 
-// lookupQuery is Lookup's query.
-const lookupQuery = `SELECT ` + columns + ` FROM api_keys WHERE secret_hash = ? AND revoked_at = 0`
+// lookupQuery is Lookup's query, lookupIDQuery LookupID's: each one read
+// of a unique index (secret_hash's, the primary key).
+const (
+	lookupQuery   = `SELECT ` + columns + ` FROM api_keys WHERE secret_hash = ? AND revoked_at = 0`
+	lookupIDQuery = `SELECT ` + columns + ` FROM api_keys WHERE id = ? AND revoked_at = 0`
+)
 
 // NewSQLite returns the keys of the SQLite database db (the gateway
 // store's, sqlitestore.SQLite's DB, or opened as it is), after applying
@@ -59,8 +65,14 @@ func NewSQLite(ctx context.Context, db *sql.DB, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keys: preparing the lookup: %w", err)
 	}
+	byID, err := rdb.PrepareContext(ctx, lookupIDQuery)
+	if err != nil {
+		_ = stmt.Close()
+		return nil, fmt.Errorf("keys: preparing the lookup by id: %w", err)
+	}
 	s := newStore(dbconn.SQL(db), opts)
 	s.lookup = func(ctx context.Context, digest string) dbconn.Row { return stmt.QueryRowContext(ctx, digest) }
+	s.lookupID = func(ctx context.Context, id string) dbconn.Row { return byID.QueryRowContext(ctx, id) }
 	return s, nil
 }
 
@@ -73,6 +85,7 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store,
 	}
 	s := newStore(dbconn.PGX(pool), opts)
 	s.lookup = func(ctx context.Context, digest string) dbconn.Row { return s.db.QueryRow(ctx, lookupQuery, digest) }
+	s.lookupID = func(ctx context.Context, id string) dbconn.Row { return s.db.QueryRow(ctx, lookupIDQuery, id) }
 	return s, nil
 }
 
@@ -173,6 +186,22 @@ func (s *Store) Lookup(ctx context.Context, secret string) (Key, bool, error) {
 	}
 	if err != nil {
 		return Key{}, false, err
+	}
+	return k, true, nil
+}
+
+// LookupID returns key id when it is live; false when it is not (no key
+// has the id, or it is revoked). A rotated key is live: rotation keeps the
+// id. It reads the database every time, one read of the primary key (on
+// SQLite on the read pool, as Lookup): what a schedule made with a key
+// checks before each run (schedule/agentrun).
+func (s *Store) LookupID(ctx context.Context, id string) (Key, bool, error) {
+	k, err := scan(s.lookupID(ctx, id))
+	if dbconn.IsNoRows(err) {
+		return Key{}, false, nil
+	}
+	if err != nil {
+		return Key{}, false, fmt.Errorf("keys: looking up key %s: %w", id, err)
 	}
 	return k, true, nil
 }

@@ -131,6 +131,11 @@ func TestStore(t *testing.T) {
 		if got, ok, _ := st.Lookup(ctx, secret2); !ok || got.Caller().Owner != access.MemberOwner("alice") {
 			t.Errorf("the rotated key: %+v, %v", got, ok)
 		}
+		// By id: the key is live through its rotation (a schedule made
+		// with it keeps running).
+		if got, ok, err := st.LookupID(ctx, k.ID); err != nil || !ok || got.ID != k.ID || got.Hint != secret2[:8] {
+			t.Errorf("LookupID(rotated) = %+v, %v, %v", got, ok, err)
+		}
 
 		clock.Advance(time.Minute)
 		revoked, err := st.Revoke(ctx, k.ID)
@@ -139,6 +144,15 @@ func TestStore(t *testing.T) {
 		}
 		if _, ok, _ := st.Lookup(ctx, secret2); ok {
 			t.Error("a revoked key still works")
+		}
+		if _, ok, err := st.LookupID(ctx, k.ID); ok || err != nil {
+			t.Errorf("LookupID(revoked) = %v, %v; want not live", ok, err)
+		}
+		if got, ok, err := st.LookupID(ctx, team.ID); err != nil || !ok || got.ID != team.ID {
+			t.Errorf("LookupID(another, live) = %+v, %v, %v", got, ok, err)
+		}
+		if _, ok, err := st.LookupID(ctx, "nope"); ok || err != nil {
+			t.Errorf("LookupID(unknown) = %v, %v", ok, err)
 		}
 		clock.Advance(time.Minute)
 		if again, err := st.Revoke(ctx, k.ID); err != nil || !again.RevokedAt.Equal(revoked.RevokedAt) {
@@ -357,6 +371,27 @@ func BenchmarkLookup(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, ok, err := st.Lookup(ctx, secret); !ok || err != nil {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLookupID is the check a schedule made with a key makes before
+// each run: the live key of an id.
+func BenchmarkLookupID(b *testing.B) {
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) {
+			st := openStore(b, be.newDB(b), Options{})
+			ctx := context.Background()
+			k, _, err := st.Create(ctx, Key{User: "alice", Agents: []string{"*"}, Models: []string{"*"}}, "operator")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok, err := st.LookupID(ctx, k.ID); !ok || err != nil {
 					b.Fatal(ok, err)
 				}
 			}

@@ -57,7 +57,7 @@ func (r *relay) completion(body io.Reader) error {
 	if err != nil {
 		return err
 	}
-	return r.chunk(chunk, false)
+	return r.chunk(chunk, false, true) // usage: read its members
 }
 
 // completionToChunk converts a chat.completion into a chunk.

@@ -87,12 +87,13 @@ type TokenUsage struct {
 }
 
 // inspect reads a chunk of an observed call for its usage and finish
-// reason; finished is set when the chunk carries the finish reason. Only
-// the members are read, with the relay's scanner (sse.Field), never the whole
-// chunk decoded: a chunk without a usage object costs a search for
-// "usage".
-func (r *relay) inspect(data []byte, finished bool) {
-	if bytes.Contains(data, usageKey) && !bytes.Contains(data, usageNull) {
+// reason; finished is set when the chunk carries the finish reason, usage
+// when it may have a usage object (the relay found "usage" in it and no
+// "usage":null, or a letter written as an escape, which a key spelled with
+// escapes needs). Only the members are read, with the relay's scanner
+// (sse.Field), never the whole chunk decoded.
+func (r *relay) inspect(data []byte, finished, usage bool) {
+	if usage {
 		if v, ok := sse.Field(data, "usage"); ok && len(v) > 0 && v[0] == '{' {
 			r.usage = TokenUsage{In: intField(v, "prompt_tokens"), Out: intField(v, "completion_tokens"), Reported: true}
 		}

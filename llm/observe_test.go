@@ -26,6 +26,10 @@ func TestObservedCalls(t *testing.T) {
 		`{"id":"c","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}}`)
 	bare := llmtest.Frames(`{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}`,
 		`{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)
+	// The usage key spelled with an escape is the same key.
+	escaped := llmtest.Frames(`{"id":"c","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"usage":null}`,
+		`{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"length"}],"usage":null}`,
+		`{"id":"c","choices":[],"\u0075sage":{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}}`)
 	tests := []struct {
 		name     string
 		streamed bool
@@ -33,6 +37,8 @@ func TestObservedCalls(t *testing.T) {
 		want     string
 	}{
 		{"usage", true, []llmtest.Reply{stream},
+			"upstream end model=m status=200 attempts=1 chunks=3 in=7 out=2 estimated=false finish=length code="},
+		{"usage escaped", true, []llmtest.Reply{escaped},
 			"upstream end model=m status=200 attempts=1 chunks=3 in=7 out=2 estimated=false finish=length code="},
 		{"estimated", true, []llmtest.Reply{bare},
 			"upstream end model=m status=200 attempts=1 chunks=2 in=7 out=2 estimated=true finish=stop code="},

@@ -39,6 +39,9 @@ type relay struct {
 	finished bool
 	// readers is the client's pool of SSE reader buffers.
 	readers *sse.ReaderPool
+	// layout tells the chunks that have the keys of one searched before
+	// and found without an "error" or "usage" key.
+	layout chunkLayout
 	// observed is set when the call is observed: the chunks are read for
 	// usage and finish reason (inspect), and status kept.
 	observed     bool
@@ -113,12 +116,24 @@ func (r *relay) relayEvents(rd *sse.Reader) error {
 			r.ended = true
 			return nil
 		}
-		if bytes.Contains(data, errorKey) {
-			if v, ok := sse.Field(data, "error"); ok && string(v) != "null" {
-				return &Error{Kind: KindStream, Message: upstreamMessage(data)}
+		// Most chunks have the keys of one searched before (see
+		// chunkLayout); the others are searched.
+		usage := false
+		if !r.layout.same(data) {
+			// A key spelled with escapes ({"\u0065rror":…}) is the same
+			// key to any JSON reader: a chunk with an escaped ASCII letter
+			// is read by its members, as one with the literal key is.
+			escaped := hasEscapedLetter(data)
+			hasError := escaped || bytes.Contains(data, errorKey)
+			if hasError {
+				if v, ok := sse.Field(data, "error"); ok && string(v) != "null" {
+					return &Error{Kind: KindStream, Message: upstreamMessage(data)}
+				}
 			}
+			usage = escaped || bytes.Contains(data, usageKey) && !bytes.Contains(data, usageNull)
+			r.layout.searched(data, !hasError && !usage)
 		}
-		if err := r.chunk(data, rd.Buffered() > 0); err != nil {
+		if err := r.chunk(data, rd.Buffered() > 0, usage); err != nil {
 			return err
 		}
 	}
@@ -138,9 +153,27 @@ func (r *relay) event() {
 	r.wd.Activity()
 }
 
+// hasEscapedLetter reports whether data has a \u escape of an ASCII
+// character from '@' on (every letter), which a key spelled with escapes
+// needs. Escaped text (\n, \", \u00e9) does not count; a false positive
+// costs only a reading of the chunk's members.
+func hasEscapedLetter(data []byte) bool {
+	for {
+		i := bytes.IndexByte(data, '\\')
+		if i < 0 || i+5 >= len(data) {
+			return false
+		}
+		if data[i+1] == 'u' && data[i+2] == '0' && data[i+3] == '0' && data[i+4] >= '4' && data[i+4] <= '7' {
+			return true
+		}
+		data = data[i+2:] // past the escaped character: \\u0065 is no escape of 'e'
+	}
+}
+
 // chunk passes one chunk to the sink; with more (more upstream data is
-// already buffered) a BatchSink may hold it.
-func (r *relay) chunk(data []byte, more bool) error {
+// already buffered) a BatchSink may hold it. usage is set when the chunk
+// may have a usage object (see inspect).
+func (r *relay) chunk(data []byte, more, usage bool) error {
 	var err error
 	if more && r.batch != nil {
 		if err = r.batch.BufferChunk(data); err == nil {
@@ -164,7 +197,7 @@ func (r *relay) chunk(data []byte, more bool) error {
 		r.finished = finished
 	}
 	if r.observed {
-		r.inspect(data, finished)
+		r.inspect(data, finished, usage)
 	}
 	return nil
 }

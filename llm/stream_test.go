@@ -43,6 +43,14 @@ func TestStreamReplays(t *testing.T) {
 		{file: "error_null.sse", relayed: 1},
 		{file: "midstream_error.sse", relayed: 1, kind: KindStream,
 			message: "The server had an error while processing your request. Sorry about that!"},
+		// The key "error" spelled with escapes is the same key (JSON
+		// decodes keys): an error chunk, not a chunk to relay.
+		{file: "midstream_error_escaped.sse", relayed: 1, kind: KindStream,
+			message: "The server had an error while processing your request. Sorry about that!"},
+		{file: "midstream_error_escaped_all.sse", relayed: 1, kind: KindStream,
+			message: "The server had an error while processing your request. Sorry about that!"},
+		// Escaped, but null, nested, or another key: chunks to relay.
+		{file: "error_escaped_not.sse", relayed: 3},
 		{file: "event_error.sse", relayed: 1, kind: KindStream, message: "Overloaded"},
 		{file: "empty.sse", relayed: 0, kind: KindStream, message: "the upstream ended the stream without sending anything"},
 	}

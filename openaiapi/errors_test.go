@@ -2,6 +2,7 @@ package openaiapi_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,5 +97,29 @@ func TestErrorsOfTheRun(t *testing.T) {
 	resp, body = gw.post(t, "/v1/chat/completions", `{"model":"coder","messages":[{"role":"user","content":"hi"}]}`)
 	if resp.StatusCode != 502 || body != `{"error":{"message":"`+msg+`","type":"server_error","param":null,"code":"upstream_error"}}`+"\n" {
 		t.Errorf("not streamed: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestUpstreamErrorChunkEscapedKey: an upstream error chunk in the middle of
+// the stream ends it with OpenAI's error object, whether its key is written
+// "error" or with an escape ({"\u0065rror":…}, the same key to any JSON
+// reader); the escaped one used to be read as a chunk without text and the
+// stream ended as if the answer were complete.
+func TestUpstreamErrorChunkEscapedKey(t *testing.T) {
+	msg := `the model platform failed while answering: boom (try again; if it keeps failing, the gateway's operator finds the model platform's answer in the log under this request id)`
+	for _, key := range []string{`"error"`, `"\u0065rror"`, `"err\u006Fr"`} {
+		t.Run(key, func(t *testing.T) {
+			up := llmtest.Repeat(llmtest.Stream(llmtest.Data(llmtest.TextChunk("Par")),
+				llmtest.Data(`{`+key+`:{"message":"boom","type":"server_error","param":null,"code":null}}`), llmtest.DoneEvent()))
+			gw := start(t, setup{upstream: up})
+			resp, body := gw.post(t, "/v1/chat/completions", `{"model":"coder","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+			got := events(t, body)
+			want := []string{chunk("coder", `{"role":"assistant","content":""}`, "null"), chunk("coder", `{"content":"Par"}`, "null"),
+				`data: {"error":{"message":"` + msg + `","type":"server_error","param":null,"code":"upstream_error"}}`,
+				"data: [DONE]"}
+			if resp.StatusCode != 200 || !slices.Equal(got, want) {
+				t.Errorf("%d\n%s\nwant\n%s", resp.StatusCode, strings.Join(got, "\n\n"), strings.Join(want, "\n\n"))
+			}
+		})
 	}
 }

@@ -49,3 +49,18 @@ var (
 	// ErrStopped: the scheduler was stopped.
 	ErrStopped = errors.New("schedule: the scheduler is stopped")
 )
+
+// DisableError is a Runner's error that stops its schedule for good: the
+// run is recorded FAILED with Reason as its error, and, in the same
+// transaction, the schedule is disabled with Reason as its
+// DisabledReason, shown where it is listed. Enabling it again clears the
+// reason (Store.Update). The gateway's Runner returns one when the stored
+// key a schedule was made with is revoked (schedule/agentrun).
+type DisableError struct {
+	// Reason says why, to the schedule's owner: it is the run's error and
+	// the schedule's DisabledReason.
+	Reason string
+}
+
+// Error is the reason.
+func (e *DisableError) Error() string { return e.Reason }

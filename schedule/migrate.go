@@ -57,6 +57,7 @@ CREATE TABLE schedule_runs (
 CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, seq);
 CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
 		{Version: 2, Name: "schedule owners", SQL: ownerMigration},
+		{Version: 3, Name: "why a schedule was disabled", SQL: disabledReasonMigration},
 	}
 	postgresMigrations = []dbconn.Migration{
 		{Version: 1, Name: "schedules and runs", SQL: `CREATE TABLE schedules (
@@ -94,6 +95,7 @@ CREATE TABLE schedule_runs (
 CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, seq);
 CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
 		{Version: 2, Name: "schedule owners", SQL: ownerMigration},
+		{Version: 3, Name: "why a schedule was disabled", SQL: disabledReasonMigration},
 	}
 )
 
@@ -104,6 +106,13 @@ CREATE INDEX schedule_runs_status ON schedule_runs (status, lease_until)`},
 const ownerMigration = `ALTER TABLE schedules ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 UPDATE schedules SET owner = 'operator';
 CREATE INDEX schedules_owner ON schedules (owner, source)`
+
+// disabledReasonMigration adds why the gateway disabled a schedule (step
+// 3, the same SQL on both databases): a run's Runner said the schedule
+// may not run any more (DisableError: the key that made it is revoked).
+// It is empty for a schedule enabled, or disabled by its owner; a replica
+// of the previous release leaves it empty.
+const disabledReasonMigration = `ALTER TABLE schedules ADD COLUMN disabled_reason TEXT NOT NULL DEFAULT ''`
 
 // schema is the package's tables for dbconn's migration runner.
 var schema = dbconn.Schema{

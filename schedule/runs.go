@@ -270,13 +270,34 @@ func (s *Store) insertRun(ctx context.Context, tx dbconn.Conn, run Run, lease in
 // deleted) or has an outcome already. A run that a sweep recorded
 // interrupted (its replica's heartbeats did not reach the database) is
 // given its real outcome.
-func (s *Store) finish(ctx context.Context, run Run) (bool, error) {
-	n, err := s.pool.Exec(ctx, `UPDATE schedule_runs SET status = ?, finished_at = ?, result = ?, error = ?, lease_until = 0
-		WHERE id = ? AND (status = ? OR (status = ? AND error = ?))`,
-		string(run.Status), unixNano(run.Finished), string(run.Result), run.Error, run.ID, string(StatusRunning),
-		string(StatusFailed), interruptedError)
+//
+// With disable set (a Runner's DisableError), the run's schedule is
+// disabled in the same transaction, disable its DisabledReason, when the
+// outcome was recorded.
+func (s *Store) finish(ctx context.Context, run Run, disable string) (bool, error) {
+	const query = `UPDATE schedule_runs SET status = ?, finished_at = ?, result = ?, error = ?, lease_until = 0
+		WHERE id = ? AND (status = ? OR (status = ? AND error = ?))`
+	args := []any{string(run.Status), unixNano(run.Finished), string(run.Result), run.Error, run.ID, string(StatusRunning),
+		string(StatusFailed), interruptedError}
+	if disable == "" {
+		n, err := s.pool.Exec(ctx, query, args...)
+		if err != nil {
+			return false, fmt.Errorf("schedule: recording the outcome of run %s: %w", run.ID, err)
+		}
+		return n == 1, nil
+	}
+	var n int64
+	err := s.inTx(ctx, func(tx dbconn.Conn) error {
+		var err error
+		if n, err = tx.Exec(ctx, query, args...); err != nil || n != 1 {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE schedules SET enabled = 0, next_run = 0, disabled_reason = ?, updated_at = ? WHERE id = ?`,
+			disable, unixNano(run.Finished), run.ScheduleID)
+		return err
+	})
 	if err != nil {
-		return false, fmt.Errorf("schedule: recording the outcome of run %s: %w", run.ID, err)
+		return false, fmt.Errorf("schedule: recording the outcome of run %s and disabling its schedule: %w", run.ID, err)
 	}
 	return n == 1, nil
 }

@@ -51,6 +51,11 @@ type Schedule struct {
 	// Enabled: a disabled schedule never runs on its own (RunNow still runs
 	// it) and has no NextRun.
 	Enabled bool
+	// DisabledReason is why the gateway disabled the schedule (a Runner's
+	// DisableError: the key it was made with is revoked); "" when it is
+	// enabled, or was disabled by its owner. It is state: Update keeps it,
+	// and clears it when the schedule is enabled.
+	DisabledReason string
 	// Target says what a run does, in JSON the caller defines (an agent
 	// command with its context, or a tool with parameters, and where the
 	// result goes): the store keeps it, the Runner reads it.
@@ -189,6 +194,7 @@ type scheduleJSON struct {
 	Name string `json:"name"`
 	SpecText
 	Enabled  bool            `json:"enabled"`
+	Disabled string          `json:"disabledReason,omitempty"`
 	Target   json.RawMessage `json:"target,omitempty"`
 	Timeout  string          `json:"timeout,omitempty"`
 	Missed   MissedPolicy    `json:"missed,omitempty"`
@@ -203,10 +209,10 @@ type scheduleJSON struct {
 }
 
 // MarshalJSON writes sc as the API shows it: {id, name, once|every|cron,
-// timezone, enabled, target, timeout, missed, owner, source, createdAt,
+// timezone, enabled, disabledReason (when the gateway disabled it), target, timeout, missed, owner, source, createdAt,
 // updatedAt, lastRun, nextRun (null when none), runCount, runs}.
 func (sc Schedule) MarshalJSON() ([]byte, error) {
-	j := scheduleJSON{ID: sc.ID, Name: sc.Name, SpecText: sc.Spec.Text(), Enabled: sc.Enabled, Target: sc.Target,
+	j := scheduleJSON{ID: sc.ID, Name: sc.Name, SpecText: sc.Spec.Text(), Enabled: sc.Enabled, Disabled: sc.DisabledReason, Target: sc.Target,
 		Missed: sc.Missed, Owner: sc.Owner, Source: sc.Source, Created: sc.CreatedAt, Updated: sc.UpdatedAt, LastRun: sc.LastRun,
 		RunCount: sc.RunCount, Runs: sc.Runs}
 	if sc.Timeout > 0 {

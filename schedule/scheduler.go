@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -320,14 +321,15 @@ func (s *Scheduler) renew(id string, stop <-chan struct{}) {
 	}
 }
 
-// record writes run's outcome, trying again with backoff (up to a
+// record writes run's outcome (and disables its schedule, with disable
+// as the reason, when disable is set), trying again with backoff (up to a
 // heartbeat) while the database does not answer, for up to recordFor.
-func (s *Scheduler) record(run Run) (bool, error) {
+func (s *Scheduler) record(run Run, disable string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), recordFor)
 	defer cancel()
 	wait := 50 * time.Millisecond
 	for try := 1; ; try++ {
-		ok, err := s.st.finish(ctx, run)
+		ok, err := s.st.finish(ctx, run, disable)
 		if err == nil || ctx.Err() != nil {
 			return ok, err
 		}
@@ -444,11 +446,20 @@ func (s *Scheduler) execute(sc Schedule, run Run) Run {
 	run.Finished = s.cfg.Now()
 	run.Result = jsonResult(o.result)
 	run.Status, run.Error = s.status(ctx, o, abandoned, timeout)
-	ok, err := s.record(run)
+	// A Runner that says the schedule may not run any more (DisableError)
+	// disables it with its reason, as its failed run is recorded.
+	disable := ""
+	var de *DisableError
+	if run.Status == StatusFailed && errors.As(o.err, &de) {
+		disable = cmp.Or(de.Reason, "disabled by its runner")
+	}
+	ok, err := s.record(run, disable)
 	close(stopRenew)
 	<-renewed
 	if err != nil {
 		s.log.Error("schedule: recording a run's outcome", "schedule", sc.Name, "run", run.ID, "err", err)
+	} else if ok && disable != "" {
+		s.log.Warn("schedule: disabled by its run", "schedule", sc.Name, "run", run.ID, "why", disable)
 	} else if !ok {
 		s.log.Warn("schedule: a run's outcome was not recorded: its schedule was deleted",
 			"schedule", sc.Name, "run", run.ID)

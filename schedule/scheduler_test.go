@@ -42,16 +42,17 @@ func (r *recorder) all() []call {
 
 // runner is a Runner that records its call and then does what its
 // schedule's target says: {"block": true} waits for ctx, {"fail": "why"}
-// fails, {"panic": true} panics, {"text": "x"} returns x as it is (not
+// fails, {"disable": "why"} fails with a DisableError, {"panic": true} panics, {"text": "x"} returns x as it is (not
 // JSON); otherwise it returns {"n": <calls so far>}.
 func (r *recorder) runner(replica string) Runner {
 	return func(ctx context.Context, sc Schedule, due time.Time) (json.RawMessage, error) {
 		n := r.add(call{sc.Name, due, replica})
 		var do struct {
-			Block bool   `json:"block"`
-			Fail  string `json:"fail"`
-			Panic bool   `json:"panic"`
-			Text  string `json:"text"`
+			Block   bool   `json:"block"`
+			Fail    string `json:"fail"`
+			Panic   bool   `json:"panic"`
+			Text    string `json:"text"`
+			Disable string `json:"disable"`
 		}
 		_ = json.Unmarshal(sc.Target, &do)
 		switch {
@@ -62,6 +63,8 @@ func (r *recorder) runner(replica string) Runner {
 			return json.RawMessage(`{"partial":true}`), errors.New(do.Fail)
 		case do.Panic:
 			panic("boom")
+		case do.Disable != "":
+			return json.RawMessage(`{"ran":false}`), fmt.Errorf("wrapped: %w", &DisableError{Reason: do.Disable})
 		case do.Text != "":
 			return json.RawMessage(do.Text), nil
 		}
@@ -643,4 +646,59 @@ func checkOnce(t *testing.T, st *Store, calls []call, schedules, min int) {
 		t.Errorf("%d schedules counting %d runs; the runner ran %d", len(list), counted, len(calls))
 	}
 	t.Logf("%d runs, by replica: %v", len(calls), perReplica)
+}
+
+// TestSchedulerDisableError: a due run whose Runner returns a
+// DisableError is recorded FAILED with its reason, and its schedule is
+// disabled (no next run, no further due run) with the reason, as stored
+// and listed; enabling it again clears the reason. Another schedule's
+// failure disables nothing.
+func TestSchedulerDisableError(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db string) {
+		ctx := context.Background()
+		clock := testclock.New(t0)
+		st := openStore(t, db, Options{Now: clock.Now})
+		var rec recorder
+		s := newScheduler(t, st, Config{Runner: rec.runner("a"), Now: clock.Now, Replica: "a"})
+		const why = "the key that made it is revoked"
+		gone := create(t, st, Schedule{Name: "gone", Spec: every("1m"), Enabled: true, Target: json.RawMessage(`{"disable":"` + why + `"}`)})
+		fails := create(t, st, Schedule{Name: "fails", Spec: every("1m"), Enabled: true, Target: json.RawMessage(`{"fail":"no model"}`)})
+		clock.Advance(time.Minute)
+		runs := runDue(t, s)
+		if len(runs) != 2 {
+			t.Fatalf("%d runs, want 2", len(runs))
+		}
+		stored := get(t, st, gone.ID)
+		if stored.Enabled || !stored.NextRun.IsZero() || stored.DisabledReason != why || len(stored.Runs) != 1 {
+			t.Fatalf("the schedule after its run: enabled %v next %v reason %q runs %d", stored.Enabled, stored.NextRun, stored.DisabledReason, len(stored.Runs))
+		}
+		want := Run{ID: RunID(gone.ID, t0.Add(time.Minute)), ScheduleID: gone.ID, Due: t0.Add(time.Minute), Status: StatusFailed,
+			Started: t0.Add(time.Minute), Finished: t0.Add(time.Minute), Result: json.RawMessage(`{"ran":false}`), Error: "wrapped: " + why, Replica: "a"}
+		if r, err := st.Run(ctx, stored.Runs[0].ID); err != nil || fmt.Sprint(r) != fmt.Sprint(want) {
+			t.Errorf("the stored run:\n%+v (%v)\nwant\n%+v", r, err, want)
+		}
+		if other := get(t, st, fails.ID); !other.Enabled || other.DisabledReason != "" {
+			t.Errorf("a failing schedule: enabled %v reason %q", other.Enabled, other.DisabledReason)
+		}
+		list, err := st.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, _ := json.Marshal(list[1])
+		if list[1].Name != "gone" || !strings.Contains(string(j), `"enabled":false,"disabledReason":"`+why+`"`) {
+			t.Errorf("listed: %s", j)
+		}
+		// Disabled: no further run falls due.
+		clock.Advance(time.Hour)
+		for _, r := range runDue(t, s) {
+			if r.ScheduleID == gone.ID {
+				t.Errorf("a disabled schedule ran: %+v", r)
+			}
+		}
+		// Enabled again: the reason goes.
+		again, err := st.Update(ctx, gone.ID, func(sc *Schedule) error { sc.Enabled = true; return nil })
+		if err != nil || !again.Enabled || again.DisabledReason != "" || get(t, st, gone.ID).DisabledReason != "" {
+			t.Errorf("enabled again: %+v, %v", again, err)
+		}
+	})
 }

@@ -125,7 +125,7 @@ func newStore(opts Options) *Store {
 
 // columns are a schedule's columns, in scanSchedule's order.
 const columns = `id, name, source, def_hash, spec, enabled, target, timeout, missed,
-	created_at, updated_at, last_run, next_run, run_count, owner`
+	created_at, updated_at, last_run, next_run, run_count, owner, disabled_reason`
 
 // Create stores sc, a schedule made at run time, and returns it as
 // stored. Its ID is sc.ID, or a new UUID when empty; its name must be
@@ -289,6 +289,7 @@ func (s *Store) list(ctx context.Context, where, arg string) ([]Schedule, error)
 // the rest are ignored), in a transaction that holds the schedule. A
 // changed Spec, or Enabled turned on, recomputes NextRun from now (a once
 // schedule whose time has passed gets none); a disabled schedule has none.
+// An enabled schedule has no DisabledReason; a disabled one keeps it.
 // A static schedule (Source set) may only be enabled or disabled: other
 // changes are ErrStatic. It returns the schedule as stored; an error of
 // fn is returned as it is.
@@ -308,7 +309,11 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*Schedule) error)
 		}
 		// The state is the store's.
 		sc.ID, sc.Source, sc.CreatedAt, sc.LastRun, sc.RunCount, sc.NextRun = old.ID, old.Source, old.CreatedAt, old.LastRun, old.RunCount, old.NextRun
-		sc.Owner = old.Owner
+		sc.Owner, sc.DisabledReason = old.Owner, old.DisabledReason
+		if sc.Enabled {
+			// Enabled again: why it was disabled no longer holds.
+			sc.DisabledReason = ""
+		}
 		if err := sc.validate(); err != nil {
 			return err
 		}
@@ -348,9 +353,9 @@ func (s *Store) rewrite(ctx context.Context, tx dbconn.Conn, sc Schedule, hash s
 		return fmt.Errorf("schedule %s: encoding its spec: %w", sc.Name, err)
 	}
 	_, err = tx.Exec(ctx, `UPDATE schedules SET name = ?, def_hash = ?, spec = ?, enabled = ?, target = ?, timeout = ?,
-		missed = ?, updated_at = ?, next_run = ? WHERE id = ?`,
+		missed = ?, updated_at = ?, next_run = ?, disabled_reason = ? WHERE id = ?`,
 		sc.Name, hash, string(spec), boolInt(sc.Enabled), string(sc.Target), int64(sc.Timeout), string(sc.Missed),
-		unixNano(sc.UpdatedAt), unixNano(sc.NextRun), sc.ID)
+		unixNano(sc.UpdatedAt), unixNano(sc.NextRun), sc.DisabledReason, sc.ID)
 	if isUniqueViolation(err) {
 		return fmt.Errorf("%w: a schedule is named %q", ErrExists, sc.Name)
 	}
@@ -397,7 +402,7 @@ func scanSchedule(r dbconn.Row) (Schedule, string, error) {
 	var hash, spec, target, missed string
 	var enabled, timeout, created, updated, last, next int64
 	err := r.Scan(&sc.ID, &sc.Name, &sc.Source, &hash, &spec, &enabled, &target, &timeout, &missed,
-		&created, &updated, &last, &next, &sc.RunCount, &sc.Owner)
+		&created, &updated, &last, &next, &sc.RunCount, &sc.Owner, &sc.DisabledReason)
 	if err != nil {
 		return Schedule{}, "", err
 	}

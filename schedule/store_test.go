@@ -319,7 +319,7 @@ func TestKeepRuns(t *testing.T) {
 					t.Fatalf("claim: %+v %v %v", run, ok, err)
 				}
 				run.Status, run.Finished = StatusSuccess, clock.Now()
-				if ok, err := st.finish(ctx, run); !ok || err != nil {
+				if ok, err := st.finish(ctx, run, ""); !ok || err != nil {
 					t.Fatalf("finish: %v %v", ok, err)
 				}
 			}

@@ -137,6 +137,9 @@ func (s *Store) bySource(ctx context.Context, tx dbconn.Conn, source string) (ma
 func (s *Store) syncUpdate(ctx context.Context, tx dbconn.Conn, old, def Schedule, hash string, now time.Time) error {
 	sc := old
 	sc.Spec, sc.Enabled, sc.Target, sc.Timeout, sc.Missed = def.Spec, def.Enabled, def.Target, def.Timeout, def.Missed
+	if sc.Enabled {
+		sc.DisabledReason = ""
+	}
 	switch {
 	case !sc.Enabled:
 		sc.NextRun = time.Time{}

@@ -25,6 +25,18 @@ func TestStreamEndAfterUpstreamError(t *testing.T) {
 	checkGolden(t, "midstream_error.sse", r.body)
 }
 
+// TestStreamEndAfterEscapedUpstreamError: an upstream error chunk whose
+// key is spelled with an escape ({"\u0065rror":…}, the same key to any JSON
+// reader) ends the stream as the plain one does, byte for byte: it used to
+// be relayed as a normal chunk.
+func TestStreamEndAfterEscapedUpstreamError(t *testing.T) {
+	t.Parallel()
+	gw := newGateway(t, withUpstream(replay(t, "midstream_error_escaped.sse")))
+	r := post(t, gw.URL+"/agents/chat", `{"model":"gpt-4o","contextVariables":[{"name":"userInputPrompt","value":"hi"}]}`,
+		"X-Request-Id", "req-midstream")
+	checkGolden(t, "midstream_error.sse", r.body)
+}
+
 // TestOpenAIClientReadsAnErrorEnd: go-openai's stream reader reads the
 // stream of an upstream failure to io.EOF: the text, then a final chunk
 // with finish_reason "error" from the model that answered.

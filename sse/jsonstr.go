@@ -31,7 +31,9 @@ func AppendString(dst []byte, s string) []byte {
 		b := s[i]
 		if b < utf8.RuneSelf {
 			if plainASCII[b] {
-				i++
+				// A run of plain ASCII is found eight bytes at a time
+				// and copied whole.
+				i += jsonscan.PlainASCII(s[i:])
 				continue
 			}
 			dst = append(dst, s[start:i]...)

@@ -8,6 +8,8 @@ import (
 	"github.com/agentgw/agentgw/actions"
 	"github.com/agentgw/agentgw/agent/emit"
 	"github.com/agentgw/agentgw/agent/program"
+	"github.com/agentgw/agentgw/apierr"
+	"github.com/agentgw/agentgw/internal/access"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/plan"
 )
@@ -50,7 +52,10 @@ func (sr *stepRun) Ask(ctx context.Context, c program.ModelCall) (string, error)
 	return text, nil
 }
 
-// Call implements host.
+// Call implements host. A run of a request with a stored key's scope (or
+// of a schedule or hand-off that carries one: access.FromContext) calls
+// only what the key could call by request: the called command of the
+// agent, this agent's own included (checkScope); nothing runs otherwise.
 func (sr *stepRun) Call(ctx context.Context, agentName, command string, stream bool) (string, error) {
 	run := sr.run
 	if run.depth >= program.MaxCallDepth {
@@ -67,6 +72,9 @@ func (sr *stepRun) Call(ctx context.Context, agentName, command string, stream b
 	cmd, ok := target.Commands[command]
 	if !ok {
 		return "", fmt.Errorf("call: agent %q has no command %q", target.Name(), command)
+	}
+	if err := checkScope(ctx, target.Name(), command); err != nil {
+		return "", err
 	}
 	sub := run.sub(target, cmd)
 	sub.called = true
@@ -95,4 +103,16 @@ func (sr *stepRun) SetState(p plan.Path, v any) error {
 		return nil
 	}
 	return sr.inv.Scope.State.Set(p, v)
+}
+
+// checkScope refuses, FORBIDDEN, a call of command of agent that the
+// stored key's scope ctx carries does not admit: the refusal a request
+// for it would get (server's notInScope). No scope, no check.
+func checkScope(ctx context.Context, agent, command string) error {
+	who, ok := access.FromContext(ctx)
+	if !ok || who.MayCall(agent, command) {
+		return nil
+	}
+	return apierr.Errorf(apierr.CodeForbidden, "this key may not call command %q of agent %q", command, agent).
+		Suggest("GET /agents lists what this key may call; ask an admin to widen the key's agents")
 }

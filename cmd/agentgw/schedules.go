@@ -10,6 +10,7 @@ import (
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
 	"github.com/agentgw/agentgw/handoff/handoffstep"
+	"github.com/agentgw/agentgw/keys"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/schedule"
 	"github.com/agentgw/agentgw/schedule/agentrun"
@@ -37,9 +38,11 @@ type schedules struct {
 // config's, and starts the scheduler; nil for the memory store (no
 // schedules). stop stops the scheduler, letting runs in progress finish.
 // budget, when not nil, holds the runs to their creators' budgets;
-// onFinish, when not nil, is told each run's outcome (the metrics).
+// onFinish, when not nil, is told each run's outcome (the metrics); keyOK
+// checks the key a schedule was made with before each of its runs (nil:
+// the gateway reads no keys).
 func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Runner, sender handoffstep.Sender, budget observe.Budget,
-	onFinish func(schedule.Schedule, schedule.Run), log *slog.Logger) (*schedules, func(), error) {
+	onFinish func(schedule.Schedule, schedule.Run), keyOK agentrun.KeyCheck, log *slog.Logger) (*schedules, func(), error) {
 	var s *schedule.Store
 	var err error
 	switch db := st.(type) {
@@ -56,7 +59,7 @@ func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Ru
 	if err != nil {
 		return nil, nil, fmt.Errorf("schedules: %w", err)
 	}
-	runs := &agentrun.Runs{Runner: r, Handoffs: sender, WebhookAllow: cfg.Scheduler.WebhookAllow, Log: log, Budget: budget}
+	runs := &agentrun.Runs{Runner: r, Handoffs: sender, WebhookAllow: cfg.Scheduler.WebhookAllow, Log: log, Budget: budget, Keys: keyOK}
 	sched, err := schedule.New(s, schedule.Config{Runner: runs.Run, Tick: time.Duration(cfg.Scheduler.Tick),
 		DefaultTimeout: time.Duration(cfg.Scheduler.DefaultTimeout), Heartbeat: time.Duration(cfg.Scheduler.Heartbeat),
 		OnFinish: onFinish, Logger: log})
@@ -85,6 +88,18 @@ func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Ru
 			log.Warn("stopping the scheduler", "err", err)
 		}
 	}, nil
+}
+
+// keyCheck is the check of a schedule's key on ks (keys.Store.LookupID);
+// nil when ks is (server.keys off).
+func keyCheck(ks *keys.Store) agentrun.KeyCheck {
+	if ks == nil {
+		return nil
+	}
+	return func(ctx context.Context, id string) (bool, error) {
+		_, live, err := ks.LookupID(ctx, id)
+		return live, err
+	}
 }
 
 // sync makes source's schedules defs, and logs what changed.

@@ -194,7 +194,18 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		handoffsAPI = handoffAPI{h: handoffs}
 	}
 	watchQueue(mx, q, log)
-	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, services{handoffs: handoffs, log: log}.sender(), budget, scheduleRuns(mx), log)
+	// The keys before the schedules: a run of a schedule made with a key
+	// checks the key is live.
+	var keysAPI server.Keys
+	var keyStore *keys.Store
+	if cfg.Server.Keys {
+		if keyStore, err = openKeys(ctx, st.Store, log); err != nil {
+			return err
+		}
+		keysAPI = keys.API{Store: keyStore}
+		log.Info("inbound keys: the store's (agentgw keys)")
+	}
+	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, services{handoffs: handoffs, log: log}.sender(), budget, scheduleRuns(mx), keyCheck(keyStore), log)
 	if err != nil {
 		return err
 	}
@@ -209,15 +220,6 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		return err
 	}
 	authTokens, adminTokens := inboundTokens(cfg, getenv)
-	var keysAPI server.Keys
-	if cfg.Server.Keys {
-		ks, err := openKeys(ctx, st.Store, log)
-		if err != nil {
-			return err
-		}
-		keysAPI = keys.API{Store: ks}
-		log.Info("inbound keys: the store's (agentgw keys)")
-	}
 	authOn := len(authTokens)+len(adminTokens) > 0 || keysAPI != nil
 	playground := ui.Handler()
 	srv := server.New(server.Config{

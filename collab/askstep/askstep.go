@@ -163,9 +163,13 @@ func (s *askStep) Run(ctx context.Context, r stepkind.Run) (any, error) {
 
 // askError is the step's error for an ask without a response: a timeout
 // times the step out (STEP_TIMEOUT, its status TIMEOUT), the caller going
-// away ends it quietly, a refusal fails it (STEP_FAILED).
+// away ends it quietly, a refusal fails it (STEP_FAILED; FORBIDDEN when
+// the run's key may not ask that agent).
 func askError(err error) error {
+	var refused *apierr.Error
 	switch {
+	case errors.As(err, &refused) && refused.Code == apierr.CodeForbidden:
+		return apierr.New(apierr.CodeForbidden, "ask: "+refused.Message).Wrap(err).Suggest(refused.SuggestedAction)
 	case errors.Is(err, collab.ErrTimeout):
 		return apierr.New(apierr.CodeStepTimeout, "ask: "+err.Error()+"; the request was cancelled").
 			Wrap(errors.Join(plan.ErrTimeout, err)).
@@ -180,9 +184,10 @@ func askError(err error) error {
 }
 
 // upstreamCodes are the codes of an error response kept as the step's:
-// the asked agent, or its model, could not answer, and the same advice
-// holds. Any other code fails the step with STEP_FAILED.
-var upstreamCodes = []string{apierr.CodeUpstreamError, apierr.CodeUpstreamTimeout, apierr.CodeUpstreamUnavailable}
+// the asked agent, or its model, could not answer, or (FORBIDDEN) an ask
+// further down the chain was out of the run's key's scope, and the same
+// advice holds. Any other code fails the step with STEP_FAILED.
+var upstreamCodes = []string{apierr.CodeUpstreamError, apierr.CodeUpstreamTimeout, apierr.CodeUpstreamUnavailable, apierr.CodeForbidden}
 
 // responseError is the step's error for an error response.
 func responseError(to string, c collab.ResponseContent) *apierr.Error {
@@ -193,5 +198,13 @@ func responseError(to string, c collab.ResponseContent) *apierr.Error {
 			code = c.Error.Code
 		}
 	}
-	return apierr.New(code, fmt.Sprintf("ask: agent %q answered with an error: %s", to, msg))
+	e := apierr.New(code, fmt.Sprintf("ask: agent %q answered with an error: %s", to, msg))
+	if code == apierr.CodeForbidden {
+		e.Suggest(scopeAdvice)
+	}
+	return e
 }
+
+// scopeAdvice is the suggestion of an ask refused, further down a chain of
+// asks, by the run's key's scope: the one collab's refusal carries.
+const scopeAdvice = "GET /agents lists what this key may call; ask an admin to widen the key's agents"

@@ -44,8 +44,9 @@ func (h *Hub) deliver(ctx context.Context, local dispatch.Local, budget observe.
 	if err != nil {
 		return nil, err
 	}
-	// What the run sends is in this message's task and its owner's.
-	ctx = context.WithValue(ctx, parentKey{}, env)
+	// What the run sends is in this message's task and its owner's, and
+	// what it asks or calls within the message's scope.
+	ctx = withScope(context.WithValue(ctx, parentKey{}, env), env, p)
 	a, err := h.pick(h.expand(strings.Split(env.Recipient, ",")), msg.Payload.Type)
 	if err != nil {
 		return nil, err
@@ -197,7 +198,7 @@ func (h *Hub) fallback(ctx context.Context, local dispatch.Local, budget observe
 	if err != nil {
 		return nil, err
 	}
-	ctx = context.WithValue(ctx, parentKey{}, env)
+	ctx = withScope(context.WithValue(ctx, parentKey{}, env), env, p)
 	name, command, _ := strings.Cut(env.FallbackAction, "/")
 	a, ok := h.reg.Get(name)
 	if !ok {

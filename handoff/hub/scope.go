@@ -23,7 +23,22 @@ import (
 // run sends while it handles the message (a handoff step, one hop
 // further) is held to the same scope, and so is the escalation the hub
 // sends for it. A run of a request with a scoped key (access.FromContext)
-// hands off within the key's scope too. Nothing refused is queued.
+// hands off within the key's scope too. Nothing refused is queued. The run
+// that handles a message with a scope has it in its context (withScope):
+// what it asks or calls (collab, the runner's call step) is held to it.
+
+// withScope is ctx of the run that handles the queued message env (its
+// payload p): with the message's scope (access.NewContext) when it has
+// one, so that what the run asks (an ask step, the ask_agent tool) and
+// calls (a call step) is held to it as its hand-offs are (sendScope
+// reads the parent message's). A message without a scope leaves ctx as
+// it is.
+func withScope(ctx context.Context, env queue.Envelope, p payload) context.Context {
+	if p.Scope == nil {
+		return ctx
+	}
+	return access.NewContext(ctx, access.Caller{Owner: env.Owner, Scope: p.Scope})
+}
 
 // sendScope is the scope a message sent from ctx is held to: that of the
 // message being delivered (parent), else that of the request's stored key;

@@ -168,3 +168,19 @@ func FuzzAppendUnquoted(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlainASCII holds PlainASCII to a byte loop.
+func FuzzPlainASCII(f *testing.F) {
+	for _, s := range []string{"", "plain", "0123456789abcdef\"", "abcdefg\x1f", "abcdefgh\x7f\x80", "é", "abcdefgh\\ijk", "a~}|{ !#"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := 0
+		for want < len(s) && s[want] >= 0x20 && s[want] < 0x80 && s[want] != '"' && s[want] != '\\' {
+			want++
+		}
+		if got := PlainASCII(s); got != want {
+			t.Fatalf("PlainASCII(%q) = %d, want %d", s, got, want)
+		}
+	})
+}

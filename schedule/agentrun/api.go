@@ -171,7 +171,9 @@ func (api *API) Create(ctx context.Context, who access.Caller, body []byte) (sch
 
 // Patch changes schedule id of who's: body is {"enabled": bool} alone, or
 // a whole Def that replaces the definition (run-time schedules only),
-// checked as Create checks one.
+// checked as Create checks one. A whole Def, or enabling a disabled
+// schedule, with a stored key binds the schedule to that key (its scope
+// and id: bind).
 func (api *API) Patch(ctx context.Context, who access.Caller, id string, body []byte) (schedule.Schedule, error) {
 	cur, err := api.owned(ctx, who, id)
 	if err != nil {
@@ -186,7 +188,20 @@ func (api *API) Patch(ctx context.Context, who access.Caller, id string, body []
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if dec.Decode(&only) == nil && only.Enabled != nil {
-		sc, err := api.Store.Update(ctx, id, func(sc *schedule.Schedule) error { sc.Enabled = *only.Enabled; return nil })
+		sc, err := api.Store.Update(ctx, id, func(sc *schedule.Schedule) error {
+			if *only.Enabled && !sc.Enabled {
+				// Enabled by a stored key: the schedule is that key's
+				// now (one disabled because its key was revoked runs
+				// again, as long as this key lives).
+				t, err := rebound(who, *sc)
+				if err != nil {
+					return err
+				}
+				sc.Target = t
+			}
+			sc.Enabled = *only.Enabled
+			return nil
+		})
 		if err != nil {
 			return sc, Error(id, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,6 +52,9 @@ type fixture struct {
 	budget *fakeBudget
 	// runs run the schedules: a test may set its Handoffs before a run.
 	runs *Runs
+	// revoked are the ids of the keys the runs' key check finds revoked.
+	keysMu  sync.Mutex
+	revoked map[string]bool
 }
 
 // load (re)loads toolsAgent with the ok tool's unattended flag.
@@ -99,7 +103,13 @@ func newFixture(t *testing.T, backend string, limits Limits) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := &Runs{Runner: r, Budget: f.budget}
+	// Every key is live but those revoked names.
+	f.revoked = map[string]bool{}
+	runs := &Runs{Runner: r, Budget: f.budget, Keys: func(_ context.Context, id string) (bool, error) {
+		f.keysMu.Lock()
+		defer f.keysMu.Unlock()
+		return !f.revoked[id], nil
+	}}
 	f.runs = runs
 	sched, err := schedule.New(st, schedule.Config{Runner: runs.Run})
 	if err != nil {

@@ -49,8 +49,16 @@ type ErrorInfo struct {
 	Message string `json:"message"`
 }
 
+// KeyCheck reports whether the stored key of id is live (not revoked; a
+// rotated key is): keys.Store.LookupID. An error is the store's.
+type KeyCheck func(ctx context.Context, id string) (live bool, err error)
+
 // Runs runs schedules' targets.
 type Runs struct {
+	// Keys checks, before each run of a schedule made with a stored key
+	// (Target.KeyID), that the key is live. nil (the gateway reads no
+	// keys): such a run fails, nothing runs, the schedule stays enabled.
+	Keys KeyCheck
 	// Runner runs agents' commands.
 	Runner *runner.Runner
 	// Handoffs sends results to agents (nil: handoffTo fails).
@@ -70,6 +78,9 @@ func (rs *Runs) Run(ctx context.Context, sc schedule.Schedule, due time.Time) (j
 	if err := json.Unmarshal(sc.Target, &t); err != nil {
 		return nil, fmt.Errorf("schedule %s: reading its target: %w", sc.Name, err)
 	}
+	if err := rs.checkKey(ctx, sc, &t); err != nil {
+		return nil, err
+	}
 	ctx = withScope(ctx, sc, &t)
 	res, runErr := rs.run(ctx, sc, &t)
 	if runErr == nil && t.HandoffTo != "" {
@@ -83,6 +94,30 @@ func (rs *Runs) Run(ctx context.Context, sc schedule.Schedule, due time.Time) (j
 		return nil, fmt.Errorf("schedule %s: encoding its result: %w", sc.Name, err)
 	}
 	return raw, runErr
+}
+
+// checkKey refuses a run of sc, made with a stored key (t.KeyID), when
+// the key is no longer live: a *schedule.DisableError, so that the run is
+// recorded FAILED with the reason and sc disabled; nothing ran. A schedule
+// made without a stored key (the operator's files, a static token) is not
+// checked. A key that cannot be checked (the store's error, or no Keys)
+// fails the run and leaves the schedule as it is.
+func (rs *Runs) checkKey(ctx context.Context, sc schedule.Schedule, t *Target) error {
+	if t.KeyID == "" {
+		return nil
+	}
+	if rs.Keys == nil {
+		return fmt.Errorf("schedule %s was made with the stored key %s, and this gateway reads no keys (server.keys is off): nothing ran", sc.Name, t.KeyID)
+	}
+	live, err := rs.Keys(ctx, t.KeyID)
+	if err != nil {
+		return fmt.Errorf("schedule %s: checking its key %s: %w", sc.Name, t.KeyID, err)
+	}
+	if live {
+		return nil
+	}
+	return &schedule.DisableError{Reason: fmt.Sprintf("the key %s this schedule was made with is revoked: nothing ran, and the schedule is disabled. "+
+		"Enable it again with a live key of its owner (PATCH /schedules/%s {\"enabled\": true}), which becomes its key", t.KeyID, sc.ID)}
 }
 
 // run runs the target's command or tool of sc, as sc's creator

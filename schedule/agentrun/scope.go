@@ -17,7 +17,10 @@ import (
 // runs only schedules whose target the scope admits (checkScope), and a
 // schedule it makes keeps the key's agents (Target.Scope): its runs go
 // with them in their context (access.NewContext), so that what they hand
-// off (handoffTo, a handoff step) is held to them by the hub.
+// off (handoffTo, a handoff step) is held to them by the hub, and what
+// they ask or call by collab and the runner. It also keeps the key's id
+// (Target.KeyID): a run of a schedule whose key is revoked runs nothing
+// and disables it (Runs.checkKey).
 
 // checkScope refuses, FORBIDDEN, a target who's scope does not admit: the
 // command it runs (the default one when none is named), the whole agent
@@ -59,9 +62,9 @@ func mayNotify(reg *program.Registry, who access.Caller, to string) bool {
 }
 
 // scoped is sc, made by who, checked against who's scope and with the
-// key's agents kept in its target.
+// key's agents (and, for a stored key, its id: bind) kept in its target.
 func (api *API) scoped(who access.Caller, sc schedule.Schedule) (schedule.Schedule, error) {
-	if who.Scope == nil {
+	if who.Scope == nil && who.KeyID == "" {
 		return sc, nil
 	}
 	var t Target
@@ -71,13 +74,44 @@ func (api *API) scoped(who access.Caller, sc schedule.Schedule) (schedule.Schedu
 	if err := checkScope(api.Registry, who, &t); err != nil {
 		return sc, err
 	}
-	t.Scope = append([]string{}, who.Scope.Agents...)
+	bind(who, &t)
 	raw, err := json.Marshal(t)
 	if err != nil {
 		return sc, apierr.Internal(fmt.Errorf("schedule %q: %w", sc.Name, err))
 	}
 	sc.Target = raw
 	return sc, nil
+}
+
+// bind makes t the target of a schedule made (or last enabled) by who: its
+// runs hold to who's scope, and, when who sent a stored key, run only
+// while that key is live (KeyID).
+func bind(who access.Caller, t *Target) {
+	t.Scope = nil
+	if who.Scope != nil {
+		t.Scope = append([]string{}, who.Scope.Agents...)
+	}
+	t.KeyID = who.KeyID
+}
+
+// rebound is sc's target bound to who (bind), for a schedule who enables:
+// a schedule disabled because its key was revoked runs again with the key
+// that enabled it. A static schedule, or a caller without a stored key (a
+// static admin token), leaves the target as it is.
+func rebound(who access.Caller, sc schedule.Schedule) (json.RawMessage, error) {
+	if who.KeyID == "" || sc.Source != "" {
+		return sc.Target, nil
+	}
+	var t Target
+	if err := json.Unmarshal(sc.Target, &t); err != nil {
+		return nil, apierr.Internal(fmt.Errorf("schedule %q: reading its target: %w", sc.Name, err))
+	}
+	bind(who, &t)
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return nil, apierr.Internal(fmt.Errorf("schedule %q: %w", sc.Name, err))
+	}
+	return raw, nil
 }
 
 // mayTouch refuses, FORBIDDEN, a stored schedule whose target who's scope

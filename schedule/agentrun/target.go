@@ -48,6 +48,12 @@ type Target struct {
 	// them. Absent for a schedule made without a scoped key; never read
 	// from a request's body (agent.ScheduleDef has no such key).
 	Scope []string `json:"scope,omitempty"`
+	// KeyID is the id of the stored key that made the schedule, or last
+	// enabled or changed it (access.Caller.KeyID): each run first checks
+	// that the key is live (Runs.Keys) and, when it is revoked, runs
+	// nothing and disables the schedule. Absent for a schedule made
+	// without a stored key; never read from a request's body.
+	KeyID string `json:"keyId,omitempty"`
 }
 
 // Check reports what is wrong with t.
