@@ -132,7 +132,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			// a search reads all the terms it lacks in one statement:
 			// a warm-up beside it would read them again, and its
 			// backend compete with the search's for the CPU.
-			ix.maybeWarm(s.kbName[s.kbIDs[0]], s.kbIDs[0], s.version)
+			ix.maybeWarm(s.kbName[s.kbIDs[0]], s.kbIDs[0], s.version, s.chunks)
 		}
 		if ix.onSearch != nil {
 			defer func() { ix.onSearch(s.stats) }()

@@ -27,8 +27,10 @@ type warmStats struct {
 // committed, and, on SQLite, Search as it starts: a warm-up starts when
 // this Index writes a version of a base, or a search first sees one
 // (after a restart, a new Index, or a write by another process).
-func (ix *Index) maybeWarm(kb string, id, v int64) {
-	if ix.cache == nil || ix.warmer == nil || !ix.cache.claimWarm(id, v) {
+// A base of fewer chunks than the cache's document frequency has no term
+// to warm: none is started.
+func (ix *Index) maybeWarm(kb string, id, v, chunks int64) {
+	if ix.cache == nil || ix.warmer == nil || chunks < ix.cacheMinDF || !ix.cache.claimWarm(id, v) {
 		return
 	}
 	ix.warmer(func() {
@@ -48,15 +50,15 @@ func (ix *Index) Warm(ctx context.Context, kb string) error {
 	if ix.cache == nil {
 		return nil
 	}
-	var id, v int64
-	err := ix.pool.QueryRow(ctx, `SELECT id, version FROM kb_bases WHERE name = ?`, kb).Scan(&id, &v)
+	var id, v, chunks int64
+	err := ix.pool.QueryRow(ctx, `SELECT id, version, chunks FROM kb_bases WHERE name = ?`, kb).Scan(&id, &v, &chunks)
 	if dbconn.IsNoRows(err) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("index: reading the version of %s: %w", kb, err)
 	}
-	if !ix.cache.claimWarm(id, v) {
+	if chunks < ix.cacheMinDF || !ix.cache.claimWarm(id, v) {
 		return nil
 	}
 	return ix.warmLogged(ctx, kb, id, v)

@@ -162,7 +162,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			return nil
 		}
 		w = written{kb: kb, id: kbID}
-		if err := tx.QueryRow(ctx, `SELECT version FROM kb_bases WHERE id = ?`, kbID).Scan(&w.version); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT version, chunks FROM kb_bases WHERE id = ?`, kbID).Scan(&w.version, &w.chunks); err != nil {
 			return fmt.Errorf("reading the version written: %w", err)
 		}
 		return nil
@@ -178,6 +178,7 @@ type written struct {
 	kb      string
 	id      int64
 	version int64
+	chunks  int64 // the base's, at that version
 }
 
 // addedFile is a file of a write and its new row's id.

@@ -119,7 +119,7 @@ func (w *Writer) Flush(ctx context.Context) error {
 	}
 	if last := w.last; last.id != 0 {
 		w.last = written{}
-		w.ix.maybeWarm(last.kb, last.id, last.version)
+		w.ix.maybeWarm(last.kb, last.id, last.version, last.chunks)
 	}
 	return nil
 }
