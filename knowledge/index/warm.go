@@ -91,8 +91,9 @@ func (ix *Index) warmLogged(ctx context.Context, kb string, id, v int64) error {
 // comes before its own. It stops, without error, when that snapshot
 // is not at version v or a newer version was seen (its scores would not
 // be used), or when the file layout does not hold a file of the
-// postings. Terms cached already are skipped, and a search racing it reads
-// the terms not cached yet as it would without it: it never waits.
+// postings. Terms cached already, or being read by a search, are
+// skipped; a search racing it waits for a term it is reading at most
+// maxShareWait (sharedScores), and otherwise reads as without it.
 func (ix *Index) warm(ctx context.Context, kb string, id, v int64) (warmStats, error) {
 	st := warmStats{kb: kb, version: v}
 	err := ix.snapshot(ctx, func(c dbconn.Conn) error {
@@ -101,7 +102,7 @@ func (ix *Index) warm(ctx context.Context, kb string, id, v int64) (warmStats, e
 			return err
 		}
 		if len(s.kbIDs) != 1 || s.kbIDs[0] != id || s.version != v {
-			st.stopped = true // moved on: a search of the new version warms it
+			st.stopped = true // moved on: the new version's own warm-up caches it
 			return nil
 		}
 		s.params = ix.rank
