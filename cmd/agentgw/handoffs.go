@@ -99,9 +99,11 @@ func (c HandoffsConfig) check() error {
 // newHub is the sending side of the gateway's hand-off hub (hub.New),
 // bound by cfg, over the agents of reg and the queue q (nil: hand-offs
 // are off); its receiving side starts with the queue
-// (startHandoffQueue), once the runner exists.
-func newHub(cfg HandoffsConfig, reg *program.Registry, q *queue.Queue, remotes remote.HandoffPoster, log *slog.Logger) (*hub.Hub, error) {
-	h, err := hub.New(hub.Config{Registry: reg, Queue: q, Remote: remotes,
+// (startHandoffQueue), once the runner exists. keyOK checks the stored
+// key a message was sent with before it is delivered (nil: the gateway
+// reads no keys).
+func newHub(cfg HandoffsConfig, reg *program.Registry, q *queue.Queue, remotes remote.HandoffPoster, keyOK hub.KeyCheck, log *slog.Logger) (*hub.Hub, error) {
+	h, err := hub.New(hub.Config{Registry: reg, Queue: q, Remote: remotes, Keys: keyOK,
 		Limits: hub.Limits{MaxExternalPriority: handoff.Priority(cfg.MaxExternalPriority)}, Pools: cfg.Pools, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("hand-offs: %w", err)

@@ -90,9 +90,9 @@ func newSchedules(ctx context.Context, st store.Store, cfg *Config, r *runner.Ru
 	}, nil
 }
 
-// keyCheck is the check of a schedule's key on ks (keys.Store.LookupID);
-// nil when ks is (server.keys off).
-func keyCheck(ks *keys.Store) agentrun.KeyCheck {
+// keyCheck is the check of a schedule's or a hand-off's key on ks
+// (keys.Store.LookupID); nil when ks is (server.keys off).
+func keyCheck(ks *keys.Store) func(ctx context.Context, id string) (bool, error) {
 	if ks == nil {
 		return nil
 	}

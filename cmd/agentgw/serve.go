@@ -124,7 +124,18 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 	if err != nil {
 		return err
 	}
-	handoffs, err := newHub(cfg.Handoffs, reg, q, remotes, log)
+	// The keys before the hub and the schedules: a hand-off sent with a
+	// key, and a run of a schedule made with one, check the key is live.
+	var keysAPI server.Keys
+	var keyStore *keys.Store
+	if cfg.Server.Keys {
+		if keyStore, err = openKeys(ctx, st.Store, log); err != nil {
+			return err
+		}
+		keysAPI = keys.API{Store: keyStore}
+		log.Info("inbound keys: the store's (agentgw keys)")
+	}
+	handoffs, err := newHub(cfg.Handoffs, reg, q, remotes, keyCheck(keyStore), log)
 	if err != nil {
 		return err
 	}
@@ -194,17 +205,6 @@ func serve(ctx context.Context, cfg *Config, getenv func(string) string, log *sl
 		handoffsAPI = handoffAPI{h: handoffs}
 	}
 	watchQueue(mx, q, log)
-	// The keys before the schedules: a run of a schedule made with a key
-	// checks the key is live.
-	var keysAPI server.Keys
-	var keyStore *keys.Store
-	if cfg.Server.Keys {
-		if keyStore, err = openKeys(ctx, st.Store, log); err != nil {
-			return err
-		}
-		keysAPI = keys.API{Store: keyStore}
-		log.Info("inbound keys: the store's (agentgw keys)")
-	}
 	scheds, stopSchedules, err := newSchedules(ctx, st.Store, cfg, runner, services{handoffs: handoffs, log: log}.sender(), budget, scheduleRuns(mx), keyCheck(keyStore), log)
 	if err != nil {
 		return err

@@ -35,13 +35,18 @@ type Result struct {
 }
 
 // deliver is the queue's handler: it runs the message at its recipient,
-// a local one through local.
+// a local one through local, once the key it was sent with (if any) is
+// found live (checkKey).
 func (h *Hub) deliver(ctx context.Context, local dispatch.Local, budget observe.Budget, env queue.Envelope) (json.RawMessage, error) {
 	if _, err := h.ready(); err != nil {
 		return nil, err
 	}
 	p, msg, err := queued(env)
 	if err != nil {
+		return nil, err
+	}
+	// Sent with a stored key: only while the key lives.
+	if err := h.checkKey(ctx, env, p); err != nil {
 		return nil, err
 	}
 	// What the run sends is in this message's task and its owner's, and
@@ -196,6 +201,9 @@ func (h *Hub) fallback(ctx context.Context, local dispatch.Local, budget observe
 	}
 	p, msg, err := queued(env)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.checkKey(ctx, env, p); err != nil {
 		return nil, err
 	}
 	ctx = withScope(context.WithValue(ctx, parentKey{}, env), env, p)

@@ -36,7 +36,9 @@ const (
 // ESCALATION (Submit checks it; the escalation is checked again here, as
 // any message, against the target's schemas). Its failure_handling_strategy
 // keeps the retry_count and fallback_action, without escalate_to. It keeps
-// the conversation the failed message answers into.
+// the conversation the failed message answers into, and the scope and the
+// key the failed message was sent with (its delivery checks the key as
+// the failed message's did).
 func (h *Hub) escalate(ctx context.Context, env queue.Envelope, lastErr error) (*queue.Envelope, error) {
 	q, err := h.ready()
 	if err != nil {
@@ -65,7 +67,7 @@ func (h *Hub) escalate(ctx context.Context, env queue.Envelope, lastErr error) (
 	if err := h.checkRecipients([]string{env.EscalateTo}, checked, raw); err != nil {
 		return nil, fmt.Errorf("the escalation of %s: %w", env.ID, err)
 	}
-	body, err := json.Marshal(payload{Message: raw, Origin: p.Origin, Scope: p.Scope, Checked: true})
+	body, err := json.Marshal(payload{Message: raw, Origin: p.Origin, Scope: p.Scope, KeyID: p.KeyID, Checked: true})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the escalation of %s: %w", env.ID, err)
 	}

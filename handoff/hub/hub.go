@@ -48,6 +48,12 @@ type payload struct {
 	// Scope is the stored key's scope the message is held to, and the
 	// messages its run sends (scope.go); nil for none.
 	Scope *access.Scope `json:"scope,omitempty"`
+	// KeyID is the id of the stored key that sent the message (over the
+	// API, from a run of a request with it, from a schedule made with it,
+	// or from the run of a message it sent): its delivery first checks
+	// that the key is live (checkKey). Set by the hub from the caller,
+	// never read from a request's body; "" for none.
+	KeyID string `json:"keyId,omitempty"`
 	// Checked marks a message checked against the schemas (the embedded
 	// ones and its recipients' declared data schemas) before it was
 	// queued: its delivery decodes it without checking it again
@@ -81,6 +87,11 @@ type Config struct {
 	// naming a pool, and no agent, is a pool of its agents, one of which
 	// takes the message as of a list.
 	Pools map[string][]string
+	// Keys checks, before a message sent with a stored key is delivered
+	// (or run by its fallback), that the key is live: keys.Store.LookupID,
+	// one read of the keys' primary key. nil: the gateway reads no keys,
+	// and such a message fails its run.
+	Keys KeyCheck
 	// Now is the clock of the messages; nil: time.Now.
 	Now func() time.Time
 	// Logger is where the hub says what it could not do; nil: nowhere.
@@ -101,6 +112,7 @@ type Config struct {
 // and admins see it (Get, Task); others are told it does not exist.
 type Hub struct {
 	log    *slog.Logger
+	keys   KeyCheck
 	now    func() time.Time
 	remote remote.HandoffPoster
 	limits Limits
@@ -134,7 +146,7 @@ func New(cfg Config) (*Hub, error) {
 	if cfg.Registry == nil {
 		cfg.Registry = program.NewRegistry(nil)
 	}
-	return &Hub{log: log, now: cfg.Now, remote: cfg.Remote, limits: limits, reg: cfg.Registry, queue: cfg.Queue, pools: cfg.Pools}, nil
+	return &Hub{log: log, keys: cfg.Keys, now: cfg.Now, remote: cfg.Remote, limits: limits, reg: cfg.Registry, queue: cfg.Queue, pools: cfg.Pools}, nil
 }
 
 // expand is recipients with each named pool that is no agent replaced by
@@ -198,7 +210,7 @@ func (h *Hub) Send(ctx context.Context, msg *handoff.Message, origin Origin) (st
 		}
 		from = &parent
 	}
-	if sender.scope, err = sendScope(ctx, from); err != nil {
+	if sender.scope, sender.keyID, err = sendScope(ctx, from); err != nil {
 		return nil, false, err
 	}
 	if sender.owner == "" {
@@ -227,24 +239,27 @@ type parentKey struct{}
 
 // sender is who a message is queued for: its owner, its hop, whether
 // it came from outside the gateway (the API), and the stored key's scope
-// it is held to (nil: none).
+// it is held to (nil: none) and id ("": none).
 type sender struct {
 	owner    string
 	hops     int
 	external bool
 	scope    *access.Scope
+	keyID    string
 }
 
 // Submit checks and queues a message that came as JSON (POST /handoffs)
 // from caller, whose message it is, held to caller's scope (scope.go:
-// FORBIDDEN for a recipient, escalate_to or fallback_action out of it).
+// FORBIDDEN for a recipient, escalate_to or fallback_action out of it)
+// and, when caller sent a stored key, delivered only while that key is
+// live (checkKey).
 // Its errors are *apierr.Error: 400 for
 // a message that is not JSON, 422 listing every violation by JSON pointer
 // (HANDOFF_PRIORITY_NOT_ALLOWED for a priority above
 // Limits.MaxExternalPriority), 404 for an unknown recipient, 409 for a
 // message id taken by other content or by another owner's message.
 func (h *Hub) Submit(ctx context.Context, caller access.Caller, raw []byte) (*Status, bool, error) {
-	st, fresh, err := h.submit(ctx, raw, Origin{}, sender{owner: caller.Owner, hops: 1, external: true, scope: caller.Scope})
+	st, fresh, err := h.submit(ctx, raw, Origin{}, sender{owner: caller.Owner, hops: 1, external: true, scope: caller.Scope, keyID: caller.KeyID})
 	if err == nil && fresh && st.Code == queue.CodeLimit {
 		_, observed := observe.From(ctx).Handoff(ctx, observe.Handoff{Type: messageType(st.Message), To: strings.Join(st.Recipients, ",")})
 		observed(observe.ErrHandoffLimit)
@@ -303,7 +318,7 @@ func (h *Hub) submit(ctx context.Context, raw []byte, origin Origin, from sender
 	if err := h.checkScope(from.scope, recipients, msg); err != nil {
 		return nil, false, err
 	}
-	body, err := json.Marshal(payload{Message: raw, Origin: origin, Scope: from.scope, Checked: true})
+	body, err := json.Marshal(payload{Message: raw, Origin: origin, Scope: from.scope, KeyID: from.keyID, Checked: true})
 	if err != nil {
 		return nil, false, apierr.Internal(fmt.Errorf("encoding a hand-off message: %w", err))
 	}

@@ -76,7 +76,7 @@ func newHubOn(t *testing.T, db, agentDocs string, limits Limits, qcfg queue.Conf
 // the registry and the queue, the hub over them, the step kinds sending
 // through it and the agents, the runner, then the queue started with the
 // hub's handlers over the runner.
-func newHubWith(t *testing.T, db, agentDocs string, cfg Config, qcfg queue.Config, obs ...observe.Observer) *Hub {
+func newHubWith(t testing.TB, db, agentDocs string, cfg Config, qcfg queue.Config, obs ...observe.Observer) *Hub {
 	t.Helper()
 	qcfg.PollInterval, qcfg.Backoff = 20*time.Millisecond, func(int) time.Duration { return 10 * time.Millisecond }
 	var q *queue.Queue

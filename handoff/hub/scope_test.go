@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -74,7 +75,9 @@ func scopedMessage(t *testing.T, to, task, text string, edit func(*handoff.Messa
 // before.
 func TestScopedHandoffs(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db string) {
-		h := newHubOn(t, db, scopeAgents, Limits{}, queue.Config{})
+		// Every key is live (TestHandoffKeyChecked revokes them).
+		live := func(context.Context, string) (bool, error) { return true, nil }
+		h := newHubWith(t, db, scopeAgents, Config{Keys: live}, queue.Config{})
 		ctx := t.Context()
 		carol := access.Caller{Owner: access.MemberOwner("carol"), KeyID: "k1",
 			Scope: &access.Scope{Agents: []string{"relay", "a1/take"}}}

@@ -62,6 +62,13 @@
 //     gives the new message: FAILED, EscalatedTo), else its fallback runs
 //     (Config.Fallback: FAILED, FallbackRan), else it is DEAD. What
 //     escalate_to and fallback_action mean is the caller's to say.
+//   - A handler may refuse a message before running anything (a
+//     *Refusal: the hub's when the stored key that sent it was revoked):
+//     it is DEAD at once with the refusal's Code, neither retried nor
+//     escalated nor fallen back to. A handler that could not tell whether
+//     the message may run (Unavailable: the keys' store did not answer)
+//     has it QUEUED again, not counted as a failure, and River runs its job
+//     again as when the queue's own database fails (refuse.go).
 //   - Bounded: every message has an Owner and a Hops (its place in the
 //     chain of messages caused by one another). One queued past
 //     Config.MaxHops, or into a task whose owner already has

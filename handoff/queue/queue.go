@@ -66,8 +66,11 @@ type Envelope struct {
 
 // Handler runs one message: delivers it to its recipient and returns the
 // recipient's result. An error is a failed run, tried again up to the
-// message's RetryCount. It must stop when ctx is done: the queue cancels
-// it after Config.RunTimeout, and on a hard Stop.
+// message's RetryCount, but for a *Refusal (the message may never run: it
+// is DEAD at once) and an Unavailable error (the handler could not tell
+// whether it may run: it is queued again, not counted). It must stop when
+// ctx is done: the queue cancels it after Config.RunTimeout, and on a hard
+// Stop.
 type Handler func(ctx context.Context, env Envelope) (result json.RawMessage, err error)
 
 // Status is where a message is.
@@ -117,7 +120,9 @@ type Record struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	// Error is the last failure, or why the message is EXPIRED or DEAD.
 	Error string `json:"error,omitempty"`
-	// Code is why a message is DEAD before it ran: CodeLimit. "" else.
+	// Code is why a message is DEAD before it ran: CodeLimit, or the
+	// Code of the Refusal its Handler returned (its Fallback's, when that
+	// refused to run it). "" else.
 	Code string `json:"code,omitempty"`
 	// Attempts counts the runs started, Failures the runs that failed
 	// (returned an error, panicked or timed out), Interruptions the runs

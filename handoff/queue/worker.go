@@ -116,6 +116,7 @@ func (q *Queue) deliver(ctx context.Context, id string, jobID int64) error {
 		return q.exhaust(bg, c.rec, r, c.lastErr, c.final)
 	}
 	result, delivered, herr := q.call(ctx, c.rec.Envelope)
+	var refusal *Refusal
 	r.ending.Store(true)
 	if herr != nil && r.lost.Load() {
 		// The message was taken back (this run's heartbeats did not reach
@@ -143,6 +144,22 @@ func (q *Queue) deliver(ctx context.Context, id string, jobID int64) error {
 			return err
 		}
 		return river.JobSnooze(0)
+	case errors.As(herr, &refusal):
+		// It may never run: DEAD now, not retried, escalated nor
+		// fallen back to.
+		q.log.Warn("handoff queue: message refused", "id", id, "recipient", c.rec.Recipient, "code", refusal.Code, "error", herr)
+		return q.update(bg, r, `status = ?, code = ?, error = ?, run_token = '', lease_until = 0, finished_at = ?,
+			updated_at = ?`, string(StatusDead), refusal.Code, refusal.Error(), now, now)
+	case IsUnavailable(herr):
+		// The handler could not tell whether it may run: not its
+		// failure. QUEUED again, and River runs the job again after its
+		// retry policy's wait, as when the queue's own database fails.
+		q.log.Warn("handoff queue: could not tell whether a message may run; it runs again", "id", id, "error", herr)
+		if err := q.update(bg, r, `status = ?, error = ?, run_token = '', lease_until = 0, updated_at = ?`,
+			string(StatusQueued), herr.Error(), now); err != nil {
+			return err
+		}
+		return fmt.Errorf("queue: message %s: %w", id, herr)
 	}
 	failures := c.rec.Failures + 1
 	q.log.Warn("handoff queue: run failed", "id", id, "recipient", c.rec.Recipient,
@@ -367,7 +384,10 @@ func (q *Queue) call(ctx context.Context, env Envelope) (result json.RawMessage,
 // EscalateTo and Config.Escalate gives a message (FAILED), else its
 // fallback run when it names a FallbackAction and the fallback succeeds
 // (FAILED), else final (DEAD, or EXPIRED). Each step that did not take it
-// over is noted in its Error.
+// over is noted in its Error; a fallback that refused the message (a
+// Refusal) gives it the refusal's Code, and one that could not tell
+// whether it may run (Unavailable) leaves it QUEUED for River to run the
+// job, and exhaust it, again.
 func (q *Queue) exhaust(ctx context.Context, rec Record, r *held, lastErr error, final Status) error {
 	env := rec.Envelope
 	notes := []string{lastErr.Error()}
@@ -403,6 +423,7 @@ func (q *Queue) exhaust(ctx context.Context, rec Record, r *held, lastErr error,
 				finished_at = ?, updated_at = ?`, string(StatusFailed), next.ID, now(), now())
 		}
 	}
+	code := ""
 	if env.FallbackAction != "" {
 		if q.cfg.Fallback == nil {
 			notes = append(notes, fmt.Sprintf("fallback %s: no fallback is configured", env.FallbackAction))
@@ -413,12 +434,28 @@ func (q *Queue) exhaust(ctx context.Context, rec Record, r *held, lastErr error,
 				return q.update(ctx, r, `status = ?, fallback_ran = 1, result = ?, run_token = '',
 					lease_until = 0, finished_at = ?, updated_at = ?`, string(StatusFailed), string(res), now(), now())
 			}
+			if IsUnavailable(err) {
+				// Whether the fallback may run is not known yet: the
+				// message waits, QUEUED with its failure, and River runs
+				// the job again, which exhausts it again.
+				q.log.Warn("handoff queue: could not tell whether a fallback may run; it runs again", "id", env.ID, "action", env.FallbackAction, "error", err)
+				if err := q.update(ctx, r, `status = ?, run_token = '', lease_until = 0, updated_at = ?`, string(StatusQueued), now()); err != nil {
+					return err
+				}
+				return fmt.Errorf("queue: message %s, fallback %s: %w", env.ID, env.FallbackAction, err)
+			}
+			var refusal *Refusal
+			if errors.As(err, &refusal) {
+				// The fallback may not run the message: the refusal's
+				// code says why nothing took it over.
+				code = refusal.Code
+			}
 			notes = append(notes, fmt.Sprintf("fallback %s failed: %v", env.FallbackAction, err))
 		}
 	}
 	q.log.Warn("handoff queue: "+strings.ToLower(string(final)), "id", env.ID, "error", strings.Join(notes, "; "))
-	return q.update(ctx, r, `status = ?, error = ?, run_token = '', lease_until = 0, finished_at = ?,
-		updated_at = ?`, string(final), strings.Join(notes, "; "), now(), now())
+	return q.update(ctx, r, `status = ?, code = ?, error = ?, run_token = '', lease_until = 0, finished_at = ?,
+		updated_at = ?`, string(final), code, strings.Join(notes, "; "), now(), now())
 }
 
 // escalationTaken queues next, the escalation of message from, and

@@ -132,10 +132,15 @@ func (api *API) mayTouch(who access.Caller, sc schedule.Schedule) error {
 }
 
 // withScope is ctx of a run of t: with t's scope, when the key that made
-// it had one.
+// it had one, and the key's id, so that what the run hands off is
+// delivered only while the key lives (the hub checks it).
 func withScope(ctx context.Context, sc schedule.Schedule, t *Target) context.Context {
-	if t.Scope == nil {
+	if t.Scope == nil && t.KeyID == "" {
 		return ctx
 	}
-	return access.NewContext(ctx, access.Caller{Owner: runOwner(sc, t), Scope: &access.Scope{Agents: t.Scope}})
+	var scope *access.Scope
+	if t.Scope != nil {
+		scope = &access.Scope{Agents: t.Scope}
+	}
+	return access.NewContext(ctx, access.Caller{Owner: runOwner(sc, t), Scope: scope, KeyID: t.KeyID})
 }
