@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -156,6 +157,9 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	scores := make([]*termScores, len(infos))
 	pre := map[string][]fileRows{}
 	read := map[string]*termScores{} // the terms read whole now: nil for rows kept in pre
+	// On SQLite, the common terms not cached are cached when the loop
+	// reads them whole (not for the candidates only).
+	toCache := make([]bool, len(infos))
 	var layout *fileLayout
 	if s.cache != nil {
 		layout = s.cache.layout(s.kbIDs[0], s.version)
@@ -172,7 +176,18 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 				}
 				layout = s.cache.putLayout(l)
 			}
-			read[t.term] = &termScores{layout: layout}
+			if s.d.pg {
+				read[t.term] = newTermScores(layout, t)
+			} else {
+				toCache[i] = true
+			}
+		}
+	}
+	// The terms this search is to read whole, for a warm-up running to
+	// read first (sharedScores shares them).
+	for i, t := range infos {
+		if toCache[i] {
+			s.cache.want(s.cacheKey(t), t)
 		}
 	}
 	for i, sum := 0, int64(0); s.d.pg && i < len(infos) && sum+infos[i].df <= prefetchPostings; i++ {
@@ -310,6 +325,16 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 					return nil, 0, err
 				}
 			}
+		case toCache[i]:
+			ts, err := s.sharedScores(ctx, t, sc, layout)
+			if err != nil {
+				return nil, 0, err
+			}
+			if ts != nil {
+				acc.addScores(ts, f, pruning)
+			} else if err := s.postings(ctx, t.term, nil, row); err != nil { // a layout not of the postings' version
+				return nil, 0, err
+			}
 		default:
 			if err := s.postings(ctx, t.term, nil, row); err != nil {
 				return nil, 0, err
@@ -326,6 +351,71 @@ func (s *searcher) lexical(ctx context.Context, terms []qterm, f filter, depth i
 	s.stats.scanned += acc.scanned
 	ranked, err := s.rank(ctx, items, depth)
 	return ranked, rem[0], err
+}
+
+// maxShareWait bounds how long a search waits for another search or a
+// warm-up reading the scores of a term it needs before reading them
+// itself.
+const maxShareWait = 200 * time.Millisecond
+
+// sharedScores returns the scores of t, numbered by layout: cached, or
+// read whole and cached, or, when another search or a warm-up is reading
+// them, cached by it (waiting at most maxShareWait for it): a common term
+// is read once, not by each of the first searches of a version naming it
+// and by the warm-up. Nil when layout lacks a file of them.
+func (s *searcher) sharedScores(ctx context.Context, t termInfo, sc scorer, layout *fileLayout) (*termScores, error) {
+	k := s.cacheKey(t)
+	var timeout <-chan time.Time
+	for {
+		ts, wait, lead := s.cache.getOrRead(k)
+		switch {
+		case ts != nil && ts.layout == layout:
+			s.stats.cached++
+			return ts, nil
+		case ts != nil:
+			return s.scoresOf(ctx, t, sc, layout)
+		case lead:
+			ts, err := s.scoresOf(ctx, t, sc, layout)
+			if ts != nil {
+				s.cache.put(k, ts)
+			}
+			s.cache.endRead(k)
+			return ts, err
+		}
+		if timeout == nil {
+			timeout = time.After(maxShareWait)
+		}
+		select {
+		case <-wait:
+		case <-timeout:
+			return s.scoresOf(ctx, t, sc, layout)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the scores of %q: %w", t.term, ctx.Err())
+		}
+	}
+}
+
+// scoresOf reads the postings of t whole and returns their scores,
+// numbered by layout; nil when layout lacks a file of them (a layout not
+// of the postings' version).
+func (s *searcher) scoresOf(ctx context.Context, t termInfo, sc scorer, layout *fileLayout) (*termScores, error) {
+	ts := newTermScores(layout, t)
+	var addErr error
+	err := s.postings(ctx, t.term, nil, func(file int64, post []byte) {
+		if addErr == nil {
+			addErr = ts.add(file, post, sc, t)
+		}
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case errors.Is(addErr, errNoSlot):
+		return nil, nil
+	case addErr != nil:
+		return nil, fmt.Errorf("the postings of %q: %w", t.term, addErr)
+	}
+	s.stats.postings += len(ts.ords)
+	return ts, nil
 }
 
 // fileLayout reads the file layout of the one base searched.
@@ -412,7 +502,6 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 		return nil, fmt.Errorf("reading document frequencies: %w", err)
 	}
 	defer rs.Close()
-	n := float64(s.chunks)
 	var out []termInfo
 	for rs.Next() {
 		var t termInfo
@@ -422,15 +511,7 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 		if t.df <= 0 {
 			continue
 		}
-		df := float64(t.df)
-		q := byTerm[t.term]
-		t.w = q.weight * math.Log(1+(n-df+0.5)/(df+0.5)) * (s.params.k1 + 1)
-		t.ub = t.w
-		if !q.names {
-			t.ub += s.params.names * t.w // the names clause (Ranking.Names)
-		}
-		t.names = q.names
-		out = append(out, t)
+		out = append(out, s.termInfo(byTerm[t.term], t.df))
 	}
 	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("reading document frequencies: %w", err)
@@ -442,6 +523,19 @@ func (s *searcher) termInfos(ctx context.Context, terms []qterm) ([]termInfo, er
 		return cmp.Compare(a.term, b.term)
 	})
 	return out[:min(len(out), maxQueryTerms)], nil
+}
+
+// termInfo is the statistics of the query term q, which df chunks of the
+// searched bases hold (df > 0).
+func (s *searcher) termInfo(q qterm, df int64) termInfo {
+	t := termInfo{term: q.term, df: df, names: q.names}
+	n, d := float64(s.chunks), float64(df)
+	t.w = q.weight * math.Log(1+(n-d+0.5)/(d+0.5)) * (s.params.k1 + 1)
+	t.ub = t.w
+	if !q.names {
+		t.ub += s.params.names * t.w // the names clause (Ranking.Names)
+	}
+	return t
 }
 
 // prefetchPostings bounds the postings of the rarest terms of a query read

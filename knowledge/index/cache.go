@@ -3,6 +3,7 @@ package index
 import (
 	"container/list"
 	"errors"
+	"slices"
 	"sync"
 )
 
@@ -33,7 +34,27 @@ type postingsCache struct {
 	// layouts are the bases' file layouts at their newest version, out
 	// of the bound (a base's: 24 bytes a file).
 	layouts map[int64]*fileLayout
+	// warmed is, for a base, the newest version a warm-up was started
+	// for (Index.maybeWarm).
+	warmed map[int64]int64
+	// reading are the terms being read whole to be cached, by a search
+	// or a warm-up: closed when done (sharedScores).
+	reading map[cacheKey]chan struct{}
+	// wanted are terms searches are to read whole, not cached yet, the
+	// most recent last: a warm-up running reads them before its own
+	// (nextWanted), so that the first searches of a version share their
+	// reads with it.
+	wanted []wantedTerm
 }
+
+// wantedTerm is a term a search is to read whole, and its key.
+type wantedTerm struct {
+	key cacheKey
+	t   termInfo
+}
+
+// maxWanted bounds postingsCache.wanted.
+const maxWanted = 256
 
 // fileLayout numbers the files of a base at a version of its index, 0 to
 // len(files)-1 (slots), so that cached scores name a file by its slot and
@@ -83,6 +104,18 @@ type termScores struct {
 	ords   []int32
 	stypes []byte
 	vals   []float64
+}
+
+// newTermScores returns the scores of t, to be added, with room for its
+// postings (but for an expansion's, most of which add nothing).
+func newTermScores(layout *fileLayout, t termInfo) *termScores {
+	if t.names {
+		return &termScores{layout: layout}
+	}
+	n := int(min(t.df, 1<<20))
+	files := min(n, len(layout.files))
+	return &termScores{layout: layout, slots: make([]int32, 0, files), ends: make([]int32, 0, files),
+		ords: make([]int32, 0, n), stypes: make([]byte, 0, n), vals: make([]float64, 0, n)}
 }
 
 // errNoSlot is termScores.add's error for a file not in its layout: the
@@ -138,7 +171,7 @@ const defaultCacheMinDF = 1000
 
 func newPostingsCache(max int64) *postingsCache {
 	return &postingsCache{max: max, lru: list.New(), entries: map[cacheKey]*list.Element{}, version: map[int64]int64{},
-		layouts: map[int64]*fileLayout{}}
+		layouts: map[int64]*fileLayout{}, warmed: map[int64]int64{}, reading: map[cacheKey]chan struct{}{}}
 }
 
 // get returns the scores cached for k; they must not be changed.
@@ -155,6 +188,101 @@ func (c *postingsCache) get(k cacheKey) (*termScores, bool) {
 	}
 	c.lru.MoveToFront(e)
 	return e.Value.(*cacheEntry).scores, true
+}
+
+// getOrRead returns the scores cached for k; else, when another search
+// or a warm-up is reading them, a channel closed when it is done; else
+// it records that the caller reads them (lead), which must call endRead
+// when done.
+func (c *postingsCache) getOrRead(k cacheKey) (ts *termScores, wait <-chan struct{}, lead bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen(k.kb, k.version)
+	if e, ok := c.entries[k]; ok {
+		c.lru.MoveToFront(e)
+		return e.Value.(*cacheEntry).scores, nil, false
+	}
+	if ch, ok := c.reading[k]; ok {
+		return nil, ch, false
+	}
+	c.reading[k] = make(chan struct{})
+	return nil, nil, true
+}
+
+// want records that a search is to read t's scores whole (key k), for a
+// warm-up to read first. Terms cached or being read are not recorded.
+func (c *postingsCache) want(k cacheKey, t termInfo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[k]; ok {
+		return
+	}
+	if _, ok := c.reading[k]; ok {
+		return
+	}
+	if len(c.wanted) == maxWanted {
+		c.wanted = slices.Delete(c.wanted, 0, 1)
+	}
+	c.wanted = append(c.wanted, wantedTerm{k, t})
+}
+
+// nextWanted returns the term a search wants most recently of base kb at
+// version v (postingsCache.want), neither cached nor being read, and
+// drops it with those of older versions and those cached or being read.
+func (c *postingsCache) nextWanted(kb, v int64) (termInfo, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.wanted) > 0 {
+		w := c.wanted[len(c.wanted)-1]
+		c.wanted = c.wanted[:len(c.wanted)-1]
+		if w.key.kb != kb || w.key.version != v {
+			continue
+		}
+		if _, ok := c.entries[w.key]; ok {
+			continue
+		}
+		if _, ok := c.reading[w.key]; ok {
+			continue
+		}
+		return w.t, true
+	}
+	return termInfo{}, false
+}
+
+// endRead records that the caller of getOrRead that leads the read of k
+// is done, having put its scores or not.
+func (c *postingsCache) endRead(k cacheKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	close(c.reading[k])
+	delete(c.reading, k)
+}
+
+// room is the bytes the cache holds before it evicts.
+func (c *postingsCache) room() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return max(c.max-c.size, 0)
+}
+
+// superseded reports whether a search saw, or a warm-up was started
+// for, a version of base kb newer than v.
+func (c *postingsCache) superseded(kb, v int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version[kb] > v || c.warmed[kb] > v
+}
+
+// claimWarm reports whether a warm-up of base kb at version v is to be
+// started: none was for v or a newer version. It records that one is.
+func (c *postingsCache) claimWarm(kb, v int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w, ok := c.warmed[kb]; ok && w >= v {
+		return false
+	}
+	c.warmed[kb] = v
+	return true
 }
 
 // fits reports whether the scores of a term df chunks hold may be

@@ -57,12 +57,23 @@
 // float64 the scoring loop computes, so the ranking is the same to the
 // bit), for the next search naming it: the common words of code (err,
 // ctx, return) come back in query after query, and reading, decoding and
-// scoring their postings was most of what they cost. Such a term is read
-// whole the first time (even when the pruning would have read it for a
-// few candidates only), all such terms of a query together with the
-// rarest ones (on Postgres; their postings together short) in one
-// statement; a query of cached words then runs one postings statement,
-// or none. The cached scores name a file by its slot in the base's file
+// scoring their postings was most of what they cost. On Postgres such a
+// term is read whole the first time (even when the pruning would have
+// read it for a few candidates only), all such terms of a query together
+// with the rarest ones (their postings together short) in one statement;
+// a query of cached words then runs one postings statement, or none. On
+// SQLite, where a statement is a call, not a round trip, a search caches
+// such a term when it reads it whole, and reads it for the candidates
+// only otherwise, as without a cache; a term being read whole by another
+// search or by a warm-up is waited for (at most maxShareWait) rather than
+// read twice. The cache is filled off the search path too (warm.go): a
+// warm-up reads the scores of a base's commonest terms, most first, as
+// many as the room left in the cache holds, in a snapshot of its own, when
+// Writer.Flush has written a version (after an indexing run), when the
+// indexer starts (Index.Warm, knowledge/kb's Run) and, on SQLite, when a
+// search first sees a version (a restart, another process's write); the
+// searches racing it never wait for it past maxShareWait, and rank as
+// without it (its entries are keyed by the version it read). The cached scores name a file by its slot in the base's file
 // layout (its files and their chunk counts, read once a version), so that
 // a search adds them by indexing slices, not by a map look-up per file.
 // An entry belongs to

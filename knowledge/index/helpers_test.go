@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/agentgw/agentgw/internal/pgtest"
@@ -59,6 +60,11 @@ func openIndex(t testing.TB, db string, opts Options) *Index {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The warm-ups started in the background end before the database
+	// is closed (cleanups run last first).
+	var warming sync.WaitGroup
+	ix.warmer = func(warm func()) { warming.Go(warm) }
+	t.Cleanup(warming.Wait)
 	return ix
 }
 

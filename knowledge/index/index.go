@@ -105,6 +105,13 @@ type Index struct {
 	cache *postingsCache
 	// cacheMinDF is defaultCacheMinDF but in tests.
 	cacheMinDF int64
+	// warmer runs a warm-up of the postings cache (maybeWarm): on a
+	// goroutine of its own, or in line or not at all (nil) in tests.
+	warmer func(warm func())
+	// onWarm, when set (tests, benchmarks), is given what each warm-up
+	// did; onWarmTerm is called before a warm-up reads each term (tests).
+	onWarm     func(warmStats, error)
+	onWarmTerm func()
 }
 
 // Open returns an index in the database of the gateway's store st, a
@@ -230,7 +237,7 @@ func newIndex(opts Options) (*Index, error) {
 	if opts.MaxGlobLen <= 0 {
 		opts.MaxGlobLen = DefaultMaxGlobLen
 	}
-	ix := &Index{opts: opts, rank: rank.params(), cacheMinDF: defaultCacheMinDF}
+	ix := &Index{opts: opts, rank: rank.params(), cacheMinDF: defaultCacheMinDF, warmer: func(warm func()) { go warm() }}
 	switch {
 	case opts.PostingsCacheBytes == 0:
 		ix.cache = newPostingsCache(DefaultPostingsCacheBytes)

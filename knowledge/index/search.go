@@ -125,6 +125,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err != nil || s.chunks == 0 {
 			return err
 		}
+		if len(s.kbIDs) == 1 && !ix.dialect.pg {
+			// A version of the base not warmed yet: the warm-up starts
+			// now, beside this search, which shares with it the terms
+			// both read whole (sharedScores). Not on PostgreSQL, where
+			// a search reads all the terms it lacks in one statement:
+			// a warm-up beside it would read them again, and its
+			// backend compete with the search's for the CPU.
+			ix.maybeWarm(s.kbName[s.kbIDs[0]], s.kbIDs[0], s.version, s.chunks)
+		}
 		if ix.onSearch != nil {
 			defer func() { ix.onSearch(s.stats) }()
 		}

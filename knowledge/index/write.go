@@ -46,7 +46,7 @@ func (ix *Index) Replace(ctx context.Context, kb, fileName, hash string, chunks 
 		return false, err
 	}
 	files := []fileWrite{f}
-	if err := ix.write(ctx, kb, files); err != nil {
+	if _, err := ix.write(ctx, kb, files); err != nil {
 		return false, fmt.Errorf("index: replacing %s in %s: %w", fileName, kb, err)
 	}
 	return files[0].changed, nil
@@ -56,7 +56,7 @@ func (ix *Index) Replace(ctx context.Context, kb, fileName, hash string, chunks 
 // no error.
 func (ix *Index) Delete(ctx context.Context, kb, fileName string) error {
 	files := []fileWrite{{name: fileName, del: true, now: ix.opts.Now().UnixNano()}}
-	if err := ix.write(ctx, kb, files); err != nil {
+	if _, err := ix.write(ctx, kb, files); err != nil {
 		return fmt.Errorf("index: deleting %s from %s: %w", fileName, kb, err)
 	}
 	return nil
@@ -89,14 +89,17 @@ func (ix *Index) prepareFile(ctx context.Context, kb, fileName, hash string, chu
 
 // write applies files, in their order and in one transaction, to kb: a
 // file's old rows go, its new ones come. Their names must differ. A
-// deletion alone does not create the knowledge base.
-func (ix *Index) write(ctx context.Context, kb string, files []fileWrite) error {
+// deletion alone does not create the knowledge base. It returns the
+// version of the base written (with a postings cache; none when nothing
+// changed).
+func (ix *Index) write(ctx context.Context, kb string, files []fileWrite) (written, error) {
 	if len(files) == 0 {
-		return nil
+		return written{}, nil
 	}
 	create := slices.ContainsFunc(files, func(f fileWrite) bool { return !f.del })
 	now := files[len(files)-1].now
-	return ix.inWriteTx(ctx, func(tx writeTx) error {
+	var w written
+	err := ix.inWriteTx(ctx, func(tx writeTx) error {
 		kbID, ok, err := lockBase(ctx, tx, kb, now, create)
 		if err != nil || !ok {
 			return err
@@ -152,8 +155,30 @@ VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		if !changed {
 			return nil
 		}
-		return c.apply(ctx, tx, kbID)
+		if err := c.apply(ctx, tx, kbID); err != nil {
+			return err
+		}
+		if ix.cache == nil {
+			return nil
+		}
+		w = written{kb: kb, id: kbID}
+		if err := tx.QueryRow(ctx, `SELECT version, chunks FROM kb_bases WHERE id = ?`, kbID).Scan(&w.version, &w.chunks); err != nil {
+			return fmt.Errorf("reading the version written: %w", err)
+		}
+		return nil
 	})
+	if err != nil {
+		return written{}, err
+	}
+	return w, nil
+}
+
+// written is the version of a base a write made (0 when it changed none).
+type written struct {
+	kb      string
+	id      int64
+	version int64
+	chunks  int64 // the base's, at that version
 }
 
 // addedFile is a file of a write and its new row's id.

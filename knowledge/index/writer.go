@@ -54,6 +54,8 @@ type Writer struct {
 	// none is; err is the first batch's failure.
 	writing chan batchResult
 	err     error
+	// last is the version the last batch written made, warmed at Flush.
+	last written
 	// The batch's bounds: batchPostings, batchChunks, batchFiles, or
 	// pgBatch… on PostgreSQL (tests lower them).
 	maxRows, maxChunks, maxFiles int
@@ -104,17 +106,28 @@ func (w *Writer) Delete(ctx context.Context, fileName string) error {
 }
 
 // Flush writes the batch and waits until every batch is written. The
-// batch is dropped when it fails.
+// batch is dropped when it fails. When they changed the index, a warm-up
+// of the postings cache then starts for the version written (the scores
+// of the base's commonest terms, in the background), so that the
+// searches after an indexing run do not each read them whole.
 func (w *Writer) Flush(ctx context.Context) error {
 	if err := w.start(ctx); err != nil {
 		return err
 	}
-	return w.wait()
+	if err := w.wait(); err != nil {
+		return err
+	}
+	if last := w.last; last.id != 0 {
+		w.last = written{}
+		w.ix.maybeWarm(last.kb, last.id, last.version, last.chunks)
+	}
+	return nil
 }
 
 // batchResult is the outcome of writing a batch.
 type batchResult struct {
 	written int
+	version written // the version it made
 	err     error
 }
 
@@ -135,7 +148,7 @@ func (w *Writer) start(ctx context.Context) error {
 	onWrite := w.onWrite
 	go func() {
 		start := time.Now()
-		err := w.ix.write(ctx, w.kb, files)
+		v, err := w.ix.write(ctx, w.kb, files)
 		if onWrite != nil {
 			onWrite(time.Since(start))
 		}
@@ -149,7 +162,7 @@ func (w *Writer) start(ctx context.Context) error {
 				n++
 			}
 		}
-		done <- batchResult{written: n}
+		done <- batchResult{written: n, version: v}
 	}()
 	return nil
 }
@@ -179,6 +192,9 @@ func (w *Writer) failed() error {
 func (w *Writer) done(r batchResult) {
 	w.writing = nil
 	w.written += r.written
+	if r.version.id != 0 {
+		w.last = r.version
+	}
 	if r.err != nil && w.err == nil {
 		w.err = r.err
 	}

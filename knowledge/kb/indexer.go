@@ -45,7 +45,8 @@ func (m *Manager) IndexAll(ctx context.Context) error {
 	return first
 }
 
-// Run indexes every knowledge base now, then every interval (following
+// Run warms each knowledge base's search cache (index.Index.Warm), then
+// indexes every knowledge base now, then every interval (following
 // fetched branches), until ctx ends.
 func (m *Manager) Run(ctx context.Context, every time.Duration) {
 	if len(m.ids) == 0 {
@@ -53,6 +54,13 @@ func (m *Manager) Run(ctx context.Context, every time.Duration) {
 	}
 	if every <= 0 {
 		every = 5 * time.Minute
+	}
+	// The common words' scores of each base cached first, so that the
+	// searches right after a start do not each read them whole.
+	for _, id := range m.ids {
+		if err := m.bases[id].ix.Warm(ctx, id); err != nil {
+			m.log.Warn("knowledge base: warming the search cache failed; searches read the postings themselves", "kb", id, "err", err)
+		}
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
