@@ -348,7 +348,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top *topLevel, age
 	id, created := "chatcmpl-"+uuid.NewString(), h.cfg.Now().Unix()
 	em := &emitter{agent: agentName}
 	if !cr.Stream {
-		em.out = discard{}
+		em.out, em.keepText = discard{}, true
 		run.Execute(ctx, em)
 		if em.err != nil {
 			return em.err
@@ -388,7 +388,7 @@ func (discard) flush() error { return nil }
 func (e *emitter) usageOf(cr *chatRequest, tap *usageTap) usage {
 	u, ok := tap.usage()
 	if !ok {
-		u = usage{PromptTokens: llm.EstimateTokens(promptText(cr)), CompletionTokens: llm.EstimateTokens(e.text.String())}
+		u = usage{PromptTokens: llm.EstimateTokens(promptText(cr)), CompletionTokens: e.completionTokens()}
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u
