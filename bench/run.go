@@ -194,6 +194,14 @@ func runScenarios(ctx context.Context, cfg *config, st *stack, res *results, log
 		}
 	}
 	if !cfg.skip["saturation"] {
+		// The OpenAI endpoint is the gateway's process too: its saturation
+		// round is profiled on its own, after the latency scenario, whose
+		// profiles are taken of every process at once.
+		for _, t := range paths {
+			if t.name == pathOpenAI {
+				t.dbg = gateway.dbg
+			}
+		}
 		fmt.Fprintf(log, "saturation: %d workers, %d rounds of %s per path\n", cfg.concurrency, cfg.satRounds, cfg.satDuration)
 		o := satOptions{conc: cfg.concurrency, rounds: cfg.satRounds, dur: cfg.satDuration, prof: profiling{dir: cfg.profileDir}}
 		if res.Saturation, err = runSaturation(ctx, paths, o, log); err != nil {

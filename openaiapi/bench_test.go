@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,8 +14,11 @@ import (
 
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/internal/jsonlog"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/llm/llmtest"
+	"github.com/agentgw/agentgw/observe"
+	"github.com/agentgw/agentgw/observe/metrics"
 	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/server"
 	"github.com/agentgw/agentgw/tools/toolload"
@@ -64,7 +68,21 @@ func benchUpstream() []byte {
 // upstream request handed to a transport that answers 23 events at once,
 // and the answer's chunks written to a response writer that discards. It
 // is the endpoint's counterpart of server.BenchmarkGatewayOwn.
-func BenchmarkChatCompletionOwn(b *testing.B) {
+func BenchmarkChatCompletionOwn(b *testing.B) { benchChatCompletionOwn(b, nil) }
+
+// BenchmarkChatCompletionOwnObserved is BenchmarkChatCompletionOwn with
+// the observers of server.BenchmarkGatewayOwnObserved/defaults: the
+// Prometheus metrics and the access log at info as serve writes it (JSON
+// through internal/jsonlog, to a writer that discards), the gateway as a
+// user starts it and the bench/ harness runs it. Its instructions per
+// stream compare with that benchmark's, the agent route's.
+func BenchmarkChatCompletionOwnObserved(b *testing.B) {
+	b.Run("defaults", func(b *testing.B) {
+		benchChatCompletionOwn(b, slog.New(jsonlog.NewHandler(io.Discard, nil)), metrics.New(metrics.Options{NoRuntime: true}))
+	})
+}
+
+func benchChatCompletionOwn(b *testing.B, log *slog.Logger, obs ...observe.Observer) {
 	agents, diags := program.LoadWith(program.LoadOptions{Tools: toolload.Default()}, filepath.Join("..", "bench", "agents"))
 	if diags.Errors() > 0 {
 		b.Fatal(diags)
@@ -74,7 +92,7 @@ func BenchmarkChatCompletionOwn(b *testing.B) {
 		b.Fatal(err)
 	}
 	run := runner.NewRunner(program.NewRegistry(agents), runner.RunnerConfig{LLM: client})
-	h := server.New(server.Config{Runner: run, OpenAI: openaiapi.New(openaiapi.Config{Runner: run,
+	h := server.New(server.Config{Runner: run, Observers: obs, Logger: log, OpenAI: openaiapi.New(openaiapi.Config{Runner: run,
 		Now: func() time.Time { return time.Unix(created, 0) }})}).Handler()
 	body, err := os.ReadFile(filepath.Join("testdata", "bench_chat_request.json"))
 	if err != nil {

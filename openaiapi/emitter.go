@@ -43,10 +43,20 @@ type emitter struct {
 	// chunks reads the relayed chunks' text, most of them by the layout
 	// of the one before (llm.ChunkReader).
 	chunks llm.ChunkReader
-	text   strings.Builder
-	acts   []*actions.Action
-	calls  []*emit.ToolCallFrame
-	err    *apierr.Error
+	// text is the answer, kept whole only when keepText is set (a
+	// chat.completion, whose message it is). A stream keeps what its end
+	// needs: the answer's token estimate (tokens, for a run no model
+	// answered), its last two bytes (end, for the Markdown's join) and
+	// whether it has any (hasText). Growing a stream's whole answer was a
+	// fifth of the endpoint's bytes allocated a stream.
+	text     strings.Builder
+	keepText bool
+	tokens   llm.TokenCounter
+	end      [2]byte
+	hasText  bool
+	acts     []*actions.Action
+	calls    []*emit.ToolCallFrame
+	err      *apierr.Error
 }
 
 var (
@@ -66,9 +76,49 @@ func (e *emitter) write(content string, flush bool) error {
 	if content == "" {
 		return e.flush(flush)
 	}
-	e.text.WriteString(content)
+	e.addText(content)
 	return e.out.content(content, flush)
 }
+
+// addText adds t to the answer's text (text, or what a stream keeps of
+// it); mu is held.
+func (e *emitter) addText(t string) {
+	if len(t) == 0 {
+		return
+	}
+	if e.keepText {
+		e.text.WriteString(t)
+	}
+	e.tokens.Add(t)
+	e.noteEnd(t[max(len(t)-2, 0):])
+}
+
+// addTextBytes is addText of t's text.
+func (e *emitter) addTextBytes(t []byte) {
+	if len(t) == 0 {
+		return
+	}
+	if e.keepText {
+		e.text.Write(t)
+	}
+	e.tokens.AddBytes(t)
+	e.noteEnd(string(t[max(len(t)-2, 0):]))
+}
+
+// noteEnd keeps the last two bytes of the answer, last the last one or two
+// added.
+func (e *emitter) noteEnd(last string) {
+	if len(last) == 2 {
+		e.end = [2]byte{last[0], last[1]}
+	} else {
+		e.end = [2]byte{e.end[1], last[0]}
+	}
+	e.hasText = true
+}
+
+// completionTokens is the estimate of the answer's tokens
+// (llm.EstimateTokens).
+func (e *emitter) completionTokens() int { return e.tokens.Tokens() }
 
 // flush flushes what is held when asked to; mu is held.
 func (e *emitter) flush(flush bool) error {
@@ -113,7 +163,7 @@ func (e *emitter) chunk(raw []byte, flush bool) error {
 	if len(plain) == 0 {
 		return e.flush(flush)
 	}
-	e.text.Write(plain)
+	e.addTextBytes(plain)
 	return e.out.plain(plain, flush)
 }
 
@@ -153,9 +203,9 @@ func (e *emitter) End() error {
 		return nil
 	}
 	md := strings.TrimPrefix(markdown(e.agent, e.acts, e.calls), "\n")
-	switch t := e.text.String(); {
-	case t == "" || strings.HasSuffix(t, "\n\n"):
-	case strings.HasSuffix(t, "\n"):
+	switch {
+	case !e.hasText || e.end == [2]byte{'\n', '\n'}:
+	case e.end[1] == '\n':
 		md = "\n" + md
 	default:
 		md = "\n\n" + md

@@ -210,6 +210,29 @@ func CheckPatterns(patterns []string) error {
 	return nil
 }
 
+// readBody reads body to its end as io.ReadAll does, into one buffer of
+// the declared length size when it is known and within limit: the
+// server's middleware has read the body already and hands it on in
+// memory, so it is there whole, and io.ReadAll's buffer, grown from 512
+// bytes, allocated twice the bytes of the bench's 2.4 KB request in four
+// pieces. A body longer than declared is read on; a shorter one is what
+// came.
+func readBody(body io.Reader, size, limit int64) ([]byte, error) {
+	if size <= 0 || size > limit {
+		return io.ReadAll(body)
+	}
+	buf := make([]byte, size+1) // +1: the end is seen without growing
+	n, err := io.ReadFull(body, buf)
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return buf[:n], nil
+	case err != nil:
+		return buf[:n], err
+	}
+	rest, err := io.ReadAll(body)
+	return append(buf, rest...), err
+}
+
 // isAgent reports whether the registry holds an agent of that name.
 func (h *Handler) isAgent(name string) bool {
 	_, ok := h.cfg.Runner.Registry().Get(name)
@@ -219,7 +242,7 @@ func (h *Handler) isAgent(name string) bool {
 // chatCompletions runs the agent command the model names, or passes the
 // request of another model through to the upstream.
 func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.BodyLimit))
+	body, err := readBody(http.MaxBytesReader(w, r.Body, h.cfg.BodyLimit), r.ContentLength, h.cfg.BodyLimit)
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
@@ -325,7 +348,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request, top *topLevel, age
 	id, created := "chatcmpl-"+uuid.NewString(), h.cfg.Now().Unix()
 	em := &emitter{agent: agentName}
 	if !cr.Stream {
-		em.out = discard{}
+		em.out, em.keepText = discard{}, true
 		run.Execute(ctx, em)
 		if em.err != nil {
 			return em.err
@@ -365,7 +388,7 @@ func (discard) flush() error { return nil }
 func (e *emitter) usageOf(cr *chatRequest, tap *usageTap) usage {
 	u, ok := tap.usage()
 	if !ok {
-		u = usage{PromptTokens: llm.EstimateTokens(promptText(cr)), CompletionTokens: llm.EstimateTokens(e.text.String())}
+		u = usage{PromptTokens: llm.EstimateTokens(promptText(cr)), CompletionTokens: e.completionTokens()}
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	return u

@@ -1,0 +1,48 @@
+package openaiapi
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestReadBody: the body is read whole, byte for byte, whatever its
+// declared length says (right, shorter, longer, unknown), and a body over
+// the limit is http.MaxBytesReader's error, as with io.ReadAll.
+func TestReadBody(t *testing.T) {
+	body := strings.Repeat(`{"model":"m"}`, 50)
+	for _, tc := range []struct {
+		name string
+		size int64
+	}{
+		{"declared", int64(len(body))},
+		{"unknown", -1},
+		{"declared longer", int64(len(body)) + 10},
+		{"declared shorter", int64(len(body)) - 10},
+		{"declared empty", 0},
+		{"declared over the limit", 1 << 30},
+	} {
+		got, err := readBody(strings.NewReader(body), tc.size, 1<<20)
+		if err != nil || !bytes.Equal(got, []byte(body)) {
+			t.Errorf("%s: %q, %v; want the body", tc.name, got, err)
+		}
+	}
+	got, err := readBody(strings.NewReader(""), 5, 1<<20)
+	if err != nil || len(got) != 0 {
+		t.Errorf("an empty body declared 5 bytes: %q, %v", got, err)
+	}
+	for _, size := range []int64{int64(len(body)), 100, -1} {
+		r := http.MaxBytesReader(httptest.NewRecorder(), nopCloser{strings.NewReader(body)}, 100)
+		var mb *http.MaxBytesError
+		if _, err := readBody(r, size, 100); !errors.As(err, &mb) {
+			t.Errorf("a body over the limit, declared %d: %v, want a MaxBytesError", size, err)
+		}
+	}
+}
+
+type nopCloser struct{ *strings.Reader }
+
+func (nopCloser) Close() error { return nil }
