@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgw/agentgw/agent/program"
 	"github.com/agentgw/agentgw/agent/runner"
+	"github.com/agentgw/agentgw/internal/cputime"
 	"github.com/agentgw/agentgw/llm"
 	"github.com/agentgw/agentgw/openaiapi"
 	"github.com/agentgw/agentgw/server"
@@ -167,7 +168,7 @@ func benchRoute(b *testing.B, h http.Handler, path string, body []byte) {
 	b.SetParallelism(25) // 50 clients on 2 cores
 	b.ReportAllocs()
 	writes.Store(0)
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+path, bytes.NewReader(body))
@@ -187,7 +188,7 @@ func benchRoute(b *testing.B, h http.Handler, path string, body []byte) {
 	})
 	// CPU time, unlike wall time, does not count what a busy host's other
 	// guests take (steal time).
-	if cpu := processCPU() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 	}
 	b.ReportMetric(float64(writes.Load())/float64(b.N), "writes/op")

@@ -11,6 +11,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/agentgw/agentgw/internal/cputime"
 	"github.com/agentgw/agentgw/llm"
 )
 
@@ -65,7 +66,7 @@ func benchLoopback(b *testing.B, h http.Handler, path string, body []byte) {
 	c := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 256}}
 	b.SetParallelism(25) // 50 clients on 2 cores
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+path, bytes.NewReader(body))
@@ -89,7 +90,7 @@ func benchLoopback(b *testing.B, h http.Handler, path string, body []byte) {
 	})
 	// CPU time, unlike wall time, does not count what a busy host's other
 	// guests take (steal time).
-	if cpu := processCPU() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/cputime"
 	"github.com/agentgw/agentgw/internal/jsonlog"
 	"github.com/agentgw/agentgw/observe"
 	"github.com/agentgw/agentgw/observe/metrics"
@@ -49,7 +50,7 @@ func benchObserverCost(b *testing.B, h slog.Handler, obs ...observe.Observer) {
 	header := http.Header{"Content-Type": {"application/json"}}
 	ctx := context.Background()
 	b.ReportAllocs()
-	cpu := ownCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		start := time.Now()
 		rctx, w := observers.Begin(ctx, &observe.Request{Source: observe.SourceHTTP, Route: "/agents/:name",
@@ -67,7 +68,7 @@ func benchObserverCost(b *testing.B, h slog.Handler, obs ...observe.Observer) {
 			Chunks: 22, Usage: observe.Usage{In: 900, Out: 20}, FinishReason: "stop"})
 		w.End(observe.Outcome{Status: http.StatusOK, Bytes: 4096, TTFB: 2 * time.Millisecond, Duration: time.Since(start)})
 	}
-	if cpu := ownCPU() - cpu; cpu > 0 {
+	if cpu := cputime.Process() - cpu; cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

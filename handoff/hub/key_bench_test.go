@@ -6,27 +6,18 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentgw/agentgw/handoff"
 	"github.com/agentgw/agentgw/handoff/queue"
 	"github.com/agentgw/agentgw/internal/access"
+	"github.com/agentgw/agentgw/internal/cputime"
 	"github.com/agentgw/agentgw/internal/pgtest"
 	"github.com/agentgw/agentgw/keys"
 	"github.com/agentgw/agentgw/store/pgstore"
 	"github.com/agentgw/agentgw/store/sqlitestore"
 )
-
-// processCPU is the user plus system CPU time the process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkKeyedDelivery: b.N NOTIFICATIONs to a2 (a reply: no model),
 // each in a task of its own, submitted then delivered, by a caller with
@@ -101,7 +92,7 @@ func benchKeyedDelivery(b *testing.B, backend string, keyed bool) {
 		}
 	}
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	ids := make([]string, b.N)
 	for i, raw := range msgs {
 		st, _, err := h.Submit(ctx, who, raw)
@@ -120,7 +111,7 @@ func benchKeyedDelivery(b *testing.B, backend string, keyed bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	used := processCPU() - cpu
+	used := cputime.Process() - cpu
 	b.StopTimer()
 	for _, id := range []string{ids[0], ids[len(ids)-1]} {
 		if rec, err := h.queue.Get(ctx, id); err != nil || rec.Status != queue.StatusCompleted {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/cputime"
 	"github.com/agentgw/agentgw/knowledge/chunk"
 )
 
@@ -136,12 +137,12 @@ func BenchmarkIndexBuild(b *testing.B) {
 				ix := openIndex(b, be.newDB(b), mode.opts)
 				b.ReportAllocs()
 				b.ResetTimer()
-				start, cpu0 := time.Now(), cpuTime()
+				start, cpu0 := time.Now(), cputime.Process()
 				for i := 0; b.Loop(); i++ {
 					indexCorpus(b, ix, fmt.Sprint("kb", i), files)
 				}
 				b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N)*10000/float64(lines), "ms/10k-lines")
-				b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N)*10000/float64(lines), "cpu-ms/10k-lines")
+				b.ReportMetric(float64((cputime.Process()-cpu0).Milliseconds())/float64(b.N)*10000/float64(lines), "cpu-ms/10k-lines")
 			})
 		}
 	}
@@ -192,7 +193,7 @@ func BenchmarkSearch100k(b *testing.B) {
 			builder := openIndex(b, db, Options{Embedder: emb})
 			s := newSynth(1, 30000)
 			ctx := context.Background()
-			start, cpu0 := time.Now(), cpuTime()
+			start, cpu0 := time.Now(), cputime.Process()
 			for f := range synthFiles {
 				if f == 0 {
 					if st, _ := builder.Stats(ctx, "synth"); st.Chunks == synthFiles*synthPerFile {
@@ -211,7 +212,7 @@ func BenchmarkSearch100k(b *testing.B) {
 			if err := builder.Optimize(ctx); err != nil {
 				b.Fatal(err)
 			}
-			build, buildCPU := time.Since(start), cpuTime()-cpu0
+			build, buildCPU := time.Since(start), cputime.Process()-cpu0
 			st, err := builder.Stats(ctx, "synth")
 			if err != nil || st.Chunks != synthFiles*synthPerFile {
 				b.Fatalf("stats %+v, %v", st, err)
@@ -312,7 +313,7 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0, start := cpuTime(), time.Now()
+	cpu0, start := cputime.Process(), time.Now()
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
 		h, err := ix.Search(ctx, Query{KB: []string{"synth"}, Text: queries[i%len(queries)], TopK: 10})
@@ -323,7 +324,7 @@ func benchQueries(b *testing.B, ix *Index, queries []string) {
 		hits += len(h)
 	}
 	b.StopTimer()
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	// The slowest searches and their order: the first ones of a new
 	// Index, racing the warm-up, or any.
 	order := make([]int, len(lat))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentgw/agentgw/internal/cputime"
 	"github.com/agentgw/agentgw/knowledge/chunk"
 )
 
@@ -159,7 +160,7 @@ func BenchmarkIndexBuildGo(b *testing.B) {
 						serverOK = serverOK && ok
 					}
 					b.StartTimer()
-					start, cpu0 := time.Now(), cpuTime()
+					start, cpu0 := time.Now(), cputime.Process()
 					for _, f := range files {
 						chunks, err := chunk.Split(f.name, "bench", f.text, chunk.Options{})
 						if err != nil {
@@ -178,7 +179,7 @@ func BenchmarkIndexBuildGo(b *testing.B) {
 					if err := w.Flush(ctx); err != nil {
 						b.Fatal(err)
 					}
-					wall, cpu = wall+time.Since(start), cpu+cpuTime()-cpu0
+					wall, cpu = wall+time.Since(start), cpu+cputime.Process()-cpu0
 					if be.name == "postgres" {
 						b.StopTimer()
 						server1, ok := serverCPU(ctx, db)
