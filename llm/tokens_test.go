@@ -52,7 +52,7 @@ func BenchmarkEstimateTokensRef(b *testing.B) {
 
 // FuzzTokenCounter holds a TokenCounter given s in pieces (cut where the
 // bits of cuts say: bit i set cuts s after byte i, so runes are split
-// everywhere) to EstimateTokens of s, after every piece, with Add and
+// everywhere) to the rune-by-rune count of s, after every piece, with Add and
 // AddBytes alternated.
 func FuzzTokenCounter(f *testing.F) {
 	f.Add("plain ASCII text of an answer, longer than eight bytes", uint64(1<<10|1<<11))
@@ -71,7 +71,7 @@ func FuzzTokenCounter(f *testing.F) {
 			} else {
 				c.Add(s[start:end])
 			}
-			if got, want := c.Tokens(), EstimateTokens(s[:end]); got != want {
+			if got, want := c.Tokens(), estimateTokensRef(s[:end]); got != want {
 				t.Fatalf("after %q in pieces (cuts %b): %d tokens, want %d", s[:end], cuts, got, want)
 			}
 			start = end
