@@ -46,3 +46,17 @@ func TestReadBody(t *testing.T) {
 type nopCloser struct{ *strings.Reader }
 
 func (nopCloser) Close() error { return nil }
+
+// TestReadBodyClaimedLength: a declared Content-Length is a claim. A body
+// of a few bytes that declares 64 MiB (within the limit) costs a buffer of
+// at most the first allocation's bound, not the claim (the handler may be
+// served without the server's body middleware, which reads it first).
+func TestReadBodyClaimedLength(t *testing.T) {
+	got, err := readBody(strings.NewReader(`{"model":"m"}`), 64<<20, 128<<20)
+	if err != nil || string(got) != `{"model":"m"}` {
+		t.Fatalf("readBody = %q, %v; want the body", got, err)
+	}
+	if c := cap(got); c > bodyStart+1 {
+		t.Errorf("a 13-byte body declaring 64 MiB got a buffer of %d bytes, want at most %d", c, bodyStart+1)
+	}
+}
